@@ -1,0 +1,74 @@
+#!/usr/bin/env node
+/**
+ * The `pulumi-helpdesk` command. Exit codes: 0 success, 1 the operation failed, 2 bad usage.
+ */
+import { Command, InvalidArgumentError } from "commander";
+import { login } from "./commands/login.js";
+import { runEmulator } from "./commands/emulator.js";
+import { CliError } from "./output.js";
+
+function positiveInt(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${name} must be a whole number >= 0, got ${JSON.stringify(value)}`);
+    return n;
+  };
+}
+
+const program = new Command()
+  .name("pulumi-helpdesk")
+  .description("Manage help-desk webhooks as code: sign in for a Pulumi stack, run the local help-desk emulator.")
+  .showHelpAfterError()
+  .exitOverride();
+
+program
+  .command("login")
+  .description("Sign in with the help desk's OAuth authorization-code flow and store the tokens in the stack's config (as secrets).")
+  .requiredOption("-s, --stack <name>", "stack whose config receives the credentials (created if missing)")
+  .option("--base-url <url>", "help-desk API base URL (env HELPDESK_BASE_URL)")
+  .option("--client-id <id>", "OAuth client id (env HELPDESK_CLIENT_ID)")
+  .option("--client-secret <secret>", "OAuth client secret (env HELPDESK_CLIENT_SECRET; prefer the env var: flags show in `ps`)")
+  .option("--redirect-uri <uri>", "registered redirect URI, e.g. http://127.0.0.1:8976/callback (env HELPDESK_REDIRECT_URI)")
+  .option("-C, --cwd <dir>", "project directory holding Pulumi.yaml (default: current directory)")
+  .option("--no-browser", "print the sign-in URL without opening a browser")
+  .option("--timeout <seconds>", "how long to wait for the browser, in seconds", positiveInt("--timeout"), 300)
+  .addHelpText(
+    "after",
+    `
+Examples:
+  $ pulumi-helpdesk login --stack dev --base-url https://helpdesk.example.com \\
+      --client-id my-app --redirect-uri http://127.0.0.1:8976/callback
+  $ HELPDESK_CLIENT_SECRET=... pulumi-helpdesk login --stack dev --no-browser`,
+  )
+  .action(login);
+
+program
+  .command("emulator")
+  .description("Run the local help-desk API emulator in the foreground (Ctrl-C to stop).")
+  .option("-p, --port <port>", "port on 127.0.0.1 (0 = any free port)", positiveInt("--port"), 8080)
+  .option("--client-id <id>", "OAuth client id to register")
+  .option("--client-secret <secret>", "OAuth client secret to register")
+  .option("--redirect-uri <uri>", "redirect URI to register for the client")
+  .option("--auto-approve", "approve authorization requests without the consent page (headless use)", false)
+  .option("--token-ttl <seconds>", "access token lifetime in seconds", positiveInt("--token-ttl"), 7200)
+  .option("--rotate-refresh-tokens", "issue a new refresh token on each use and revoke the old one", false)
+  .option("--data <file>", "keep clients, tokens and webhooks in this file across restarts")
+  .option("--log", "log each request (method, path, status, time) to stderr", false)
+  .addHelpText("after", "\nExample:\n  $ pulumi-helpdesk emulator --port 8080 --auto-approve")
+  .action(runEmulator);
+
+try {
+  await program.parseAsync(process.argv);
+} catch (error) {
+  if (error instanceof CliError) {
+    process.stderr.write(`error: ${error.message}\n`);
+    process.exitCode = error.exitCode;
+  } else if (error && typeof error === "object" && "exitCode" in error && "code" in error) {
+    // commander's own exits (--help, usage errors) already printed their message.
+    const code = (error as { exitCode: number; code: string }).code;
+    process.exitCode = code === "commander.helpDisplayed" || code === "commander.version" ? 0 : 2;
+  } else {
+    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exitCode = 1;
+  }
+}

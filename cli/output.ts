@@ -1,0 +1,49 @@
+/**
+ * Terminal output of the CLI: results on stdout, progress and errors on stderr, colour only on a terminal and never
+ * when `NO_COLOR` is set (no-color.org).
+ */
+const useColor = (stream: NodeJS.WriteStream): boolean =>
+  Boolean(stream.isTTY) && !("NO_COLOR" in process.env && process.env.NO_COLOR !== "") && process.env.TERM !== "dumb";
+
+function paint(stream: NodeJS.WriteStream, code: string, text: string): string {
+  return useColor(stream) ? `\u001b[${code}m${text}\u001b[0m` : text;
+}
+
+/** Writes a progress line to stderr (bold on a terminal). */
+export function info(text: string): void {
+  process.stderr.write(`${paint(process.stderr, "1", text)}\n`);
+}
+
+/** Writes a success line to stderr (green on a terminal). */
+export function success(text: string): void {
+  process.stderr.write(`${paint(process.stderr, "32", `✓ ${text}`)}\n`);
+}
+
+/** Writes a warning line to stderr (yellow on a terminal). */
+export function warn(text: string): void {
+  process.stderr.write(`${paint(process.stderr, "33", `warning: ${text}`)}\n`);
+}
+
+/** Writes a result line to stdout (what scripts read). */
+export function result(text: string): void {
+  process.stdout.write(`${text}\n`);
+}
+
+/**
+ * A failure the CLI reports as `error: <message>` and exit code `exitCode` (1 = the operation failed, 2 = bad usage).
+ * Messages never contain a token or secret.
+ */
+export class CliError extends Error {
+  /** Process exit code: 1 failure, 2 usage error. */
+  readonly exitCode: number;
+
+  /**
+   * @param message what went wrong and what to do
+   * @param exitCode 1 (default) for a failed operation, 2 for bad usage
+   */
+  constructor(message: string, exitCode = 1) {
+    super(message);
+    this.name = "CliError";
+    this.exitCode = exitCode;
+  }
+}

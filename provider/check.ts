@@ -1,0 +1,88 @@
+import type * as pulumi from "@pulumi/pulumi";
+import { EVENTS, isWebhookEvent } from "../sdk/events.js";
+
+/**
+ * The string Pulumi puts in place of a value that is not known yet during preview (for example another resource's
+ * output). `check` must let it through: the real value is checked again at `up`.
+ */
+export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+/**
+ * Validates a Webhook's inputs (Pulumi `check`), all failures at once, each naming its property.
+ *
+ * - `event`: one of the 14 names of spec §6; a near miss gets a suggestion (`ticket_open` → `ticket_opened`).
+ * - `url`: an absolute http or https URL (spec §2.1), at most 2048 characters.
+ *
+ * @param news the new inputs as the engine sends them (may hold {@link UNKNOWN})
+ * @returns the inputs to record (`event`, `url` only) and the failures
+ */
+export function checkWebhookInputs(news: Record<string, unknown>): pulumi.dynamic.CheckResult {
+  const failures: pulumi.dynamic.CheckFailure[] = [];
+  const { event, url } = news;
+  if (event !== UNKNOWN && !isWebhookEvent(event)) {
+    failures.push({ property: "event", reason: describeBadEvent(event) });
+  }
+  if (url !== UNKNOWN) {
+    const reason = describeBadUrl(url);
+    if (reason) failures.push({ property: "url", reason });
+  }
+  return { inputs: { event, url }, failures };
+}
+
+function describeBadEvent(event: unknown): string {
+  if (event === undefined || event === null || event === "") {
+    return `event is required; allowed values: ${EVENTS.join(", ")}`;
+  }
+  if (typeof event !== "string") {
+    return `event must be a string, got ${typeof event}; allowed values: ${EVENTS.join(", ")}`;
+  }
+  const nearest = nearestEvent(event);
+  const hint = nearest ? ` Did you mean "${nearest}"?` : "";
+  return `event "${event}" is not a help-desk event.${hint} Allowed values: ${EVENTS.join(", ")}`;
+}
+
+function describeBadUrl(url: unknown): string | undefined {
+  if (url === undefined || url === null || url === "") return "url is required: an absolute http or https URL";
+  if (typeof url !== "string") return `url must be a string, got ${typeof url}`;
+  if (url.length > 2048) return `url is ${url.length} characters long; at most 2048 are allowed`;
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return `url "${url}" is not an absolute URL; expected e.g. https://hooks.example.com/helpdesk`;
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    return `url must use http or https, got "${parsed.protocol.replace(/:$/, "")}"`;
+  }
+  return undefined;
+}
+
+/**
+ * The event name closest to `input` by edit distance, when it is close enough to be a likely typo.
+ *
+ * @param input a misspelled event name
+ * @returns an entry of {@link EVENTS}, or undefined when none is within a third of the input's length
+ */
+export function nearestEvent(input: string): string | undefined {
+  const lowered = input.trim().toLowerCase().replace(/[\s.-]+/g, "_");
+  let best: { name: string; distance: number } | undefined;
+  for (const name of EVENTS) {
+    const distance = editDistance(lowered, name);
+    if (!best || distance < best.distance) best = { name, distance };
+  }
+  return best && best.distance <= Math.max(2, Math.floor(input.length / 3)) ? best.name : undefined;
+}
+
+/** Levenshtein distance (insert, delete, substitute each cost 1). */
+function editDistance(a: string, b: string): number {
+  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  for (let i = 1; i <= a.length; i++) {
+    const current = [i];
+    for (let j = 1; j <= b.length; j++) {
+      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
+      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+    }
+    previous = current;
+  }
+  return previous[b.length]!;
+}

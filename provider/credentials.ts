@@ -1,0 +1,89 @@
+import { CONFIG_KEYS, ENV_VARS } from "../sdk/config.js";
+import { HelpdeskError } from "./errors.js";
+
+/** Where the provider reads stack config from: Pulumi's `dynamic.Config` (`get("helpdesk:accessToken")`). */
+export interface ConfigReader {
+  get(key: string): string | undefined;
+}
+
+/**
+ * The credentials one provider operation uses, resolved at call time.
+ *
+ * Precedence (DESIGN.md): environment variables first, then the stack config passed to `configure`. `destroy` and
+ * `refresh` run with the config stored in state, so the environment is how a fresh token reaches them.
+ */
+export interface Credentials {
+  /** API base URL without a trailing slash (spec §1 `{base_url}`). */
+  baseUrl: string;
+  /** Bearer access token (spec §2.2, RFC 6750 §2.1). */
+  accessToken: string;
+  /** Refresh token (RFC 6749 §6), when login stored one. */
+  refreshToken: string | undefined;
+  /** OAuth client id, needed with `clientSecret` for the refresh grant. */
+  clientId: string | undefined;
+  /** OAuth client secret (client_secret_post, RFC 6749 §2.3.1). */
+  clientSecret: string | undefined;
+  /** Access token expiry, ISO 8601, as written by login; undefined when unknown. */
+  tokenExpiresAt: string | undefined;
+}
+
+/**
+ * Resolves the credentials for one operation.
+ *
+ * @param config the stack config given to `configure` (undefined when the engine sent none)
+ * @param env the environment (default `process.env`)
+ * @returns the credentials, base URL normalised (no trailing slash)
+ * @throws HelpdeskError code `credentials` when the base URL or access token is missing, or the base URL is not an
+ *   absolute http(s) URL; the message says which env var or `pulumi-helpdesk login` fixes it
+ */
+export function resolveCredentials(config: ConfigReader | undefined, env: NodeJS.ProcessEnv = process.env): Credentials {
+  const pick = (envName: string | undefined, key: string): string | undefined => {
+    const fromEnv = envName ? env[envName] : undefined;
+    if (fromEnv !== undefined && fromEnv !== "") return fromEnv;
+    const fromConfig = config?.get(key);
+    return fromConfig === undefined || fromConfig === "" ? undefined : fromConfig;
+  };
+  const rawBaseUrl = pick(ENV_VARS.baseUrl, CONFIG_KEYS.baseUrl);
+  const accessToken = pick(ENV_VARS.accessToken, CONFIG_KEYS.accessToken);
+  const missing: string[] = [];
+  if (!rawBaseUrl) missing.push(`the API base URL (env ${ENV_VARS.baseUrl} or config ${CONFIG_KEYS.baseUrl})`);
+  if (!accessToken) missing.push(`an access token (env ${ENV_VARS.accessToken} or config ${CONFIG_KEYS.accessToken})`);
+  if (!rawBaseUrl || !accessToken) {
+    throw new HelpdeskError(
+      "credentials",
+      `helpdesk credentials are missing: no ${missing.join(" and no ")}. ` +
+        "Run `pulumi-helpdesk login --stack <stack>` in the project directory, or set the environment variables.",
+    );
+  }
+  return {
+    baseUrl: normaliseBaseUrl(rawBaseUrl),
+    accessToken,
+    refreshToken: pick(undefined, CONFIG_KEYS.refreshToken),
+    clientId: pick(ENV_VARS.clientId, CONFIG_KEYS.clientId),
+    clientSecret: pick(ENV_VARS.clientSecret, CONFIG_KEYS.clientSecret),
+    tokenExpiresAt: pick(undefined, CONFIG_KEYS.tokenExpiresAt),
+  };
+}
+
+/**
+ * Checks and normalises a base URL: absolute http or https, no query or fragment, trailing slashes removed.
+ *
+ * @param raw e.g. `"http://127.0.0.1:8080/"`
+ * @returns e.g. `"http://127.0.0.1:8080"`
+ * @throws HelpdeskError code `credentials` when `raw` is not such a URL
+ */
+export function normaliseBaseUrl(raw: string): string {
+  let parsed: URL;
+  try {
+    parsed = new URL(raw);
+  } catch {
+    throw new HelpdeskError("credentials", `helpdesk base URL ${JSON.stringify(raw)} is not an absolute URL; expected e.g. https://helpdesk.example.com`);
+  }
+  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
+    throw new HelpdeskError("credentials", `helpdesk base URL must use http or https, got ${parsed.protocol.replace(/:$/, "")}`);
+  }
+  if (parsed.search || parsed.hash) {
+    throw new HelpdeskError("credentials", "helpdesk base URL must not carry a query or fragment");
+  }
+  return parsed.toString().replace(/\/+$/, "");
+}

@@ -1,0 +1,181 @@
+/**
+ * The demo (the README's main command, run by scripts/demo.sh after set-up): the main job end to end on the bundled
+ * emulator, with the real Pulumi CLI and the real `pulumi-helpdesk login`:
+ *
+ *   1. start the emulator on 127.0.0.1 (auto-approve, so no person has to click);
+ *   2. `pulumi-helpdesk login` through the OAuth authorization-code exchange; this script plays the browser;
+ *   3. `pulumi up` of examples/basic with a local file:// backend;
+ *   4. print the webhooks the emulator now holds;
+ *   5. `pulumi destroy`; print that none are left;
+ *   6. remove the demo stack and stop the emulator.
+ *
+ * Any failing step stops the demo with a message that names the step, and a non-zero exit code.
+ */
+import { spawn } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { randomBytes } from "node:crypto";
+import { request } from "undici";
+import { DEFAULT_CLIENT, startEmulator } from "pulumi-helpdesk/emulator";
+
+const root = resolve(import.meta.dirname, "..");
+const stackName = "demo";
+const stateDir = mkdtempSync(join(tmpdir(), "helpdesk-demo-state-"));
+const env: NodeJS.ProcessEnv = {
+  ...process.env,
+  PULUMI_BACKEND_URL: `file://${stateDir}`,
+  PULUMI_CONFIG_PASSPHRASE: randomBytes(16).toString("hex"),
+  PULUMI_SKIP_UPDATE_CHECK: "true",
+  PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+};
+const bold = (text: string): string => (process.stdout.isTTY && !process.env.NO_COLOR ? `\u001b[1m${text}\u001b[0m` : text);
+
+class StepError extends Error {}
+
+async function step<T>(title: string, run: () => Promise<T>): Promise<T> {
+  console.log(`\n${bold(`==> ${title}`)}`);
+  const started = performance.now();
+  try {
+    const value = await run();
+    console.log(`    (${((performance.now() - started) / 1000).toFixed(1)} s)`);
+    return value;
+  } catch (error) {
+    throw new StepError(`${title}: ${error instanceof Error ? error.message : String(error)}`);
+  }
+}
+
+/** Runs a command with inherited output; rejects with its exit code. */
+function run(command: string, args: string[]): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(command, args, { cwd: root, env, stdio: "inherit" });
+    child.on("error", reject);
+    child.on("close", (code) => (code === 0 ? resolvePromise() : reject(new Error(`${command} ${args[0]} exited with code ${code}`))));
+  });
+}
+
+/** A free TCP port on 127.0.0.1 for the demo client's redirect URI. */
+function freePort(): Promise<number> {
+  return new Promise((resolvePromise, reject) => {
+    const server = createServer();
+    server.once("error", reject);
+    server.listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolvePromise(port));
+    });
+  });
+}
+
+/**
+ * Runs `pulumi-helpdesk login` and plays the browser: reads the authorize URL it prints, GETs it (the emulator
+ * auto-approves and redirects), then follows the redirect to the CLI's loopback listener.
+ */
+function login(baseUrl: string, clientId: string, clientSecret: string, redirectUri: string): Promise<void> {
+  return new Promise((resolvePromise, reject) => {
+    const child = spawn(
+      process.execPath,
+      [join(root, "dist/cli/main.js"), "login", "--stack", stackName, "--base-url", baseUrl, "--client-id", clientId, "--redirect-uri", redirectUri, "--no-browser", "--timeout", "60"],
+      { cwd: root, env: { ...env, HELPDESK_CLIENT_SECRET: clientSecret }, stdio: ["ignore", "inherit", "pipe"] },
+    );
+    let buffered = "";
+    let browsed = false;
+    child.stderr.on("data", (chunk: Buffer) => {
+      process.stderr.write(chunk);
+      buffered += chunk.toString();
+      const url = /(http:\/\/\S+\/oauth\/authorize\?\S+)/.exec(buffered)?.[1];
+      if (url && !browsed) {
+        browsed = true;
+        actAsBrowser(url).catch((error: unknown) => {
+          child.kill();
+          reject(error instanceof Error ? error : new Error(String(error)));
+        });
+      }
+    });
+    child.on("error", reject);
+    child.on("close", (code) => (code === 0 ? resolvePromise() : reject(new Error(`pulumi-helpdesk login exited with code ${code}`))));
+  });
+}
+
+async function actAsBrowser(authorizeUrl: string): Promise<void> {
+  console.log(`    (demo) opening the sign-in URL as a browser would`);
+  const consent = await request(authorizeUrl, { method: "GET" });
+  await consent.body.dump();
+  const location = consent.headers.location;
+  if (consent.statusCode !== 302 || typeof location !== "string") {
+    throw new Error(`the authorize endpoint answered ${consent.statusCode} instead of redirecting`);
+  }
+  const callback = await request(location, { method: "GET" });
+  await callback.body.dump();
+  if (callback.statusCode !== 200) throw new Error(`the login callback answered ${callback.statusCode}`);
+}
+
+interface ListedWebhook {
+  id: string;
+  event: string;
+  url: string;
+  state: string;
+}
+
+async function listWebhooks(baseUrl: string): Promise<ListedWebhook[]> {
+  const response = await request(`${baseUrl}/_emulator/webhooks`);
+  const body = (await response.body.json()) as { webhooks: ListedWebhook[] };
+  return body.webhooks;
+}
+
+function printWebhooks(webhooks: ListedWebhook[]): void {
+  if (webhooks.length === 0) {
+    console.log("    the emulator holds no webhooks");
+    return;
+  }
+  console.log(`    the emulator holds ${webhooks.length} webhook(s):`);
+  for (const hook of webhooks) console.log(`      ${hook.id.padEnd(22)} ${hook.event.padEnd(24)} ${hook.state.padEnd(7)} ${hook.url}`);
+}
+
+async function main(): Promise<void> {
+  const redirectUri = `http://127.0.0.1:${await freePort()}/callback`;
+  const client = { ...DEFAULT_CLIENT, redirectUri };
+  const emulator = await step("Starting the help-desk emulator", async () => {
+    const started = await startEmulator({ port: 0, clients: [client], autoApprove: true });
+    console.log(`    listening on ${started.url}`);
+    return started;
+  });
+  let upDone = false;
+  try {
+    await step(`Signing in: pulumi-helpdesk login --stack ${stackName}`, () =>
+      login(emulator.url, client.clientId, client.clientSecret, client.redirectUri),
+    );
+    await step("pulumi up", async () => {
+      await run("pulumi", ["up", "--yes", "--stack", stackName, "--non-interactive", "--skip-preview"]);
+      upDone = true;
+    });
+    const registered = await step("Webhooks registered on the emulator", async () => {
+      const hooks = await listWebhooks(emulator.url);
+      printWebhooks(hooks);
+      return hooks;
+    });
+    if (registered.length === 0) throw new StepError("pulumi up finished but the emulator holds no webhooks");
+    await step("pulumi destroy", async () => {
+      await run("pulumi", ["destroy", "--yes", "--stack", stackName, "--non-interactive", "--skip-preview"]);
+      upDone = false;
+    });
+    const left = await step("Webhooks left on the emulator", async () => {
+      const hooks = await listWebhooks(emulator.url);
+      printWebhooks(hooks);
+      return hooks;
+    });
+    if (left.length !== 0) throw new StepError(`pulumi destroy finished but ${left.length} webhook(s) are left`);
+  } finally {
+    if (upDone) await run("pulumi", ["destroy", "--yes", "--stack", stackName, "--non-interactive", "--skip-preview"]).catch(() => undefined);
+    await run("pulumi", ["stack", "rm", "--yes", "--force", "--stack", stackName, "--non-interactive"]).catch(() => undefined);
+    rmSync(stateDir, { recursive: true, force: true });
+    await emulator.close();
+    console.log("\n    emulator stopped");
+  }
+  console.log(`\n${bold("Demo complete: webhooks registered by pulumi up, and removed by pulumi destroy.")}`);
+}
+
+main().catch((error: unknown) => {
+  console.error(`\ndemo failed: ${error instanceof Error ? error.message : String(error)}`);
+  process.exit(1);
+});

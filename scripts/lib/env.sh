@@ -1,0 +1,30 @@
+# Shared settings of the project's scripts. Source it: `. scripts/lib/env.sh`.
+#
+# One Pulumi version for the CLI and @pulumi/pulumi (package.json pins the same), one Node for everything.
+# Caches live under $HOME so a second clone on the same machine reuses the first clone's toolchain.
+
+PULUMI_VERSION="3.259.0"
+# The Node.js language host is built from the newest Go module that still ships it inside sdk/v3 (see
+# scripts/pulumi-build/README.md for why); it speaks the same language-runtime gRPC protocol.
+NODE_VERSION="24.21.0"
+
+ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
+HELPDESK_CACHE="${HELPDESK_CACHE:-$HOME/.cache/pulumi-helpdesk}"
+export PULUMI_HOME="${PULUMI_HOME:-$HOME/.pulumi}"
+PULUMI_BIN="$PULUMI_HOME/versions/$PULUMI_VERSION/bin"
+NODE_HOME="$HELPDESK_CACHE/node-v$NODE_VERSION"
+
+# Offline-friendly Pulumi: no update checks, no plugin downloads.
+export PULUMI_SKIP_UPDATE_CHECK=true
+export PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION=true
+export PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK="${PULUMI_AUTOMATION_API_SKIP_VERSION_CHECK:-false}"
+
+case ":$PATH:" in *":$PULUMI_BIN:"*) ;; *) export PATH="$PULUMI_BIN:$PATH" ;; esac
+if [ -x "$NODE_HOME/bin/node" ]; then
+  case ":$PATH:" in *":$NODE_HOME/bin:"*) ;; *) export PATH="$NODE_HOME/bin:$PATH" ;; esac
+fi
+
+# step NAME: prints a step header on stderr, so stdout stays for results.
+step() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+# die MESSAGE: prints a clear failure and exits non-zero.
+die() { printf 'error: %s\n' "$*" >&2; exit 1; }

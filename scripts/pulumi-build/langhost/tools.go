@@ -1,0 +1,5 @@
+//go:build tools
+
+package tools
+
+import _ "github.com/pulumi/pulumi/sdk/v3/nodejs/cmd/pulumi-language-nodejs"

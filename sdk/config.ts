@@ -1,0 +1,42 @@
+/**
+ * The stack config keys this project reads and writes, in Pulumi's `namespace:key` form.
+ *
+ * Written by `pulumi-helpdesk login` (DESIGN.md, data flow step 1), read by the provider's `configure` at call time.
+ * Keys marked `secret: true` are always stored with `pulumi config set --secret` semantics, so the stack file and the
+ * state hold only their ciphertext.
+ */
+export const CONFIG_KEYS = {
+  /** Base URL of the help-desk API (spec §1 `{base_url}`), e.g. `https://helpdesk.example.com`. Plain. */
+  baseUrl: "helpdesk:baseUrl",
+  /** OAuth 2.0 client identifier (spec §4.1, RFC 6749 §2.2). Plain. */
+  clientId: "helpdesk:clientId",
+  /** OAuth 2.0 client secret (spec §4.2, RFC 6749 §2.3.1). Secret. */
+  clientSecret: "helpdesk:clientSecret",
+  /** Registered redirect URI (spec §4.1, §5.3; RFC 6749 §3.1.2). Plain. */
+  redirectUri: "helpdesk:redirectUri",
+  /** Bearer access token (spec §2.2, RFC 6750). Secret. */
+  accessToken: "helpdesk:accessToken",
+  /** Refresh token (spec §2.2, RFC 6749 §6). Secret. */
+  refreshToken: "helpdesk:refreshToken",
+  /** When the access token expires: ISO 8601 UTC, computed as login time + `expires_in` seconds. Plain. */
+  tokenExpiresAt: "helpdesk:tokenExpiresAt",
+} as const;
+
+/** Which {@link CONFIG_KEYS} hold credentials and must only ever be stored as Pulumi secrets. */
+export const SECRET_CONFIG_KEYS: readonly string[] = [
+  CONFIG_KEYS.clientSecret,
+  CONFIG_KEYS.accessToken,
+  CONFIG_KEYS.refreshToken,
+];
+
+/**
+ * Environment variables that take precedence over stack config at call time (so a CI job can inject a token
+ * without `login`, and `pulumi destroy` run from stored state still sees a fresh one).
+ */
+export const ENV_VARS = {
+  baseUrl: "HELPDESK_BASE_URL",
+  accessToken: "HELPDESK_ACCESS_TOKEN",
+  clientId: "HELPDESK_CLIENT_ID",
+  clientSecret: "HELPDESK_CLIENT_SECRET",
+  redirectUri: "HELPDESK_REDIRECT_URI",
+} as const;

@@ -1,0 +1,11 @@
+/**
+ * pulumi-helpdesk: what a Pulumi program imports.
+ *
+ * @example
+ * import { Webhook } from "pulumi-helpdesk";
+ * new Webhook("tickets", { event: "ticket_started", url: "https://example.test/hook" });
+ */
+export { Webhook, type WebhookArgs } from "./webhook.js";
+export { EVENTS, isWebhookEvent, type WebhookEvent } from "./events.js";
+export type { WebhookInputs, WebhookOutputs } from "./provider-contract.js";
+export { CONFIG_KEYS, ENV_VARS, SECRET_CONFIG_KEYS } from "./config.js";

@@ -1,0 +1,217 @@
+/**
+ * OAuth 2.0 authorization-code client helpers for the help-desk API (spec §4.1, §4.2, §5), on `oauth4webapi` with
+ * undici as its HTTP client. Used by `pulumi-helpdesk login` / `refresh` and by the provider's refresh of expired
+ * access tokens.
+ *
+ * Decisions the spec leaves open, each after a standard (DESIGN.md): client authentication `client_secret_post`
+ * (RFC 6749 §2.3.1), form-encoded token requests (§4.1.3), `expires_in` in seconds (§5.1), refresh with
+ * `grant_type=refresh_token` (§6), `state` (§10.12) and PKCE S256 (RFC 7636) always sent.
+ */
+import * as oauth from "oauth4webapi";
+import { fetch as undiciFetch } from "undici";
+
+/** The OAuth client registration of spec §5.2: issued id and secret, and the redirect URI supplied in advance. */
+export interface OAuthClientConfig {
+  /** API base URL (spec §1 `{base_url}`), no trailing slash. */
+  baseUrl: string;
+  /** `client_id` (spec §4.1). */
+  clientId: string;
+  /** `client_secret` (spec §4.2). */
+  clientSecret: string;
+  /** `redirect_uri`, exactly as registered (spec §5.3). */
+  redirectUri: string;
+}
+
+/** The token response of spec §2.2 / RFC 6749 §5.1, with the expiry made absolute. */
+export interface TokenSet {
+  /** `access_token`, presented as `Authorization: Bearer` (RFC 6750 §2.1). */
+  accessToken: string;
+  /** `token_type`, lower-cased (`"bearer"`). */
+  tokenType: string;
+  /** `refresh_token`, when the server issued one. */
+  refreshToken: string | undefined;
+  /** `expires_in` in seconds (RFC 6749 §5.1), when given. */
+  expiresIn: number | undefined;
+  /** Expiry as ISO 8601 UTC (now + `expires_in`), when `expires_in` was given. */
+  expiresAt: string | undefined;
+}
+
+/** What {@link startAuthorization} returns: the URL to open and the values the callback is checked against. */
+export interface AuthorizationRequest {
+  /** `{base_url}/oauth/authorize?client_id&response_type=code&redirect_uri&state&code_challenge&code_challenge_method`. */
+  url: URL;
+  /** The `state` sent; the callback must carry the same (RFC 6749 §10.12). */
+  state: string;
+  /** The PKCE `code_verifier` (RFC 7636 §4.1) to send with the code. */
+  codeVerifier: string;
+}
+
+/**
+ * An OAuth failure with a stable `code`: an RFC 6749 error (`access_denied`, `invalid_grant`, `invalid_client`,
+ * `invalid_request`, `unsupported_grant_type`, ...) or `state_mismatch`, `bad_response`, `network`.
+ * The message never contains a code, token or secret.
+ */
+export class OAuthError extends Error {
+  /** The OAuth `error` value, or one of this module's codes. */
+  readonly code: string;
+  /** HTTP status of the token endpoint's answer, when there was one. */
+  readonly status: number | undefined;
+
+  /**
+   * @param code stable error code
+   * @param message human-readable, credential-free message
+   * @param status HTTP status when known
+   */
+  constructor(code: string, message: string, status?: number) {
+    super(message);
+    this.name = "OAuthError";
+    this.code = code;
+    this.status = status;
+  }
+}
+
+/**
+ * The authorization server of a help-desk API: fixed endpoints `/oauth/authorize` and `/oauth/token` (spec §4.1,
+ * §4.2, §9: no version prefix). The spec has no discovery document, so the metadata is built, not fetched.
+ */
+export function authorizationServer(baseUrl: string): oauth.AuthorizationServer {
+  return {
+    issuer: baseUrl,
+    authorization_endpoint: `${baseUrl}/oauth/authorize`,
+    token_endpoint: `${baseUrl}/oauth/token`,
+  };
+}
+
+/** Options every oauth4webapi request gets: undici as the HTTP client, plain http allowed only on loopback. */
+function requestOptions(baseUrl: string): oauth.TokenEndpointRequestOptions {
+  const host = new URL(baseUrl).hostname;
+  const loopback = host === "127.0.0.1" || host === "localhost" || host === "[::1]" || host.startsWith("127.");
+  return {
+    // oauth4webapi types its hook with the DOM's fetch; undici's fetch is the same function with Node's types.
+    [oauth.customFetch]: undiciFetch as unknown as typeof globalThis.fetch,
+    [oauth.allowInsecureRequests]: loopback,
+    signal: AbortSignal.timeout(30_000),
+  };
+}
+
+/**
+ * Builds the authorization request of RFC 6749 §4.1.1 (spec §4.1) with a fresh `state` and PKCE S256 challenge.
+ *
+ * @param config the client registration
+ * @returns the URL to open in a browser and the `state` / `code_verifier` to keep for the callback
+ */
+export async function startAuthorization(config: OAuthClientConfig): Promise<AuthorizationRequest> {
+  const state = oauth.generateRandomState();
+  const codeVerifier = oauth.generateRandomCodeVerifier();
+  const url = new URL(`${config.baseUrl}/oauth/authorize`);
+  url.searchParams.set("client_id", config.clientId);
+  url.searchParams.set("response_type", "code");
+  url.searchParams.set("redirect_uri", config.redirectUri);
+  url.searchParams.set("state", state);
+  url.searchParams.set("code_challenge", await oauth.calculatePKCECodeChallenge(codeVerifier));
+  url.searchParams.set("code_challenge_method", "S256");
+  return { url, state, codeVerifier };
+}
+
+/**
+ * Completes the flow: checks the redirect's parameters (RFC 6749 §4.1.2, `state` included), then exchanges the
+ * authorization code at the token endpoint (§4.1.3, spec §4.2) and checks the answer (§5.1).
+ *
+ * @param config the client registration
+ * @param callback the URL the browser was redirected to (or just its query parameters)
+ * @param request the `state` and `code_verifier` of {@link startAuthorization}
+ * @returns the tokens, with the expiry as ISO 8601
+ * @throws OAuthError `access_denied` (the person clicked Deny) or another RFC 6749 §4.1.2.1 error from the
+ *   redirect; `state_mismatch`; an RFC 6749 §5.2 error from the token endpoint; `bad_response`; `network`
+ */
+export async function exchangeAuthorizationCode(
+  config: OAuthClientConfig,
+  callback: URL | URLSearchParams,
+  request: Pick<AuthorizationRequest, "state" | "codeVerifier">,
+): Promise<TokenSet> {
+  const as = authorizationServer(config.baseUrl);
+  const client: oauth.Client = { client_id: config.clientId };
+  let parameters: URLSearchParams;
+  try {
+    parameters = oauth.validateAuthResponse(as, client, callback, request.state);
+  } catch (error) {
+    throw toOAuthError(error, "authorization");
+  }
+  return tokenRequest("authorization code exchange", () =>
+    oauth
+      .authorizationCodeGrantRequest(
+        as,
+        client,
+        oauth.ClientSecretPost(config.clientSecret),
+        parameters,
+        config.redirectUri,
+        request.codeVerifier,
+        requestOptions(config.baseUrl),
+      )
+      .then((response) => oauth.processAuthorizationCodeResponse(as, client, response)),
+  );
+}
+
+/**
+ * Obtains a new access token with a refresh token (RFC 6749 §6; the spec does not show refresh, §5.6).
+ * A server that rotates refresh tokens returns a new one; callers must store it (the old one may be revoked).
+ *
+ * @param config the client registration (`redirectUri` unused)
+ * @param refreshToken the current refresh token
+ * @returns the new tokens; `refreshToken` is the new one when rotated, else the one passed in
+ * @throws OAuthError an RFC 6749 §5.2 error (`invalid_grant` when the refresh token is no longer valid), `network`
+ */
+export async function refreshAccessToken(
+  config: Pick<OAuthClientConfig, "baseUrl" | "clientId" | "clientSecret">,
+  refreshToken: string,
+): Promise<TokenSet> {
+  const as = authorizationServer(config.baseUrl);
+  const client: oauth.Client = { client_id: config.clientId };
+  const tokens = await tokenRequest("refresh", () =>
+    oauth
+      .refreshTokenGrantRequest(as, client, oauth.ClientSecretPost(config.clientSecret), refreshToken, requestOptions(config.baseUrl))
+      .then((response) => oauth.processRefreshTokenResponse(as, client, response)),
+  );
+  return { ...tokens, refreshToken: tokens.refreshToken ?? refreshToken };
+}
+
+async function tokenRequest(what: string, call: () => Promise<oauth.TokenEndpointResponse>): Promise<TokenSet> {
+  let response: oauth.TokenEndpointResponse;
+  try {
+    response = await call();
+  } catch (error) {
+    throw toOAuthError(error, what);
+  }
+  const expiresIn = typeof response.expires_in === "number" ? response.expires_in : undefined;
+  return {
+    accessToken: response.access_token,
+    tokenType: response.token_type,
+    refreshToken: response.refresh_token,
+    expiresIn,
+    expiresAt: expiresIn === undefined ? undefined : new Date(Date.now() + expiresIn * 1000).toISOString(),
+  };
+}
+
+/** Maps oauth4webapi's and undici's errors to {@link OAuthError} with a message a person can act on. */
+function toOAuthError(error: unknown, what: string): OAuthError {
+  if (error instanceof oauth.AuthorizationResponseError) {
+    const description = error.error_description ? `: ${error.error_description}` : "";
+    const hint = error.error === "access_denied" ? " (access was denied in the browser)" : "";
+    return new OAuthError(error.error, `authorization failed with ${error.error}${hint}${description}`);
+  }
+  if (error instanceof oauth.ResponseBodyError) {
+    const description = error.error_description ? `: ${error.error_description}` : "";
+    return new OAuthError(error.error, `${what} failed: the token endpoint answered ${error.status} ${error.error}${description}`, error.status);
+  }
+  if (error instanceof oauth.WWWAuthenticateChallengeError) {
+    const challenge = error.cause[0];
+    const code = challenge?.parameters.error ?? "invalid_client";
+    return new OAuthError(code, `${what} failed: the token endpoint answered ${error.status} ${code} (check the client id and secret)`, error.status);
+  }
+  if (error instanceof oauth.OperationProcessingError) {
+    const code = error.code === oauth.INVALID_RESPONSE && /state/i.test(error.message) ? "state_mismatch" : "bad_response";
+    return new OAuthError(code, `${what} failed: ${error.message}`);
+  }
+  const message = error instanceof Error ? error.message : String(error);
+  return new OAuthError("network", `${what} failed: ${message}`);
+}

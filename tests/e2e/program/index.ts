@@ -1,0 +1,18 @@
+// The end-to-end suite's program: one Webhook per entry of config `e2e:hooks` (JSON: [{name, event, url, secretUrl?}]).
+import * as pulumi from "@pulumi/pulumi";
+import { Webhook, type WebhookEvent } from "pulumi-helpdesk";
+
+interface HookSpec {
+  name: string;
+  event: WebhookEvent;
+  url: string;
+  secretUrl?: boolean;
+}
+
+const hooks = new pulumi.Config("e2e").requireObject<HookSpec[]>("hooks");
+
+export const ids: Record<string, pulumi.Output<string>> = {};
+for (const spec of hooks) {
+  const hook = new Webhook(spec.name, { event: spec.event, url: spec.secretUrl ? pulumi.secret(spec.url) : spec.url });
+  ids[spec.name] = hook.id;
+}

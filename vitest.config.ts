@@ -1,0 +1,13 @@
+import { defineConfig } from "vitest/config";
+
+// One runner for every suite. End-to-end tests drive the real Pulumi CLI (seconds per operation), so the timeouts
+// are generous; they bound a hung run, they are not performance assertions.
+export default defineConfig({
+  test: {
+    include: ["tests/**/*.test.ts"],
+    testTimeout: 180_000,
+    hookTimeout: 180_000,
+    pool: "forks",
+    reporters: ["default"],
+  },
+});
