@@ -51,7 +51,7 @@ ensure_modules() {
 
 build() {
   step "Building TypeScript (dist/)"
-  (cd "$ROOT" && rm -rf dist && npx --no-install tsc -p tsconfig.json) || die "TypeScript build failed"
+  (cd "$ROOT" && rm -rf dist && node node_modules/typescript/bin/tsc -p tsconfig.json) || die "TypeScript build failed"
 }
 
 pulumi_ready() {

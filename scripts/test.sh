@@ -7,4 +7,4 @@ set -euo pipefail
 bash "$ROOT/scripts/setup.sh" --browser
 . "$ROOT/scripts/lib/env.sh"   # pick up the Node that setup may have just installed
 cd "$ROOT"
-exec npx --no-install vitest run "$@"
+exec node node_modules/vitest/vitest.mjs run "$@"
