@@ -2,6 +2,9 @@ import { Agent, request, type Dispatcher } from "undici";
 import { z } from "zod";
 import { HelpdeskError } from "./errors.js";
 import { excerpt, redact } from "./redact.js";
+import type { RequestLimits } from "./limits.js";
+import { retryDelay, type AttemptOutcome } from "./retry.js";
+import type { TokenSource } from "./tokens.js";
 import type { WebhookInputs, WebhookOutputs } from "../sdk/provider-contract.js";
 
 /**
@@ -34,12 +37,10 @@ const CreateResponse = z.object({
 export interface HelpdeskClientOptions {
   /** API base URL without trailing slash (spec §1). */
   baseUrl: string;
-  /** Bearer access token sent as `Authorization: Bearer <token>` (RFC 6750 §2.1). */
-  accessToken: string;
-  /** Credential values to scrub from any message (the token itself is always scrubbed). */
-  secrets?: readonly (string | undefined)[];
-  /** Per-request timeout in seconds (headers and body). Default 30. */
-  requestTimeoutSeconds?: number;
+  /** Where bearer tokens come from (RFC 6750 §2.1), renewed on expiry or 401. */
+  tokens: TokenSource;
+  /** Retry and timeout bounds. */
+  limits: RequestLimits;
 }
 
 /** A webhook as registered: the id of spec §4.4's `:id` plus the outputs. */
@@ -50,13 +51,13 @@ export interface RegisteredWebhook extends WebhookOutputs {
 
 /**
  * A small client of the help-desk API's webhook endpoints (spec §4.3, §4.4), over undici with a shared keep-alive
- * pool. Every failure becomes a {@link HelpdeskError} whose message names the operation, method, path, status and a
- * redacted body excerpt.
+ * pool, bounded retries (see `retry.ts`) and a timeout per attempt. Every failure becomes a {@link HelpdeskError}
+ * whose message names the operation, method, path, status and a redacted body excerpt.
  */
 export class HelpdeskClient {
   private readonly options: HelpdeskClientOptions;
 
-  /** @param options base URL, token and limits */
+  /** @param options base URL, token source and limits */
   constructor(options: HelpdeskClientOptions) {
     this.options = options;
   }
@@ -109,41 +110,77 @@ export class HelpdeskClient {
     throw this.httpError("delete webhook", "DELETE", path, status, body);
   }
 
-  private secrets(): (string | undefined)[] {
-    return [this.options.accessToken, ...(this.options.secrets ?? [])];
+  private secrets(): string[] {
+    return this.options.tokens.secrets();
   }
 
+  /**
+   * Sends one request with retries: see `retry.ts` for which outcomes are retried. A 401 renews the access token
+   * once (refresh grant) and resends without counting as a retry.
+   */
   private async send(
     operation: string,
     method: "POST" | "DELETE",
     path: string,
     json?: string,
   ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
-    const timeoutMs = (this.options.requestTimeoutSeconds ?? 30) * 1000;
-    try {
-      const response = await request(`${this.options.baseUrl}${path}`, {
-        method,
-        dispatcher: dispatcher(),
-        headers: {
-          authorization: `Bearer ${this.options.accessToken}`,
-          accept: "application/json",
-          "user-agent": "pulumi-helpdesk",
-          ...(json === undefined ? {} : { "content-type": "application/json" }),
-        },
-        body: json,
-        headersTimeout: timeoutMs,
-        bodyTimeout: timeoutMs,
-      });
-      const body = await response.body.text();
-      return { status: response.statusCode, headers: response.headers, body };
-    } catch (error) {
-      const reason = error instanceof Error ? `${(error as { code?: string }).code ?? error.name}: ${error.message}` : String(error);
-      throw new HelpdeskError(
-        "network",
-        `${operation} failed: ${method} ${path} got no answer from ${this.options.baseUrl} (${redact(reason, this.secrets())}). ` +
-          "Check that the help-desk API is reachable and helpdesk:baseUrl is right.",
-      );
+    const { limits, tokens } = this.options;
+    const timeoutMs = limits.requestTimeoutSeconds * 1000;
+    let renewed = false;
+    for (let attempt = 0; ; attempt++) {
+      const token = await tokens.current();
+      let outcome: AttemptOutcome;
+      let answer: { status: number; headers: Record<string, string | string[] | undefined>; body: string } | undefined;
+      let failure: unknown;
+      try {
+        const response = await request(`${this.options.baseUrl}${path}`, {
+          method,
+          dispatcher: dispatcher(),
+          headers: {
+            authorization: `Bearer ${token}`,
+            accept: "application/json",
+            "user-agent": "pulumi-helpdesk",
+            ...(json === undefined ? {} : { "content-type": "application/json" }),
+          },
+          body: json,
+          headersTimeout: timeoutMs,
+          bodyTimeout: timeoutMs,
+        });
+        answer = { status: response.statusCode, headers: response.headers, body: await response.body.text() };
+        const retryAfter = response.headers["retry-after"];
+        outcome = { kind: "response", status: answer.status, retryAfter: typeof retryAfter === "string" ? retryAfter : undefined };
+      } catch (error) {
+        failure = error;
+        outcome = { kind: "error", code: errorCode(error) };
+      }
+      if (answer?.status === 401 && !renewed) {
+        renewed = true;
+        if ((await tokens.renew(token)) !== undefined) {
+          attempt--; // a renewal is not a retry
+          continue;
+        }
+      }
+      const delay = attempt < limits.maxRetries ? retryDelay(method, outcome, attempt) : undefined;
+      if (delay === undefined) {
+        if (answer) return answer;
+        throw this.networkError(operation, method, path, failure, attempt + 1);
+      }
+      await sleep(delay);
     }
+  }
+
+  private networkError(operation: string, method: string, path: string, error: unknown, attempts: number): HelpdeskError {
+    const code = errorCode(error);
+    const reason = error instanceof Error ? `${code ?? error.name}: ${error.message}` : String(error);
+    const mayExist =
+      method === "POST" && code !== "ECONNREFUSED"
+        ? " The request may have reached the API: a webhook may have been created without Pulumi knowing; check the help desk's webhook page."
+        : "";
+    return new HelpdeskError(
+      "network",
+      `${operation} failed: ${method} ${path} got no answer from ${this.options.baseUrl} after ${attempts} attempt(s) ` +
+        `(${redact(reason, this.secrets())}).${mayExist} Check that the API is reachable and helpdesk:baseUrl is right.`,
+    );
   }
 
   private httpError(operation: string, method: string, path: string, status: number, body: string): HelpdeskError {
@@ -174,6 +211,21 @@ function hintFor(status: number): string {
   if (status === 429) return "The API is rate-limiting requests: wait and run again, or raise helpdesk:maxRetries.";
   if (status >= 500) return "The help-desk API failed: try again later.";
   return "Unexpected answer from the help-desk API.";
+}
+
+/** The error code of an undici or Node network error (`ECONNREFUSED`, `UND_ERR_HEADERS_TIMEOUT`, ...). */
+function errorCode(error: unknown): string | undefined {
+  let current: unknown = error;
+  for (let depth = 0; current && depth < 4; depth++) {
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string") return code;
+    current = (current as { cause?: unknown }).cause;
+  }
+  return undefined;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 /** Last non-empty path segment of an absolute or relative URL, or undefined. */

@@ -25,6 +25,8 @@ export interface Credentials {
   clientSecret: string | undefined;
   /** Access token expiry, ISO 8601, as written by login; undefined when unknown. */
   tokenExpiresAt: string | undefined;
+  /** True when the access token came from `HELPDESK_ACCESS_TOKEN` (then it is used as given, never renewed). */
+  accessTokenFromEnvironment: boolean;
 }
 
 /**
@@ -47,11 +49,11 @@ export function resolveCredentials(config: ConfigReader | undefined, env: NodeJS
   const accessToken = pick(ENV_VARS.accessToken, CONFIG_KEYS.accessToken);
   const missing: string[] = [];
   if (!rawBaseUrl) missing.push(`the API base URL (env ${ENV_VARS.baseUrl} or config ${CONFIG_KEYS.baseUrl})`);
-  if (!accessToken) missing.push(`an access token (env ${ENV_VARS.accessToken} or config ${CONFIG_KEYS.accessToken})`);
+  if (!accessToken) missing.push(`the access token (env ${ENV_VARS.accessToken} or config ${CONFIG_KEYS.accessToken})`);
   if (!rawBaseUrl || !accessToken) {
     throw new HelpdeskError(
       "credentials",
-      `helpdesk credentials are missing: no ${missing.join(" and no ")}. ` +
+      `helpdesk credentials are missing: ${missing.join(" and ")} ${missing.length > 1 ? "are" : "is"} not set. ` +
         "Run `pulumi-helpdesk login --stack <stack>` in the project directory, or set the environment variables.",
     );
   }
@@ -61,7 +63,8 @@ export function resolveCredentials(config: ConfigReader | undefined, env: NodeJS
     refreshToken: pick(undefined, CONFIG_KEYS.refreshToken),
     clientId: pick(ENV_VARS.clientId, CONFIG_KEYS.clientId),
     clientSecret: pick(ENV_VARS.clientSecret, CONFIG_KEYS.clientSecret),
-    tokenExpiresAt: pick(undefined, CONFIG_KEYS.tokenExpiresAt),
+    tokenExpiresAt: env[ENV_VARS.accessToken] ? undefined : pick(undefined, CONFIG_KEYS.tokenExpiresAt),
+    accessTokenFromEnvironment: Boolean(env[ENV_VARS.accessToken]),
   };
 }
 

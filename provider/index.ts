@@ -7,13 +7,17 @@ import type { WebhookInputs, WebhookOutputs, WebhookProviderImplementation } fro
 import { checkWebhookInputs } from "./check.js";
 import { HelpdeskClient } from "./client.js";
 import { resolveCredentials, type ConfigReader } from "./credentials.js";
+import { resolveLimits } from "./limits.js";
+import { tokenSourceFor } from "./tokens.js";
+import { warn } from "./warnings.js";
 
+/** Builds a client for one operation from the stack config and the environment (read at call time). */
 function clientFor(config: ConfigReader | undefined): HelpdeskClient {
   const credentials = resolveCredentials(config);
   return new HelpdeskClient({
     baseUrl: credentials.baseUrl,
-    accessToken: credentials.accessToken,
-    secrets: [credentials.refreshToken, credentials.clientSecret],
+    tokens: tokenSourceFor(credentials, credentials.accessTokenFromEnvironment),
+    limits: resolveLimits(config),
   });
 }
 
@@ -27,6 +31,7 @@ export const webhookProvider: WebhookProviderImplementation = {
   },
 
   async diff(_id, olds, news): Promise<pulumi.dynamic.DiffResult> {
+    // Only the webhook's own fields count: a new `__provider` (an upgraded pulumi-helpdesk) is no change.
     const replaces = (["event", "url"] as const).filter((key) => olds[key] !== news[key]);
     return { changes: replaces.length > 0, replaces, deleteBeforeReplace: false };
   },
@@ -37,7 +42,10 @@ export const webhookProvider: WebhookProviderImplementation = {
     return { id: webhook.id, outs };
   },
 
-  async delete(config, id, _outputs: WebhookOutputs): Promise<void> {
-    await clientFor(config).deleteWebhook(id);
+  async delete(config, id, outputs: WebhookOutputs): Promise<void> {
+    const outcome = await clientFor(config).deleteWebhook(id);
+    if (outcome === "not_found") {
+      warn(`webhook ${id} (${outputs.event}) was already gone from the help desk (deleted outside Pulumi); removed it from the stack`);
+    }
   },
 };

@@ -20,6 +20,10 @@ export const CONFIG_KEYS = {
   refreshToken: "helpdesk:refreshToken",
   /** When the access token expires: ISO 8601 UTC, computed as login time + `expires_in` seconds. Plain. */
   tokenExpiresAt: "helpdesk:tokenExpiresAt",
+  /** Retries of one API request after 429, 503, 5xx on delete, or a lost connection (default 10). Plain. */
+  maxRetries: "helpdesk:maxRetries",
+  /** Timeout of one API request attempt, in seconds (default 30). Plain. */
+  requestTimeout: "helpdesk:requestTimeout",
 } as const;
 
 /** Which {@link CONFIG_KEYS} hold credentials and must only ever be stored as Pulumi secrets. */
