@@ -1,11 +1,25 @@
 import type * as pulumi from "@pulumi/pulumi";
-import { EVENTS, isWebhookEvent } from "../sdk/events.js";
+import { z } from "zod";
+import { EVENTS } from "../sdk/events.js";
 
 /**
  * The string Pulumi puts in place of a value that is not known yet during preview (for example another resource's
  * output). `check` must let it through: the real value is checked again at `up`.
  */
 export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+/**
+ * The schema of a Webhook's inputs: `event` one of spec §6's names, `url` an absolute http(s) URL of at most 2048
+ * characters (spec §2.1), either one possibly Pulumi's unknown sentinel during preview. Every message says what was
+ * wrong and what is allowed.
+ */
+const WebhookInputsSchema = z.object({
+  event: z.union([z.literal(UNKNOWN), z.enum(EVENTS)], { error: (issue) => describeBadEvent(issue.input) }),
+  url: z.union([z.literal(UNKNOWN), z.string()], { error: (issue) => describeBadUrl(issue.input) }).check((ctx) => {
+    const reason = ctx.value === UNKNOWN ? undefined : describeBadUrl(ctx.value);
+    if (reason) ctx.issues.push({ code: "custom", message: reason, input: ctx.value });
+  }),
+});
 
 /**
  * Validates a Webhook's inputs (Pulumi `check`), all failures at once, each naming its property.
@@ -17,18 +31,15 @@ export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
  * @returns the inputs to record (`event`, `url` only) and the failures
  */
 export function checkWebhookInputs(news: Record<string, unknown>): pulumi.dynamic.CheckResult {
-  const failures: pulumi.dynamic.CheckFailure[] = [];
   const { event, url } = news;
-  if (event !== UNKNOWN && !isWebhookEvent(event)) {
-    failures.push({ property: "event", reason: describeBadEvent(event) });
-  }
-  if (url !== UNKNOWN) {
-    const reason = describeBadUrl(url);
-    if (reason) failures.push({ property: "url", reason });
-  }
+  const result = WebhookInputsSchema.safeParse({ event, url });
+  const failures = result.success
+    ? []
+    : result.error.issues.map((issue) => ({ property: String(issue.path[0] ?? "inputs"), reason: issue.message }));
   return { inputs: { event, url }, failures };
 }
 
+/** Why an event name is not acceptable, with the allowed values and the nearest one. */
 function describeBadEvent(event: unknown): string {
   if (event === undefined || event === null || event === "") {
     return `event is required; allowed values: ${EVENTS.join(", ")}`;
@@ -41,7 +52,8 @@ function describeBadEvent(event: unknown): string {
   return `event "${event}" is not a help-desk event.${hint} Allowed values: ${EVENTS.join(", ")}`;
 }
 
-function describeBadUrl(url: unknown): string | undefined {
+/** Why a url is not acceptable, or undefined when it is. */
+export function describeBadUrl(url: unknown): string | undefined {
   if (url === undefined || url === null || url === "") return "url is required: an absolute http or https URL";
   if (typeof url !== "string") return `url must be a string, got ${typeof url}`;
   if (url.length > 2048) return `url is ${url.length} characters long; at most 2048 are allowed`;

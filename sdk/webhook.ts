@@ -42,6 +42,17 @@ export const webhookProviderShim: pulumi.dynamic.ResourceProvider & { config: pu
   },
 };
 
+/** True for an `http:` URL whose host is not a loopback address (where a delivery leaves the machine unencrypted). */
+function isPlainHttpToAnotherHost(url: unknown): boolean {
+  if (typeof url !== "string") return false;
+  try {
+    const { protocol, hostname } = new URL(url);
+    return protocol === "http:" && !["localhost", "[::1]"].includes(hostname) && !hostname.startsWith("127.");
+  } catch {
+    return false; // check reports malformed urls
+  }
+}
+
 /** Arguments of a {@link Webhook} (spec §2.1, §4.3). */
 export interface WebhookArgs {
   /** The event to subscribe to: one of the 14 names of spec §6, e.g. `"ticket_opened"`. Changing it replaces. */
@@ -81,5 +92,11 @@ export class Webhook extends pulumi.dynamic.Resource {
    */
   constructor(name: string, args: WebhookArgs, opts?: pulumi.CustomResourceOptions) {
     super(webhookProviderShim, name, { event: args.event, url: args.url, state: undefined }, opts, "helpdesk", "Webhook");
+    // Plain http is allowed (spec §2.1 says only "URL"), but deliveries carry ticket and customer data: say so.
+    pulumi.output(args.url).apply((url) => {
+      if (isPlainHttpToAnotherHost(url)) {
+        void pulumi.log.warn("url uses plain http to a host other than this machine: deliveries (ticket and customer data) would travel unencrypted; prefer https", this);
+      }
+    });
   }
 }

@@ -5,14 +5,12 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fileURLToPath } from "node:url";
-import { readdirSync, readFileSync } from "node:fs";
-import { join } from "node:path";
-import { request } from "undici";
 import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
 import { CONFIG_KEYS } from "../../sdk/config.js";
 import type { TokenSet } from "../../sdk/oauth.js";
 import { signIn } from "../support/oauth.js";
-import { createTestStack, pulumiAvailable, type TestStack } from "../support/pulumi.js";
+import { heldWebhooks as emulatorWebhooks } from "../support/emulator.js";
+import { createTestStack, pulumiAvailable, readStateFile, type TestStack } from "../support/pulumi.js";
 
 const programDir = fileURLToPath(new URL("./program", import.meta.url));
 const client = { clientId: "e2e-client", clientSecret: "e2e-client-secret-value", redirectUri: "http://127.0.0.1:1/callback", name: "e2e" };
@@ -28,26 +26,6 @@ const declared: HookSpec[] = [
   { name: "closed", event: "ticket_closed", url: "https://hooks.example.test/closed" },
   { name: "replied", event: "customer_replied", url: "https://hooks.example.test/replied" },
 ];
-
-interface EmulatedWebhook {
-  id: string;
-  event: string;
-  url: string;
-  state: string;
-}
-
-async function emulatorWebhooks(emulator: RunningEmulator): Promise<EmulatedWebhook[]> {
-  const response = await request(`${emulator.url}/_emulator/webhooks`);
-  return ((await response.body.json()) as { webhooks: EmulatedWebhook[] }).webhooks;
-}
-
-/** The checkpoint file of the test stack in its file:// backend. */
-function readStateFile(test: TestStack): string {
-  const dir = join(test.stateDir, ".pulumi", "stacks", "helpdesk-e2e");
-  const file = readdirSync(dir).find((name) => name === `${test.stack.name}.json`);
-  if (!file) throw new Error(`no state file for ${test.stack.name} in ${dir}`);
-  return readFileSync(join(dir, file), "utf8");
-}
 
 describe.skipIf(!pulumiAvailable())("pulumi up / destroy of Webhooks against the emulator", () => {
   let emulator: RunningEmulator;
@@ -108,7 +86,7 @@ describe.skipIf(!pulumiAvailable())("pulumi up / destroy of Webhooks against the
 
   it("the exported state holds no plaintext access token, refresh token or client secret", async () => {
     // The state as persisted by the backend (the Automation API's exportStack shows secrets decrypted).
-    const exported = readStateFile(test);
+    const exported = readStateFile(test, "helpdesk-e2e");
     expect(exported).not.toContain(tokens.accessToken);
     expect(tokens.refreshToken).toBeTruthy();
     expect(exported).not.toContain(tokens.refreshToken);

@@ -13,6 +13,7 @@ import { HelpdeskError } from "../../provider/errors.js";
 import { CONFIG_KEYS } from "../../sdk/config.js";
 import type { TokenSet } from "../../sdk/oauth.js";
 import type { WebhookInputs } from "../../sdk/provider-contract.js";
+import { emulatorStats, heldWebhooks as held, setFaults } from "../support/emulator.js";
 import { signIn } from "../support/oauth.js";
 
 const client = { clientId: "provider-tests", clientSecret: "provider-tests-secret-0123456789", redirectUri: "http://127.0.0.1:1/cb" };
@@ -48,17 +49,6 @@ function fullConfig(emu: RunningEmulator, tokens: TokenSet, extra: Record<string
     [CONFIG_KEYS.tokenExpiresAt]: tokens.expiresAt,
     ...extra,
   });
-}
-
-async function held(emu: RunningEmulator): Promise<{ id: string; event: string; url: string }[]> {
-  const response = await request(`${emu.url}/_emulator/webhooks`);
-  return ((await response.body.json()) as { webhooks: { id: string; event: string; url: string }[] }).webhooks;
-}
-
-async function setFaults(emu: RunningEmulator, faults: Record<string, number>): Promise<void> {
-  const response = await request(`${emu.url}/_emulator/faults`, { method: "PUT", body: JSON.stringify(faults), headers: { "content-type": "application/json" } });
-  expect(response.statusCode).toBe(200);
-  await response.body.dump();
 }
 
 async function failureOf(promise: Promise<unknown>): Promise<HelpdeskError> {
@@ -143,10 +133,10 @@ describe("retries", () => {
     const config = fullConfig(emu, await login(emu), { [CONFIG_KEYS.maxRetries]: "3" });
     const { id } = await webhookProvider.create(config, hook);
     await setFaults(emu, { rate500: 1 });
-    const stats0 = (await (await request(`${emu.url}/_emulator/stats`)).body.json()) as { requests: number };
+    const stats0 = await emulatorStats(emu);
     const deleteError = await failureOf(webhookProvider.delete(config, id, { ...hook, state: "active" }));
     expect(deleteError.status).toBe(500);
-    const stats1 = (await (await request(`${emu.url}/_emulator/stats`)).body.json()) as { requests: number };
+    const stats1 = await emulatorStats(emu);
     expect(stats1.requests - stats0.requests).toBe(4 + 1); // 1 + 3 retried DELETE attempts, then this stats read
     const createError = await failureOf(webhookProvider.create(config, hook));
     expect(createError.status).toBe(500);
@@ -192,7 +182,7 @@ describe("access tokens", () => {
     await request(`${emu.url}/_emulator/reset-stats`, { method: "POST" }).then((r) => r.body.dump());
     const created = await Promise.all(Array.from({ length: 8 }, (_, i) => webhookProvider.create(config, { ...hook, url: `${hook.url}/${i}` })));
     expect((await held(emu)).length).toBe(8);
-    const stats = (await (await request(`${emu.url}/_emulator/stats`)).body.json()) as { byRoute: Record<string, number> };
+    const stats = await emulatorStats(emu);
     expect(stats.byRoute["POST /oauth/token"]).toBe(1);
     // The rotated refresh token went to the cache, never to a log; the old one is now revoked.
     const entries = readdirSync(cacheDir).map((f) => JSON.parse(readFileSync(join(cacheDir, f), "utf8")) as { refreshToken: string; accessToken: string });

@@ -3,7 +3,7 @@
  * temporary directory. The provider runs in Pulumi's own process and talks to a real emulator on 127.0.0.1.
  */
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -63,4 +63,14 @@ export async function createTestStack(workDir: string, config: ConfigMap): Promi
       rmSync(stateDir, { recursive: true, force: true });
     },
   };
+}
+
+/**
+ * The stack's checkpoint as the file:// backend persisted it (secrets as ciphertext; the Automation API's
+ * `exportStack` would show them decrypted).
+ *
+ * @param projectName the `name` of the program's Pulumi.yaml
+ */
+export function readStateFile(test: TestStack, projectName: string): string {
+  return readFileSync(join(test.stateDir, ".pulumi", "stacks", projectName, `${test.stack.name}.json`), "utf8");
 }

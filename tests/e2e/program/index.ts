@@ -1,4 +1,5 @@
 // The end-to-end suite's program: one Webhook per entry of config `e2e:hooks` (JSON: [{name, event, url, secretUrl?}]).
+// An entry with `secretUrl: true` takes its url from the secret config value `e2e:secretUrl` instead.
 import * as pulumi from "@pulumi/pulumi";
 import { Webhook, type WebhookEvent } from "pulumi-helpdesk";
 
@@ -9,10 +10,11 @@ interface HookSpec {
   secretUrl?: boolean;
 }
 
-const hooks = new pulumi.Config("e2e").requireObject<HookSpec[]>("hooks");
+const config = new pulumi.Config("e2e");
+const hooks = config.requireObject<HookSpec[]>("hooks");
 
 export const ids: Record<string, pulumi.Output<string>> = {};
 for (const spec of hooks) {
-  const hook = new Webhook(spec.name, { event: spec.event, url: spec.secretUrl ? pulumi.secret(spec.url) : spec.url });
+  const hook = new Webhook(spec.name, { event: spec.event, url: spec.secretUrl ? config.requireSecret("secretUrl") : spec.url });
   ids[spec.name] = hook.id;
 }
