@@ -5,6 +5,9 @@
 import { Command, InvalidArgumentError } from "commander";
 import { login } from "./commands/login.js";
 import { runEmulator } from "./commands/emulator.js";
+import { logout } from "./commands/logout.js";
+import { refresh } from "./commands/refresh.js";
+import { status } from "./commands/status.js";
 import { CliError } from "./output.js";
 
 function positiveInt(name: string) {
@@ -15,32 +18,73 @@ function positiveInt(name: string) {
   };
 }
 
+const stackOption = ["-s, --stack <name>", "stack whose config holds the credentials (default: the selected stack)"] as const;
+const cwdOption = ["-C, --cwd <dir>", "project directory holding Pulumi.yaml (default: the current directory)"] as const;
+
 const program = new Command()
   .name("pulumi-helpdesk")
-  .description("Manage help-desk webhooks as code: sign in for a Pulumi stack, run the local help-desk emulator.")
+  .description("Manage help-desk webhooks as code: sign a Pulumi stack in to the help desk, run the local emulator.")
   .showHelpAfterError()
-  .exitOverride();
+  .exitOverride()
+  .addHelpText(
+    "after",
+    `
+Exit codes: 0 success, 1 the operation failed, 2 bad usage (unknown flag, missing setting).
+Environment: HELPDESK_BASE_URL, HELPDESK_CLIENT_ID, HELPDESK_CLIENT_SECRET, HELPDESK_REDIRECT_URI (login settings);
+HELPDESK_ACCESS_TOKEN (used by the provider instead of the stack's token, no login needed); CI=true (never prompt
+or open a browser); NO_COLOR (plain output).`,
+  );
 
 program
   .command("login")
   .description("Sign in with the help desk's OAuth authorization-code flow and store the tokens in the stack's config (as secrets).")
-  .requiredOption("-s, --stack <name>", "stack whose config receives the credentials (created if missing)")
+  .option(...stackOption)
   .option("--base-url <url>", "help-desk API base URL (env HELPDESK_BASE_URL)")
   .option("--client-id <id>", "OAuth client id (env HELPDESK_CLIENT_ID)")
   .option("--client-secret <secret>", "OAuth client secret (env HELPDESK_CLIENT_SECRET; prefer the env var: flags show in `ps`)")
   .option("--redirect-uri <uri>", "registered redirect URI, e.g. http://127.0.0.1:8976/callback (env HELPDESK_REDIRECT_URI)")
-  .option("-C, --cwd <dir>", "project directory holding Pulumi.yaml (default: current directory)")
+  .option(...cwdOption)
   .option("--no-browser", "print the sign-in URL without opening a browser")
   .option("--timeout <seconds>", "how long to wait for the browser, in seconds", positiveInt("--timeout"), 300)
   .addHelpText(
     "after",
     `
+Settings come from flags, else the environment, else the stack's existing config; on a terminal, login asks for
+what is still missing (the secret without echo). With a loopback redirect URI, login listens there and opens the
+browser; otherwise it asks for the URL the browser was sent to (or the bare code).
+
 Examples:
   $ pulumi-helpdesk login --stack dev --base-url https://helpdesk.example.com \\
       --client-id my-app --redirect-uri http://127.0.0.1:8976/callback
-  $ HELPDESK_CLIENT_SECRET=... pulumi-helpdesk login --stack dev --no-browser`,
+  $ HELPDESK_CLIENT_SECRET=... pulumi-helpdesk login --stack dev --no-browser
+  $ pulumi-helpdesk login            # again later: everything but the secret comes from the stack config`,
   )
   .action(login);
+
+program
+  .command("status")
+  .description("Show whether the stack is signed in: base URL, client, token presence and expiry (never values).")
+  .option(...stackOption)
+  .option(...cwdOption)
+  .option("--json", "print a JSON object for scripts", false)
+  .addHelpText("after", "\nExamples:\n  $ pulumi-helpdesk status --stack dev\n  $ pulumi-helpdesk status --stack dev --json | jq .accessToken.expired")
+  .action(status);
+
+program
+  .command("refresh")
+  .description("Get a new access token with the refresh token and store it (and any rotated refresh token) in the stack's config.")
+  .option(...stackOption)
+  .option(...cwdOption)
+  .addHelpText("after", "\nExample:\n  $ pulumi-helpdesk refresh --stack dev")
+  .action(refresh);
+
+program
+  .command("logout")
+  .description("Remove the tokens from the stack's config (client settings stay for the next login).")
+  .option(...stackOption)
+  .option(...cwdOption)
+  .addHelpText("after", "\nExample:\n  $ pulumi-helpdesk logout --stack dev")
+  .action(logout);
 
 program
   .command("emulator")

@@ -27,6 +27,27 @@ export interface ConfigEntry {
 }
 
 /**
+ * Which stack a command works on: `--stack` when given, else the project's currently selected stack
+ * (`pulumi stack select`).
+ *
+ * @param stack the `--stack` flag value, if any
+ * @param cwd the `--cwd` flag value, if any (default: the current directory)
+ * @throws CliError (exit 2) when no stack is given or selected
+ */
+export async function resolveStackRef(stack: string | undefined, cwd: string | undefined): Promise<StackRef> {
+  const workDir = cwd ?? process.cwd();
+  if (stack) return { stackName: stack, workDir };
+  let current: string | undefined;
+  try {
+    current = (await (await LocalWorkspace.create({ workDir })).stack())?.name;
+  } catch (error) {
+    throw new CliError(`cannot read the selected stack in ${workDir}: ${firstLine(error)}`, 2);
+  }
+  if (!current) throw new CliError("no stack selected: pass --stack <name> (or run `pulumi stack select <name>` first)", 2);
+  return { stackName: current, workDir };
+}
+
+/**
  * Selects the stack, creating it when it does not exist.
  *
  * @throws CliError when the directory has no Pulumi project or the backend cannot be reached (the message says which)

@@ -1,10 +1,9 @@
 import { CONFIG_KEYS, ENV_VARS } from "../sdk/config.js";
 import { HelpdeskError } from "./errors.js";
 
-/** Where the provider reads stack config from: Pulumi's `dynamic.Config` (`get("helpdesk:accessToken")`). */
-export interface ConfigReader {
-  get(key: string): string | undefined;
-}
+import type { ConfigReader } from "../sdk/provider-contract.js";
+
+export type { ConfigReader };
 
 /**
  * The credentials one provider operation uses, resolved at call time.

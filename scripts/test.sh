@@ -7,4 +7,6 @@ set -euo pipefail
 bash "$ROOT/scripts/setup.sh" --browser
 . "$ROOT/scripts/lib/env.sh"   # pick up the Node that setup may have just installed
 cd "$ROOT"
+step "Type-checking everything (tests and scripts included)"
+node node_modules/typescript/bin/tsc -p tsconfig.check.json || die "type errors (see above)"
 exec node node_modules/vitest/vitest.mjs run "$@"

@@ -22,6 +22,14 @@ export interface WebhookOutputs extends WebhookInputs {
 }
 
 /**
+ * Read access to the stack config, as Pulumi's `dynamic.Config` offers it: `get("helpdesk:accessToken")` returns the
+ * value (secrets decrypted) or undefined.
+ */
+export interface ConfigReader {
+  get(key: string): string | undefined;
+}
+
+/**
  * The contract between the serialized provider shim (stored in every Webhook's state) and the implementation that
  * `pulumi-helpdesk/provider` exports. Keeping it a plain set of functions that take the stack config explicitly lets
  * the shim stay a few hundred bytes with nothing captured but a module specifier.
@@ -35,7 +43,7 @@ export interface WebhookProviderImplementation {
   /** Compares recorded outputs with new inputs (Pulumi `diff`); `event` or `url` changes replace. */
   diff(id: string, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<pulumi.dynamic.DiffResult>;
   /** Registers the webhook: `POST /v1/webhooks` (spec §4.3). */
-  create(config: pulumi.dynamic.Config | undefined, inputs: WebhookInputs): Promise<pulumi.dynamic.CreateResult>;
+  create(config: ConfigReader | undefined, inputs: WebhookInputs): Promise<pulumi.dynamic.CreateResult>;
   /** Removes the webhook: `DELETE /v1/webhooks/:id` (spec §4.4); an already-deleted webhook is a success. */
-  delete(config: pulumi.dynamic.Config | undefined, id: string, outputs: WebhookOutputs): Promise<void>;
+  delete(config: ConfigReader | undefined, id: string, outputs: WebhookOutputs): Promise<void>;
 }

@@ -1,19 +1,23 @@
 /**
- * `pulumi-helpdesk login`: the OAuth 2.0 authorization-code flow (spec §4.1, §4.2; RFC 6749 §4.1 with `state` and
- * PKCE) ending in the stack config of DESIGN.md step 1, secrets encrypted by Pulumi.
+ * `pulumi-helpdesk login`: the OAuth 2.0 authorization-code flow (spec §4.1, §4.2; RFC 6749 §4.1 with `state`,
+ * RFC 7636 PKCE, RFC 8252 loopback redirect) ending in the stack config of DESIGN.md step 1, secrets encrypted by
+ * Pulumi.
  */
 import open from "open";
 import { CONFIG_KEYS } from "../../sdk/config.js";
-import { exchangeAuthorizationCode, OAuthError, startAuthorization, type TokenSet } from "../../sdk/oauth.js";
+import { exchangeAuthorizationCode, OAuthError, startAuthorization, type AuthorizationRequest, type TokenSet } from "../../sdk/oauth.js";
+import { clearCachedTokens } from "../../sdk/token-cache.js";
 import { isLoopbackRedirect, listenForCallback } from "../callback-server.js";
 import { CliError, info, result, success } from "../output.js";
+import { ask, isInteractive, readLineFromStdin } from "../prompt.js";
 import { missingSettingsError, pickClientSettings, requireHttpUrl, type ClientFlags, type ClientSettings } from "../settings.js";
-import { openStack, readStackConfig, writeStackConfig, type ConfigEntry } from "../stack-config.js";
+import { spinner } from "../spinner.js";
+import { openStack, readStackConfig, resolveStackRef, writeStackConfig, type ConfigEntry } from "../stack-config.js";
 
 /** Options of `login` as parsed by commander. */
 export interface LoginOptions extends ClientFlags {
-  /** Stack name. */
-  stack: string;
+  /** Stack name (default: the selected stack). */
+  stack?: string;
   /** Project directory (default: the current directory). */
   cwd?: string;
   /** `false` with `--no-browser`: print the URL only. */
@@ -22,42 +26,30 @@ export interface LoginOptions extends ClientFlags {
   timeout: number;
 }
 
+const PROMPTS: Record<keyof ClientSettings, { question: string; secret: boolean }> = {
+  baseUrl: { question: "Help-desk API base URL: ", secret: false },
+  clientId: { question: "OAuth client id: ", secret: false },
+  clientSecret: { question: "OAuth client secret (not shown): ", secret: true },
+  redirectUri: { question: "Registered redirect URI (e.g. http://127.0.0.1:8976/callback): ", secret: false },
+};
+
 /**
  * Runs the login.
  *
- * @throws CliError on missing settings (exit 2), a denied or failed authorization, a timeout, a taken port, or a
- *   failed config write (exit 1); messages never contain the code, a token or the client secret
+ * @throws CliError exit 2 on missing or malformed settings; exit 1 on a denied or failed authorization, a `state`
+ *   mismatch, a timeout, a taken port or a failed config write. Messages never contain the code, a token or the
+ *   client secret.
  */
 export async function login(options: LoginOptions): Promise<void> {
-  const ref = { stackName: options.stack, workDir: options.cwd ?? process.cwd() };
-  const stack = await openStack(ref);
-  const { found, missing } = pickClientSettings(options, await readStackConfig(stack));
-  if (missing.length > 0) throw missingSettingsError(missing);
-  const settings = found as ClientSettings;
+  const ref = await resolveStackRef(options.stack, options.cwd);
+  // Read what the stack already has without creating it: a login that fails must leave no trace.
+  const existingStack = await openStack(ref, false).catch(() => undefined);
+  const existing = existingStack ? await readStackConfig(existingStack) : {};
+  const settings = await completeSettings(options, existing);
   requireHttpUrl("baseUrl", settings.baseUrl);
   const redirectUri = requireHttpUrl("redirectUri", settings.redirectUri);
-  if (!isLoopbackRedirect(redirectUri)) {
-    throw new CliError(`--redirect-uri ${redirectUri.href} is not on this machine; login needs a loopback redirect URI (http://127.0.0.1:<port>/<path>)`, 2);
-  }
 
-  const receiver = await listenForCallback(redirectUri, options.timeout);
-  let tokens: TokenSet;
-  try {
-    const request = await startAuthorization(settings);
-    info(`Open this URL in a browser to sign in to ${settings.baseUrl}:`);
-    process.stderr.write(`  ${request.url.href}\n`);
-    if (options.browser && process.stdout.isTTY && process.env.CI !== "true") {
-      await open(request.url.href).catch(() => undefined); // printing the URL is the fallback
-    }
-    info(`Waiting for the redirect to ${redirectUri.href} (up to ${options.timeout} s)…`);
-    const callback = await receiver.callback;
-    tokens = await exchangeAuthorizationCode(settings, callback, request);
-  } catch (error) {
-    if (error instanceof OAuthError) throw new CliError(`login failed: ${error.message}`);
-    throw error;
-  } finally {
-    await receiver.close();
-  }
+  const tokens = await authorize(settings, redirectUri, options);
 
   const entries: ConfigEntry[] = [
     { key: CONFIG_KEYS.baseUrl, value: settings.baseUrl, secret: false },
@@ -68,9 +60,76 @@ export async function login(options: LoginOptions): Promise<void> {
   ];
   if (tokens.refreshToken) entries.push({ key: CONFIG_KEYS.refreshToken, value: tokens.refreshToken, secret: true });
   if (tokens.expiresAt) entries.push({ key: CONFIG_KEYS.tokenExpiresAt, value: tokens.expiresAt, secret: false });
+  const stack = existingStack ?? (await openStack(ref));
   await writeStackConfig(stack, ref, entries);
+  // A fresh sign-in starts a new token lineage; tokens the provider cached for the previous one are obsolete.
+  const previous = existing[CONFIG_KEYS.refreshToken];
+  if (previous) clearCachedTokens({ baseUrl: settings.baseUrl, clientId: settings.clientId, configRefreshToken: previous });
 
-  success(`Signed in to ${settings.baseUrl}; wrote stack "${options.stack}" config:`);
+  success(`Signed in to ${settings.baseUrl} as client ${settings.clientId}; wrote stack "${ref.stackName}" config:`);
   for (const entry of entries) result(`  ${entry.key}${entry.secret ? " (secret)" : ""}`);
   if (tokens.expiresAt) info(`The access token expires at ${tokens.expiresAt}.`);
+}
+
+/** Fills in missing settings by asking, when someone can answer; otherwise says what to set. */
+async function completeSettings(flags: ClientFlags, stackConfig: Record<string, string>): Promise<ClientSettings> {
+  const { found, missing } = pickClientSettings(flags, stackConfig);
+  if (missing.length === 0) return found as ClientSettings;
+  if (!isInteractive()) throw missingSettingsError(missing);
+  for (const name of missing) {
+    const answer = await ask(PROMPTS[name].question, PROMPTS[name].secret);
+    if (!answer) throw new CliError(`${PROMPTS[name].question.replace(/[:(].*$/, "").trim()} is required`, 2);
+    found[name] = name === "baseUrl" ? answer.replace(/\/+$/, "") : answer;
+  }
+  return found as ClientSettings;
+}
+
+/** Sends the person to the authorize URL and comes back with tokens. */
+async function authorize(settings: ClientSettings, redirectUri: URL, options: LoginOptions): Promise<TokenSet> {
+  const loopback = isLoopbackRedirect(redirectUri);
+  // Listen before printing the URL, so a taken port fails before anyone signs in.
+  const receiver = loopback ? await listenForCallback(redirectUri, options.timeout) : undefined;
+  try {
+    const request = await startAuthorization(settings);
+    info(`Open this URL in a browser to sign in to ${settings.baseUrl}:`);
+    process.stderr.write(`  ${request.url.href}\n`);
+    if (options.browser && isInteractive()) {
+      await open(request.url.href).catch(() => undefined); // the printed URL is the fallback
+    }
+    const callback = receiver ? await waitForRedirect(receiver.callback, redirectUri, options.timeout) : await pastedCallback(request, redirectUri);
+    return await exchangeAuthorizationCode(settings, callback, request);
+  } catch (error) {
+    if (error instanceof OAuthError) throw new CliError(`login failed: ${error.message}`);
+    throw error;
+  } finally {
+    await receiver?.close();
+  }
+}
+
+async function waitForRedirect(callback: Promise<URL>, redirectUri: URL, timeoutSeconds: number): Promise<URL> {
+  const stop = spinner(`Waiting for the browser to return to ${redirectUri.href} (up to ${timeoutSeconds} s)…`);
+  try {
+    return await callback;
+  } finally {
+    stop();
+  }
+}
+
+/**
+ * For a redirect URI that is not on this machine: the person pastes the URL they were sent to (or just the code).
+ * A bare code carries no `state`, so it is taken as vouched for by the person who pasted it.
+ */
+async function pastedCallback(request: AuthorizationRequest, redirectUri: URL): Promise<URL | URLSearchParams> {
+  const question = `After approving, paste the URL you were redirected to (${redirectUri.origin}…), or just the code: `;
+  let pasted: string;
+  try {
+    pasted = isInteractive() ? await ask(question) : (info(question), await readLineFromStdin());
+  } catch {
+    throw new CliError(
+      `the redirect URI ${redirectUri.href} is not on this machine, so login needs the redirected URL pasted on stdin, and none came. ` +
+        "Register a loopback redirect URI (http://127.0.0.1:<port>/callback) for unattended use, or set HELPDESK_ACCESS_TOKEN.",
+    );
+  }
+  if (/^https?:\/\//i.test(pasted)) return new URL(pasted);
+  return new URLSearchParams({ code: pasted, state: request.state });
 }

@@ -1,0 +1,156 @@
+/**
+ * The `/v1` resource API of the emulator: bearer authentication (RFC 6750) and webhooks (spec §4.3, §4.4).
+ */
+import type { Context, Hono, MiddlewareHandler } from "hono";
+import { z } from "zod";
+import { EVENTS } from "../sdk/events.js";
+import type { WebhookEvent } from "../sdk/events.js";
+import type { AppEnv, EmulatorContext } from "./context.js";
+import type { FieldError } from "./errors.js";
+import { ApiError, BearerError, methodNotAllowed, notFound } from "./errors.js";
+import { readBodyParams } from "./body.js";
+import type { StoredWebhook } from "./store.js";
+
+/** Longest accepted webhook URL, in characters. */
+export const MAX_URL_LENGTH = 2048;
+
+/** `b64token` of RFC 6750 §2.1. */
+const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
+
+/**
+ * Bearer authentication of `/v1/*` (RFC 6750 §2.1: the `Authorization` header only; query and body tokens are not
+ * read). Sets the `account` variable.
+ * @throws {BearerError} `missing` (401, no error code; also for other schemes, RFC 6750 §3.1), `invalid_request`
+ *   (400, malformed header), `invalid_token` (401: unknown, expired or revoked token)
+ */
+export function bearerAuth(ctx: EmulatorContext): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const header = c.req.header("authorization");
+    const match = header === undefined ? null : /^bearer(?:\s+(.*))?$/i.exec(header.trim());
+    if (!match) throw new BearerError("missing", "An Authorization: Bearer <access_token> header is required");
+    const token = match[1]?.trim() ?? "";
+    if (!B64TOKEN.test(token)) throw new BearerError("invalid_request", "Malformed Authorization: Bearer header");
+    const stored = ctx.store.findToken(token, "access");
+    if (!stored) throw new BearerError("invalid_token", "The access token is unknown");
+    if (stored.revoked) throw new BearerError("invalid_token", "The access token has been revoked");
+    if (stored.expiresAt !== undefined && stored.expiresAt <= ctx.store.now()) {
+      throw new BearerError("invalid_token", "The access token has expired");
+    }
+    if (!ctx.store.hasAccount(stored.account)) throw new BearerError("invalid_token", "The account no longer exists");
+    c.set("account", stored.account);
+    await next();
+  };
+}
+
+/** Validation of a webhook create request (spec §2.1, §4.3): `event` one of spec §6, `url` absolute http(s). */
+export const WebhookCreateSchema = z.object({
+  event: z.enum(EVENTS, { error: "must be one of the 14 event names of spec §6" }),
+  url: z
+    .string({ error: "must be a string" })
+    .min(1, "is required")
+    .max(MAX_URL_LENGTH, `must be at most ${MAX_URL_LENGTH} characters`)
+    .refine(isHttpUrl, "must be an absolute http or https URL"),
+});
+
+/**
+ * Whether `value` is an absolute `http:` or `https:` URL with a host, written out in full: the authority must be
+ * present as typed (so `https:///x`, which WHATWG URL parsing would repair into `https://x/`, is refused) and no
+ * whitespace or control characters may appear.
+ */
+export function isHttpUrl(value: string): boolean {
+  // eslint-disable-next-line no-control-regex
+  if (!/^https?:\/\/[^/?#\\]/i.test(value) || /[\s\u0000-\u001f\u007f]/.test(value)) return false;
+  try {
+    const url = new URL(value);
+    return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
+  } catch {
+    return false;
+  }
+}
+
+/**
+ * Validates `{ event, url }` and returns it, or the 422 field errors: `[{ field: "event", message, allowed }, {
+ * field: "url", message }]` (only the failing fields).
+ */
+export function validateWebhook(
+  params: Record<string, unknown>,
+): { ok: true; event: WebhookEvent; url: string } | { ok: false; errors: FieldError[] } {
+  const result = WebhookCreateSchema.safeParse({ event: params["event"], url: params["url"] });
+  if (result.success) return { ok: true, event: result.data.event, url: result.data.url };
+  const errors: FieldError[] = [];
+  for (const field of ["event", "url"] as const) {
+    const issue = result.error.issues.find((i) => i.path[0] === field);
+    if (!issue) continue;
+    const missing = params[field] === undefined || params[field] === null || params[field] === "";
+    const message = missing ? "is required" : issue.message;
+    errors.push(field === "event" ? { field, message, allowed: EVENTS } : { field, message });
+  }
+  return { ok: false, errors };
+}
+
+/** The 422 `validation_failed` error for field errors. */
+export function validationFailed(errors: FieldError[]): ApiError {
+  return new ApiError(
+    422,
+    "validation_failed",
+    `Invalid webhook: ${errors.map((e) => `${e.field} ${e.message}`).join("; ")}`,
+    errors,
+  );
+}
+
+/** The public URL of a webhook: `{base_url}/v1/webhooks/<id>`. */
+export function webhookHref(ctx: EmulatorContext, id: string): string {
+  return `${ctx.baseUrl()}/v1/webhooks/${encodeURIComponent(id)}`;
+}
+
+/** Registers `/v1/*` on `app` (auth middleware, webhook routes, JSON 404/405). */
+export function registerApiRoutes(app: Hono<AppEnv>, ctx: EmulatorContext): void {
+  app.use("/v1/*", bearerAuth(ctx)); // also matches "/v1" itself
+  app.post("/v1/webhooks", (c) => createWebhook(c, ctx));
+  app.all("/v1/webhooks", () => {
+    throw methodNotAllowed(["POST"]);
+  });
+  app.delete("/v1/webhooks/:id", (c) => deleteWebhook(c, ctx));
+  app.all("/v1/webhooks/:id", () => {
+    throw methodNotAllowed(["DELETE"]);
+  });
+  app.all("/v1/*", () => {
+    throw notFound("No such resource");
+  });
+}
+
+/**
+ * `POST /v1/webhooks` (spec §4.3). Body JSON or form: `{ event, url }`.
+ * 201 `{ webhook: { id, event, url, state: "active", href } }` + `Location`, trimmed by the `webhookIdShape` option.
+ * Errors: 400 malformed body, 415 content type, 422 `validation_failed` with `errors`.
+ */
+async function createWebhook(c: Context<AppEnv>, ctx: EmulatorContext): Promise<Response> {
+  const { params } = await readBodyParams(c);
+  const checked = validateWebhook(params);
+  if (!checked.ok) throw validationFailed(checked.errors);
+  const webhook = ctx.store.createWebhook(c.get("account"), checked.event, checked.url);
+  return c.json({ webhook: createResponseBody(ctx, webhook) }, 201, createResponseHeaders(ctx, webhook));
+}
+
+/** The `webhook` object of a create answer, per `webhookIdShape`. */
+function createResponseBody(ctx: EmulatorContext, webhook: StoredWebhook): Record<string, string> {
+  const shape = ctx.options.webhookIdShape;
+  const body: Record<string, string> = {};
+  if (shape === "id") body["id"] = webhook.id;
+  body["event"] = webhook.event;
+  body["url"] = webhook.url;
+  body["state"] = webhook.state;
+  if (shape === "id" || shape === "href") body["href"] = webhookHref(ctx, webhook.id);
+  return body;
+}
+
+function createResponseHeaders(ctx: EmulatorContext, webhook: StoredWebhook): Record<string, string> {
+  return ctx.options.webhookIdShape === "none" ? {} : { Location: webhookHref(ctx, webhook.id) };
+}
+
+/** `DELETE /v1/webhooks/:id` (spec §4.4): 204 empty; 404 `not_found` for an unknown id or another account's. */
+function deleteWebhook(c: Context<AppEnv>, ctx: EmulatorContext): Response {
+  const id = c.req.param("id") ?? "";
+  if (!ctx.store.deleteWebhook(c.get("account"), id)) throw notFound(`No webhook with id ${JSON.stringify(id.slice(0, 100))}`);
+  return c.body(null, 204);
+}

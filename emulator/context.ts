@@ -1,0 +1,39 @@
+/**
+ * What every route module of the emulator shares: the store, resolved options, the fault controller, the delivery
+ * engine and request statistics.
+ */
+import type { Store } from "./store.js";
+import type { FaultController } from "./faults.js";
+import type { DeliveryEngine } from "./deliveries.js";
+import type { Stats } from "./stats.js";
+import type { WebhookIdShape } from "./types.js";
+
+/** Options after defaults are applied. Durations in seconds unless the name says otherwise. */
+export interface ResolvedOptions {
+  accessTokenTtlSeconds: number;
+  rotateRefreshTokens: boolean;
+  /** Username to approve as without a consent page, or `undefined` to show the page. */
+  autoApproveAccount: string | undefined;
+  webhookIdShape: WebhookIdShape;
+  bodyLimitBytes: number;
+  log: ((line: string) => void) | undefined;
+}
+
+/** Shared state of one running emulator. `baseUrl()` is `http://127.0.0.1:PORT` once listening. */
+export interface EmulatorContext {
+  store: Store;
+  options: ResolvedOptions;
+  faults: FaultController;
+  deliveries: DeliveryEngine;
+  stats: Stats;
+  baseUrl(): string;
+}
+
+/** Hono environment of the emulator app: node-server bindings plus per-request variables. */
+export interface AppEnv {
+  Bindings: import("@hono/node-server").HttpBindings;
+  Variables: {
+    /** Account of the bearer token, set by the `/v1` auth middleware. */
+    account: string;
+  };
+}

@@ -1,0 +1,164 @@
+/**
+ * Event deliveries (spec §6): the emulator POSTs the event's record (spec §2.3–2.6) as JSON to every webhook of the
+ * account registered for the event, with `X-Helpdesk-Event: <event>`, `X-Helpdesk-Delivery: <delivery id>` and
+ * `User-Agent: helpdesk-emulator`. A network error or a non-2xx answer is retried with exponential backoff (spec §6
+ * leaves retries open; defaults: 4 attempts, 0.5 s × 2^(n-1) before retry n). Redirects are not followed.
+ */
+import { Agent, request } from "undici";
+import type { WebhookEvent } from "../sdk/events.js";
+import type { Store, DeliveryLogEntry } from "./store.js";
+import type { DeliveryRetryOptions } from "./types.js";
+import { randomId } from "./secrets.js";
+import { buildRecord } from "./samples.js";
+import type { FieldError } from "./errors.js";
+
+/** Result of {@link DeliveryEngine.trigger}: the queued delivery ids (one per matching webhook), or field errors. */
+export type TriggerResult = { ok: true; deliveries: string[] } | { ok: false; errors: FieldError[] };
+
+/** Sends deliveries and records them in the store's delivery log. */
+export class DeliveryEngine {
+  private readonly attempts: number;
+  private readonly baseDelayMs: number;
+  private readonly timeoutMs: number;
+  private readonly agent: Agent;
+  private readonly waiting = new Map<NodeJS.Timeout, DeliveryLogEntry>();
+  private readonly inflight = new Set<AbortController>();
+  private readonly idle = new Set<() => void>();
+  private active = 0;
+  private seq = 0;
+  private closed = false;
+
+  /**
+   * @param store where deliveries are logged and webhooks looked up
+   * @param baseUrl the emulator's `{base_url}` (for record links)
+   * @param retry attempts, backoff base (ms) and per-attempt timeout (ms)
+   */
+  constructor(
+    private readonly store: Store,
+    private readonly baseUrl: () => string,
+    retry: DeliveryRetryOptions = {},
+  ) {
+    this.attempts = Math.max(1, Math.floor(retry.attempts ?? 4));
+    this.baseDelayMs = Math.max(0, retry.baseDelayMs ?? 500);
+    this.timeoutMs = Math.max(1, retry.timeoutMs ?? 10_000);
+    this.agent = new Agent({ connect: { timeout: this.timeoutMs }, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
+  }
+
+  /**
+   * Makes `event` happen for `account`: builds its record (with `data` shallow-merged over the sample) and queues one
+   * delivery per webhook of that account registered for the event. Returns at once; attempts run in the background.
+   * @returns the delivery ids (possibly none), or field errors when `data` breaks the record's schema
+   */
+  trigger(event: WebhookEvent, account: string, data?: Record<string, unknown>): TriggerResult {
+    const seq = ++this.seq;
+    const time = new Date(this.store.now()).toISOString();
+    const built = buildRecord(event, { baseUrl: this.baseUrl(), seq, time }, data);
+    if (!built.ok) return { ok: false, errors: built.errors };
+    const body = JSON.stringify(built.record);
+    const ids: string[] = [];
+    for (const webhook of this.store.listWebhooks({ account, event })) {
+      const entry: DeliveryLogEntry = {
+        id: randomId("dlv_"),
+        time,
+        webhookId: webhook.id,
+        event,
+        url: webhook.url,
+        account,
+        status: null,
+        attempts: 0,
+        ok: false,
+        done: false,
+      };
+      this.store.addDelivery(entry);
+      ids.push(entry.id);
+      this.active++;
+      void this.attempt(entry, body);
+    }
+    return { ok: true, deliveries: ids };
+  }
+
+  /** Resolves when no delivery is pending (used by tests and `close()`). */
+  whenIdle(): Promise<void> {
+    if (this.active === 0) return Promise.resolve();
+    return new Promise((resolve) => this.idle.add(resolve));
+  }
+
+  private async attempt(entry: DeliveryLogEntry, body: string): Promise<void> {
+    if (this.closed) return this.finish(entry, false, "emulator closed before the delivery finished");
+    entry.attempts++;
+    const abort = new AbortController();
+    this.inflight.add(abort);
+    let error: string | undefined;
+    try {
+      const response = await request(entry.url, {
+        method: "POST",
+        body,
+        headers: {
+          "content-type": "application/json",
+          "user-agent": "helpdesk-emulator",
+          "x-helpdesk-event": entry.event,
+          "x-helpdesk-delivery": entry.id,
+        },
+        dispatcher: this.agent,
+        signal: abort.signal,
+      });
+      await response.body.dump({ limit: 64 * 1024 }).catch(() => undefined);
+      entry.status = response.statusCode;
+      if (response.statusCode >= 200 && response.statusCode < 300) {
+        delete entry.error;
+        return this.finish(entry, true);
+      }
+      error = `receiver answered HTTP ${response.statusCode}`;
+    } catch (e) {
+      entry.status = null;
+      error = describeNetworkError(e);
+    } finally {
+      this.inflight.delete(abort);
+    }
+    entry.error = error;
+    if (entry.attempts >= this.attempts || this.closed) return this.finish(entry, false, error);
+    this.store.deliveryUpdated();
+    const delay = this.baseDelayMs * 2 ** (entry.attempts - 1);
+    const timer = setTimeout(() => {
+      this.waiting.delete(timer);
+      void this.attempt(entry, body);
+    }, delay);
+    this.waiting.set(timer, entry);
+  }
+
+  private finish(entry: DeliveryLogEntry, ok: boolean, error?: string): void {
+    entry.ok = ok;
+    entry.done = true;
+    if (error !== undefined) entry.error = error;
+    this.store.deliveryUpdated();
+    this.active--;
+    if (this.active === 0) {
+      for (const resolve of this.idle) resolve();
+      this.idle.clear();
+    }
+  }
+
+  /** Cancels pending retries and in-flight attempts (they are logged as failed) and closes connections. */
+  async close(): Promise<void> {
+    this.closed = true;
+    // Entries waiting for a retry never run again: close them here. In-flight attempts are aborted and close
+    // themselves (their catch sees `closed`).
+    for (const [timer, entry] of this.waiting) {
+      clearTimeout(timer);
+      this.finish(entry, false, `${entry.error ?? "failed"}; emulator closed before the next retry`);
+    }
+    this.waiting.clear();
+    for (const abort of this.inflight) abort.abort();
+    await Promise.race([this.whenIdle(), new Promise((resolve) => setTimeout(resolve, 1000))]);
+    await this.agent.destroy().catch(() => undefined);
+  }
+}
+
+function describeNetworkError(error: unknown): string {
+  if (error instanceof Error) {
+    const cause = (error as { cause?: unknown }).cause;
+    const code = (error as { code?: string }).code ?? (cause as { code?: string } | undefined)?.code;
+    return code ? `${code}: ${error.message}` : error.message;
+  }
+  return String(error);
+}

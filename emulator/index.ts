@@ -1,0 +1,161 @@
+/**
+ * The local help-desk API emulator (public entry point, `pulumi-helpdesk/emulator`).
+ *
+ * It implements the whole published interface of `spec/helpdesk-api-spec.md` on 127.0.0.1: OAuth 2.0
+ * authorization-code access (spec §4.1, §4.2, §5), webhook create and delete (spec §4.3, §4.4), event deliveries
+ * (spec §6), plus a web page for people, inspection routes under `/_emulator`, fault injection and durability.
+ *
+ * @example
+ * ```ts
+ * const emulator = await startEmulator({ autoApprove: true });
+ * // ... point the provider at emulator.url ...
+ * await emulator.close();
+ * ```
+ */
+import { createServer } from "node:http";
+import type { AddressInfo, Socket } from "node:net";
+import { getRequestListener } from "@hono/node-server";
+import { createApp } from "./app.js";
+import type { EmulatorContext, ResolvedOptions } from "./context.js";
+import { DeliveryEngine } from "./deliveries.js";
+import { FaultController } from "./faults.js";
+import { Stats } from "./stats.js";
+import { Store } from "./store.js";
+import type { EmulatorAccount, EmulatorClient, EmulatorOptions, RunningEmulator } from "./types.js";
+
+export type {
+  DeliveryRetryOptions,
+  EmulatorAccount,
+  EmulatorClient,
+  EmulatorOptions,
+  FaultOptions,
+  RunningEmulator,
+  WebhookIdShape,
+} from "./types.js";
+export type { StatsSnapshot } from "./stats.js";
+export type { DeliveryLogEntry, StoredWebhook } from "./store.js";
+
+/**
+ * The demo OAuth client registered when `clients` is not given. Its secret is a fixed, public demo value (this is a
+ * local emulator; never reuse it elsewhere).
+ */
+export const DEFAULT_CLIENT: EmulatorClient = Object.freeze({
+  clientId: "helpdesk-demo",
+  clientSecret: "demo-client-secret",
+  redirectUri: "http://127.0.0.1:8976/callback",
+  name: "pulumi-helpdesk demo",
+});
+
+/** The demo account registered when `accounts` is not given: `demo` / `demo`. */
+export const DEFAULT_ACCOUNT: EmulatorAccount = Object.freeze({ username: "demo", password: "demo" });
+
+/** Default request body limit: 1 MiB. */
+export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
+
+/** How long `close()` lets busy connections finish before cutting them, in milliseconds. */
+const CLOSE_GRACE_MS = 2000;
+
+function checkOptions(options: EmulatorOptions): void {
+  const { port, accessTokenTtlSeconds: ttl, webhookIdShape: shape, bodyLimitBytes } = options;
+  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
+    throw new Error(`startEmulator: port must be an integer 0..65535, got ${String(port)}`);
+  }
+  if (ttl !== undefined && (!Number.isInteger(ttl) || ttl < 1)) {
+    throw new Error(`startEmulator: accessTokenTtlSeconds must be a positive integer (seconds), got ${String(ttl)}`);
+  }
+  if (shape !== undefined && !["id", "href", "location", "none"].includes(shape)) {
+    throw new Error(`startEmulator: webhookIdShape must be "id", "href", "location" or "none", got ${String(shape)}`);
+  }
+  if (bodyLimitBytes !== undefined && (!Number.isInteger(bodyLimitBytes) || bodyLimitBytes < 1)) {
+    throw new Error(`startEmulator: bodyLimitBytes must be a positive integer, got ${String(bodyLimitBytes)}`);
+  }
+  for (const client of options.clients ?? []) {
+    if (!client.clientId || !client.clientSecret) throw new Error("startEmulator: every client needs clientId and clientSecret");
+    try {
+      new URL(client.redirectUri);
+    } catch {
+      throw new Error(`startEmulator: client ${client.clientId} has a redirectUri that is not an absolute URL`);
+    }
+  }
+  for (const account of options.accounts ?? []) {
+    if (!account.username) throw new Error("startEmulator: every account needs a username");
+  }
+}
+
+/**
+ * Starts an emulator on 127.0.0.1.
+ *
+ * @param options see {@link EmulatorOptions}; every field is optional
+ * @returns a {@link RunningEmulator}: `url` (`http://127.0.0.1:PORT`), `port`, `close()`
+ * @throws Error for invalid options (bad port, TTL, id shape, client redirect URI, fault rates, an `autoApprove`
+ *   username that is not an account), an unreadable data file, or when the port cannot be bound (e.g. EADDRINUSE)
+ */
+export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  checkOptions(options);
+  const now = options.now ?? Date.now;
+  const faults = new FaultController(options.faults, options.random ?? Math.random);
+  const store = new Store(now, options.dataFile);
+  await store.load();
+  const clients = options.clients ?? [DEFAULT_CLIENT];
+  const accounts = options.accounts ?? [DEFAULT_ACCOUNT];
+  for (const client of clients) store.upsertClient(client);
+  for (const account of accounts) store.upsertAccount(account);
+
+  let autoApproveAccount: string | undefined;
+  if (options.autoApprove === true) autoApproveAccount = accounts[0]?.username ?? store.accountNames()[0];
+  else if (typeof options.autoApprove === "string") autoApproveAccount = options.autoApprove;
+  if (options.autoApprove && (autoApproveAccount === undefined || !store.hasAccount(autoApproveAccount))) {
+    throw new Error(`startEmulator: autoApprove names no existing account (${String(options.autoApprove)})`);
+  }
+
+  let baseUrl = "";
+  let port = 0;
+  const resolved: ResolvedOptions = {
+    accessTokenTtlSeconds: options.accessTokenTtlSeconds ?? 7200,
+    rotateRefreshTokens: options.rotateRefreshTokens ?? false,
+    autoApproveAccount,
+    webhookIdShape: options.webhookIdShape ?? "id",
+    bodyLimitBytes: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
+    log: options.log,
+  };
+  const stats = new Stats();
+  const deliveries = new DeliveryEngine(store, () => baseUrl, options.deliveryRetry);
+  const ctx: EmulatorContext = { store, options: resolved, faults, deliveries, stats, baseUrl: () => baseUrl };
+  const app = createApp(ctx, () => port);
+
+  const server = createServer(getRequestListener(app.fetch));
+  server.on("connection", (socket: Socket) => {
+    stats.connection();
+    socket.on("error", () => undefined);
+  });
+  // CONNECT is not served; answer instead of leaving the socket hanging.
+  server.on("connect", (_req, socket: Socket) => {
+    socket.end("HTTP/1.1 405 Method Not Allowed\r\nAllow: GET, POST, PUT, DELETE\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
+  });
+
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 0, "127.0.0.1", () => {
+      server.off("error", reject);
+      resolve();
+    });
+  });
+  port = (server.address() as AddressInfo).port;
+  baseUrl = `http://127.0.0.1:${port}`;
+
+  let closing: Promise<void> | undefined;
+  const close = (): Promise<void> => {
+    closing ??= (async () => {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const force = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+      await deliveries.close();
+      await closed;
+      clearTimeout(force);
+      await store.flush();
+    })();
+    return closing;
+  };
+
+  return { url: baseUrl, port, close };
+}

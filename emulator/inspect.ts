@@ -1,0 +1,124 @@
+/**
+ * Inspection and control routes under `/_emulator` (no authentication: a loopback tool; never faulted). Bodies of
+ * POST/PUT must be JSON (`application/json`), which a cross-site HTML form cannot send.
+ *
+ * - `GET /_emulator/webhooks[?account=]` → `{ webhooks: [{ id, event, url, state, account, createdAt (ISO 8601) }] }`
+ * - `GET /_emulator/stats` → `{ requests, connections, byRoute }`; `POST /_emulator/reset-stats` → 204
+ * - `GET /_emulator/login-link[?account=]` → `{ url }`, a one-time sign-in link valid 10 minutes
+ * - `POST /_emulator/events` `{ event, account?, data? }` → 202 `{ deliveries: [id...] }`
+ * - `GET /_emulator/deliveries[?account=&webhookId=]` → `{ deliveries: [{ id, time, webhookId, event, url, status,
+ *   attempts, ok, done, account, error? }] }`
+ * - `GET /_emulator/faults` → the fault configuration; `PUT /_emulator/faults` replaces it (absent fields: off),
+ *   `PATCH /_emulator/faults` changes only the given fields; both answer the new configuration
+ */
+import type { Context, Hono } from "hono";
+import { z } from "zod";
+import { EVENTS } from "../sdk/events.js";
+import type { AppEnv, EmulatorContext } from "./context.js";
+import { ApiError, methodNotAllowed, notFound } from "./errors.js";
+import { readBodyParams } from "./body.js";
+import { FaultOptionsSchema } from "./faults.js";
+
+const onlyJson = (status: 400 | 415, message: string) =>
+  new ApiError(status, status === 415 ? "unsupported_media_type" : "invalid_request", message);
+
+const TriggerSchema = z.strictObject({
+  event: z.enum(EVENTS, { error: "must be one of the 14 event names of spec §6" }),
+  account: z.string().optional(),
+  data: z.record(z.string(), z.unknown()).optional(),
+});
+
+/** Registers `/_emulator/*` on `app`. */
+export function registerInspectRoutes(app: Hono<AppEnv>, ctx: EmulatorContext): void {
+  const requireJson = async (c: Context<AppEnv>) => {
+    const { kind, params } = await readBodyParams(c, onlyJson);
+    if (kind !== "json") throw new ApiError(415, "unsupported_media_type", "Send application/json");
+    return params;
+  };
+  const accountParam = (value: string | undefined): string | undefined => {
+    if (value === undefined) return undefined;
+    if (!ctx.store.hasAccount(value)) throw notFound(`No account ${JSON.stringify(value.slice(0, 100))}`);
+    return value;
+  };
+
+  app.get("/_emulator/webhooks", (c) => {
+    const account = c.req.query("account");
+    const webhooks = ctx.store.listWebhooks(account === undefined ? {} : { account });
+    return c.json({ webhooks });
+  });
+
+  app.get("/_emulator/stats", (c) => c.json(ctx.stats.snapshot()));
+  app.post("/_emulator/reset-stats", (c) => {
+    ctx.stats.reset();
+    return c.body(null, 204);
+  });
+
+  app.get("/_emulator/login-link", (c) => {
+    const account = accountParam(c.req.query("account")) ?? ctx.store.accountNames()[0];
+    if (account === undefined) throw notFound("No account exists");
+    const token = ctx.store.issueLoginLink(account);
+    c.header("Cache-Control", "no-store");
+    return c.json({ url: `${ctx.baseUrl()}/signin?token=${encodeURIComponent(token)}`, account, expiresInSeconds: 600 });
+  });
+
+  app.post("/_emulator/events", async (c) => {
+    const params = await requireJson(c);
+    const parsed = TriggerSchema.safeParse(params);
+    if (!parsed.success) {
+      const errors = parsed.error.issues.map((i) => {
+        const field = i.path.map(String).join(".") || "(body)";
+        return field === "event" ? { field, message: i.message, allowed: EVENTS } : { field, message: i.message };
+      });
+      throw new ApiError(422, "validation_failed", "Invalid event trigger", errors);
+    }
+    const account = accountParam(parsed.data.account) ?? ctx.store.accountNames()[0];
+    if (account === undefined) throw notFound("No account exists");
+    const result = ctx.deliveries.trigger(parsed.data.event, account, parsed.data.data);
+    if (!result.ok) throw new ApiError(422, "validation_failed", "data does not fit the event's record", result.errors);
+    return c.json({ event: parsed.data.event, account, deliveries: result.deliveries }, 202);
+  });
+
+  app.get("/_emulator/deliveries", (c) => {
+    const account = c.req.query("account");
+    const webhookId = c.req.query("webhookId");
+    const deliveries = ctx.store.listDeliveries({
+      ...(account !== undefined && { account }),
+      ...(webhookId !== undefined && { webhookId }),
+    });
+    return c.json({ deliveries });
+  });
+
+  app.get("/_emulator/faults", (c) => c.json(ctx.faults.get()));
+  app.put("/_emulator/faults", async (c) => {
+    const params = await requireJson(c);
+    const parsed = FaultOptionsSchema.safeParse(params);
+    if (!parsed.success) {
+      const errors = parsed.error.issues.map((i) => ({ field: i.path.map(String).join(".") || "(body)", message: i.message }));
+      throw new ApiError(422, "validation_failed", "Invalid fault options", errors);
+    }
+    return c.json(ctx.faults.set(parsed.data));
+  });
+  app.patch("/_emulator/faults", async (c) => {
+    const params = await requireJson(c);
+    const parsed = FaultOptionsSchema.safeParse(params);
+    if (!parsed.success) {
+      const errors = parsed.error.issues.map((i) => ({ field: i.path.map(String).join(".") || "(body)", message: i.message }));
+      throw new ApiError(422, "validation_failed", "Invalid fault options", errors);
+    }
+    return c.json(ctx.faults.set({ ...ctx.faults.get(), ...parsed.data }));
+  });
+
+  for (const [path, allow] of [
+    ["/_emulator/webhooks", ["GET", "HEAD"]],
+    ["/_emulator/stats", ["GET", "HEAD"]],
+    ["/_emulator/reset-stats", ["POST"]],
+    ["/_emulator/login-link", ["GET", "HEAD"]],
+    ["/_emulator/events", ["POST"]],
+    ["/_emulator/deliveries", ["GET", "HEAD"]],
+    ["/_emulator/faults", ["GET", "HEAD", "PUT", "PATCH"]],
+  ] as const) {
+    app.all(path, () => {
+      throw methodNotAllowed([...allow]);
+    });
+  }
+}

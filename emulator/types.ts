@@ -1,0 +1,111 @@
+/**
+ * Public option and handle types of the help-desk emulator. Re-exported by `emulator/index.ts`.
+ */
+
+/**
+ * An OAuth client registered with the emulator (spec §5 item 2: identifier, secret and redirect URI are issued in
+ * advance). `redirectUri` is compared by exact string equality (spec §5 item 3, RFC 6749 §3.1.2.3).
+ */
+export interface EmulatorClient {
+  clientId: string;
+  clientSecret: string;
+  redirectUri: string;
+  /** Application name shown on the consent page; defaults to `clientId`. */
+  name?: string;
+}
+
+/** A user account of the help desk: signs in on the consent page and the web page; owns webhooks. */
+export interface EmulatorAccount {
+  username: string;
+  password: string;
+}
+
+/**
+ * Fault injection for `/v1/*` and `/oauth/token` (never `/_emulator/*`). Every fault is decided before the request is
+ * processed, so a faulted request has no effect and can be retried safely, even a POST. Rates are shares in 0..1,
+ * drawn in this order from one random number: drop, 429, 500, 503 (their sum is capped at 1).
+ */
+export interface FaultOptions {
+  /** Added delay before each faultable request, in milliseconds. Default 0. */
+  latencyMs?: number;
+  /** Share of requests answered 429 `rate_limited` with `Retry-After` (RFC 6585 §4). Default 0. */
+  rate429?: number;
+  /** Value of `Retry-After` on 429 and 503 answers, in seconds (RFC 9110 §10.2.3). Default 1. */
+  retryAfterSeconds?: number;
+  /** Share of requests answered 500 `internal_error`. Default 0. */
+  rate500?: number;
+  /** Share of requests answered 503 `service_unavailable` with `Retry-After`. Default 0. */
+  rate503?: number;
+  /** Share of requests whose TCP connection is destroyed without any response. Default 0. */
+  dropRate?: number;
+}
+
+/** Retry policy of event deliveries (spec §6 leaves retries open). */
+export interface DeliveryRetryOptions {
+  /** Total attempts per delivery, including the first. Default 4. */
+  attempts?: number;
+  /** Delay before retry n (n = 1, 2, ...) is `baseDelayMs * 2^(n-1)` milliseconds. Default 500. */
+  baseDelayMs?: number;
+  /** Timeout of one attempt (connect + response headers), in milliseconds. Default 10000. */
+  timeoutMs?: number;
+}
+
+/** What the `webhookIdShape` option exposes in the `POST /v1/webhooks` answer; see {@link EmulatorOptions}. */
+export type WebhookIdShape = "id" | "href" | "location" | "none";
+
+/** Options of `startEmulator`. Every field is optional. */
+export interface EmulatorOptions {
+  /** TCP port on 127.0.0.1; default 0 (a free port chosen by the system). */
+  port?: number;
+  /** Registered OAuth clients; default `[DEFAULT_CLIENT]`. */
+  clients?: EmulatorClient[];
+  /** Accounts; default one account `demo` / `demo`. */
+  accounts?: EmulatorAccount[];
+  /**
+   * `true`: `GET /oauth/authorize` approves at once as the first account, without a page; a string: as that account.
+   * Default `false` (the consent page is shown).
+   */
+  autoApprove?: boolean | string;
+  /** Access token lifetime in seconds, reported as `expires_in` (RFC 6749 §5.1). Default 7200 (spec §8). */
+  accessTokenTtlSeconds?: number;
+  /** When `true`, each refresh (RFC 6749 §6) issues a new refresh token and revokes the old one. Default `false`. */
+  rotateRefreshTokens?: boolean;
+  /** Fault injection; default none. Can be changed at runtime with `PUT /_emulator/faults`. */
+  faults?: FaultOptions;
+  /**
+   * A JSON file keeping clients, accounts, codes, tokens (as SHA-256 hashes), webhooks and the delivery log across
+   * restarts. Written atomically (temp file, fsync, rename), debounced; `close()` flushes. At start the `clients` and
+   * `accounts` options are added to the stored ones (replacing same-named entries); stored ones are never removed.
+   */
+  dataFile?: string;
+  /**
+   * What the create answer of `POST /v1/webhooks` exposes, to test a client's id fallbacks:
+   * `"id"` (default): body `webhook.id` and `webhook.href`, header `Location`;
+   * `"href"`: no `webhook.id`; `"location"`: no `webhook.id` nor `webhook.href`, `Location` only;
+   * `"none"`: none of the three.
+   */
+  webhookIdShape?: WebhookIdShape;
+  /** Request log sink: one line per request, `METHOD /path STATUS 12ms` (never a query string, token or secret). */
+  log?: (line: string) => void;
+  /** Clock in milliseconds since the epoch; default `Date.now`. Drives code and token expiry and timestamps. */
+  now?: () => number;
+  /** Random source in [0, 1) for fault decisions; default `Math.random`. */
+  random?: () => number;
+  /** Retry policy of event deliveries. */
+  deliveryRetry?: DeliveryRetryOptions;
+  /** Request body limit in bytes; larger bodies get 413. Default 1 MiB (1048576). */
+  bodyLimitBytes?: number;
+}
+
+/** A started emulator. */
+export interface RunningEmulator {
+  /** Base URL, `http://127.0.0.1:PORT`, no trailing slash. This is the spec's `{base_url}`. */
+  url: string;
+  /** The TCP port it listens on. */
+  port: number;
+  /**
+   * Stops accepting connections, cancels pending delivery retries, closes idle keep-alive connections (and, after a
+   * short grace period, busy ones) and flushes the data file. Resolves when all of that is done.
+   */
+  close(): Promise<void>;
+}

@@ -1,0 +1,218 @@
+/**
+ * `pulumi-helpdesk login`, `status`, `refresh`, `logout` as a person runs them: the built CLI as a child process,
+ * the real Pulumi CLI underneath for the stack config, a real emulator on 127.0.0.1 as the help desk.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createServer } from "node:net";
+import { request } from "undici";
+import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
+import { refreshAccessToken } from "../../sdk/oauth.js";
+import { createTestProject, pulumiConfigGet, runCli, startCli, type TestProject } from "../support/cli.js";
+import { pulumiAvailable } from "../support/pulumi.js";
+
+const SECRET_KEYS = ["helpdesk:clientSecret", "helpdesk:accessToken", "helpdesk:refreshToken"];
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Plays the browser against an auto-approving emulator: GET authorize, return the redirect's Location. */
+async function approve(authorizeUrl: string): Promise<string> {
+  const response = await request(authorizeUrl);
+  await response.body.dump();
+  expect(response.statusCode).toBe(302);
+  return response.headers.location as string;
+}
+
+async function follow(url: string): Promise<{ status: number; body: string }> {
+  const response = await request(url);
+  return { status: response.statusCode, body: await response.body.text() };
+}
+
+describe.skipIf(!pulumiAvailable())("pulumi-helpdesk login / status / refresh / logout", () => {
+  let emulator: RunningEmulator;
+  let project: TestProject;
+  let redirectUri: string;
+  const remoteRedirect = "https://app.example.test/helpdesk/callback";
+  const client = { clientId: "cli-tests", clientSecret: "cli-tests-client-secret-4d2e" };
+
+  beforeAll(async () => {
+    redirectUri = `http://127.0.0.1:${await freePort()}/callback`;
+    emulator = await startEmulator({
+      port: 0,
+      autoApprove: true,
+      rotateRefreshTokens: true,
+      clients: [
+        { ...client, redirectUri, name: "CLI tests" },
+        { clientId: "cli-remote", clientSecret: "cli-remote-secret-9a1b", redirectUri: remoteRedirect, name: "CLI tests (remote redirect)" },
+      ],
+    });
+    project = createTestProject();
+  });
+
+  afterAll(async () => {
+    await emulator?.close();
+    project?.dispose();
+  });
+
+  const loginArgs = (stack: string, extra: string[] = []) => [
+    "login", "--stack", stack, "--base-url", emulator.url, "--client-id", client.clientId, "--redirect-uri", redirectUri, "--no-browser", ...extra,
+  ];
+
+  it("signs in through the loopback redirect and stores the credentials as encrypted stack config", async () => {
+    const run = startCli(loginArgs("dev"), project, { HELPDESK_CLIENT_SECRET: client.clientSecret });
+    const page = await follow(await approve(await run.authorizeUrl));
+    expect(page.status).toBe(200);
+    expect(page.body).toContain("You are signed in");
+    const { code, stdout, stderr } = await run.done;
+    expect(stderr).toContain(`wrote stack "dev" config`);
+    expect(code).toBe(0);
+    const file = project.stackFile("dev");
+    for (const key of SECRET_KEYS) {
+      const value = pulumiConfigGet(project, "dev", key);
+      expect(value, key).toBeTruthy();
+      expect(file).not.toContain(value!); // only ciphertext on disk
+      expect(stdout + stderr).not.toContain(value!); // and never printed
+      expect(file).toMatch(new RegExp(`${key}:\\s*\\n\\s*secure: v1:`));
+    }
+    expect(pulumiConfigGet(project, "dev", "helpdesk:clientSecret")).toBe(client.clientSecret);
+    expect(pulumiConfigGet(project, "dev", "helpdesk:baseUrl")).toBe(emulator.url);
+    expect(Date.parse(pulumiConfigGet(project, "dev", "helpdesk:tokenExpiresAt")!)).toBeGreaterThan(Date.now() + 7000 * 1000);
+  });
+
+  it("status --json reports presence and expiry, never a value", async () => {
+    const { code, stdout } = await runCli(["status", "--stack", "dev", "--json"], project);
+    expect(code).toBe(0);
+    const status = JSON.parse(stdout) as Record<string, unknown> & { accessToken: { present: boolean; expired: boolean; expiresInSeconds: number } };
+    expect(status).toMatchObject({ stack: "dev", baseUrl: emulator.url, clientId: client.clientId, redirectUri, refreshToken: { present: true }, clientSecret: { present: true } });
+    expect(status.accessToken.present).toBe(true);
+    expect(status.accessToken.expired).toBe(false);
+    expect(status.accessToken.expiresInSeconds).toBeGreaterThan(7000);
+    for (const key of SECRET_KEYS) expect(stdout).not.toContain(pulumiConfigGet(project, "dev", key)!);
+    const text = await runCli(["status", "--stack", "dev"], project);
+    expect(text.stdout).toMatch(/access token:\s+present \(secret\), expires in 1 h 59 min/);
+  });
+
+  it("refresh (rotation on) stores the new tokens, and the old refresh token stops working", async () => {
+    const before = { access: pulumiConfigGet(project, "dev", "helpdesk:accessToken")!, refresh: pulumiConfigGet(project, "dev", "helpdesk:refreshToken")! };
+    const { code, stderr } = await runCli(["refresh", "--stack", "dev"], project);
+    expect(stderr).toContain("the server issued a new refresh token");
+    expect(code).toBe(0);
+    const after = { access: pulumiConfigGet(project, "dev", "helpdesk:accessToken")!, refresh: pulumiConfigGet(project, "dev", "helpdesk:refreshToken")! };
+    expect(after.access).not.toBe(before.access);
+    expect(after.refresh).not.toBe(before.refresh);
+    await expect(refreshAccessToken({ baseUrl: emulator.url, ...client }, before.refresh)).rejects.toMatchObject({ code: "invalid_grant" });
+  });
+
+  it("logout removes the token keys and keeps the client settings", async () => {
+    const { code, stderr } = await runCli(["logout", "--stack", "dev"], project);
+    expect(code).toBe(0);
+    expect(stderr).toContain("removed helpdesk:accessToken, helpdesk:refreshToken, helpdesk:tokenExpiresAt");
+    expect(pulumiConfigGet(project, "dev", "helpdesk:accessToken")).toBeUndefined();
+    expect(pulumiConfigGet(project, "dev", "helpdesk:refreshToken")).toBeUndefined();
+    expect(pulumiConfigGet(project, "dev", "helpdesk:clientId")).toBe(client.clientId);
+    const status = JSON.parse((await runCli(["status", "--stack", "dev", "--json"], project)).stdout) as { accessToken: { present: boolean } };
+    expect(status.accessToken.present).toBe(false);
+  });
+
+  it("logs in again with no flags: settings come from the stack config", async () => {
+    const run = startCli(["login", "--stack", "dev", "--no-browser"], project);
+    await follow(await approve(await run.authorizeUrl));
+    expect((await run.done).code).toBe(0);
+    expect(pulumiConfigGet(project, "dev", "helpdesk:accessToken")).toBeTruthy();
+  });
+
+  it("--no-browser with a redirect URI elsewhere: takes the pasted redirect URL from stdin", async () => {
+    const run = startCli(
+      ["login", "--stack", "remote", "--base-url", emulator.url, "--client-id", "cli-remote", "--redirect-uri", remoteRedirect, "--no-browser"],
+      project,
+      { HELPDESK_CLIENT_SECRET: "cli-remote-secret-9a1b" },
+    );
+    const location = await approve(await run.authorizeUrl);
+    expect(location.startsWith(`${remoteRedirect}?`)).toBe(true);
+    run.child.stdin.end(`${location}\n`);
+    const { code, stderr } = await run.done;
+    expect(stderr).toContain("paste the URL you were redirected to");
+    expect(code).toBe(0);
+    expect(pulumiConfigGet(project, "remote", "helpdesk:accessToken")).toBeTruthy();
+  });
+
+  it("rejects a redirect whose state differs, and writes nothing", async () => {
+    const run = startCli(loginArgs("wrongstate"), project, { HELPDESK_CLIENT_SECRET: client.clientSecret });
+    const location = new URL(await approve(await run.authorizeUrl));
+    location.searchParams.set("state", "forged-state");
+    await follow(location.href);
+    const { code, stderr } = await run.done;
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/error: login failed: .*state/);
+    expect(pulumiConfigGet(project, "wrongstate", "helpdesk:accessToken")).toBeUndefined();
+  });
+
+  it("a redirect URI other than the registered one gets the help desk's error page, never a redirect", async () => {
+    const wrong = `http://127.0.0.1:${await freePort()}/not-registered`;
+    const run = startCli(["login", "--stack", "mismatch", "--base-url", emulator.url, "--client-id", client.clientId, "--redirect-uri", wrong, "--no-browser", "--timeout", "2"], project, {
+      HELPDESK_CLIENT_SECRET: client.clientSecret,
+    });
+    const response = await request(await run.authorizeUrl);
+    expect(response.statusCode).toBe(400);
+    expect(response.headers.location).toBeUndefined();
+    expect(await response.body.text()).toMatch(/redirect_uri/i);
+    const { code, stderr } = await run.done;
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/timed out after 2 s/);
+  });
+
+  it("times out with a clear message when the browser never comes back", async () => {
+    const { code, stderr } = await runCli(loginArgs("timeout", ["--timeout", "1"]), project, { HELPDESK_CLIENT_SECRET: client.clientSecret });
+    expect(code).toBe(1);
+    expect(stderr).toContain(`error: timed out after 1 s waiting for the browser to come back to ${redirectUri}`);
+  });
+
+  it("says so when the redirect port is already taken", async () => {
+    const port = Number(new URL(redirectUri).port);
+    const blocker = createServer().listen(port, "127.0.0.1");
+    await new Promise((resolve) => blocker.once("listening", resolve));
+    try {
+      const { code, stderr } = await runCli(loginArgs("busy"), project, { HELPDESK_CLIENT_SECRET: client.clientSecret });
+      expect(code).toBe(1);
+      expect(stderr).toContain(`127.0.0.1:${port} is already in use`);
+    } finally {
+      blocker.close();
+    }
+  });
+
+  it("non-interactive: never prompts, says which flags or env vars to set (exit 2)", async () => {
+    const { code, stderr } = await runCli(["login", "--stack", "ci", "--base-url", emulator.url], project);
+    expect(code).toBe(2);
+    expect(stderr).toContain("no terminal to ask on");
+    expect(stderr).toMatch(/--client-id\s+or env HELPDESK_CLIENT_ID/);
+    expect(stderr).toMatch(/--client-secret\s+or env HELPDESK_CLIENT_SECRET/);
+    expect(stderr).toMatch(/--redirect-uri\s+or env HELPDESK_REDIRECT_URI/);
+    expect(pulumiConfigGet(project, "ci", "helpdesk:baseUrl")).toBeUndefined(); // nothing written, no stack created
+    const fresh = createTestProject();
+    try {
+      const noStack = await runCli(["status"], fresh);
+      expect(noStack.code).toBe(2);
+      expect(noStack.stderr).toContain("pass --stack");
+    } finally {
+      fresh.dispose();
+    }
+  });
+
+  it("rejects malformed settings and unknown flags with exit code 2", async () => {
+    const bad = await runCli(["login", "--stack", "bad", "--base-url", "helpdesk.example.com", "--client-id", "x", "--client-secret", "y", "--redirect-uri", redirectUri], project);
+    expect(bad.code).toBe(2);
+    expect(bad.stderr).toMatch(/--base-url "helpdesk.example.com" is not an absolute URL/);
+    const unknown = await runCli(["login", "--frobnicate"], project);
+    expect(unknown.code).toBe(2);
+    expect(unknown.stderr).toContain("unknown option '--frobnicate'");
+    const help = await runCli(["status", "--help"], project);
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("Examples:");
+  });
+});

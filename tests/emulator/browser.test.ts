@@ -1,0 +1,214 @@
+/**
+ * Browser tests of the emulator's pages with playwright-core driving the system Chromium (`/usr/bin/chromium`,
+ * Debian package `chromium`): the webhooks page (sign in, add, send an event, see the delivery, delete) and the
+ * OAuth consent page (Approve → callback with code + state; Deny → error=access_denied).
+ *
+ * Without Chromium the suite is skipped locally, and FAILS when `CI=true`.
+ */
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { chromium } from "playwright-core";
+import type { BrowserContext, Page } from "playwright-core";
+import { startEmulator } from "../../emulator/index.js";
+import type { EmulatorClient, RunningEmulator } from "../../emulator/index.js";
+import { authorizeUrl, exchange, http, startReceiver, waitFor } from "./helpers.js";
+
+const CHROMIUM = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium";
+const haveChromium = existsSync(CHROMIUM);
+const inCi = process.env["CI"] === "true";
+
+if (!haveChromium && inCi) {
+  test("Chromium is installed (required when CI=true)", () => {
+    throw new Error(`Chromium not found at ${CHROMIUM}: install the Debian package "chromium" (apt-get install -y chromium)`);
+  });
+}
+
+describe.skipIf(!haveChromium)("emulator pages in Chromium", () => {
+  let context: BrowserContext;
+  let profile: string;
+
+  beforeAll(async () => {
+    profile = await mkdtemp(join(tmpdir(), "helpdesk-chromium-"));
+    context = await chromium.launchPersistentContext(profile, {
+      executablePath: CHROMIUM,
+      headless: true,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-quic",
+        "--no-first-run",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+      ],
+    });
+  }, 60_000);
+
+  afterAll(async () => {
+    await context?.close();
+    if (profile) await rm(profile, { recursive: true, force: true });
+  });
+
+  async function freshPage(): Promise<Page> {
+    await context.clearCookies();
+    return context.newPage();
+  }
+
+  test("sign in, add a webhook, send an event, see the delivery, delete the webhook", async () => {
+    const receiver = await startReceiver();
+    const emulator = await startEmulator({ deliveryRetry: { attempts: 2, baseDelayMs: 50 } });
+    const page = await freshPage();
+    try {
+      await page.goto(emulator.url + "/");
+      await page.fill("#username", "demo");
+      await page.fill("#password", "wrong");
+      await page.click("#signin");
+      await expect.poll(() => page.textContent("[role=alert]")).toContain("Wrong username or password");
+      await page.fill("#password", "demo");
+      await page.click("#signin");
+      await page.waitForSelector("#account");
+      expect(await page.textContent("#account")).toBe("demo");
+
+      // A rejected URL is shown with its error and nothing is created.
+      await page.selectOption("#event", "ticket_opened");
+      await page.fill("#url", "ftp://nope");
+      await page.click("#add");
+      await expect.poll(() => page.textContent("[role=alert]")).toContain("url");
+      expect((await http(`${emulator.url}/_emulator/webhooks`)).json.webhooks).toEqual([]);
+
+      await page.selectOption("#event", "ticket_opened");
+      await page.fill("#url", receiver.url);
+      await page.click("#add");
+      await page.waitForSelector("#webhooks tbody tr[data-webhook-id]");
+      const row = page.locator("#webhooks tbody tr[data-webhook-id]");
+      await expect.poll(() => row.count()).toBe(1);
+      expect(await row.textContent()).toContain(receiver.url);
+      expect(await row.textContent()).toContain("ticket_opened");
+      expect(await row.textContent()).toContain("active");
+
+      await page.selectOption("#trigger-event", "ticket_opened");
+      await page.click("#send");
+      await waitFor(() => receiver.received.length === 1, 5000, "the delivery");
+      expect(receiver.received[0]!.headers["x-helpdesk-event"]).toBe("ticket_opened");
+      await expect
+        .poll(async () => {
+          await page.reload();
+          return page.textContent("#deliveries tbody");
+        })
+        .toContain("200 ok");
+      expect(await page.textContent("#webhooks tbody")).toContain("200 ok");
+
+      await mkdir("test-results", { recursive: true });
+      await page.screenshot({ path: "test-results/emulator-page.png", fullPage: true });
+
+      await page.click("#webhooks tbody tr[data-webhook-id] button.danger");
+      await page.waitForSelector("text=Webhook deleted.");
+      expect(await page.locator("#webhooks tbody tr[data-webhook-id]").count()).toBe(0);
+      expect((await http(`${emulator.url}/_emulator/webhooks`)).json.webhooks).toEqual([]);
+    } finally {
+      await page.close();
+      await emulator.close();
+      await receiver.close();
+    }
+  });
+
+  test("a one-time sign-in link signs the browser in; a second use is refused", async () => {
+    const emulator = await startEmulator();
+    const page = await freshPage();
+    try {
+      const link = (await http(`${emulator.url}/_emulator/login-link?account=demo`)).json.url as string;
+      await page.goto(link);
+      await page.waitForSelector("#account");
+      await context.clearCookies();
+      const second = await page.goto(link);
+      expect(second?.status()).toBe(400);
+    } finally {
+      await page.close();
+      await emulator.close();
+    }
+  });
+
+  describe("consent page", () => {
+    let emulator: RunningEmulator;
+    let client: EmulatorClient;
+    let callback: { url: string; hits: URL[]; close(): Promise<void> };
+
+    beforeAll(async () => {
+      const hits: URL[] = [];
+      const server = createServer((req, res) => {
+        hits.push(new URL(req.url ?? "/", "http://127.0.0.1"));
+        res.setHeader("content-type", "text/html");
+        res.end("<!doctype html><title>callback</title><p>You can close this window.</p>");
+      });
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      const port = (server.address() as AddressInfo).port;
+      callback = {
+        url: `http://127.0.0.1:${port}/callback`,
+        hits,
+        close: () => new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+      };
+      client = { clientId: "browser-app", clientSecret: "browser-secret", redirectUri: callback.url, name: "Browser Test App" };
+      emulator = await startEmulator({ clients: [client] });
+    });
+
+    afterAll(async () => {
+      await emulator?.close();
+      await callback?.close();
+    });
+
+    test("Approve → the callback receives code and state; the code is exchangeable", async () => {
+      const page = await freshPage();
+      try {
+        await page.goto(authorizeUrl(emulator.url, client, { state: "approve-state" }));
+        expect(await page.textContent("#app-name")).toBe("Browser Test App");
+        await page.fill("#username", "demo");
+        await page.fill("#password", "demo");
+        await Promise.all([page.waitForURL((u) => u.href.startsWith(callback.url)), page.click("#approve")]);
+        const landed = new URL(page.url());
+        expect(landed.searchParams.get("state")).toBe("approve-state");
+        const code = landed.searchParams.get("code");
+        expect(code).toBeTruthy();
+        const token = await exchange(emulator.url, code!, client);
+        expect(token.status).toBe(200);
+        expect(token.json.token_type).toBe("bearer");
+      } finally {
+        await page.close();
+      }
+    });
+
+    test("Deny → the callback receives error=access_denied and state, no code", async () => {
+      const page = await freshPage();
+      try {
+        await page.goto(authorizeUrl(emulator.url, client, { state: "deny-state" }));
+        await Promise.all([page.waitForURL((u) => u.href.startsWith(callback.url)), page.click("#deny")]);
+        const landed = new URL(page.url());
+        expect(landed.searchParams.get("error")).toBe("access_denied");
+        expect(landed.searchParams.get("state")).toBe("deny-state");
+        expect(landed.searchParams.has("code")).toBe(false);
+      } finally {
+        await page.close();
+      }
+    });
+
+    test("a mismatched redirect_uri shows an error page and never leaves the emulator", async () => {
+      const page = await freshPage();
+      try {
+        const response = await page.goto(authorizeUrl(emulator.url, { ...client, redirectUri: callback.url + "/evil" }));
+        expect(response?.status()).toBe(400);
+        expect(page.url().startsWith(emulator.url)).toBe(true);
+        expect(await page.textContent("h1")).toContain("Redirect URI mismatch");
+      } finally {
+        await page.close();
+      }
+    });
+  });
+});

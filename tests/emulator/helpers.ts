@@ -1,0 +1,177 @@
+/**
+ * Helpers for the emulator test suites: real HTTP over 127.0.0.1 with undici, the OAuth dance, a receiver server.
+ */
+import { createServer } from "node:http";
+import type { IncomingHttpHeaders, Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createHash, randomBytes } from "node:crypto";
+import { request } from "undici";
+import type { Dispatcher } from "undici";
+import { DEFAULT_CLIENT, startEmulator } from "../../emulator/index.js";
+import type { EmulatorClient, EmulatorOptions, RunningEmulator } from "../../emulator/index.js";
+
+/** A response with its body read: `json` is the parsed body when it is JSON, else `undefined`. */
+export interface Answer {
+  status: number;
+  headers: IncomingHttpHeaders;
+  text: string;
+  json: any;
+}
+
+/** Sends one request and reads the whole answer. `body` objects are sent as JSON unless `form` is set. */
+export async function http(
+  url: string,
+  init: {
+    method?: Dispatcher.HttpMethod | string;
+    headers?: Record<string, string>;
+    json?: unknown;
+    form?: Record<string, string>;
+    body?: string | Buffer;
+  } = {},
+): Promise<Answer> {
+  const headers: Record<string, string> = { ...(init.headers ?? {}) };
+  let body: string | Buffer | undefined = init.body;
+  if (init.json !== undefined) {
+    headers["content-type"] ??= "application/json";
+    body = JSON.stringify(init.json);
+  } else if (init.form !== undefined) {
+    headers["content-type"] ??= "application/x-www-form-urlencoded";
+    body = new URLSearchParams(init.form).toString();
+  }
+  const res = await request(url, { method: (init.method ?? "GET") as Dispatcher.HttpMethod, headers, body });
+  const text = await res.body.text();
+  let json: unknown;
+  if (String(res.headers["content-type"] ?? "").includes("json")) {
+    try {
+      json = JSON.parse(text);
+    } catch {
+      json = undefined;
+    }
+  }
+  return { status: res.statusCode, headers: res.headers, text, json };
+}
+
+/** A PKCE verifier and its S256 challenge (RFC 7636 §4.1, §4.2). */
+export function pkce(): { verifier: string; challenge: string } {
+  const verifier = randomBytes(32).toString("base64url");
+  return { verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };
+}
+
+/** The authorize URL for a client (spec §4.1). */
+export function authorizeUrl(base: string, client: EmulatorClient, extra: Record<string, string> = {}): string {
+  const q = new URLSearchParams({
+    client_id: client.clientId,
+    response_type: "code",
+    redirect_uri: client.redirectUri,
+    state: "st-" + randomBytes(4).toString("hex"),
+    ...extra,
+  });
+  return `${base}/oauth/authorize?${q}`;
+}
+
+/** Runs the authorize step against an auto-approving emulator and returns the code from the redirect. */
+export async function getCode(base: string, client: EmulatorClient = DEFAULT_CLIENT, extra: Record<string, string> = {}): Promise<string> {
+  const res = await http(authorizeUrl(base, client, extra));
+  if (res.status !== 302) throw new Error(`authorize answered ${res.status}: ${res.text.slice(0, 200)}`);
+  const location = new URL(String(res.headers.location));
+  const code = location.searchParams.get("code");
+  if (!code) throw new Error(`no code in ${location}`);
+  return code;
+}
+
+/** Exchanges a code (spec §4.2) with client_secret_post; returns the raw answer. */
+export function exchange(base: string, code: string, client: EmulatorClient = DEFAULT_CLIENT, extra: Record<string, string> = {}): Promise<Answer> {
+  return http(`${base}/oauth/token`, {
+    method: "POST",
+    form: {
+      grant_type: "authorization_code",
+      client_id: client.clientId,
+      client_secret: client.clientSecret,
+      redirect_uri: client.redirectUri,
+      code,
+      ...extra,
+    },
+  });
+}
+
+/** Full OAuth dance against an auto-approving emulator; returns the token response body. */
+export async function login(base: string, client: EmulatorClient = DEFAULT_CLIENT): Promise<{ access_token: string; refresh_token: string; expires_in: number; token_type: string }> {
+  const res = await exchange(base, await getCode(base, client), client);
+  if (res.status !== 200) throw new Error(`token answered ${res.status}: ${res.text}`);
+  return res.json;
+}
+
+/**
+ * Full OAuth dance through the consent page as `username` (emulator without autoApprove): opens the page, posts the
+ * form with the credentials, exchanges the code.
+ */
+export async function loginAs(base: string, username: string, password: string, client: EmulatorClient = DEFAULT_CLIENT): Promise<{ access_token: string; refresh_token: string }> {
+  const page = await http(authorizeUrl(base, client));
+  const cookie = [page.headers["set-cookie"] ?? []].flat().map((c) => c.split(";")[0]).join("; ");
+  const field = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(page.text)?.[1] ?? "";
+  const res = await http(`${base}/oauth/authorize`, {
+    method: "POST",
+    headers: { cookie },
+    form: { request: field("request"), csrf: field("csrf"), decision: "approve", username, password },
+  });
+  const code = new URL(String(res.headers.location)).searchParams.get("code");
+  if (!code) throw new Error(`consent answered ${res.status}`);
+  const token = await exchange(base, code, client);
+  return token.json;
+}
+
+/** Starts an emulator with `autoApprove: true` plus `options`. */
+export function start(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  return startEmulator({ autoApprove: true, ...options });
+}
+
+/** `Authorization: Bearer` header. */
+export const bearer = (token: string): Record<string, string> => ({ authorization: `Bearer ${token}` });
+
+/** A received delivery. */
+export interface Received {
+  method: string;
+  url: string;
+  headers: IncomingHttpHeaders;
+  body: string;
+}
+
+/** A receiver on 127.0.0.1 whose answer status per request is chosen by `statusFor(n)` (n = 1, 2, ...). */
+export async function startReceiver(statusFor: (n: number) => number = () => 200): Promise<{
+  url: string;
+  received: Received[];
+  close(): Promise<void>;
+}> {
+  const received: Received[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      received.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
+      res.statusCode = statusFor(received.length);
+      res.end("ok");
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const port = (server.address() as AddressInfo).port;
+  return {
+    url: `http://127.0.0.1:${port}/hook`,
+    received,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+/** Polls `check` every 20 ms until it returns a truthy value or `timeoutMs` passes (then throws). */
+export async function waitFor<T>(check: () => Promise<T> | T, timeoutMs = 5000, what = "condition"): Promise<NonNullable<T>> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await check();
+    if (value) return value as NonNullable<T>;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 20));
+  }
+}

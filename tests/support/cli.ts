@@ -1,0 +1,95 @@
+/**
+ * Test support: runs the built `pulumi-helpdesk` command as a child process (as a person would), in a throw-away
+ * Pulumi project with a file:// backend.
+ */
+import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const cliPath = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
+
+/** A temporary Pulumi project (no program needed: the CLI only touches its config) and its backend. */
+export interface TestProject {
+  dir: string;
+  env: NodeJS.ProcessEnv;
+  /** The text of `Pulumi.<stack>.yaml` (secrets appear there only as ciphertext). */
+  stackFile(stack: string): string;
+  dispose(): void;
+}
+
+/** Creates a project directory and a file:// backend for CLI tests. */
+export function createTestProject(): TestProject {
+  const dir = mkdtempSync(join(tmpdir(), "helpdesk-cli-project-"));
+  const state = mkdtempSync(join(tmpdir(), "helpdesk-cli-state-"));
+  writeFileSync(join(dir, "Pulumi.yaml"), "name: cli-test\nruntime: nodejs\n");
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    PULUMI_BACKEND_URL: `file://${state}`,
+    PULUMI_CONFIG_PASSPHRASE: "cli-test-passphrase",
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    NO_COLOR: "1",
+    CI: "true",
+  };
+  for (const name of ["HELPDESK_BASE_URL", "HELPDESK_CLIENT_ID", "HELPDESK_CLIENT_SECRET", "HELPDESK_REDIRECT_URI", "HELPDESK_ACCESS_TOKEN"]) delete env[name];
+  return {
+    dir,
+    env,
+    stackFile: (stack) => readFileSync(join(dir, `Pulumi.${stack}.yaml`), "utf8"),
+    dispose() {
+      rmSync(dir, { recursive: true, force: true });
+      rmSync(state, { recursive: true, force: true });
+    },
+  };
+}
+
+/** A running `pulumi-helpdesk` process. */
+export interface CliRun {
+  child: ChildProcessWithoutNullStreams;
+  /** Settles with the authorize URL once the CLI prints it. */
+  authorizeUrl: Promise<string>;
+  /** Settles when the process exits. */
+  done: Promise<{ code: number | null; stdout: string; stderr: string }>;
+}
+
+/**
+ * Starts the CLI.
+ *
+ * @param args command-line arguments after `pulumi-helpdesk`
+ * @param project the project whose directory is the cwd and whose env is used
+ * @param env extra environment variables
+ */
+export function startCli(args: string[], project: TestProject, env: NodeJS.ProcessEnv = {}): CliRun {
+  const child = spawn(process.execPath, [cliPath, ...args], { cwd: project.dir, env: { ...project.env, ...env } });
+  let stdout = "";
+  let stderr = "";
+  let resolveUrl: (url: string) => void = () => undefined;
+  const authorizeUrl = new Promise<string>((resolve) => (resolveUrl = resolve));
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+    const url = /(https?:\/\/\S+\/oauth\/authorize\?\S+)/.exec(stderr)?.[1];
+    if (url) resolveUrl(url);
+  });
+  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
+    child.on("close", (code) => resolve({ code, stdout, stderr })),
+  );
+  return { child, authorizeUrl, done };
+}
+
+/** Runs the CLI to completion. */
+export async function runCli(args: string[], project: TestProject, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const run = startCli(args, project, env);
+  run.child.stdin.end();
+  return run.done;
+}
+
+/** Reads one config value of a stack with the real `pulumi config get` (secrets decrypted), or undefined. */
+export function pulumiConfigGet(project: TestProject, stack: string, key: string): string | undefined {
+  try {
+    return execFileSync("pulumi", ["config", "get", key, "--stack", stack], { cwd: project.dir, env: project.env, encoding: "utf8", stdio: "pipe" }).trim();
+  } catch {
+    return undefined;
+  }
+}
