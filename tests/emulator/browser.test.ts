@@ -6,53 +6,29 @@
  * Without Chromium the suite is skipped locally, and FAILS when `CI=true`.
  */
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
-import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, rm } from "node:fs/promises";
+import { mkdir } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
-import { chromium } from "playwright-core";
 import type { BrowserContext, Page } from "playwright-core";
 import { startEmulator } from "../../emulator/index.js";
 import type { EmulatorClient, RunningEmulator } from "../../emulator/index.js";
 import { authorizeUrl, exchange, http, startReceiver, waitFor } from "./helpers.js";
+import { chromiumAvailable, launchChromium } from "../support/browser.js";
 
-const CHROMIUM = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium";
-const haveChromium = existsSync(CHROMIUM);
-const inCi = process.env["CI"] === "true";
-
-if (!haveChromium && inCi) {
-  test("Chromium is installed (required when CI=true)", () => {
-    throw new Error(`Chromium not found at ${CHROMIUM}: install the Debian package "chromium" (apt-get install -y chromium)`);
-  });
-}
+const haveChromium = chromiumAvailable();
 
 describe.skipIf(!haveChromium)("emulator pages in Chromium", () => {
   let context: BrowserContext;
-  let profile: string;
+
+  let browser: Awaited<ReturnType<typeof launchChromium>>;
 
   beforeAll(async () => {
-    profile = await mkdtemp(join(tmpdir(), "helpdesk-chromium-"));
-    context = await chromium.launchPersistentContext(profile, {
-      executablePath: CHROMIUM,
-      headless: true,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
+    browser = await launchChromium();
+    context = browser.context;
   }, 60_000);
 
   afterAll(async () => {
-    await context?.close();
-    if (profile) await rm(profile, { recursive: true, force: true });
+    await browser?.close();
   });
 
   async function freshPage(): Promise<Page> {
