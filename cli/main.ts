@@ -8,7 +8,9 @@ import { runEmulator } from "./commands/emulator.js";
 import { logout } from "./commands/logout.js";
 import { refresh } from "./commands/refresh.js";
 import { status } from "./commands/status.js";
+import { trigger } from "./commands/trigger.js";
 import { CliError } from "./output.js";
+import { EVENTS } from "../sdk/events.js";
 
 function positiveInt(name: string) {
   return (value: string): number => {
@@ -20,6 +22,14 @@ function positiveInt(name: string) {
 
 const stackOption = ["-s, --stack <name>", "stack whose config holds the credentials (default: the selected stack)"] as const;
 const cwdOption = ["-C, --cwd <dir>", "project directory holding Pulumi.yaml (default: the current directory)"] as const;
+
+function share(name: string) {
+  return (value: string): number => {
+    const n = Number(value);
+    if (!Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(`${name} must be a share from 0 to 1, got ${JSON.stringify(value)}`);
+    return n;
+  };
+}
 
 const program = new Command()
   .name("pulumi-helpdesk")
@@ -98,8 +108,23 @@ program
   .option("--rotate-refresh-tokens", "issue a new refresh token on each use and revoke the old one", false)
   .option("--data <file>", "keep clients, tokens and webhooks in this file across restarts")
   .option("--log", "log each request (method, path, status, time) to stderr", false)
-  .addHelpText("after", "\nExample:\n  $ pulumi-helpdesk emulator --port 8080 --auto-approve")
+  .option("--latency <ms>", "fault: added delay before each API request, in milliseconds", positiveInt("--latency"), 0)
+  .option("--rate-429 <share>", "fault: share (0..1) of API requests answered 429 with Retry-After", share("--rate-429"), 0)
+  .option("--rate-503 <share>", "fault: share (0..1) of API requests answered 503 with Retry-After", share("--rate-503"), 0)
+  .option("--rate-500 <share>", "fault: share (0..1) of API requests answered 500", share("--rate-500"), 0)
+  .option("--drop-rate <share>", "fault: share (0..1) of API connections dropped without an answer", share("--drop-rate"), 0)
+  .addHelpText("after", "\nExamples:\n  $ pulumi-helpdesk emulator --port 8080 --auto-approve\n  $ pulumi-helpdesk emulator --data ./helpdesk.json --rate-429 0.3 --latency 200")
   .action(runEmulator);
+
+program
+  .command("trigger")
+  .description("Make a running emulator deliver an event to the webhooks registered for it, and show the deliveries.")
+  .argument("<event>", `one of: ${EVENTS.join(", ")}`)
+  .option("--base-url <url>", "emulator base URL (env HELPDESK_BASE_URL; default http://127.0.0.1:8080)")
+  .option("--account <name>", "account whose webhooks receive it (default: the emulator's first account)")
+  .option("--wait <seconds>", "how long to wait for the deliveries, in seconds", positiveInt("--wait"), 30)
+  .addHelpText("after", "\nExample:\n  $ pulumi-helpdesk trigger ticket_opened --base-url http://127.0.0.1:8080")
+  .action(trigger);
 
 try {
   await program.parseAsync(process.argv);

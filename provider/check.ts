@@ -1,6 +1,6 @@
 import type * as pulumi from "@pulumi/pulumi";
 import { z } from "zod";
-import { EVENTS } from "../sdk/events.js";
+import { EVENTS, nearestEvent } from "../sdk/events.js";
 
 /**
  * The string Pulumi puts in place of a value that is not known yet during preview (for example another resource's
@@ -67,34 +67,4 @@ export function describeBadUrl(url: unknown): string | undefined {
     return `url must use http or https, got "${parsed.protocol.replace(/:$/, "")}"`;
   }
   return undefined;
-}
-
-/**
- * The event name closest to `input` by edit distance, when it is close enough to be a likely typo.
- *
- * @param input a misspelled event name
- * @returns an entry of {@link EVENTS}, or undefined when none is within a third of the input's length
- */
-export function nearestEvent(input: string): string | undefined {
-  const lowered = input.trim().toLowerCase().replace(/[\s.-]+/g, "_");
-  let best: { name: string; distance: number } | undefined;
-  for (const name of EVENTS) {
-    const distance = editDistance(lowered, name);
-    if (!best || distance < best.distance) best = { name, distance };
-  }
-  return best && best.distance <= Math.max(2, Math.floor(input.length / 3)) ? best.name : undefined;
-}
-
-/** Levenshtein distance (insert, delete, substitute each cost 1). */
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }

@@ -3,7 +3,14 @@
  * like a local cloud emulator. Prints its base URL and the client a program can sign in with.
  */
 import { DEFAULT_CLIENT, startEmulator, type EmulatorOptions } from "../../emulator/index.js";
+import { request } from "undici";
 import { info, result } from "../output.js";
+
+/** A one-time sign-in link to the emulator's web page, for the person who started it. */
+async function loginLink(baseUrl: string): Promise<string> {
+  const response = await request(`${baseUrl}/_emulator/login-link`);
+  return ((await response.body.json()) as { url: string }).url;
+}
 
 /** Options of `emulator` as parsed by commander. */
 export interface EmulatorCommandOptions {
@@ -16,6 +23,11 @@ export interface EmulatorCommandOptions {
   rotateRefreshTokens: boolean;
   data?: string;
   log: boolean;
+  latency: number;
+  rate429: number;
+  rate503: number;
+  rate500: number;
+  dropRate: number;
 }
 
 /**
@@ -35,6 +47,7 @@ export async function runEmulator(options: EmulatorCommandOptions): Promise<void
     accessTokenTtlSeconds: options.tokenTtl,
     rotateRefreshTokens: options.rotateRefreshTokens,
     ...(options.data ? { dataFile: options.data } : {}),
+    faults: { latencyMs: options.latency, rate429: options.rate429, rate503: options.rate503, rate500: options.rate500, dropRate: options.dropRate },
     ...(options.log ? { log: (line: string) => process.stderr.write(`${line}\n`) } : {}),
   };
   const emulator = await startEmulator(emulatorOptions);
@@ -43,6 +56,7 @@ export async function runEmulator(options: EmulatorCommandOptions): Promise<void
   result(`client id:     ${client.clientId}`);
   result(`redirect URI:  ${client.redirectUri}`);
   result(`web page:      ${emulator.url}/ (account demo / demo)`);
+  result(`sign-in link:  ${await loginLink(emulator.url)} (one use, 10 minutes)`);
   await new Promise<void>((resolve) => {
     process.once("SIGINT", resolve);
     process.once("SIGTERM", resolve);

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
-import { checkWebhookInputs, nearestEvent, UNKNOWN } from "../../provider/check.js";
-import { EVENTS } from "../../sdk/events.js";
+import { checkWebhookInputs, UNKNOWN } from "../../provider/check.js";
+import { EVENTS, nearestEvent } from "../../sdk/events.js";
 
 describe("check (Webhook input validation)", () => {
   it("accepts every event of spec §6 with an https url", () => {
