@@ -9,4 +9,12 @@ bash "$ROOT/scripts/setup.sh" --browser
 cd "$ROOT"
 step "Type-checking everything (tests and scripts included)"
 node node_modules/typescript/bin/tsc -p tsconfig.check.json || die "type errors (see above)"
-exec node node_modules/vitest/vitest.mjs run "$@"
+mkdir -p test-results
+status=0
+node node_modules/vitest/vitest.mjs run --reporter=default --reporter=json --outputFile.json=test-results/vitest.json "$@" || status=$?
+# A plain closing line, the same in every environment: "N passed, N failed, N skipped".
+node -e '
+  const r = JSON.parse(require("fs").readFileSync("test-results/vitest.json", "utf8"));
+  console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped`);
+' || true
+exit "$status"

@@ -25,6 +25,8 @@ if [ -x "$NODE_HOME/bin/node" ]; then
 fi
 
 # step NAME: prints a step header on stderr, so stdout stays for results.
-step() { printf '\033[1m==> %s\033[0m\n' "$*" >&2; }
+step() {
+  if [ -t 2 ] && [ -z "${NO_COLOR:-}" ]; then printf '\033[1m==> %s\033[0m\n' "$*" >&2; else printf '==> %s\n' "$*" >&2; fi
+}
 # die MESSAGE: prints a clear failure and exits non-zero.
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
