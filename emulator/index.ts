@@ -33,6 +33,7 @@ export type {
   WebhookIdShape,
 } from "./types.js";
 export type { StatsSnapshot } from "./stats.js";
+export { signInAutoApproved } from "./sign-in.js";
 export type { DeliveryLogEntry, StoredWebhook } from "./store.js";
 
 /**

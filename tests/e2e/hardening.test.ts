@@ -9,11 +9,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ConfigMap } from "@pulumi/pulumi/automation/index.js";
-import { startEmulator, type EmulatorOptions, type RunningEmulator } from "../../emulator/index.js";
+import { startEmulator, type EmulatorOptions, type RunningEmulator, signInAutoApproved as signIn } from "../../emulator/index.js";
 import { CONFIG_KEYS } from "../../sdk/config.js";
 import type { TokenSet } from "../../sdk/oauth.js";
 import { heldWebhooks, setFaults } from "../support/emulator.js";
-import { signIn } from "../support/oauth.js";
 import { createTestStack, pulumiAvailable, readStateFile, type TestStack } from "../support/pulumi.js";
 
 const programDir = fileURLToPath(new URL("./program", import.meta.url));

@@ -7,14 +7,13 @@ import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request } from "undici";
-import { startEmulator, type EmulatorOptions, type RunningEmulator } from "../../emulator/index.js";
+import { startEmulator, type EmulatorOptions, type RunningEmulator, signInAutoApproved as signIn } from "../../emulator/index.js";
 import { webhookProvider } from "../../provider/index.js";
 import { HelpdeskError } from "../../provider/errors.js";
 import { CONFIG_KEYS } from "../../sdk/config.js";
 import type { TokenSet } from "../../sdk/oauth.js";
 import type { WebhookInputs } from "../../sdk/provider-contract.js";
 import { emulatorStats, heldWebhooks as held, setFaults } from "../support/emulator.js";
-import { signIn } from "../support/oauth.js";
 
 const client = { clientId: "provider-tests", clientSecret: "provider-tests-secret-0123456789", redirectUri: "http://127.0.0.1:1/cb" };
 const hook: WebhookInputs = { event: "ticket_opened", url: "https://hooks.example.test/opened" };

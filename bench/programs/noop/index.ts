@@ -1,0 +1,13 @@
+// Benchmark program (scripts/bench/bench.ts): `bench:count` NoopResources, the floor for ../webhook/index.ts.
+// Same imports, names, inputs and stack config as the Webhook program; only the resource class differs.
+import * as pulumi from "@pulumi/pulumi";
+import { EVENTS } from "pulumi-helpdesk";
+import { NoopResource } from "./noop.ts";
+
+const count = new pulumi.Config("bench").requireNumber("count");
+
+for (let i = 0; i < count; i++) {
+  new NoopResource(`hook-${i}`, { event: EVENTS[i % EVENTS.length]!, url: `https://hooks.example.test/bench/${i}` });
+}
+
+export const declared = count;
