@@ -78,7 +78,14 @@ ensure_pulumi() {
   if ! download_pulumi; then
     echo "    the official download is not reachable; building from the Go module proxy (first time: several minutes)" >&2
     command -v go >/dev/null || die "no Pulumi CLI, no download and no 'go' to build one: install Go or the Pulumi CLI $PULUMI_VERSION"
-    timed "pulumi build" bash "$ROOT/scripts/pulumi-build/build.sh" "$PULUMI_BIN" "$PULUMI_VERSION"
+    mkdir -p "$HELPDESK_CACHE"
+    local log="$HELPDESK_CACHE/pulumi-build.log"
+    local start=$SECONDS
+    if ! bash "$ROOT/scripts/pulumi-build/build.sh" "$PULUMI_BIN" "$PULUMI_VERSION" > "$log" 2>&1; then
+      tail -n 40 "$log" >&2
+      die "building the Pulumi CLI failed (full log: $log)"
+    fi
+    printf '    pulumi build: %ss (log: %s)\n' "$((SECONDS - start))" "$log" >&2
   fi
   install_shim
   pulumi_ready || die "the Pulumi CLI at $PULUMI_BIN is not v$PULUMI_VERSION after installing it"
