@@ -73,6 +73,10 @@ download_pulumi() {
 }
 
 ensure_pulumi() {
+  local sdk_version
+  sdk_version="$(node -p 'require(process.argv[1]).dependencies["@pulumi/pulumi"]' "$ROOT/package.json")"
+  [ "$sdk_version" = "$PULUMI_VERSION" ] ||
+    die "package.json pins @pulumi/pulumi $sdk_version but scripts/lib/env.sh pins the CLI at $PULUMI_VERSION: pin one version in both"
   if pulumi_ready; then install_shim; return; fi
   step "Installing the Pulumi CLI v$PULUMI_VERSION into $PULUMI_BIN"
   if ! download_pulumi; then

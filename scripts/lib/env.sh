@@ -4,8 +4,7 @@
 # Caches live under $HOME so a second clone on the same machine reuses the first clone's toolchain.
 
 PULUMI_VERSION="3.259.0"
-# The Node.js language host is built from the newest Go module that still ships it inside sdk/v3 (see
-# scripts/pulumi-build/README.md for why); it speaks the same language-runtime gRPC protocol.
+# (The Node.js language host beside it is built from sdk/v3 v3.68.0: see scripts/pulumi-build/README.md.)
 NODE_VERSION="24.21.0"
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
