@@ -173,9 +173,12 @@ describe("access tokens", () => {
   });
 
   it("renews after a 401 once for many parallel operations, and keeps a rotated refresh token in the cache", async () => {
-    const emu = await emulator({ accessTokenTtlSeconds: 1, rotateRefreshTokens: true });
+    // The emulator's clock jumps past the first token's 2-hour lifetime; renewed tokens then live 2 hours again, so
+    // a loaded machine cannot expire them mid-test (which would mean a second, legitimate renewal).
+    let skewMs = 0;
+    const emu = await emulator({ rotateRefreshTokens: true, now: () => Date.now() + skewMs });
     const tokens = await login(emu);
-    await new Promise((r) => setTimeout(r, 1100));
+    skewMs = 7300 * 1000;
     // No recorded expiry: the provider learns of it from the 401s.
     const config = fullConfig(emu, tokens, { [CONFIG_KEYS.tokenExpiresAt]: "" });
     await request(`${emu.url}/_emulator/reset-stats`, { method: "POST" }).then((r) => r.body.dump());
