@@ -18,6 +18,7 @@ import type { AppEnv, EmulatorContext } from "./context.js";
 import { ApiError, methodNotAllowed, notFound } from "./errors.js";
 import { readBodyParams } from "./body.js";
 import { FaultOptionsSchema } from "./faults.js";
+import type { FaultOptions } from "./types.js";
 
 const onlyJson = (status: 400 | 415, message: string) =>
   new ApiError(status, status === 415 ? "unsupported_media_type" : "invalid_request", message);
@@ -89,24 +90,15 @@ export function registerInspectRoutes(app: Hono<AppEnv>, ctx: EmulatorContext): 
   });
 
   app.get("/_emulator/faults", (c) => c.json(ctx.faults.get()));
-  app.put("/_emulator/faults", async (c) => {
-    const params = await requireJson(c);
-    const parsed = FaultOptionsSchema.safeParse(params);
-    if (!parsed.success) {
-      const errors = parsed.error.issues.map((i) => ({ field: i.path.map(String).join(".") || "(body)", message: i.message }));
-      throw new ApiError(422, "validation_failed", "Invalid fault options", errors);
-    }
-    return c.json(ctx.faults.set(parsed.data));
-  });
-  app.patch("/_emulator/faults", async (c) => {
-    const params = await requireJson(c);
-    const parsed = FaultOptionsSchema.safeParse(params);
-    if (!parsed.success) {
-      const errors = parsed.error.issues.map((i) => ({ field: i.path.map(String).join(".") || "(body)", message: i.message }));
-      throw new ApiError(422, "validation_failed", "Invalid fault options", errors);
-    }
-    return c.json(ctx.faults.set({ ...ctx.faults.get(), ...parsed.data }));
-  });
+  /** The fault options of a PUT or PATCH body; 422 naming each bad field. */
+  const faultBody = async (c: Context<AppEnv>): Promise<FaultOptions> => {
+    const parsed = FaultOptionsSchema.safeParse(await requireJson(c));
+    if (parsed.success) return parsed.data;
+    const errors = parsed.error.issues.map((i) => ({ field: i.path.map(String).join(".") || "(body)", message: i.message }));
+    throw new ApiError(422, "validation_failed", "Invalid fault options", errors);
+  };
+  app.put("/_emulator/faults", async (c) => c.json(ctx.faults.set(await faultBody(c))));
+  app.patch("/_emulator/faults", async (c) => c.json(ctx.faults.set({ ...ctx.faults.get(), ...(await faultBody(c)) })));
 
   for (const [path, allow] of [
     ["/_emulator/webhooks", ["GET", "HEAD"]],
