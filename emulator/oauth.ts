@@ -14,7 +14,7 @@ import { OAuthError, PageError, methodNotAllowed } from "./errors.js";
 import { readBodyParams } from "./body.js";
 import type { StoredClient } from "./store.js";
 import { checkCsrf, currentAccount, ensureCsrf, startSession } from "./cookies.js";
-import { consentPage } from "./pages/consent.js";
+import { consentPage, type ConsentView } from "./pages/consent.js";
 
 /** Syntax of a PKCE `code_challenge` (S256 → 43 base64url chars) and `code_verifier` (RFC 7636 §4.1, §4.2). */
 const PKCE_VALUE = /^[A-Za-z0-9._~-]{43,128}$/;
@@ -91,16 +91,12 @@ function authorize(c: Context<AppEnv>, ctx: EmulatorContext): Response {
   }
   const requestId = ctx.store.addPending(request);
   const account = currentAccount(c, ctx);
-  return c.html(
-    consentPage({
-      appName: client.name,
-      clientId: client.clientId,
-      redirectUri: client.redirectUri,
-      requestId,
-      csrf: ensureCsrf(c),
-      ...(account !== undefined && { account }),
-    }),
-  );
+  return c.html(renderConsent(c, client, requestId, account !== undefined ? { account } : {}));
+}
+
+/** The consent page for a pending request of `client`, with what differs between showings (account, error). */
+function renderConsent(c: Context<AppEnv>, client: StoredClient, requestId: string, extra: Pick<ConsentView, "account" | "error" | "username">): string {
+  return consentPage({ appName: client.name, clientId: client.clientId, redirectUri: client.redirectUri, requestId, csrf: ensureCsrf(c), ...extra });
 }
 
 /** Validates `client_id` and the exact `redirect_uri`; throws a 400 {@link PageError} (never redirects). */
@@ -163,18 +159,7 @@ async function consentDecision(c: Context<AppEnv>, ctx: EmulatorContext): Promis
     const password = typeof params["password"] === "string" ? params["password"] : "";
     account = ctx.store.authenticate(username, password);
     if (account === undefined) {
-      return c.html(
-        consentPage({
-          appName: client.name,
-          clientId: client.clientId,
-          redirectUri: client.redirectUri,
-          requestId,
-          csrf: ensureCsrf(c),
-          error: "Wrong username or password.",
-          username,
-        }),
-        401,
-      );
+      return c.html(renderConsent(c, client, requestId, { error: "Wrong username or password.", username }), 401);
     }
     startSession(c, ctx, account);
   }

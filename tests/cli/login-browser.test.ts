@@ -3,20 +3,10 @@
  * in Chromium (playwright-core), where the person signs in and clicks Approve or Deny.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createServer } from "node:net";
 import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
 import { chromiumAvailable, launchChromium } from "../support/browser.js";
-import { createTestProject, pulumiConfigGet, startCli, type TestProject } from "../support/cli.js";
+import { createTestProject, freePort, pulumiConfigGet, startCli, type TestProject } from "../support/cli.js";
 import { pulumiAvailable } from "../support/pulumi.js";
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 const haveChromium = chromiumAvailable();
 

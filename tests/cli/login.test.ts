@@ -7,19 +7,10 @@ import { createServer } from "node:net";
 import { request } from "undici";
 import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
 import { refreshAccessToken } from "../../sdk/oauth.js";
-import { createTestProject, pulumiConfigGet, runCli, startCli, type TestProject } from "../support/cli.js";
+import { createTestProject, freePort, pulumiConfigGet, runCli, startCli, type TestProject } from "../support/cli.js";
 import { pulumiAvailable } from "../support/pulumi.js";
 
 const SECRET_KEYS = ["helpdesk:clientSecret", "helpdesk:accessToken", "helpdesk:refreshToken"];
-
-function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
-    });
-  });
-}
 
 /** Plays the browser against an auto-approving emulator: GET authorize, return the redirect's Location. */
 async function approve(authorizeUrl: string): Promise<string> {

@@ -4,6 +4,7 @@
  */
 import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -92,4 +93,14 @@ export function pulumiConfigGet(project: TestProject, stack: string, key: string
   } catch {
     return undefined;
   }
+}
+
+/** A TCP port on 127.0.0.1 that was free a moment ago (for redirect URIs the CLI will listen on). */
+export function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
 }
