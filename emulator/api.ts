@@ -2,17 +2,14 @@
  * The `/v1` resource API of the emulator: bearer authentication (RFC 6750) and webhooks (spec §4.3, §4.4).
  */
 import type { Context, Hono, MiddlewareHandler } from "hono";
-import { z } from "zod";
 import { EVENTS } from "../sdk/events.js";
+import { webhookProblems } from "../sdk/webhook-rules.js";
 import type { WebhookEvent } from "../sdk/events.js";
 import type { AppEnv, EmulatorContext } from "./context.js";
 import type { FieldError } from "./errors.js";
 import { ApiError, BearerError, methodNotAllowed, notFound } from "./errors.js";
 import { readBodyParams } from "./body.js";
 import type { StoredWebhook } from "./store.js";
-
-/** Longest accepted webhook URL, in characters. */
-export const MAX_URL_LENGTH = 2048;
 
 /** `b64token` of RFC 6750 §2.1. */
 const B64TOKEN = /^[A-Za-z0-9\-._~+/]+=*$/;
@@ -42,58 +39,32 @@ export function bearerAuth(ctx: EmulatorContext): MiddlewareHandler<AppEnv> {
   };
 }
 
-/** Validation of a webhook create request (spec §2.1, §4.3): `event` one of spec §6, `url` absolute http(s). */
-export const WebhookCreateSchema = z.object({
-  event: z.enum(EVENTS, { error: "must be one of the 14 event names of spec §6" }),
-  url: z
-    .string({ error: "must be a string" })
-    .min(1, "is required")
-    .max(MAX_URL_LENGTH, `must be at most ${MAX_URL_LENGTH} characters`)
-    .refine(isHttpUrl, "must be an absolute http or https URL"),
-});
-
 /**
- * Whether `value` is an absolute `http:` or `https:` URL with a host, written out in full: the authority must be
- * present as typed (so `https:///x`, which WHATWG URL parsing would repair into `https://x/`, is refused) and no
- * whitespace or control characters may appear.
- */
-export function isHttpUrl(value: string): boolean {
-  // eslint-disable-next-line no-control-regex
-  if (!/^https?:\/\/[^/?#\\]/i.test(value) || /[\s\u0000-\u001f\u007f]/.test(value)) return false;
-  try {
-    const url = new URL(value);
-    return (url.protocol === "http:" || url.protocol === "https:") && url.hostname !== "";
-  } catch {
-    return false;
-  }
-}
-
-/**
- * Validates `{ event, url }` and returns it, or the 422 field errors: `[{ field: "event", message, allowed }, {
- * field: "url", message }]` (only the failing fields).
+ * Validates `{ event, url }` with the shared rule (sdk/webhook-rules.ts; the provider's `check` uses the same) and
+ * returns it, or the 422 field errors: `[{ field: "event", message, allowed }, { field: "url", message }]` (only the
+ * failing fields; each message a sentence starting with the field name that never contains the url).
  */
 export function validateWebhook(
   params: Record<string, unknown>,
 ): { ok: true; event: WebhookEvent; url: string } | { ok: false; errors: FieldError[] } {
-  const result = WebhookCreateSchema.safeParse({ event: params["event"], url: params["url"] });
-  if (result.success) return { ok: true, event: result.data.event, url: result.data.url };
-  const errors: FieldError[] = [];
-  for (const field of ["event", "url"] as const) {
-    const issue = result.error.issues.find((i) => i.path[0] === field);
-    if (!issue) continue;
-    const missing = params[field] === undefined || params[field] === null || params[field] === "";
-    const message = missing ? "is required" : issue.message;
-    errors.push(field === "event" ? { field, message, allowed: EVENTS } : { field, message });
-  }
+  const event = params["event"];
+  const url = params["url"];
+  const problems = webhookProblems({ event, url });
+  // No problem means `event` is one of EVENTS and `url` a string: the rule checked it, the casts only say so to tsc.
+  if (problems.length === 0) return { ok: true, event: event as WebhookEvent, url: url as string };
+  const errors = problems.map(({ field, reason }): FieldError =>
+    field === "event" ? { field, message: reason, allowed: EVENTS } : { field, message: reason },
+  );
   return { ok: false, errors };
 }
 
-/** The 422 `validation_failed` error for field errors. */
+/** The 422 `validation_failed` error for webhook field errors (those of {@link validateWebhook}). */
 export function validationFailed(errors: FieldError[]): ApiError {
   return new ApiError(
     422,
     "validation_failed",
-    `Invalid webhook: ${errors.map((e) => `${e.field} ${e.message}`).join("; ")}`,
+    // The messages are whole sentences that start with their field name (sdk/webhook-rules.ts).
+    `Invalid webhook: ${errors.map((e) => e.message).join("; ")}`,
     errors,
   );
 }

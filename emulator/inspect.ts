@@ -14,6 +14,7 @@
 import type { Context, Hono } from "hono";
 import { z } from "zod";
 import { EVENTS } from "../sdk/events.js";
+import { webhookEventProblem } from "../sdk/webhook-rules.js";
 import type { AppEnv, EmulatorContext } from "./context.js";
 import { ApiError, methodNotAllowed, notFound } from "./errors.js";
 import { readBodyParams } from "./body.js";
@@ -24,7 +25,8 @@ const onlyJson = (status: 400 | 415, message: string) =>
   new ApiError(status, status === 415 ? "unsupported_media_type" : "invalid_request", message);
 
 const TriggerSchema = z.strictObject({
-  event: z.enum(EVENTS, { error: "must be one of the 14 event names of spec §6" }),
+  // The event rule is the webhook's (sdk/webhook-rules.ts): the same reason, suggestion and allowed list.
+  event: z.enum(EVENTS, { error: (issue) => webhookEventProblem(issue.input) ?? "is not an event name" }),
   account: z.string().optional(),
   data: z.record(z.string(), z.unknown()).optional(),
 });

@@ -89,7 +89,7 @@ export function homePage(view: HomeView): string {
 </div>
 <div class="card">
 <h2>Add a webhook</h2>
-${view.errors?.length ? html`<div class="error" role="alert">${view.errors.map((e) => html`<div>${e.field}: ${e.message}</div>`)}</div>` : ""}
+${view.errors?.length ? html`<div class="error" role="alert">${view.errors.map((e) => html`<div>${e.message}</div>`)}</div>` : ""}
 <form method="post" action="/webhooks" class="row" id="add-webhook">
 <input type="hidden" name="csrf" value="${view.csrf}">
 <div class="fit"><label for="event">Event</label><select id="event" name="event">${eventOptions(view.draft?.event)}</select></div>
