@@ -5,8 +5,30 @@
  * process's arguments are readable by every user of the machine (`/proc/<pid>/cmdline`, `ps`).
  */
 import { spawn } from "node:child_process";
+import { statSync, type Stats } from "node:fs";
+import { dirname, join, resolve as resolvePath } from "node:path";
 import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation/index.js";
 import { CliError } from "./output.js";
+
+/**
+ * The names the `pulumi` CLI accepts for a project file, in the order it tries them in each directory (the Go SDK's
+ * `encoding.Exts`: `.json`, `.yaml`, `.yml`).
+ */
+const PROJECT_FILES = ["Pulumi.json", "Pulumi.yaml", "Pulumi.yml"] as const;
+
+/**
+ * The `pulumi` executable could not be started because it is not on PATH. Its own class so that callers which
+ * tolerate a failed Pulumi call (login reading a stack that may not exist yet) can still stop at once on this one.
+ */
+export class PulumiNotFoundError extends CliError {
+  /** Builds the one-line message that says how to install Pulumi (exit code 1). */
+  constructor() {
+    super(
+      "the Pulumi CLI (`pulumi`) was not found on PATH: install it (https://www.pulumi.com/docs/install/) or add its directory to PATH, then check with `pulumi version`",
+    );
+    this.name = "PulumiNotFoundError";
+  }
+}
 
 /** Which stack of which project: the stack name and the directory holding `Pulumi.yaml`. */
 export interface StackRef {
@@ -27,21 +49,52 @@ export interface ConfigEntry {
 }
 
 /**
- * Which stack a command works on: `--stack` when given, else the project's currently selected stack
+ * Finds the Pulumi project a command works on, by the `pulumi` CLI's own rule (`DetectProjectPathFrom`): the nearest
+ * directory, from the start directory up to the file-system root, that holds `Pulumi.json`, `Pulumi.yaml` or
+ * `Pulumi.yml`. Directories that cannot be read count as holding none, as in Pulumi. Runs no `pulumi` command.
+ *
+ * @param cwd the `--cwd` flag value, if any (default: the current directory); relative paths are taken from the
+ *   current directory
+ * @returns the absolute path of the project directory (where `Pulumi.<stack>.yaml` files live)
+ * @throws CliError (exit 2) when `--cwd` does not exist or is not a directory, or when no project file is found in
+ *   the start directory or any parent (the message names the start directory and says to use `--cwd <dir>`)
+ */
+export function findProjectDir(cwd: string | undefined): string {
+  const start = resolvePath(cwd ?? process.cwd());
+  if (cwd !== undefined) {
+    const stats = statOrUndefined(start);
+    if (!stats) throw new CliError(`--cwd ${start} does not exist: pass the directory that holds your Pulumi project's Pulumi.yaml`, 2);
+    if (!stats.isDirectory()) throw new CliError(`--cwd ${start} is not a directory: pass the directory that holds your Pulumi project's Pulumi.yaml`, 2);
+  }
+  for (let dir = start; ; dir = dirname(dir)) {
+    if (PROJECT_FILES.some((name) => statOrUndefined(join(dir, name))?.isFile())) return dir;
+    if (dirname(dir) === dir) break;
+  }
+  throw new CliError(
+    `no Pulumi.yaml in ${start} or any parent directory: run pulumi-helpdesk from your Pulumi project's directory, or pass --cwd <dir> with that directory`,
+    2,
+  );
+}
+
+/**
+ * Which stack of which project a command works on: the project is found by {@link findProjectDir} before any
+ * `pulumi` command runs; the stack is `--stack` when given, else the project's currently selected stack
  * (`pulumi stack select`).
  *
  * @param stack the `--stack` flag value, if any
  * @param cwd the `--cwd` flag value, if any (default: the current directory)
- * @throws CliError (exit 2) when no stack is given or selected
+ * @returns the stack name and the project directory (absolute; the directory holding `Pulumi.yaml`)
+ * @throws CliError (exit 2) when `--cwd` is wrong, no project is found, or no stack is given or selected;
+ *   PulumiNotFoundError (exit 1) when the selected stack must be read and `pulumi` is not on PATH
  */
 export async function resolveStackRef(stack: string | undefined, cwd: string | undefined): Promise<StackRef> {
-  const workDir = cwd ?? process.cwd();
+  const workDir = findProjectDir(cwd);
   if (stack) return { stackName: stack, workDir };
   let current: string | undefined;
   try {
     current = (await (await LocalWorkspace.create({ workDir })).stack())?.name;
   } catch (error) {
-    throw new CliError(`cannot read the selected stack in ${workDir}: ${firstLine(error)}`, 2);
+    throw pulumiFailure(error, `cannot read the selected stack in ${workDir}`, 2);
   }
   if (!current) throw new CliError("no stack selected: pass --stack <name> (or run `pulumi stack select <name>` first)", 2);
   return { stackName: current, workDir };
@@ -50,14 +103,17 @@ export async function resolveStackRef(stack: string | undefined, cwd: string | u
 /**
  * Selects the stack, creating it when it does not exist.
  *
- * @throws CliError when the directory has no Pulumi project or the backend cannot be reached (the message says which)
+ * @param ref the stack and its project directory (from {@link resolveStackRef})
+ * @param create create the stack when it does not exist (default); with `false` a missing stack is an error
+ * @throws PulumiNotFoundError when `pulumi` is not on PATH; CliError (exit 1) when the stack cannot be opened (missing
+ *   and not to be created, backend unreachable; the message carries the first line of Pulumi's error)
  */
 export async function openStack(ref: StackRef, create = true): Promise<Stack> {
   try {
     const args = { stackName: ref.stackName, workDir: ref.workDir };
     return create ? await LocalWorkspace.createOrSelectStack(args) : await LocalWorkspace.selectStack(args);
   } catch (error) {
-    throw new CliError(`cannot open stack "${ref.stackName}" in ${ref.workDir}: ${firstLine(error)}`);
+    throw pulumiFailure(error, `cannot open stack "${ref.stackName}" in ${ref.workDir}`);
   }
 }
 
@@ -100,12 +156,35 @@ function runPulumi(args: string[], cwd: string, stdin: string): Promise<void> {
     const child = spawn("pulumi", args, { cwd, stdio: ["pipe", "ignore", "pipe"], env: { ...process.env, PULUMI_SKIP_UPDATE_CHECK: "true" } });
     let stderr = "";
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", (error) => reject(new CliError(`cannot run pulumi: ${error.message}`)));
+    child.on("error", (error) => reject(pulumiFailure(error, "cannot run pulumi")));
     child.on("close", (code) =>
       code === 0 ? resolve() : reject(new CliError(`pulumi ${args.slice(0, 3).join(" ")} failed: ${stderr.trim().split("\n")[0] ?? ""}`)),
     );
     child.stdin.end(stdin);
   });
+}
+
+/** The CliError for a failed `pulumi` call: PulumiNotFoundError when it could not be started, else `context: <first line>`. */
+function pulumiFailure(error: unknown, context: string, exitCode = 1): CliError {
+  return isNotFoundOnPath(error) ? new PulumiNotFoundError() : new CliError(`${context}: ${firstLine(error)}`, exitCode);
+}
+
+/**
+ * Tells whether starting `pulumi` failed with ENOENT: a spawn error from `node:child_process`, or the Automation API's
+ * CommandError wrapping execa's (`commandResult.err`). The directory is checked before any call (findProjectDir), so
+ * ENOENT here means the executable, not the working directory.
+ */
+function isNotFoundOnPath(error: unknown): boolean {
+  const cause = (error as { commandResult?: { err?: unknown } } | undefined)?.commandResult?.err ?? error;
+  return typeof cause === "object" && cause !== null && (cause as { code?: unknown }).code === "ENOENT";
+}
+
+function statOrUndefined(path: string): Stats | undefined {
+  try {
+    return statSync(path, { throwIfNoEntry: false });
+  } catch {
+    return undefined; // EACCES, ENOTDIR, ...: Pulumi treats an unreadable directory as holding no project.
+  }
 }
 
 function firstLine(error: unknown): string {

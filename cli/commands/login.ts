@@ -12,7 +12,7 @@ import { CliError, info, result, success } from "../output.js";
 import { ask, isInteractive, readLineFromStdin } from "../prompt.js";
 import { missingSettingsError, pickClientSettings, requireHttpUrl, type ClientFlags, type ClientSettings } from "../settings.js";
 import { spinner } from "../spinner.js";
-import { openStack, readStackConfig, resolveStackRef, writeStackConfig, type ConfigEntry } from "../stack-config.js";
+import { openStack, PulumiNotFoundError, readStackConfig, resolveStackRef, writeStackConfig, type ConfigEntry } from "../stack-config.js";
 
 /** Options of `login` as parsed by commander. */
 export interface LoginOptions extends ClientFlags {
@@ -36,14 +36,19 @@ const PROMPTS: Record<keyof ClientSettings, { question: string; secret: boolean 
 /**
  * Runs the login.
  *
- * @throws CliError exit 2 on missing or malformed settings; exit 1 on a denied or failed authorization, a `state`
+ * @throws CliError exit 2 on a wrong `--cwd`, no Pulumi project, missing or malformed settings; exit 1 when `pulumi` is
+ *   not on PATH (checked before the browser step); exit 1 on a denied or failed authorization, a `state`
  *   mismatch, a timeout, a taken port or a failed config write. Messages never contain the code, a token or the
  *   client secret.
  */
 export async function login(options: LoginOptions): Promise<void> {
   const ref = await resolveStackRef(options.stack, options.cwd);
-  // Read what the stack already has without creating it: a login that fails must leave no trace.
-  const existingStack = await openStack(ref, false).catch(() => undefined);
+  // Read what the stack already has without creating it: a login that fails must leave no trace. A missing stack is
+  // fine (it is created after the sign-in); a missing `pulumi` is not, so stop before the browser step.
+  const existingStack = await openStack(ref, false).catch((error: unknown) => {
+    if (error instanceof PulumiNotFoundError) throw error;
+    return undefined;
+  });
   const existing = existingStack ? await readStackConfig(existingStack) : {};
   const settings = await completeSettings(options, existing);
   requireHttpUrl("baseUrl", settings.baseUrl);

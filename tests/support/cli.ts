@@ -20,11 +20,16 @@ export interface TestProject {
   dispose(): void;
 }
 
-/** Creates a project directory and a file:// backend for CLI tests. */
-export function createTestProject(): TestProject {
+/**
+ * Creates a project directory and a file:// backend for CLI tests.
+ *
+ * @param options `projectFile: false` leaves out `Pulumi.yaml` (a directory that is no Pulumi project, to run the CLI
+ *   in "outside a project"); default true
+ */
+export function createTestProject(options: { projectFile?: boolean } = {}): TestProject {
   const dir = mkdtempSync(join(tmpdir(), "helpdesk-cli-project-"));
   const state = mkdtempSync(join(tmpdir(), "helpdesk-cli-state-"));
-  writeFileSync(join(dir, "Pulumi.yaml"), "name: cli-test\nruntime: nodejs\n");
+  if (options.projectFile ?? true) writeFileSync(join(dir, "Pulumi.yaml"), "name: cli-test\nruntime: nodejs\n");
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     PULUMI_BACKEND_URL: `file://${state}`,
