@@ -1,7 +1,7 @@
-#!/usr/bin/env node
 /**
  * The `pulumi-helpdesk` command. Exit codes: 0 success, 1 the operation failed, 2 bad usage.
  */
+import { readFileSync } from "node:fs";
 import { Command, InvalidArgumentError } from "commander";
 import { login } from "./commands/login.js";
 import { runEmulator } from "./commands/emulator.js";
@@ -21,7 +21,7 @@ function positiveInt(name: string) {
 }
 
 const stackOption = ["-s, --stack <name>", "stack whose config holds the credentials (default: the selected stack)"] as const;
-const cwdOption = ["-C, --cwd <dir>", "project directory holding Pulumi.yaml (default: the current directory)"] as const;
+const cwdOption = ["-C, --cwd <dir>", "project directory holding Pulumi.yaml (default: the nearest one from the current directory upwards, as pulumi finds it)"] as const;
 
 function share(name: string) {
   return (value: string): number => {
@@ -31,8 +31,24 @@ function share(name: string) {
   };
 }
 
+/**
+ * The version of the installed package, read at run time from the package.json two levels above the compiled file
+ * (`dist/cli/main.js` → `package.json`), so `--version` never drifts from what was installed.
+ *
+ * @returns package.json's `version`, or "unknown" when it cannot be read (every other command still works)
+ */
+function packageVersion(): string {
+  try {
+    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: unknown };
+    return typeof pkg.version === "string" ? pkg.version : "unknown";
+  } catch {
+    return "unknown";
+  }
+}
+
 const program = new Command()
   .name("pulumi-helpdesk")
+  .version(packageVersion(), "-V, --version", "print the version of pulumi-helpdesk and exit")
   .description("Manage help-desk webhooks as code: sign a Pulumi stack in to the help desk, run the local emulator.")
   .showHelpAfterError()
   .exitOverride()

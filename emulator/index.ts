@@ -12,6 +12,8 @@
  * await emulator.close();
  * ```
  */
+// First: stop with one line on an unsupported Node.js, before any dependency is evaluated.
+import "../sdk/node-guard.js";
 import { createServer } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
 import { getRequestListener } from "@hono/node-server";
@@ -33,7 +35,7 @@ export type {
   WebhookIdShape,
 } from "./types.js";
 export type { StatsSnapshot } from "./stats.js";
-export { signInAutoApproved } from "./sign-in.js";
+export { completeAuthorizationAutoApproved, signInAutoApproved } from "./sign-in.js";
 export type { DeliveryLogEntry, StoredWebhook } from "./store.js";
 
 /**

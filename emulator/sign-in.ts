@@ -23,3 +23,24 @@ export async function signInAutoApproved(config: OAuthClientConfig): Promise<Tok
   }
   return exchangeAuthorizationCode(config, new URL(location), authorization);
 }
+
+/**
+ * Plays the browser for a sign-in that another program started (for example `pulumi-helpdesk login --no-browser`,
+ * which prints the authorize URL and listens on its loopback redirect URI): GETs the authorize URL of an emulator
+ * started with `autoApprove` (spec §4.1), then follows the redirect to the redirect URI, where that program receives
+ * the authorization code (RFC 6749 §4.1.2).
+ *
+ * @param authorizeUrl the `{base_url}/oauth/authorize?...` URL the program printed
+ * @throws Error when the authorize endpoint does not redirect, or the redirect URI does not answer 200
+ */
+export async function completeAuthorizationAutoApproved(authorizeUrl: string): Promise<void> {
+  const consent = await request(authorizeUrl);
+  await consent.body.dump();
+  const location = consent.headers.location;
+  if (consent.statusCode !== 302 || typeof location !== "string") {
+    throw new Error(`authorize answered ${consent.statusCode}, expected a 302 redirect (is autoApprove on?)`);
+  }
+  const callback = await request(location);
+  await callback.body.dump();
+  if (callback.statusCode !== 200) throw new Error(`the redirect URI answered ${callback.statusCode}, expected 200`);
+}

@@ -2,6 +2,8 @@
  * The Webhook provider implementation, loaded by the serialized shim (`sdk/webhook.ts`) inside Pulumi's dynamic
  * provider process as `pulumi-helpdesk/provider`. Never imported by a program at start-up.
  */
+// First: stop with one line on an unsupported Node.js, before any dependency is evaluated.
+import "../sdk/node-guard.js";
 import type * as pulumi from "@pulumi/pulumi";
 import type { WebhookInputs, WebhookOutputs, WebhookProviderImplementation } from "../sdk/provider-contract.js";
 import { checkWebhookInputs } from "./check.js";

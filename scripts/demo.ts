@@ -18,7 +18,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import { request } from "undici";
-import { DEFAULT_CLIENT, startEmulator } from "pulumi-helpdesk/emulator";
+import { completeAuthorizationAutoApproved, DEFAULT_CLIENT, startEmulator } from "pulumi-helpdesk/emulator";
 
 const root = resolve(import.meta.dirname, "..");
 const stackName = "demo";
@@ -75,7 +75,7 @@ function login(baseUrl: string, clientId: string, clientSecret: string, redirect
   return new Promise((resolvePromise, reject) => {
     const child = spawn(
       process.execPath,
-      [join(root, "dist/cli/main.js"), "login", "--stack", stackName, "--base-url", baseUrl, "--client-id", clientId, "--redirect-uri", redirectUri, "--no-browser", "--timeout", "60"],
+      [join(root, "dist/cli/bin.js"), "login", "--stack", stackName, "--base-url", baseUrl, "--client-id", clientId, "--redirect-uri", redirectUri, "--no-browser", "--timeout", "60"],
       { cwd: root, env: { ...env, HELPDESK_CLIENT_SECRET: clientSecret }, stdio: ["ignore", "inherit", "pipe"] },
     );
     let buffered = "";
@@ -99,15 +99,7 @@ function login(baseUrl: string, clientId: string, clientSecret: string, redirect
 
 async function actAsBrowser(authorizeUrl: string): Promise<void> {
   console.log(`    (demo) opening the sign-in URL as a browser would`);
-  const consent = await request(authorizeUrl, { method: "GET" });
-  await consent.body.dump();
-  const location = consent.headers.location;
-  if (consent.statusCode !== 302 || typeof location !== "string") {
-    throw new Error(`the authorize endpoint answered ${consent.statusCode} instead of redirecting`);
-  }
-  const callback = await request(location, { method: "GET" });
-  await callback.body.dump();
-  if (callback.statusCode !== 200) throw new Error(`the login callback answered ${callback.statusCode}`);
+  await completeAuthorizationAutoApproved(authorizeUrl);
 }
 
 interface ListedWebhook {

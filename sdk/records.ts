@@ -12,6 +12,8 @@
  *
  * This module depends on zod only (and on the sibling `./events.js` for the event names).
  */
+// First: stop with one line on an unsupported Node.js, before any dependency is evaluated.
+import "./node-guard.js";
 import { z } from "zod";
 import { isWebhookEvent } from "./events.js";
 import type { WebhookEvent } from "./events.js";

@@ -12,6 +12,9 @@ HELPDESK_CACHE="${HELPDESK_CACHE:-$HOME/.cache/pulumi-helpdesk}"
 export PULUMI_HOME="${PULUMI_HOME:-$HOME/.pulumi}"
 PULUMI_BIN="$PULUMI_HOME/versions/$PULUMI_VERSION/bin"
 NODE_HOME="$HELPDESK_CACHE/node-v$NODE_VERSION"
+# A Node.js the package does not support, only for the tests of its one-line refusal (the machine image's major).
+OLD_NODE_VERSION="20.20.2"
+OLD_NODE_HOME="$HELPDESK_CACHE/node-v$OLD_NODE_VERSION"
 
 # Offline-friendly Pulumi: no update checks, no plugin downloads.
 export PULUMI_SKIP_UPDATE_CHECK=true
