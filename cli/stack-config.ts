@@ -187,8 +187,14 @@ function statOrUndefined(path: string): Stats | undefined {
   }
 }
 
+/**
+ * The line of a failed `pulumi` call that tells a person why: Pulumi's own `error: ...` line from its stderr (the
+ * Automation API's CommandError carries it in `commandResult.stderr`, and its message format differs between
+ * `@pulumi/pulumi` versions), else the first non-empty line of the message.
+ */
 function firstLine(error: unknown): string {
-  const text = error instanceof Error ? error.message : String(error);
-  const stderr = /stderr: ([^\n]+)/.exec(text)?.[1];
-  return (stderr ?? text.split("\n").find((line) => line.trim() !== "") ?? text).trim();
+  const stderr = (error as { commandResult?: { stderr?: unknown } } | undefined)?.commandResult?.stderr;
+  const text = typeof stderr === "string" && stderr.trim() !== "" ? stderr : error instanceof Error ? error.message : String(error);
+  const pulumiError = /^error: (.+)$/m.exec(text)?.[1] ?? /stderr: ([^\n]+)/.exec(text)?.[1];
+  return (pulumiError ?? text.split("\n").find((line) => line.trim() !== "") ?? text).trim();
 }

@@ -130,4 +130,17 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk in a project, with the Pulu
     expect(code).toBe(0);
     expect(readdirSync(deep)).toEqual([]);
   });
+
+  it("a Pulumi.yaml that Pulumi cannot read: Pulumi's own reason, not the command line it ran", async () => {
+    const broken = createTestProject();
+    try {
+      writeFileSync(join(broken.dir, "Pulumi.yaml"), 'name: broken\nruntime: nodejs\ndescription: a "quoted": colon\n');
+      const { code, stderr } = await runCli(["status"], broken);
+      expect(code).not.toBe(0);
+      expect(stderr).toMatch(/invalid YAML|unmarshal/);
+      expect(stderr).not.toContain("Command failed");
+    } finally {
+      broken.dispose();
+    }
+  });
 });
