@@ -1,9 +1,9 @@
 /**
  * Headless sign-in against an auto-approving emulator, for tests, benchmarks and scripts: the real OAuth client code
- * of `sdk/oauth.ts` (state, PKCE, code exchange), with an HTTP request standing in for the browser.
+ * of `auth/oauth.ts` (state, PKCE, code exchange), with an HTTP request standing in for the browser.
  */
 import { request } from "undici";
-import { exchangeAuthorizationCode, startAuthorization, type OAuthClientConfig, type TokenSet } from "../sdk/oauth.js";
+import { exchangeAuthorizationCode, startAuthorization, type OAuthClientConfig, type TokenSet } from "../auth/oauth.js";
 
 /**
  * Runs the authorization-code flow (spec §4.1, §4.2) against an emulator started with `autoApprove`.

@@ -1,7 +1,7 @@
 import { Agent, request, type Dispatcher } from "undici";
 import { z } from "zod";
 import { HelpdeskError } from "./errors.js";
-import { excerpt, redact } from "./redact.js";
+import { excerpt, redact } from "../auth/redact.js";
 import type { RequestLimits } from "./limits.js";
 import { retryDelay, type AttemptOutcome } from "./retry.js";
 import type { TokenSource } from "./tokens.js";

@@ -4,10 +4,10 @@
  * with the refresh grant (RFC 6749 §6) once per provider process, shared by every parallel operation.
  *
  * Rotated refresh tokens are never lost: every refresh result is written to the local token cache
- * (`sdk/token-cache.ts`), which later runs read first and `pulumi-helpdesk refresh` copies back into stack config.
+ * (`auth/token-cache.ts`), which later runs read first and `pulumi-helpdesk refresh` copies back into stack config.
  */
-import { refreshAccessToken, OAuthError } from "../sdk/oauth.js";
-import { readCachedTokens, writeCachedTokens, type LineageKey } from "../sdk/token-cache.js";
+import { refreshAccessToken, OAuthError } from "../auth/oauth.js";
+import { readCachedTokens, writeCachedTokens, type LineageKey } from "../auth/token-cache.js";
 import type { Credentials } from "./credentials.js";
 import { HelpdeskError } from "./errors.js";
 

@@ -5,8 +5,8 @@
  */
 import open from "open";
 import { CONFIG_KEYS } from "../../sdk/config.js";
-import { exchangeAuthorizationCode, OAuthError, startAuthorization, type AuthorizationRequest, type TokenSet } from "../../sdk/oauth.js";
-import { clearCachedTokens } from "../../sdk/token-cache.js";
+import { exchangeAuthorizationCode, OAuthError, startAuthorization, type AuthorizationRequest, type TokenSet } from "../../auth/oauth.js";
+import { clearCachedTokens } from "../../auth/token-cache.js";
 import { isLoopbackRedirect, listenForCallback } from "../callback-server.js";
 import { CliError, info, result, success } from "../output.js";
 import { ask, isInteractive, readLineFromStdin } from "../prompt.js";

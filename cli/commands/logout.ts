@@ -3,7 +3,7 @@
  * client settings stay, so the next `login` needs no flags.
  */
 import { CONFIG_KEYS } from "../../sdk/config.js";
-import { clearCachedTokens } from "../../sdk/token-cache.js";
+import { clearCachedTokens } from "../../auth/token-cache.js";
 import { info, success } from "../output.js";
 import { openStack, readStackConfig, removeStackConfig, resolveStackRef } from "../stack-config.js";
 

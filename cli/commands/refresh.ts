@@ -4,8 +4,8 @@
  * reaches the stack config.
  */
 import { CONFIG_KEYS } from "../../sdk/config.js";
-import { OAuthError, refreshAccessToken } from "../../sdk/oauth.js";
-import { clearCachedTokens, readCachedTokens } from "../../sdk/token-cache.js";
+import { OAuthError, refreshAccessToken } from "../../auth/oauth.js";
+import { clearCachedTokens, readCachedTokens } from "../../auth/token-cache.js";
 import { CliError, info, result, success } from "../output.js";
 import { openStack, readStackConfig, resolveStackRef, writeStackConfig, type ConfigEntry } from "../stack-config.js";
 

@@ -2,7 +2,7 @@
  * `pulumi-helpdesk status`: what the stack's config says about the sign-in, without showing any credential.
  */
 import { CONFIG_KEYS } from "../../sdk/config.js";
-import { readCachedTokens } from "../../sdk/token-cache.js";
+import { readCachedTokens } from "../../auth/token-cache.js";
 import { info, result } from "../output.js";
 import { openStack, readStackConfig, resolveStackRef } from "../stack-config.js";
 

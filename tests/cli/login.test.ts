@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createServer } from "node:net";
 import { request } from "undici";
 import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
-import { refreshAccessToken } from "../../sdk/oauth.js";
+import { refreshAccessToken } from "../../auth/oauth.js";
 import { createTestProject, freePort, pulumiConfigGet, runCli, startCli, type TestProject } from "../support/cli.js";
 import { pulumiAvailable } from "../support/pulumi.js";
 

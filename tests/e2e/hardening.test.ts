@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import type { ConfigMap } from "@pulumi/pulumi/automation/index.js";
 import { startEmulator, type EmulatorOptions, type RunningEmulator, signInAutoApproved as signIn } from "../../emulator/index.js";
 import { CONFIG_KEYS } from "../../sdk/config.js";
-import type { TokenSet } from "../../sdk/oauth.js";
+import type { TokenSet } from "../../auth/oauth.js";
 import { heldWebhooks, setFaults } from "../support/emulator.js";
 import { createTestStack, pulumiAvailable, readStateFile, type TestStack } from "../support/pulumi.js";
 

@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fileURLToPath } from "node:url";
 import { startEmulator, type RunningEmulator, signInAutoApproved as signIn } from "../../emulator/index.js";
 import { CONFIG_KEYS } from "../../sdk/config.js";
-import type { TokenSet } from "../../sdk/oauth.js";
+import type { TokenSet } from "../../auth/oauth.js";
 import { heldWebhooks as emulatorWebhooks } from "../support/emulator.js";
 import { createTestStack, pulumiAvailable, readStateFile, type TestStack } from "../support/pulumi.js";
 

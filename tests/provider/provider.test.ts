@@ -11,7 +11,7 @@ import { startEmulator, type EmulatorOptions, type RunningEmulator, signInAutoAp
 import { webhookProvider } from "../../provider/index.js";
 import { HelpdeskError } from "../../provider/errors.js";
 import { CONFIG_KEYS } from "../../sdk/config.js";
-import type { TokenSet } from "../../sdk/oauth.js";
+import type { TokenSet } from "../../auth/oauth.js";
 import type { WebhookInputs } from "../../sdk/provider-contract.js";
 import { emulatorStats, heldWebhooks as held, setFaults } from "../support/emulator.js";
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { excerpt, redact } from "../../provider/redact.js";
+import { excerpt, redact } from "../../auth/redact.js";
 
 describe("redact", () => {
   it("removes known secret values wherever they appear", () => {
