@@ -9,6 +9,7 @@
  */
 import * as oauth from "oauth4webapi";
 import { fetch as undiciFetch } from "undici";
+import { registerSecret, serverText } from "./redact.js";
 
 /** The OAuth client registration of spec §5.2: issued id and secret, and the redirect URI supplied in advance. */
 export interface OAuthClientConfig {
@@ -61,9 +62,10 @@ export class OAuthError extends Error {
    * @param code stable error code
    * @param message human-readable, credential-free message
    * @param status HTTP status when known
+   * @param cause the error this one wraps (oauth4webapi's or undici's), kept for debugging; never shown as such
    */
-  constructor(code: string, message: string, status?: number) {
-    super(message);
+  constructor(code: string, message: string, status?: number, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause });
     this.name = "OAuthError";
     this.code = code;
     this.status = status;
@@ -131,6 +133,9 @@ export async function exchangeAuthorizationCode(
 ): Promise<TokenSet> {
   const as = authorizationServer(config.baseUrl);
   const client: oauth.Client = { client_id: config.clientId };
+  registerSecret(config.clientSecret);
+  registerSecret(request.codeVerifier);
+  registerSecret(new URLSearchParams(callback instanceof URL ? callback.search : callback).get("code") ?? undefined);
   let parameters: URLSearchParams;
   try {
     parameters = oauth.validateAuthResponse(as, client, callback, request.state);
@@ -167,6 +172,8 @@ export async function refreshAccessToken(
 ): Promise<TokenSet> {
   const as = authorizationServer(config.baseUrl);
   const client: oauth.Client = { client_id: config.clientId };
+  registerSecret(config.clientSecret);
+  registerSecret(refreshToken);
   const tokens = await tokenRequest("refresh", () =>
     oauth
       .refreshTokenGrantRequest(as, client, oauth.ClientSecretPost(config.clientSecret), refreshToken, requestOptions(config.baseUrl))
@@ -182,6 +189,8 @@ async function tokenRequest(what: string, call: () => Promise<oauth.TokenEndpoin
   } catch (error) {
     throw toOAuthError(error, what);
   }
+  registerSecret(response.access_token);
+  registerSecret(response.refresh_token);
   const expiresIn = typeof response.expires_in === "number" ? response.expires_in : undefined;
   return {
     accessToken: response.access_token,
@@ -194,24 +203,26 @@ async function tokenRequest(what: string, call: () => Promise<oauth.TokenEndpoin
 
 /** Maps oauth4webapi's and undici's errors to {@link OAuthError} with a message a person can act on. */
 function toOAuthError(error: unknown, what: string): OAuthError {
+  // Everything a server wrote (error codes, descriptions, messages quoting the body) is untrusted text: it passes
+  // through serverText (escapes removed, credentials removed, shortened) before it is part of a message.
+  const described = (description: string | undefined): string => (description ? `: ${serverText(description, [], 200)}` : "");
   if (error instanceof oauth.AuthorizationResponseError) {
-    const description = error.error_description ? `: ${error.error_description}` : "";
-    const hint = error.error === "access_denied" ? " (access was denied in the browser)" : "";
-    return new OAuthError(error.error, `authorization failed with ${error.error}${hint}${description}`);
+    const code = serverText(error.error, [], 64);
+    const hint = code === "access_denied" ? " (access was denied in the browser)" : "";
+    return new OAuthError(code, `authorization failed with ${code}${hint}${described(error.error_description)}`, undefined, error);
   }
   if (error instanceof oauth.ResponseBodyError) {
-    const description = error.error_description ? `: ${error.error_description}` : "";
-    return new OAuthError(error.error, `${what} failed: the token endpoint answered ${error.status} ${error.error}${description}`, error.status);
+    const code = serverText(error.error, [], 64);
+    return new OAuthError(code, `${what} failed: the token endpoint answered ${error.status} ${code}${described(error.error_description)}`, error.status, error);
   }
   if (error instanceof oauth.WWWAuthenticateChallengeError) {
-    const challenge = error.cause[0];
-    const code = challenge?.parameters.error ?? "invalid_client";
-    return new OAuthError(code, `${what} failed: the token endpoint answered ${error.status} ${code} (check the client id and secret)`, error.status);
+    const code = serverText(error.cause[0]?.parameters.error ?? "invalid_client", [], 64);
+    return new OAuthError(code, `${what} failed: the token endpoint answered ${error.status} ${code} (check the client id and secret)`, error.status, error);
   }
   if (error instanceof oauth.OperationProcessingError) {
     const code = error.code === oauth.INVALID_RESPONSE && /state/i.test(error.message) ? "state_mismatch" : "bad_response";
-    return new OAuthError(code, `${what} failed: ${error.message}`);
+    return new OAuthError(code, `${what} failed: ${serverText(error.message)}`, undefined, error);
   }
   const message = error instanceof Error ? error.message : String(error);
-  return new OAuthError("network", `${what} failed: ${message}`);
+  return new OAuthError("network", `${what} failed: ${serverText(message)}`, undefined, error);
 }

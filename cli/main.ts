@@ -9,7 +9,7 @@ import { logout } from "./commands/logout.js";
 import { refresh } from "./commands/refresh.js";
 import { status } from "./commands/status.js";
 import { trigger } from "./commands/trigger.js";
-import { CliError } from "./output.js";
+import { CliError, error as printError } from "./output.js";
 import { EVENTS } from "../sdk/events.js";
 
 function positiveInt(name: string) {
@@ -146,14 +146,14 @@ try {
   await program.parseAsync(process.argv);
 } catch (error) {
   if (error instanceof CliError) {
-    process.stderr.write(`error: ${error.message}\n`);
+    printError(error.message);
     process.exitCode = error.exitCode;
   } else if (error && typeof error === "object" && "exitCode" in error && "code" in error) {
     // commander's own exits (--help, usage errors) already printed their message.
     const code = (error as { exitCode: number; code: string }).code;
     process.exitCode = code === "commander.helpDisplayed" || code === "commander.version" ? 0 : 2;
   } else {
-    process.stderr.write(`error: ${error instanceof Error ? error.message : String(error)}\n`);
+    printError(error instanceof Error ? error.message : String(error));
     process.exitCode = 1;
   }
 }

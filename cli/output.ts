@@ -1,12 +1,16 @@
 /**
  * Terminal output of the CLI: results on stdout, progress and errors on stderr, colour only on a terminal and never
- * when `NO_COLOR` is set (no-color.org).
+ * when `NO_COLOR` is set (no-color.org). Every line passes through the redaction registry (auth/redact.ts) before
+ * the colour is added: no credential and no escape sequence from a server reaches the terminal.
  */
+import { forPerson } from "../auth/redact.js";
+
 const useColor = (stream: NodeJS.WriteStream): boolean =>
   Boolean(stream.isTTY) && !("NO_COLOR" in process.env && process.env.NO_COLOR !== "") && process.env.TERM !== "dumb";
 
 function paint(stream: NodeJS.WriteStream, code: string, text: string): string {
-  return useColor(stream) ? `\u001b[${code}m${text}\u001b[0m` : text;
+  const clean = forPerson(text);
+  return useColor(stream) ? `\u001b[${code}m${clean}\u001b[0m` : clean;
 }
 
 /** Writes a progress line to stderr (bold on a terminal). */
@@ -26,7 +30,7 @@ export function warn(text: string): void {
 
 /** Writes a result line to stdout (what scripts read). */
 export function result(text: string): void {
-  process.stdout.write(`${text}\n`);
+  process.stdout.write(`${forPerson(text)}\n`);
 }
 
 /**
@@ -46,4 +50,13 @@ export class CliError extends Error {
     this.name = "CliError";
     this.exitCode = exitCode;
   }
+}
+
+/**
+ * Writes `error: <message>` to stderr, through the redaction registry.
+ *
+ * @param message the failure, possibly holding server text
+ */
+export function error(message: string): void {
+  process.stderr.write(`error: ${forPerson(message)}\n`);
 }

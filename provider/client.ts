@@ -1,7 +1,7 @@
 import { Agent, request, type Dispatcher } from "undici";
 import { z } from "zod";
 import { HelpdeskError } from "./errors.js";
-import { excerpt, redact } from "../auth/redact.js";
+import { displayUrl, excerpt, serverText } from "../auth/redact.js";
 import type { RequestLimits } from "./limits.js";
 import { retryDelay, type AttemptOutcome } from "./retry.js";
 import type { TokenSource } from "./tokens.js";
@@ -179,7 +179,7 @@ export class HelpdeskClient {
     return new HelpdeskError(
       "network",
       `${operation} failed: ${method} ${path} got no answer from ${this.options.baseUrl} after ${attempts} attempt(s) ` +
-        `(${redact(reason, this.secrets())}).${mayExist} Check that the API is reachable and helpdesk:baseUrl is right.`,
+        `(${serverText(reason, this.secrets())}).${mayExist} Check that the API is reachable and helpdesk:baseUrl is right.`,
     );
   }
 
@@ -195,7 +195,7 @@ export class HelpdeskClient {
     return new HelpdeskError(
       "protocol",
       `create webhook: POST /v1/webhooks answered ${status} but ${why}. A webhook for event ${JSON.stringify(inputs.event)} ` +
-        `and url ${JSON.stringify(redact(inputs.url, this.secrets()))} may have been created and is not in Pulumi state: ` +
+        `and url ${displayUrl(inputs.url)} may have been created and is not in Pulumi state: ` +
         "find it in the help desk's webhook page and delete it there, then run `pulumi up` again.",
       status,
     );

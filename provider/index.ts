@@ -12,10 +12,27 @@ import { resolveCredentials, type ConfigReader } from "./credentials.js";
 import { resolveLimits } from "./limits.js";
 import { tokenSourceFor } from "./tokens.js";
 import { warn } from "./warnings.js";
+import { forPerson, registerSecret } from "../auth/redact.js";
+
+/**
+ * Runs one provider operation so that whatever it throws is fit for a person: the message (and the stack, which
+ * Pulumi's dynamic provider host prints) passes through the redaction registry, which knows the credentials in use.
+ */
+async function forPersonOnFailure<T>(run: () => Promise<T>): Promise<T> {
+  try {
+    return await run();
+  } catch (error) {
+    if (!(error instanceof Error)) throw new Error(forPerson(String(error)));
+    error.message = forPerson(error.message);
+    error.stack = `${error.name}: ${error.message}`; // the trace names our files only; the message is what helps
+    throw error;
+  }
+}
 
 /** Builds a client for one operation from the stack config and the environment (read at call time). */
 function clientFor(config: ConfigReader | undefined): HelpdeskClient {
   const credentials = resolveCredentials(config);
+  for (const secret of [credentials.accessToken, credentials.refreshToken, credentials.clientSecret]) registerSecret(secret);
   return new HelpdeskClient({
     baseUrl: credentials.baseUrl,
     tokens: tokenSourceFor(credentials, credentials.accessTokenFromEnvironment),
@@ -39,15 +56,21 @@ export const webhookProvider: WebhookProviderImplementation = {
   },
 
   async create(config, inputs: WebhookInputs): Promise<pulumi.dynamic.CreateResult> {
-    const webhook = await clientFor(config).createWebhook({ event: inputs.event, url: inputs.url });
-    const outs: WebhookOutputs = { event: webhook.event, url: webhook.url, state: webhook.state };
-    return { id: webhook.id, outs };
+    registerSecret(inputs.url); // a webhook url may carry a credential; a server echoing it must not show it
+    return forPersonOnFailure(async () => {
+      const webhook = await clientFor(config).createWebhook({ event: inputs.event, url: inputs.url });
+      const outs: WebhookOutputs = { event: webhook.event, url: webhook.url, state: webhook.state };
+      return { id: webhook.id, outs };
+    });
   },
 
   async delete(config, id, outputs: WebhookOutputs): Promise<void> {
-    const outcome = await clientFor(config).deleteWebhook(id);
-    if (outcome === "not_found") {
-      warn(`webhook ${id} (${outputs.event}) was already gone from the help desk (deleted outside Pulumi); removed it from the stack`);
-    }
+    registerSecret(outputs.url);
+    return forPersonOnFailure(async () => {
+      const outcome = await clientFor(config).deleteWebhook(id);
+      if (outcome === "not_found") {
+        warn(`webhook ${id} (${outputs.event}) was already gone from the help desk (deleted outside Pulumi); removed it from the stack`);
+      }
+    });
   },
 };

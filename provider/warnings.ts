@@ -1,3 +1,5 @@
+import { forPerson } from "../auth/redact.js";
+
 /**
  * Warnings from inside Pulumi's dynamic provider process. That process has no engine logging connection of its
  * own, and the engine shows what a provider writes to stderr; so a warning is one line on stderr.
@@ -5,5 +7,5 @@
  * @param message the warning, already free of credentials
  */
 export function warn(message: string): void {
-  process.stderr.write(`warning: ${message}\n`);
+  process.stderr.write(`warning: ${forPerson(message)}\n`);
 }
