@@ -29,7 +29,7 @@ const planted = Object.values(SECRETS);
 /** fast-check prints a failing answer; a 60 KiB body would drown the report. */
 const shortReport = (answer: Answer): string => JSON.stringify({ ...answer, body: answer.body.subarray(0, 200).toString("latin1") });
 /** A fast-check reporter that names the seed, the first 600 characters of the failure and the shortened answer. */
-function report(details: fc.RunDetails<[Answer, ...unknown[]]>): void {
+function report<T extends [Answer, ...unknown[]]>(details: fc.RunDetails<T>): void {
   if (!details.failed) return;
   const failure = "errorInstance" in details ? String(details.errorInstance).slice(0, 600) : "no failure text";
   throw new Error(`seed ${SEED}: ${failure} on ${details.counterexample ? shortReport(details.counterexample[0]) : "?"}`);
