@@ -1,51 +1,148 @@
 /**
  * The loopback redirect receiver of `pulumi-helpdesk login` (RFC 8252 §7.3: loopback interface redirection).
  *
- * Listens on exactly the host, port and path of the registered `redirect_uri` (spec §5.3 requires an exact match),
- * answers the browser with a small page, and hands the full callback URL to the OAuth code exchange.
+ * Listens on exactly the host, port and path of the registered `redirect_uri` (spec §5.3 requires an exact match).
+ * Only the redirect that carries this login's `state` (RFC 6749 §4.1.2, §10.12) ends the wait; anything else that
+ * reaches the port (a browser prefetch, a favicon request, a local scanner, a forged link) gets a short 4xx page and
+ * the wait goes on. The browser's request for the genuine redirect is held open until the caller has finished the
+ * code exchange and calls {@link AuthorizationCallback.respond}, so the page says "signed in" only when that is true.
+ *
+ * | request                                                      | answer                      | ends the wait |
+ * |--------------------------------------------------------------|-----------------------------|---------------|
+ * | any method, other path (`/favicon.ico`, `/`, ...)            | 404 text                    | no            |
+ * | callback path, method other than GET (POST, HEAD, ...)       | 405 text, `Allow: GET`      | no            |
+ * | GET callback path, `state` missing, repeated or not equal    | 400 text                    | no            |
+ * | GET callback path, right `state`, `code`                     | held; page from `respond()` | yes: resolves |
+ * | GET callback path, right `state`, `error` (§4.1.2.1)         | 200 failure page            | yes: rejects  |
+ * | GET callback path, right `state`, neither / repeated `code`  | 200 failure page            | yes: rejects  |
+ * | GET callback path, right `state`, after the wait has ended   | 409 text                    | (already)     |
  */
-import { createServer, type Server } from "node:http";
+import { timingSafeEqual } from "node:crypto";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import { OAuthError } from "../auth/oauth.js";
+import { serverText } from "../auth/redact.js";
 import { CliError } from "./output.js";
 
-/** A listening receiver: `callback` settles with the URL the browser was sent to. */
+/** Default of {@link CallbackOptions.responseTimeoutSeconds}: how long the browser waits for the result, in seconds. */
+export const DEFAULT_RESPONSE_TIMEOUT_SECONDS = 60;
+
+/** How long `close()` lets answered connections finish before cutting them, in milliseconds. */
+const CLOSE_GRACE_MS = 1000;
+
+/** What the browser is told once the login has finished: success, or a failure message a person can act on. */
+export type CallbackOutcome = { ok: true } | { ok: false; message: string };
+
+/**
+ * The genuine redirect (its `state` matched): the URL the browser was sent to, and the way to answer it.
+ * The browser's request stays open until `respond` is called or the response bound passes.
+ */
+export interface AuthorizationCallback {
+  /** The registered redirect URI with the query the browser brought (`code`, `state`, ...). */
+  url: URL;
+  /**
+   * Answers the browser with a page for `outcome` (a failure message is shown through auth/redact.ts `serverText`:
+   * escape sequences, control characters and credentials removed, shortened).
+   * Idempotent: only the first call, and only before the response bound, reaches the browser; never throws.
+   */
+  respond(outcome: CallbackOutcome): void;
+}
+
+/** Why a request got a 4xx answer and did not end the wait. */
+export type IgnoredReason = "not_found" | "method_not_allowed" | "missing_state" | "state_mismatch" | "already_settled";
+
+/** Options of {@link listenForCallback}. */
+export interface CallbackOptions {
+  /** The `state` sent in the authorization request (RFC 6749 §4.1.1); only a redirect carrying exactly it counts. */
+  state: string;
+  /** How long to wait for the redirect, in seconds (login's `--timeout`); stray requests do not extend it. */
+  timeoutSeconds: number;
+  /**
+   * How long the browser's request for the genuine redirect is held open waiting for `respond()`, in seconds
+   * (default {@link DEFAULT_RESPONSE_TIMEOUT_SECONDS}); then the page says to look at the terminal.
+   */
+  responseTimeoutSeconds?: number;
+  /** Told about each request that was answered 4xx and did not end the wait (for a warning, or tests). */
+  onIgnored?: (reason: IgnoredReason, request: { method: string; path: string }) => void;
+}
+
+/** A listening receiver. */
 export interface CallbackReceiver {
-  /** Settles with the redirect's full URL (query included), or rejects on timeout. */
-  callback: Promise<URL>;
-  /** Stops listening (idempotent). */
+  /**
+   * Resolves with the genuine redirect once a GET on the callback path carries the expected `state` and one `code`.
+   * Rejects with {@link OAuthError} when that redirect carries an RFC 6749 §4.1.2.1 `error` (`access_denied`: the
+   * person declined) or no usable `code`, and with {@link CliError} when `timeoutSeconds` pass first.
+   */
+  callback: Promise<AuthorizationCallback>;
+  /** Answers a still-held browser request, stops listening and ends the connections (idempotent). */
   close(): Promise<void>;
 }
 
 /**
- * Tells whether a redirect URI points at this machine (`127.0.0.1`, `::1` or `localhost`, over http).
+ * Tells whether a redirect URI points at this machine (`127.0.0.1`, `::1` or `localhost`, over http), so that
+ * login can receive it itself (RFC 8252 §7.3, §8.3).
  */
 export function isLoopbackRedirect(redirectUri: URL): boolean {
   return redirectUri.protocol === "http:" && ["127.0.0.1", "localhost", "[::1]"].includes(redirectUri.hostname);
 }
 
 /**
- * Starts listening for the OAuth redirect.
+ * Starts listening for the OAuth redirect on the registered loopback redirect URI (RFC 8252 §7.3).
  *
  * @param redirectUri the registered redirect URI (loopback, http, with an explicit port)
- * @param timeoutSeconds how long to wait for the browser, in seconds
+ * @param options the expected `state`, the timeouts in seconds, an optional `onIgnored` observer
+ * @returns a {@link CallbackReceiver} whose `callback` settles only for the request that carries `options.state`
  * @throws CliError when the port is taken (the message names it) or cannot be bound
+ * @throws TypeError when `options.state` is empty
  */
-export async function listenForCallback(redirectUri: URL, timeoutSeconds: number): Promise<CallbackReceiver> {
+export async function listenForCallback(redirectUri: URL, options: CallbackOptions): Promise<CallbackReceiver> {
+  if (!options.state) throw new TypeError("listenForCallback: the expected state must not be empty");
+  const expectedState = Buffer.from(options.state, "utf8");
+  const responseTimeoutMs = (options.responseTimeoutSeconds ?? DEFAULT_RESPONSE_TIMEOUT_SECONDS) * 1000;
   const port = Number(redirectUri.port || 80);
   const host = redirectUri.hostname === "localhost" ? "127.0.0.1" : redirectUri.hostname.replace(/^\[|\]$/g, "");
-  let settle: { resolve(url: URL): void; reject(error: Error): void } | undefined;
-  const callback = new Promise<URL>((resolve, reject) => (settle = { resolve, reject }));
+
+  let settled = false;
+  let settle: { resolve(callback: AuthorizationCallback): void; reject(error: Error): void } | undefined;
+  const callback = new Promise<AuthorizationCallback>((resolve, reject) => (settle = { resolve, reject }));
   callback.catch(() => undefined); // a rejection nobody awaits (after close) is not an unhandled error
+  let held: { answer(outcome: CallbackOutcome | "late"): void } | undefined;
+  let waitTimer: NodeJS.Timeout | undefined;
+
+  const ignore = (req: IncomingMessage, res: ServerResponse, path: string, status: number, reason: IgnoredReason, text: string) => {
+    const headers: Record<string, string> = status === 405 ? { allow: "GET" } : {};
+    res.writeHead(status, { ...PLAIN_HEADERS, ...headers }).end(`${text}\n`);
+    options.onIgnored?.(reason, { method: req.method ?? "", path });
+  };
 
   const server: Server = createServer((req, res) => {
-    const url = new URL(req.url ?? "/", redirectUri);
-    if (req.method !== "GET" || url.pathname !== redirectUri.pathname) {
-      res.writeHead(404, { "content-type": "text/plain; charset=utf-8" }).end("Not the pulumi-helpdesk login callback.\n");
+    let received: URL;
+    try {
+      received = new URL(req.url ?? "/", "http://loopback.invalid");
+    } catch {
+      return ignore(req, res, "", 404, "not_found", "Not the pulumi-helpdesk login callback.");
+    }
+    const path = received.pathname;
+    if (path !== redirectUri.pathname) return ignore(req, res, path, 404, "not_found", "Not the pulumi-helpdesk login callback.");
+    if (req.method !== "GET") return ignore(req, res, path, 405, "method_not_allowed", "The login callback accepts only GET.");
+    const states = received.searchParams.getAll("state");
+    if (states.length === 0) return ignore(req, res, path, 400, "missing_state", "Ignored: this request carries no state, so it is not the sign-in redirect.");
+    if (states.length > 1 || !sameState(states[0]!, expectedState)) {
+      return ignore(req, res, path, 400, "state_mismatch", "Ignored: this request's state does not match the sign-in that is waiting.");
+    }
+    if (settled) return ignore(req, res, path, 409, "already_settled", "This sign-in has already ended; return to the terminal.");
+
+    settled = true;
+    clearTimeout(waitTimer);
+    const url = new URL(redirectUri.href);
+    url.search = received.search;
+    const failure = redirectFailure(url.searchParams);
+    if (failure) {
+      sendPage(res, { ok: false, message: failure.message });
+      settle?.reject(failure);
       return;
     }
-    const failed = url.searchParams.has("error");
-    res.writeHead(200, { "content-type": "text/html; charset=utf-8", "cache-control": "no-store", connection: "close" });
-    res.end(resultPage(failed ? `Sign-in failed: ${url.searchParams.get("error")}` : "You are signed in", failed));
-    settle?.resolve(url);
+    held = holdResponse(res, responseTimeoutMs);
+    settle?.resolve({ url, respond: held.answer });
   });
 
   await new Promise<void>((resolve, reject) => {
@@ -61,31 +158,104 @@ export async function listenForCallback(redirectUri: URL, timeoutSeconds: number
     server.listen(port, host, resolve);
   });
 
-  const timer = setTimeout(
-    () => settle?.reject(new CliError(`timed out after ${timeoutSeconds} s waiting for the browser to come back to ${redirectUri.href}`)),
-    timeoutSeconds * 1000,
-  );
+  waitTimer = setTimeout(() => {
+    if (settled) return;
+    settled = true;
+    settle?.reject(new CliError(`timed out after ${options.timeoutSeconds} s waiting for the browser to come back to ${redirectUri.href}`));
+  }, options.timeoutSeconds * 1000);
   let closed = false;
   return {
     callback,
     close: async () => {
       if (closed) return;
       closed = true;
-      clearTimeout(timer);
-      server.closeAllConnections();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      clearTimeout(waitTimer);
+      held?.answer("late");
+      await new Promise<void>((resolve) => {
+        const force = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+        server.close(() => {
+          clearTimeout(force);
+          resolve();
+        });
+        server.closeIdleConnections();
+      });
     },
   };
 }
 
-function resultPage(title: string, failed: boolean): string {
-  const color = failed ? "#b42318" : "#027a48";
-  const next = failed ? "Return to the terminal for details." : "You can close this tab and return to the terminal.";
+const PLAIN_HEADERS = {
+  "content-type": "text/plain; charset=utf-8",
+  "cache-control": "no-store",
+  "x-content-type-options": "nosniff",
+  connection: "close",
+};
+
+/** Compares a received `state` with the expected one in constant time (RFC 6749 §10.12); other lengths never match. */
+function sameState(received: string, expected: Buffer): boolean {
+  const bytes = Buffer.from(received, "utf8");
+  return bytes.length === expected.length && timingSafeEqual(bytes, expected);
+}
+
+/**
+ * The failure a right-state redirect reports: an RFC 6749 §4.1.2.1 error response, or a response without exactly
+ * one `code` (§4.1.2). Server text goes through `serverText` (untrusted: escapes, control characters and credentials
+ * removed, shortened); undefined when the redirect carries one code and no error.
+ */
+function redirectFailure(query: URLSearchParams): OAuthError | undefined {
+  const error = query.get("error");
+  if (error !== null) {
+    const code = serverText(error, [], 64) || "unknown_error";
+    const hint = code === "access_denied" ? " (you declined in the browser)" : "";
+    const description = serverText(query.get("error_description") ?? "", [], 200);
+    return new OAuthError(code, `authorization failed with ${code}${hint}${description ? `: ${description}` : ""}`);
+  }
+  const codes = query.getAll("code");
+  if (codes.length !== 1 || !codes[0]) {
+    return new OAuthError("bad_response", `the redirect carried ${codes.length > 1 ? "more than one" : "no"} authorization code`);
+  }
+  return undefined;
+}
+
+/**
+ * Holds the browser's request open: the first `answer` sends the page; after `timeoutMs` the browser is told to look
+ * at the terminal, and later answers are dropped.
+ */
+function holdResponse(res: ServerResponse, timeoutMs: number): { answer(outcome: CallbackOutcome | "late"): void } {
+  let answered = false;
+  const answer = (outcome: CallbackOutcome | "late") => {
+    if (answered) return;
+    answered = true;
+    clearTimeout(bound);
+    if (!res.destroyed && !res.writableEnded) sendPage(res, outcome);
+  };
+  const bound = setTimeout(() => answer("late"), timeoutMs);
+  return { answer };
+}
+
+/** Sends the result page (200: the request was the genuine redirect; the page says how the login went). */
+function sendPage(res: ServerResponse, outcome: CallbackOutcome | "late"): void {
+  res.writeHead(200, {
+    "content-type": "text/html; charset=utf-8",
+    "cache-control": "no-store",
+    "referrer-policy": "no-referrer",
+    "x-content-type-options": "nosniff",
+    connection: "close",
+  });
+  if (outcome === "late") {
+    res.end(resultPage("Still finishing the sign-in", ["Return to the terminal to see whether it succeeded."], "#b54708"));
+  } else if (outcome.ok) {
+    res.end(resultPage("You are signed in", ["You can close this tab and return to the terminal."], "#027a48"));
+  } else {
+    res.end(resultPage("Sign-in failed", [serverText(outcome.message, [], 400), "Return to the terminal for details."], "#b42318"));
+  }
+}
+
+function resultPage(title: string, paragraphs: string[], color: string): string {
   return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>pulumi-helpdesk login</title>
 <style>body{font-family:system-ui,sans-serif;display:grid;place-items:center;height:100vh;margin:0;background:#f8fafc}
-main{background:#fff;padding:2rem 3rem;border-radius:12px;box-shadow:0 1px 4px #0002;text-align:center}
+main{background:#fff;padding:2rem 3rem;border-radius:12px;box-shadow:0 1px 4px #0002;text-align:center;max-width:40rem}
 h1{color:${color};font-size:1.4rem}</style></head>
-<body><main><h1>${escapeHtml(title)}</h1><p>${next}</p></main></body></html>`;
+<body><main><h1>${escapeHtml(title)}</h1>${paragraphs.map((text) => `<p>${escapeHtml(text)}</p>`).join("")}</main></body></html>`;
 }
 
 function escapeHtml(text: string): string {

@@ -7,8 +7,8 @@ import open from "open";
 import { CONFIG_KEYS } from "../../sdk/config.js";
 import { exchangeAuthorizationCode, OAuthError, startAuthorization, type AuthorizationRequest, type TokenSet } from "../../auth/oauth.js";
 import { clearCachedTokens } from "../../auth/token-cache.js";
-import { isLoopbackRedirect, listenForCallback } from "../callback-server.js";
-import { CliError, info, result, success } from "../output.js";
+import { isLoopbackRedirect, listenForCallback, type AuthorizationCallback, type CallbackOptions } from "../callback-server.js";
+import { CliError, info, result, success, warn } from "../output.js";
 import { ask, isInteractive, readLineFromStdin } from "../prompt.js";
 import { missingSettingsError, pickClientSettings, requireHttpUrl, type ClientFlags, type ClientSettings } from "../settings.js";
 import { spinner } from "../spinner.js";
@@ -37,8 +37,9 @@ const PROMPTS: Record<keyof ClientSettings, { question: string; secret: boolean 
  * Runs the login.
  *
  * @throws CliError exit 2 on a wrong `--cwd`, no Pulumi project, missing or malformed settings; exit 1 when `pulumi` is
- *   not on PATH (checked before the browser step); exit 1 on a denied or failed authorization, a `state`
- *   mismatch, a timeout, a taken port or a failed config write. Messages never contain the code, a token or the
+ *   not on PATH (checked before the browser step); exit 1 on a denied or failed authorization, a timeout, a taken
+ *   port, a failed config write, or a pasted redirect URL whose `state` differs (at the loopback receiver such a
+ *   redirect is ignored and the wait goes on, RFC 6749 §10.12). Messages never contain the code, a token or the
  *   client secret.
  */
 export async function login(options: LoginOptions): Promise<void> {
@@ -54,26 +55,26 @@ export async function login(options: LoginOptions): Promise<void> {
   requireHttpUrl("baseUrl", settings.baseUrl);
   const redirectUri = requireHttpUrl("redirectUri", settings.redirectUri);
 
-  const tokens = await authorize(settings, redirectUri, options);
+  await authorize(settings, redirectUri, options, async (tokens) => {
+    const entries: ConfigEntry[] = [
+      { key: CONFIG_KEYS.baseUrl, value: settings.baseUrl, secret: false },
+      { key: CONFIG_KEYS.clientId, value: settings.clientId, secret: false },
+      { key: CONFIG_KEYS.redirectUri, value: settings.redirectUri, secret: false },
+      { key: CONFIG_KEYS.clientSecret, value: settings.clientSecret, secret: true },
+      { key: CONFIG_KEYS.accessToken, value: tokens.accessToken, secret: true },
+    ];
+    if (tokens.refreshToken) entries.push({ key: CONFIG_KEYS.refreshToken, value: tokens.refreshToken, secret: true });
+    if (tokens.expiresAt) entries.push({ key: CONFIG_KEYS.tokenExpiresAt, value: tokens.expiresAt, secret: false });
+    const stack = existingStack ?? (await openStack(ref));
+    await writeStackConfig(stack, ref, entries);
+    // A fresh sign-in starts a new token lineage; tokens the provider cached for the previous one are obsolete.
+    const previous = existing[CONFIG_KEYS.refreshToken];
+    if (previous) clearCachedTokens({ baseUrl: settings.baseUrl, clientId: settings.clientId, configRefreshToken: previous });
 
-  const entries: ConfigEntry[] = [
-    { key: CONFIG_KEYS.baseUrl, value: settings.baseUrl, secret: false },
-    { key: CONFIG_KEYS.clientId, value: settings.clientId, secret: false },
-    { key: CONFIG_KEYS.redirectUri, value: settings.redirectUri, secret: false },
-    { key: CONFIG_KEYS.clientSecret, value: settings.clientSecret, secret: true },
-    { key: CONFIG_KEYS.accessToken, value: tokens.accessToken, secret: true },
-  ];
-  if (tokens.refreshToken) entries.push({ key: CONFIG_KEYS.refreshToken, value: tokens.refreshToken, secret: true });
-  if (tokens.expiresAt) entries.push({ key: CONFIG_KEYS.tokenExpiresAt, value: tokens.expiresAt, secret: false });
-  const stack = existingStack ?? (await openStack(ref));
-  await writeStackConfig(stack, ref, entries);
-  // A fresh sign-in starts a new token lineage; tokens the provider cached for the previous one are obsolete.
-  const previous = existing[CONFIG_KEYS.refreshToken];
-  if (previous) clearCachedTokens({ baseUrl: settings.baseUrl, clientId: settings.clientId, configRefreshToken: previous });
-
-  success(`Signed in to ${settings.baseUrl} as client ${settings.clientId}; wrote stack "${ref.stackName}" config:`);
-  for (const entry of entries) result(`  ${entry.key}${entry.secret ? " (secret)" : ""}`);
-  if (tokens.expiresAt) info(`The access token expires at ${tokens.expiresAt}.`);
+    success(`Signed in to ${settings.baseUrl} as client ${settings.clientId}; wrote stack "${ref.stackName}" config:`);
+    for (const entry of entries) result(`  ${entry.key}${entry.secret ? " (secret)" : ""}`);
+    if (tokens.expiresAt) info(`The access token expires at ${tokens.expiresAt}.`);
+  });
 }
 
 /** Fills in missing settings by asking, when someone can answer; otherwise says what to set. */
@@ -89,29 +90,56 @@ async function completeSettings(flags: ClientFlags, stackConfig: Record<string, 
   return found as ClientSettings;
 }
 
-/** Sends the person to the authorize URL and comes back with tokens. */
-async function authorize(settings: ClientSettings, redirectUri: URL, options: LoginOptions): Promise<TokenSet> {
-  const loopback = isLoopbackRedirect(redirectUri);
+/**
+ * Sends the person to the authorize URL, comes back with tokens, and lets `complete` store them. With a loopback
+ * redirect URI the browser's request is held open meanwhile (cli/callback-server.ts), so its page says "signed in"
+ * only after the code exchange and `complete` succeeded, and shows the failure otherwise.
+ *
+ * @throws CliError for every failure: OAuth errors become `login failed: <message>`
+ */
+async function authorize(settings: ClientSettings, redirectUri: URL, options: LoginOptions, complete: (tokens: TokenSet) => Promise<void>): Promise<void> {
+  // Local only (random state and PKCE verifier), so it can come before listening.
+  const request = await startAuthorization(settings);
   // Listen before printing the URL, so a taken port fails before anyone signs in.
-  const receiver = loopback ? await listenForCallback(redirectUri, options.timeout) : undefined;
+  const receiver = isLoopbackRedirect(redirectUri)
+    ? await listenForCallback(redirectUri, { state: request.state, timeoutSeconds: options.timeout, onIgnored: warnOnceAboutForeignState(redirectUri) })
+    : undefined;
+  let callback: AuthorizationCallback | undefined;
   try {
-    const request = await startAuthorization(settings);
     info(`Open this URL in a browser to sign in to ${settings.baseUrl}:`);
     process.stderr.write(`  ${request.url.href}\n`);
     if (options.browser && isInteractive()) {
       await open(request.url.href).catch(() => undefined); // the printed URL is the fallback
     }
-    const callback = receiver ? await waitForRedirect(receiver.callback, redirectUri, options.timeout) : await pastedCallback(request, redirectUri);
-    return await exchangeAuthorizationCode(settings, callback, request);
+    callback = receiver ? await waitForRedirect(receiver.callback, redirectUri, options.timeout) : undefined;
+    const tokens = await exchangeAuthorizationCode(settings, callback?.url ?? (await pastedCallback(request, redirectUri)), request);
+    await complete(tokens);
+    callback?.respond({ ok: true });
   } catch (error) {
-    if (error instanceof OAuthError) throw new CliError(`login failed: ${error.message}`);
-    throw error;
+    // OAuthError and CliError messages are credential-free; the page passes them through the redaction registry too.
+    const failure = error instanceof OAuthError ? new CliError(`login failed: ${error.message}`) : error;
+    callback?.respond({ ok: false, message: failure instanceof CliError ? failure.message : "login failed" });
+    throw failure;
   } finally {
     await receiver?.close();
   }
 }
 
-async function waitForRedirect(callback: Promise<URL>, redirectUri: URL, timeoutSeconds: number): Promise<URL> {
+/**
+ * Warns once when a redirect with another `state` reaches the callback (a tab left from an earlier sign-in, or a
+ * forged link): it is ignored, and without a word the person would only see the wait time out.
+ */
+function warnOnceAboutForeignState(redirectUri: URL): CallbackOptions["onIgnored"] {
+  let warned = false;
+  return (reason) => {
+    if (reason !== "state_mismatch" || warned) return;
+    warned = true;
+    if (process.stderr.isTTY) process.stderr.write("\r\u001b[K"); // clear the spinner's line
+    warn(`ignored a request to ${redirectUri.href} whose state does not belong to this sign-in (an older browser tab, or a forged link); still waiting`);
+  };
+}
+
+async function waitForRedirect(callback: Promise<AuthorizationCallback>, redirectUri: URL, timeoutSeconds: number): Promise<AuthorizationCallback> {
   const stop = spinner(`Waiting for the browser to return to ${redirectUri.href} (up to ${timeoutSeconds} s)…`);
   try {
     return await callback;

@@ -65,8 +65,10 @@ describe.skipIf(!haveChromium || !pulumiAvailable())("login through the consent 
   it("Deny: login exits 1 with access_denied and writes nothing", async () => {
     const { code, shown, stderr } = await loginInBrowser("denied", "deny");
     expect(shown).toContain("access_denied");
+    expect(shown).toContain("you declined in the browser");
+    expect(shown).not.toMatch(/signed in/i);
     expect(code).toBe(1);
-    expect(stderr).toMatch(/error: login failed: authorization failed with access_denied/);
+    expect(stderr).toMatch(/error: login failed: authorization failed with access_denied \(you declined in the browser\)/);
     expect(pulumiConfigGet(project, "denied", "helpdesk:accessToken")).toBeUndefined();
     expect(pulumiConfigGet(project, "denied", "helpdesk:baseUrl")).toBeUndefined();
   });

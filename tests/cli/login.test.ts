@@ -133,15 +133,65 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk login / status / refresh / 
     expect(pulumiConfigGet(project, "remote", "helpdesk:accessToken")).toBeTruthy();
   });
 
-  it("rejects a redirect whose state differs, and writes nothing", async () => {
-    const run = startCli(loginArgs("wrongstate"), project, { HELPDESK_CLIENT_SECRET: client.clientSecret });
+  it("stray requests to the callback get 4xx and login keeps waiting; the genuine redirect then signs in", async () => {
+    const run = startCli(loginArgs("strays"), project, { HELPDESK_CLIENT_SECRET: client.clientSecret });
     const location = new URL(await approve(await run.authorizeUrl));
-    location.searchParams.set("state", "forged-state");
-    await follow(location.href);
+    const forged = new URL(location);
+    forged.searchParams.set("state", "forged-state"); // the genuine code, a foreign state
+    const callback = new URL(redirectUri);
+    const strays: ["GET" | "POST" | "HEAD", string, number][] = [
+      ["GET", callback.href, 400], // a prefetch: no state
+      ["GET", `${callback.href}?code=bogus&state=${"x".repeat(location.searchParams.get("state")!.length)}`, 400],
+      ["GET", forged.href, 400],
+      ["GET", `${callback.origin}/favicon.ico`, 404],
+      ["POST", location.href, 405],
+      ["HEAD", location.href, 405],
+    ];
+    for (const [method, url, status] of strays) {
+      const response = await request(url, { method });
+      const body = await response.body.text();
+      expect(response.statusCode, `${method} ${url}`).toBe(status);
+      expect(body).not.toMatch(/signed in/i);
+    }
+    expect(run.child.exitCode).toBeNull(); // still waiting
+    const page = await follow(location.href);
+    // The page is sent only after the code exchange and the config write: the token is already in the stack.
+    expect(pulumiConfigGet(project, "strays", "helpdesk:accessToken")).toBeTruthy();
+    expect(page.status).toBe(200);
+    expect(page.body).toContain("You are signed in");
+    const { code, stderr } = await run.done;
+    expect(stderr).toContain("warning: ignored a request to");
+    expect(stderr).not.toContain("error:");
+    expect(code).toBe(0);
+  });
+
+  it("a forged callback with a bogus code and a wrong state does not end login, and writes nothing", async () => {
+    const run = startCli(loginArgs("wrongstate", ["--timeout", "4"]), project, { HELPDESK_CLIENT_SECRET: client.clientSecret });
+    await approve(await run.authorizeUrl); // the person approved, but only the forger comes back
+    const page = await follow(`${redirectUri}?code=bogus-code&state=forged-state`);
+    expect(page.status).toBe(400);
+    expect(page.body).not.toMatch(/signed in/i);
+    expect(run.child.exitCode).toBeNull();
     const { code, stderr } = await run.done;
     expect(code).toBe(1);
-    expect(stderr).toMatch(/error: login failed: .*state/);
+    expect(stderr).toMatch(/warning: ignored a request to .* whose state does not belong to this sign-in/);
+    expect(stderr).toContain(`error: timed out after 4 s waiting for the browser to come back to ${redirectUri}`);
     expect(pulumiConfigGet(project, "wrongstate", "helpdesk:accessToken")).toBeUndefined();
+  });
+
+  it("with the right state but a code the server rejects, the page shows the failure and login exits 1", async () => {
+    const run = startCli(loginArgs("badcode"), project, { HELPDESK_CLIENT_SECRET: client.clientSecret });
+    const state = new URL(await run.authorizeUrl).searchParams.get("state")!;
+    const page = await follow(`${redirectUri}?code=bogus-code-0123&state=${encodeURIComponent(state)}`);
+    expect(page.status).toBe(200);
+    expect(page.body).toContain("Sign-in failed");
+    expect(page.body).toContain("invalid_grant");
+    expect(page.body).not.toMatch(/signed in|bogus-code-0123/i);
+    expect(page.body).not.toContain(client.clientSecret);
+    const { code, stderr } = await run.done;
+    expect(code).toBe(1);
+    expect(stderr).toMatch(/error: login failed: authorization code exchange failed: .*invalid_grant/);
+    expect(pulumiConfigGet(project, "badcode", "helpdesk:accessToken")).toBeUndefined();
   });
 
   it("a redirect URI other than the registered one gets the help desk's error page, never a redirect", async () => {
