@@ -1,88 +1,446 @@
 /**
- * The local token cache: where an access token and a rotated refresh token obtained *outside* `login` (by the
- * provider refreshing an expired token during `pulumi up` / `destroy`) are kept, so a rotated refresh token is never
- * lost. The provider cannot write stack config (it runs inside the engine, from state), so it writes here and
- * `pulumi-helpdesk refresh --stack <s>` copies the newest tokens back into the stack config (as secrets) and clears
- * the entry.
+ * The local token cache: the one durable home of a token lineage's newest tokens. A lineage is one sign-in: the
+ * refresh token `login` obtained (its root) and every refresh token rotated out of it since (RFC 6749 §6; a server
+ * that rotates revokes the old one, and presenting a spent one revokes the whole grant: RFC 6819 §5.2.2.3, RFC 9700
+ * §4.14.2). The provider cannot write stack config (it runs inside the engine, from state), so every refresh, by the
+ * provider or by `pulumi-helpdesk refresh`, stores its result here first; stack config only ever points into a
+ * lineage.
  *
- * One JSON file per token lineage, named by a SHA-256 of base URL, client id and the refresh token stored in the
- * stack config (so a new `login` starts a new lineage). Files are mode 0600 in a 0700 directory, like the Pulumi CLI's
- * own `~/.pulumi/credentials.json`; writes are atomic (temp file + rename).
+ * Keying (see `auth/lineage.ts` for the protocol that uses it):
+ * - One file per lineage, `<lineage>.json`, where `<lineage>` is the first 32 hex digits of the root refresh token's
+ *   hash. It holds the newest access and refresh token (the tokens themselves live only here, mode 0600), and
+ *   `refreshTokenHashes`: the SHA-256 of every refresh token the lineage ever had, oldest first, the newest last.
+ * - A refresh token hash is `sha256("pulumi-helpdesk refresh token\n" + token)`, hex. The token alone names its
+ *   lineage (a refresh token is issued by one server to one client, and cannot be guessed), so a base URL or client
+ *   id given by environment variables to one process and by stack config to another cannot split a lineage.
+ * - A stack config holding any refresh token of the lineage (the root, or one `refresh` copied there) finds the file
+ *   by that index: two stacks that share a sign-in both keep working after one of them rotated it, and neither ever
+ *   presents a spent token. So entries are never removed by `refresh`, `login` or `logout`: some stack config may
+ *   still point at an older token of the lineage. Each rotation adds about 70 bytes to the index.
+ * - Lookup scans `*.json` in the directory (people have a handful of sign-ins). Hash sets of different lineages are
+ *   disjoint by construction, so a match is final; a damaged file is an error only when no intact file matches (the
+ *   lineage might be in it), never skipped.
+ *
+ * Durability and permissions: every write goes to a temp file (`.<lineage>.<random>.tmp`, mode 0600), is fsynced,
+ * renamed over the entry, and the directory is fsynced, so a crash leaves the old or the new entry, never a torn one. The directory is mode
+ * 0700 and files 0600, like the Pulumi CLI's `~/.pulumi/credentials.json`, enforced with chmod on every open even
+ * when they already existed with wider modes.
+ *
+ * One refresh at a time per lineage, across processes: {@link withLineageLock} holds `<lineage>.lock` (a directory,
+ * `proper-lockfile`) around read-refresh-write; see {@link LOCK_OPTIONS} for its staleness and retry parameters.
  *
  * Location: `$HELPDESK_TOKEN_CACHE_DIR`, else `$XDG_CACHE_HOME/pulumi-helpdesk/tokens`, else
  * `~/.cache/pulumi-helpdesk/tokens`.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, fchmodSync, fstatSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
+import { lock } from "proper-lockfile";
+import { z } from "zod";
 
-/** What the cache holds for one lineage. */
-export interface CachedTokens {
-  /** Newest access token. */
-  accessToken: string;
-  /** Newest refresh token (after rotation, the only valid one). */
-  refreshToken: string;
-  /** Access token expiry, ISO 8601, when known. */
-  expiresAt: string | undefined;
-  /** When this entry was written, ISO 8601. */
-  updatedAt: string;
+/** Mode of the cache directory: only its owner may list or enter it. */
+const DIRECTORY_MODE = 0o700;
+/** Mode of every cache file: only its owner may read or write it. */
+const FILE_MODE = 0o600;
+/** The entry format this code reads and writes; a file with another `format` is reported, never rewritten. */
+const ENTRY_FORMAT = 1;
+
+/**
+ * Parameters of the per-lineage lock (`proper-lockfile`).
+ *
+ * - `update` 2000 ms: the holder touches the lock's mtime every 2 s, from its event loop, also while it waits for
+ *   the token endpoint (up to 30 s, `auth/oauth.ts`).
+ * - `stale` 10000 ms: a lock untouched for 10 s (five missed updates, far beyond a GC pause or a slow fsync) belongs
+ *   to a process that died (SIGKILL, power loss, a killed `pulumi up`); a waiter removes it and goes on. This, not
+ *   the request timeout, bounds how long a crash blocks the next refresh.
+ * - `retries`: 100 waits from 20 ms growing by 1.5 up to 500 ms, randomized (x1 to x2) so waiters do not poll in
+ *   step: 47 s to 95 s in all, enough for a holder's 30 s token request plus a stale lock's 10 s.
+ */
+export const LOCK_OPTIONS = {
+  stale: 10_000,
+  update: 2_000,
+  retries: { retries: 100, factor: 1.5, minTimeout: 20, maxTimeout: 500, randomize: true },
+} as const;
+
+/**
+ * Stable codes of {@link TokenCacheError}:
+ * - `cache_damaged`: an entry file is not valid JSON, does not have the entry shape, or its index does not match its
+ *   tokens (or was written by a newer pulumi-helpdesk);
+ * - `cache_inaccessible`: the directory or a file cannot be created, secured (chmod), read or written;
+ * - `lock_timeout`: another process held the lineage's lock for longer than the retries wait;
+ * - `refresh_interrupted`: a refresh of the lineage sent its request and never stored the answer (its process ended,
+ *   or the answer was lost); under rotation the refresh token it presented may be spent;
+ * - `refresh_in_progress`: a refresh of the lineage by another live process on this machine is under way although
+ *   its lock was taken over as stale.
+ */
+export type TokenCacheErrorCode = "cache_damaged" | "cache_inaccessible" | "lock_timeout" | "refresh_interrupted" | "refresh_in_progress";
+
+/**
+ * A token cache failure with a stable `code` and the `file` concerned. The message names the file and says what to
+ * do; it never contains a token.
+ */
+export class TokenCacheError extends Error {
+  /** The failure kind. */
+  readonly code: TokenCacheErrorCode;
+  /** Absolute path of the entry file, lock or directory concerned. */
+  readonly file: string;
+
+  /**
+   * @param code failure kind
+   * @param file the path concerned
+   * @param message complete, token-free message naming `file` and the remedy; `<stack>` stands for the stack name
+   *   where the code that throws does not know it (see {@link TokenCacheError.forStack})
+   */
+  constructor(code: TokenCacheErrorCode, file: string, message: string) {
+    super(message);
+    this.name = "TokenCacheError";
+    this.code = code;
+    this.file = file;
+  }
+
+  /**
+   * The same error with the stack's name in its remedy (`pulumi-helpdesk login --stack dev`).
+   *
+   * @param stack the stack name, or undefined to keep the placeholder `<stack>` (the provider does not know it)
+   */
+  forStack(stack: string | undefined): TokenCacheError {
+    return stack === undefined ? this : new TokenCacheError(this.code, this.file, this.message.replaceAll(STACK_PLACEHOLDER, stack));
+  }
 }
 
-/** Identifies a token lineage: the stack config values it started from. */
-export interface LineageKey {
-  baseUrl: string;
-  clientId: string;
-  /** The refresh token as stored in the stack config (not the newest one). */
-  configRefreshToken: string;
+/** What messages say where the stack name belongs, until {@link TokenCacheError.forStack} fills it in. */
+const STACK_PLACEHOLDER = "<stack>";
+
+const Sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
+const Timestamp = z.string().refine((value) => Number.isFinite(Date.parse(value)), "not a date");
+
+/** A refresh whose request may be at the token endpoint: written durably before the request is sent. */
+const PendingRefresh = z.object({
+  presented: Sha256Hex,
+  pid: z.number().int(),
+  hostname: z.string(),
+  startedAt: Timestamp,
+});
+
+const Entry = z.object({
+  format: z.literal(ENTRY_FORMAT),
+  lineage: z.string().regex(/^[0-9a-f]{32}$/),
+  baseUrl: z.string(),
+  clientId: z.string(),
+  accessToken: z.string().min(1),
+  refreshToken: z.string().min(1),
+  expiresAt: Timestamp.nullable(),
+  lifetimeSeconds: z.number().nonnegative().nullable(),
+  refreshTokenHashes: z.array(Sha256Hex).min(1),
+  rotation: z.enum(["unknown", "rotates", "keeps"]),
+  pending: PendingRefresh.nullable(),
+  updatedAt: Timestamp,
+});
+
+/**
+ * One lineage's entry, as stored (JSON, mode 0600).
+ *
+ * - `lineage`: 32 hex digits, the file's name; the first 32 of `refreshTokenHashes[0]`.
+ * - `baseUrl`, `clientId`: the client of the last refresh (informational: the refresh token names the lineage).
+ * - `accessToken`, `refreshToken`: the newest ones (RFC 6749 §5.1); after rotation the refresh token is the only
+ *   valid one.
+ * - `expiresAt`: access token expiry, ISO 8601 UTC, or null when unknown; `lifetimeSeconds`: its `expires_in`
+ *   (seconds, RFC 6749 §5.1), or null.
+ * - `refreshTokenHashes`: the index, see the module doc.
+ * - `rotation`: `rotates` once a refresh returned a new refresh token, `keeps` once one returned the same, else
+ *   `unknown`.
+ * - `pending`: set durably before a refresh request is sent (hash of the token presented, pid, hostname, ISO 8601
+ *   start) and cleared with the answer; found set later, the refresh was interrupted.
+ * - `updatedAt`: ISO 8601 time of the write.
+ */
+export type CacheEntry = z.infer<typeof Entry>;
+
+/** What the cache holds for one lineage: the entry and the absolute path of its file. */
+export interface StoredEntry {
+  /** Absolute path of `<lineage>.json`. */
+  file: string;
+  /** The validated entry. */
+  entry: CacheEntry;
 }
 
-/** The cache directory (see module doc). */
+/**
+ * The cache directory (see the module doc).
+ *
+ * @param env the environment (default `process.env`)
+ * @returns an absolute or relative path; it may not exist yet
+ */
 export function tokenCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   if (env.HELPDESK_TOKEN_CACHE_DIR) return env.HELPDESK_TOKEN_CACHE_DIR;
   const base = env.XDG_CACHE_HOME || join(homedir(), ".cache");
   return join(base, "pulumi-helpdesk", "tokens");
 }
 
-function entryPath(key: LineageKey, dir: string): string {
-  const digest = createHash("sha256").update(`${key.baseUrl}\n${key.clientId}\n${key.configRefreshToken}`).digest("hex");
-  return join(dir, `${digest.slice(0, 32)}.json`);
+/**
+ * The index key of a refresh token (see the module doc); the token itself is never a key or a file name.
+ *
+ * @param refreshToken a refresh token (RFC 6749 §1.5)
+ * @returns 64 lower-case hex digits
+ */
+export function refreshTokenHash(refreshToken: string): string {
+  return createHash("sha256").update(`pulumi-helpdesk refresh token\n${refreshToken}`).digest("hex");
 }
 
 /**
- * Reads the newest tokens of a lineage.
+ * The lineage id of a lineage whose root refresh token has this hash.
  *
- * @returns the entry, or undefined when there is none or it is unreadable (a damaged entry is ignored, not fatal)
+ * @param rootHash {@link refreshTokenHash} of the lineage's first refresh token
+ * @returns 32 hex digits, the entry's file name without `.json`
  */
-export function readCachedTokens(key: LineageKey, dir = tokenCacheDir()): CachedTokens | undefined {
+export function lineageIdOf(rootHash: string): string {
+  return rootHash.slice(0, 32);
+}
+
+/**
+ * The path of a lineage's entry file (which may not exist).
+ *
+ * @param dir the cache directory
+ * @param lineage a lineage id ({@link lineageIdOf})
+ */
+export function entryFile(dir: string, lineage: string): string {
+  return join(dir, `${lineage}.json`);
+}
+
+/**
+ * Finds the lineage whose index holds a refresh token hash, by scanning the entries. The directory's and each read
+ * file's modes are enforced (0700, 0600).
+ *
+ * @param hash {@link refreshTokenHash} of a refresh token a stack config holds
+ * @param dir the cache directory
+ * @returns the entry, or undefined when no entry has the hash (none was written for this sign-in yet)
+ * @throws TokenCacheError `cache_damaged` when no intact entry has the hash and some entry is damaged (the file is
+ *   named); `cache_inaccessible` when the directory or a file cannot be secured or read
+ */
+export function findEntry(hash: string, dir: string): StoredEntry | undefined {
+  if (!secureDirectory(dir, false)) return undefined;
+  let names: string[];
   try {
-    const parsed = JSON.parse(readFileSync(entryPath(key, dir), "utf8")) as Partial<CachedTokens>;
-    if (typeof parsed.accessToken !== "string" || typeof parsed.refreshToken !== "string") return undefined;
-    return {
-      accessToken: parsed.accessToken,
-      refreshToken: parsed.refreshToken,
-      expiresAt: typeof parsed.expiresAt === "string" ? parsed.expiresAt : undefined,
-      updatedAt: typeof parsed.updatedAt === "string" ? parsed.updatedAt : "",
-    };
+    names = readdirSync(dir).filter((name) => /^[0-9a-f]{32}\.json$/.test(name)).sort();
+  } catch (error) {
+    throw inaccessibleError(dir, "cannot be listed", error);
+  }
+  let damaged: TokenCacheError | undefined;
+  for (const name of names) {
+    try {
+      const stored = readEntry(dir, name.slice(0, -".json".length));
+      if (stored?.entry.refreshTokenHashes.includes(hash)) return stored;
+    } catch (error) {
+      if (!(error instanceof TokenCacheError) || error.code !== "cache_damaged") throw error;
+      damaged ??= error;
+    }
+  }
+  if (damaged) throw damaged;
+  return undefined;
+}
+
+/**
+ * Reads and validates one lineage's entry, enforcing the file's mode (0600).
+ *
+ * @param dir the cache directory
+ * @param lineage a lineage id
+ * @returns the entry, or undefined when the file does not exist
+ * @throws TokenCacheError `cache_damaged` (not JSON, wrong shape, index not matching the tokens, another format);
+ *   `cache_inaccessible` (cannot be read or secured)
+ */
+export function readEntry(dir: string, lineage: string): StoredEntry | undefined {
+  const file = entryFile(dir, lineage);
+  const text = readSecured(file);
+  if (text === undefined) return undefined;
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
   } catch {
-    return undefined;
+    // JSON.parse's own message quotes the text, which may hold a token: say only what is wrong.
+    throw damagedError(file, "it is not valid JSON");
+  }
+  const parsed = Entry.safeParse(json);
+  if (!parsed.success) {
+    const format = (json as { format?: unknown } | null)?.format;
+    if (typeof format === "number" && format > ENTRY_FORMAT) throw damagedError(file, `it has format ${format}, written by a newer pulumi-helpdesk`);
+    throw damagedError(file, parsed.error.issues.map((issue) => `${issue.path.join(".") || "(top level)"}: ${issue.code}`).join("; "));
+  }
+  const entry = parsed.data;
+  const hashes = entry.refreshTokenHashes;
+  if (hashes[hashes.length - 1] !== refreshTokenHash(entry.refreshToken)) throw damagedError(file, "its newest refresh token hash does not match its refresh token");
+  if (entry.lineage !== lineage || lineageIdOf(hashes[0]!) !== lineage) throw damagedError(file, "its lineage id does not match its name or its root hash");
+  return { file, entry };
+}
+
+/**
+ * Stores a lineage's entry durably: temp file (0600) written and fsynced, renamed over `<lineage>.json`, directory
+ * fsynced. The directory is created (0700) when missing and its mode enforced.
+ *
+ * @param dir the cache directory
+ * @param entry the entry (its `lineage` names the file)
+ * @returns the absolute path written
+ * @throws TokenCacheError `cache_inaccessible` when the directory cannot be created or secured, or the write fails
+ */
+export function writeEntry(dir: string, entry: CacheEntry): string {
+  secureDirectory(dir, true);
+  const file = entryFile(dir, entry.lineage);
+  const temp = join(dir, `.${entry.lineage}.${randomBytes(6).toString("hex")}.tmp`);
+  try {
+    const fd = openSync(temp, "wx", FILE_MODE);
+    try {
+      fchmodSync(fd, FILE_MODE);
+      writeFileSync(fd, `${JSON.stringify(entry, null, 2)}\n`);
+      fsyncSync(fd);
+    } finally {
+      closeSync(fd);
+    }
+    renameSync(temp, file);
+    fsyncDirectory(dir);
+  } catch (error) {
+    rmSync(temp, { force: true });
+    throw inaccessibleError(file, "cannot be written", error);
+  }
+  return file;
+}
+
+/**
+ * Removes a lineage's entry durably (directory fsynced). Only for an entry that holds nothing a stack config lacks
+ * (one created for a first refresh that the server refused): entries that may hold a rotated token are never removed.
+ *
+ * @param dir the cache directory
+ * @param lineage a lineage id
+ * @throws TokenCacheError `cache_inaccessible` when the file cannot be removed
+ */
+export function removeEntry(dir: string, lineage: string): void {
+  const file = entryFile(dir, lineage);
+  try {
+    rmSync(file, { force: true });
+    fsyncDirectory(dir);
+  } catch (error) {
+    throw inaccessibleError(file, "cannot be removed", error);
   }
 }
 
 /**
- * Stores the newest tokens of a lineage atomically (mode 0600).
+ * Runs `work` while holding the lineage's lock `<dir>/<lineage>.lock` (see {@link LOCK_OPTIONS}), so one process at
+ * a time refreshes a lineage. The lock is released when `work` settles.
  *
- * @throws Error from the file system when the directory cannot be created or written
+ * A lock taken over as stale from a live holder (only after that holder's event loop stalled for 10 s) is not
+ * detected here; the `pending` marker of the entry is what then stops a second refresh (see `auth/lineage.ts`).
+ *
+ * @param dir the cache directory (created 0700 when missing)
+ * @param lineage a lineage id
+ * @param work what to do under the lock
+ * @returns what `work` returns
+ * @throws TokenCacheError `lock_timeout` when the lock stays held by a live process for the whole retry budget;
+ *   `cache_inaccessible` when the directory cannot be secured or the lock cannot be created; whatever `work` throws
  */
-export function writeCachedTokens(key: LineageKey, tokens: Omit<CachedTokens, "updatedAt">, dir = tokenCacheDir()): void {
-  mkdirSync(dir, { recursive: true, mode: 0o700 });
-  const path = entryPath(key, dir);
-  const temp = `${path}.${randomBytes(6).toString("hex")}.tmp`;
-  writeFileSync(temp, JSON.stringify({ ...tokens, updatedAt: new Date().toISOString() }), { mode: 0o600 });
-  renameSync(temp, path);
+export async function withLineageLock<T>(dir: string, lineage: string, work: () => Promise<T>): Promise<T> {
+  secureDirectory(dir, true);
+  const lockPath = join(dir, `${lineage}.lock`);
+  let release: () => Promise<void>;
+  try {
+    release = await lock(entryFile(dir, lineage), {
+      ...LOCK_OPTIONS,
+      retries: { ...LOCK_OPTIONS.retries },
+      realpath: false,
+      lockfilePath: lockPath,
+      // The default throws from a timer and kills the process (a `pulumi up` mid-way); the pending marker is the guard.
+      onCompromised: () => undefined,
+    });
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "ELOCKED") {
+      throw new TokenCacheError(
+        "lock_timeout",
+        lockPath,
+        `another process has been refreshing this sign-in's tokens for over ${Math.round(lockBudgetMs() / 1000)} s (lock ${lockPath}). ` +
+          `Wait for it (a \`pulumi up\` or \`pulumi-helpdesk refresh\`), or, if none is running, delete ${lockPath} and try again.`,
+      );
+    }
+    throw inaccessibleError(lockPath, "cannot be created", error);
+  }
+  try {
+    return await work();
+  } finally {
+    await release().catch(() => undefined); // already released when compromised; nothing left to undo
+  }
 }
 
-/** Removes a lineage's entry (after its tokens were written back to stack config). Missing entries are fine. */
-export function clearCachedTokens(key: LineageKey, dir = tokenCacheDir()): void {
-  rmSync(entryPath(key, dir), { force: true });
+/**
+ * The shortest total wait of {@link LOCK_OPTIONS}' retries, in milliseconds (every randomized factor at 1).
+ */
+function lockBudgetMs(): number {
+  const { retries, factor, minTimeout, maxTimeout } = LOCK_OPTIONS.retries;
+  let total = 0;
+  for (let attempt = 0; attempt < retries; attempt++) total += Math.min(minTimeout * factor ** attempt, maxTimeout);
+  return total;
 }
+
+/**
+ * Creates (when asked) the directory and enforces its mode 0700 with chmod, even when it already existed.
+ *
+ * @returns false when it does not exist and `create` is false
+ */
+function secureDirectory(dir: string, create: boolean): boolean {
+  try {
+    if (create && mkdirSync(dir, { recursive: true, mode: DIRECTORY_MODE }) !== undefined) fsyncDirectory(dirname(dir));
+    const stats = statSync(dir, { throwIfNoEntry: false });
+    if (!stats) return false;
+    if (!stats.isDirectory()) throw new TokenCacheError("cache_inaccessible", dir, `the token cache ${dir} is not a directory: move it away, or set HELPDESK_TOKEN_CACHE_DIR to a directory`);
+    if ((stats.mode & 0o777) !== DIRECTORY_MODE) chmodSync(dir, DIRECTORY_MODE);
+    return true;
+  } catch (error) {
+    if (error instanceof TokenCacheError) throw error;
+    throw inaccessibleError(dir, "cannot be created or made private (mode 0700)", error);
+  }
+}
+
+/** Reads a file after enforcing its mode 0600; undefined when it does not exist. */
+function readSecured(file: string): string | undefined {
+  let fd: number;
+  try {
+    fd = openSync(file, "r");
+  } catch (error) {
+    if ((error as { code?: unknown }).code === "ENOENT") return undefined;
+    throw inaccessibleError(file, "cannot be read", error);
+  }
+  try {
+    if ((fstatSync(fd).mode & 0o777) !== FILE_MODE) fchmodSync(fd, FILE_MODE);
+    return readFileSync(fd, "utf8");
+  } catch (error) {
+    throw inaccessibleError(file, "cannot be read or made private (mode 0600)", error);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+/** fsync of a directory, so a rename or removal in it survives a crash (not supported on Windows). */
+function fsyncDirectory(dir: string): void {
+  if (process.platform === "win32") return;
+  const fd = openSync(dir, "r");
+  try {
+    fsyncSync(fd);
+  } finally {
+    closeSync(fd);
+  }
+}
+
+function damagedError(file: string, why: string): TokenCacheError {
+  return new TokenCacheError(
+    "cache_damaged",
+    file,
+    `the token cache file ${file} is damaged (${why}). It may hold the only valid refresh token of this sign-in, and ` +
+      "presenting an older one could get the sign-in revoked (RFC 9700 §4.14.2), so nothing was refreshed. " +
+      `Run \`pulumi-helpdesk login --stack ${STACK_PLACEHOLDER}\` to start a new sign-in, then delete ${file}.`,
+  );
+}
+
+function inaccessibleError(file: string, what: string, cause: unknown): TokenCacheError {
+  const code = (cause as { code?: unknown } | undefined)?.code;
+  return new TokenCacheError(
+    "cache_inaccessible",
+    file,
+    `the token cache path ${file} ${what}${typeof code === "string" ? ` (${code})` : ""}: check that it belongs to you and ` +
+      "that the disk is writable, or set HELPDESK_TOKEN_CACHE_DIR to a private directory.",
+  );
+}
+

@@ -1,4 +1,5 @@
 import { CONFIG_KEYS, ENV_VARS } from "../sdk/config.js";
+import { configSetting, lineageOf, type Lineage } from "../auth/lineage.js";
 import { HelpdeskError } from "./errors.js";
 
 import type { ConfigReader } from "../sdk/provider-contract.js";
@@ -26,6 +27,11 @@ export interface Credentials {
   tokenExpiresAt: string | undefined;
   /** True when the access token came from `HELPDESK_ACCESS_TOKEN` (then it is used as given, never renewed). */
   accessTokenFromEnvironment: boolean;
+  /**
+   * The sign-in to renew the access token with (`auth/lineage.ts` `lineageOf`), or undefined when it cannot be
+   * renewed: the token came from `HELPDESK_ACCESS_TOKEN`, or the config lacks a refresh token or client credentials.
+   */
+  lineage: Lineage | undefined;
 }
 
 /**
@@ -38,12 +44,7 @@ export interface Credentials {
  *   absolute http(s) URL; the message says which env var or `pulumi-helpdesk login` fixes it
  */
 export function resolveCredentials(config: ConfigReader | undefined, env: NodeJS.ProcessEnv = process.env): Credentials {
-  const pick = (envName: string | undefined, key: string): string | undefined => {
-    const fromEnv = envName ? env[envName] : undefined;
-    if (fromEnv !== undefined && fromEnv !== "") return fromEnv;
-    const fromConfig = config?.get(key);
-    return fromConfig === undefined || fromConfig === "" ? undefined : fromConfig;
-  };
+  const pick = (envName: string | undefined, key: string): string | undefined => configSetting(config, key, envName, env);
   const rawBaseUrl = pick(ENV_VARS.baseUrl, CONFIG_KEYS.baseUrl);
   const accessToken = pick(ENV_VARS.accessToken, CONFIG_KEYS.accessToken);
   const missing: string[] = [];
@@ -56,14 +57,16 @@ export function resolveCredentials(config: ConfigReader | undefined, env: NodeJS
         "Run `pulumi-helpdesk login --stack <stack>` in the project directory, or set the environment variables.",
     );
   }
+  const accessTokenFromEnvironment = Boolean(env[ENV_VARS.accessToken]);
   return {
     baseUrl: normaliseBaseUrl(rawBaseUrl),
     accessToken,
     refreshToken: pick(undefined, CONFIG_KEYS.refreshToken),
     clientId: pick(ENV_VARS.clientId, CONFIG_KEYS.clientId),
     clientSecret: pick(ENV_VARS.clientSecret, CONFIG_KEYS.clientSecret),
-    tokenExpiresAt: env[ENV_VARS.accessToken] ? undefined : pick(undefined, CONFIG_KEYS.tokenExpiresAt),
-    accessTokenFromEnvironment: Boolean(env[ENV_VARS.accessToken]),
+    tokenExpiresAt: accessTokenFromEnvironment ? undefined : pick(undefined, CONFIG_KEYS.tokenExpiresAt),
+    accessTokenFromEnvironment,
+    lineage: accessTokenFromEnvironment ? undefined : lineageOf(config, { env }),
   };
 }
 

@@ -1,123 +1,181 @@
 /**
- * The access token an operation presents, kept fresh: when it has expired (by `helpdesk:tokenExpiresAt`, with a
- * margin) or the API answers 401, and a refresh token plus client credentials are configured, a new one is obtained
- * with the refresh grant (RFC 6749 §6) once per provider process, shared by every parallel operation.
+ * The access token an operation presents (RFC 6750 §2.1), kept fresh.
  *
- * Rotated refresh tokens are never lost: every refresh result is written to the local token cache
- * (`auth/token-cache.ts`), which later runs read first and `pulumi-helpdesk refresh` copies back into stack config.
+ * Two kinds of source, and the types say which is which:
+ * - {@link RenewingTokenSource}, for a sign-in that can be renewed (a `Lineage`: refresh token plus client
+ *   credentials, `auth/lineage.ts`). It starts from the lineage's newest tokens in the local token cache, and when
+ *   the access token has expired (by `helpdesk:tokenExpiresAt`, with a margin) or the API answers 401, renews it
+ *   with `refreshLineage` (RFC 6749 §6): durably cached first, one process at a time per lineage, and once per
+ *   provider process, shared by every parallel operation.
+ * - {@link FixedTokenSource}, for a token that cannot be renewed: from `HELPDESK_ACCESS_TOKEN`, or a config without
+ *   a refresh token or client credentials.
  */
-import { refreshAccessToken, OAuthError } from "../auth/oauth.js";
-import { readCachedTokens, writeCachedTokens, type LineageKey } from "../auth/token-cache.js";
+import { OAuthError } from "../auth/oauth.js";
+import { accessTokenExpired, readLineage, refreshLineage, type Lineage, type LineageTokens } from "../auth/lineage.js";
+import { registerSecret } from "../auth/redact.js";
+import { TokenCacheError } from "../auth/token-cache.js";
 import type { Credentials } from "./credentials.js";
 import { HelpdeskError } from "./errors.js";
 
-/**
- * Seconds before the recorded expiry at which a token already counts as expired (clock skew, request time): 60, or a
- * quarter of the token's lifetime when that is shorter (a server issuing 2-second tokens must not cause a refresh
- * before every request).
- */
-const EXPIRY_MARGIN_SECONDS = 60;
-
 /** A source of bearer tokens for one set of credentials. */
 export interface TokenSource {
-  /** The token to send now; refreshes first when the recorded expiry has passed. */
+  /**
+   * The token to send now; renews first when the recorded expiry has passed.
+   * @throws HelpdeskError code `credentials` when it expired and cannot be renewed, or renewing it failed
+   */
   current(): Promise<string>;
   /**
-   * Called after a 401 for `rejected`: refreshes (once, shared) and returns the new token, or undefined when no
-   * refresh is possible (no refresh token or client credentials, or the token came from `HELPDESK_ACCESS_TOKEN`).
+   * Called after a 401 for `rejected`: renews (once, shared) and returns the new token, or undefined when the token
+   * cannot be renewed (no refresh token or client credentials, or it came from `HELPDESK_ACCESS_TOKEN`).
    * @throws HelpdeskError code `credentials` when the refresh grant itself fails (e.g. the refresh token was revoked)
+   *   or the local token cache stops it (damaged file, interrupted refresh: the message names the file)
    */
   renew(rejected: string): Promise<string | undefined>;
   /** Every credential value this source knows, for redaction. */
   secrets(): string[];
 }
 
-/** Token sources by lineage, so all operations of one provider process share one refresh. */
+/** Token sources by identity, so all operations of one provider process share one renewal. */
 const sources = new Map<string, TokenSource>();
 
 /**
  * Returns the process-wide token source for these credentials.
  *
- * @param credentials resolved credentials (see `resolveCredentials`)
- * @param fromEnvironment true when the access token came from `HELPDESK_ACCESS_TOKEN` (never refreshed or cached)
+ * @param credentials resolved credentials (see `resolveCredentials`); `credentials.lineage` decides whether the token
+ *   can be renewed
+ * @param fromEnvironment true when the access token came from `HELPDESK_ACCESS_TOKEN` (never renewed or cached)
  */
-export function tokenSourceFor(credentials: Credentials, fromEnvironment: boolean): TokenSource {
-  const id = JSON.stringify([credentials.baseUrl, credentials.clientId ?? "", credentials.refreshToken ?? "", fromEnvironment ? credentials.accessToken : ""]);
+export function tokenSourceFor(credentials: Credentials, fromEnvironment = credentials.accessTokenFromEnvironment): TokenSource {
+  const lineage = fromEnvironment ? undefined : credentials.lineage;
+  const id = lineage
+    ? JSON.stringify(["renewing", lineage.client.baseUrl, lineage.client.clientId, lineage.configTokens.refreshToken])
+    : JSON.stringify(["fixed", credentials.accessToken, credentials.tokenExpiresAt ?? ""]);
   let source = sources.get(id);
   if (!source) {
-    source = createTokenSource(credentials, fromEnvironment);
+    source = lineage ? new RenewingTokenSource(lineage) : new FixedTokenSource(credentials.accessToken, credentials.tokenExpiresAt);
     sources.set(id, source);
   }
   return source;
 }
 
-function createTokenSource(credentials: Credentials, fromEnvironment: boolean): TokenSource {
-  const { baseUrl, clientId, clientSecret } = credentials;
-  const lineage: LineageKey | undefined =
-    !fromEnvironment && credentials.refreshToken && clientId && clientSecret
-      ? { baseUrl, clientId, configRefreshToken: credentials.refreshToken }
-      : undefined;
+/** A token that cannot be renewed: used until its recorded expiry, if any, passes. */
+export class FixedTokenSource implements TokenSource {
+  private readonly accessToken: string;
+  private readonly expiresAt: string | undefined;
 
-  // Start from the newest tokens of this lineage: a previous run may have refreshed (and rotated) them.
-  const cached = lineage ? readCachedTokens(lineage) : undefined;
-  let accessToken = cached?.accessToken ?? credentials.accessToken;
-  let refreshToken = cached?.refreshToken ?? credentials.refreshToken;
-  let expiresAt = cached ? cached.expiresAt : credentials.tokenExpiresAt;
-  let marginMs = EXPIRY_MARGIN_SECONDS * 1000;
-  const known = new Set([credentials.accessToken, credentials.refreshToken, clientSecret].filter((v): v is string => !!v));
-  const remember = (...values: (string | undefined)[]) => values.forEach((v) => v && known.add(v));
-  remember(accessToken, refreshToken);
-  let inFlight: Promise<string> | undefined;
+  /**
+   * @param accessToken the bearer token
+   * @param expiresAt its expiry as ISO 8601, or undefined when unknown (always for `HELPDESK_ACCESS_TOKEN`)
+   */
+  constructor(accessToken: string, expiresAt: string | undefined) {
+    this.accessToken = accessToken;
+    this.expiresAt = expiresAt;
+  }
 
-  const expired = (): boolean => {
-    if (!expiresAt) return false;
-    const at = Date.parse(expiresAt);
-    return Number.isFinite(at) && at - marginMs <= Date.now();
-  };
+  /** @throws HelpdeskError `credentials` once the recorded expiry has passed (nothing can renew it) */
+  async current(): Promise<string> {
+    if (accessTokenExpired({ expiresAt: this.expiresAt, lifetimeSeconds: undefined })) {
+      throw new HelpdeskError(
+        "credentials",
+        `the access token expired at ${this.expiresAt} and no refresh token and client credentials are configured to renew it. ` +
+          "Run `pulumi-helpdesk login --stack <stack>`, or set HELPDESK_ACCESS_TOKEN to a valid token.",
+      );
+    }
+    return this.accessToken;
+  }
 
-  const refresh = (): Promise<string> => {
-    inFlight ??= (async () => {
+  /** @returns undefined: a fixed token cannot be renewed */
+  async renew(): Promise<undefined> {
+    return undefined;
+  }
+
+  /** @returns the token */
+  secrets(): string[] {
+    return [this.accessToken];
+  }
+}
+
+/** A sign-in renewed with the refresh grant through its token lineage; one renewal at a time. */
+export class RenewingTokenSource implements TokenSource {
+  private readonly lineage: Lineage;
+  /** The newest tokens this process knows; read from the token cache on first use. */
+  private newest: LineageTokens | undefined;
+  /** The renewal under way, shared by every operation that needs it. */
+  private renewal: Promise<LineageTokens> | undefined;
+  private readonly known = new Set<string>();
+
+  /** @param lineage the sign-in, from `lineageOf` */
+  constructor(lineage: Lineage) {
+    this.lineage = lineage;
+    this.remember(lineage.configTokens, lineage.client.clientSecret);
+  }
+
+  /** @throws HelpdeskError `credentials` when the token cache cannot be read or renewing fails */
+  async current(): Promise<string> {
+    if (this.renewal) return (await this.renewal).accessToken;
+    const tokens = this.tokens();
+    return accessTokenExpired(tokens) ? this.renewWhile((newest) => accessTokenExpired(newest)) : tokens.accessToken;
+  }
+
+  /** @throws HelpdeskError `credentials` when the token cache cannot be read or renewing fails */
+  async renew(rejected: string): Promise<string> {
+    if (this.renewal) return (await this.renewal).accessToken;
+    const tokens = this.tokens();
+    if (tokens.accessToken !== rejected) return tokens.accessToken; // another operation already renewed it
+    return this.renewWhile((newest) => newest.accessToken === rejected);
+  }
+
+  /** @returns every token and secret of the sign-in seen by this source */
+  secrets(): string[] {
+    return [...this.known];
+  }
+
+  /** The newest known tokens, read from the cache the first time. */
+  private tokens(): LineageTokens {
+    if (!this.newest) {
       try {
-        const tokens = await refreshAccessToken({ baseUrl, clientId: clientId!, clientSecret: clientSecret! }, refreshToken!);
-        remember(tokens.accessToken, tokens.refreshToken);
-        accessToken = tokens.accessToken;
-        refreshToken = tokens.refreshToken ?? refreshToken;
-        expiresAt = tokens.expiresAt;
-        if (tokens.expiresIn !== undefined) marginMs = Math.min(EXPIRY_MARGIN_SECONDS, tokens.expiresIn / 4) * 1000;
-        writeCachedTokens(lineage!, { accessToken, refreshToken: refreshToken!, expiresAt });
-        return accessToken;
+        this.newest = readLineage(this.lineage).tokens;
       } catch (error) {
-        const why = error instanceof OAuthError ? error.message : String(error);
-        throw new HelpdeskError(
-          "credentials",
-          `the access token expired and renewing it failed (${why}). Run \`pulumi-helpdesk login --stack <stack>\` to sign in again.`,
-        );
-      } finally {
-        inFlight = undefined;
+        throw renewalFailure(error);
       }
-    })();
-    return inFlight;
-  };
+      this.remember(this.newest);
+    }
+    return this.newest;
+  }
 
-  return {
-    async current() {
-      if (inFlight) return inFlight;
-      if (lineage && expired()) return refresh();
-      if (!lineage && expired() && !fromEnvironment) {
-        throw new HelpdeskError(
-          "credentials",
-          `the access token expired at ${expiresAt} and no refresh token and client credentials are configured to renew it. ` +
-            "Run `pulumi-helpdesk login --stack <stack>`, or set HELPDESK_ACCESS_TOKEN to a valid token.",
-        );
-      }
-      return accessToken;
-    },
-    async renew(rejected) {
-      if (!lineage) return undefined;
-      if (inFlight) return inFlight;
-      if (rejected !== accessToken) return accessToken; // another operation already renewed it
-      return refresh();
-    },
-    secrets: () => [...known],
-  };
+  /** Starts a renewal (or joins the one under way) that spends a refresh token only while `stillNeeded` says so. */
+  private async renewWhile(stillNeeded: (newest: LineageTokens) => boolean): Promise<string> {
+    this.renewal ??= this.renewLineage(stillNeeded).finally(() => (this.renewal = undefined));
+    return (await this.renewal).accessToken;
+  }
+
+  /** One renewal through the lineage (cache first, cross-process lock), kept as the newest tokens. */
+  private async renewLineage(stillNeeded: (newest: LineageTokens) => boolean): Promise<LineageTokens> {
+    try {
+      const { tokens } = await refreshLineage(this.lineage, { stillNeeded });
+      this.newest = tokens;
+      this.remember(tokens);
+      return tokens;
+    } catch (error) {
+      throw renewalFailure(error);
+    }
+  }
+
+  /** Adds tokens (and the client secret) to the redaction sets: this source's and the process-wide registry. */
+  private remember(tokens: LineageTokens, ...more: string[]): void {
+    for (const value of [tokens.accessToken, tokens.refreshToken, ...more]) {
+      this.known.add(value);
+      registerSecret(value);
+    }
+  }
+}
+
+/** The error a person sees when renewing failed: what happened and that `login` fixes it. */
+function renewalFailure(error: unknown): HelpdeskError {
+  if (error instanceof TokenCacheError) return new HelpdeskError("credentials", error.message);
+  const why = error instanceof OAuthError ? error.message : String(error);
+  return new HelpdeskError(
+    "credentials",
+    `the access token expired and renewing it failed (${why}). Run \`pulumi-helpdesk login --stack <stack>\` to sign in again.`,
+  );
 }

@@ -6,7 +6,7 @@
 import open from "open";
 import { CONFIG_KEYS } from "../../sdk/config.js";
 import { exchangeAuthorizationCode, OAuthError, startAuthorization, type AuthorizationRequest, type TokenSet } from "../../auth/oauth.js";
-import { clearCachedTokens } from "../../auth/token-cache.js";
+import { tokenConfigEntries } from "../../auth/lineage.js";
 import { isLoopbackRedirect, listenForCallback, type AuthorizationCallback, type CallbackOptions } from "../callback-server.js";
 import { CliError, info, result, success, warn } from "../output.js";
 import { ask, isInteractive, readLineFromStdin } from "../prompt.js";
@@ -61,15 +61,12 @@ export async function login(options: LoginOptions): Promise<void> {
       { key: CONFIG_KEYS.clientId, value: settings.clientId, secret: false },
       { key: CONFIG_KEYS.redirectUri, value: settings.redirectUri, secret: false },
       { key: CONFIG_KEYS.clientSecret, value: settings.clientSecret, secret: true },
-      { key: CONFIG_KEYS.accessToken, value: tokens.accessToken, secret: true },
+      ...tokenConfigEntries(tokens),
     ];
-    if (tokens.refreshToken) entries.push({ key: CONFIG_KEYS.refreshToken, value: tokens.refreshToken, secret: true });
-    if (tokens.expiresAt) entries.push({ key: CONFIG_KEYS.tokenExpiresAt, value: tokens.expiresAt, secret: false });
     const stack = existingStack ?? (await openStack(ref));
     await writeStackConfig(stack, ref, entries);
-    // A fresh sign-in starts a new token lineage; tokens the provider cached for the previous one are obsolete.
-    const previous = existing[CONFIG_KEYS.refreshToken];
-    if (previous) clearCachedTokens({ baseUrl: settings.baseUrl, clientId: settings.clientId, configRefreshToken: previous });
+    // A new refresh token starts a new lineage by itself (auth/token-cache.ts); the previous lineage's cache entry
+    // stays, because another stack may share that sign-in.
 
     success(`Signed in to ${settings.baseUrl} as client ${settings.clientId}; wrote stack "${ref.stackName}" config:`);
     for (const entry of entries) result(`  ${entry.key}${entry.secret ? " (secret)" : ""}`);

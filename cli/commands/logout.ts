@@ -1,10 +1,13 @@
 /**
- * `pulumi-helpdesk logout`: removes the token keys from the stack config (and the provider's cached tokens). The
- * client settings stay, so the next `login` needs no flags.
+ * `pulumi-helpdesk logout`: removes the token keys from the stack config. The client settings stay, so the next
+ * `login` needs no flags. The sign-in's entry in the local token cache stays too: another stack whose config holds
+ * one of its refresh tokens may share the sign-in and need its newest refresh token (`auth/token-cache.ts`); logout
+ * says where it is.
  */
 import { CONFIG_KEYS } from "../../sdk/config.js";
-import { clearCachedTokens } from "../../auth/token-cache.js";
-import { info, success } from "../output.js";
+import { configReaderOf, lineageOf, readLineage } from "../../auth/lineage.js";
+import { TokenCacheError } from "../../auth/token-cache.js";
+import { info, success, warn } from "../output.js";
 import { openStack, readStackConfig, removeStackConfig, resolveStackRef } from "../stack-config.js";
 
 /** Options of `logout`. */
@@ -21,14 +24,27 @@ export async function logout(options: LogoutOptions): Promise<void> {
   const stack = await openStack(ref, false);
   const config = await readStackConfig(stack);
   const present = TOKEN_KEYS.filter((key) => config[key] !== undefined);
-  const baseUrl = config[CONFIG_KEYS.baseUrl];
-  const clientId = config[CONFIG_KEYS.clientId];
-  const refreshToken = config[CONFIG_KEYS.refreshToken];
-  if (baseUrl && clientId && refreshToken) clearCachedTokens({ baseUrl, clientId, configRefreshToken: refreshToken });
   if (present.length === 0) {
     info(`Stack "${ref.stackName}" holds no tokens; nothing to do.`);
     return;
   }
+  const cacheFile = cachedSignIn(config, ref.stackName);
   await removeStackConfig(stack, present);
   success(`Signed out stack "${ref.stackName}": removed ${present.join(", ")}.`);
+  if (cacheFile) {
+    info(`The local token cache keeps this sign-in's newest tokens in ${cacheFile} for any other stack that shares the sign-in; delete that file if none does.`);
+  }
+}
+
+/** The cache file of the stack's sign-in, if one was written; a cache problem is shown, not fatal (logout goes on). */
+function cachedSignIn(config: Record<string, string>, stack: string): string | undefined {
+  const lineage = lineageOf(configReaderOf(config), { stack });
+  if (!lineage) return undefined;
+  try {
+    return readLineage(lineage).file;
+  } catch (error) {
+    if (!(error instanceof TokenCacheError)) throw error;
+    warn(error.message);
+    return undefined;
+  }
 }

@@ -1,13 +1,18 @@
 /**
- * `pulumi-helpdesk refresh`: a new access token with the refresh grant (RFC 6749 §6), written back to the stack
- * config; also stores tokens the provider renewed during a run (the local token cache), so a rotated refresh token
- * reaches the stack config.
+ * `pulumi-helpdesk refresh`: brings the stack config up to the newest tokens of its sign-in. When the local token
+ * cache holds newer, still valid tokens (a provider run, or another stack sharing the sign-in, renewed them), those
+ * are stored; otherwise a new access token is obtained with the refresh grant (RFC 6749 §6) through the lineage's
+ * protocol (`auth/lineage.ts`: durably cached first, one refresh at a time per sign-in), then stored. Stack config
+ * is always written from what the cache holds, so a crash or a failed `pulumi config set` loses nothing: the next
+ * `refresh` or provider run finds the tokens in the cache.
+ *
+ * For tests only: `HELPDESK_TEST_CRASH_AT=<step>` ends the process with SIGKILL at that step (see {@link CRASH_POINTS}).
  */
-import { CONFIG_KEYS } from "../../sdk/config.js";
-import { OAuthError, refreshAccessToken } from "../../auth/oauth.js";
-import { clearCachedTokens, readCachedTokens } from "../../auth/token-cache.js";
+import { accessTokenExpired, configReaderOf, lineageOf, readLineage, refreshLineage, tokenConfigEntries, type Lineage, type RefreshOutcome } from "../../auth/lineage.js";
+import { OAuthError } from "../../auth/oauth.js";
+import { TokenCacheError } from "../../auth/token-cache.js";
 import { CliError, info, result, success } from "../output.js";
-import { openStack, readStackConfig, resolveStackRef, writeStackConfig, type ConfigEntry } from "../stack-config.js";
+import { openStack, readStackConfig, resolveStackRef, writeStackConfig } from "../stack-config.js";
 
 /** Options of `refresh`. */
 export interface RefreshOptions {
@@ -16,40 +21,72 @@ export interface RefreshOptions {
 }
 
 /**
+ * The steps at which `HELPDESK_TEST_CRASH_AT` can stop `refresh`: the three of `refreshLineage` (`lock-acquired`,
+ * `token-response`, `cache-written`) and `config-written` (the stack config holds the new tokens; the last step).
+ */
+export const CRASH_POINTS = ["lock-acquired", "token-response", "cache-written", "config-written"] as const;
+
+/** One of {@link CRASH_POINTS}. */
+export type CrashPoint = (typeof CRASH_POINTS)[number];
+
+/**
  * Refreshes the stack's tokens.
  *
- * @throws CliError exit 1 when the stack lacks what the refresh grant needs, or the server rejects it (then: login)
+ * @throws CliError exit 1 when the stack lacks what the refresh grant needs, the server rejects it, or the token
+ *   cache stops it (damaged file, interrupted refresh, lock held: the message names the file and says what to do);
+ *   exit 2 when `HELPDESK_TEST_CRASH_AT` names no step
  */
 export async function refresh(options: RefreshOptions): Promise<void> {
+  const crashAt = crashHook(process.env.HELPDESK_TEST_CRASH_AT);
   const ref = await resolveStackRef(options.stack, options.cwd);
   const stack = await openStack(ref, false);
   const config = await readStackConfig(stack);
-  const baseUrl = config[CONFIG_KEYS.baseUrl];
-  const clientId = config[CONFIG_KEYS.clientId];
-  const clientSecret = config[CONFIG_KEYS.clientSecret];
-  const configRefreshToken = config[CONFIG_KEYS.refreshToken];
-  if (!baseUrl || !clientId || !clientSecret || !configRefreshToken) {
+  const lineage = lineageOf(configReaderOf(config), { stack: ref.stackName });
+  if (!lineage) {
     throw new CliError(`stack "${ref.stackName}" has no refresh token or client credentials to refresh with: run \`pulumi-helpdesk login --stack ${ref.stackName}\``);
   }
-  const lineage = { baseUrl, clientId, configRefreshToken };
-  // Under rotation the stack's refresh token may already be spent; the provider kept the newest one in the cache.
-  const cached = readCachedTokens(lineage);
-  if (cached) info("Using the newer tokens a provider run left in the local token cache.");
-  let tokens;
-  try {
-    tokens = await refreshAccessToken({ baseUrl, clientId, clientSecret }, cached?.refreshToken ?? configRefreshToken);
-  } catch (error) {
-    const why = error instanceof OAuthError ? error.message : String(error);
-    throw new CliError(`${why}. Run \`pulumi-helpdesk login --stack ${ref.stackName}\` to sign in again.`);
-  }
-  const entries: ConfigEntry[] = [
-    { key: CONFIG_KEYS.accessToken, value: tokens.accessToken, secret: true },
-    { key: CONFIG_KEYS.refreshToken, value: tokens.refreshToken ?? configRefreshToken, secret: true },
-  ];
-  if (tokens.expiresAt) entries.push({ key: CONFIG_KEYS.tokenExpiresAt, value: tokens.expiresAt, secret: false });
+  const { tokens, renewed } = await newestTokens(lineage, crashAt);
+  const entries = tokenConfigEntries(tokens);
   await writeStackConfig(stack, ref, entries);
-  clearCachedTokens(lineage);
-  success(`Refreshed the tokens of stack "${ref.stackName}"${tokens.refreshToken && tokens.refreshToken !== configRefreshToken ? " (the server issued a new refresh token)" : ""}:`);
+  crashAt("config-written");
+  const rotated = tokens.refreshToken !== lineage.configTokens.refreshToken;
+  const origin = renewed ? "" : " from the local token cache (a provider run or a stack sharing this sign-in had renewed them)";
+  success(`Refreshed the tokens of stack "${ref.stackName}"${origin}${rotated ? " (the server issued a new refresh token)" : ""}:`);
   for (const entry of entries) result(`  ${entry.key}${entry.secret ? " (secret)" : ""}`);
   if (tokens.expiresAt) info(`The access token expires at ${tokens.expiresAt}.`);
+}
+
+/**
+ * The tokens to store: the cache's when they are newer than the config's and still valid, else a refresh through
+ * the lineage (which reuses another process's result when it renewed meanwhile).
+ */
+async function newestTokens(lineage: Lineage, crashAt: (step: string) => void): Promise<RefreshOutcome> {
+  try {
+    const state = readLineage(lineage);
+    if (state.newerThanConfig && !accessTokenExpired(state.tokens)) return { tokens: state.tokens, renewed: false };
+    const seen = state.tokens.refreshToken;
+    return await refreshLineage(lineage, { stillNeeded: (newest) => newest.refreshToken === seen, onStep: crashAt });
+  } catch (error) {
+    if (error instanceof TokenCacheError) throw new CliError(error.message);
+    if (error instanceof OAuthError) throw new CliError(`${error.message}. Run \`pulumi-helpdesk login --stack ${lineage.stack}\` to sign in again.`);
+    throw error;
+  }
+}
+
+/**
+ * The crash hook of `HELPDESK_TEST_CRASH_AT` (tests only): a function that ends the process abruptly (SIGKILL: no
+ * cleanup, no lock release, as a power cut or `kill -9` would) when called with the named step, and otherwise does
+ * nothing.
+ *
+ * @param value the variable's value, or undefined
+ * @throws CliError exit 2 when the value is set but names no {@link CrashPoint} (a typo must not pass a test)
+ */
+function crashHook(value: string | undefined): (step: string) => void {
+  if (!value) return () => undefined;
+  if (!(CRASH_POINTS as readonly string[]).includes(value)) {
+    throw new CliError(`HELPDESK_TEST_CRASH_AT must be one of ${CRASH_POINTS.join(", ")}; got ${JSON.stringify(value)}`, 2);
+  }
+  return (step) => {
+    if (step === value) process.kill(process.pid, "SIGKILL");
+  };
 }

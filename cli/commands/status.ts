@@ -2,8 +2,9 @@
  * `pulumi-helpdesk status`: what the stack's config says about the sign-in, without showing any credential.
  */
 import { CONFIG_KEYS } from "../../sdk/config.js";
-import { readCachedTokens } from "../../auth/token-cache.js";
-import { info, result } from "../output.js";
+import { configReaderOf, lineageOf, readLineage } from "../../auth/lineage.js";
+import { TokenCacheError, tokenCacheDir } from "../../auth/token-cache.js";
+import { info, result, warn } from "../output.js";
 import { openStack, readStackConfig, resolveStackRef } from "../stack-config.js";
 
 /** Options of `status`. */
@@ -31,14 +32,26 @@ export interface SignInStatus {
   refreshToken: { present: boolean };
   /** True when the provider renewed the tokens during a run and `pulumi-helpdesk refresh` should store them. */
   newerTokensCached: boolean;
+  /** What the local token cache holds for this sign-in (never token values). */
+  tokenCache: {
+    /** Absolute path of the sign-in's cache file, or null when no refresh has written one. */
+    file: string | null;
+    /** When a refresh was interrupted after its request was sent (ISO 8601), or null; the next refresh then stops. */
+    interruptedAt: string | null;
+    /** Why the cache cannot be used (e.g. a damaged file), naming the file and what to do; null when it can. */
+    problem: string | null;
+  };
 }
 
 /**
  * Computes the sign-in status of a stack.
  *
+ * @param stack the stack name
+ * @param config the stack config (namespaced key → value, secrets decrypted; only their presence is reported)
  * @param now the current time in milliseconds (for tests)
+ * @param cacheDir the token cache directory (default: `tokenCacheDir()`)
  */
-export function describeStatus(stack: string, config: Record<string, string>, now = Date.now()): SignInStatus {
+export function describeStatus(stack: string, config: Record<string, string>, now = Date.now(), cacheDir = tokenCacheDir()): SignInStatus {
   const get = (key: string): string | null => config[key] || null;
   const expiresAt = get(CONFIG_KEYS.tokenExpiresAt);
   const at = expiresAt ? Date.parse(expiresAt) : Number.NaN;
@@ -46,6 +59,7 @@ export function describeStatus(stack: string, config: Record<string, string>, no
   const baseUrl = get(CONFIG_KEYS.baseUrl);
   const clientId = get(CONFIG_KEYS.clientId);
   const refreshToken = get(CONFIG_KEYS.refreshToken);
+  const cache = tokenCacheStatus(stack, config, cacheDir);
   return {
     stack,
     baseUrl,
@@ -59,8 +73,22 @@ export function describeStatus(stack: string, config: Record<string, string>, no
       expired: expiresInSeconds === null ? null : expiresInSeconds <= 0,
     },
     refreshToken: { present: Boolean(refreshToken) },
-    newerTokensCached: Boolean(baseUrl && clientId && refreshToken && readCachedTokens({ baseUrl, clientId, configRefreshToken: refreshToken })),
+    newerTokensCached: cache.newer,
+    tokenCache: cache.status,
   };
+}
+
+/** The token cache's view of the stack's sign-in; a cache problem is reported, not thrown (status always answers). */
+function tokenCacheStatus(stack: string, config: Record<string, string>, dir: string): { newer: boolean; status: SignInStatus["tokenCache"] } {
+  const lineage = lineageOf(configReaderOf(config), { stack });
+  if (!lineage) return { newer: false, status: { file: null, interruptedAt: null, problem: null } };
+  try {
+    const state = readLineage(lineage, dir);
+    return { newer: state.newerThanConfig, status: { file: state.file ?? null, interruptedAt: state.interruptedAt ?? null, problem: null } };
+  } catch (error) {
+    if (!(error instanceof TokenCacheError)) throw error;
+    return { newer: false, status: { file: error.file, interruptedAt: null, problem: error.message } };
+  }
 }
 
 /** "in 1 h 59 min", "3 min ago". */
@@ -95,7 +123,10 @@ export async function status(options: StatusOptions): Promise<void> {
   result(`client secret:  ${s.clientSecret.present ? "present (secret)" : "missing"}`);
   result(`access token:   ${token.present ? `present (secret), ${expiry}` : "missing"}`);
   result(`refresh token:  ${s.refreshToken.present ? "present (secret)" : "missing"}`);
-  if (s.newerTokensCached) info("Newer tokens from a provider run wait in the local cache: run `pulumi-helpdesk refresh` to store them.");
+  if (s.tokenCache.file) result(`token cache:    ${s.tokenCache.file}`);
+  if (s.tokenCache.problem) warn(s.tokenCache.problem);
+  else if (s.tokenCache.interruptedAt) warn(`a refresh of this sign-in was interrupted at ${s.tokenCache.interruptedAt}: run \`pulumi-helpdesk refresh --stack ${s.stack}\` to see what to do.`);
+  else if (s.newerTokensCached) info("Newer tokens from a provider run wait in the local cache: run `pulumi-helpdesk refresh` to store them.");
   if (!token.present) info(`Not signed in: run \`pulumi-helpdesk login --stack ${s.stack}\`.`);
   else if (token.expired) info(s.refreshToken.present ? "The access token expired; `pulumi up` renews it, or run `pulumi-helpdesk refresh`." : "The access token expired: run `pulumi-helpdesk login`.");
 }

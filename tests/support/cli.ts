@@ -35,6 +35,8 @@ export function createTestProject(options: { projectFile?: boolean } = {}): Test
     PULUMI_BACKEND_URL: `file://${state}`,
     PULUMI_CONFIG_PASSPHRASE: "cli-test-passphrase",
     PULUMI_SKIP_UPDATE_CHECK: "true",
+    // Each project its own token cache: never the user's ~/.cache, never another test's.
+    HELPDESK_TOKEN_CACHE_DIR: join(state, "token-cache"),
     NO_COLOR: "1",
     CI: "true",
   };

@@ -51,6 +51,8 @@ export async function createTestStack(workDir: string, config: ConfigMap): Promi
         PULUMI_CONFIG_PASSPHRASE: "test-passphrase",
         PULUMI_SKIP_UPDATE_CHECK: "true",
         PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+        // The provider's token cache of this stack only (a suite that needs another sets it in process.env first).
+        HELPDESK_TOKEN_CACHE_DIR: process.env.HELPDESK_TOKEN_CACHE_DIR ?? join(stateDir, "token-cache"),
       },
     },
   );

@@ -1,0 +1,112 @@
+/**
+ * Test support for the token lineage suites: real emulators on 127.0.0.1, real stacks of a file:// backend (through
+ * the real `pulumi` CLI), real cache files.
+ */
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { request } from "undici";
+import { startEmulator, signInAutoApproved, type EmulatorOptions, type RunningEmulator } from "../../../emulator/index.js";
+import type { TokenSet } from "../../../auth/oauth.js";
+import type { CacheEntry } from "../../../auth/token-cache.js";
+import { CONFIG_KEYS } from "../../../sdk/config.js";
+import { emulatorStats } from "../../support/emulator.js";
+import type { TestProject } from "../../support/cli.js";
+
+/** The OAuth client every suite registers. */
+export const client = { clientId: "lineage-tests", clientSecret: "lineage-tests-secret-5c8e21", redirectUri: "http://127.0.0.1:1/cb" };
+
+/**
+ * Fails at once, with what to do, when the built code the child processes run is missing.
+ *
+ * @throws Error naming `bash scripts/build.sh`
+ */
+export function requireBuild(): void {
+  const built = fileURLToPath(new URL("../../../dist/auth/lineage.js", import.meta.url));
+  if (!existsSync(built)) throw new Error(`${built} is missing: run \`bash scripts/build.sh\` before these tests`);
+}
+
+/** Starts an auto-approving emulator with {@link client}; the caller closes it. */
+export function emulatorFor(options: EmulatorOptions = {}): Promise<RunningEmulator> {
+  return startEmulator({ port: 0, autoApprove: true, clients: [client], ...options });
+}
+
+/** Signs in headlessly: a new grant, so a new token lineage. */
+export function signIn(emulator: RunningEmulator): Promise<TokenSet> {
+  return signInAutoApproved({ baseUrl: emulator.url, ...client });
+}
+
+/** Stack config values of a signed-in stack, as `login` writes them. */
+export function signedInConfig(emulator: RunningEmulator, tokens: TokenSet): Record<string, string> {
+  return {
+    [CONFIG_KEYS.baseUrl]: emulator.url,
+    [CONFIG_KEYS.clientId]: client.clientId,
+    [CONFIG_KEYS.clientSecret]: client.clientSecret,
+    [CONFIG_KEYS.accessToken]: tokens.accessToken,
+    [CONFIG_KEYS.refreshToken]: tokens.refreshToken!,
+    [CONFIG_KEYS.tokenExpiresAt]: tokens.expiresAt!,
+  };
+}
+
+const SECRET_KEYS = new Set<string>([CONFIG_KEYS.clientSecret, CONFIG_KEYS.accessToken, CONFIG_KEYS.refreshToken]);
+
+/**
+ * Creates a stack of the project's file:// backend holding a sign-in, with the real `pulumi` CLI.
+ *
+ * @param project from `createTestProject`
+ * @param stack the stack name
+ * @param config the values (secret keys stored as Pulumi secrets)
+ */
+export function initStack(project: TestProject, stack: string, config: Record<string, string>): void {
+  const pulumi = (args: string[]) => execFileSync("pulumi", args, { cwd: project.dir, env: project.env, stdio: "pipe" });
+  pulumi(["stack", "init", stack]);
+  const pairs = Object.entries(config).flatMap(([key, value]) => [SECRET_KEYS.has(key) ? "--secret" : "--plaintext", `${key}=${value}`]);
+  pulumi(["config", "set-all", "--stack", stack, ...pairs]);
+}
+
+/** Every config value of a stack (secrets decrypted), read with the real `pulumi config`. */
+export function stackConfig(project: TestProject, stack: string): Record<string, string> {
+  const out = execFileSync("pulumi", ["config", "--show-secrets", "--json", "--stack", stack], { cwd: project.dir, env: project.env, encoding: "utf8", stdio: "pipe" });
+  const parsed = JSON.parse(out) as Record<string, { value?: string }>;
+  return Object.fromEntries(Object.entries(parsed).map(([key, entry]) => [key, entry.value ?? ""]));
+}
+
+/** How many token requests (`POST /oauth/token`) the emulator has answered since its stats were reset. */
+export async function tokenRequests(emulator: RunningEmulator): Promise<number> {
+  return (await emulatorStats(emulator)).byRoute["POST /oauth/token"] ?? 0;
+}
+
+/** Resets the emulator's request counters. */
+export async function resetStats(emulator: RunningEmulator): Promise<void> {
+  await request(`${emulator.url}/_emulator/reset-stats`, { method: "POST" }).then((r) => r.body.dump());
+}
+
+/**
+ * Whether the API accepts an access token: `DELETE /v1/webhooks/wh_probe` answers 404 (no such webhook) to a valid
+ * token and 401 to an expired or revoked one (a revoked grant revokes its access tokens too).
+ */
+export async function accessTokenWorks(emulator: RunningEmulator, accessToken: string): Promise<boolean> {
+  const response = await request(`${emulator.url}/v1/webhooks/wh_probe`, { method: "DELETE", headers: { authorization: `Bearer ${accessToken}` } });
+  await response.body.dump();
+  if (response.statusCode !== 404 && response.statusCode !== 401) throw new Error(`probe answered ${response.statusCode}`);
+  return response.statusCode === 404;
+}
+
+/** The cache entries in a directory, parsed (for assertions; the code under test validates them itself). */
+export function cacheEntries(dir: string): { file: string; entry: CacheEntry }[] {
+  return readdirSync(dir)
+    .filter((name) => /^[0-9a-f]{32}\.json$/.test(name))
+    .map((name) => ({ file: join(dir, name), entry: JSON.parse(readFileSync(join(dir, name), "utf8")) as CacheEntry }));
+}
+
+/**
+ * The one cache entry of a directory that holds a single lineage.
+ *
+ * @throws Error when the directory holds no entry or several
+ */
+export function onlyEntry(dir: string): { file: string; entry: CacheEntry } {
+  const entries = cacheEntries(dir);
+  if (entries.length !== 1) throw new Error(`expected one cache entry in ${dir}, found ${entries.length}`);
+  return entries[0]!;
+}

@@ -1,0 +1,197 @@
+/**
+ * The token cache's files, on a real file system: modes enforced on every open (0700 directory, 0600 files, even
+ * when they existed with wider modes), atomic durable writes, the index from every refresh token of a lineage, and a
+ * damaged file as a clear, typed error that names it, never a silent fallback.
+ */
+import { afterEach, describe, expect, it } from "vitest";
+import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import {
+  entryFile,
+  findEntry,
+  lineageIdOf,
+  readEntry,
+  refreshTokenHash,
+  TokenCacheError,
+  withLineageLock,
+  writeEntry,
+  type CacheEntry,
+} from "../../auth/token-cache.js";
+
+const dirs: string[] = [];
+afterEach(() => {
+  while (dirs.length) rmSync(dirs.pop()!, { recursive: true, force: true });
+});
+
+/** A fresh parent directory; the cache directory inside it does not exist yet. */
+function cacheDir(): string {
+  const parent = mkdtempSync(join(tmpdir(), "helpdesk-cache-test-"));
+  dirs.push(parent);
+  return join(parent, "tokens");
+}
+
+const mode = (path: string): number => statSync(path).mode & 0o777;
+
+/** An entry of a lineage whose refresh tokens were `tokens` (the last is the newest). */
+function entryOf(tokens: string[], accessToken = "access-token-newest-0001"): CacheEntry {
+  const hashes = tokens.map(refreshTokenHash);
+  return {
+    format: 1,
+    lineage: lineageIdOf(hashes[0]!),
+    baseUrl: "http://127.0.0.1:1",
+    clientId: "c",
+    accessToken,
+    refreshToken: tokens[tokens.length - 1]!,
+    expiresAt: "2030-01-01T00:00:00.000Z",
+    lifetimeSeconds: 7200,
+    refreshTokenHashes: hashes,
+    rotation: "rotates",
+    pending: null,
+    updatedAt: new Date().toISOString(),
+  };
+}
+
+function cacheError(run: () => unknown): TokenCacheError {
+  try {
+    run();
+  } catch (error) {
+    expect(error).toBeInstanceOf(TokenCacheError);
+    return error as TokenCacheError;
+  }
+  throw new Error("expected a TokenCacheError");
+}
+
+describe("permissions", () => {
+  it("creates the directory 0700 and files 0600", () => {
+    const dir = cacheDir();
+    const file = writeEntry(dir, entryOf(["refresh-token-root-0001"]));
+    expect(mode(dir)).toBe(0o700);
+    expect(mode(file)).toBe(0o600);
+  });
+
+  it("tightens a directory that already exists with mode 0755, and a file with 0644, on the next open", () => {
+    const dir = cacheDir();
+    const entry = entryOf(["refresh-token-root-0002"]);
+    const file = writeEntry(dir, entry);
+    chmodSync(dir, 0o755);
+    chmodSync(file, 0o644);
+    expect(findEntry(refreshTokenHash("refresh-token-root-0002"), dir)?.file).toBe(file); // a read-only open
+    expect(mode(dir)).toBe(0o700);
+    expect(mode(file)).toBe(0o600);
+  });
+
+  it("tightens a 0755 directory that existed before any write", () => {
+    const dir = cacheDir();
+    mkdirSync(dir, { mode: 0o755 });
+    chmodSync(dir, 0o755);
+    expect(mode(dir)).toBe(0o755);
+    writeEntry(dir, entryOf(["refresh-token-root-0003"]));
+    expect(mode(dir)).toBe(0o700);
+  });
+
+  it("refuses a cache path that is a file, naming it", () => {
+    const dir = cacheDir();
+    mkdirSync(join(dir, ".."), { recursive: true });
+    writeFileSync(dir, "not a directory");
+    const error = cacheError(() => writeEntry(dir, entryOf(["refresh-token-root-0004"])));
+    expect(error.code).toBe("cache_inaccessible");
+    expect(error.message).toContain(dir);
+  });
+});
+
+describe("durable writes and the index", () => {
+  it("replaces the entry atomically, leaving no temp file", () => {
+    const dir = cacheDir();
+    const first = entryOf(["refresh-token-root-0005"]);
+    writeEntry(dir, first);
+    writeEntry(dir, entryOf(["refresh-token-root-0005", "refresh-token-next-0005"]));
+    expect(readdirSync(dir)).toEqual([`${first.lineage}.json`]);
+    expect(readEntry(dir, first.lineage)?.entry.refreshToken).toBe("refresh-token-next-0005");
+  });
+
+  it("finds a lineage by any refresh token it ever had, and by no other", () => {
+    const dir = cacheDir();
+    const tokens = ["refresh-token-root-0006", "refresh-token-second-0006", "refresh-token-third-0006"];
+    writeEntry(dir, entryOf(tokens));
+    writeEntry(dir, entryOf(["refresh-token-other-lineage-0006"]));
+    for (const token of tokens) expect(findEntry(refreshTokenHash(token), dir)?.entry.refreshToken).toBe(tokens[2]);
+    expect(findEntry(refreshTokenHash("refresh-token-never-seen-0006"), dir)).toBeUndefined();
+  });
+
+  it("keeps tokens out of file names: only hashes are keys", () => {
+    const dir = cacheDir();
+    writeEntry(dir, entryOf(["refresh-token-root-0007"]));
+    expect(readdirSync(dir).join(" ")).not.toContain("refresh-token");
+  });
+
+  it("runs one holder of a lineage's lock at a time", async () => {
+    const dir = cacheDir();
+    const order: string[] = [];
+    const hold = (name: string) =>
+      withLineageLock(dir, "0".repeat(32), async () => {
+        order.push(`${name} in`);
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        order.push(`${name} out`);
+      });
+    await Promise.all([hold("a"), hold("b")]);
+    expect(order).toSatisfy((o: string[]) => o.join() === "a in,a out,b in,b out" || o.join() === "b in,b out,a in,a out");
+    expect(readdirSync(dir)).toEqual([]); // the lock is gone after release
+  });
+
+  it("takes over a lock left by a dead process once it is stale (10 s untouched)", async () => {
+    const dir = cacheDir();
+    const id = "1".repeat(32);
+    mkdirSync(join(dir, `${id}.lock`), { recursive: true });
+    const old = new Date(Date.now() - 11_000);
+    utimesSync(join(dir, `${id}.lock`), old, old);
+    const started = performance.now();
+    expect(await withLineageLock(dir, id, async () => "held")).toBe("held");
+    expect(performance.now() - started).toBeLessThan(2_000);
+  });
+});
+
+describe("a damaged cache is an error that names the file", () => {
+  const token = "refresh-token-damaged-0008";
+  const damage: [string, (file: string, entry: CacheEntry) => void][] = [
+    ["not JSON", (file) => writeFileSync(file, `{"accessToken": "${token}", truncated`)],
+    ["the wrong shape", (file, entry) => writeFileSync(file, JSON.stringify({ ...entry, refreshTokenHashes: "x" }))],
+    ["an index that does not match the refresh token", (file, entry) => writeFileSync(file, JSON.stringify({ ...entry, refreshToken: `${token}-edited` }))],
+    ["a newer format", (file, entry) => writeFileSync(file, JSON.stringify({ ...entry, format: 2 }))],
+    ["an empty file", (file) => writeFileSync(file, "")],
+  ];
+  for (const [what, write] of damage) {
+    it(`${what}: cache_damaged, the file named, what to do, no token in the message`, () => {
+      const dir = cacheDir();
+      const entry = entryOf([token], "access-token-damaged-0008");
+      const file = writeEntry(dir, entry);
+      write(file, entry);
+      const error = cacheError(() => findEntry(refreshTokenHash(token), dir));
+      expect(error.code).toBe("cache_damaged");
+      expect(error.file).toBe(file);
+      expect(error.message).toContain(file);
+      expect(error.message).toMatch(/pulumi-helpdesk login --stack <stack>.*then delete/);
+      expect(error.forStack("dev").message).toContain("pulumi-helpdesk login --stack dev");
+      expect(error.message).not.toContain(token);
+      expect(error.message).not.toContain("access-token-damaged");
+      console.log(`  ${what}: ${error.message}`);
+    });
+  }
+
+  it("a damaged file of another lineage does not hide an intact match (index sets are disjoint)", () => {
+    const dir = cacheDir();
+    writeEntry(dir, entryOf(["refresh-token-intact-0009"]));
+    const other = writeEntry(dir, entryOf(["refresh-token-other-0009"]));
+    writeFileSync(other, "garbage");
+    expect(findEntry(refreshTokenHash("refresh-token-intact-0009"), dir)?.entry.refreshToken).toBe("refresh-token-intact-0009");
+    // ...but a token found nowhere intact might be in the damaged file: that is an error, not "no entry".
+    expect(cacheError(() => findEntry(refreshTokenHash("refresh-token-unknown-0009"), dir)).file).toBe(other);
+  });
+
+  it("reads a missing entry as none", () => {
+    const dir = cacheDir();
+    expect(readEntry(dir, "2".repeat(32))).toBeUndefined();
+    expect(findEntry(refreshTokenHash("x"), dir)).toBeUndefined();
+    expect(entryFile(dir, "2".repeat(32))).toBe(join(dir, `${"2".repeat(32)}.json`));
+  });
+});
