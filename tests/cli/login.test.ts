@@ -56,11 +56,13 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk login / status / refresh / 
   ];
 
   it("signs in through the loopback redirect and stores the credentials as encrypted stack config", async () => {
+    const started = Date.now();
     const run = startCli(loginArgs("dev"), project, { HELPDESK_CLIENT_SECRET: client.clientSecret });
     const page = await follow(await approve(await run.authorizeUrl));
     expect(page.status).toBe(200);
     expect(page.body).toContain("You are signed in");
     const { code, stdout, stderr } = await run.done;
+    const ended = Date.now();
     expect(stderr).toContain(`wrote stack "dev" config`);
     expect(code).toBe(0);
     const file = project.stackFile("dev");
@@ -73,20 +75,41 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk login / status / refresh / 
     }
     expect(pulumiConfigGet(project, "dev", "helpdesk:clientSecret")).toBe(client.clientSecret);
     expect(pulumiConfigGet(project, "dev", "helpdesk:baseUrl")).toBe(emulator.url);
-    expect(Date.parse(pulumiConfigGet(project, "dev", "helpdesk:tokenExpiresAt")!)).toBeGreaterThan(Date.now() + 7000 * 1000);
+    // The token lives 7200 s (the emulator's default) from when the CLI received it, i.e. during the login run; the
+    // bounds come from that run, not from the clock now, so slow `pulumi config get` calls above cannot matter.
+    const expiresAt = Date.parse(pulumiConfigGet(project, "dev", "helpdesk:tokenExpiresAt")!);
+    expect(expiresAt).toBeGreaterThanOrEqual(started + 7200 * 1000);
+    expect(expiresAt).toBeLessThanOrEqual(ended + 7200 * 1000);
   });
 
   it("status --json reports presence and expiry, never a value", async () => {
+    // How long the token has left depends on when status runs (the previous test takes seconds to a minute on a busy
+    // machine), so the expected remaining time is bracketed by the clock just before and just after each run.
+    const expiresAt = pulumiConfigGet(project, "dev", "helpdesk:tokenExpiresAt")!;
+    const at = Date.parse(expiresAt);
+    const secondsLeft = (time: number) => Math.round((at - time) / 1000);
+    let before = Date.now();
     const { code, stdout } = await runCli(["status", "--stack", "dev", "--json"], project);
+    let after = Date.now();
     expect(code).toBe(0);
-    const status = JSON.parse(stdout) as Record<string, unknown> & { accessToken: { present: boolean; expired: boolean; expiresInSeconds: number } };
+    const status = JSON.parse(stdout) as Record<string, unknown> & { accessToken: { present: boolean; expired: boolean; expiresAt: string; expiresInSeconds: number } };
     expect(status).toMatchObject({ stack: "dev", baseUrl: emulator.url, clientId: client.clientId, redirectUri, refreshToken: { present: true }, clientSecret: { present: true } });
     expect(status.accessToken.present).toBe(true);
     expect(status.accessToken.expired).toBe(false);
-    expect(status.accessToken.expiresInSeconds).toBeGreaterThan(7000);
+    expect(status.accessToken.expiresAt).toBe(expiresAt);
+    expect(status.accessToken.expiresInSeconds).toBeGreaterThanOrEqual(secondsLeft(after));
+    expect(status.accessToken.expiresInSeconds).toBeLessThanOrEqual(secondsLeft(before));
     for (const key of SECRET_KEYS) expect(stdout).not.toContain(pulumiConfigGet(project, "dev", key)!);
+    before = Date.now();
     const text = await runCli(["status", "--stack", "dev"], project);
-    expect(text.stdout).toMatch(/access token:\s+present \(secret\), expires in 1 h 59 min/);
+    after = Date.now();
+    const shown = /access token:\s+present \(secret\), expires in (\d+) h (\d+) min \(([^)]+)\)/.exec(text.stdout);
+    expect(shown, text.stdout).not.toBeNull();
+    expect(shown![3]).toBe(expiresAt);
+    const minutesShown = Number(shown![1]) * 60 + Number(shown![2]);
+    expect(Number(shown![2])).toBeLessThan(60);
+    expect(minutesShown).toBeGreaterThanOrEqual(Math.floor(secondsLeft(after) / 60));
+    expect(minutesShown).toBeLessThanOrEqual(Math.floor(secondsLeft(before) / 60));
   });
 
   it("refresh (rotation on) stores the new tokens, and the old refresh token stops working", async () => {
