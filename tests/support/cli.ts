@@ -102,12 +102,44 @@ export function pulumiConfigGet(project: TestProject, stack: string, key: string
   }
 }
 
-/** A TCP port on 127.0.0.1 that was free a moment ago (for redirect URIs the CLI will listen on). */
-export function freePort(): Promise<number> {
-  return new Promise((resolve) => {
-    const server = createServer().listen(0, "127.0.0.1", () => {
-      const { port } = server.address() as { port: number };
-      server.close(() => resolve(port));
+/** Start of the kernel's range for automatically assigned ports (`listen(0)`, `connect()`); Linux default 32768. */
+function ephemeralLow(): number {
+  try {
+    const low = Number(readFileSync("/proc/sys/net/ipv4/ip_local_port_range", "utf8").trim().split(/\s+/)[0]);
+    if (Number.isInteger(low) && low > 0) return low;
+  } catch {
+    // not Linux: 32768 is below the BSD/macOS range (49152) too
+  }
+  return 32768;
+}
+
+/** Ports this process has handed out, never handed out twice. */
+const handedOut = new Set<number>();
+
+/**
+ * A TCP port on 127.0.0.1 for a redirect URI the CLI will listen on later (the emulator must know the URI first).
+ *
+ * The port is free when returned and nothing holds it until the CLI binds it, so it must not be one the kernel can
+ * give away in between: a port from `listen(0)` is in the ephemeral range, where every other `listen(0)` (emulators,
+ * receivers, Pulumi's gRPC servers, other test files) and every outgoing connection draws its port. So the port is
+ * drawn below that range, where only an explicit bind can take it, and checked free by binding it once.
+ */
+export async function freePort(): Promise<number> {
+  const low = Math.min(ephemeralLow(), 65536);
+  const from = 20_000; // above the usual fixed service ports (8080, 8976, ...)
+  if (low - from < 1000) throw new Error(`freePort: the ephemeral port range starts at ${low}; no room below it`);
+  for (let tries = 0; tries < 100; tries++) {
+    const port = from + Math.floor(Math.random() * (low - from));
+    if (handedOut.has(port)) continue;
+    const free = await new Promise<boolean>((resolve) => {
+      const server = createServer();
+      server.once("error", () => resolve(false));
+      server.listen(port, "127.0.0.1", () => server.close(() => resolve(true)));
     });
-  });
+    if (free) {
+      handedOut.add(port);
+      return port;
+    }
+  }
+  throw new Error("freePort: found no free port below the ephemeral range in 100 tries");
 }
