@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import type { ConfigMap } from "@pulumi/pulumi/automation/index.js";
 import { startEmulator, type EmulatorOptions, type RunningEmulator, signInAutoApproved as signIn } from "../../emulator/index.js";
 import { CONFIG_KEYS } from "../../sdk/config.js";
+import { findEntry, refreshTokenHash } from "../../auth/token-cache.js";
 import type { TokenSet } from "../../auth/oauth.js";
 import { heldWebhooks, setFaults } from "../support/emulator.js";
 import { createTestStack, pulumiAvailable, readStateFile, type TestStack } from "../support/pulumi.js";
@@ -118,13 +119,14 @@ describe.skipIf(!pulumiAvailable())("the hardened provider through the real Pulu
       expect(destroyed.summary.result).toBe("succeeded");
       expect(await heldWebhooks(emulator)).toEqual([]);
       // The renewed tokens are in the local cache; with rotation, a new refresh token the stack config lacks.
-      const entries = readdirSync(cacheDir).map((f) => JSON.parse(readFileSync(join(cacheDir, f), "utf8")) as { accessToken: string; refreshToken: string });
-      for (const entry of entries) {
-        credentials.add(entry.accessToken);
-        credentials.add(entry.refreshToken);
-      }
-      const rotated = entries.some((e) => e.refreshToken !== tokens.refreshToken && !Object.values(e).includes(tokens.accessToken));
-      expect(rotated).toBe(rotate);
+      // This test's sign-in only (the cache directory is shared by the tests of this file): found through the hash of
+      // the refresh token the stack config holds.
+      const stored = findEntry(refreshTokenHash(tokens.refreshToken!), cacheDir);
+      expect(stored, "this test's cache entry").toBeDefined();
+      credentials.add(stored!.entry.accessToken);
+      credentials.add(stored!.entry.refreshToken);
+      expect(stored!.entry.accessToken).not.toBe(tokens.accessToken);
+      expect(stored!.entry.refreshToken !== tokens.refreshToken).toBe(rotate);
     });
   }
 

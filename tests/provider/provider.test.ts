@@ -11,6 +11,7 @@ import { startEmulator, type EmulatorOptions, type RunningEmulator, signInAutoAp
 import { webhookProvider } from "../../provider/index.js";
 import { HelpdeskError } from "../../provider/errors.js";
 import { CONFIG_KEYS } from "../../sdk/config.js";
+import { findEntry, refreshTokenHash } from "../../auth/token-cache.js";
 import type { TokenSet } from "../../auth/oauth.js";
 import type { WebhookInputs } from "../../sdk/provider-contract.js";
 import { emulatorStats, heldWebhooks as held, setFaults } from "../support/emulator.js";
@@ -187,9 +188,11 @@ describe("access tokens", () => {
     const stats = await emulatorStats(emu);
     expect(stats.byRoute["POST /oauth/token"]).toBe(1);
     // The rotated refresh token went to the cache, never to a log; the old one is now revoked.
-    const entries = readdirSync(cacheDir).map((f) => JSON.parse(readFileSync(join(cacheDir, f), "utf8")) as { refreshToken: string; accessToken: string });
-    const entry = entries.find((e) => e.refreshToken !== tokens.refreshToken && credentials.includes(e.accessToken) === false);
-    expect(entry).toBeDefined();
+    // This test's sign-in only (the cache directory is shared by the tests of this file).
+    const entry = findEntry(refreshTokenHash(tokens.refreshToken!), cacheDir)?.entry;
+    expect(entry, "this test's cache entry").toBeDefined();
+    expect(entry!.refreshToken).not.toBe(tokens.refreshToken);
+    expect(credentials).not.toContain(entry!.accessToken);
     credentials.push(entry!.accessToken, entry!.refreshToken);
     // A later operation (same process) goes on with the new tokens.
     await webhookProvider.delete(config, created[0]!.id, { ...hook, state: "active" });
