@@ -1,13 +1,15 @@
 /**
- * The emulator's Hono application: request log and statistics, Host check, fault injection, body limit, the route
- * modules (OAuth, `/v1`, pages, `/_emulator`), and the one error handler that renders every {@link EmulatorHttpError}.
+ * The emulator's Hono application: request log and statistics, `X-Content-Type-Options: nosniff`, token-endpoint
+ * headers, the declared body limit, the framing check, the Host check, page headers, fault injection, the streamed
+ * body limit, the route modules (OAuth, `/v1`, pages, `/_emulator`), and the one error handler that renders every
+ * {@link EmulatorHttpError}.
  */
 import { Hono } from "hono";
 import type { Context, MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { matchedRoutes } from "hono/route";
 import type { AppEnv, EmulatorContext } from "./context.js";
-import { ApiError, EmulatorHttpError, PageError, notFound, payloadTooLarge } from "./errors.js";
+import { ApiError, EmulatorHttpError, PageError, asTokenEndpointError, notFound, payloadTooLarge } from "./errors.js";
 import { faultMiddleware } from "./faults.js";
 import { registerOAuthRoutes } from "./oauth.js";
 import { registerApiRoutes } from "./api.js";
@@ -15,26 +17,40 @@ import { registerWebRoutes } from "./web.js";
 import { registerInspectRoutes } from "./inspect.js";
 import { errorPage } from "./pages/layout.js";
 
+/** The token endpoint (RFC 6749 §3.2), whose every failure is answered in RFC 6749 §5.2's shape. */
+const TOKEN_PATH = "/oauth/token";
+
 /**
  * Turns an error thrown by a handler into the HTTP answer: {@link PageError} → HTML page; other
- * {@link EmulatorHttpError}s → their JSON body and headers; Hono `HTTPException`s → JSON with their status; anything
- * else → 500 `internal_error` (and a line in the log sink, without request data).
+ * {@link EmulatorHttpError}s → their JSON body and headers (at `/oauth/token` in RFC 6749 §5.2's shape
+ * `{ error, error_description }`, see {@link asTokenEndpointError}); Hono `HTTPException`s → JSON with their status;
+ * anything else → 500 `internal_error` (and a line in the log sink, without request data).
  */
 export function errorResponse(c: Context<AppEnv>, error: unknown, log?: (line: string) => void): Response {
+  if (error instanceof HTTPException) {
+    const status = error.status;
+    const code = status === 413 ? "payload_too_large" : status < 500 ? "invalid_request" : "internal_error";
+    error = new ApiError(status, code, error.message || "Request failed");
+  }
+  if (c.req.path === TOKEN_PATH && error instanceof EmulatorHttpError && !(error instanceof PageError)) {
+    error = asTokenEndpointError(error);
+  }
   if (error instanceof PageError) {
     return c.html(errorPage(error.title, error.message), error.status as 400);
   }
   if (error instanceof EmulatorHttpError) {
     return c.json(error.body(), error.status as 400, error.headers);
   }
-  if (error instanceof HTTPException) {
-    const status = error.status;
-    const code = status === 413 ? "payload_too_large" : status < 500 ? "invalid_request" : "internal_error";
-    return c.json({ error: code, message: error.message || "Request failed" }, status);
-  }
   log?.(`internal error: ${error instanceof Error ? error.message : String(error)}`);
+  if (c.req.path === TOKEN_PATH) return c.json({ error: "server_error", error_description: "Internal error" }, 500);
   return c.json({ error: "internal_error", message: "Internal error" }, 500);
 }
+
+/**
+ * Referrer policy of the pages: `same-origin`, so the emulator's own forms carry their `Origin` (which the CSRF check
+ * requires; under `no-referrer` browsers send `Origin: null`, Fetch §3.2.5) while no other site learns a page's URL.
+ */
+const PAGE_REFERRER_POLICY = "same-origin";
 
 /**
  * Content-Security-Policy of the pages: inline CSS only, no scripts, no framing. `form-action` is deliberately not
@@ -45,21 +61,85 @@ const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self';
 /** How many bytes of an oversized body are read and discarded before answering 413 (so the client sees the answer). */
 const DRAIN_LIMIT_BYTES = 32 * 1024 * 1024;
 
+/** How long, after refusing a request whose body it did not read, the emulator discards what still comes: 1 s. */
+const DISCARD_AFTER_REFUSAL_MS = 1000;
+
 /**
- * Request body limit (RFC 9110 §15.5.14): a body longer than `maxBytes` (by `Content-Length` or as streamed) gets
- * 413 `payload_too_large`. The rest of the oversized body is read and discarded (up to 32 MiB) before answering, so
- * a client still uploading receives the 413 instead of a reset connection; beyond that the connection is closed.
- * Bodies within the limit are buffered and handed on unchanged.
+ * For an answer sent before the request body was read (413): once the answer is written, what the client still sends
+ * is read and discarded, so that a client still uploading sees the answer rather than a reset, and after
+ * {@link DISCARD_AFTER_REFUSAL_MS} the connection is closed, whatever the client does.
+ */
+function closeAfterAnswer(c: Context<AppEnv>): void {
+  const incoming = c.env?.incoming;
+  const outgoing = c.env?.outgoing;
+  if (!incoming || !outgoing) return; // not served by Node (app.request in a test)
+  outgoing.once("finish", () => {
+    const socket = incoming.socket;
+    incoming.resume();
+    const timer = setTimeout(() => socket.destroy(), DISCARD_AFTER_REFUSAL_MS);
+    timer.unref();
+    socket.once("close", () => clearTimeout(timer));
+  });
+}
+
+/**
+ * Declared body limit (RFC 9110 §8.6, §15.5.14): a request whose `Content-Length` announces more than `maxBytes`
+ * gets 413 `payload_too_large` with `Connection: close` at once, on every route and method, before any byte of the
+ * body is read (a client that announces 2 GB and sends nothing is answered, not waited for). What the client still
+ * sends is then discarded for a moment, and the connection closed.
+ */
+export function declaredBodyLimit(maxBytes: number): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const declared = Number(c.req.header("content-length") ?? "NaN");
+    if (declared > maxBytes) {
+      closeAfterAnswer(c);
+      throw payloadTooLarge(maxBytes);
+    }
+    await next();
+  };
+}
+
+/**
+ * Message framing the emulator refuses before any handler acts (the HTTP parser hands a request over before it has
+ * checked its body's framing, and handlers that read no body act at once):
+ * - a `Transfer-Encoding` other than `chunked`: RFC 9112 §6.3 (the body length cannot be determined) → 400;
+ * - content on a GET or HEAD request (`Content-Length` above 0, or any `Transfer-Encoding`), which has no meaning
+ *   there and which the HTTP adapter would not read (RFC 9110 §9.3.1, §9.3.2: a server may reject it) → 400.
+ * Both answers close the connection, as the rest of the message is not read.
+ */
+export function framingCheck(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const encoding = c.req.header("transfer-encoding");
+    const method = c.req.method;
+    let refusal: string | undefined;
+    if (encoding !== undefined && encoding.trim().toLowerCase() !== "chunked") {
+      refusal = "Unsupported Transfer-Encoding; send chunked or a Content-Length";
+    } else if ((method === "GET" || method === "HEAD") && (encoding !== undefined || Number(c.req.header("content-length") ?? "0") > 0)) {
+      refusal = `A ${method} request carries no content`;
+    }
+    if (refusal !== undefined) {
+      closeAfterAnswer(c);
+      throw new ApiError(400, "invalid_request", refusal, undefined, { Connection: "close" });
+    }
+    await next();
+  };
+}
+
+/**
+ * Streamed body limit (RFC 9110 §15.5.14), for bodies without `Content-Length` (chunked): a body that grows past
+ * `maxBytes` gets 413 `payload_too_large`. The rest of it is read and discarded (up to 32 MiB; the server's
+ * `requestTimeout` bounds the time) before answering, so a client still uploading receives the 413 instead of a reset
+ * connection; beyond that the connection is closed. Bodies within the limit are buffered and handed on unchanged.
+ * Declared sizes are checked earlier, by {@link declaredBodyLimit}.
  */
 export function bodyLimit(maxBytes: number): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const stream = c.req.raw.body;
     if (!stream) return next();
-    const declared = Number(c.req.header("content-length") ?? "NaN");
     const reader = stream.getReader();
     const chunks: Uint8Array[] = [];
     let size = 0;
-    let tooLarge = Number.isFinite(declared) && declared > maxBytes;
+    let tooLarge = false;
     try {
       for (;;) {
         if (size > DRAIN_LIMIT_BYTES) {
@@ -82,7 +162,10 @@ export function bodyLimit(maxBytes: number): MiddlewareHandler<AppEnv> {
       if (tooLarge) await reader.cancel().catch(() => undefined);
       else reader.releaseLock();
     }
-    if (tooLarge) throw payloadTooLarge(maxBytes);
+    if (tooLarge) {
+      closeAfterAnswer(c);
+      throw payloadTooLarge(maxBytes);
+    }
     const body = new Uint8Array(size);
     let offset = 0;
     for (const chunk of chunks) {
@@ -128,6 +211,23 @@ export function createApp(ctx: EmulatorContext, port: () => number): Hono<AppEnv
     }
   });
 
+  // Every answer: browsers must not guess a content type other than the one sent (Fetch §3.5, nosniff).
+  app.use("*", async (c, next) => {
+    await next();
+    c.res.headers.set("X-Content-Type-Options", "nosniff");
+  });
+
+  // Every answer of the token endpoint, errors included, is not to be cached (RFC 6749 §5.1, §5.2).
+  app.use(TOKEN_PATH, async (c, next) => {
+    await next();
+    c.res.headers.set("Cache-Control", "no-store");
+    c.res.headers.set("Pragma", "no-cache");
+  });
+
+  // A body announced over the limit is refused before anything reads it (or waits for it).
+  app.use("*", declaredBodyLimit(ctx.options.bodyLimitBytes));
+  app.use("*", framingCheck());
+
   // DNS-rebinding guard: only loopback Host names are served.
   app.use("*", async (c, next) => {
     const host = c.req.header("host");
@@ -146,14 +246,14 @@ export function createApp(ctx: EmulatorContext, port: () => number): Hono<AppEnv
       c.res.headers.set("X-Frame-Options", "DENY");
       c.res.headers.set("Content-Security-Policy", PAGE_CSP);
       c.res.headers.set("Cache-Control", "no-store");
-      c.res.headers.set("Referrer-Policy", "no-referrer");
+      c.res.headers.set("Referrer-Policy", PAGE_REFERRER_POLICY);
     }
   });
 
   // Faults are decided before anything else happens to the request.
   const faults = faultMiddleware(ctx.faults);
   app.use("/v1/*", faults); // Hono's "/v1/*" also matches "/v1"
-  app.use("/oauth/token", faults);
+  app.use(TOKEN_PATH, faults);
 
   app.use("*", bodyLimit(ctx.options.bodyLimitBytes));
 

@@ -1,7 +1,8 @@
 /**
  * Request body parsing for the emulator: JSON objects and `application/x-www-form-urlencoded` forms (the spec shows no
  * content type, spec §4.5; DESIGN.md: JSON, with forms also accepted). The body size limit is enforced earlier by
- * the app's body-limit middleware.
+ * the app's body-limit middleware; JSON nesting and value counts are bounded here ({@link JSON_LIMITS}), before
+ * anything walks the parsed value.
  */
 import type { Context } from "hono";
 import type { EmulatorHttpError } from "./errors.js";
@@ -21,6 +22,50 @@ export type BodyErrorFactory = (status: 400 | 415, message: string) => EmulatorH
 const apiErrors: BodyErrorFactory = (status, message) =>
   new ApiError(status, status === 415 ? "unsupported_media_type" : "invalid_request", message);
 
+/**
+ * Bounds of every JSON body the emulator reads (spec §8 shows no limits; these are the emulator's own): arrays and
+ * objects nest at most `maxDepth` levels (32: the deepest real input, a delivery record's `links.*.href`, is 3), and
+ * one body holds at most `maxValues` values (10,000). Together with the byte limit they keep every later walk of the
+ * value (schema checks, `JSON.stringify`, deliveries) short and free of stack overflows.
+ */
+export const JSON_LIMITS = Object.freeze({ maxDepth: 32, maxValues: 10_000 });
+
+/** A JSON text beyond {@link JSON_LIMITS}; `message` says which limit, e.g. "JSON nests deeper than 32 levels". */
+export class JsonLimitError extends RangeError {}
+
+/**
+ * Checks JSON text against {@link JSON_LIMITS} in one iterative pass (no recursion, so any depth is safe to check),
+ * then parses it (RFC 8259). Values are counted as members and elements at every level (opening brackets, commas,
+ * plus the top value), an upper bound of the true count.
+ *
+ * @param text the JSON text
+ * @param limits `{ maxDepth, maxValues }`, default {@link JSON_LIMITS}
+ * @returns the parsed value
+ * @throws {JsonLimitError} when the text nests deeper than `maxDepth` or holds more than `maxValues` values
+ * @throws {SyntaxError} when the text is not JSON (from `JSON.parse`)
+ */
+export function parseJsonBounded(text: string, limits: { maxDepth: number; maxValues: number } = JSON_LIMITS): unknown {
+  let depth = 0;
+  let values = 1;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const ch = text.charCodeAt(i);
+    if (inString) {
+      if (ch === 0x5c) i++; // backslash: skip the escaped character
+      else if (ch === 0x22) inString = false;
+      continue;
+    }
+    if (ch === 0x22) inString = true;
+    else if (ch === 0x5b || ch === 0x7b) {
+      if (++depth > limits.maxDepth) throw new JsonLimitError(`JSON nests deeper than ${limits.maxDepth} levels`);
+      values++;
+    } else if (ch === 0x5d || ch === 0x7d) depth--;
+    else if (ch === 0x2c) values++;
+    if (values > limits.maxValues) throw new JsonLimitError(`JSON holds more than ${limits.maxValues} values`);
+  }
+  return JSON.parse(text);
+}
+
 /** The media type of a `Content-Type` header, lower case, without parameters (`""` when absent). */
 export function mediaType(header: string | undefined): string {
   return (header ?? "").split(";")[0]!.trim().toLowerCase();
@@ -30,8 +75,8 @@ export function mediaType(header: string | undefined): string {
  * Reads the request body as JSON (`application/json` or any `+json` type) or as a URL-encoded form.
  *
  * @returns `{ kind, params, repeated }`
- * @throws (from `onError`) 415 for any other or missing content type; 400 for malformed JSON, a JSON body that is not
- *   an object, or bytes that are not UTF-8
+ * @throws (from `onError`) 415 for any other or missing content type; 400 for malformed JSON, JSON beyond
+ *   {@link JSON_LIMITS} (nesting or value count), a JSON body that is not an object, or bytes that are not UTF-8
  */
 export async function readBodyParams(c: Context, onError: BodyErrorFactory = apiErrors): Promise<BodyParams> {
   const type = mediaType(c.req.header("content-type"));
@@ -63,8 +108,9 @@ export async function readBodyParams(c: Context, onError: BodyErrorFactory = api
   }
   let value: unknown;
   try {
-    value = JSON.parse(text);
-  } catch {
+    value = parseJsonBounded(text);
+  } catch (error) {
+    if (error instanceof JsonLimitError) throw onError(400, `Request body refused: ${error.message}`);
     throw onError(400, text.trim() === "" ? "Request body is empty; expected a JSON object" : "Request body is not valid JSON");
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {

@@ -26,6 +26,8 @@ export interface EmulatorContext {
   faults: FaultController;
   deliveries: DeliveryEngine;
   stats: Stats;
+  /** Secret key of the pages' CSRF tokens (HMAC-SHA256, see cookies.ts); memory only, new at every start. */
+  csrfKey: Buffer;
   baseUrl(): string;
 }
 

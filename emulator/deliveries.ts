@@ -2,7 +2,9 @@
  * Event deliveries (spec §6): the emulator POSTs the event's record (spec §2.3–2.6) as JSON to every webhook of the
  * account registered for the event, with `X-Helpdesk-Event: <event>`, `X-Helpdesk-Delivery: <delivery id>` and
  * `User-Agent: helpdesk-emulator`. A network error or a non-2xx answer is retried with exponential backoff (spec §6
- * leaves retries open; defaults: 4 attempts, 0.5 s × 2^(n-1) before retry n). Redirects are not followed.
+ * leaves retries open; defaults: 4 attempts, 0.5 s × 2^(n-1) before retry n). Each attempt has a timeout (default
+ * 10 s) and each delivery a total deadline (default 60 s), see {@link DeliveryRetryOptions}. Redirects are not
+ * followed.
  */
 import { Agent, request } from "undici";
 import type { WebhookEvent } from "../sdk/events.js";
@@ -20,6 +22,7 @@ export class DeliveryEngine {
   private readonly attempts: number;
   private readonly baseDelayMs: number;
   private readonly timeoutMs: number;
+  private readonly deadlineMs: number;
   private readonly agent: Agent;
   private readonly waiting = new Map<NodeJS.Timeout, DeliveryLogEntry>();
   private readonly inflight = new Set<AbortController>();
@@ -31,7 +34,7 @@ export class DeliveryEngine {
   /**
    * @param store where deliveries are logged and webhooks looked up
    * @param baseUrl the emulator's `{base_url}` (for record links)
-   * @param retry attempts, backoff base (ms) and per-attempt timeout (ms)
+   * @param retry attempts, backoff base (ms), per-attempt timeout (ms) and total deadline per delivery (ms)
    */
   constructor(
     private readonly store: Store,
@@ -41,6 +44,7 @@ export class DeliveryEngine {
     this.attempts = Math.max(1, Math.floor(retry.attempts ?? 4));
     this.baseDelayMs = Math.max(0, retry.baseDelayMs ?? 500);
     this.timeoutMs = Math.max(1, retry.timeoutMs ?? 10_000);
+    this.deadlineMs = Math.max(1, retry.deadlineMs ?? 60_000);
     this.agent = new Agent({ connect: { timeout: this.timeoutMs }, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
   }
 
@@ -72,7 +76,7 @@ export class DeliveryEngine {
       this.store.addDelivery(entry);
       ids.push(entry.id);
       this.active++;
-      void this.attempt(entry, body);
+      void this.attempt(entry, body, performance.now() + this.deadlineMs);
     }
     return { ok: true, deliveries: ids };
   }
@@ -83,11 +87,24 @@ export class DeliveryEngine {
     return new Promise((resolve) => this.idle.add(resolve));
   }
 
-  private async attempt(entry: DeliveryLogEntry, body: string): Promise<void> {
+  /**
+   * One attempt of a delivery, then its retry or its end. `deadline` is the delivery's total deadline on the
+   * `performance.now()` clock (milliseconds).
+   */
+  private async attempt(entry: DeliveryLogEntry, body: string, deadline: number): Promise<void> {
     if (this.closed) return this.finish(entry, false, "emulator closed before the delivery finished");
+    const remaining = deadline - performance.now();
+    if (remaining <= 0) return this.finish(entry, false, `${entry.error ?? "not delivered"}; ${this.deadlinePassed()}`);
     entry.attempts++;
     const abort = new AbortController();
     this.inflight.add(abort);
+    // The attempt's whole budget: its own timeout, or what is left of the delivery's deadline when that is less.
+    const budget = Math.min(this.timeoutMs, remaining);
+    let cut: string | undefined;
+    const timer = setTimeout(() => {
+      cut = budget < this.timeoutMs ? this.deadlinePassed() : `attempt timed out after ${this.timeoutMs} ms`;
+      abort.abort();
+    }, budget);
     let error: string | undefined;
     try {
       const response = await request(entry.url, {
@@ -111,19 +128,28 @@ export class DeliveryEngine {
       error = `receiver answered HTTP ${response.statusCode}`;
     } catch (e) {
       entry.status = null;
-      error = describeNetworkError(e);
+      error = cut ?? describeNetworkError(e);
     } finally {
+      clearTimeout(timer);
       this.inflight.delete(abort);
     }
     entry.error = error;
     if (entry.attempts >= this.attempts || this.closed) return this.finish(entry, false, error);
-    this.store.deliveryUpdated();
     const delay = this.baseDelayMs * 2 ** (entry.attempts - 1);
-    const timer = setTimeout(() => {
-      this.waiting.delete(timer);
-      void this.attempt(entry, body);
+    if (performance.now() + delay >= deadline) {
+      return this.finish(entry, false, `${error}; not retried: the delivery deadline of ${this.deadlineMs} ms would pass first`);
+    }
+    this.store.deliveryUpdated();
+    const retry = setTimeout(() => {
+      this.waiting.delete(retry);
+      void this.attempt(entry, body, deadline);
     }, delay);
-    this.waiting.set(timer, entry);
+    this.waiting.set(retry, entry);
+  }
+
+  /** The error text of a delivery stopped by its total deadline. */
+  private deadlinePassed(): string {
+    return `the delivery deadline of ${this.deadlineMs} ms passed`;
   }
 
   private finish(entry: DeliveryLogEntry, ok: boolean, error?: string): void {

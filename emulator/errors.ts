@@ -10,6 +10,7 @@
  * - {@link PageError}: errors shown to a person in the browser (e.g. a bad `redirect_uri` at the authorize endpoint,
  *   which RFC 6749 §4.1.2.1 forbids redirecting), rendered as HTML.
  */
+import { STATUS_CODES } from "node:http";
 
 /** Base class: an HTTP status, a stable machine `code`, extra response headers. */
 export abstract class EmulatorHttpError extends Error {
@@ -25,33 +26,56 @@ export abstract class EmulatorHttpError extends Error {
   abstract body(): unknown;
 }
 
-/** RFC 6749 §5.2 error codes of the token endpoint. */
+/**
+ * Error codes of the token endpoint: RFC 6749 §5.2's six, plus `server_error` and `temporarily_unavailable` (RFC 6749
+ * §4.1.2.1, registered in the OAuth Extensions Error Registry, §11.4) for answers that are not about the request:
+ * injected 500s, and 429/503.
+ */
 export type OAuthErrorCode =
   | "invalid_request"
   | "invalid_client"
   | "invalid_grant"
   | "unauthorized_client"
   | "unsupported_grant_type"
-  | "invalid_scope";
+  | "invalid_scope"
+  | "server_error"
+  | "temporarily_unavailable";
 
 /**
  * A token-endpoint error (RFC 6749 §5.2): status 400, or 401 with `WWW-Authenticate: Basic realm="helpdesk"` for
  * `invalid_client` (RFC 6749 §5.2 permits 401 and requires the header when the client used HTTP authentication).
- * Body: `{ error, error_description }`.
+ * Body: `{ error, error_description }`. `answer` overrides the status and adds headers, for failures that keep their
+ * own HTTP status (405, 413, 415, 429, 500, 503; see {@link asTokenEndpointError}).
  */
 export class OAuthError extends EmulatorHttpError {
-  constructor(code: OAuthErrorCode, description: string) {
+  constructor(code: OAuthErrorCode, description: string, answer: { status?: number; headers?: Record<string, string> } = {}) {
     const unauthorized = code === "invalid_client";
     super(
-      unauthorized ? 401 : 400,
+      answer.status ?? (unauthorized ? 401 : 400),
       code,
       description,
-      unauthorized ? { "WWW-Authenticate": 'Basic realm="helpdesk"' } : {},
+      { ...(unauthorized && { "WWW-Authenticate": 'Basic realm="helpdesk"' }), ...answer.headers },
     );
   }
   body(): { error: string; error_description: string } {
     return { error: this.code, error_description: this.message };
   }
+}
+
+/**
+ * Any error answered by the token endpoint, in RFC 6749 §5.2's shape `{ error, error_description }`, keeping its
+ * status, message and headers (`Allow`, `Retry-After`, `Connection`): 429 and 503 → `temporarily_unavailable`, other
+ * 5xx → `server_error`, any other status → `invalid_request`. An {@link OAuthError} is returned as it is.
+ *
+ * @param error an error thrown while serving `POST /oauth/token` (405, 413, 415, injected faults, ...)
+ * @returns the error to render
+ */
+export function asTokenEndpointError(error: EmulatorHttpError): OAuthError {
+  if (error instanceof OAuthError) return error;
+  const { status } = error;
+  const code: OAuthErrorCode =
+    status === 429 || status === 503 ? "temporarily_unavailable" : status >= 500 ? "server_error" : "invalid_request";
+  return new OAuthError(code, error.message, { status, headers: error.headers });
 }
 
 /**
@@ -130,6 +154,72 @@ export const methodNotAllowed = (allow: string[]): ApiError =>
     Allow: allow.join(", "),
   });
 
-/** 413 `payload_too_large` (RFC 9110 §15.5.14). */
+/**
+ * 413 `payload_too_large` (RFC 9110 §15.5.14) with `Connection: close`: the rest of the body is not read, so the
+ * connection cannot carry another request (RFC 9112 §9.6).
+ * @param limitBytes the limit, named in the message
+ */
 export const payloadTooLarge = (limitBytes: number): ApiError =>
-  new ApiError(413, "payload_too_large", `Request body exceeds ${limitBytes} bytes`);
+  new ApiError(413, "payload_too_large", `Request body exceeds ${limitBytes} bytes`, undefined, { Connection: "close" });
+
+/**
+ * An answer to a request that never reached the app (refused by Node's HTTP parser or by the HTTP adapter): JSON
+ * `{ error, error_description, message }`, both the API's error shape and RFC 6749 §5.2's (the route of such a request
+ * is not known), with `Cache-Control: no-store`, `X-Content-Type-Options: nosniff` and `Connection: close`.
+ * @param status the HTTP status, e.g. 400, 408, 417, 431
+ * @param error the stable error code, e.g. `invalid_request`
+ * @param message a sentence for people
+ * @param extraHeaders further headers, e.g. `Allow`
+ */
+export function transportError(
+  status: number,
+  error: string,
+  message: string,
+  extraHeaders: Record<string, string> = {},
+): { status: number; headers: Record<string, string>; body: string } {
+  const body = JSON.stringify({ error, error_description: message, message });
+  return {
+    status,
+    headers: {
+      "Content-Type": "application/json",
+      "Content-Length": String(Buffer.byteLength(body)),
+      "Cache-Control": "no-store",
+      "X-Content-Type-Options": "nosniff",
+      Connection: "close",
+      ...extraHeaders,
+    },
+    body,
+  };
+}
+
+/** A {@link transportError} as the bytes of an HTTP/1.1 response message, to write on a raw socket. */
+export function rawAnswer({ status, headers, body }: ReturnType<typeof transportError>): string {
+  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join("");
+  return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\n${head}\r\n${body}`;
+}
+
+/**
+ * The raw answer to a request Node's HTTP parser refused, or that timed out, before the app saw it (Node's
+ * `clientError`): 408 `request_timeout` (RFC 9110 §15.5.9), 431 `headers_too_large` (RFC 6585 §5), else 400
+ * `invalid_request`; see {@link transportError}.
+ * @param code Node's error code, e.g. `ERR_HTTP_REQUEST_TIMEOUT`, `HPE_HEADER_OVERFLOW`, `HPE_INVALID_METHOD`
+ * @returns the whole HTTP/1.1 response message
+ */
+export function clientErrorResponse(code: string | undefined): string {
+  return rawAnswer(
+    code === "ERR_HTTP_REQUEST_TIMEOUT"
+      ? transportError(408, "request_timeout", "The request was not received in time")
+      : code === "HPE_HEADER_OVERFLOW"
+        ? transportError(431, "headers_too_large", "The request's header section is too large")
+        : transportError(400, "invalid_request", "Malformed HTTP request"),
+  );
+}
+
+/**
+ * The answer to a request the HTTP adapter could not turn into a `Request` (no `Host` in HTTP/1.1, RFC 9112 §3.2; a
+ * malformed target): 400 `invalid_request`; see {@link transportError}.
+ */
+export function malformedRequestResponse(): Response {
+  const { status, headers, body } = transportError(400, "invalid_request", "Malformed HTTP request (a Host header and a valid target are required)");
+  return new Response(body, { status, headers });
+}

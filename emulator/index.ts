@@ -14,15 +14,16 @@
  */
 // First: stop with one line on an unsupported Node.js, before any dependency is evaluated.
 import "../sdk/node-guard.js";
-import { createServer } from "node:http";
-import type { AddressInfo, Socket } from "node:net";
-import { getRequestListener } from "@hono/node-server";
+import type { AddressInfo } from "node:net";
 import { createApp } from "./app.js";
 import type { EmulatorContext, ResolvedOptions } from "./context.js";
 import { DeliveryEngine } from "./deliveries.js";
 import { FaultController } from "./faults.js";
 import { Stats } from "./stats.js";
-import { Store } from "./store.js";
+import { PURGE_INTERVAL_MS, Store } from "./store.js";
+import { newCsrfKey } from "./cookies.js";
+import { emulatorState } from "./inspect.js";
+import { DEFAULT_HTTP_TIMEOUTS, createHttpServer } from "./server.js";
 import type { EmulatorAccount, EmulatorClient, EmulatorOptions, RunningEmulator } from "./types.js";
 
 export type {
@@ -30,11 +31,14 @@ export type {
   EmulatorAccount,
   EmulatorClient,
   EmulatorOptions,
+  EmulatorState,
   FaultOptions,
+  HttpTimeoutOptions,
   RunningEmulator,
   WebhookIdShape,
 } from "./types.js";
 export type { StatsSnapshot } from "./stats.js";
+export { DEFAULT_HTTP_TIMEOUTS } from "./server.js";
 export { completeAuthorizationAutoApproved, signInAutoApproved } from "./sign-in.js";
 export type { DeliveryLogEntry, StoredWebhook } from "./store.js";
 
@@ -72,6 +76,11 @@ function checkOptions(options: EmulatorOptions): void {
   if (bodyLimitBytes !== undefined && (!Number.isInteger(bodyLimitBytes) || bodyLimitBytes < 1)) {
     throw new Error(`startEmulator: bodyLimitBytes must be a positive integer, got ${String(bodyLimitBytes)}`);
   }
+  for (const [name, value] of Object.entries({ ...options.httpTimeouts, ...options.deliveryRetry })) {
+    if (value !== undefined && (typeof value !== "number" || !Number.isFinite(value) || value < 0)) {
+      throw new Error(`startEmulator: ${name} must be a number >= 0, got ${String(value)}`);
+    }
+  }
   for (const client of options.clients ?? []) {
     if (!client.clientId || !client.clientSecret) throw new Error("startEmulator: every client needs clientId and clientSecret");
     try {
@@ -89,9 +98,10 @@ function checkOptions(options: EmulatorOptions): void {
  * Starts an emulator on 127.0.0.1.
  *
  * @param options see {@link EmulatorOptions}; every field is optional
- * @returns a {@link RunningEmulator}: `url` (`http://127.0.0.1:PORT`), `port`, `close()`
- * @throws Error for invalid options (bad port, TTL, id shape, client redirect URI, fault rates, an `autoApprove`
- *   username that is not an account), an unreadable data file, or when the port cannot be bound (e.g. EADDRINUSE)
+ * @returns a {@link RunningEmulator}: `url` (`http://127.0.0.1:PORT`), `port`, `state()`, `close()`
+ * @throws Error for invalid options (bad port, TTL, id shape, client redirect URI, fault rates, timeouts, an
+ *   `autoApprove` username that is not an account), an unreadable data file, or when the port cannot be bound (e.g.
+ *   EADDRINUSE)
  */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   checkOptions(options);
@@ -123,18 +133,10 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   };
   const stats = new Stats();
   const deliveries = new DeliveryEngine(store, () => baseUrl, options.deliveryRetry);
-  const ctx: EmulatorContext = { store, options: resolved, faults, deliveries, stats, baseUrl: () => baseUrl };
+  const ctx: EmulatorContext = { store, options: resolved, faults, deliveries, stats, csrfKey: newCsrfKey(), baseUrl: () => baseUrl };
   const app = createApp(ctx, () => port);
 
-  const server = createServer(getRequestListener(app.fetch));
-  server.on("connection", (socket: Socket) => {
-    stats.connection();
-    socket.on("error", () => undefined);
-  });
-  // CONNECT is not served; answer instead of leaving the socket hanging.
-  server.on("connect", (_req, socket: Socket) => {
-    socket.end("HTTP/1.1 405 Method Not Allowed\r\nAllow: GET, POST, PUT, DELETE\r\nContent-Length: 0\r\nConnection: close\r\n\r\n");
-  });
+  const server = createHttpServer(app, { ...DEFAULT_HTTP_TIMEOUTS, ...options.httpTimeouts }, stats);
 
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
@@ -145,10 +147,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   });
   port = (server.address() as AddressInfo).port;
   baseUrl = `http://127.0.0.1:${port}`;
+  // Dead codes, tokens, sessions, sign-in links and consents are purged on access and, for those nobody asks for, here.
+  const purger = setInterval(() => store.purge(), PURGE_INTERVAL_MS);
+  purger.unref();
 
   let closing: Promise<void> | undefined;
   const close = (): Promise<void> => {
     closing ??= (async () => {
+      clearInterval(purger);
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const force = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
@@ -160,5 +166,5 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     return closing;
   };
 
-  return { url: baseUrl, port, close };
+  return { url: baseUrl, port, state: () => emulatorState(ctx), close };
 }

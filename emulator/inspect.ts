@@ -8,6 +8,8 @@
  * - `POST /_emulator/events` `{ event, account?, data? }` → 202 `{ deliveries: [id...] }`
  * - `GET /_emulator/deliveries[?account=&webhookId=]` → `{ deliveries: [{ id, time, webhookId, event, url, status,
  *   attempts, ok, done, account, error? }] }`
+ * - `GET /_emulator/state` → {@link EmulatorState}: webhooks, live tokens and codes (no secrets), live session, sign-in
+ *   link and pending consent counts, faults
  * - `GET /_emulator/faults` → the fault configuration; `PUT /_emulator/faults` replaces it (absent fields: off),
  *   `PATCH /_emulator/faults` changes only the given fields; both answer the new configuration
  */
@@ -19,7 +21,7 @@ import type { AppEnv, EmulatorContext } from "./context.js";
 import { ApiError, methodNotAllowed, notFound } from "./errors.js";
 import { readBodyParams } from "./body.js";
 import { FaultOptionsSchema } from "./faults.js";
-import type { FaultOptions } from "./types.js";
+import type { EmulatorState, FaultOptions } from "./types.js";
 
 const onlyJson = (status: 400 | 415, message: string) =>
   new ApiError(status, status === 415 ? "unsupported_media_type" : "invalid_request", message);
@@ -30,6 +32,11 @@ const TriggerSchema = z.strictObject({
   account: z.string().optional(),
   data: z.record(z.string(), z.unknown()).optional(),
 });
+
+/** The emulator's live state (see {@link EmulatorState}); served by `GET /_emulator/state`. */
+export function emulatorState(ctx: EmulatorContext): EmulatorState {
+  return { ...ctx.store.liveState(), faults: ctx.faults.get() };
+}
 
 /** Registers `/_emulator/*` on `app`. */
 export function registerInspectRoutes(app: Hono<AppEnv>, ctx: EmulatorContext): void {
@@ -51,6 +58,7 @@ export function registerInspectRoutes(app: Hono<AppEnv>, ctx: EmulatorContext): 
   });
 
   app.get("/_emulator/stats", (c) => c.json(ctx.stats.snapshot()));
+  app.get("/_emulator/state", (c) => c.json(emulatorState(ctx)));
   app.post("/_emulator/reset-stats", (c) => {
     ctx.stats.reset();
     return c.body(null, 204);
@@ -105,6 +113,7 @@ export function registerInspectRoutes(app: Hono<AppEnv>, ctx: EmulatorContext): 
   for (const [path, allow] of [
     ["/_emulator/webhooks", ["GET", "HEAD"]],
     ["/_emulator/stats", ["GET", "HEAD"]],
+    ["/_emulator/state", ["GET", "HEAD"]],
     ["/_emulator/reset-stats", ["POST"]],
     ["/_emulator/login-link", ["GET", "HEAD"]],
     ["/_emulator/events", ["POST"]],

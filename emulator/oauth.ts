@@ -91,12 +91,12 @@ function authorize(c: Context<AppEnv>, ctx: EmulatorContext): Response {
   }
   const requestId = ctx.store.addPending(request);
   const account = currentAccount(c, ctx);
-  return c.html(renderConsent(c, client, requestId, account !== undefined ? { account } : {}));
+  return c.html(renderConsent(c, ctx, client, requestId, account !== undefined ? { account } : {}));
 }
 
 /** The consent page for a pending request of `client`, with what differs between showings (account, error). */
-function renderConsent(c: Context<AppEnv>, client: StoredClient, requestId: string, extra: Pick<ConsentView, "account" | "error" | "username">): string {
-  return consentPage({ appName: client.name, clientId: client.clientId, redirectUri: client.redirectUri, requestId, csrf: ensureCsrf(c), ...extra });
+function renderConsent(c: Context<AppEnv>, ctx: EmulatorContext, client: StoredClient, requestId: string, extra: Pick<ConsentView, "account" | "error" | "username">): string {
+  return consentPage({ appName: client.name, clientId: client.clientId, redirectUri: client.redirectUri, requestId, csrf: ensureCsrf(c, ctx), ...extra });
 }
 
 /** Validates `client_id` and the exact `redirect_uri`; throws a 400 {@link PageError} (never redirects). */
@@ -159,7 +159,7 @@ async function consentDecision(c: Context<AppEnv>, ctx: EmulatorContext): Promis
     const password = typeof params["password"] === "string" ? params["password"] : "";
     account = ctx.store.authenticate(username, password);
     if (account === undefined) {
-      return c.html(renderConsent(c, client, requestId, { error: "Wrong username or password.", username }), 401);
+      return c.html(renderConsent(c, ctx, client, requestId, { error: "Wrong username or password.", username }), 401);
     }
     startSession(c, ctx, account);
   }

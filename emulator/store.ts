@@ -1,7 +1,9 @@
 /**
  * The emulator's state: OAuth clients, accounts, authorization codes, tokens, webhooks and the delivery log
  * (persisted when a data file is given), plus browser sessions, one-time sign-in links and pending consent requests
- * (memory only).
+ * (memory only). Dead entries (expired or revoked tokens, expired or used codes, expired sessions, links and consents)
+ * are purged, on access and by {@link Store.purge}, which the running emulator calls every
+ * {@link PURGE_INTERVAL_MS}.
  *
  * Secrets are never kept in clear: client secrets, passwords, codes and tokens are stored as hashes, so the data file
  * holds nothing a caller could replay.
@@ -50,6 +52,8 @@ export interface StoredToken {
   grantId: string;
   expiresAt?: number;
   revoked: boolean;
+  /** When it was revoked (milliseconds since the epoch); purged {@link DEAD_TOKEN_RETENTION_MS} later. */
+  revokedAt?: number;
 }
 
 /** A registered webhook (spec §2.1). `createdAt` is ISO 8601 UTC. */
@@ -122,6 +126,54 @@ export const MEMORY_MAP_SOFT_LIMIT = 1000;
 /** Sessions, sign-in links and pending consents: the oldest are dropped past this many. */
 export const MEMORY_MAP_HARD_LIMIT = 10_000;
 
+/**
+ * How long a dead token (an access token past its expiry, or any revoked token) is kept before it is purged: 1 hour,
+ * so that answers can still say "expired" or "revoked" rather than "unknown", and a rotated-out refresh token that is
+ * presented again within that hour revokes its grant (RFC 9700 §4.14.2). After it, the token is unknown (still
+ * refused). A code is kept {@link CODE_TTL_MS} past its expiry, to detect its reuse (RFC 6749 §4.1.2).
+ */
+export const DEAD_TOKEN_RETENTION_MS = 3600_000;
+/** How often a running emulator purges dead codes, tokens, sessions, sign-in links and pending consents: 60 s. */
+export const PURGE_INTERVAL_MS = 60_000;
+/** Live access tokens one grant may hold; issuing one more revokes its oldest (a client refreshing in a loop). */
+export const MAX_ACCESS_TOKENS_PER_GRANT = 100;
+
+/**
+ * What is live in a store, without secrets, for tests and tools (`GET /_emulator/state`): webhooks, live tokens and
+ * codes (`ref`: the first 12 characters of the stored SHA-256 hash, useless as a credential), how many live
+ * sessions, sign-in links and pending consents exist, and how many entries the delivery log holds. Dead entries are
+ * left out, so purging never changes it. `expiresAt` is in milliseconds since the epoch (`null`: never, refresh
+ * tokens); a webhook's `createdAt` is ISO 8601 UTC.
+ */
+export interface LiveState {
+  webhooks: StoredWebhook[];
+  tokens: Array<{
+    ref: string;
+    kind: "access" | "refresh";
+    clientId: string;
+    account: string;
+    grantId: string;
+    expiresAt: number | null;
+  }>;
+  codes: Array<{ ref: string; clientId: string; account: string; grantId: string; expiresAt: number }>;
+  sessions: number;
+  loginLinks: number;
+  pendingAuthorizations: number;
+  deliveries: number;
+}
+
+/** Deletes the entries of `map` that `dead` says are dead; returns how many it deleted. */
+function sweep<T>(map: Map<string, T>, dead: (value: T) => boolean): number {
+  let removed = 0;
+  for (const [key, value] of map) {
+    if (dead(value)) {
+      map.delete(key);
+      removed++;
+    }
+  }
+  return removed;
+}
+
 /** Tokens issued by a grant: the clear values, returned once to the client and never stored. */
 export interface IssuedTokens {
   accessToken: string;
@@ -176,7 +228,7 @@ export class Store {
     for (const c of state.clients ?? []) this.clients.set(c.clientId, c);
     for (const a of state.accounts ?? []) this.accounts.set(a.username, a);
     for (const c of state.codes ?? []) this.codes.set(c.hash, c);
-    for (const t of state.tokens ?? []) this.tokens.set(t.hash, t);
+    for (const t of state.tokens ?? []) this.tokens.set(t.hash, t.revoked && t.revokedAt === undefined ? { ...t, revokedAt: this.now() } : t);
     for (const w of state.webhooks ?? []) this.webhooks.set(w.id, w);
     this.deliveries = (state.deliveries ?? []).map((d) =>
       d.done ? d : { ...d, done: true, ok: false, error: d.error ?? "emulator stopped before the delivery finished" },
@@ -238,7 +290,7 @@ export class Store {
 
   /** Issues a single-use authorization code valid {@link CODE_TTL_MS}; returns the clear code. */
   issueCode(grant: { clientId: string; redirectUri: string; account: string; codeChallenge?: string }): string {
-    if (this.codes.size >= MEMORY_MAP_SOFT_LIMIT) this.prune();
+    this.bound(this.codes, (c, now) => this.codeDead(c, now));
     const code = randomToken(32);
     const stored: StoredCode = {
       hash: sha256(code),
@@ -254,9 +306,32 @@ export class Store {
     return code;
   }
 
-  /** The stored code for a clear code, or `undefined`. Does not mark it used. */
+  /**
+   * The stored code for a clear code (expired and used ones included while they are kept, {@link CODE_TTL_MS} past
+   * expiry), or `undefined`. Does not mark it used; purges it when it is dead.
+   */
   findCode(code: string): StoredCode | undefined {
-    return this.codes.get(sha256(code));
+    return this.lookupPurging(this.codes, sha256(code), (c, now) => this.codeDead(c, now));
+  }
+
+  /** The entry of a persisted map under `key`, or `undefined`; a dead one is purged on the way. */
+  private lookupPurging<T>(map: Map<string, T>, key: string, dead: (value: T, now: number) => boolean): T | undefined {
+    const stored = map.get(key);
+    if (stored === undefined || !dead(stored, this.now())) return stored;
+    map.delete(key);
+    this.changed();
+    return undefined;
+  }
+
+  /** A code is dead (purged) {@link CODE_TTL_MS} after its expiry, used or not. */
+  private codeDead(code: StoredCode, now: number): boolean {
+    return code.expiresAt + CODE_TTL_MS <= now;
+  }
+
+  /** A token is dead (purged) {@link DEAD_TOKEN_RETENTION_MS} after it expired or was revoked. */
+  private tokenDead(token: StoredToken, now: number): boolean {
+    const diedAt = token.revoked ? (token.revokedAt ?? now) : token.expiresAt;
+    return diedAt !== undefined && diedAt + DEAD_TOKEN_RETENTION_MS <= now;
   }
 
   /** Marks a code as exchanged. */
@@ -269,13 +344,15 @@ export class Store {
 
   /**
    * Issues an access token (lifetime `ttlSeconds`) and, unless `refreshToken` is given (a refresh without rotation
-   * keeps the old one), a new refresh token, both bound to `grantId`.
+   * keeps the old one), a new refresh token, both bound to `grantId`. A grant holds at most
+   * {@link MAX_ACCESS_TOKENS_PER_GRANT} live access tokens: the oldest beyond are revoked.
    */
   issueTokens(
     grant: { clientId: string; account: string; grantId: string },
     ttlSeconds: number,
     refreshToken?: string,
   ): IssuedTokens {
+    this.limitAccessTokens(grant.grantId, MAX_ACCESS_TOKENS_PER_GRANT - 1);
     const accessToken = randomToken(32);
     this.tokens.set(sha256(accessToken), {
       hash: sha256(accessToken),
@@ -302,21 +379,36 @@ export class Store {
     return { accessToken, refreshToken: refresh };
   }
 
-  /** The stored token of this kind for a clear token (revoked and expired ones included), or `undefined`. */
+  /** Revokes the oldest live access tokens of a grant until at most `keep` remain (Map order is issue order). */
+  private limitAccessTokens(grantId: string, keep: number): void {
+    const now = this.now();
+    const live = [...this.tokens.values()].filter(
+      (t) => t.grantId === grantId && t.kind === "access" && !t.revoked && (t.expiresAt ?? Infinity) > now,
+    );
+    for (const token of live.slice(0, Math.max(0, live.length - keep))) this.revokeToken(token);
+  }
+
+  /**
+   * The stored token of this kind for a clear token (revoked and expired ones included while they are kept,
+   * {@link DEAD_TOKEN_RETENTION_MS}), or `undefined`. A token past that is purged here.
+   */
   findToken(token: string, kind: "access" | "refresh"): StoredToken | undefined {
-    const stored = this.tokens.get(sha256(token));
+    const stored = this.lookupPurging(this.tokens, sha256(token), (t, now) => this.tokenDead(t, now));
     return stored?.kind === kind ? stored : undefined;
   }
 
-  /** Revokes one token. */
+  /** Revokes one token (kept {@link DEAD_TOKEN_RETENTION_MS}, then purged). */
   revokeToken(token: StoredToken): void {
-    token.revoked = true;
+    if (!token.revoked) {
+      token.revoked = true;
+      token.revokedAt = this.now();
+    }
     this.changed();
   }
 
   /** Revokes every token issued under a grant (RFC 6749 §4.1.2: a code used twice). */
   revokeGrant(grantId: string): void {
-    for (const token of this.tokens.values()) if (token.grantId === grantId) token.revoked = true;
+    for (const token of this.tokens.values()) if (token.grantId === grantId) this.revokeToken(token);
     this.changed();
   }
 
@@ -384,7 +476,7 @@ export class Store {
   createSession(account: string): { id: string; session: Session } {
     const id = randomToken(32);
     const session: Session = { account, expiresAt: this.now() + SESSION_TTL_MS };
-    this.bound(this.sessions);
+    this.bound(this.sessions, (v, now) => v.expiresAt <= now);
     this.sessions.set(id, session);
     return { id, session };
   }
@@ -409,7 +501,7 @@ export class Store {
   /** Issues a single-use sign-in token for `account`, valid {@link LOGIN_LINK_TTL_MS}. */
   issueLoginLink(account: string): string {
     const token = randomToken(32);
-    this.bound(this.loginLinks);
+    this.bound(this.loginLinks, (v, now) => v.expiresAt <= now);
     this.loginLinks.set(sha256(token), { account, expiresAt: this.now() + LOGIN_LINK_TTL_MS });
     return token;
   }
@@ -426,15 +518,19 @@ export class Store {
   /** Stores an authorization request shown on the consent page; returns its unguessable id. */
   addPending(request: Omit<PendingAuthorization, "expiresAt">): string {
     const id = randomToken(24);
-    this.bound(this.pending);
+    this.bound(this.pending, (v, now) => v.expiresAt <= now);
     this.pending.set(id, { ...request, expiresAt: this.now() + PENDING_TTL_MS });
     return id;
   }
 
-  /** Reads (without consuming) a live pending request. */
+  /** Reads (without consuming) a live pending request; an expired one is purged. */
   peekPending(id: string): PendingAuthorization | undefined {
     const request = this.pending.get(id);
-    if (!request || request.expiresAt <= this.now()) return undefined;
+    if (!request) return undefined;
+    if (request.expiresAt <= this.now()) {
+      this.pending.delete(id);
+      return undefined;
+    }
     return request;
   }
 
@@ -446,17 +542,55 @@ export class Store {
   }
 
   /**
-   * Keeps a memory-only map bounded (the routes that fill them need no credentials): past {@link MEMORY_MAP_SOFT_LIMIT}
-   * entries the expired ones are dropped, and past {@link MEMORY_MAP_HARD_LIMIT} the oldest.
+   * Keeps a map that routes without credentials fill (sessions, sign-in links, pending consents, codes) bounded before
+   * an insert: past {@link MEMORY_MAP_SOFT_LIMIT} entries the dead ones are dropped, and past
+   * {@link MEMORY_MAP_HARD_LIMIT} the oldest.
    */
-  private bound(map: Map<string, { expiresAt: number }>): void {
+  private bound<T>(map: Map<string, T>, dead: (value: T, now: number) => boolean): void {
     if (map.size < MEMORY_MAP_SOFT_LIMIT) return;
     const now = this.now();
-    for (const [key, value] of map) if (value.expiresAt <= now) map.delete(key);
+    sweep(map, (value) => dead(value, now));
     for (const key of map.keys()) {
       if (map.size < MEMORY_MAP_HARD_LIMIT) break;
       map.delete(key);
     }
+  }
+
+  /**
+   * Purges every dead entry: codes {@link CODE_TTL_MS} past expiry, tokens {@link DEAD_TOKEN_RETENTION_MS} after they
+   * expired or were revoked, and expired sessions, sign-in links and pending consents. Live entries are untouched.
+   * @returns how many entries were removed
+   */
+  purge(): number {
+    const now = this.now();
+    const persisted = sweep(this.codes, (c) => this.codeDead(c, now)) + sweep(this.tokens, (t) => this.tokenDead(t, now));
+    const expired = (v: { expiresAt: number }) => v.expiresAt <= now;
+    const memoryOnly = sweep(this.sessions, expired) + sweep(this.loginLinks, expired) + sweep(this.pending, expired);
+    if (persisted > 0) this.changed();
+    return persisted + memoryOnly;
+  }
+
+  /** The live state, without secrets (see {@link LiveState}). */
+  liveState(): LiveState {
+    const now = this.now();
+    const live = (map: Map<string, { expiresAt: number }>) => {
+      let n = 0;
+      for (const value of map.values()) if (value.expiresAt > now) n++;
+      return n;
+    };
+    return {
+      webhooks: this.listWebhooks().map((w) => ({ ...w })),
+      tokens: [...this.tokens.values()]
+        .filter((t) => !t.revoked && (t.expiresAt ?? Infinity) > now)
+        .map(({ hash, kind, clientId, account, grantId, expiresAt }) => ({ ref: hash.slice(0, 12), kind, clientId, account, grantId, expiresAt: expiresAt ?? null })),
+      codes: [...this.codes.values()]
+        .filter((c) => c.usedAt === undefined && c.expiresAt > now)
+        .map(({ hash, clientId, account, grantId, expiresAt }) => ({ ref: hash.slice(0, 12), clientId, account, grantId, expiresAt })),
+      sessions: live(this.sessions),
+      loginLinks: live(this.loginLinks),
+      pendingAuthorizations: live(this.pending),
+      deliveries: this.deliveries.length,
+    };
   }
 
   // ---- durability ----
@@ -472,7 +606,7 @@ export class Store {
   private save(): Promise<void> {
     const file = this.dataFile;
     if (!file) return Promise.resolve();
-    this.prune();
+    this.purge();
     const state: PersistedState = {
       version: 1,
       clients: [...this.clients.values()],
@@ -489,15 +623,6 @@ export class Store {
         this.saveError = error;
       });
     return this.saving;
-  }
-
-  /** Drops expired codes (kept a while after use, to detect reuse) and expired access tokens. */
-  private prune(): void {
-    const now = this.now();
-    for (const [key, code] of this.codes) if (code.expiresAt + CODE_TTL_MS < now) this.codes.delete(key);
-    for (const [key, token] of this.tokens) {
-      if (token.kind === "access" && token.expiresAt !== undefined && token.expiresAt < now) this.tokens.delete(key);
-    }
   }
 
   /**

@@ -1,6 +1,7 @@
 /**
  * Public option and handle types of the help-desk emulator. Re-exported by `emulator/index.ts`.
  */
+import type { LiveState } from "./store.js";
 
 /**
  * An OAuth client registered with the emulator (spec §5 item 2: identifier, secret and redirect URI are issued in
@@ -46,8 +47,18 @@ export interface DeliveryRetryOptions {
   attempts?: number;
   /** Delay before retry n (n = 1, 2, ...) is `baseDelayMs * 2^(n-1)` milliseconds. Default 500. */
   baseDelayMs?: number;
-  /** Timeout of one attempt (connect + response headers), in milliseconds. Default 10000. */
+  /**
+   * Timeout of one attempt, in milliseconds: connecting, the response headers, and reading (and discarding) the
+   * response body, each and all together. Default 10000.
+   */
   timeoutMs?: number;
+  /**
+   * Total deadline of one delivery, in milliseconds from when it is queued, all attempts and backoff delays included.
+   * When it passes, a running attempt is aborted and no further attempt starts; a retry whose backoff delay would end
+   * after it is not waited for. The delivery is then logged `ok: false` with an error naming the deadline.
+   * Default 60000 (the defaults' worst case is 4 attempts × 10 s + 3.5 s of backoff = 43.5 s, within it).
+   */
+  deadlineMs?: number;
 }
 
 /** What the `webhookIdShape` option exposes in the `POST /v1/webhooks` answer; see {@link EmulatorOptions}. */
@@ -93,9 +104,45 @@ export interface EmulatorOptions {
   random?: () => number;
   /** Retry policy of event deliveries. */
   deliveryRetry?: DeliveryRetryOptions;
-  /** Request body limit in bytes; larger bodies get 413. Default 1 MiB (1048576). */
+  /**
+   * Request body limit in bytes; larger bodies get 413, at once when `Content-Length` announces them. Default 1 MiB
+   * (1048576).
+   */
   bodyLimitBytes?: number;
+  /** Timeouts of the HTTP server; see {@link HttpTimeoutOptions}. */
+  httpTimeouts?: HttpTimeoutOptions;
 }
+
+/**
+ * Timeouts of the emulator's HTTP server (Node's `http.Server` settings of the same names), in milliseconds. A client
+ * that is too slow gets 408 `request_timeout` and a closed connection. They are checked every second.
+ */
+export interface HttpTimeoutOptions {
+  /**
+   * Time to receive a request's complete header section, from the connection or the previous request. Default 10000:
+   * a local client sends its headers at once; Node's default of 60 s would let silent connections hold sockets.
+   */
+  headersMs?: number;
+  /**
+   * Time to receive a whole request, body included. Default 30000: at most a 1 MiB body on loopback, with room for
+   * a slow machine; Node's default of 300 s would let a client that trickles a body hold a request for 5 minutes.
+   * It does not count the time the emulator takes to answer (for example injected latency).
+   */
+  requestMs?: number;
+  /**
+   * How long an idle keep-alive connection stays open after an answer (advertised as `Keep-Alive: timeout=10`).
+   * Default 10000: longer than the idle time of clients that reuse connections (undici keeps a connection for the
+   * advertised time minus 2 s), so the client, not the server, closes it, and a request never races a closing socket.
+   */
+  keepAliveMs?: number;
+}
+
+/**
+ * A view of a running emulator's live state for tests and tools (`GET /_emulator/state`, `RunningEmulator.state()`):
+ * webhooks, live tokens and codes without secrets, counts of live sessions, sign-in links and pending consents, and
+ * the fault configuration. Purging dead entries never changes it; every accepted change does.
+ */
+export type EmulatorState = LiveState & { faults: Required<FaultOptions> };
 
 /** A started emulator. */
 export interface RunningEmulator {
@@ -103,6 +150,8 @@ export interface RunningEmulator {
   url: string;
   /** The TCP port it listens on. */
   port: number;
+  /** The live state at this moment (the same as `GET /_emulator/state`); see {@link EmulatorState}. */
+  state(): EmulatorState;
   /**
    * Stops accepting connections, cancels pending delivery retries, closes idle keep-alive connections (and, after a
    * short grace period, busy ones) and flushes the data file. Resolves when all of that is done.

@@ -18,7 +18,7 @@ import type { HomeView } from "./pages/home.js";
 export function registerWebRoutes(app: Hono<AppEnv>, ctx: EmulatorContext): void {
   app.get("/", (c) => {
     const account = currentAccount(c, ctx);
-    if (account === undefined) return page(c, signInPage({ csrf: ensureCsrf(c) }));
+    if (account === undefined) return page(c, signInPage({ csrf: ensureCsrf(c, ctx) }));
     const notice = c.req.query("notice");
     return page(c, renderHome(c, ctx, account, notice ? { notice: noticeText(notice) } : {}));
   });
@@ -40,7 +40,7 @@ export function registerWebRoutes(app: Hono<AppEnv>, ctx: EmulatorContext): void
     const password = typeof params["password"] === "string" ? params["password"] : "";
     const account = ctx.store.authenticate(username, password);
     if (account === undefined) {
-      return page(c, signInPage({ csrf: ensureCsrf(c), error: "Wrong username or password.", username }), 401);
+      return page(c, signInPage({ csrf: ensureCsrf(c, ctx), error: "Wrong username or password.", username }), 401);
     }
     startSession(c, ctx, account);
     return c.redirect("/", 303);
@@ -90,7 +90,7 @@ function page(c: Context<AppEnv>, body: string, status: 200 | 401 | 422 = 200): 
 function renderHome(c: Context<AppEnv>, ctx: EmulatorContext, account: string, extra: Partial<HomeView>): string {
   return homePage({
     account,
-    csrf: ensureCsrf(c),
+    csrf: ensureCsrf(c, ctx),
     webhooks: ctx.store.listWebhooks({ account }),
     deliveries: ctx.store.listDeliveries({ account }).slice(-100),
     ...extra,

@@ -43,7 +43,7 @@ export function layout(title: string, content: SafeHtml, header?: SafeHtml): str
 <head>
 <meta charset="utf-8">
 <meta name="viewport" content="width=device-width, initial-scale=1">
-<meta name="referrer" content="no-referrer">
+<meta name="referrer" content="same-origin">
 <title>${title} · Help desk emulator</title>
 <style>${raw(CSS)}</style>
 </head>

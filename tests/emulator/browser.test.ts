@@ -110,6 +110,81 @@ describe.skipIf(!haveChromium)("emulator pages in Chromium", () => {
     }
   });
 
+  describe("a page on another port of 127.0.0.1 cannot use the signed-in browser (CSRF, issue 11 item 9)", () => {
+    let attacker: { url: string; close(): Promise<void> };
+    let emulator: RunningEmulator;
+    let target = "";
+
+    beforeAll(async () => {
+      emulator = await startEmulator();
+      target = emulator.url;
+      // The attacker's page: plants the old double-submit cookie (cookies are not isolated by port; a path of its own
+      // gets past an existing HttpOnly cookie of that name) and submits a form to the emulator at once.
+      // `?policy=no-referrer` makes Chromium send `Origin: null` (Fetch §3.2.5).
+      const server = createServer((req, res) => {
+        const query = new URL(req.url ?? "/", "http://127.0.0.1").searchParams;
+        const planted = "planted-planted-planted-planted";
+        const fields = query.get("action") === "/signin" ? { username: "demo", password: "demo" } : { event: "ticket_opened", url: "https://attacker.test/hook" };
+        res.setHeader("content-type", "text/html");
+        res.end(`<!doctype html><meta name="referrer" content="${query.get("policy") ?? "strict-origin-when-cross-origin"}">
+<form id="f" method="post" action="${target}${query.get("action") ?? "/webhooks"}">
+<input name="csrf" value="${planted}">${Object.entries(fields).map(([k, v]) => `<input name="${k}" value="${v}">`).join("")}
+</form>
+<script>document.cookie = "helpdesk_csrf=${planted}; path=${query.get("action") ?? "/webhooks"}"; document.getElementById("f").submit();</script>`);
+      });
+      await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+      attacker = {
+        url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
+        close: () => new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+      };
+    });
+
+    afterAll(async () => {
+      await attacker?.close();
+      await emulator?.close();
+    });
+
+    for (const [policy, origin] of [["no-referrer", "null"], ["strict-origin-when-cross-origin", "the attacker's"]] as const) {
+      test(`add-webhook form from the attacker's page (Origin: ${origin}) → 403, nothing created`, async () => {
+        const page = await freshPage();
+        try {
+          await page.goto((await http(`${emulator.url}/_emulator/login-link`)).json.url as string);
+          await page.waitForSelector("#account");
+          const answer = page.waitForResponse((r) => r.url() === `${emulator.url}/webhooks`);
+          await page.goto(`${attacker.url}?policy=${policy}`);
+          const response = await answer;
+          const sent = await response.request().allHeaders();
+          expect(sent["origin"]).toBe(origin === "null" ? "null" : attacker.url.slice(0, -1));
+          expect(sent["cookie"]).toContain("helpdesk_csrf=planted");
+          expect(sent["cookie"]).toContain("helpdesk_session=");
+          expect(response.status()).toBe(403);
+          expect(emulator.state().webhooks).toEqual([]);
+        } finally {
+          await page.close();
+        }
+      });
+    }
+
+    test("sign-in form from the attacker's page (login CSRF, Origin: null) → 403, no session", async () => {
+      const page = await freshPage();
+      try {
+        await page.goto(emulator.url + "/"); // the browser holds the emulator's cookie, as after any visit
+        const sessions = emulator.state().sessions;
+        const answer = page.waitForResponse((r) => r.url() === `${emulator.url}/signin`);
+        await page.goto(`${attacker.url}?policy=no-referrer&action=/signin`);
+        const response = await answer;
+        expect((await response.request().allHeaders())["origin"]).toBe("null");
+        expect(response.status()).toBe(403);
+        expect(emulator.state().sessions).toBe(sessions);
+      } finally {
+        await page.close();
+      }
+    });
+  });
+
   describe("consent page", () => {
     let emulator: RunningEmulator;
     let client: EmulatorClient;

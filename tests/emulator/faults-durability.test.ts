@@ -39,12 +39,18 @@ describe("fault injection", () => {
     const code = await getCode(e.url); // /oauth/authorize is never faulted
     const token = await http(`${e.url}/oauth/token`, { method: "POST", form: { grant_type: "authorization_code", code } });
     expect(token.status).toBe(500);
-    expect(token.json.error).toBe("internal_error");
+    // The token endpoint answers every failure in RFC 6749 §5.2's shape.
+    expect(token.json).toEqual({ error: "server_error", error_description: expect.stringContaining("injected") });
+    expect(token.headers["cache-control"]).toBe("no-store");
     await setFaults(e, { rate503: 1 });
     const res = await http(`${e.url}/v1/webhooks`, { method: "POST", json: hook });
     expect(res.status).toBe(503);
     expect(res.headers["retry-after"]).toBe("1");
     expect(res.json.error).toBe("service_unavailable");
+    const busy = await http(`${e.url}/oauth/token`, { method: "POST", form: { grant_type: "authorization_code", code } });
+    expect(busy.status).toBe(503);
+    expect(busy.headers["retry-after"]).toBe("1");
+    expect(busy.json).toEqual({ error: "temporarily_unavailable", error_description: expect.any(String) });
   });
 
   test("dropped connections: the socket closes without an answer and nothing happens", async () => {

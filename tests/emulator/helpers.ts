@@ -1,8 +1,10 @@
 /**
- * Helpers for the emulator test suites: real HTTP over 127.0.0.1 with undici, the OAuth dance, a receiver server.
+ * Helpers for the emulator test suites: real HTTP over 127.0.0.1 with undici (and raw sockets), the OAuth dance, a
+ * receiver server.
  */
 import { createServer } from "node:http";
 import type { IncomingHttpHeaders, Server } from "node:http";
+import { connect } from "node:net";
 import type { AddressInfo } from "node:net";
 import { createHash, randomBytes } from "node:crypto";
 import { request } from "undici";
@@ -49,6 +51,19 @@ export async function http(
     }
   }
   return { status: res.statusCode, headers: res.headers, text, json };
+}
+
+/**
+ * The `Cookie` header a browser sends after `res`: the `name=value` pairs of its `Set-Cookie` headers, over those of
+ * `before` (a `Cookie` header; a name set again replaces the old pair).
+ */
+export function cookiesOf(res: Answer, before = ""): string {
+  const jar = new Map(before.split("; ").filter(Boolean).map((pair) => [pair.split("=")[0]!, pair] as const));
+  for (const line of [res.headers["set-cookie"] ?? []].flat()) {
+    const pair = line.split(";")[0]!;
+    jar.set(pair.split("=")[0]!, pair);
+  }
+  return [...jar.values()].join("; ");
 }
 
 /** A PKCE verifier and its S256 challenge (RFC 7636 §4.1, §4.2). */
@@ -103,15 +118,15 @@ export async function login(base: string, client: EmulatorClient = DEFAULT_CLIEN
 
 /**
  * Full OAuth dance through the consent page as `username` (emulator without autoApprove): opens the page, posts the
- * form with the credentials, exchanges the code.
+ * form with the credentials (and the page's `Origin`, as a browser does), exchanges the code.
  */
 export async function loginAs(base: string, username: string, password: string, client: EmulatorClient = DEFAULT_CLIENT): Promise<{ access_token: string; refresh_token: string }> {
   const page = await http(authorizeUrl(base, client));
-  const cookie = [page.headers["set-cookie"] ?? []].flat().map((c) => c.split(";")[0]).join("; ");
+  const cookie = cookiesOf(page);
   const field = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(page.text)?.[1] ?? "";
   const res = await http(`${base}/oauth/authorize`, {
     method: "POST",
-    headers: { cookie },
+    headers: { cookie, origin: base },
     form: { request: field("request"), csrf: field("csrf"), decision: "approve", username, password },
   });
   const code = new URL(String(res.headers.location)).searchParams.get("code");
@@ -174,4 +189,41 @@ export async function waitFor<T>(check: () => Promise<T> | T, timeoutMs = 5000, 
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
   }
+}
+
+/** What came back on a raw connection: every byte, the first status (or `undefined`), and when the socket closed. */
+export interface RawAnswer {
+  text: string;
+  status: number | undefined;
+  /** Milliseconds from the write until the socket closed, or `undefined` when it was still open at `waitMs`. */
+  closedAfterMs: number | undefined;
+}
+
+/**
+ * Writes `message` as it is on a new TCP connection to 127.0.0.1:`port` (for what undici refuses to send: lying
+ * `Content-Length`s, bodies that never come, malformed requests), optionally half-closes, and collects the answer
+ * until the server closes the connection or `waitMs` passes (then the socket is destroyed).
+ */
+export function rawExchange(port: number, message: string | Buffer, options: { waitMs?: number; halfClose?: boolean } = {}): Promise<RawAnswer> {
+  const waitMs = options.waitMs ?? 3000;
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    const chunks: Buffer[] = [];
+    const started = performance.now();
+    const done = (closedAfterMs: number | undefined) => {
+      clearTimeout(timer);
+      const text = Buffer.concat(chunks).toString("latin1");
+      const status = /^HTTP\/1\.1 (\d{3})/.exec(text)?.[1];
+      resolve({ text, status: status === undefined ? undefined : Number(status), closedAfterMs });
+    };
+    const timer = setTimeout(() => {
+      socket.destroy();
+      done(undefined);
+    }, waitMs);
+    socket.on("data", (chunk: Buffer) => chunks.push(chunk));
+    socket.on("error", () => undefined);
+    socket.on("close", () => done(performance.now() - started));
+    socket.write(message);
+    if (options.halfClose) socket.end();
+  });
 }

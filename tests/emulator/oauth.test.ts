@@ -32,6 +32,10 @@ class Jar {
   header(): Record<string, string> {
     return { cookie: [...this.cookies].map(([k, v]) => `${k}=${v}`).join("; ") };
   }
+  /** The headers a browser sends with a form of the emulator's own page: the cookies and the page's `Origin`. */
+  form(e: RunningEmulator): Record<string, string> {
+    return { ...this.header(), origin: e.url };
+  }
 }
 const hidden = (html: string, name: string): string => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1] ?? "";
 
@@ -132,7 +136,7 @@ describe("consent page (autoApprove off)", () => {
     const page = await openConsent(e, jar, "abc");
     const res = await http(`${e.url}/oauth/authorize`, {
       method: "POST",
-      headers: jar.header(),
+      headers: jar.form(e),
       form: { request: hidden(page.text, "request"), csrf: hidden(page.text, "csrf"), decision: "approve", username: "demo", password: "demo" },
     });
     expect(res.status).toBe(302);
@@ -151,7 +155,7 @@ describe("consent page (autoApprove off)", () => {
     const page = await openConsent(e, jar, "den");
     const res = await http(`${e.url}/oauth/authorize`, {
       method: "POST",
-      headers: jar.header(),
+      headers: jar.form(e),
       form: { request: hidden(page.text, "request"), csrf: hidden(page.text, "csrf"), decision: "deny" },
     });
     expect(res.status).toBe(302);
@@ -166,22 +170,22 @@ describe("consent page (autoApprove off)", () => {
     const jar = new Jar();
     const page = await openConsent(e, jar);
     const form = { request: hidden(page.text, "request"), csrf: hidden(page.text, "csrf"), decision: "approve", username: "demo", password: "x" };
-    const wrong = await http(`${e.url}/oauth/authorize`, { method: "POST", headers: jar.header(), form });
+    const wrong = await http(`${e.url}/oauth/authorize`, { method: "POST", headers: jar.form(e), form });
     expect(wrong.status).toBe(401);
     expect(wrong.text).toContain("Wrong username or password");
-    const noCsrf = await http(`${e.url}/oauth/authorize`, { method: "POST", headers: jar.header(), form: { ...form, csrf: "" } });
+    const noCsrf = await http(`${e.url}/oauth/authorize`, { method: "POST", headers: jar.form(e), form: { ...form, csrf: "" } });
     expect(noCsrf.status).toBe(403);
-    const noCookie = await http(`${e.url}/oauth/authorize`, { method: "POST", form: { ...form, password: "demo" } });
+    const noCookie = await http(`${e.url}/oauth/authorize`, { method: "POST", headers: { origin: e.url }, form: { ...form, password: "demo" } });
     expect(noCookie.status).toBe(403);
     const foreign = await http(`${e.url}/oauth/authorize`, {
       method: "POST",
-      headers: { ...jar.header(), origin: "http://evil.example" },
+      headers: { ...jar.form(e), origin: "http://evil.example" },
       form: { ...form, password: "demo" },
     });
     expect(foreign.status).toBe(403);
-    const ok = await http(`${e.url}/oauth/authorize`, { method: "POST", headers: jar.header(), form: { ...form, password: "demo" } });
+    const ok = await http(`${e.url}/oauth/authorize`, { method: "POST", headers: jar.form(e), form: { ...form, password: "demo" } });
     expect(ok.status).toBe(302);
-    const reused = await http(`${e.url}/oauth/authorize`, { method: "POST", headers: jar.header(), form: { ...form, password: "demo" } });
+    const reused = await http(`${e.url}/oauth/authorize`, { method: "POST", headers: jar.form(e), form: { ...form, password: "demo" } });
     expect(reused.status).toBe(400);
   });
 

@@ -281,23 +281,28 @@ describe("web page forms over HTTP (CSRF, sessions, escaping)", () => {
         else cookies.set(name!.trim(), value.join("="));
       }
     };
-    const cookie = () => ({ cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join("; ") });
+    // What a browser sends with a form of the emulator's own page: its cookies and the page's Origin.
+    const cookie = () => ({ cookie: [...cookies].map(([k, v]) => `${k}=${v}`).join("; "), origin: e.url });
     const csrfOf = (html: string) => /name="csrf" value="([^"]+)"/.exec(html)?.[1] ?? "";
 
     const home = await http(`${e.url}/`);
     jar(home);
     expect(home.text).toContain('action="/signin"');
-    const csrf = csrfOf(home.text);
-    const hookForm = { csrf, event: "ticket_opened", url: 'https://x.test/"><script>alert(1)</script>' };
+    const anonymousCsrf = csrfOf(home.text);
+    const hookForm = { csrf: anonymousCsrf, event: "ticket_opened", url: 'https://x.test/"><script>alert(1)</script>' };
     expect((await http(`${e.url}/webhooks`, { method: "POST", headers: cookie(), form: hookForm })).status).toBe(401);
 
-    const signin = await http(`${e.url}/signin`, { method: "POST", headers: cookie(), form: { csrf, username: "demo", password: "demo" } });
+    const signin = await http(`${e.url}/signin`, { method: "POST", headers: cookie(), form: { csrf: anonymousCsrf, username: "demo", password: "demo" } });
     expect(signin.status).toBe(303);
     jar(signin);
     expect(String(signin.headers["set-cookie"])).toMatch(/helpdesk_session=[^;]+; Max-Age=\d+; Path=\/; HttpOnly; SameSite=Lax/);
+    // Signing in issues a new session id, and with it a new CSRF token: the one of the signed-out page is dead.
+    expect((await http(`${e.url}/webhooks`, { method: "POST", headers: cookie(), form: hookForm })).status).toBe(403);
+    const csrf = csrfOf((await http(`${e.url}/`, { headers: cookie() })).text);
+    expect(csrf).not.toBe(anonymousCsrf);
 
     expect((await http(`${e.url}/webhooks`, { method: "POST", headers: cookie(), form: { ...hookForm, csrf: "forged-token-forged-token" } })).status).toBe(403);
-    const added = await http(`${e.url}/webhooks`, { method: "POST", headers: cookie(), form: hookForm });
+    const added = await http(`${e.url}/webhooks`, { method: "POST", headers: cookie(), form: { ...hookForm, csrf } });
     expect(added.status).toBe(303);
     const page = await http(`${e.url}/`, { headers: cookie() });
     expect(page.text).toContain("Signed in as");
