@@ -45,7 +45,10 @@ describe.skipIf(!haveChromium)("emulator pages in Chromium", () => {
       await page.fill("#username", "demo");
       await page.fill("#password", "wrong");
       await page.click("#signin");
-      await expect.poll(() => page.textContent("[role=alert]")).toContain("Wrong username or password");
+      // Server-rendered pages: wait for the answer page's alert (Playwright's own wait, bounded by its action
+      // timeout) instead of expect.poll, whose default 1 s deadline a loaded machine's navigation can exceed.
+      await page.waitForSelector("[role=alert]");
+      expect(await page.textContent("[role=alert]")).toContain("Wrong username or password");
       await page.fill("#password", "demo");
       await page.click("#signin");
       await page.waitForSelector("#account");
@@ -55,7 +58,8 @@ describe.skipIf(!haveChromium)("emulator pages in Chromium", () => {
       await page.selectOption("#event", "ticket_opened");
       await page.fill("#url", "ftp://nope");
       await page.click("#add");
-      await expect.poll(() => page.textContent("[role=alert]")).toContain("url");
+      await page.waitForSelector("[role=alert]");
+      expect(await page.textContent("[role=alert]")).toContain("url");
       expect((await http(`${emulator.url}/_emulator/webhooks`)).json.webhooks).toEqual([]);
 
       await page.selectOption("#event", "ticket_opened");
@@ -63,7 +67,7 @@ describe.skipIf(!haveChromium)("emulator pages in Chromium", () => {
       await page.click("#add");
       await page.waitForSelector("#webhooks tbody tr[data-webhook-id]");
       const row = page.locator("#webhooks tbody tr[data-webhook-id]");
-      await expect.poll(() => row.count()).toBe(1);
+      expect(await row.count()).toBe(1);
       expect(await row.textContent()).toContain(receiver.url);
       expect(await row.textContent()).toContain("ticket_opened");
       expect(await row.textContent()).toContain("active");
@@ -72,12 +76,14 @@ describe.skipIf(!haveChromium)("emulator pages in Chromium", () => {
       await page.click("#send");
       await waitFor(() => receiver.received.length === 1, 5000, "the delivery");
       expect(receiver.received[0]!.headers["x-helpdesk-event"]).toBe("ticket_opened");
-      await expect
-        .poll(async () => {
-          await page.reload();
-          return page.textContent("#deliveries tbody");
-        })
-        .toContain("200 ok");
+      // The receiver has the request before the emulator has its answer: wait until the emulator has logged the
+      // delivery as done, then one reload must show it (no re-rendering race, no 1 s expect.poll deadline).
+      await waitFor(async () => {
+        const [delivery] = (await http(`${emulator.url}/_emulator/deliveries`)).json.deliveries as { done: boolean }[];
+        return delivery?.done;
+      }, 5000, "the delivery to be logged as done");
+      await page.reload();
+      expect(await page.textContent("#deliveries tbody")).toContain("200 ok");
       expect(await page.textContent("#webhooks tbody")).toContain("200 ok");
 
       await mkdir("test-results", { recursive: true });
