@@ -8,7 +8,6 @@
  * default (runtime option `typescript`, default true), so `@pulumi/pulumi` type-checks the program with ts-node as in
  * a user's project. The language host built here (v3.68) does not set it itself (scripts/pulumi-build/README.md).
  */
-import { spawn } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -18,6 +17,7 @@ import { completeAuthorizationAutoApproved, DEFAULT_CLIENT, startEmulator } from
 import { MINIMUM_NODE_VERSION } from "../../sdk/node-support.js";
 import { freePort } from "../support/cli.js";
 import { packLikeACleanClone, repoRoot, type PackedTarball } from "../support/package.js";
+import { runCommand as run, shown, type Ran } from "../support/processes.js";
 import { pulumiAvailable } from "../support/pulumi.js";
 import { DECLARED_WEBHOOKS, projectShapes, type ProjectShape } from "./shapes.js";
 
@@ -28,31 +28,6 @@ const manifest = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")
 /** The oldest supported `@pulumi/pulumi`: the floor of the package's own peer range (one home: package.json). */
 const oldestPulumi = /^\^?(\d+\.\d+\.\d+)/.exec(manifest.peerDependencies["@pulumi/pulumi"] ?? "")?.[1] ?? "unparsable peer range";
 const shapes = projectShapes(oldestPulumi);
-
-interface Ran {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-/** Runs a command to completion (never throws for a non-zero exit: the test asserts and shows the output). */
-function run(command: string, args: string[], options: { cwd: string; env: NodeJS.ProcessEnv; onStderr?: (text: string) => void }): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-      options.onStderr?.(stderr);
-    });
-    child.on("error", reject);
-    child.on("close", (code) => resolve({ code, stdout, stderr }));
-  });
-}
-
-/** A failure message that shows what the command printed. */
-const shown = (what: string, ran: Ran): string => `${what} exited with ${ran.code}\n--- stdout\n${ran.stdout.slice(-4000)}\n--- stderr\n${ran.stderr.slice(-4000)}`;
 
 /** Every installed copy of a package under a project's node_modules, nested ones included. */
 function installedCopies(projectDir: string, name: string): string[] {
