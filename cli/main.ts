@@ -122,7 +122,12 @@ program
   .option("--auto-approve", "approve authorization requests without the consent page (headless use)", false)
   .option("--token-ttl <seconds>", "access token lifetime in seconds", positiveInt("--token-ttl"), 7200)
   .option("--rotate-refresh-tokens", "issue a new refresh token on each use and revoke the old one", false)
-  .option("--data <file>", "keep clients, tokens and webhooks in this file across restarts")
+  .option("--data <file>", "keep clients, tokens, webhooks and the delivery log in this SQLite file (a JSON data file of earlier versions is imported once)")
+  .option("--synchronous <level>", "data file commits: full (survive a power loss; default) or normal (survive a crash of the emulator)", (v: string) => {
+    if (v !== "full" && v !== "normal") throw new InvalidArgumentError(`--synchronous must be full or normal, got ${JSON.stringify(v)}`);
+    return v;
+  }, "full")
+  .option("--delivery-log-limit <n>", "delivery log entries kept per account", positiveInt("--delivery-log-limit"), 1000)
   .option("--log", "log each request (method, path, status, time) to stderr", false)
   .option("--latency <ms>", "fault: added delay before each API request, in milliseconds", positiveInt("--latency"), 0)
   .option("--rate-429 <share>", "fault: share (0..1) of API requests answered 429 with Retry-After", share("--rate-429"), 0)

@@ -1,8 +1,8 @@
 /**
- * The emulator's Hono application: request log and statistics, `X-Content-Type-Options: nosniff`, token-endpoint
- * headers, the declared body limit, the framing check, the Host check, page headers, fault injection, the streamed
- * body limit, the route modules (OAuth, `/v1`, pages, `/_emulator`), and the one error handler that renders every
- * {@link EmulatorHttpError}.
+ * The emulator's Hono application: request log and statistics, `X-Content-Type-Options: nosniff`, the wait for the
+ * commit of every change before answering, token-endpoint headers, the declared body limit, the framing check, the
+ * Host check, page headers, fault injection, the streamed body limit, the route modules (OAuth, `/v1`, pages,
+ * `/_emulator`), and the one error handler that renders every {@link EmulatorHttpError}.
  */
 import { Hono } from "hono";
 import type { Context, MiddlewareHandler } from "hono";
@@ -16,6 +16,7 @@ import { registerApiRoutes } from "./api.js";
 import { registerWebRoutes } from "./web.js";
 import { registerInspectRoutes } from "./inspect.js";
 import { errorPage } from "./pages/layout.js";
+import { StoreError } from "./store.js";
 
 /** The token endpoint (RFC 6749 §3.2), whose every failure is answered in RFC 6749 §5.2's shape. */
 const TOKEN_PATH = "/oauth/token";
@@ -24,9 +25,17 @@ const TOKEN_PATH = "/oauth/token";
  * Turns an error thrown by a handler into the HTTP answer: {@link PageError} → HTML page; other
  * {@link EmulatorHttpError}s → their JSON body and headers (at `/oauth/token` in RFC 6749 §5.2's shape
  * `{ error, error_description }`, see {@link asTokenEndpointError}); Hono `HTTPException`s → JSON with their status;
- * anything else → 500 `internal_error` (and a line in the log sink, without request data).
+ * a {@link StoreError} → 503 `service_unavailable` with `Retry-After: 1` (`busy`: another process held the data file's
+ * lock; nothing changed) or 500 `internal_error` (`commit`: the change did not take effect); anything else → 500
+ * `internal_error` (and a line in the log sink, without request data).
  */
 export function errorResponse(c: Context<AppEnv>, error: unknown, log?: (line: string) => void): Response {
+  if (error instanceof StoreError) {
+    error =
+      error.kind === "busy"
+        ? new ApiError(503, "service_unavailable", error.message, undefined, { "Retry-After": "1" })
+        : new ApiError(500, "internal_error", error.message);
+  }
   if (error instanceof HTTPException) {
     const status = error.status;
     const code = status === 413 ? "payload_too_large" : status < 500 ? "invalid_request" : "internal_error";
@@ -215,6 +224,20 @@ export function createApp(ctx: EmulatorContext, port: () => number): Hono<AppEnv
   app.use("*", async (c, next) => {
     await next();
     c.res.headers.set("X-Content-Type-Options", "nosniff");
+  });
+
+  // Nothing is acknowledged before it is on disk: every answer waits for the commit of the changes made since its
+  // request started (one commit serves all the requests of an event-loop turn, see commits.ts). When that commit
+  // failed, the answer becomes the error (with none of the original answer's headers).
+  app.use("*", async (c, next) => {
+    const mark = ctx.store.commitMark();
+    await next();
+    try {
+      await ctx.store.committed(mark);
+    } catch (error) {
+      c.res = undefined;
+      c.res = errorResponse(c, error, log);
+    }
   });
 
   // Every answer of the token endpoint, errors included, is not to be cached (RFC 6749 §5.1, §5.2).

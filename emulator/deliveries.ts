@@ -59,9 +59,8 @@ export class DeliveryEngine {
     const built = buildRecord(event, { baseUrl: this.baseUrl(), seq, time }, data);
     if (!built.ok) return { ok: false, errors: built.errors };
     const body = JSON.stringify(built.record);
-    const ids: string[] = [];
-    for (const webhook of this.store.listWebhooks({ account, event })) {
-      const entry: DeliveryLogEntry = {
+    const entries = this.store.listWebhooks({ account, event }).map(
+      (webhook): DeliveryLogEntry => ({
         id: randomId("dlv_"),
         time,
         webhookId: webhook.id,
@@ -72,12 +71,15 @@ export class DeliveryEngine {
         attempts: 0,
         ok: false,
         done: false,
-      };
-      this.store.addDelivery(entry);
-      ids.push(entry.id);
+      }),
+    );
+    // Logged (all or none) before any attempt starts, so a delivery that runs is always in the log.
+    this.store.addDeliveries(entries);
+    for (const entry of entries) {
       this.active++;
       void this.attempt(entry, body, performance.now() + this.deadlineMs);
     }
+    const ids = entries.map((entry) => entry.id);
     return { ok: true, deliveries: ids };
   }
 
@@ -139,7 +141,7 @@ export class DeliveryEngine {
     if (performance.now() + delay >= deadline) {
       return this.finish(entry, false, `${error}; not retried: the delivery deadline of ${this.deadlineMs} ms would pass first`);
     }
-    this.store.deliveryUpdated();
+    this.store.updateDelivery(entry);
     const retry = setTimeout(() => {
       this.waiting.delete(retry);
       void this.attempt(entry, body, deadline);
@@ -156,7 +158,7 @@ export class DeliveryEngine {
     entry.ok = ok;
     entry.done = true;
     if (error !== undefined) entry.error = error;
-    this.store.deliveryUpdated();
+    this.store.updateDelivery(entry);
     this.active--;
     if (this.active === 0) {
       for (const resolve of this.idle) resolve();

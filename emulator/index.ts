@@ -40,7 +40,8 @@ export type {
 export type { StatsSnapshot } from "./stats.js";
 export { DEFAULT_HTTP_TIMEOUTS } from "./server.js";
 export { completeAuthorizationAutoApproved, signInAutoApproved } from "./sign-in.js";
-export type { DeliveryLogEntry, StoredWebhook } from "./store.js";
+export type { DeliveryLogEntry, StoredWebhook, Synchronous } from "./store.js";
+export { DataFileError, StoreError } from "./store.js";
 
 /**
  * The demo OAuth client registered when `clients` is not given. Its secret is a fixed, public demo value (this is a
@@ -63,7 +64,7 @@ export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 const CLOSE_GRACE_MS = 2000;
 
 function checkOptions(options: EmulatorOptions): void {
-  const { port, accessTokenTtlSeconds: ttl, webhookIdShape: shape, bodyLimitBytes } = options;
+  const { port, accessTokenTtlSeconds: ttl, webhookIdShape: shape, bodyLimitBytes, deliveryLogLimit, synchronous } = options;
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
     throw new Error(`startEmulator: port must be an integer 0..65535, got ${String(port)}`);
   }
@@ -75,6 +76,12 @@ function checkOptions(options: EmulatorOptions): void {
   }
   if (bodyLimitBytes !== undefined && (!Number.isInteger(bodyLimitBytes) || bodyLimitBytes < 1)) {
     throw new Error(`startEmulator: bodyLimitBytes must be a positive integer, got ${String(bodyLimitBytes)}`);
+  }
+  if (deliveryLogLimit !== undefined && (!Number.isInteger(deliveryLogLimit) || deliveryLogLimit < 1)) {
+    throw new Error(`startEmulator: deliveryLogLimit must be a positive integer, got ${String(deliveryLogLimit)}`);
+  }
+  if (synchronous !== undefined && synchronous !== "full" && synchronous !== "normal") {
+    throw new Error(`startEmulator: synchronous must be "full" or "normal", got ${String(synchronous)}`);
   }
   for (const [name, value] of Object.entries({ ...options.httpTimeouts, ...options.deliveryRetry })) {
     if (value !== undefined && (typeof value !== "number" || !Number.isFinite(value) || value < 0)) {
@@ -99,26 +106,38 @@ function checkOptions(options: EmulatorOptions): void {
  *
  * @param options see {@link EmulatorOptions}; every field is optional
  * @returns a {@link RunningEmulator}: `url` (`http://127.0.0.1:PORT`), `port`, `state()`, `close()`
- * @throws Error for invalid options (bad port, TTL, id shape, client redirect URI, fault rates, timeouts, an
- *   `autoApprove` username that is not an account), an unreadable data file, or when the port cannot be bound (e.g.
- *   EADDRINUSE)
+ * @throws Error for invalid options (bad port, TTL, id shape, client redirect URI, fault rates, timeouts, delivery
+ *   log limit, an `autoApprove` username that is not an account), or when the port cannot be bound (e.g. EADDRINUSE)
+ * @throws DataFileError (`file`, `reason`) when the data file is refused: neither an SQLite database of the emulator
+ *   nor a valid version-1 JSON data file, damaged, or written by a newer emulator; the file is left unchanged
+ * @throws StoreError `busy` when another process holds the data file's write lock longer than the busy timeout
  */
 export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
   checkOptions(options);
   const now = options.now ?? Date.now;
   const faults = new FaultController(options.faults, options.random ?? Math.random);
-  const store = new Store(now, options.dataFile);
-  await store.load();
+  const notice = options.notice ?? ((line: string) => void process.stderr.write(`${line}\n`));
+  const store = new Store(now, {
+    dataFile: options.dataFile,
+    synchronous: options.synchronous,
+    deliveryLogLimit: options.deliveryLogLimit,
+    notice,
+  });
   const clients = options.clients ?? [DEFAULT_CLIENT];
   const accounts = options.accounts ?? [DEFAULT_ACCOUNT];
-  for (const client of clients) store.upsertClient(client);
-  for (const account of accounts) store.upsertAccount(account);
-
   let autoApproveAccount: string | undefined;
-  if (options.autoApprove === true) autoApproveAccount = accounts[0]?.username ?? store.accountNames()[0];
-  else if (typeof options.autoApprove === "string") autoApproveAccount = options.autoApprove;
-  if (options.autoApprove && (autoApproveAccount === undefined || !store.hasAccount(autoApproveAccount))) {
-    throw new Error(`startEmulator: autoApprove names no existing account (${String(options.autoApprove)})`);
+  try {
+    for (const client of clients) store.upsertClient(client);
+    for (const account of accounts) store.upsertAccount(account);
+    store.flush();
+    if (options.autoApprove === true) autoApproveAccount = accounts[0]?.username ?? store.accountNames()[0];
+    else if (typeof options.autoApprove === "string") autoApproveAccount = options.autoApprove;
+    if (options.autoApprove && (autoApproveAccount === undefined || !store.hasAccount(autoApproveAccount))) {
+      throw new Error(`startEmulator: autoApprove names no existing account (${String(options.autoApprove)})`);
+    }
+  } catch (error) {
+    store.close();
+    throw error;
   }
 
   let baseUrl = "";
@@ -138,17 +157,29 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
 
   const server = createHttpServer(app, { ...DEFAULT_HTTP_TIMEOUTS, ...options.httpTimeouts }, stats);
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, "127.0.0.1", () => {
-      server.off("error", reject);
-      resolve();
+  try {
+    await new Promise<void>((resolve, reject) => {
+      server.once("error", reject);
+      server.listen(options.port ?? 0, "127.0.0.1", () => {
+        server.off("error", reject);
+        resolve();
+      });
     });
-  });
+  } catch (error) {
+    await deliveries.close();
+    store.close();
+    throw error;
+  }
   port = (server.address() as AddressInfo).port;
   baseUrl = `http://127.0.0.1:${port}`;
   // Dead codes, tokens, sessions, sign-in links and consents are purged on access and, for those nobody asks for, here.
-  const purger = setInterval(() => store.purge(), PURGE_INTERVAL_MS);
+  const purger = setInterval(() => {
+    try {
+      store.purge();
+    } catch (error) {
+      notice(`purge failed (tried again in ${PURGE_INTERVAL_MS / 1000} s): ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }, PURGE_INTERVAL_MS);
   purger.unref();
 
   let closing: Promise<void> | undefined;
@@ -161,7 +192,12 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       await deliveries.close();
       await closed;
       clearTimeout(force);
-      await store.flush();
+      try {
+        store.purge();
+      } catch {
+        // Another process holds the lock: the next start (or that process) purges.
+      }
+      store.close();
     })();
     return closing;
   };

@@ -268,13 +268,7 @@ function exchangeCode(ctx: EmulatorContext, client: StoredClient, params: Params
   if (!stored || stored.clientId !== client.clientId) {
     throw new OAuthError("invalid_grant", "The authorization code is invalid or was issued to another client");
   }
-  if (stored.usedAt !== undefined) {
-    ctx.store.revokeGrant(stored.grantId);
-    throw new OAuthError(
-      "invalid_grant",
-      "The authorization code was already used; every token issued with it is now revoked (RFC 6749 §4.1.2)",
-    );
-  }
+  if (stored.usedAt !== undefined) throw codeReused(ctx, stored.grantId);
   if (stored.expiresAt <= ctx.store.now()) {
     throw new OAuthError("invalid_grant", "The authorization code has expired (codes are valid for 600 seconds)");
   }
@@ -290,8 +284,18 @@ function exchangeCode(ctx: EmulatorContext, client: StoredClient, params: Params
     throw new OAuthError("invalid_grant", "code_verifier sent, but the authorization request had no code_challenge");
   }
   if (!ctx.store.hasAccount(stored.account)) throw new OAuthError("invalid_grant", "The account no longer exists");
-  ctx.store.markCodeUsed(stored);
+  // Conditional: of two exchanges racing (two emulators on one data file), one marks the code, the other is a reuse.
+  if (!ctx.store.markCodeUsed(stored)) throw codeReused(ctx, stored.grantId);
   return ctx.store.issueTokens(stored, ctx.options.accessTokenTtlSeconds);
+}
+
+/** A code presented again (RFC 6749 §4.1.2): revokes every token of its grant; returns the error to answer. */
+function codeReused(ctx: EmulatorContext, grantId: string): OAuthError {
+  ctx.store.revokeGrant(grantId);
+  return new OAuthError(
+    "invalid_grant",
+    "The authorization code was already used; every token issued with it is now revoked (RFC 6749 §4.1.2)",
+  );
 }
 
 /**
@@ -306,14 +310,21 @@ function refresh(ctx: EmulatorContext, client: StoredClient, params: Params) {
   if (!stored || stored.clientId !== client.clientId) {
     throw new OAuthError("invalid_grant", "The refresh token is invalid or was issued to another client");
   }
-  if (stored.revoked) {
-    if (ctx.options.rotateRefreshTokens) ctx.store.revokeGrant(stored.grantId);
-    throw new OAuthError("invalid_grant", "The refresh token has been revoked");
-  }
+  if (stored.revoked) throw refreshRevoked(ctx, stored.grantId);
   if (!ctx.store.hasAccount(stored.account)) throw new OAuthError("invalid_grant", "The account no longer exists");
   if (ctx.options.rotateRefreshTokens) {
-    ctx.store.revokeToken(stored);
+    // Conditional: of two refreshes racing with one token (two emulators on one data file), the second is a replay.
+    if (!ctx.store.revokeToken(stored)) throw refreshRevoked(ctx, stored.grantId);
     return ctx.store.issueTokens(stored, ctx.options.accessTokenTtlSeconds);
   }
   return ctx.store.issueTokens(stored, ctx.options.accessTokenTtlSeconds, presented);
+}
+
+/**
+ * A revoked refresh token presented: with rotation a replay, which revokes the whole grant (RFC 9700 §4.14.2);
+ * returns the error to answer.
+ */
+function refreshRevoked(ctx: EmulatorContext, grantId: string): OAuthError {
+  if (ctx.options.rotateRefreshTokens) ctx.store.revokeGrant(grantId);
+  return new OAuthError("invalid_grant", "The refresh token has been revoked");
 }

@@ -1,7 +1,7 @@
 /**
  * Public option and handle types of the help-desk emulator. Re-exported by `emulator/index.ts`.
  */
-import type { LiveState } from "./store.js";
+import type { LiveState, Synchronous } from "./store.js";
 
 /**
  * An OAuth client registered with the emulator (spec §5 item 2: identifier, secret and redirect URI are issued in
@@ -84,11 +84,29 @@ export interface EmulatorOptions {
   /** Fault injection; default none. Can be changed at runtime with `PUT /_emulator/faults`. */
   faults?: FaultOptions;
   /**
-   * A JSON file keeping clients, accounts, codes, tokens (as SHA-256 hashes), webhooks and the delivery log across
-   * restarts. Written atomically (temp file, fsync, rename), debounced; `close()` flushes. At start the `clients` and
-   * `accounts` options are added to the stored ones (replacing same-named entries); stored ones are never removed.
+   * A data file keeping clients, accounts, codes and tokens (as SHA-256 hashes; passwords as scrypt hashes), webhooks
+   * and the delivery log across restarts: an SQLite database (with its `-wal` and `-shm` files beside it while in
+   * use). Every change is committed before the answer that acknowledges it is sent. A version-1 JSON data file of
+   * earlier emulators is imported once into a database at the same path, the JSON file kept unchanged as
+   * `<dataFile>.v1.json` (told to `notice`); any other file is refused and left unchanged. Several emulators may use
+   * one data file at once, on one machine. At start the `clients` and `accounts` options are added to the stored ones
+   * (replacing same-named entries); stored ones are never removed. Default: none, the state lives in memory.
    */
   dataFile?: string;
+  /**
+   * When a commit of `dataFile` is on disk. `"full"` (default): the write-ahead log is fsync'ed at each commit, so
+   * what was acknowledged survives a crash of the emulator, of the operating system and a power loss. `"normal"`:
+   * fsync only at checkpoints; what was acknowledged survives a crash of the emulator (SIGKILL included), but the last
+   * commits before a power loss may be lost. Changes made in one turn of the event loop share one commit.
+   */
+  synchronous?: Synchronous;
+  /** How many delivery log entries each account keeps (the newest). Default 1000. */
+  deliveryLogLimit?: number;
+  /**
+   * Sink of one-line notices about the data file: an import of a version-1 JSON file, a commit that failed (the
+   * answers waiting for it fail with 500). Default: a line on stderr.
+   */
+  notice?: (line: string) => void;
   /**
    * What the create answer of `POST /v1/webhooks` exposes, to test a client's id fallbacks:
    * `"id"` (default): body `webhook.id` and `webhook.href`, header `Location`;
@@ -154,7 +172,8 @@ export interface RunningEmulator {
   state(): EmulatorState;
   /**
    * Stops accepting connections, cancels pending delivery retries, closes idle keep-alive connections (and, after a
-   * short grace period, busy ones) and flushes the data file. Resolves when all of that is done.
+   * short grace period, busy ones), commits what is left and closes the data file. Resolves when all of that is done.
+   * @throws StoreError `commit` when that last commit failed
    */
   close(): Promise<void>;
 }

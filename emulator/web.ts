@@ -92,7 +92,7 @@ function renderHome(c: Context<AppEnv>, ctx: EmulatorContext, account: string, e
     account,
     csrf: ensureCsrf(c, ctx),
     webhooks: ctx.store.listWebhooks({ account }),
-    deliveries: ctx.store.listDeliveries({ account }).slice(-100),
+    deliveries: ctx.store.listDeliveries({ account, limit: 100 }),
     ...extra,
   });
 }

@@ -22,6 +22,10 @@ export interface EmulatorCommandOptions {
   tokenTtl: number;
   rotateRefreshTokens: boolean;
   data?: string;
+  /** `--delivery-log-limit <n>`: delivery log entries kept per account (default 1000). */
+  deliveryLogLimit?: number;
+  /** `--synchronous <full|normal>`: when a commit of `--data` is on disk (default full; see EmulatorOptions). */
+  synchronous?: "full" | "normal";
   log: boolean;
   latency: number;
   rate429: number;
@@ -31,7 +35,8 @@ export interface EmulatorCommandOptions {
 }
 
 /**
- * Starts the emulator and keeps it running until SIGINT or SIGTERM, then closes it (flushing `--data`).
+ * Starts the emulator and keeps it running until SIGINT or SIGTERM, then closes it (committing and closing `--data`).
+ * Notices about the data file (the import of a version-1 JSON file) go to stderr.
  */
 export async function runEmulator(options: EmulatorCommandOptions): Promise<void> {
   const client = {
@@ -47,6 +52,8 @@ export async function runEmulator(options: EmulatorCommandOptions): Promise<void
     accessTokenTtlSeconds: options.tokenTtl,
     rotateRefreshTokens: options.rotateRefreshTokens,
     ...(options.data ? { dataFile: options.data } : {}),
+    ...(options.deliveryLogLimit !== undefined ? { deliveryLogLimit: options.deliveryLogLimit } : {}),
+    ...(options.synchronous !== undefined ? { synchronous: options.synchronous } : {}),
     faults: { latencyMs: options.latency, rate429: options.rate429, rate503: options.rate503, rate500: options.rate500, dropRate: options.dropRate },
     ...(options.log ? { log: (line: string) => process.stderr.write(`${line}\n`) } : {}),
   };

@@ -1,12 +1,15 @@
 /**
  * Helpers for the emulator test suites: real HTTP over 127.0.0.1 with undici (and raw sockets), the OAuth dance, a
- * receiver server.
+ * receiver server, the emulator as a process of its own.
  */
+import { spawn, type ChildProcess } from "node:child_process";
 import { createServer } from "node:http";
 import type { IncomingHttpHeaders, Server } from "node:http";
 import { connect } from "node:net";
 import type { AddressInfo } from "node:net";
 import { createHash, randomBytes } from "node:crypto";
+import { createInterface } from "node:readline";
+import { fileURLToPath } from "node:url";
 import { request } from "undici";
 import type { Dispatcher } from "undici";
 import { DEFAULT_CLIENT, startEmulator } from "../../emulator/index.js";
@@ -225,5 +228,43 @@ export function rawExchange(port: number, message: string | Buffer, options: { w
     socket.on("close", () => done(performance.now() - started));
     socket.write(message);
     if (options.halfClose) socket.end();
+  });
+}
+
+/** An emulator running as `pulumi-helpdesk emulator` in a process of its own (the built CLI in dist/). */
+export interface EmulatorProcess {
+  url: string;
+  child: ChildProcess;
+  /** What it wrote on stderr so far. */
+  stderr(): string;
+  /** Sends `signal` (default SIGTERM: a clean stop) and waits for the process to exit. */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+const cliMain = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
+
+/**
+ * Starts `node dist/cli/main.js emulator --port 0 --auto-approve <args>` (build dist/ first: `bash scripts/build.sh`)
+ * and waits for its base URL on stdout.
+ * @throws Error with its exit code and stderr when it exits before listening (a refused data file, say)
+ */
+export function spawnEmulator(args: string[]): Promise<EmulatorProcess> {
+  const child = spawn(process.execPath, [cliMain, "emulator", "--port", "0", "--auto-approve", ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+    env: { ...process.env, NO_COLOR: "1" },
+  });
+  let stderr = "";
+  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const stop = async (signal: NodeJS.Signals = "SIGTERM") => {
+    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+    await exited;
+  };
+  return new Promise((resolve, reject) => {
+    createInterface({ input: child.stdout! }).on("line", (line) => {
+      const url = /^base URL:\s+(\S+)/.exec(line)?.[1];
+      if (url) resolve({ url, child, stderr: () => stderr, stop });
+    });
+    child.once("exit", (code, signal) => reject(new Error(`the emulator exited (code ${code}, signal ${signal}) before listening:\n${stderr}`)));
   });
 }
