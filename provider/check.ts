@@ -1,11 +1,12 @@
-import type * as pulumi from "@pulumi/pulumi";
+import * as pulumi from "@pulumi/pulumi";
 import { webhookProblems } from "../sdk/webhook-rules.js";
 
 /**
  * The string Pulumi puts in place of a value that is not known yet during preview (for example another resource's
- * output). `check` must let it through: the real value is checked again at `up`.
+ * output), as the SDK exports it (`pulumi.runtime.unknownValue`). `check` must let it through: the real value is
+ * checked again at `up`. (The dynamic provider process has the SDK loaded already, so this costs nothing there.)
  */
-export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+export const UNKNOWN: string = pulumi.runtime.unknownValue;
 
 /**
  * Validates a Webhook's inputs (Pulumi `check`), all failures at once, each naming its property. The rule is the one

@@ -30,9 +30,12 @@ export interface ConfigReader {
 }
 
 /**
- * The contract between the serialized provider shim (stored in every Webhook's state) and the implementation that
- * `pulumi-helpdesk/provider` exports. Keeping it a plain set of functions that take the stack config explicitly lets
- * the shim stay a few hundred bytes with nothing captured but a module specifier.
+ * What `pulumi-helpdesk/provider` exports as `webhookProvider`: the provider methods with the stack config passed
+ * explicitly. It is a compatibility surface: the shim of pulumi-helpdesk 0.1.0, stored in the `__provider` of every
+ * Webhook created with that version, imports the module at call time and calls `webhookProvider.check(olds, news)`,
+ * `.diff(id, olds, news)`, `.create(config, inputs)` and `.delete(config, id, outputs)`. A stack keeps that shim in
+ * its outputs until the webhook is replaced (an `up` with no change records the new shim in the inputs only), and
+ * `destroy` runs it: keep these four signatures as they are.
  *
  * Each method follows Pulumi's dynamic provider protocol (`pulumi.dynamic.ResourceProvider`); errors thrown carry a
  * message written for the person running `pulumi up`, never a credential.
@@ -46,4 +49,24 @@ export interface WebhookProviderImplementation {
   create(config: ConfigReader | undefined, inputs: WebhookInputs): Promise<pulumi.dynamic.CreateResult>;
   /** Removes the webhook: `DELETE /v1/webhooks/:id` (spec §4.4); an already-deleted webhook is a success. */
   delete(config: ConfigReader | undefined, id: string, outputs: WebhookOutputs): Promise<void>;
+}
+
+/**
+ * The provider methods for one stack config, as `configure(provider, req)` of `pulumi-helpdesk/provider` installs them
+ * on the serialized provider object (sdk/webhook.ts), where Pulumi's dynamic provider host calls them as
+ * `provider.check(olds, news)`, ... `check` and `diff` take what the engine sends as it is (preview's unknown
+ * sentinel, a `__provider` property, values of any type).
+ *
+ * `configure(provider, req)` is a compatibility surface too: today's shim, stored in every Webhook's state, calls it
+ * by that name with those two arguments; keep it, beside `webhookProvider`, in every later version.
+ */
+export interface ConfiguredWebhookProvider {
+  /** Validates inputs (Pulumi `check`); never sends a request and loads no HTTP client. */
+  check(olds: Record<string, unknown>, news: Record<string, unknown>): Promise<pulumi.dynamic.CheckResult>;
+  /** Compares recorded outputs with new inputs (Pulumi `diff`): only `event` or `url` changes count, and replace. */
+  diff(id: string, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<pulumi.dynamic.DiffResult>;
+  /** Registers the webhook: `POST /v1/webhooks` (spec §4.3). */
+  create(inputs: WebhookInputs): Promise<pulumi.dynamic.CreateResult<WebhookOutputs>>;
+  /** Removes the webhook: `DELETE /v1/webhooks/:id` (spec §4.4); an already-deleted webhook is a success. */
+  delete(id: string, outputs: WebhookOutputs): Promise<void>;
 }

@@ -1,45 +1,40 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { WebhookEvent } from "./events.js";
-import type { WebhookInputs, WebhookOutputs, WebhookProviderImplementation } from "./provider-contract.js";
+import type { WebhookInputs, WebhookOutputs } from "./provider-contract.js";
 
 /**
- * The module specifier of the provider implementation. The shim below imports it at call time, inside Pulumi's
- * dynamic provider process, so the serialized `__provider` holds only this string and a few small functions: no
- * captured secrets, no zod schemas, and no diff when the implementation's code changes (DESIGN.md).
+ * Stands in for `check`, `diff`, `create` and `delete` until `configure` has installed the real ones. It runs only
+ * when loading the implementation failed (that error is reported first) or on a host that never calls `configure`
+ * (`@pulumi/pulumi` older than 3.139): then every operation fails loudly, and none, `delete` least of all, is
+ * skipped as if it had succeeded.
  */
-const IMPLEMENTATION = "pulumi-helpdesk/provider";
+const notLoaded = (): never => {
+  throw new Error("pulumi-helpdesk/provider did not load: see the first error");
+};
 
 /**
- * Loads the provider implementation. Resolved from the program's directory (the dynamic provider process runs there),
- * so it finds the same `pulumi-helpdesk` package the program imported.
+ * @internal The serialized provider (`__provider`, stored twice in every Webhook's state); exported only so tests
+ * and benchmarks can measure it. Kept tiny (DESIGN.md), so it holds one real method:
+ *
+ * `configure` loads `pulumi-helpdesk/provider`, whose own `configure` installs the methods, bound to the stack
+ * config, on this object before it returns: Pulumi's dynamic provider host caches the object before `configure`'s
+ * promise settles and a parallel operation calls `provider.create(...)` at once, so they must be in place
+ * synchronously. Hence `require()`, not `import()`: this text runs in the host's CommonJS loader, and Node >= 22.12
+ * loads the ES module synchronously. What the methods do, and which there are, is the implementation's to decide.
+ * The specifier resolves from the program's directory (the host's working directory), as `import()` would: the
+ * user's `node_modules`, or the package itself when the program lives inside it.
+ *
+ * Nothing is captured: no secret, no zod schema, no implementation code, so upgrading pulumi-helpdesk changes no
+ * resource (its `diff` ignores `__provider`).
  */
-async function loadImplementation(): Promise<WebhookProviderImplementation> {
-  const module = (await import(IMPLEMENTATION)) as { webhookProvider: WebhookProviderImplementation };
-  return module.webhookProvider;
-}
-
-/**
- * The serialized provider. `configure` stores the stack config synchronously: Pulumi caches this object before the
- * `configure` promise settles, so a parallel `create` must already see the config.
- */
-/** @internal The serialized provider; exported only so tests and benchmarks can measure it. */
-export const webhookProviderShim: pulumi.dynamic.ResourceProvider & { config: pulumi.dynamic.Config | undefined } = {
-  config: undefined,
-  async configure(req: pulumi.dynamic.ConfigureRequest): Promise<void> {
-    this.config = req.config;
+export const webhookProviderShim: pulumi.dynamic.ResourceProvider<WebhookInputs, WebhookOutputs> = {
+  async configure(req) {
+    require("module").createRequire(`${process.cwd()}/`)("pulumi-helpdesk/provider").configure(this, req);
   },
-  async check(olds: Record<string, unknown>, news: Record<string, unknown>): Promise<pulumi.dynamic.CheckResult> {
-    return (await loadImplementation()).check(olds, news);
-  },
-  async diff(id: string, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<pulumi.dynamic.DiffResult> {
-    return (await loadImplementation()).diff(id, olds, news);
-  },
-  async create(inputs: WebhookInputs): Promise<pulumi.dynamic.CreateResult> {
-    return (await loadImplementation()).create(this.config, inputs);
-  },
-  async delete(id: string, outputs: WebhookOutputs): Promise<void> {
-    return (await loadImplementation()).delete(this.config, id, outputs);
-  },
+  check: notLoaded,
+  diff: notLoaded,
+  create: notLoaded,
+  delete: notLoaded,
 };
 
 /** True for an `http:` URL whose host is not a loopback address (where a delivery leaves the machine unencrypted). */

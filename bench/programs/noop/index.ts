@@ -1,4 +1,4 @@
-// Benchmark program (scripts/bench/bench.ts): `bench:count` NoopResources, the floor for ../webhook/index.ts.
+// Benchmark program (bench/bench.ts): `bench:count` NoopResources, the floor for ../webhook/index.ts.
 // Same imports, names, inputs and stack config as the Webhook program; only the resource class differs.
 import * as pulumi from "@pulumi/pulumi";
 import { EVENTS } from "pulumi-helpdesk";

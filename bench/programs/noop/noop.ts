@@ -2,11 +2,12 @@
  * The benchmark's floor: a `pulumi.dynamic.Resource` whose provider does nothing. `create` returns a random id and
  * echoes the inputs, `delete` returns; no module is loaded and no request is made.
  *
- * Built the same way as `Webhook` (sdk/webhook.ts) so that Webhook / NoopResource is the cost of the provider's own
- * work: the same base class, the same inputs (`event`, `url`, `state`) and outputs, a serialized provider object of the
- * same shape (`config` field, `configure` storing the stack config synchronously, `check`, `diff` on `event`/`url`
- * only, `create`, `delete`). What it leaves out is exactly what the benchmark measures: the lazy
- * `import("pulumi-helpdesk/provider")` (zod, undici, credential resolution) and the HTTP calls to the API.
+ * The provider is written the way Pulumi's documentation shows a dynamic provider: an object with its methods inline
+ * (`configure` storing the stack config, `check`, `diff` on `event`/`url` only, `create`, `delete`), serialized into
+ * every resource's state with each method wrapped on its own. It takes the same inputs (`event`, `url`, `state`) and
+ * gives the same outputs as a Webhook, from the same base class. So Webhook / no-op is what the Webhook costs against
+ * a dynamic resource written as usual: its API calls and loaded libraries on one side, its smaller serialized shim
+ * (sdk/webhook.ts) on the other.
  *
  * Type-stripped TypeScript (Node runs it as is): erasable syntax only.
  */
@@ -19,8 +20,8 @@ export interface NoopArgs {
 }
 
 /**
- * The serialized provider (captured into every resource's `__provider`, like the Webhook shim). It references only
- * `Math`, a built-in, so the serialized text is as small as it can be.
+ * The serialized provider (captured into every resource's `__provider`). It references only `Math`, a built-in, so it
+ * captures nothing.
  */
 export const noopProviderShim: pulumi.dynamic.ResourceProvider & { config: pulumi.dynamic.Config | undefined } = {
   config: undefined,

@@ -1,4 +1,4 @@
-// Benchmark program (scripts/bench/bench.ts): `bench:count` Webhooks, events cycling through the 14 event names.
+// Benchmark program (bench/bench.ts): `bench:count` Webhooks, events cycling through the 14 event names.
 // The stack config (helpdesk:baseUrl, helpdesk:accessToken, ...) is set by the benchmark driver, as `login` would.
 // Kept line for line parallel to ../noop/index.ts so the two differ only in the resource class.
 import * as pulumi from "@pulumi/pulumi";

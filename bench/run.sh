@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
-# `npm run bench`: sets up the toolchain (cached), then runs the benchmark driver (scripts/bench/bench.ts).
+# `npm run bench`: sets up the toolchain (cached), then runs the benchmark driver (bench/bench.ts).
 # Options pass through: `npm run bench -- --quick` runs N=10 and N=100 once each (a smoke check).
 # The table goes to stdout, progress to stderr, the JSON to bench-results/bench.json.
 set -euo pipefail
-. "$(dirname "${BASH_SOURCE[0]}")/../lib/env.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/../scripts/lib/env.sh"
 bash "$ROOT/scripts/setup.sh"
 . "$ROOT/scripts/lib/env.sh"
 cd "$ROOT"
-exec node scripts/bench/bench.ts "$@"
+exec node bench/bench.ts "$@"

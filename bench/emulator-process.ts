@@ -1,11 +1,11 @@
 /**
- * The emulator in a process of its own, for the load test of scripts/bench/bench.ts: the load tool and the server
+ * The emulator in a process of its own, for the load test of bench/load.ts: the load tool and the server
  * must not share one event loop, or the figure would measure their contention instead of the server.
  *
  * Prints one JSON line `{"url": "http://127.0.0.1:PORT"}` on stdout when it listens; stops on SIGTERM, SIGINT or when
  * its stdin closes (so it never outlives a driver that died).
  *
- * Usage: node scripts/bench/emulator-process.ts '<clients JSON>'
+ * Usage: node bench/emulator-process.ts '<clients JSON>'
  */
 import { startEmulator, type EmulatorClient } from "pulumi-helpdesk/emulator";
 

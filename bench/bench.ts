@@ -1,0 +1,288 @@
+/**
+ * The benchmark (`npm run bench`, run by bench/run.sh after set-up). It measures what the Webhook provider costs next
+ * to the floor of any Pulumi dynamic resource and to the engine's own limit, with the real Pulumi CLI (Automation
+ * API), a file:// backend in a temporary directory and the emulator on 127.0.0.1. Three kinds, in the same run,
+ * interleaved:
+ *
+ *   - webhook: N Webhooks (bench/programs/webhook);
+ *   - no-op, the floor: N dynamic resources whose provider does nothing, written inline as Pulumi's docs show
+ *     (bench/programs/noop);
+ *   - limit: the same no-op program with `PULUMI_SKIP_CHECKPOINTS=true`, so the file backend does not rewrite the
+ *     whole state after every step: what the engine costs without that (never a setting for users).
+ *
+ * For N = 10, 100, 300: `pulumi up`, a no-change `pulumi preview` and `pulumi destroy` (median of 3 runs; `--quick`:
+ * N = 10, 100, once each), the marginal cost of one more resource between the two largest N, state bytes per resource
+ * and of its `__provider` (state-size.ts), the API requests and TCP connections the emulator saw (emulator-stats.ts),
+ * the peak memory of the dynamic provider process during up (memory.ts), and the requests per second the emulator
+ * sustains for `POST /v1/webhooks` (load.ts). Timings are printed, never asserted (report.ts): a table on stdout,
+ * JSON in bench-results/bench.json, progress on stderr.
+ *
+ * Runs with Node's type stripping: erasable TypeScript only; project code comes from the built package (dist/).
+ */
+import { randomBytes } from "node:crypto";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+import { LocalWorkspace, type ConfigMap, type Stack } from "@pulumi/pulumi/automation/index.js";
+import { signInAutoApproved as signIn, startEmulator } from "pulumi-helpdesk/emulator";
+import { CONFIG_KEYS } from "pulumi-helpdesk";
+import { heldWebhookCount, readStats, resetStats } from "./emulator-stats.ts";
+import { loadRound, startEmulatorProcess, type LoadRound } from "./load.ts";
+import { ProviderMemorySampler } from "./memory.ts";
+import { report } from "./report.ts";
+import { samplesOf, type KindName, type Results } from "./results.ts";
+import { checkpointPath, measureState } from "./state-size.ts";
+
+// ---------------------------------------------------------------------------------------------------------------
+// Settings
+
+const root = resolve(import.meta.dirname, "..");
+const quick = process.argv.includes("--quick");
+for (const arg of process.argv.slice(2)) {
+  if (arg !== "--quick") {
+    console.error(`unknown option ${arg} (allowed: --quick)`);
+    process.exit(2);
+  }
+}
+const SIZES = quick ? [10, 100] : [10, 100, 300];
+const REPS = quick ? 1 : 3;
+/** The load test: fixed connections and duration, after a warm-up whose requests are not counted. */
+const LOAD = { connections: 32, durationMs: 5000, warmupMs: 2000, rounds: REPS };
+
+const client = { clientId: "bench-client", clientSecret: "bench-client-secret-value", redirectUri: "http://127.0.0.1:1/callback", name: "bench" };
+
+interface Kind {
+  name: KindName;
+  /** Program directory (Pulumi.yaml). */
+  dir: string;
+  /** `name` of its Pulumi.yaml (the checkpoint lives under .pulumi/stacks/<project>/). */
+  project: string;
+  /** Resource type token in state. */
+  type: string;
+  /** Added to the run's stack name: two kinds run the no-op program, each in a stack of its own. */
+  stackSuffix: string;
+  /** Environment of its Pulumi operations besides the backend's. */
+  env: Record<string, string>;
+}
+
+const noop = { dir: join(root, "bench/programs/noop"), project: "helpdesk-bench-noop", type: "pulumi-nodejs:dynamic/bench:Noop" };
+const KINDS: Kind[] = [
+  { name: "webhook", dir: join(root, "bench/programs/webhook"), project: "helpdesk-bench-webhook", type: "pulumi-nodejs:dynamic/helpdesk:Webhook", stackSuffix: "", env: {} },
+  { name: "noop", ...noop, stackSuffix: "", env: {} },
+  { name: "limit", ...noop, stackSuffix: "-limit", env: { PULUMI_SKIP_CHECKPOINTS: "true" } },
+];
+
+// ---------------------------------------------------------------------------------------------------------------
+// Run state, clean-up and interruption
+
+const log = (message: string): void => void process.stderr.write(`${message}\n`);
+const seconds = (ms: number): string => (ms / 1000).toFixed(1);
+
+async function timed<T>(run: () => Promise<T>): Promise<{ ms: number; value: T }> {
+  const started = performance.now();
+  const value = await run();
+  return { ms: performance.now() - started, value };
+}
+
+/** The 1-minute load average, to tell a quiet machine from a busy one when reading the figures. */
+function readLoadAverage(): number {
+  try {
+    return Number(readFileSync("/proc/loadavg", "utf8").split(" ")[0]);
+  } catch {
+    return Number.NaN;
+  }
+}
+
+interface BenchStack {
+  kind: Kind;
+  stack: Stack;
+  /** Its checkpoint file. */
+  checkpoint: string;
+  /** Whether resources may be deployed (then clean-up destroys them). */
+  deployed: boolean;
+}
+
+const startedAt = new Date();
+const loadAverageAtStart = readLoadAverage();
+const benchStarted = performance.now();
+const abort = new AbortController();
+const cleanups: Array<() => Promise<void> | void> = [];
+
+async function cleanUp(): Promise<void> {
+  for (const cleanup of cleanups.splice(0).reverse()) {
+    try {
+      await cleanup();
+    } catch (error) {
+      log(`cleanup: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+}
+
+let interrupted = false;
+for (const signal of ["SIGINT", "SIGTERM"] as const) {
+  process.on(signal, () => {
+    if (interrupted) return;
+    interrupted = true;
+    log(`\n${signal}: stopping the current operation and cleaning up`);
+    abort.abort(new Error(`interrupted by ${signal}`));
+  });
+}
+
+// ---------------------------------------------------------------------------------------------------------------
+// The run
+
+/** One stack per kind in one throw-away file:// backend, with the stack config `pulumi-helpdesk login` would write. */
+async function createStacks(emulatorUrl: string): Promise<BenchStack[]> {
+  const tokens = await signIn({ baseUrl: emulatorUrl, ...client });
+  log(`emulator on ${emulatorUrl}; signed in as ${client.clientId}`);
+  const stateDir = mkdtempSync(join(tmpdir(), "helpdesk-bench-state-"));
+  cleanups.push(() => rmSync(stateDir, { recursive: true, force: true }));
+  const stackName = `bench${randomBytes(4).toString("hex")}`;
+  const backend = {
+    PULUMI_BACKEND_URL: `file://${stateDir}`,
+    PULUMI_CONFIG_PASSPHRASE: randomBytes(16).toString("hex"),
+    PULUMI_SKIP_UPDATE_CHECK: "true",
+    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+  };
+  const config: ConfigMap = {
+    [CONFIG_KEYS.baseUrl]: { value: emulatorUrl },
+    [CONFIG_KEYS.clientId]: { value: client.clientId },
+    [CONFIG_KEYS.redirectUri]: { value: client.redirectUri },
+    [CONFIG_KEYS.clientSecret]: { value: client.clientSecret, secret: true },
+    [CONFIG_KEYS.accessToken]: { value: tokens.accessToken, secret: true },
+    [CONFIG_KEYS.refreshToken]: { value: tokens.refreshToken ?? "", secret: true },
+    ...(tokens.expiresAt ? { [CONFIG_KEYS.tokenExpiresAt]: { value: tokens.expiresAt } } : {}),
+    "bench:count": { value: String(SIZES[0]) },
+  };
+  const stacks: BenchStack[] = [];
+  for (const kind of KINDS) {
+    const name = `${stackName}${kind.stackSuffix}`;
+    const stackFile = join(kind.dir, `Pulumi.${name}.yaml`);
+    // Registered before the stack exists, so a failure half-way still removes the Pulumi.<stack>.yaml.
+    cleanups.push(() => rmSync(stackFile, { force: true }));
+    const stack = await LocalWorkspace.createOrSelectStack({ stackName: name, workDir: kind.dir }, { envVars: { ...backend, ...kind.env } });
+    const entry: BenchStack = { kind, stack, checkpoint: checkpointPath(stateDir, kind.project, name), deployed: false };
+    cleanups.push(async () => {
+      if (entry.deployed) {
+        log(`cleanup: destroying what is left of the ${kind.name} stack`);
+        await stack.destroy({ color: "never" });
+      }
+      await stack.workspace.removeStack(name, { force: true });
+    });
+    await stack.setAllConfig(config);
+    stacks.push(entry);
+  }
+  return stacks;
+}
+
+/** up, preview and destroy of N resources of one kind, with their samples; checks the emulator after each. */
+async function measureOnce(entry: BenchStack, n: number, results: Results, emulatorUrl: string, rep: number): Promise<void> {
+  const { kind, stack } = entry;
+  const samples = samplesOf(results, kind.name, n);
+  await stack.setConfig("bench:count", { value: String(n) });
+
+  await resetStats(emulatorUrl);
+  const sampler = new ProviderMemorySampler();
+  sampler.start();
+  let up: { ms: number };
+  try {
+    entry.deployed = true;
+    up = await timed(() => stack.up({ color: "never", signal: abort.signal }));
+  } finally {
+    const memory = sampler.stop();
+    if (memory.processes !== 1) log(`note: ${memory.processes} dynamic provider processes seen during this up (expected 1)`);
+    samples.providerPeakKiB.push(memory.peakKiB);
+    samples.providerProcesses.push(memory.processes);
+  }
+  samples.up.push({ ms: up.ms, http: await readStats(emulatorUrl) });
+  if (kind.name === "webhook") {
+    const held = await heldWebhookCount(emulatorUrl);
+    if (held !== n) throw new Error(`after up of ${n} webhooks the emulator holds ${held}`);
+  }
+  samples.state ??= measureState(entry.checkpoint, kind.type);
+  if (samples.state.resources !== n) throw new Error(`the ${kind.name} checkpoint holds ${samples.state.resources} resources, expected ${n}`);
+
+  await resetStats(emulatorUrl);
+  const preview = await timed(() => stack.preview({ color: "never", signal: abort.signal }));
+  const changes = Object.entries(preview.value.changeSummary).filter(([op, count]) => op !== "same" && count > 0);
+  if (changes.length > 0) throw new Error(`preview after up shows changes: ${JSON.stringify(preview.value.changeSummary)}`);
+  samples.preview.push({ ms: preview.ms, http: await readStats(emulatorUrl) });
+
+  await resetStats(emulatorUrl);
+  const destroy = await timed(() => stack.destroy({ color: "never", signal: abort.signal }));
+  entry.deployed = false;
+  samples.destroy.push({ ms: destroy.ms, http: await readStats(emulatorUrl) });
+  if (kind.name === "webhook") {
+    const held = await heldWebhookCount(emulatorUrl);
+    if (held !== 0) throw new Error(`after destroy the emulator still holds ${held} webhooks`);
+  }
+  log(
+    `rep ${rep + 1}/${REPS} N=${n} ${kind.name.padEnd(7)}: up ${seconds(up.ms)} s, preview ${seconds(preview.ms)} s, destroy ${seconds(destroy.ms)} s, ` +
+      `provider peak ${(samples.providerPeakKiB.at(-1)! / 1024).toFixed(0)} MiB`,
+  );
+}
+
+/** The emulator's sustained rate for POST /v1/webhooks, from a loader in this process against an emulator in its own. */
+async function loadTest(): Promise<LoadRound[]> {
+  log(`load test: POST /v1/webhooks, ${LOAD.connections} connections, ${seconds(LOAD.durationMs)} s (+${seconds(LOAD.warmupMs)} s warm-up) x ${LOAD.rounds}`);
+  const emulator = await startEmulatorProcess([client]);
+  cleanups.push(() => emulator.stop());
+  const tokens = await signIn({ baseUrl: emulator.url, ...client });
+  const rounds: LoadRound[] = [];
+  for (let round = 0; round < LOAD.rounds; round++) {
+    if (abort.signal.aborted) throw abort.signal.reason;
+    const result = await loadRound(LOAD, emulator.url, tokens.accessToken, emulator.child.pid!);
+    rounds.push(result);
+    log(`  round ${round + 1}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms, non-201 ${result.non201}, errors ${result.errors}`);
+  }
+  return rounds;
+}
+
+async function run(): Promise<void> {
+  const results: Results = new Map();
+  const emulator = await startEmulator({ port: 0, autoApprove: true, clients: [client] });
+  cleanups.push(() => emulator.close());
+  const stacks = await createStacks(emulator.url);
+  const pulumiVersion = (await stacks[0]!.stack.workspace.pulumiVersion) ?? "unknown";
+
+  // Kinds interleaved; which goes first rotates from one repetition to the next.
+  for (let rep = 0; rep < REPS; rep++) {
+    for (const n of SIZES) {
+      const order = stacks.map((_, i) => stacks[(i + rep) % stacks.length]!);
+      for (const entry of order) await measureOnce(entry, n, results, emulator.url, rep);
+    }
+  }
+  const load = await loadTest();
+  report(
+    results,
+    load,
+    {
+      quick,
+      sizes: SIZES,
+      reps: REPS,
+      load: LOAD,
+      startedAt,
+      totalSeconds: (performance.now() - benchStarted) / 1000,
+      pulumiVersion,
+      loadAverage: { before: loadAverageAtStart, after: readLoadAverage() },
+    },
+    root,
+  );
+}
+
+let failed = false;
+try {
+  await run();
+} catch (error) {
+  failed = true;
+  const message = error instanceof Error ? error.message : String(error);
+  log(`\nbenchmark failed: ${message.length > 3000 ? `${message.slice(0, 3000)}\n[... cut]` : message}`);
+} finally {
+  log("cleaning up: stacks, Pulumi.<stack>.yaml files, temp dirs, emulators");
+  await cleanUp();
+  for (const dir of new Set(KINDS.map((kind) => kind.dir))) {
+    const left = existsSync(dir) ? readdirSync(dir).filter((file) => /^Pulumi\..+\.yaml$/.test(file) && file !== "Pulumi.yaml") : [];
+    if (left.length > 0) log(`note: ${dir} still holds ${left.join(", ")} (not written by this run?)`);
+  }
+}
+process.exit(failed || interrupted ? 1 : 0);

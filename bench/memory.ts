@@ -1,0 +1,77 @@
+/**
+ * Peak memory of Pulumi's dynamic provider process: the `node .../@pulumi/pulumi/cmd/dynamic-provider` process that
+ * runs the serialized provider (driver → pulumi → pulumi-resource-pulumi-nodejs → node dynamic-provider), read from
+ * /proc (Linux).
+ */
+import { readdirSync, readFileSync } from "node:fs";
+
+/** The script the dynamic provider process runs: `node .../@pulumi/pulumi/cmd/dynamic-provider/index.js <engine>`. */
+const DYNAMIC_PROVIDER_SCRIPT = /[\\/]cmd[\\/]dynamic-provider([\\/]index\.js)?$/;
+
+/** How often /proc/<pid>/status is read while an operation runs. */
+export const SAMPLE_INTERVAL_MS = 100;
+
+/** A file of /proc/<pid>/, or undefined when the process is gone (or not ours to read). */
+export function readProc(pid: number, file: string): string | undefined {
+  try {
+    return readFileSync(`/proc/${pid}/${file}`, "utf8");
+  } catch {
+    return undefined;
+  }
+}
+
+function parentOf(pid: number): number | undefined {
+  const stat = readProc(pid, "stat");
+  if (stat === undefined) return undefined;
+  // pid (comm) state ppid ...: comm may hold spaces and parentheses, so split after the last ')'.
+  const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+  return Number.isInteger(ppid) ? ppid : undefined;
+}
+
+function descendsFromThisProcess(pid: number): boolean {
+  for (let current: number | undefined = pid, hops = 0; current !== undefined && current > 1 && hops < 32; hops++) {
+    if (current === process.pid) return true;
+    current = parentOf(current);
+  }
+  return false;
+}
+
+/**
+ * Samples VmHWM (peak resident set) of every dynamic provider process started below this process while an operation
+ * runs: `start()` before it, `stop()` after.
+ */
+export class ProviderMemorySampler {
+  private timer: NodeJS.Timeout | undefined;
+  private readonly providers = new Set<number>();
+  private readonly rejected = new Set<number>();
+  /** Highest VmHWM seen, KiB. */
+  private peakKiB = 0;
+
+  start(): void {
+    this.timer = setInterval(() => this.sample(), SAMPLE_INTERVAL_MS);
+  }
+
+  /** @returns the highest VmHWM seen (KiB) and how many provider processes were seen */
+  stop(): { peakKiB: number; processes: number } {
+    clearInterval(this.timer);
+    this.sample();
+    return { peakKiB: this.peakKiB, processes: this.providers.size };
+  }
+
+  private sample(): void {
+    for (const entry of readdirSync("/proc")) {
+      const pid = Number(entry);
+      if (!Number.isInteger(pid) || this.providers.has(pid) || this.rejected.has(pid)) continue;
+      const argv = readProc(pid, "cmdline")?.split("\0") ?? [];
+      // The provider itself, not the launcher's `node -e "...require.resolve('@pulumi/pulumi/cmd/dynamic-provider')"`.
+      // Not cached as rejected: a forked shell may still exec into the provider.
+      if (!argv.some((arg) => DYNAMIC_PROVIDER_SCRIPT.test(arg))) continue;
+      if (descendsFromThisProcess(pid)) this.providers.add(pid);
+      else this.rejected.add(pid);
+    }
+    for (const pid of this.providers) {
+      const match = /^VmHWM:\s+(\d+) kB/m.exec(readProc(pid, "status") ?? "");
+      if (match) this.peakKiB = Math.max(this.peakKiB, Number(match[1]));
+    }
+  }
+}

@@ -1,0 +1,187 @@
+/**
+ * The benchmark's report: the table on stdout and the JSON in bench-results/bench.json. Figures are printed, never
+ * asserted.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import { cpus } from "node:os";
+import { join } from "node:path";
+import type { LoadRound, LoadSettings } from "./load.ts";
+import { SAMPLE_INTERVAL_MS } from "./memory.ts";
+import { median, type KindName, type Results, type Samples } from "./results.ts";
+import type { StateSize } from "./state-size.ts";
+
+/** How the run was set up, for the report's closing lines and the JSON. */
+export interface RunInfo {
+  quick: boolean;
+  sizes: number[];
+  reps: number;
+  load: LoadSettings & { rounds: number };
+  startedAt: Date;
+  totalSeconds: number;
+  pulumiVersion: string;
+  loadAverage: { before: number; after: number };
+}
+
+/** One line of the table: a figure for each kind (a number, or text such as `10 / 3`). */
+interface Row {
+  figure: string;
+  values: Record<KindName, number | string>;
+  /** Whether the webhook/no-op and webhook/limit ratios mean something for this figure. */
+  ratios: boolean;
+  /** Decimals for numbers. */
+  digits: number;
+}
+
+const seconds = (ms: number): number => ms / 1000;
+const mib = (kib: number): number => kib / 1024;
+const KINDS: KindName[] = ["webhook", "noop", "limit"];
+
+/**
+ * Prints the table and writes the JSON.
+ *
+ * @param results every sample, by kind and N
+ * @param load the load test's rounds
+ * @param root the repository root (the JSON goes to `<root>/bench-results/bench.json`)
+ */
+export function report(results: Results, load: LoadRound[], info: RunInfo, root: string): void {
+  const { sizes } = info;
+  const small = sizes[0]!;
+  const large = sizes[sizes.length - 1]!;
+  // The slope is taken between the two largest sizes: the fixed cost of starting the CLI, the program and the provider
+  // cancels out, and so does most of the noise of the smallest N.
+  const middle = sizes[sizes.length - 2]!;
+  const of = (kind: KindName, n: number): Samples => results.get(`${kind}:${n}`)!;
+  const med = (kind: KindName, n: number, op: "up" | "preview" | "destroy"): number => median(of(kind, n)[op].map((s) => seconds(s.ms)));
+  const each = (value: (kind: KindName) => number | string): Record<KindName, number | string> =>
+    Object.fromEntries(KINDS.map((kind) => [kind, value(kind)])) as Record<KindName, number | string>;
+  const timesLabel = info.reps === 1 ? "1 run" : `median of ${info.reps}`;
+  const rows: Row[] = [];
+
+  for (const op of ["up", "preview", "destroy"] as const) {
+    const label = op === "preview" ? "preview, no changes," : op;
+    for (const n of sizes) rows.push({ figure: `${label} N=${n} (s, ${timesLabel})`, values: each((k) => med(k, n, op)), ratios: true, digits: 2 });
+  }
+  for (const op of ["up", "preview", "destroy"] as const) {
+    rows.push({
+      figure: `${op} marginal ms/resource N=${middle}->${large}`,
+      values: each((k) => (1000 * (med(k, large, op) - med(k, middle, op))) / (large - middle)),
+      ratios: true,
+      digits: 1,
+    });
+  }
+
+  const state = (kind: KindName, n: number): StateSize | undefined => of(kind, n).state;
+  const fileMarginal = (kind: KindName): number => {
+    const [a, b] = [state(kind, small), state(kind, large)];
+    return a && b ? (b.fileBytes - a.fileBytes) / (large - small) : Number.NaN;
+  };
+  const atLarge = (pick: (s: StateSize) => number) => (kind: KindName): number => {
+    const s = state(kind, large);
+    return s ? pick(s) : Number.NaN;
+  };
+  const copies = state("webhook", large)?.providerCopies ?? Number.NaN;
+  rows.push({ figure: `state bytes/resource (file, marginal N=${small}->${large})`, values: each(fileMarginal), ratios: true, digits: 0 });
+  rows.push({ figure: "state bytes/resource (entry, compact JSON)", values: each(atLarge((s) => s.entryBytes)), ratios: true, digits: 0 });
+  rows.push({ figure: `  of which __provider (x${copies})`, values: each(atLarge((s) => s.providerBytes)), ratios: true, digits: 0 });
+  rows.push({ figure: `state file N=${large} (KiB)`, values: each(atLarge((s) => s.fileBytes / 1024)), ratios: true, digits: 1 });
+
+  for (const n of sizes) {
+    rows.push({ figure: `provider peak RSS, up N=${n} (MiB)`, values: each((k) => mib(median(of(k, n).providerPeakKiB))), ratios: true, digits: 1 });
+  }
+
+  const http = (kind: KindName, n: number, op: "up" | "preview" | "destroy"): string => {
+    const list = of(kind, n)[op];
+    if (list.length === 0) return "-";
+    return `${median(list.map((s) => s.http.requests))} / ${median(list.map((s) => s.http.connections))}`;
+  };
+  for (const n of sizes) rows.push({ figure: `HTTP requests / connections per up N=${n}`, values: each((k) => http(k, n, "up")), ratios: false, digits: 0 });
+  for (const op of ["preview", "destroy"] as const) {
+    rows.push({ figure: `HTTP requests / connections per ${op} N=${large}`, values: each((k) => http(k, large, op)), ratios: false, digits: 0 });
+  }
+
+  const webhookOnly = (value: number | string): Record<KindName, number | string> => ({ webhook: value, noop: "-", limit: "-" });
+  const rps = median(load.map((round) => round.requestsPerSecond));
+  rows.push({ figure: `emulator POST /v1/webhooks (req/s, ${info.load.connections} conn, ${seconds(info.load.durationMs)} s)`, values: webhookOnly(rps), ratios: false, digits: 0 });
+  if (load.length > 1) {
+    const values = load.map((round) => round.requestsPerSecond);
+    rows.push({ figure: "  req/s min - max of the rounds", values: webhookOnly(`${Math.min(...values).toFixed(0)} - ${Math.max(...values).toFixed(0)}`), ratios: false, digits: 0 });
+  }
+  rows.push({ figure: "  latency p50 / p99 (ms)", values: webhookOnly(`${median(load.map((r) => r.p50Ms)).toFixed(1)} / ${median(load.map((r) => r.p99Ms)).toFixed(1)}`), ratios: false, digits: 0 });
+  rows.push({
+    figure: "  CPU loader / emulator (% of a core)",
+    values: webhookOnly(`${median(load.map((r) => r.loaderCpuPercent)).toFixed(0)} / ${median(load.map((r) => r.emulatorCpuPercent)).toFixed(0)}`),
+    ratios: false,
+    digits: 0,
+  });
+
+  const largestLine = largestCost(results, sizes, med, fileMarginal);
+
+  // Print.
+  const fmt = (value: number | string, digits: number): string => (typeof value === "number" ? (Number.isFinite(value) ? value.toFixed(digits) : "n/a") : value);
+  const ratio = (row: Row, over: KindName): string => {
+    const [a, b] = [row.values.webhook, row.values[over]];
+    return row.ratios && typeof a === "number" && typeof b === "number" ? fmt(a / b, 2) : "-";
+  };
+  const width = Math.max(...rows.map((row) => row.figure.length)) + 2;
+  const header = `${"figure".padEnd(width)}${"webhook".padStart(12)}${"no-op".padStart(12)}${"limit".padStart(12)}${"w/no-op".padStart(9)}${"w/limit".padStart(9)}`;
+  const lines = rows.map(
+    (row) =>
+      row.figure.padEnd(width) +
+      KINDS.map((kind) => fmt(row.values[kind], row.digits).padStart(12)).join("") +
+      ratio(row, "noop").padStart(9) +
+      ratio(row, "limit").padStart(9),
+  );
+  console.log("");
+  console.log([header, ...lines].join("\n"));
+  console.log("");
+  console.log(largestLine);
+  console.log("webhook: the Webhook; no-op: the floor, a dynamic resource whose provider does nothing (bench/programs/noop);");
+  console.log("limit: the same no-op program with PULUMI_SKIP_CHECKPOINTS=true, what the engine costs without writing state after");
+  console.log("each step (never for users). HTTP = API requests / TCP connections the emulator saw.");
+  console.log(
+    `${info.quick ? "quick run" : "full run"} in ${info.totalSeconds.toFixed(0)} s on ${cpus().length} cores, node ${process.version}, pulumi ${info.pulumiVersion}; ` +
+      `load average (1 min) ${info.loadAverage.before} before, ${info.loadAverage.after} after (other processes share these cores)`,
+  );
+
+  // JSON.
+  const outDir = join(root, "bench-results");
+  mkdirSync(outDir, { recursive: true });
+  const json = {
+    startedAt: info.startedAt.toISOString(),
+    quick: info.quick,
+    totalSeconds: info.totalSeconds,
+    environment: { node: process.version, pulumi: info.pulumiVersion, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? "unknown", loadAverage: info.loadAverage },
+    settings: { sizes, reps: info.reps, load: info.load, memorySampleIntervalMs: SAMPLE_INTERVAL_MS },
+    table: rows.map(({ figure, values }) => ({ figure, ...values })),
+    largestCost: largestLine,
+    samples: Object.fromEntries(results),
+    load,
+  };
+  writeFileSync(join(outDir, "bench.json"), `${JSON.stringify(json, null, 2)}\n`);
+  console.log(`results written to ${join("bench-results", "bench.json")}`);
+}
+
+/**
+ * The largest cost the provider adds over the floor, by ratio: times at the largest N (smaller N are dominated by the
+ * CLI's fixed start-up and too noisy), provider memory at every N (loading the implementation is a fixed cost), state.
+ */
+function largestCost(
+  results: Results,
+  sizes: number[],
+  med: (kind: KindName, n: number, op: "up" | "preview" | "destroy") => number,
+  fileMarginal: (kind: KindName) => number,
+): string {
+  const large = sizes[sizes.length - 1]!;
+  const peak = (kind: KindName, n: number): number => mib(median(results.get(`${kind}:${n}`)!.providerPeakKiB));
+  const candidates = [
+    ...(["up", "preview", "destroy"] as const).map((op) => ({ name: `${op} at N=${large}`, w: med("webhook", large, op), o: med("noop", large, op), unit: "s" })),
+    ...sizes.map((n) => ({ name: `provider peak memory at N=${n}`, w: peak("webhook", n), o: peak("noop", n), unit: "MiB" })),
+    { name: "state per resource", w: fileMarginal("webhook"), o: fileMarginal("noop"), unit: "bytes" },
+  ];
+  const largest = candidates.reduce((best, c) => (c.w / c.o > best.w / best.o ? c : best));
+  const digits = largest.unit === "s" ? 2 : largest.unit === "MiB" ? 1 : 0;
+  return (
+    `largest cost the provider adds over the no-op floor: ${largest.name}, x${(largest.w / largest.o).toFixed(2)} ` +
+    `(${largest.w >= largest.o ? "+" : ""}${(largest.w - largest.o).toFixed(digits)} ${largest.unit}: ${largest.w.toFixed(digits)} vs ${largest.o.toFixed(digits)})`
+  );
+}

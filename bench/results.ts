@@ -1,0 +1,56 @@
+/**
+ * What the benchmark collects per kind and size, and the two statistics it prints. Shared by the driver (bench.ts)
+ * and the report (report.ts).
+ */
+import type { HttpCount } from "./emulator-stats.ts";
+import type { StateSize } from "./state-size.ts";
+
+/** The columns of the table: the Webhook, the floor and the engine's limit (see `KINDS` in bench.ts). */
+export type KindName = "webhook" | "noop" | "limit";
+
+/** One timed operation and the API traffic the emulator saw during it. */
+export interface OperationSample {
+  ms: number;
+  http: HttpCount;
+}
+
+/** Every sample of one kind at one N, over the repetitions. */
+export interface Samples {
+  up: OperationSample[];
+  preview: OperationSample[];
+  destroy: OperationSample[];
+  /** Peak resident set (VmHWM) of the dynamic provider process during each up, KiB. */
+  providerPeakKiB: number[];
+  /** How many dynamic provider processes each up started (1 expected). */
+  providerProcesses: number[];
+  /** The checkpoint after the first up at this N. */
+  state?: StateSize;
+}
+
+/** Samples by `${kind}:${n}`. */
+export type Results = Map<string, Samples>;
+
+/** The samples of one kind at one N, created empty on first use. */
+export function samplesOf(results: Results, kind: KindName, n: number): Samples {
+  const key = `${kind}:${n}`;
+  let samples = results.get(key);
+  if (!samples) {
+    samples = { up: [], preview: [], destroy: [], providerPeakKiB: [], providerProcesses: [] };
+    results.set(key, samples);
+  }
+  return samples;
+}
+
+/** The median; NaN for no values. */
+export function median(values: number[]): number {
+  if (values.length === 0) return Number.NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const middle = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+}
+
+/** The p-th percentile (nearest rank) of values sorted ascending; NaN for none. */
+export function percentile(sorted: number[], p: number): number {
+  if (sorted.length === 0) return Number.NaN;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+}
