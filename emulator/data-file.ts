@@ -11,7 +11,19 @@ import { closeSync, constants, copyFileSync, fstatSync, fsyncSync, linkSync, mkd
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { dirname } from "node:path";
-import { DatabaseSync } from "node:sqlite";
+import type { DatabaseSync as DatabaseSyncType } from "node:sqlite";
+
+/**
+ * `node:sqlite`'s DatabaseSync, loaded when first used rather than by a static import: a static import of a built-in
+ * that an old Node.js lacks fails while modules are linked, before the emulator's entry point can run its Node.js
+ * check (sdk/node-guard.ts) and say which version it needs in one line.
+ */
+function sqlite(): typeof import("node:sqlite") {
+  const module = process.getBuiltinModule("node:sqlite") as typeof import("node:sqlite") | undefined;
+  if (!module) throw new Error(`the emulator's data store needs node:sqlite, which this Node.js ${process.versions.node} lacks: use Node.js 22.12 or newer`);
+  return module;
+}
+type DatabaseSync = DatabaseSyncType;
 import { z } from "zod";
 import { EVENTS } from "../sdk/events.js";
 import { SchemaError, checkSchema, migrate } from "./schema.js";
@@ -355,7 +367,7 @@ function importV1(file: string, state: V1State, now: number): string {
   removeDatabase(tmp);
   try {
     createPrivateFile(tmp);
-    const db = new DatabaseSync(tmp);
+    const db = new (sqlite().DatabaseSync)(tmp);
     try {
       writeV1(db, state, now);
     } finally {
@@ -387,7 +399,7 @@ function isDamage(error: unknown): boolean {
 function openSqlite(file: string, options: OpenOptions): DatabaseSync {
   let db: DatabaseSync;
   try {
-    db = new DatabaseSync(file, { timeout: options.busyTimeoutMs });
+    db = new (sqlite().DatabaseSync)(file, { timeout: options.busyTimeoutMs });
   } catch (error) {
     throw new DataFileError(file, `it cannot be opened as an SQLite database (${messageOf(error)})`, { cause: error });
   }
@@ -421,7 +433,7 @@ function openSqlite(file: string, options: OpenOptions): DatabaseSync {
  */
 export function openDatabase(file: string | undefined, options: OpenOptions): DatabaseSync {
   if (file === undefined) {
-    const db = new DatabaseSync(":memory:");
+    const db = new (sqlite().DatabaseSync)(":memory:");
     migrate(db);
     return db;
   }
