@@ -17,7 +17,8 @@
  * sustains for `POST /v1/webhooks` (load.ts). Timings are printed, never asserted (report.ts): a table on stdout,
  * JSON in bench-results/bench.json, progress on stderr.
  *
- * Runs with Node's type stripping: erasable TypeScript only; project code comes from the built package (dist/).
+ * Runs with Node's type stripping: erasable TypeScript only; project code comes from the built package (dist/): do not
+ * rebuild it while the benchmark runs.
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -276,7 +277,8 @@ try {
 } catch (error) {
   failed = true;
   const message = error instanceof Error ? error.message : String(error);
-  log(`\nbenchmark failed: ${message.length > 3000 ? `${message.slice(0, 3000)}\n[... cut]` : message}`);
+  // The Automation API's message repeats the command's output; its end holds the diagnostics.
+  log(`\nbenchmark failed: ${message.length > 4000 ? `${message.slice(0, 1000)}\n[... cut ...]\n${message.slice(-3000)}` : message}`);
 } finally {
   log("cleaning up: stacks, Pulumi.<stack>.yaml files, temp dirs, emulators");
   await cleanUp();
