@@ -9,9 +9,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { startEmulator, type RunningEmulator, signInAutoApproved as signIn } from "../../emulator/index.js";
-import { CONFIG_KEYS } from "../../sdk/config.js";
 import { heldWebhooks } from "../support/emulator.js";
-import { createTestStack, pulumiAvailable, readStateFile, type TestStack } from "../support/pulumi.js";
+import { configAsLoginWrites, createTestStack, pulumiAvailable, readStateFile, type TestStack } from "../support/pulumi.js";
 
 const programDir = fileURLToPath(new URL("./shim-upgrade", import.meta.url));
 const provider010 = readFileSync(new URL("./shim-upgrade/provider-0.1.0.txt", import.meta.url), "utf8");
@@ -41,11 +40,7 @@ describe.skipIf(!pulumiAvailable())("a stack created with pulumi-helpdesk 0.1.0,
     emulator = await startEmulator({ port: 0, autoApprove: true, clients: [client] });
     const tokens = await signIn({ baseUrl: emulator.url, ...client });
     test = await createTestStack(programDir, {
-      [CONFIG_KEYS.baseUrl]: { value: emulator.url },
-      [CONFIG_KEYS.clientId]: { value: client.clientId },
-      [CONFIG_KEYS.clientSecret]: { value: client.clientSecret, secret: true },
-      [CONFIG_KEYS.accessToken]: { value: tokens.accessToken, secret: true },
-      [CONFIG_KEYS.refreshToken]: { value: tokens.refreshToken ?? "", secret: true },
+      ...configAsLoginWrites(emulator.url, client, tokens),
       "upgrade:shim": { value: "0.1.0" },
       "upgrade:hooks": { value: JSON.stringify(declared) },
     });

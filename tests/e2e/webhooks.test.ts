@@ -6,10 +6,9 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fileURLToPath } from "node:url";
 import { startEmulator, type RunningEmulator, signInAutoApproved as signIn } from "../../emulator/index.js";
-import { CONFIG_KEYS } from "../../sdk/config.js";
 import type { TokenSet } from "../../auth/oauth.js";
 import { heldWebhooks as emulatorWebhooks } from "../support/emulator.js";
-import { createTestStack, pulumiAvailable, readStateFile, type TestStack } from "../support/pulumi.js";
+import { configAsLoginWrites, createTestStack, pulumiAvailable, readStateFile, type TestStack } from "../support/pulumi.js";
 
 const programDir = fileURLToPath(new URL("./program", import.meta.url));
 const client = { clientId: "e2e-client", clientSecret: "e2e-client-secret-value", redirectUri: "http://127.0.0.1:1/callback", name: "e2e" };
@@ -36,11 +35,7 @@ describe.skipIf(!pulumiAvailable())("pulumi up / destroy of Webhooks against the
     emulator = await startEmulator({ port: 0, autoApprove: true, clients: [client] });
     tokens = await signIn({ baseUrl: emulator.url, ...client });
     test = await createTestStack(programDir, {
-      [CONFIG_KEYS.baseUrl]: { value: emulator.url },
-      [CONFIG_KEYS.clientId]: { value: client.clientId },
-      [CONFIG_KEYS.clientSecret]: { value: client.clientSecret, secret: true },
-      [CONFIG_KEYS.accessToken]: { value: tokens.accessToken, secret: true },
-      [CONFIG_KEYS.refreshToken]: { value: tokens.refreshToken ?? "", secret: true },
+      ...configAsLoginWrites(emulator.url, client, tokens),
       "e2e:hooks": { value: JSON.stringify(declared) },
     });
   });

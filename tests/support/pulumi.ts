@@ -7,6 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
+import { CONFIG_KEYS } from "../../sdk/config.js";
 import { LocalWorkspace, type ConfigMap, type Stack } from "@pulumi/pulumi/automation/index.js";
 
 /**
@@ -75,4 +76,26 @@ export async function createTestStack(workDir: string, config: ConfigMap): Promi
  */
 export function readStateFile(test: TestStack, projectName: string): string {
   return readFileSync(join(test.stateDir, ".pulumi", "stacks", projectName, `${test.stack.name}.json`), "utf8");
+}
+
+/**
+ * The stack config `pulumi-helpdesk login` writes (base URL, client, tokens; secrets marked secret), for suites that
+ * sign in headlessly instead of running the CLI.
+ *
+ * @param baseUrl the help desk's base URL
+ * @param client the OAuth client (`clientId`, `clientSecret`)
+ * @param tokens the token set of the sign-in (`refreshToken` may be absent)
+ */
+export function configAsLoginWrites(
+  baseUrl: string,
+  client: { clientId: string; clientSecret: string },
+  tokens: { accessToken: string; refreshToken?: string | undefined },
+): ConfigMap {
+  return {
+    [CONFIG_KEYS.baseUrl]: { value: baseUrl },
+    [CONFIG_KEYS.clientId]: { value: client.clientId },
+    [CONFIG_KEYS.clientSecret]: { value: client.clientSecret, secret: true },
+    [CONFIG_KEYS.accessToken]: { value: tokens.accessToken, secret: true },
+    [CONFIG_KEYS.refreshToken]: { value: tokens.refreshToken ?? "", secret: true },
+  };
 }
