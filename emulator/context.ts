@@ -30,12 +30,3 @@ export interface EmulatorContext {
   csrfKey: Buffer;
   baseUrl(): string;
 }
-
-/** Hono environment of the emulator app: node-server bindings plus per-request variables. */
-export interface AppEnv {
-  Bindings: import("@hono/node-server").HttpBindings;
-  Variables: {
-    /** Account of the bearer token, set by the `/v1` auth middleware. */
-    account: string;
-  };
-}

@@ -15,7 +15,8 @@
 import type { Context } from "hono";
 import { getCookie, setCookie, deleteCookie } from "hono/cookie";
 import { createHmac, randomBytes } from "node:crypto";
-import type { AppEnv, EmulatorContext } from "./context.js";
+import type { AppEnv } from "./app-env.js";
+import type { EmulatorContext } from "./context.js";
 import { PageError } from "./errors.js";
 import { randomToken, safeEqual } from "./secrets.js";
 import { SESSION_TTL_MS } from "./store.js";

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import type { MiddlewareHandler } from "hono";
-import type { AppEnv } from "./context.js";
+import type { AppEnv } from "./app-env.js";
 import type { FaultOptions } from "./types.js";
 import { ApiError } from "./errors.js";
 

@@ -9,7 +9,8 @@
  */
 import type { Context, Hono } from "hono";
 import { createHash } from "node:crypto";
-import type { AppEnv, EmulatorContext } from "./context.js";
+import type { AppEnv } from "./app-env.js";
+import type { EmulatorContext } from "./context.js";
 import { OAuthError, PageError, methodNotAllowed } from "./errors.js";
 import { readBodyParams } from "./body.js";
 import type { StoredClient } from "./store.js";

@@ -9,7 +9,7 @@ import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { getRequestListener } from "@hono/node-server";
 import type { Hono } from "hono";
-import type { AppEnv } from "./context.js";
+import type { AppEnv } from "./app-env.js";
 import { clientErrorResponse, malformedRequestResponse, rawAnswer, transportError } from "./errors.js";
 import type { Stats } from "./stats.js";
 import type { HttpTimeoutOptions } from "./types.js";

@@ -5,7 +5,8 @@
  * (post/redirect/get) or the page with errors.
  */
 import type { Context, Hono } from "hono";
-import type { AppEnv, EmulatorContext } from "./context.js";
+import type { AppEnv } from "./app-env.js";
+import type { EmulatorContext } from "./context.js";
 import { PageError } from "./errors.js";
 import { readBodyParams } from "./body.js";
 import { checkCsrf, currentAccount, endSession, ensureCsrf, startSession } from "./cookies.js";
