@@ -27,8 +27,9 @@ import type { AddressInfo } from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
-import { Pool, request } from "undici";
-import { DEFAULT_CLIENT, signInAutoApproved, type EmulatorOptions } from "pulumi-helpdesk/emulator";
+import { Pool } from "undici";
+import { EVENTS } from "pulumi-helpdesk";
+import { DEFAULT_CLIENT, EmulatorInspectionClient, signInAutoApproved, type EmulatorOptions } from "pulumi-helpdesk/emulator";
 import { loadRound, type LoadRound, type LoadSettings } from "./load.ts";
 import { median } from "./results.ts";
 
@@ -57,7 +58,6 @@ const LOAD: LoadSettings & { rounds: number } = quick
 /** The size run: webhooks spread over this many events, each event triggered `TRIGGERS_PER_EVENT` times. */
 const SIZE = quick ? { webhooks: 1000, events: 10, triggersPerEvent: 10 } : { webhooks: 10_000, events: 10, triggersPerEvent: 10 };
 const DELIVERIES = SIZE.webhooks * SIZE.triggersPerEvent;
-const EVENTS = ["ticket_started", "ticket_opened", "ticket_closed", "ticket_assigned", "ticket_priority_changed", "ticket_deleted", "ticket_tagged", "ticket_moved", "customer_replied", "customer_added"];
 
 const log = (message: string): void => void process.stderr.write(`${message}\n`);
 
@@ -231,16 +231,14 @@ async function size(variant: Variant): Promise<SizeResult> {
       let expected = 0;
       for (let round = 0; round < SIZE.triggersPerEvent; round++) {
         for (const event of EVENTS.slice(0, SIZE.events)) {
-          const response = await request(`${emulator.url}/_emulator/events`, { method: "POST", body: JSON.stringify({ event }), headers: { "content-type": "application/json" } });
-          await response.body.dump();
+          await new EmulatorInspectionClient(emulator.url).trigger(event);
           expected += SIZE.webhooks / SIZE.events;
           while (receiver.received() < expected) await new Promise((r) => setTimeout(r, 20));
         }
         log(`    ${variant.name}: ${receiver.received()} deliveries`);
       }
       await new Promise((r) => setTimeout(r, 500)); // the last outcomes are logged after the receiver answered
-      const response = await request(`${emulator.url}/_emulator/state`);
-      return (await response.body.json()) as { webhooks: unknown[]; deliveries: number };
+      return new EmulatorInspectionClient(emulator.url).state();
     });
     return { webhooks: state.webhooks.length, deliveriesReceived: receiver.received(), logEntriesKept: state.deliveries, fileBytes: bytes, seconds: (performance.now() - started) / 1000 };
   } finally {

@@ -2,7 +2,7 @@
  * The emulator's request and connection counters, read through its inspection routes (outside `/v1`, no auth): how
  * many API requests and TCP connections one `up`, `preview` or `destroy` cost.
  */
-import { Client, request } from "undici";
+import { EmulatorInspectionClient } from "pulumi-helpdesk/emulator";
 
 /** API traffic the emulator saw since the last reset. */
 export interface HttpCount {
@@ -14,34 +14,24 @@ export interface HttpCount {
 }
 
 /**
- * One request to an inspection route on a connection of its own, closed afterwards (so the counters see exactly one
- * connection per inspection call, never a reused one from before a reset).
+ * A connection of its own for each inspection call, closed afterwards, so the counters see exactly one connection
+ * per call, never a reused one from before a reset.
  */
-async function inspect(baseUrl: string, method: "GET" | "POST", path: string): Promise<unknown> {
-  const dispatcher = new Client(baseUrl);
-  try {
-    const response = await request(`${baseUrl}${path}`, { method, dispatcher });
-    const text = await response.body.text();
-    if (response.statusCode >= 300) throw new Error(`${method} ${path} answered ${response.statusCode}: ${text.slice(0, 200)}`);
-    return text ? JSON.parse(text) : undefined;
-  } finally {
-    await dispatcher.close();
-  }
-}
+const inspector = (baseUrl: string): EmulatorInspectionClient => new EmulatorInspectionClient(baseUrl, { connectionPerCall: true });
 
 /** Sets the counters to zero. */
 export async function resetStats(baseUrl: string): Promise<void> {
-  await inspect(baseUrl, "POST", "/_emulator/reset-stats");
+  await inspector(baseUrl).resetStats();
 }
 
 /** The counters since the last {@link resetStats}. */
 export async function readStats(baseUrl: string): Promise<HttpCount> {
-  const stats = (await inspect(baseUrl, "GET", "/_emulator/stats")) as { requests: number; connections: number; byRoute: Record<string, number> };
+  const stats = await inspector(baseUrl).stats();
   const byRoute = Object.fromEntries(Object.entries(stats.byRoute).filter(([route]) => !route.includes("/_emulator")));
   return { requests: Object.values(byRoute).reduce((a, b) => a + b, 0), connections: stats.connections - 1, byRoute };
 }
 
 /** How many webhooks the emulator holds (all accounts). */
 export async function heldWebhookCount(baseUrl: string): Promise<number> {
-  return ((await inspect(baseUrl, "GET", "/_emulator/webhooks")) as { webhooks: unknown[] }).webhooks.length;
+  return (await inspector(baseUrl).webhooks()).length;
 }

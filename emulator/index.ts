@@ -22,7 +22,7 @@ import { FaultController } from "./faults.js";
 import { Stats } from "./stats.js";
 import { PURGE_INTERVAL_MS, Store } from "./store.js";
 import { newCsrfKey } from "./cookies.js";
-import { emulatorState } from "./inspect.js";
+import { emulatorState, issueLoginLink } from "./inspect.js";
 import { DEFAULT_HTTP_TIMEOUTS, createHttpServer } from "./server.js";
 import type { EmulatorAccount, EmulatorClient, EmulatorOptions, RunningEmulator } from "./types.js";
 
@@ -34,12 +34,15 @@ export type {
   EmulatorState,
   FaultOptions,
   HttpTimeoutOptions,
+  LoginLink,
   RunningEmulator,
   WebhookIdShape,
 } from "./types.js";
 export type { StatsSnapshot } from "./stats.js";
 export { DEFAULT_HTTP_TIMEOUTS } from "./server.js";
 export { completeAuthorizationAutoApproved, signInAutoApproved } from "./sign-in.js";
+export { EmulatorInspectionClient, EmulatorInspectionError } from "./inspection-client.js";
+export type { EmulatorInspectionClientOptions, EmulatorInspectionErrorCode, TriggeredEvent } from "./inspection-client.js";
 export type { DeliveryLogEntry, StoredWebhook, Synchronous } from "./store.js";
 export { DataFileError, StoreError } from "./store.js";
 
@@ -202,5 +205,11 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     return closing;
   };
 
-  return { url: baseUrl, port, state: () => emulatorState(ctx), close };
+  return {
+    url: baseUrl,
+    port,
+    state: () => emulatorState(ctx),
+    loginLink: (account) => issueLoginLink(ctx, account),
+    close,
+  };
 }

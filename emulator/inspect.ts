@@ -17,11 +17,13 @@ import type { Context, Hono } from "hono";
 import { z } from "zod";
 import { EVENTS } from "../sdk/events.js";
 import { webhookEventProblem } from "../sdk/webhook-rules.js";
-import type { AppEnv, EmulatorContext } from "./context.js";
+import type { AppEnv } from "./app-env.js";
+import type { EmulatorContext } from "./context.js";
 import { ApiError, methodNotAllowed, notFound } from "./errors.js";
 import { readBodyParams } from "./body.js";
 import { FaultOptionsSchema } from "./faults.js";
-import type { EmulatorState, FaultOptions } from "./types.js";
+import type { EmulatorState, FaultOptions, LoginLink } from "./types.js";
+import { LOGIN_LINK_TTL_MS } from "./store.js";
 
 const onlyJson = (status: 400 | 415, message: string) =>
   new ApiError(status, status === 415 ? "unsupported_media_type" : "invalid_request", message);
@@ -36,6 +38,20 @@ const TriggerSchema = z.strictObject({
 /** The emulator's live state (see {@link EmulatorState}); served by `GET /_emulator/state`. */
 export function emulatorState(ctx: EmulatorContext): EmulatorState {
   return { ...ctx.store.liveState(), faults: ctx.faults.get() };
+}
+
+/**
+ * Issues a one-time sign-in link to the web page (`GET /_emulator/login-link`, `RunningEmulator.loginLink()`).
+ *
+ * @param account an account of this emulator, or undefined for the first one
+ * @throws ApiError 404 when `account` is not one, or no account exists
+ */
+export function issueLoginLink(ctx: EmulatorContext, account: string | undefined): LoginLink {
+  if (account !== undefined && !ctx.store.hasAccount(account)) throw notFound(`No account ${JSON.stringify(account.slice(0, 100))}`);
+  const name = account ?? ctx.store.accountNames()[0];
+  if (name === undefined) throw notFound("No account exists");
+  const token = ctx.store.issueLoginLink(name);
+  return { url: `${ctx.baseUrl()}/signin?token=${encodeURIComponent(token)}`, account: name, expiresInSeconds: LOGIN_LINK_TTL_MS / 1000 };
 }
 
 /** Registers `/_emulator/*` on `app`. */
@@ -65,11 +81,9 @@ export function registerInspectRoutes(app: Hono<AppEnv>, ctx: EmulatorContext): 
   });
 
   app.get("/_emulator/login-link", (c) => {
-    const account = accountParam(c.req.query("account")) ?? ctx.store.accountNames()[0];
-    if (account === undefined) throw notFound("No account exists");
-    const token = ctx.store.issueLoginLink(account);
+    const link = issueLoginLink(ctx, c.req.query("account"));
     c.header("Cache-Control", "no-store");
-    return c.json({ url: `${ctx.baseUrl()}/signin?token=${encodeURIComponent(token)}`, account, expiresInSeconds: 600 });
+    return c.json(link);
   });
 
   app.post("/_emulator/events", async (c) => {

@@ -162,6 +162,16 @@ export interface HttpTimeoutOptions {
  */
 export type EmulatorState = LiveState & { faults: Required<FaultOptions> };
 
+/** A one-time sign-in link to the emulator's web page (`GET /_emulator/login-link`, `RunningEmulator.loginLink()`). */
+export interface LoginLink {
+  /** `{base_url}/signin?token=...`: opens a session for `account`, once. */
+  url: string;
+  /** The account it signs in as. */
+  account: string;
+  /** How long the link stays valid, in seconds (600). */
+  expiresInSeconds: number;
+}
+
 /** A started emulator. */
 export interface RunningEmulator {
   /** Base URL, `http://127.0.0.1:PORT`, no trailing slash. This is the spec's `{base_url}`. */
@@ -170,6 +180,12 @@ export interface RunningEmulator {
   port: number;
   /** The live state at this moment (the same as `GET /_emulator/state`); see {@link EmulatorState}. */
   state(): EmulatorState;
+  /**
+   * A one-time sign-in link to the web page for `account` (default: the first account), as
+   * `GET /_emulator/login-link` gives it.
+   * @throws ApiError 404 when `account` is not an account of this emulator
+   */
+  loginLink(account?: string): LoginLink;
   /**
    * Stops accepting connections, cancels pending delivery retries, closes idle keep-alive connections (and, after a
    * short grace period, busy ones), commits what is left and closes the data file. Resolves when all of that is done.

@@ -17,8 +17,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
-import { request } from "undici";
-import { completeAuthorizationAutoApproved, DEFAULT_CLIENT, startEmulator } from "pulumi-helpdesk/emulator";
+import { completeAuthorizationAutoApproved, DEFAULT_CLIENT, startEmulator, type StoredWebhook } from "pulumi-helpdesk/emulator";
 
 const root = resolve(import.meta.dirname, "..");
 const stackName = "demo";
@@ -102,20 +101,7 @@ async function actAsBrowser(authorizeUrl: string): Promise<void> {
   await completeAuthorizationAutoApproved(authorizeUrl);
 }
 
-interface ListedWebhook {
-  id: string;
-  event: string;
-  url: string;
-  state: string;
-}
-
-async function listWebhooks(baseUrl: string): Promise<ListedWebhook[]> {
-  const response = await request(`${baseUrl}/_emulator/webhooks`);
-  const body = (await response.body.json()) as { webhooks: ListedWebhook[] };
-  return body.webhooks;
-}
-
-function printWebhooks(webhooks: ListedWebhook[]): void {
+function printWebhooks(webhooks: readonly StoredWebhook[]): void {
   if (webhooks.length === 0) {
     console.log("    the emulator holds no webhooks");
     return;
@@ -142,7 +128,7 @@ async function main(): Promise<void> {
       upDone = true;
     });
     const registered = await step("Webhooks registered on the emulator", async () => {
-      const hooks = await listWebhooks(emulator.url);
+      const hooks = emulator.state().webhooks;
       printWebhooks(hooks);
       return hooks;
     });
@@ -152,7 +138,7 @@ async function main(): Promise<void> {
       upDone = false;
     });
     const left = await step("Webhooks left on the emulator", async () => {
-      const hooks = await listWebhooks(emulator.url);
+      const hooks = emulator.state().webhooks;
       printWebhooks(hooks);
       return hooks;
     });

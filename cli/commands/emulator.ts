@@ -3,14 +3,7 @@
  * like a local cloud emulator. Prints its base URL and the client a program can sign in with.
  */
 import { DEFAULT_CLIENT, startEmulator, type EmulatorOptions } from "../../emulator/index.js";
-import { request } from "undici";
 import { info, result } from "../output.js";
-
-/** A one-time sign-in link to the emulator's web page, for the person who started it. */
-async function loginLink(baseUrl: string): Promise<string> {
-  const response = await request(`${baseUrl}/_emulator/login-link`);
-  return ((await response.body.json()) as { url: string }).url;
-}
 
 /** Options of `emulator` as parsed by commander. */
 export interface EmulatorCommandOptions {
@@ -63,7 +56,7 @@ export async function runEmulator(options: EmulatorCommandOptions): Promise<void
   result(`client id:     ${client.clientId}`);
   result(`redirect URI:  ${client.redirectUri}`);
   result(`web page:      ${emulator.url}/ (account demo / demo)`);
-  result(`sign-in link:  ${await loginLink(emulator.url)} (one use, 10 minutes)`);
+  result(`sign-in link:  ${emulator.loginLink().url} (one use, 10 minutes)`);
   await new Promise<void>((resolve) => {
     process.once("SIGINT", resolve);
     process.once("SIGTERM", resolve);

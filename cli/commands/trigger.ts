@@ -3,8 +3,8 @@
  * registered for it, then shows how each delivery went. For testing receivers locally; the emulator only (the real
  * service has no such endpoint).
  */
-import { request } from "undici";
 import { EVENTS, isWebhookEvent, nearestEvent } from "../../sdk/events.js";
+import { EmulatorInspectionClient, EmulatorInspectionError, type DeliveryLogEntry } from "../../emulator/index.js";
 import { CliError, info, result } from "../output.js";
 
 /** Options of `trigger`. */
@@ -15,16 +15,6 @@ export interface TriggerOptions {
   account?: string;
   /** Seconds to wait for the deliveries to finish (0: do not wait). */
   wait: number;
-}
-
-interface Delivery {
-  id: string;
-  url: string;
-  status: number | null;
-  attempts: number;
-  ok: boolean;
-  done: boolean;
-  error?: string;
 }
 
 /**
@@ -39,18 +29,17 @@ export async function trigger(event: string, options: TriggerOptions): Promise<v
     throw new CliError(`"${event}" is not a help-desk event${nearest ? `; did you mean "${nearest}"?` : ""} Allowed: ${EVENTS.join(", ")}`, 2);
   }
   const baseUrl = (options.baseUrl ?? process.env.HELPDESK_BASE_URL ?? "http://127.0.0.1:8080").replace(/\/+$/, "");
-  const answer = await call(baseUrl, "/_emulator/events", { method: "POST", body: JSON.stringify({ event, ...(options.account ? { account: options.account } : {}) }) });
-  const { account, deliveries: ids } = answer as { account: string; deliveries: string[] };
+  const emulator = new EmulatorInspectionClient(baseUrl);
+  const { account, deliveries: ids } = await asCliError(emulator.trigger(event, options.account ? { account: options.account } : {}));
   if (ids.length === 0) {
     info(`No webhook of account "${account}" is registered for ${event}; nothing was delivered.`);
     return;
   }
   info(`Delivering ${event} to ${ids.length} webhook(s) of account "${account}"…`);
   const deadline = Date.now() + options.wait * 1000;
-  let deliveries: Delivery[] = [];
+  let deliveries: DeliveryLogEntry[] = [];
   do {
-    const log = (await call(baseUrl, `/_emulator/deliveries?account=${encodeURIComponent(account)}`, { method: "GET" })) as { deliveries: Delivery[] };
-    deliveries = log.deliveries.filter((d) => ids.includes(d.id));
+    deliveries = (await asCliError(emulator.deliveries({ account }))).filter((d) => ids.includes(d.id));
     if (deliveries.every((d) => d.done)) break;
     await new Promise((resolve) => setTimeout(resolve, 200));
   } while (Date.now() < deadline);
@@ -61,14 +50,12 @@ export async function trigger(event: string, options: TriggerOptions): Promise<v
   if (deliveries.some((d) => d.done && !d.ok)) throw new CliError("some deliveries failed (see above)");
 }
 
-async function call(baseUrl: string, path: string, init: { method: "GET" | "POST"; body?: string }): Promise<unknown> {
-  let response;
+/** The emulator's failure as the CLI reports it: the same message, exit code 1. */
+async function asCliError<T>(call: Promise<T>): Promise<T> {
   try {
-    response = await request(`${baseUrl}${path}`, { ...init, headers: { "content-type": "application/json" } });
+    return await call;
   } catch (error) {
-    throw new CliError(`cannot reach the emulator at ${baseUrl} (${error instanceof Error ? error.message : String(error)}); start it with \`pulumi-helpdesk emulator\``);
+    if (error instanceof EmulatorInspectionError) throw new CliError(error.message);
+    throw error;
   }
-  const text = await response.body.text();
-  if (response.statusCode >= 400) throw new CliError(`the emulator answered ${response.statusCode} to ${init.method} ${path}: ${text.slice(0, 300)}`);
-  return JSON.parse(text) as unknown;
 }

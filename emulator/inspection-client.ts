@@ -1,0 +1,177 @@
+/**
+ * The one typed client of a running emulator's inspection routes (`/_emulator/*`, outside `/v1`, no auth), for the
+ * CLI (`pulumi-helpdesk trigger`), the demo, the benchmark and the tests. The routes are the emulator's own (the real
+ * help-desk service has none); they are registered in inspect.ts, and every answer type here is the one that module
+ * sends.
+ *
+ * HTTP over undici, like the rest of the CLI and the emulator. A process that started the emulator itself reads it
+ * through `RunningEmulator` instead (no HTTP request to itself).
+ */
+import { Client, request, type Dispatcher } from "undici";
+import type { WebhookEvent } from "../sdk/events.js";
+import type { StatsSnapshot } from "./stats.js";
+import type { DeliveryLogEntry, StoredWebhook } from "./store.js";
+import type { EmulatorState, FaultOptions, LoginLink } from "./types.js";
+
+/** What `POST /_emulator/events` answers (202): the deliveries started, by id. */
+export interface TriggeredEvent {
+  /** The event delivered (spec §6). */
+  event: WebhookEvent;
+  /** The account whose webhooks receive it. */
+  account: string;
+  /** Ids of the deliveries started, one per webhook registered for the event; see {@link DeliveryLogEntry}. */
+  deliveries: string[];
+}
+
+/** Why an inspection call failed: `unreachable` (no answer: not running, wrong URL) or `refused` (a non-2xx answer). */
+export type EmulatorInspectionErrorCode = "unreachable" | "refused";
+
+/**
+ * A failed inspection call. The message names the method, the path, the base URL and, for `refused`, the status and
+ * the start of the answer (the inspection routes carry no credential).
+ */
+export class EmulatorInspectionError extends Error {
+  /** Stable code of the failure kind. */
+  readonly code: EmulatorInspectionErrorCode;
+  /** The HTTP status for `refused`, else undefined. */
+  readonly status: number | undefined;
+
+  /**
+   * @param code failure kind
+   * @param message the whole message
+   * @param status the HTTP status, for `refused`
+   * @param cause the network error, for `unreachable`
+   */
+  constructor(code: EmulatorInspectionErrorCode, message: string, status?: number, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = "EmulatorInspectionError";
+    this.code = code;
+    this.status = status;
+  }
+}
+
+/** Options of {@link EmulatorInspectionClient}. */
+export interface EmulatorInspectionClientOptions {
+  /**
+   * Open a new TCP connection for every call and close it after the answer (default false: a shared keep-alive
+   * pool). The benchmark sets it, so the emulator's connection counter sees exactly one connection per call.
+   */
+  connectionPerCall?: boolean;
+}
+
+/**
+ * A client of one emulator's `/_emulator/*` routes.
+ *
+ * @example
+ * const emulator = new EmulatorInspectionClient("http://127.0.0.1:8080");
+ * const { deliveries } = await emulator.trigger("ticket_opened");
+ */
+export class EmulatorInspectionClient {
+  /** Base URL, `http://127.0.0.1:PORT`, no trailing slash. */
+  readonly baseUrl: string;
+  private readonly connectionPerCall: boolean;
+
+  /**
+   * @param baseUrl the emulator's base URL (`RunningEmulator.url`, or what `pulumi-helpdesk emulator` printed);
+   *   trailing slashes are ignored
+   * @param options see {@link EmulatorInspectionClientOptions}
+   */
+  constructor(baseUrl: string, options: EmulatorInspectionClientOptions = {}) {
+    this.baseUrl = baseUrl.replace(/\/+$/, "");
+    this.connectionPerCall = options.connectionPerCall ?? false;
+  }
+
+  /** Every webhook the emulator holds, or one account's (`GET /_emulator/webhooks`). */
+  async webhooks(filter: { account?: string } = {}): Promise<StoredWebhook[]> {
+    const query = filter.account === undefined ? "" : `?account=${encodeURIComponent(filter.account)}`;
+    return (await this.call<{ webhooks: StoredWebhook[] }>("GET", `/_emulator/webhooks${query}`)).webhooks;
+  }
+
+  /** Request and connection counters since start or the last {@link resetStats} (`GET /_emulator/stats`). */
+  async stats(): Promise<StatsSnapshot> {
+    return this.call<StatsSnapshot>("GET", "/_emulator/stats");
+  }
+
+  /** Sets the counters to zero (`POST /_emulator/reset-stats`). */
+  async resetStats(): Promise<void> {
+    await this.call("POST", "/_emulator/reset-stats");
+  }
+
+  /** The live state without secrets (`GET /_emulator/state`), as `RunningEmulator.state()` gives it in-process. */
+  async state(): Promise<EmulatorState> {
+    return this.call<EmulatorState>("GET", "/_emulator/state");
+  }
+
+  /** A one-time sign-in link to the web page, for `account` or the first account (`GET /_emulator/login-link`). */
+  async loginLink(account?: string): Promise<LoginLink> {
+    const query = account === undefined ? "" : `?account=${encodeURIComponent(account)}`;
+    return this.call<LoginLink>("GET", `/_emulator/login-link${query}`);
+  }
+
+  /**
+   * Delivers `event` to every webhook of `account` (default: the first account) registered for it
+   * (`POST /_emulator/events`, spec §6 deliveries).
+   *
+   * @throws EmulatorInspectionError `refused` with status 422 for an event name or `data` the emulator refuses
+   */
+  async trigger(event: WebhookEvent, options: { account?: string; data?: Record<string, unknown> } = {}): Promise<TriggeredEvent> {
+    return this.call<TriggeredEvent>("POST", "/_emulator/events", { event, ...options });
+  }
+
+  /** The delivery log, newest last, optionally of one account or webhook (`GET /_emulator/deliveries`). */
+  async deliveries(filter: { account?: string; webhookId?: string } = {}): Promise<DeliveryLogEntry[]> {
+    const query = new URLSearchParams(Object.entries(filter).filter((entry): entry is [string, string] => entry[1] !== undefined)).toString();
+    return (await this.call<{ deliveries: DeliveryLogEntry[] }>("GET", `/_emulator/deliveries${query ? `?${query}` : ""}`)).deliveries;
+  }
+
+  /** The fault settings in force (`GET /_emulator/faults`). */
+  async faults(): Promise<Required<FaultOptions>> {
+    return this.call<Required<FaultOptions>>("GET", "/_emulator/faults");
+  }
+
+  /**
+   * Replaces the fault settings; a field left out is off (`PUT /_emulator/faults`).
+   * @returns the settings now in force
+   * @throws EmulatorInspectionError `refused` with status 422 naming each bad field
+   */
+  async setFaults(faults: FaultOptions): Promise<Required<FaultOptions>> {
+    return this.call<Required<FaultOptions>>("PUT", "/_emulator/faults", faults);
+  }
+
+  /**
+   * One request, JSON in and out.
+   * @throws EmulatorInspectionError `unreachable` when no answer came, `refused` for a non-2xx answer
+   */
+  private async call<T>(method: "GET" | "POST" | "PUT", path: string, body?: unknown): Promise<T> {
+    const dispatcher: Dispatcher | undefined = this.connectionPerCall ? new Client(this.baseUrl) : undefined;
+    try {
+      let response: Dispatcher.ResponseData;
+      try {
+        response = await request(`${this.baseUrl}${path}`, {
+          method,
+          ...(dispatcher && { dispatcher }),
+          ...(body !== undefined && { body: JSON.stringify(body), headers: { "content-type": "application/json" } }),
+        });
+      } catch (error) {
+        const why = error instanceof Error ? error.message : String(error);
+        throw new EmulatorInspectionError(
+          "unreachable",
+          `cannot reach the emulator at ${this.baseUrl} (${method} ${path}: ${why}); start it with \`pulumi-helpdesk emulator\``,
+          undefined,
+          error,
+        );
+      }
+      const text = await response.body.text();
+      if (response.statusCode < 200 || response.statusCode >= 300) {
+        throw new EmulatorInspectionError(
+          "refused",
+          `the emulator at ${this.baseUrl} answered ${method} ${path} with ${response.statusCode}: ${text.slice(0, 300)}`,
+          response.statusCode,
+        );
+      }
+      return (text ? JSON.parse(text) : undefined) as T;
+    } finally {
+      await dispatcher?.close();
+    }
+  }
+}
