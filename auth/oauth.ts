@@ -1,6 +1,7 @@
 /**
  * OAuth 2.0 authorization-code client helpers for the help-desk API (spec §4.1, §4.2, §5), on `oauth4webapi` with
- * undici as its HTTP client. Used by `pulumi-helpdesk login` / `refresh` and by the provider's refresh of expired
+ * Node's global fetch (the undici bundled in Node.js; see provider/client.ts for why not the undici package) as its
+ * HTTP client. Used by `pulumi-helpdesk login` / `refresh` and by the provider's refresh of expired
  * access tokens.
  *
  * Decisions the spec leaves open, each after a standard (DESIGN.md): client authentication `client_secret_post`
@@ -8,7 +9,6 @@
  * `grant_type=refresh_token` (§6), `state` (§10.12) and PKCE S256 (RFC 7636) always sent.
  */
 import * as oauth from "oauth4webapi";
-import { fetch as undiciFetch } from "undici";
 import { registerSecret, serverText } from "./redact.js";
 
 /** The OAuth client registration of spec §5.2: issued id and secret, and the redirect URI supplied in advance. */
@@ -84,13 +84,11 @@ export function authorizationServer(baseUrl: string): oauth.AuthorizationServer 
   };
 }
 
-/** Options every oauth4webapi request gets: undici as the HTTP client, plain http allowed only on loopback. */
+/** Options every oauth4webapi request gets: plain http allowed only on loopback, a 30 s deadline. */
 function requestOptions(baseUrl: string): oauth.TokenEndpointRequestOptions {
   const host = new URL(baseUrl).hostname;
   const loopback = host === "127.0.0.1" || host === "localhost" || host === "[::1]" || host.startsWith("127.");
   return {
-    // oauth4webapi types its hook with the DOM's fetch; undici's fetch is the same function with Node's types.
-    [oauth.customFetch]: undiciFetch as unknown as typeof globalThis.fetch,
     [oauth.allowInsecureRequests]: loopback,
     signal: AbortSignal.timeout(30_000),
   };

@@ -37,7 +37,6 @@ import { chmodSync, closeSync, fchmodSync, fstatSync, fsyncSync, mkdirSync, open
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { lock } from "proper-lockfile";
-import { z } from "zod";
 
 /** Mode of the cache directory: only its owner may list or enter it. */
 const DIRECTORY_MODE = 0o700;
@@ -112,31 +111,16 @@ export class TokenCacheError extends Error {
 /** What messages say where the stack name belongs, until {@link TokenCacheError.forStack} fills it in. */
 const STACK_PLACEHOLDER = "<stack>";
 
-const Sha256Hex = z.string().regex(/^[0-9a-f]{64}$/);
-const Timestamp = z.string().refine((value) => Number.isFinite(Date.parse(value)), "not a date");
-
 /** A refresh whose request may be at the token endpoint: written durably before the request is sent. */
-const PendingRefresh = z.object({
-  presented: Sha256Hex,
-  pid: z.number().int(),
-  hostname: z.string(),
-  startedAt: Timestamp,
-});
-
-const Entry = z.object({
-  format: z.literal(ENTRY_FORMAT),
-  lineage: z.string().regex(/^[0-9a-f]{32}$/),
-  baseUrl: z.string(),
-  clientId: z.string(),
-  accessToken: z.string().min(1),
-  refreshToken: z.string().min(1),
-  expiresAt: Timestamp.nullable(),
-  lifetimeSeconds: z.number().nonnegative().nullable(),
-  refreshTokenHashes: z.array(Sha256Hex).min(1),
-  rotation: z.enum(["unknown", "rotates", "keeps"]),
-  pending: PendingRefresh.nullable(),
-  updatedAt: Timestamp,
-});
+export interface PendingRefresh {
+  /** {@link refreshTokenHash} of the refresh token presented. */
+  presented: string;
+  /** Process id and host name of the process that sent it. */
+  pid: number;
+  hostname: string;
+  /** When it started, ISO 8601. */
+  startedAt: string;
+}
 
 /**
  * One lineage's entry, as stored (JSON, mode 0600).
@@ -150,11 +134,77 @@ const Entry = z.object({
  * - `refreshTokenHashes`: the index, see the module doc.
  * - `rotation`: `rotates` once a refresh returned a new refresh token, `keeps` once one returned the same, else
  *   `unknown`.
- * - `pending`: set durably before a refresh request is sent (hash of the token presented, pid, hostname, ISO 8601
- *   start) and cleared with the answer; found set later, the refresh was interrupted.
+ * - `pending`: set durably before a refresh request is sent and cleared with the answer; found set later, the
+ *   refresh was interrupted.
  * - `updatedAt`: ISO 8601 time of the write.
  */
-export type CacheEntry = z.infer<typeof Entry>;
+export interface CacheEntry {
+  format: typeof ENTRY_FORMAT;
+  lineage: string;
+  baseUrl: string;
+  clientId: string;
+  accessToken: string;
+  refreshToken: string;
+  expiresAt: string | null;
+  lifetimeSeconds: number | null;
+  refreshTokenHashes: string[];
+  rotation: "unknown" | "rotates" | "keeps";
+  pending: PendingRefresh | null;
+  updatedAt: string;
+}
+
+/*
+ * The shape of an entry is checked by the field tests below rather than by a zod schema, unlike the rest of the
+ * project: this module runs inside Pulumi's provider process, where loading zod costs about 13 MiB of peak memory
+ * (measured with `npm run bench`: provider peak at N=10 was 158 MiB with zod on this path, 145 MiB without, beside a
+ * floor of 139 MiB), and an entry is twelve flat fields.
+ */
+const isString = (value: unknown): value is string => typeof value === "string";
+const isNonEmpty = (value: unknown): boolean => isString(value) && value.length > 0;
+const isSha256Hex = (value: unknown): boolean => isString(value) && /^[0-9a-f]{64}$/.test(value);
+const isTimestamp = (value: unknown): boolean => isString(value) && Number.isFinite(Date.parse(value));
+const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+
+/** Each field's test, and what it requires (for the `cache_damaged` message). */
+const PENDING_FIELDS: { [K in keyof PendingRefresh]: [(value: unknown) => boolean, string] } = {
+  presented: [isSha256Hex, "64 hex digits"],
+  pid: [Number.isInteger, "an integer"],
+  hostname: [isString, "a string"],
+  startedAt: [isTimestamp, "an ISO 8601 time"],
+};
+const ENTRY_FIELDS: { [K in keyof CacheEntry]: [(value: unknown) => boolean, string] } = {
+  format: [(value) => value === ENTRY_FORMAT, `${ENTRY_FORMAT}`],
+  lineage: [(value) => isString(value) && /^[0-9a-f]{32}$/.test(value), "32 hex digits"],
+  baseUrl: [isString, "a string"],
+  clientId: [isString, "a string"],
+  accessToken: [isNonEmpty, "a non-empty string"],
+  refreshToken: [isNonEmpty, "a non-empty string"],
+  expiresAt: [(value) => value === null || isTimestamp(value), "null or an ISO 8601 time"],
+  lifetimeSeconds: [(value) => value === null || (typeof value === "number" && Number.isFinite(value) && value >= 0), "null or a number >= 0"],
+  refreshTokenHashes: [(value) => Array.isArray(value) && value.length > 0 && value.every(isSha256Hex), "a non-empty list of 64-hex-digit hashes"],
+  rotation: [(value) => value === "unknown" || value === "rotates" || value === "keeps", `"unknown", "rotates" or "keeps"`],
+  pending: [(value) => value === null || (isObject(value) && fieldProblems(value, PENDING_FIELDS, "pending.").length === 0), "null or a pending refresh"],
+  updatedAt: [isTimestamp, "an ISO 8601 time"],
+};
+
+/** `field: must be ...` for each field of `value` that fails its test (values are never quoted: they may be tokens). */
+function fieldProblems(value: Record<string, unknown>, fields: Record<string, [(value: unknown) => boolean, string]>, prefix = ""): string[] {
+  return Object.entries(fields).flatMap(([name, [fits, required]]) => (fits(value[name]) ? [] : [`${prefix}${name} must be ${required}`]));
+}
+
+/**
+ * Checks a parsed entry file against {@link CacheEntry}; unknown fields are dropped.
+ *
+ * @returns the entry, or the list of problems (field names and requirements, never values)
+ */
+function toCacheEntry(json: unknown): CacheEntry | string[] {
+  if (!isObject(json)) return ["the file must hold a JSON object"];
+  const problems = fieldProblems(json, ENTRY_FIELDS);
+  if (problems.length > 0) return problems;
+  const pending = json.pending as Record<string, unknown> | null;
+  const entry = Object.fromEntries(Object.keys(ENTRY_FIELDS).map((name) => [name, json[name]])) as unknown as CacheEntry;
+  return { ...entry, pending: pending === null ? null : (Object.fromEntries(Object.keys(PENDING_FIELDS).map((name) => [name, pending[name]])) as unknown as PendingRefresh) };
+}
 
 /** What the cache holds for one lineage: the entry and the absolute path of its file. */
 export interface StoredEntry {
@@ -258,13 +308,12 @@ export function readEntry(dir: string, lineage: string): StoredEntry | undefined
     // JSON.parse's own message quotes the text, which may hold a token: say only what is wrong.
     throw damagedError(file, "it is not valid JSON");
   }
-  const parsed = Entry.safeParse(json);
-  if (!parsed.success) {
+  const entry = toCacheEntry(json);
+  if (Array.isArray(entry)) {
     const format = (json as { format?: unknown } | null)?.format;
     if (typeof format === "number" && format > ENTRY_FORMAT) throw damagedError(file, `it has format ${format}, written by a newer pulumi-helpdesk`);
-    throw damagedError(file, parsed.error.issues.map((issue) => `${issue.path.join(".") || "(top level)"}: ${issue.code}`).join("; "));
+    throw damagedError(file, entry.join("; "));
   }
-  const entry = parsed.data;
   const hashes = entry.refreshTokenHashes;
   if (hashes[hashes.length - 1] !== refreshTokenHash(entry.refreshToken)) throw damagedError(file, "its newest refresh token hash does not match its refresh token");
   if (entry.lineage !== lineage || lineageIdOf(hashes[0]!) !== lineage) throw damagedError(file, "its lineage id does not match its name or its root hash");

@@ -1,5 +1,4 @@
-import { Agent, request, type Dispatcher } from "undici";
-import { z } from "zod";
+import { exchange, HttpExchangeError, type HttpAnswer } from "./http.js";
 import { HelpdeskError } from "./errors.js";
 import { displayUrl, excerpt, serverText } from "../auth/redact.js";
 import type { RequestLimits } from "./limits.js";
@@ -8,30 +7,36 @@ import type { TokenSource } from "./tokens.js";
 import type { WebhookInputs, WebhookOutputs } from "../sdk/provider-contract.js";
 
 /**
- * The keep-alive connection pool of this provider process. One per process: every Webhook operation reuses its
- * connections, so `pulumi up` of N webhooks opens a handful of TCP connections, not N.
+ * The webhook of a create response (spec §4.3: `{webhook: {event, url, state, ...}}`). The id field is not shown in
+ * the spec (§2.1), so `id` and `href` are optional; unknown fields are ignored.
  */
-let sharedDispatcher: Dispatcher | undefined;
-
-/** Returns the process-wide undici Agent (created on first use). */
-export function dispatcher(): Dispatcher {
-  sharedDispatcher ??= new Agent({ keepAliveTimeout: 10_000, connections: 16 });
-  return sharedDispatcher;
+interface CreatedWebhook {
+  id?: string | number;
+  href?: string;
+  event?: string;
+  url?: string;
+  state?: string;
 }
 
 /**
- * The create response of spec §4.3: `{webhook: {event, url, state, ...}}`. The id field is not shown in the spec
- * (§2.1), so `id` and `href` are optional and unknown fields are kept.
+ * Reads the webhook out of a create response body, or undefined when the body is not that shape. Checked by hand, not
+ * with a zod schema like the rest of the project: this runs inside Pulumi's provider process, where loading zod costs
+ * about 13 MiB of peak memory (see auth/token-cache.ts for the measurement), for five optional fields.
  */
-const CreateResponse = z.object({
-  webhook: z.looseObject({
-    id: z.union([z.string(), z.number()]).optional(),
-    href: z.string().optional(),
-    event: z.string().optional(),
-    url: z.string().optional(),
-    state: z.string().optional(),
-  }),
-});
+function createdWebhook(body: string): CreatedWebhook | undefined {
+  let json: unknown;
+  try {
+    json = JSON.parse(body);
+  } catch {
+    return undefined;
+  }
+  const webhook = (json as { webhook?: unknown } | null)?.webhook;
+  if (typeof webhook !== "object" || webhook === null || Array.isArray(webhook)) return undefined;
+  const fields = webhook as Record<string, unknown>;
+  const optional = (name: string, ...types: string[]): boolean => fields[name] === undefined || types.includes(typeof fields[name]);
+  const fits = optional("id", "string", "number") && ["href", "event", "url", "state"].every((name) => optional(name, "string"));
+  return fits ? (fields as CreatedWebhook) : undefined;
+}
 
 /** Options of {@link HelpdeskClient}. */
 export interface HelpdeskClientOptions {
@@ -50,8 +55,8 @@ export interface RegisteredWebhook extends WebhookOutputs {
 }
 
 /**
- * A small client of the help-desk API's webhook endpoints (spec §4.3, §4.4), over undici with a shared keep-alive
- * pool, bounded retries (see `retry.ts`) and a timeout per attempt. Every failure becomes a {@link HelpdeskError}
+ * A small client of the help-desk API's webhook endpoints (spec §4.3, §4.4), over `node:http` (see http.ts for why)
+ * with a keep-alive pool, bounded retries (see `retry.ts`) and a timeout per attempt. Every failure becomes a {@link HelpdeskError}
  * whose message names the operation, method, path, status and a redacted body excerpt.
  */
 export class HelpdeskClient {
@@ -75,14 +80,9 @@ export class HelpdeskClient {
     const path = "/v1/webhooks";
     const { status, headers, body } = await this.send("create webhook", "POST", path, JSON.stringify(inputs));
     if (status !== 201 && status !== 200) throw this.httpError("create webhook", "POST", path, status, body);
-    let parsed: z.infer<typeof CreateResponse>;
-    try {
-      parsed = CreateResponse.parse(JSON.parse(body));
-    } catch {
-      throw this.orphanError(inputs, status, `its body is not the {"webhook": {...}} object of spec §4.3: ${excerpt(body, this.secrets())}`);
-    }
-    const { webhook } = parsed;
-    const location = typeof headers.location === "string" ? headers.location : undefined;
+    const webhook = createdWebhook(body);
+    if (!webhook) throw this.orphanError(inputs, status, `its body is not the {"webhook": {...}} object of spec §4.3: ${excerpt(body, this.secrets())}`);
+    const location = headers.location;
     const id =
       (webhook.id !== undefined && String(webhook.id) !== "" ? String(webhook.id) : undefined) ??
       lastPathSegment(webhook.href) ??
@@ -116,56 +116,49 @@ export class HelpdeskClient {
 
   /**
    * Sends one request with retries: see `retry.ts` for which outcomes are retried. A 401 renews the access token
-   * once (refresh grant) and resends without counting as a retry.
+   * (refresh grant, once per request) and resends at once; that resend is part of the same attempt, not a retry.
+   *
+   * @returns the last answer, whatever its status
+   * @throws HelpdeskError `network` when the last attempt got no answer; `credentials` from the token source
    */
-  private async send(
-    operation: string,
-    method: "POST" | "DELETE",
-    path: string,
-    json?: string,
-  ): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+  private async send(operation: string, method: "POST" | "DELETE", path: string, json?: string): Promise<HttpAnswer> {
     const { limits, tokens } = this.options;
-    const timeoutMs = limits.requestTimeoutSeconds * 1000;
-    let renewed = false;
-    for (let attempt = 0; ; attempt++) {
+    let mayRenew = true;
+    for (let retry = 0; ; retry++) {
       const token = await tokens.current();
-      let outcome: AttemptOutcome;
-      let answer: { status: number; headers: Record<string, string | string[] | undefined>; body: string } | undefined;
-      let failure: unknown;
-      try {
-        const response = await request(`${this.options.baseUrl}${path}`, {
-          method,
-          dispatcher: dispatcher(),
-          headers: {
-            authorization: `Bearer ${token}`,
-            accept: "application/json",
-            "user-agent": "pulumi-helpdesk",
-            ...(json === undefined ? {} : { "content-type": "application/json" }),
-          },
-          body: json,
-          headersTimeout: timeoutMs,
-          bodyTimeout: timeoutMs,
-        });
-        answer = { status: response.statusCode, headers: response.headers, body: await response.body.text() };
-        const retryAfter = response.headers["retry-after"];
-        outcome = { kind: "response", status: answer.status, retryAfter: typeof retryAfter === "string" ? retryAfter : undefined };
-      } catch (error) {
-        failure = error;
-        outcome = { kind: "error", code: errorCode(error) };
+      let result = await this.attempt(method, path, json, token);
+      if (mayRenew && result.kind === "answer" && result.answer.status === 401) {
+        mayRenew = false;
+        const renewed = await tokens.renew(token);
+        if (renewed !== undefined) result = await this.attempt(method, path, json, renewed);
       }
-      if (answer?.status === 401 && !renewed) {
-        renewed = true;
-        if ((await tokens.renew(token)) !== undefined) {
-          attempt--; // a renewal is not a retry
-          continue;
-        }
-      }
-      const delay = attempt < limits.maxRetries ? retryDelay(method, outcome, attempt) : undefined;
+      const delay = retry < limits.maxRetries ? retryDelay(method, outcomeOf(result), retry) : undefined;
       if (delay === undefined) {
-        if (answer) return answer;
-        throw this.networkError(operation, method, path, failure, attempt + 1);
+        if (result.kind === "answer") return result.answer;
+        throw this.networkError(operation, method, path, result.error, retry + 1);
       }
       await sleep(delay);
+    }
+  }
+
+  /** One exchange with `token` as the bearer credential (RFC 6750 §2.1); never throws. */
+  private async attempt(method: "POST" | "DELETE", path: string, json: string | undefined, token: string): Promise<Attempt> {
+    try {
+      const answer = await exchange({
+        method,
+        url: `${this.options.baseUrl}${path}`,
+        headers: {
+          authorization: `Bearer ${token}`,
+          accept: "application/json",
+          "user-agent": "pulumi-helpdesk",
+          ...(json === undefined ? {} : { "content-type": "application/json" }),
+        },
+        ...(json !== undefined && { body: json }),
+        timeoutMs: this.options.limits.requestTimeoutSeconds * 1000,
+      });
+      return { kind: "answer", answer };
+    } catch (error) {
+      return { kind: "failure", error };
     }
   }
 
@@ -213,15 +206,19 @@ function hintFor(status: number): string {
   return "Unexpected answer from the help-desk API.";
 }
 
-/** The error code of an undici or Node network error (`ECONNREFUSED`, `UND_ERR_HEADERS_TIMEOUT`, ...). */
+/** What one attempt produced: an answer (any status), or no answer. */
+type Attempt = { kind: "answer"; answer: HttpAnswer } | { kind: "failure"; error: unknown };
+
+/** The retry policy's view of an attempt (retry.ts). */
+function outcomeOf(result: Attempt): AttemptOutcome {
+  return result.kind === "answer"
+    ? { kind: "response", status: result.answer.status, retryAfter: result.answer.headers["retry-after"] }
+    : { kind: "error", code: errorCode(result.error) };
+}
+
+/** The network error code of a failed exchange (`ECONNREFUSED`, `TIMEOUT`, ...; see http.ts). */
 function errorCode(error: unknown): string | undefined {
-  let current: unknown = error;
-  for (let depth = 0; current && depth < 4; depth++) {
-    const code = (current as { code?: unknown }).code;
-    if (typeof code === "string") return code;
-    current = (current as { cause?: unknown }).cause;
-  }
-  return undefined;
+  return error instanceof HttpExchangeError ? error.code : undefined;
 }
 
 function sleep(ms: number): Promise<void> {

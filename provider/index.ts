@@ -4,7 +4,7 @@
  *
  * The shim loads this module synchronously, with `require()` of an ES module, when Pulumi configures the provider;
  * so nothing in its static import graph may use top-level `await`, and that graph stays small: `check` and `diff`
- * need only the webhook rule. What an API call needs (undici, zod, the OAuth client, the token cache) is imported on
+ * need only the webhook rule. What an API call needs (the HTTP client, the OAuth client, the token cache) is loaded on
  * the first `create` or `delete`.
  */
 // First: stop with one line on an unsupported Node.js, before any dependency is evaluated.

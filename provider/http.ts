@@ -1,0 +1,100 @@
+/**
+ * One HTTP exchange of the provider with the help-desk API, on Node's `node:http` / `node:https` with one keep-alive
+ * agent per provider process.
+ *
+ * Why not undici, the HTTP client of the rest of the project: this runs inside Pulumi's provider process, whose peak
+ * memory counts on every `pulumi up`, and undici costs native memory per connection. Measured on Node 24 in a process
+ * that had loaded `@pulumi/pulumi`, peak RSS added by 10 parallel requests to 127.0.0.1: `node:http` +1 MiB, Node's
+ * global fetch (the undici inside Node.js) +9 to +18 MiB, the undici package +17 MiB. A `pulumi up` of 10 webhooks
+ * makes exactly such a burst. The API calls here are two plain requests (spec §4.3, §4.4), so the standard module
+ * does all they need.
+ */
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+
+/** What the API answered: status, headers (lower-case names, repeated ones joined with ", ") and the body as text. */
+export interface HttpAnswer {
+  status: number;
+  headers: Record<string, string>;
+  body: string;
+}
+
+/** One request: method, absolute URL, headers, an optional body, and the deadline of the whole exchange. */
+export interface HttpExchange {
+  method: "POST" | "DELETE";
+  /** Absolute http(s) URL. */
+  url: string;
+  headers: Record<string, string>;
+  body?: string;
+  /** Deadline of the whole exchange (connect, send, headers and body), in milliseconds. */
+  timeoutMs: number;
+}
+
+/**
+ * A failed exchange: no answer. `code` is Node's network error code (`ECONNREFUSED`, `ECONNRESET`, `ENOTFOUND`, ...)
+ * or `TIMEOUT` when the deadline passed; the retry policy (retry.ts) decides on it.
+ */
+export class HttpExchangeError extends Error {
+  /** Node's error code, or `TIMEOUT`; undefined when Node gave none. */
+  readonly code: string | undefined;
+
+  /**
+   * @param code network error code or `TIMEOUT`
+   * @param message what happened (may quote Node's message; never a header value)
+   * @param cause Node's error
+   */
+  constructor(code: string | undefined, message: string, cause?: unknown) {
+    super(message, cause === undefined ? undefined : { cause });
+    this.name = "HttpExchangeError";
+    this.code = code;
+  }
+}
+
+/**
+ * The keep-alive agents of this provider process, one per scheme: every operation reuses their connections, so
+ * `pulumi up` of N webhooks opens a handful of TCP connections, not N. 16 sockets per host at most.
+ */
+const agents = {
+  http: new HttpAgent({ keepAlive: true, keepAliveMsecs: 10_000, maxSockets: 16 }),
+  https: new HttpsAgent({ keepAlive: true, keepAliveMsecs: 10_000, maxSockets: 16 }),
+};
+
+/**
+ * Sends one request and reads the whole answer. Never follows redirects (a redirect would carry the bearer token
+ * elsewhere; the API never redirects, spec §4).
+ *
+ * @returns the answer, whatever its status
+ * @throws HttpExchangeError when no complete answer came (refused, reset, DNS failure, deadline passed)
+ */
+export function exchange(request: HttpExchange): Promise<HttpAnswer> {
+  const url = new URL(request.url);
+  const secure = url.protocol === "https:";
+  const send = secure ? httpsRequest : httpRequest;
+  const signal = AbortSignal.timeout(request.timeoutMs);
+  return new Promise<HttpAnswer>((resolve, reject) => {
+    const fail = (error: unknown): void => {
+      if (signal.aborted) {
+        reject(new HttpExchangeError("TIMEOUT", `no complete answer within ${request.timeoutMs / 1000} s`, error));
+        return;
+      }
+      const code = (error as { code?: unknown }).code;
+      const message = error instanceof Error ? error.message : String(error);
+      reject(new HttpExchangeError(typeof code === "string" ? code : undefined, message, error));
+    };
+    const headers = request.body === undefined ? request.headers : { ...request.headers, "content-length": String(Buffer.byteLength(request.body)) };
+    const outgoing = send(url, { method: request.method, headers, agent: secure ? agents.https : agents.http, signal }, (response: IncomingMessage) => {
+      const chunks: Buffer[] = [];
+      response.on("data", (chunk: Buffer) => chunks.push(chunk));
+      response.on("error", fail);
+      response.on("end", () => {
+        const flat: Record<string, string> = {};
+        for (const [name, value] of Object.entries(response.headers)) {
+          if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(", ") : value;
+        }
+        resolve({ status: response.statusCode ?? 0, headers: flat, body: Buffer.concat(chunks).toString("utf8") });
+      });
+    });
+    outgoing.on("error", fail);
+    outgoing.end(request.body);
+  });
+}
