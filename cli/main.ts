@@ -9,6 +9,7 @@ import { logout } from "./commands/logout.js";
 import { refresh } from "./commands/refresh.js";
 import { status } from "./commands/status.js";
 import { trigger } from "./commands/trigger.js";
+import { pluginInstall, pluginPath } from "./commands/plugin.js";
 import { CliError, error as printError } from "./output.js";
 import { EVENTS } from "../sdk/events.js";
 
@@ -146,6 +147,22 @@ program
   .option("--wait <seconds>", "how long to wait for the deliveries, in seconds", positiveInt("--wait"), 30)
   .addHelpText("after", "\nExample:\n  $ pulumi-helpdesk trigger ticket_opened --base-url http://127.0.0.1:8080")
   .action(trigger);
+
+const plugin = program
+  .command("plugin")
+  .description("Make the native provider plugin pulumi-resource-helpdesk (resources helpdesk:index:*) findable by Pulumi.");
+
+plugin
+  .command("path")
+  .description("Print the folder holding the plugin's launcher, for Pulumi.yaml `plugins: providers: - name: helpdesk, path: <folder>`.")
+  .action(pluginPath);
+
+plugin
+  .command("install")
+  .description("Install the plugin into Pulumi's plugin cache (runs `pulumi plugin install resource helpdesk <version> --file ...`).")
+  .option("--pulumi <path>", "the pulumi executable to run (default: pulumi on PATH)")
+  .addHelpText("after", "\nExamples:\n  $ npx pulumi-helpdesk plugin install\n  $ npx pulumi-helpdesk plugin path")
+  .action(pluginInstall);
 
 try {
   await program.parseAsync(process.argv);

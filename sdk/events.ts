@@ -21,7 +21,10 @@ export const EVENTS = [
   "agent_replied",
 ] as const;
 
-/** One webhook event name of spec §6, e.g. `"ticket_opened"`. */
+/** What an `event` input means, for people (the native provider's schema and docs use it). */
+export const EVENT_DESCRIPTION = "The help-desk event a webhook subscribes to: one of the 14 names of spec §6, e.g. `ticket_opened`.";
+
+/** One webhook event name of spec §6, e.g. `"ticket_opened"`. Described for people by {@link EVENT_DESCRIPTION}. */
 export type WebhookEvent = (typeof EVENTS)[number];
 
 /**

@@ -70,3 +70,18 @@ export interface ConfiguredWebhookProvider {
   /** Removes the webhook: `DELETE /v1/webhooks/:id` (spec §4.4); an already-deleted webhook is a success. */
   delete(id: string, outputs: WebhookOutputs): Promise<void>;
 }
+
+/**
+ * What a Webhook and its `state` output are, for people: the descriptions of the native provider's schema
+ * (`helpdesk:index:Webhook`) and of the native TypeScript `Webhook` class. `event` and `url` are described where their
+ * rules live: `EVENT_DESCRIPTION` (sdk/events.ts) and `URL_RULE_DESCRIPTION` (sdk/webhook-rules.ts).
+ */
+export const WEBHOOK_DESCRIPTIONS = {
+  resource:
+    "A help-desk webhook: a URL registered for one event (spec §2.1). Create sends `POST /v1/webhooks` (spec §4.3); " +
+    "delete sends `DELETE /v1/webhooks/:id` (spec §4.4), and a webhook already removed in the help desk counts as deleted. " +
+    "A change of `event` or `url` replaces the webhook (the API has no update endpoint). The API cannot read a webhook: " +
+    "`pulumi refresh` keeps the recorded state, and the `import` resource option adopts an existing id with the declared " +
+    "`event` and `url` as given, without reading them.",
+  state: "The webhook's state as the help desk reported it on create: `active` (spec §2.1, §3); `unknown` for a webhook adopted with the `import` option, which the API cannot read.",
+} as const;

@@ -39,6 +39,15 @@ const SCHEME = /^([A-Za-z][A-Za-z0-9+.-]*):/;
  */
 const HTTP_WITH_AUTHORITY = /^https?:\/\/[^/?#]/i;
 
+/**
+ * The url rule of {@link webhookUrlProblem} in one sentence, for people: what the native provider's schema says of
+ * `url`. Keep it in step with the numbered rule below.
+ */
+export const URL_RULE_DESCRIPTION =
+  `An absolute http or https URL as typed, host present, at most ${MAX_URL_LENGTH} characters, without spaces, ` +
+  "control or invisible characters or backslashes (userinfo, IP literals, ports, queries and non-ASCII hosts are allowed). " +
+  "The help desk POSTs each delivery to it (spec §2.1). It may carry a credential: pass it as a secret and it stays one.";
+
 /** One failing field of a webhook's inputs: which field, and a reason saying what was wrong and what is allowed. */
 export interface WebhookProblem {
   /** The input property (spec §2.1 field name). */

@@ -1,0 +1,70 @@
+/**
+ * `pulumi-helpdesk plugin path` and `pulumi-helpdesk plugin install`: make the native provider plugin
+ * `pulumi-resource-helpdesk` (package `helpdesk`) findable by Pulumi.
+ *
+ * Two ways work with the Pulumi CLI (measured with v3.259.0):
+ * - A project's Pulumi.yaml names the folder: `plugins: { providers: [{ name: helpdesk, path: <folder> }] }`, where
+ *   the folder is the package's `plugin/` (`plugin path` prints it). Pulumi runs the launcher there, which finds the
+ *   package beside it.
+ * - `pulumi plugin install resource helpdesk <version> --file <folder>` copies a folder into the plugin cache
+ *   (`$PULUMI_HOME/plugins/resource-helpdesk-v<version>/`), for every project of the user. A copy of the package's
+ *   `plugin/` alone would not find the package from there, so `plugin install` installs a folder holding the launcher
+ *   and a `package-root` file naming this installed package.
+ */
+import { spawnSync } from "node:child_process";
+import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { join } from "node:path";
+import { packageRoot, packageVersion } from "../../sdk/package-version.js";
+import { CliError, info, result, success } from "../output.js";
+
+/** The launcher's file name, as Pulumi looks for it: `pulumi-resource-<package>`. */
+export const LAUNCHER = "pulumi-resource-helpdesk";
+
+/**
+ * @returns the absolute path of the folder holding the launcher in the installed package, e.g.
+ *   `/work/app/node_modules/pulumi-helpdesk/plugin`
+ */
+export function pluginFolder(): string {
+  return join(packageRoot(), "plugin");
+}
+
+/** `plugin path`: prints the plugin folder on stdout (for Pulumi.yaml `plugins.providers[].path`). */
+export function pluginPath(): void {
+  result(pluginFolder());
+}
+
+/** Options of `plugin install`. */
+export interface PluginInstallOptions {
+  /** The `pulumi` executable to run (default: `pulumi` on PATH). */
+  pulumi?: string;
+}
+
+/**
+ * `plugin install`: installs the plugin into Pulumi's plugin cache at this package's version, pointing at this
+ * installed package, by running `pulumi plugin install resource helpdesk <version> --file <folder> --reinstall`.
+ * Prints the command and where the plugin now is.
+ *
+ * @throws CliError (exit 1) when the Pulumi CLI cannot be run or the install fails (its output is shown)
+ */
+export async function pluginInstall(options: PluginInstallOptions): Promise<void> {
+  const version = packageVersion();
+  const staging = mkdtempSync(join(tmpdir(), "pulumi-helpdesk-plugin-"));
+  try {
+    copyFileSync(join(pluginFolder(), LAUNCHER), join(staging, LAUNCHER));
+    writeFileSync(join(staging, "package-root"), `${packageRoot()}\n`);
+    const pulumi = options.pulumi ?? "pulumi";
+    const args = ["plugin", "install", "resource", "helpdesk", version, "--file", staging, "--reinstall"];
+    info(`Running: ${pulumi} ${args.join(" ")}`);
+    const ran = spawnSync(pulumi, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+    if (ran.error) throw new CliError(`could not run ${pulumi}: ${ran.error.message}. Install the Pulumi CLI, or pass --pulumi <path>.`);
+    if (ran.status !== 0) {
+      throw new CliError(`${pulumi} plugin install failed (exit ${ran.status ?? ran.signal}):\n${`${ran.stdout}${ran.stderr}`.trim()}`);
+    }
+    const home = process.env.PULUMI_HOME || join(homedir(), ".pulumi");
+    success(`Installed the helpdesk resource plugin ${version} into ${join(home, "plugins", `resource-helpdesk-v${version}`)}`);
+    info(`It runs ${join(packageRoot(), "dist", "provider", "native", "main.js")}; run this command again if that package moves or is upgraded.`);
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,58 @@
+/**
+ * Warnings of the native provider plugin, shown by the engine as warnings of the resource being operated on: the
+ * engine's `pulumirpc.Engine/Log` service (pulumi/pulumi `proto/pulumi/engine.proto`), at the address the engine
+ * passes as the plugin's argument and again in `Handshake`. The resource is tracked per operation with
+ * `AsyncLocalStorage`, so parallel operations each name their own URN. Without an engine address (a plugin started
+ * by hand), or when a `Log` call fails, the warning goes to stderr, which the engine also shows.
+ */
+import { AsyncLocalStorage } from "node:async_hooks";
+import * as grpc from "@grpc/grpc-js";
+import { setWarningSink } from "../warnings.js";
+import { engineGrpc, enginePb } from "./proto.js";
+
+/** The URN of the resource whose operation is running, per async context. */
+const currentUrn = new AsyncLocalStorage<string>();
+
+/**
+ * Runs one operation with `urn` as the resource that warnings raised inside it belong to.
+ *
+ * @param urn the resource URN from the request (empty for provider-level operations)
+ * @param operation the operation
+ */
+export function withResource<T>(urn: string, operation: () => Promise<T>): Promise<T> {
+  return currentUrn.run(urn, operation);
+}
+
+let client: InstanceType<typeof engineGrpc.EngineClient> | undefined;
+let clientAddress: string | undefined;
+
+/**
+ * Routes the provider core's warnings (`provider/warnings.ts`) to the engine at `address`. Called with the address of
+ * the plugin's argument and again with the one of `Handshake`/`Attach` (the same engine; a new address replaces the
+ * connection).
+ *
+ * @param address the engine's gRPC address, `host:port`; empty or undefined keeps stderr
+ */
+export function logToEngine(address: string | undefined): void {
+  if (!address || address === clientAddress) return;
+  client?.close();
+  client = new engineGrpc.EngineClient(address, grpc.credentials.createInsecure());
+  clientAddress = address;
+  setWarningSink(sendWarning);
+}
+
+/** Sends one warning to the engine's Log service, or to stderr when there is no engine or the call fails. */
+function sendWarning(message: string): void {
+  const engine = client;
+  if (!engine) {
+    process.stderr.write(`warning: ${message}\n`);
+    return;
+  }
+  const request = new enginePb.LogRequest();
+  request.setSeverity(enginePb.LogSeverity.WARNING);
+  request.setMessage(message);
+  request.setUrn(currentUrn.getStore() ?? "");
+  engine.log(request, (error) => {
+    if (error) process.stderr.write(`warning: ${message}\n`);
+  });
+}

@@ -1,0 +1,140 @@
+/**
+ * The Pulumi package schema of `helpdesk` (https://www.pulumi.com/docs/iac/extending-pulumi/schema/), built from the
+ * project's own definitions so it cannot drift from them: the event names (`sdk/events.ts` `EVENTS`), the url rule
+ * (`sdk/webhook-rules.ts` `URL_RULE_DESCRIPTION`), the config keys, which of them are secret, and their descriptions
+ * (`sdk/config.ts`), the resource's descriptions (`sdk/provider-contract.ts` `WEBHOOK_DESCRIPTIONS`) and the package
+ * version (package.json). Served by the plugin's `GetSchema`; written to `dist/schema.json` by the build
+ * (`scripts/build/schema.ts`) for SDK generation (the Python SDK `pulumi_helpdesk` is generated from it).
+ */
+import { CONFIG_DESCRIPTIONS, ENV_VARS } from "../../sdk/config.js";
+import { EVENT_DESCRIPTION, EVENTS } from "../../sdk/events.js";
+import { packageVersion } from "../../sdk/package-version.js";
+import { WEBHOOK_DESCRIPTIONS } from "../../sdk/provider-contract.js";
+import { URL_RULE_DESCRIPTION } from "../../sdk/webhook-rules.js";
+import { INTEGER_CONFIG_NAMES, isSecretConfig, PROVIDER_CONFIG_NAMES } from "./config.js";
+import { WEBHOOK_TYPE } from "./webhook.js";
+
+/** The package name: the `helpdesk` of `helpdesk:index:Webhook` and of the stack config keys. */
+export const PACKAGE = "helpdesk";
+/** The schema type token of the event enum. */
+export const EVENT_TYPE = "helpdesk:index:WebhookEvent";
+
+/** One property of the schema (the subset this package uses). */
+export interface SchemaProperty {
+  type?: "string" | "integer";
+  $ref?: string;
+  description: string;
+  secret?: boolean;
+  replaceOnChanges?: boolean;
+}
+
+/** The schema document (the subset of Pulumi's package schema this package uses). */
+export interface PackageSchema {
+  name: string;
+  displayName: string;
+  version: string;
+  description: string;
+  keywords: string[];
+  license: string;
+  publisher: string;
+  config: { variables: Record<string, SchemaProperty> };
+  provider: { description: string; inputProperties: Record<string, SchemaProperty>; properties: Record<string, SchemaProperty> };
+  types: Record<string, { type: "string"; description: string; enum: Array<{ value: string; name: string }> }>;
+  resources: Record<
+    string,
+    {
+      description: string;
+      inputProperties: Record<string, SchemaProperty>;
+      requiredInputs: string[];
+      properties: Record<string, SchemaProperty>;
+      required: string[];
+    }
+  >;
+  language: Record<string, Record<string, unknown>>;
+}
+
+/** A config setting's description plus the environment variable that takes precedence over it, if any. */
+function configDescription(name: (typeof PROVIDER_CONFIG_NAMES)[number]): string {
+  const envName = (ENV_VARS as Readonly<Record<string, string>>)[name];
+  const env = envName ? ` The environment variable \`${envName}\`, when set, takes precedence when the provider runs.` : "";
+  return `${CONFIG_DESCRIPTIONS[name]}${env}`;
+}
+
+/** `ticket_opened` → `TicketOpened`: the enum member name SDK generators use. */
+function enumName(value: string): string {
+  return value.replace(/(^|_)([a-z])/g, (_, __, letter: string) => letter.toUpperCase());
+}
+
+/**
+ * Builds the schema.
+ *
+ * @returns the schema document; `version` is the installed package's version
+ * @throws Error when the package's own package.json cannot be found (see `sdk/package-version.ts`)
+ */
+export function buildSchema(): PackageSchema {
+  const configProperties: Record<string, SchemaProperty> = {};
+  for (const name of PROVIDER_CONFIG_NAMES) {
+    configProperties[name] = {
+      type: INTEGER_CONFIG_NAMES.has(name) ? "integer" : "string",
+      description: configDescription(name),
+      ...(isSecretConfig(name) ? { secret: true } : {}),
+    };
+  }
+  // Provider outputs: the plain settings only (secret ones are recorded encrypted but not offered as outputs).
+  const providerOutputs = Object.fromEntries(
+    Object.entries(configProperties).filter(([name, property]) => !property.secret && property.type === "string" && name !== "tokenExpiresAt"),
+  );
+  const event: SchemaProperty = { $ref: `#/types/${EVENT_TYPE}`, description: `${EVENT_DESCRIPTION} Changing it replaces the webhook.`, replaceOnChanges: true };
+  const url: SchemaProperty = { type: "string", description: `${URL_RULE_DESCRIPTION} Changing it replaces the webhook.`, replaceOnChanges: true };
+  return {
+    name: PACKAGE,
+    displayName: "Help desk",
+    version: packageVersion(),
+    description: "Manage help-desk webhooks as code (pulumi-helpdesk).",
+    keywords: ["pulumi", "helpdesk", "webhooks", "category/utility", "kind/native"],
+    license: "Apache-2.0",
+    publisher: "pulumi-helpdesk",
+    config: { variables: configProperties },
+    provider: {
+      description:
+        "The provider of help-desk resources. Without settings it reads the stack's `helpdesk:*` config, which " +
+        "`pulumi-helpdesk login` writes; an explicit provider takes its settings as inputs (one help desk per provider).",
+      inputProperties: configProperties,
+      properties: providerOutputs,
+    },
+    types: {
+      [EVENT_TYPE]: { type: "string", description: EVENT_DESCRIPTION, enum: EVENTS.map((value) => ({ value, name: enumName(value) })) },
+    },
+    resources: {
+      [WEBHOOK_TYPE]: {
+        description: WEBHOOK_DESCRIPTIONS.resource,
+        inputProperties: { event, url },
+        requiredInputs: ["event", "url"],
+        properties: { event, url, state: { type: "string", description: WEBHOOK_DESCRIPTIONS.state } },
+        required: ["event", "url", "state"],
+      },
+    },
+    language: {
+      nodejs: {
+        packageName: "pulumi-helpdesk",
+        packageDescription: "Help-desk webhooks as code. The hand-written classes of this schema are `pulumi-helpdesk/native`.",
+        dependencies: { "@pulumi/pulumi": "^3.139.0" },
+        respectSchemaVersion: true,
+      },
+      python: {
+        packageName: "pulumi_helpdesk",
+        requires: { "pulumi": ">=3.0.0,<4.0.0" },
+        pyproject: { enabled: true },
+        respectSchemaVersion: true,
+        readme: "Help-desk webhooks as code: the Python SDK of the pulumi-helpdesk native provider (`pulumi-resource-helpdesk`).",
+      },
+    },
+  };
+}
+
+/**
+ * @returns {@link buildSchema} as the JSON text `GetSchema` serves and the build writes (2-space indented)
+ */
+export function schemaJson(): string {
+  return `${JSON.stringify(buildSchema(), null, 2)}\n`;
+}

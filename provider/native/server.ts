@@ -1,0 +1,228 @@
+/**
+ * The gRPC server of Pulumi's `pulumirpc.ResourceProvider` service (pulumi/pulumi `proto/pulumi/provider.proto`,
+ * v3.259) for the `helpdesk` package, on `@grpc/grpc-js` with the stubs shipped in `@pulumi/pulumi/proto/`.
+ *
+ * Why not `@pulumi/pulumi/provider`'s `main()`: its server answers `Configure` without handing the provider its
+ * config (`configure()` in `provider/server.js` only sets the protocol flags), and `CheckConfig`/`DiffConfig` with
+ * UNIMPLEMENTED; a provider whose credentials are its config cannot be built on it. So this server is our own, and
+ * every resource operation is the provider core's (`./webhook.ts` over `provider/index.ts` `webhookProvider`).
+ *
+ * Methods: Handshake, GetPluginInfo, GetSchema, CheckConfig, DiffConfig, Configure, Check, Diff, Create, Read,
+ * Update (adoption of an import only), Delete, Cancel, Attach, GetMapping, GetMappings. Parameterize, Invoke, Call,
+ * Construct and List are not served: grpc-js answers UNIMPLEMENTED, which is what the v3.259 engine expects of a
+ * provider without parameterization, functions, methods, components or listing.
+ *
+ * Every error message passes through the redaction registry (`auth/redact.ts` `forPerson`), which knows the provider's
+ * credentials from `Configure` on.
+ */
+import * as grpc from "@grpc/grpc-js";
+import { forPerson } from "../../auth/redact.js";
+import type { ConfigReader } from "../../sdk/provider-contract.js";
+import { packageVersion } from "../../sdk/package-version.js";
+import { checkProviderConfig, configReaderOf, diffProviderConfig } from "./config.js";
+import { logToEngine, withResource } from "./engine-log.js";
+import { containsUnknown } from "./properties.js";
+import { emptyPb, pluginPb, providerGrpc, providerPb, toProperties, toStruct, type ConfigureRequest, type PropertyMap, type ResourceProviderServer } from "./proto.js";
+import { schemaJson } from "./schema.js";
+import { checkWebhook, createWebhook, deleteWebhook, diffWebhook, readWebhook, updateWebhook, WEBHOOK_TYPE } from "./webhook.js";
+
+/** The configuration state of this provider instance (one plugin process serves one provider resource). */
+type Configured = { kind: "none" } | { kind: "unknown" } | { kind: "known"; config: ConfigReader };
+
+/**
+ * Wraps an async handler as a grpc-js unary handler: the result goes to the callback; a thrown error becomes status
+ * UNKNOWN with its message, redacted (the engine shows that message to the person running Pulumi).
+ */
+function unary<Req, Res>(urnOf: (request: Req) => string, handler: (request: Req) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
+  return (call, callback) => {
+    withResource(urnOf(call.request), () => handler(call.request)).then(
+      (response) => callback(null, response),
+      (error: unknown) => {
+        const message = forPerson(error instanceof Error ? error.message : String(error));
+        callback({ code: grpc.status.UNKNOWN, details: message, message, name: "Error", metadata: new grpc.Metadata() });
+      },
+    );
+  };
+}
+
+/** No URN: provider-level calls. */
+const noUrn = (): string => "";
+
+/** Refuses a resource type this provider does not have. */
+function assertWebhookType(type: string, urn: string): void {
+  const token = type || urn.split("::")[2]?.split("$").pop() || "";
+  if (token !== WEBHOOK_TYPE) throw new Error(`the helpdesk provider has no resource type ${JSON.stringify(token)}; it offers ${WEBHOOK_TYPE}`);
+}
+
+/**
+ * The provider config that `Configure` received: `args` (the inputs, secrets wrapped), or, from an engine that sends
+ * only the deprecated `variables` map (`helpdesk:config:<name>` → string), that.
+ */
+function configureInputs(request: ConfigureRequest): PropertyMap {
+  const args = request.getArgs();
+  if (args) return toProperties(args);
+  const inputs: PropertyMap = {};
+  request.getVariablesMap().forEach((value: string, key: string) => {
+    const name = key.replace(/^helpdesk:(config:)?/, "");
+    inputs[name] = value;
+  });
+  return inputs;
+}
+
+/**
+ * Builds the `ResourceProvider` service implementation of one provider instance.
+ *
+ * @param engineAddress the engine address given on the command line, if any (for warnings, see `engine-log.ts`)
+ * @returns the handlers to pass to `grpc.Server.addService(providerGrpc.ResourceProviderService, ...)`
+ */
+export function resourceProviderService(engineAddress: string | undefined): grpc.UntypedServiceImplementation {
+  logToEngine(engineAddress);
+  let configured: Configured = { kind: "none" };
+  const config = (): ConfigReader | undefined => (configured.kind === "known" ? configured.config : undefined);
+
+  const handlers: Partial<ResourceProviderServer> = {
+    handshake: unary(noUrn, async (request) => {
+      logToEngine(request.getEngineAddress());
+      const response = new providerPb.ProviderHandshakeResponse();
+      response.setAcceptSecrets(true);
+      response.setAcceptResources(true);
+      response.setAcceptOutputs(false);
+      response.setSupportsAutonamingConfiguration(false);
+      response.setAcceptsByteString(false);
+      return response;
+    }),
+
+    attach: unary(noUrn, async (request) => {
+      logToEngine(request.getAddress());
+      return new emptyPb.Empty();
+    }),
+
+    getPluginInfo: unary(noUrn, async () => new pluginPb.PluginInfo().setVersion(packageVersion())),
+
+    getSchema: unary(noUrn, async (request) => {
+      if (request.getVersion() !== 0) throw new Error(`unsupported schema version ${request.getVersion()}`);
+      return new providerPb.GetSchemaResponse().setSchema(schemaJson());
+    }),
+
+    getMapping: unary(noUrn, async () => new providerPb.GetMappingResponse()),
+    getMappings: unary(noUrn, async () => new providerPb.GetMappingsResponse()),
+
+    cancel: unary(noUrn, async () => new emptyPb.Empty()),
+
+    checkConfig: unary(
+      (request) => request.getUrn(),
+      async (request) => {
+        const { inputs, failures } = checkProviderConfig(toProperties(request.getNews()));
+        const response = new providerPb.CheckResponse().setInputs(toStruct(inputs));
+        response.setFailuresList(failures.map((failure) => new providerPb.CheckFailure().setProperty(failure.property).setReason(failure.reason)));
+        return response;
+      },
+    ),
+
+    diffConfig: unary(
+      (request) => request.getUrn(),
+      async (request) => {
+        const { changed, replaces } = diffProviderConfig(toProperties(request.getOlds()), toProperties(request.getNews()));
+        const response = new providerPb.DiffResponse();
+        response.setChanges(changed.length > 0 ? providerPb.DiffResponse.DiffChanges.DIFF_SOME : providerPb.DiffResponse.DiffChanges.DIFF_NONE);
+        response.setDiffsList(changed);
+        response.setReplacesList(replaces);
+        return response;
+      },
+    ),
+
+    configure: unary(noUrn, async (request) => {
+      const inputs = configureInputs(request);
+      // The engine does not configure a provider whose inputs are unknown (preview); guard anyway.
+      configured = containsUnknown(inputs) ? { kind: "unknown" } : { kind: "known", config: configReaderOf(inputs) };
+      const response = new providerPb.ConfigureResponse();
+      response.setAcceptsecrets(true);
+      response.setAcceptresources(true);
+      response.setSupportspreview(true);
+      response.setAcceptoutputs(false);
+      return response;
+    }),
+
+    check: unary(
+      (request) => request.getUrn(),
+      async (request) => {
+        assertWebhookType(request.getType(), request.getUrn());
+        const { inputs, failures } = await checkWebhook(toProperties(request.getOlds()), toProperties(request.getNews()));
+        const response = new providerPb.CheckResponse().setInputs(toStruct(inputs));
+        response.setFailuresList(failures.map((failure) => new providerPb.CheckFailure().setProperty(failure.property).setReason(failure.reason)));
+        return response;
+      },
+    ),
+
+    diff: unary(
+      (request) => request.getUrn(),
+      async (request) => {
+        assertWebhookType(request.getType(), request.getUrn());
+        const outcome = await diffWebhook(request.getId(), toProperties(request.getOlds()), toProperties(request.getNews()));
+        const response = new providerPb.DiffResponse();
+        response.setChanges(outcome.changes ? providerPb.DiffResponse.DiffChanges.DIFF_SOME : providerPb.DiffResponse.DiffChanges.DIFF_NONE);
+        response.setReplacesList(outcome.replaces);
+        response.setDiffsList(outcome.diffs);
+        response.setDeletebeforereplace(false);
+        return response;
+      },
+    ),
+
+    create: unary(
+      (request) => request.getUrn(),
+      async (request) => {
+        assertWebhookType(request.getType(), request.getUrn());
+        const { id, outputs } = await createWebhook(config(), toProperties(request.getProperties()), request.getPreview());
+        return new providerPb.CreateResponse().setId(id).setProperties(toStruct(outputs));
+      },
+    ),
+
+    read: unary(
+      (request) => request.getUrn(),
+      async (request) => {
+        assertWebhookType(request.getType(), request.getUrn());
+        const inputs = request.getInputs();
+        const outcome = readWebhook(request.getId(), toProperties(request.getProperties()), inputs ? toProperties(inputs) : undefined);
+        const response = new providerPb.ReadResponse().setId(outcome.id).setProperties(toStruct(outcome.properties));
+        if (outcome.inputs) response.setInputs(toStruct(outcome.inputs));
+        return response;
+      },
+    ),
+
+    update: unary(
+      (request) => request.getUrn(),
+      async (request) => {
+        assertWebhookType(request.getType(), request.getUrn());
+        const outputs = updateWebhook(toProperties(request.getOlds()), toProperties(request.getNews()));
+        return new providerPb.UpdateResponse().setProperties(toStruct(outputs));
+      },
+    ),
+
+    delete: unary(
+      (request) => request.getUrn(),
+      async (request) => {
+        assertWebhookType(request.getType(), request.getUrn());
+        await deleteWebhook(config(), request.getId(), toProperties(request.getProperties()));
+        return new emptyPb.Empty();
+      },
+    ),
+  };
+  return handlers as grpc.UntypedServiceImplementation;
+}
+
+/**
+ * Starts the server on 127.0.0.1 at a free port.
+ *
+ * @param engineAddress the engine's address (the plugin's argument), or undefined
+ * @returns the port (the plugin prints it on stdout, as Pulumi plugins do) and the server
+ * @throws Error when no port can be bound
+ */
+export async function serve(engineAddress: string | undefined): Promise<{ port: number; server: grpc.Server }> {
+  // Large messages: a state with many properties; Pulumi's own servers lift the 4 MiB default the same way.
+  const server = new grpc.Server({ "grpc.max_receive_message_length": 400 * 1024 * 1024 });
+  server.addService(providerGrpc.ResourceProviderService, resourceProviderService(engineAddress));
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
+  });
+  return { port, server };
+}

@@ -1,0 +1,171 @@
+/**
+ * `helpdesk:index:Webhook` for the native provider plugin: the resource half of the plugin protocol (Check, Diff,
+ * Create, Read, Update, Delete) in terms of the provider core's `webhookProvider` (`provider/index.ts`), which the
+ * dynamic `Webhook` uses too. Validation, requests, retries, token renewal and error messages are the core's; this
+ * module adds only what the plugin protocol needs besides:
+ *
+ * - secrets: the engine sends secret inputs wrapped (the plugin accepts secrets), the core works on plain values, and
+ *   every output whose input was secret is wrapped again (so `url` stays secret when it was given as one);
+ * - preview: `Create` with `preview` returns the inputs and an unknown `state` without a request;
+ * - Read, which the API cannot serve (spec: no read endpoint): see {@link readWebhook} for what it does instead;
+ * - Update, for one case only: adopting a webhook imported with the `import` resource option (see {@link updateWebhook}).
+ */
+import type { ConfigReader, WebhookInputs, WebhookOutputs } from "../../sdk/provider-contract.js";
+import { webhookProvider } from "../index.js";
+import type { PropertyMap } from "./proto.js";
+import { reveal, UNKNOWN, unwrapProperties, wrapSecrets } from "./properties.js";
+
+/** The resource type token (schema `resources`). */
+export const WEBHOOK_TYPE = "helpdesk:index:Webhook";
+
+/**
+ * The property by which {@link readWebhook} marks the state of an import it could not read. It lives only between
+ * the engine's Read and the next Check/Diff of the same import and is never kept in a finished state.
+ */
+export const IMPORT_MARKER = "__helpdeskImportNotRead";
+/** The marker's value, which says why to anyone who sees it in a preview. */
+const IMPORT_MARKER_VALUE = "the help-desk API has no read endpoint: event and url come from the program";
+
+/** The `state` of an adopted webhook: the API cannot tell it. */
+export const ADOPTED_STATE = "unknown";
+
+/** An error for the person running Pulumi (the server passes its message through the redaction registry). */
+export class WebhookOperationError extends Error {
+  override name = "WebhookOperationError";
+}
+
+/** What {@link checkWebhook} returns: the inputs to record and the failures. */
+export interface CheckOutcome {
+  inputs: PropertyMap;
+  failures: Array<{ property: string; reason: string }>;
+}
+
+/**
+ * Check: validates with the core's rule (`webhookProvider.check`: 14 event names, the url rule of
+ * `sdk/webhook-rules.ts`; unknowns pass in preview) and records `event` and `url` only, secret ones kept secret.
+ *
+ * @param olds the old inputs (an import's marker state, or `{}`)
+ * @param news the program's inputs, secrets wrapped
+ * @throws WebhookOperationError for `pulumi import` (the engine checks the read state itself as the new inputs, so
+ *   the marker of {@link readWebhook} is in `news`): the message says to use the `import` resource option instead
+ */
+export async function checkWebhook(olds: PropertyMap, news: PropertyMap): Promise<CheckOutcome> {
+  if (IMPORT_MARKER in news) {
+    throw new WebhookOperationError(
+      "a help-desk webhook cannot be imported with `pulumi import`: the help-desk API has no endpoint to read a webhook, so its " +
+        "event and url cannot be found. Declare the webhook in your program with the `import` resource option instead, giving its " +
+        'event and url as they are, e.g. in TypeScript new Webhook("name", { event: "ticket_opened", url: "https://..." }, { import: "<webhook id>" }), ' +
+        "and run `pulumi up`: it adopts the webhook without a request, trusting the declared event and url.",
+    );
+  }
+  const { plain, secretKeys } = unwrapProperties(news);
+  const result = await webhookProvider.check(reveal(olds) as PropertyMap, plain);
+  return {
+    inputs: wrapSecrets((result.inputs ?? {}) as PropertyMap, secretKeys),
+    failures: (result.failures ?? []).map((failure) => ({ property: String(failure.property), reason: failure.reason })),
+  };
+}
+
+/** What {@link diffWebhook} returns. */
+export interface DiffOutcome {
+  /** Whether anything changed. */
+  changes: boolean;
+  /** The changed properties that replace the webhook. */
+  replaces: string[];
+  /** Every changed property. */
+  diffs: string[];
+}
+
+/**
+ * Diff: the core's rule (`webhookProvider.diff`: a change of `event` or `url` replaces; nothing else counts), except
+ * right after an import the API could not read (recorded outputs carry {@link IMPORT_MARKER}): then the declared
+ * `event` and `url` are a change without replacement, which the engine applies with {@link updateWebhook}.
+ *
+ * @param id the webhook id; @param olds the recorded outputs; @param news the checked new inputs (secrets wrapped)
+ */
+export async function diffWebhook(id: string, olds: PropertyMap, news: PropertyMap): Promise<DiffOutcome> {
+  if (IMPORT_MARKER in olds) {
+    const diffs = (["event", "url"] as const).filter((key) => key in news);
+    return { changes: true, replaces: [], diffs };
+  }
+  const result = await webhookProvider.diff(id, reveal(olds) as PropertyMap, reveal(news) as PropertyMap);
+  const replaces = result.replaces ?? [];
+  return { changes: result.changes === true, replaces, diffs: replaces };
+}
+
+/**
+ * Create: registers the webhook with the core's `webhookProvider.create` (`POST /v1/webhooks`, spec §4.3), with the
+ * provider instance's config. In preview nothing is sent: the inputs come back with an unknown `state`.
+ *
+ * @param config this provider instance's settings (undefined when never configured: the core's message then says
+ *   which credentials are missing)
+ * @param inputs the checked inputs, secrets wrapped
+ * @param preview true for `pulumi preview` (and the preview phase of `up`)
+ * @returns the id (`""` in preview) and the outputs `event`, `url`, `state`, wrapped as secret where the input was
+ * @throws the core's errors (messages already fit for people, no credentials)
+ */
+export async function createWebhook(config: ConfigReader | undefined, inputs: PropertyMap, preview: boolean): Promise<{ id: string; outputs: PropertyMap }> {
+  const { plain, secretKeys } = unwrapProperties(inputs);
+  if (preview) return { id: "", outputs: wrapSecrets({ event: plain.event, url: plain.url, state: UNKNOWN }, secretKeys) };
+  const created = await webhookProvider.create(config, { event: plain.event, url: plain.url } as WebhookInputs);
+  return { id: created.id, outputs: wrapSecrets({ ...(created.outs as WebhookOutputs) }, secretKeys) };
+}
+
+/** What {@link readWebhook} returns. */
+export interface ReadOutcome {
+  id: string;
+  /** Outputs to record. */
+  properties: PropertyMap;
+  /** Inputs to record; undefined to keep the recorded ones. */
+  inputs: PropertyMap | undefined;
+}
+
+/**
+ * Read. The help-desk API has no endpoint to read a webhook (spec §4), so nothing is requested:
+ *
+ * - `pulumi refresh` (the engine sends the recorded outputs and inputs, pulumi/pulumi `pkg/resource/deploy/step.go`
+ *   `RefreshStep.Apply`): the recorded state comes back unchanged. A webhook deleted or edited in the help desk goes
+ *   unnoticed; `pulumi up --replace <urn>` re-creates one.
+ * - An import (the engine sends only the id, `ImportStep.Apply`, for `pulumi import` and for the `import` resource
+ *   option alike): a state holding only {@link IMPORT_MARKER}. With the `import` option the engine next checks and
+ *   diffs the program's inputs against it ({@link diffWebhook}), and {@link updateWebhook} records them: the webhook is
+ *   adopted with the declared `event` and `url`, trusted, not read. `pulumi import` instead checks the read state
+ *   itself, and {@link checkWebhook} stops it with a message that says to use the `import` option.
+ *
+ * @param id the webhook id; @param properties the recorded outputs (`{}` for an import); @param inputs the recorded
+ *   inputs, or undefined (import)
+ */
+export function readWebhook(id: string, properties: PropertyMap, inputs: PropertyMap | undefined): ReadOutcome {
+  if (Object.keys(properties).length === 0 && (inputs === undefined || Object.keys(inputs).length === 0)) {
+    const marker = { [IMPORT_MARKER]: IMPORT_MARKER_VALUE };
+    return { id, properties: marker, inputs: marker };
+  }
+  return { id, properties, inputs };
+}
+
+/**
+ * Update, for the adoption of an imported webhook only (see {@link readWebhook}): records the program's `event` and
+ * `url` as the outputs, `state` {@link ADOPTED_STATE}, without a request (the API has neither a read nor an update
+ * endpoint). Every other change replaces the webhook, so the engine never asks for another update.
+ *
+ * @param olds the recorded outputs; @param news the checked new inputs (secrets wrapped)
+ * @throws WebhookOperationError when `olds` is not an adoption (a provider bug: event and url changes replace)
+ */
+export function updateWebhook(olds: PropertyMap, news: PropertyMap): PropertyMap {
+  if (!(IMPORT_MARKER in olds)) {
+    throw new WebhookOperationError("a help-desk webhook cannot be updated in place (the API has no update endpoint): a change of event or url replaces it");
+  }
+  const { plain, secretKeys } = unwrapProperties(news);
+  return wrapSecrets({ event: plain.event, url: plain.url, state: ADOPTED_STATE }, secretKeys);
+}
+
+/**
+ * Delete: the core's `webhookProvider.delete` (`DELETE /v1/webhooks/:id`, spec §4.4; a webhook already gone counts as
+ * deleted, with a warning).
+ *
+ * @param config this provider instance's settings; @param id the webhook id; @param properties the recorded outputs
+ */
+export async function deleteWebhook(config: ConfigReader | undefined, id: string, properties: PropertyMap): Promise<void> {
+  const plain = reveal(properties) as Partial<WebhookOutputs>;
+  await webhookProvider.delete(config, id, { event: plain.event ?? ("(imported)" as WebhookOutputs["event"]), url: plain.url ?? "", state: plain.state ?? ADOPTED_STATE });
+}

@@ -1,0 +1,102 @@
+/**
+ * The native provider's package schema: built from the project's definitions (events, url rule, config keys and
+ * which are secret, descriptions, version), and served unchanged by the real plugin over gRPC (`GetSchema`, after
+ * `Handshake` and `GetPluginInfo`), the way the engine asks for it.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
+import * as grpc from "@grpc/grpc-js";
+import { CONFIG_DESCRIPTIONS, CONFIG_KEYS, ENV_VARS, SECRET_CONFIG_KEYS } from "../../sdk/config.js";
+import { EVENT_DESCRIPTION, EVENTS } from "../../sdk/events.js";
+import { URL_RULE_DESCRIPTION } from "../../sdk/webhook-rules.js";
+import { buildSchema, EVENT_TYPE } from "../../provider/native/schema.js";
+import { emptyPb, providerGrpc, providerPb } from "../../provider/native/proto.js";
+import { repoRoot } from "../support/package.js";
+
+const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+
+describe("native provider schema", () => {
+  const schema = buildSchema();
+
+  it("names the package helpdesk at the package.json version, with a python package pulumi_helpdesk", () => {
+    expect(schema.name).toBe("helpdesk");
+    expect(schema.version).toBe(pkg.version);
+    expect(schema.language.python?.packageName).toBe("pulumi_helpdesk");
+    expect(schema.language.nodejs?.packageName).toBe("pulumi-helpdesk");
+  });
+
+  it("offers exactly the 14 events of sdk/events.ts as the event enum", () => {
+    expect(schema.types[EVENT_TYPE]?.enum.map((entry) => entry.value)).toEqual([...EVENTS]);
+    expect(schema.types[EVENT_TYPE]?.description).toBe(EVENT_DESCRIPTION);
+    const webhook = schema.resources["helpdesk:index:Webhook"]!;
+    expect(webhook.inputProperties.event?.$ref).toBe(`#/types/${EVENT_TYPE}`);
+    expect(webhook.inputProperties.url?.description).toContain(URL_RULE_DESCRIPTION);
+    expect(webhook.requiredInputs).toEqual(["event", "url"]);
+    expect(Object.keys(webhook.properties).sort()).toEqual(["event", "state", "url"]);
+  });
+
+  it("derives the provider config from CONFIG_KEYS: every key but redirectUri, credentials secret, env vars named", () => {
+    const expected = Object.keys(CONFIG_KEYS).filter((name) => name !== "redirectUri");
+    for (const section of [schema.config.variables, schema.provider.inputProperties]) {
+      expect(Object.keys(section)).toEqual(expected);
+      for (const [name, property] of Object.entries(section)) {
+        expect(property.secret === true, name).toBe(SECRET_CONFIG_KEYS.includes(`helpdesk:${name}`));
+        expect(property.description.startsWith(CONFIG_DESCRIPTIONS[name as keyof typeof CONFIG_DESCRIPTIONS])).toBe(true);
+        const envName = (ENV_VARS as Record<string, string>)[name];
+        if (envName) expect(property.description).toContain(envName);
+      }
+    }
+    expect(schema.config.variables.maxRetries?.type).toBe("integer");
+    expect(schema.config.variables.requestTimeout?.type).toBe("integer");
+    // Provider outputs never offer a credential.
+    for (const name of Object.keys(schema.provider.properties)) expect(SECRET_CONFIG_KEYS).not.toContain(`helpdesk:${name}`);
+  });
+
+  describe("served by the plugin", () => {
+    let plugin: ChildProcess;
+    let client: InstanceType<typeof providerGrpc.ResourceProviderClient>;
+
+    beforeAll(async () => {
+      plugin = spawn(`${repoRoot}plugin/pulumi-resource-helpdesk`, [], { stdio: ["ignore", "pipe", "inherit"] });
+      const port = await new Promise<string>((resolve, reject) => {
+        let out = "";
+        plugin.stdout!.on("data", (chunk: Buffer) => {
+          out += chunk.toString();
+          if (out.includes("\n")) resolve(out.trim());
+        });
+        plugin.on("exit", (code) => reject(new Error(`the plugin exited with ${code} before printing its port`)));
+      });
+      expect(port).toMatch(/^\d+$/);
+      client = new providerGrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+    });
+
+    afterAll(() => {
+      client?.close();
+      plugin?.kill();
+    });
+
+    it("answers Handshake, GetPluginInfo and GetSchema with the built schema", async () => {
+      const handshake = await new Promise<InstanceType<typeof providerPb.ProviderHandshakeResponse>>((resolve, reject) =>
+        client.handshake(new providerPb.ProviderHandshakeRequest().setEngineAddress(""), (error, response) => (error ? reject(error) : resolve(response))),
+      );
+      expect(handshake.getAcceptSecrets()).toBe(true);
+      const info = await new Promise<string>((resolve, reject) =>
+        client.getPluginInfo(new emptyPb.Empty(), (error, response) => (error ? reject(error) : resolve(response.getVersion()))),
+      );
+      expect(info).toBe(pkg.version);
+      const served = await new Promise<string>((resolve, reject) =>
+        client.getSchema(new providerPb.GetSchemaRequest(), (error, response) => (error ? reject(error) : resolve(response.getSchema()))),
+      );
+      expect(JSON.parse(served)).toEqual(schema);
+      // The build writes the same document (when dist/ is built).
+      let written: string | undefined;
+      try {
+        written = readFileSync(`${repoRoot}dist/schema.json`, "utf8");
+      } catch {
+        written = undefined;
+      }
+      if (written !== undefined) expect(JSON.parse(written)).toEqual(schema);
+    });
+  });
+});
