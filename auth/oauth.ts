@@ -9,6 +9,7 @@
  * `grant_type=refresh_token` (§6), `state` (§10.12) and PKCE S256 (RFC 7636) always sent.
  */
 import * as oauth from "oauth4webapi";
+import { PulumiHelpdeskError } from "../sdk/errors.js";
 import { registerSecret, serverText } from "./redact.js";
 
 /** The OAuth client registration of spec §5.2: issued id and secret, and the redirect URI supplied in advance. */
@@ -52,9 +53,7 @@ export interface AuthorizationRequest {
  * `invalid_request`, `unsupported_grant_type`, ...) or `state_mismatch`, `bad_response`, `network`.
  * The message never contains a code, token or secret.
  */
-export class OAuthError extends Error {
-  /** The OAuth `error` value, or one of this module's codes. */
-  readonly code: string;
+export class OAuthError extends PulumiHelpdeskError {
   /** HTTP status of the token endpoint's answer, when there was one. */
   readonly status: number | undefined;
 
@@ -65,9 +64,7 @@ export class OAuthError extends Error {
    * @param cause the error this one wraps (oauth4webapi's or undici's), kept for debugging; never shown as such
    */
   constructor(code: string, message: string, status?: number, cause?: unknown) {
-    super(message, cause === undefined ? undefined : { cause });
-    this.name = "OAuthError";
-    this.code = code;
+    super(code, message, { cause });
     this.status = status;
   }
 }

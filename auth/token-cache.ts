@@ -37,6 +37,7 @@ import { chmodSync, closeSync, fchmodSync, fstatSync, fsyncSync, mkdirSync, open
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { lock } from "proper-lockfile";
+import { PulumiHelpdeskError } from "../sdk/errors.js";
 
 /** Mode of the cache directory: only its owner may list or enter it. */
 const DIRECTORY_MODE = 0o700;
@@ -79,9 +80,7 @@ export type TokenCacheErrorCode = "cache_damaged" | "cache_inaccessible" | "lock
  * A token cache failure with a stable `code` and the `file` concerned. The message names the file and says what to
  * do; it never contains a token.
  */
-export class TokenCacheError extends Error {
-  /** The failure kind. */
-  readonly code: TokenCacheErrorCode;
+export class TokenCacheError extends PulumiHelpdeskError<TokenCacheErrorCode> {
   /** Absolute path of the entry file, lock or directory concerned. */
   readonly file: string;
 
@@ -91,10 +90,8 @@ export class TokenCacheError extends Error {
    * @param message complete, token-free message naming `file` and the remedy; `<stack>` stands for the stack name
    *   where the code that throws does not know it (see {@link TokenCacheError.forStack})
    */
-  constructor(code: TokenCacheErrorCode, file: string, message: string) {
-    super(message);
-    this.name = "TokenCacheError";
-    this.code = code;
+  constructor(code: TokenCacheErrorCode, file: string, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
     this.file = file;
   }
 
@@ -104,7 +101,7 @@ export class TokenCacheError extends Error {
    * @param stack the stack name, or undefined to keep the placeholder `<stack>` (the provider does not know it)
    */
   forStack(stack: string | undefined): TokenCacheError {
-    return stack === undefined ? this : new TokenCacheError(this.code, this.file, this.message.replaceAll(STACK_PLACEHOLDER, stack));
+    return stack === undefined ? this : new TokenCacheError(this.code, this.file, this.message.replaceAll(STACK_PLACEHOLDER, stack), { cause: this.cause });
   }
 }
 
@@ -403,6 +400,7 @@ export async function withLineageLock<T>(dir: string, lineage: string, work: () 
         lockPath,
         `another process has been refreshing this sign-in's tokens for over ${Math.round(lockBudgetMs() / 1000)} s (lock ${lockPath}). ` +
           `Wait for it (a \`pulumi up\` or \`pulumi-helpdesk refresh\`), or, if none is running, delete ${lockPath} and try again.`,
+        { cause: error },
       );
     }
     throw inaccessibleError(lockPath, "cannot be created", error);
@@ -490,6 +488,7 @@ function inaccessibleError(file: string, what: string, cause: unknown): TokenCac
     file,
     `the token cache path ${file} ${what}${typeof code === "string" ? ` (${code})` : ""}: check that it belongs to you and ` +
       "that the disk is writable, or set HELPDESK_TOKEN_CACHE_DIR to a private directory.",
+    { cause },
   );
 }
 

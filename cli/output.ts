@@ -4,6 +4,7 @@
  * the colour is added: no credential and no escape sequence from a server reaches the terminal.
  */
 import { forPerson } from "../auth/redact.js";
+import { PulumiHelpdeskError } from "../sdk/errors.js";
 
 const useColor = (stream: NodeJS.WriteStream): boolean =>
   Boolean(stream.isTTY) && !("NO_COLOR" in process.env && process.env.NO_COLOR !== "") && process.env.TERM !== "dumb";
@@ -37,17 +38,17 @@ export function result(text: string): void {
  * A failure the CLI reports as `error: <message>` and exit code `exitCode` (1 = the operation failed, 2 = bad usage).
  * Messages never contain a token or secret.
  */
-export class CliError extends Error {
-  /** Process exit code: 1 failure, 2 usage error. */
+export class CliError extends PulumiHelpdeskError<"failed" | "usage"> {
+  /** Process exit code: 1 failure (code `failed`), 2 usage error (code `usage`). */
   readonly exitCode: number;
 
   /**
    * @param message what went wrong and what to do
    * @param exitCode 1 (default) for a failed operation, 2 for bad usage
+   * @param options `cause`: the error this one reports
    */
-  constructor(message: string, exitCode = 1) {
-    super(message);
-    this.name = "CliError";
+  constructor(message: string, exitCode = 1, options?: { cause?: unknown }) {
+    super(exitCode === 2 ? "usage" : "failed", message, options);
     this.exitCode = exitCode;
   }
 }

@@ -33,7 +33,7 @@ const TOKEN_PATH = "/oauth/token";
 export function errorResponse(c: Context<AppEnv>, error: unknown, log?: (line: string) => void): Response {
   if (error instanceof StoreError) {
     error =
-      error.kind === "busy"
+      error.code === "busy"
         ? new ApiError(503, "service_unavailable", error.message, undefined, { "Retry-After": "1" })
         : new ApiError(500, "internal_error", error.message);
   }

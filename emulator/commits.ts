@@ -10,24 +10,25 @@
  * {@link GroupCommit.committed}: the commit of every change made since. Reads in between see the open transaction's
  * changes (same connection); other processes see them once committed (WAL).
  */
+import { PulumiHelpdeskError } from "../sdk/errors.js";
 import type { DatabaseSync } from "node:sqlite";
 
 /** The kinds of {@link StoreError}: the write lock was not obtained in time, or a commit failed. */
-export type StoreErrorKind = "busy" | "commit";
+export type StoreErrorCode = "busy" | "commit";
 
 /**
  * A change that did not reach the data file. `busy`: another process held the database's write lock longer than the
  * busy timeout (nothing was changed; retrying is safe). `commit`: the commit failed (disk full, I/O error, ...) and
  * every change of its turn was rolled back.
  */
-export class StoreError extends Error {
-  constructor(
-    readonly kind: StoreErrorKind,
-    message: string,
-    options?: { cause?: unknown },
-  ) {
-    super(message, options);
-    this.name = "StoreError";
+export class StoreError extends PulumiHelpdeskError<StoreErrorCode> {
+  /**
+   * @param code `busy` or `commit`
+   * @param message what failed and whether retrying is safe
+   * @param options `cause`: `node:sqlite`'s error
+   */
+  constructor(code: StoreErrorCode, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
   }
 }
 

@@ -7,6 +7,7 @@
  * The database runs in WAL mode (the `-wal` and `-shm` files beside it belong to it) with a busy timeout, so several
  * processes may use one file at once (SQLite's locking; on one machine, not over a network file system).
  */
+import { PulumiHelpdeskError } from "../sdk/errors.js";
 import { closeSync, constants, copyFileSync, fstatSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
@@ -51,15 +52,22 @@ export interface OpenOptions {
   notice: (line: string) => void;
 }
 
-/** A data file that is refused; `file` is its path and `reason` what is wrong with it. It has not been changed. */
-export class DataFileError extends Error {
+/**
+ * A data file that is refused (code `data_file_refused`); `file` is its path and `reason` what is wrong with it. It
+ * has not been changed.
+ */
+export class DataFileError extends PulumiHelpdeskError<"data_file_refused"> {
+  /**
+   * @param file the data file's path
+   * @param reason what is wrong with it (the message is `emulator data file <file>: <reason>; ...`)
+   * @param options `cause`: the error that revealed it
+   */
   constructor(
     readonly file: string,
     readonly reason: string,
     options?: { cause?: unknown },
   ) {
-    super(`emulator data file ${file}: ${reason}; the file was left unchanged`, options);
-    this.name = "DataFileError";
+    super("data_file_refused", `emulator data file ${file}: ${reason}; the file was left unchanged`, options);
   }
 }
 

@@ -3,7 +3,7 @@
  * `onError` turns it into the HTTP response with {@link errorResponse}.
  *
  * Three families, each following a standard:
- * - {@link OAuthError}: RFC 6749 §5.2 token-endpoint errors, JSON `{ error, error_description }`.
+ * - {@link OAuthErrorResponse}: RFC 6749 §5.2 token-endpoint errors, JSON `{ error, error_description }`.
  * - {@link BearerError}: RFC 6750 §3 protected-resource errors, `WWW-Authenticate: Bearer ...` plus JSON
  *   `{ error, error_description }`.
  * - {@link ApiError}: the `/v1` and `/_emulator` API errors, JSON `{ error, message, errors? }` with a fitting status.
@@ -11,16 +11,26 @@
  *   which RFC 6749 §4.1.2.1 forbids redirecting), rendered as HTML.
  */
 import { STATUS_CODES } from "node:http";
+import { PulumiHelpdeskError } from "../sdk/errors.js";
 
-/** Base class: an HTTP status, a stable machine `code`, extra response headers. */
-export abstract class EmulatorHttpError extends Error {
+/**
+ * Base class of the emulator's error answers: an HTTP status, a stable machine `code` (the `error` field of the
+ * answer), extra response headers. Part of the package's error family (`sdk/errors.ts`).
+ */
+export abstract class EmulatorHttpError extends PulumiHelpdeskError {
+  /**
+   * @param status the HTTP status of the answer
+   * @param code the answer's `error` code
+   * @param message the answer's description
+   * @param headers extra response headers
+   */
   constructor(
     readonly status: number,
-    readonly code: string,
+    code: string,
     message: string,
     readonly headers: Record<string, string> = {},
   ) {
-    super(message);
+    super(code, message);
   }
   /** The JSON (or HTML) body of the answer. */
   abstract body(): unknown;
@@ -47,7 +57,7 @@ export type OAuthErrorCode =
  * Body: `{ error, error_description }`. `answer` overrides the status and adds headers, for failures that keep their
  * own HTTP status (405, 413, 415, 429, 500, 503; see {@link asTokenEndpointError}).
  */
-export class OAuthError extends EmulatorHttpError {
+export class OAuthErrorResponse extends EmulatorHttpError {
   constructor(code: OAuthErrorCode, description: string, answer: { status?: number; headers?: Record<string, string> } = {}) {
     const unauthorized = code === "invalid_client";
     super(
@@ -65,17 +75,17 @@ export class OAuthError extends EmulatorHttpError {
 /**
  * Any error answered by the token endpoint, in RFC 6749 §5.2's shape `{ error, error_description }`, keeping its
  * status, message and headers (`Allow`, `Retry-After`, `Connection`): 429 and 503 → `temporarily_unavailable`, other
- * 5xx → `server_error`, any other status → `invalid_request`. An {@link OAuthError} is returned as it is.
+ * 5xx → `server_error`, any other status → `invalid_request`. An {@link OAuthErrorResponse} is returned as it is.
  *
  * @param error an error thrown while serving `POST /oauth/token` (405, 413, 415, injected faults, ...)
  * @returns the error to render
  */
-export function asTokenEndpointError(error: EmulatorHttpError): OAuthError {
-  if (error instanceof OAuthError) return error;
+export function asTokenEndpointError(error: EmulatorHttpError): OAuthErrorResponse {
+  if (error instanceof OAuthErrorResponse) return error;
   const { status } = error;
   const code: OAuthErrorCode =
     status === 429 || status === 503 ? "temporarily_unavailable" : status >= 500 ? "server_error" : "invalid_request";
-  return new OAuthError(code, error.message, { status, headers: error.headers });
+  return new OAuthErrorResponse(code, error.message, { status, headers: error.headers });
 }
 
 /**

@@ -7,6 +7,7 @@ import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "./app-env.js";
 import type { FaultOptions } from "./types.js";
 import { ApiError } from "./errors.js";
+import { EmulatorOptionError } from "./options.js";
 
 /** Schema of a fault configuration (`PUT /_emulator/faults` body and `startEmulator({ faults })`). */
 export const FaultOptionsSchema = z.strictObject({
@@ -37,12 +38,15 @@ export class FaultController {
     this.config = FaultController.complete(FaultController.validate(initial ?? {}));
   }
 
-  /** Validates a configuration; throws `Error` naming the bad field. */
+  /**
+   * Validates a configuration.
+   * @throws EmulatorOptionError (`option` `faults`) naming the bad field and what is allowed
+   */
   static validate(value: unknown): FaultOptions {
     const result = FaultOptionsSchema.safeParse(value);
     if (!result.success) {
       const issue = result.error.issues[0];
-      throw new Error(`invalid fault options: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}`);
+      throw new EmulatorOptionError("faults", `invalid fault options: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}`);
     }
     return result.data;
   }

@@ -23,6 +23,7 @@ import { Stats } from "./stats.js";
 import { PURGE_INTERVAL_MS, Store } from "./store.js";
 import { newCsrfKey } from "./cookies.js";
 import { emulatorState, issueLoginLink } from "./inspect.js";
+import { checkOptions, EmulatorOptionError } from "./options.js";
 import { DEFAULT_HTTP_TIMEOUTS, createHttpServer } from "./server.js";
 import type { EmulatorAccount, EmulatorClient, EmulatorOptions, RunningEmulator } from "./types.js";
 
@@ -45,6 +46,7 @@ export { EmulatorInspectionClient, EmulatorInspectionError } from "./inspection-
 export type { EmulatorInspectionClientOptions, EmulatorInspectionErrorCode, TriggeredEvent } from "./inspection-client.js";
 export type { DeliveryLogEntry, StoredWebhook, Synchronous } from "./store.js";
 export { DataFileError, StoreError } from "./store.js";
+export { EmulatorOptionError } from "./options.js";
 
 /**
  * The demo OAuth client registered when `clients` is not given. Its secret is a fixed, public demo value (this is a
@@ -66,51 +68,14 @@ export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
 /** How long `close()` lets busy connections finish before cutting them, in milliseconds. */
 const CLOSE_GRACE_MS = 2000;
 
-function checkOptions(options: EmulatorOptions): void {
-  const { port, accessTokenTtlSeconds: ttl, webhookIdShape: shape, bodyLimitBytes, deliveryLogLimit, synchronous } = options;
-  if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
-    throw new Error(`startEmulator: port must be an integer 0..65535, got ${String(port)}`);
-  }
-  if (ttl !== undefined && (!Number.isInteger(ttl) || ttl < 1)) {
-    throw new Error(`startEmulator: accessTokenTtlSeconds must be a positive integer (seconds), got ${String(ttl)}`);
-  }
-  if (shape !== undefined && !["id", "href", "location", "none"].includes(shape)) {
-    throw new Error(`startEmulator: webhookIdShape must be "id", "href", "location" or "none", got ${String(shape)}`);
-  }
-  if (bodyLimitBytes !== undefined && (!Number.isInteger(bodyLimitBytes) || bodyLimitBytes < 1)) {
-    throw new Error(`startEmulator: bodyLimitBytes must be a positive integer, got ${String(bodyLimitBytes)}`);
-  }
-  if (deliveryLogLimit !== undefined && (!Number.isInteger(deliveryLogLimit) || deliveryLogLimit < 1)) {
-    throw new Error(`startEmulator: deliveryLogLimit must be a positive integer, got ${String(deliveryLogLimit)}`);
-  }
-  if (synchronous !== undefined && synchronous !== "full" && synchronous !== "normal") {
-    throw new Error(`startEmulator: synchronous must be "full" or "normal", got ${String(synchronous)}`);
-  }
-  for (const [name, value] of Object.entries({ ...options.httpTimeouts, ...options.deliveryRetry })) {
-    if (value !== undefined && (typeof value !== "number" || !Number.isFinite(value) || value < 0)) {
-      throw new Error(`startEmulator: ${name} must be a number >= 0, got ${String(value)}`);
-    }
-  }
-  for (const client of options.clients ?? []) {
-    if (!client.clientId || !client.clientSecret) throw new Error("startEmulator: every client needs clientId and clientSecret");
-    try {
-      new URL(client.redirectUri);
-    } catch {
-      throw new Error(`startEmulator: client ${client.clientId} has a redirectUri that is not an absolute URL`);
-    }
-  }
-  for (const account of options.accounts ?? []) {
-    if (!account.username) throw new Error("startEmulator: every account needs a username");
-  }
-}
-
 /**
  * Starts an emulator on 127.0.0.1.
  *
  * @param options see {@link EmulatorOptions}; every field is optional
  * @returns a {@link RunningEmulator}: `url` (`http://127.0.0.1:PORT`), `port`, `state()`, `close()`
- * @throws Error for invalid options (bad port, TTL, id shape, client redirect URI, fault rates, timeouts, delivery
- *   log limit, an `autoApprove` username that is not an account), or when the port cannot be bound (e.g. EADDRINUSE)
+ * @throws EmulatorOptionError (`option`) for an invalid option (bad port, TTL, id shape, client redirect URI, fault
+ *   rates, timeouts, delivery log limit, an `autoApprove` username that is not an account)
+ * @throws Error (Node's, `code` `EADDRINUSE`, ...) when the port cannot be bound
  * @throws DataFileError (`file`, `reason`) when the data file is refused: neither an SQLite database of the emulator
  *   nor a valid version-1 JSON data file, damaged, or written by a newer emulator; the file is left unchanged
  * @throws StoreError `busy` when another process holds the data file's write lock longer than the busy timeout
@@ -136,7 +101,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     if (options.autoApprove === true) autoApproveAccount = accounts[0]?.username ?? store.accountNames()[0];
     else if (typeof options.autoApprove === "string") autoApproveAccount = options.autoApprove;
     if (options.autoApprove && (autoApproveAccount === undefined || !store.hasAccount(autoApproveAccount))) {
-      throw new Error(`startEmulator: autoApprove names no existing account (${String(options.autoApprove)})`);
+      throw new EmulatorOptionError("autoApprove", `autoApprove names no existing account (${String(options.autoApprove)})`);
     }
   } catch (error) {
     store.close();

@@ -8,6 +8,7 @@
  * through `RunningEmulator` instead (no HTTP request to itself).
  */
 import { Client, request, type Dispatcher } from "undici";
+import { PulumiHelpdeskError } from "../sdk/errors.js";
 import type { WebhookEvent } from "../sdk/events.js";
 import type { StatsSnapshot } from "./stats.js";
 import type { DeliveryLogEntry, StoredWebhook } from "./store.js";
@@ -30,9 +31,7 @@ export type EmulatorInspectionErrorCode = "unreachable" | "refused";
  * A failed inspection call. The message names the method, the path, the base URL and, for `refused`, the status and
  * the start of the answer (the inspection routes carry no credential).
  */
-export class EmulatorInspectionError extends Error {
-  /** Stable code of the failure kind. */
-  readonly code: EmulatorInspectionErrorCode;
+export class EmulatorInspectionError extends PulumiHelpdeskError<EmulatorInspectionErrorCode> {
   /** The HTTP status for `refused`, else undefined. */
   readonly status: number | undefined;
 
@@ -43,9 +42,7 @@ export class EmulatorInspectionError extends Error {
    * @param cause the network error, for `unreachable`
    */
   constructor(code: EmulatorInspectionErrorCode, message: string, status?: number, cause?: unknown) {
-    super(message, cause === undefined ? undefined : { cause });
-    this.name = "EmulatorInspectionError";
-    this.code = code;
+    super(code, message, { cause });
     this.status = status;
   }
 }

@@ -11,7 +11,7 @@ import type { Context, Hono } from "hono";
 import { createHash } from "node:crypto";
 import type { AppEnv } from "./app-env.js";
 import type { EmulatorContext } from "./context.js";
-import { OAuthError, PageError, methodNotAllowed } from "./errors.js";
+import { OAuthErrorResponse, PageError, methodNotAllowed } from "./errors.js";
 import { readBodyParams } from "./body.js";
 import type { StoredClient } from "./store.js";
 import { checkCsrf, currentAccount, ensureCsrf, startSession } from "./cookies.js";
@@ -180,14 +180,14 @@ type Params = Record<string, unknown>;
 function param(params: Params, name: string): string | undefined {
   const value = params[name];
   if (value === undefined || value === null || value === "") return undefined;
-  if (typeof value !== "string") throw new OAuthError("invalid_request", `${name} must be a string`);
+  if (typeof value !== "string") throw new OAuthErrorResponse("invalid_request", `${name} must be a string`);
   return value;
 }
 
 /**
  * Authenticates the client (RFC 6749 §2.3.1): HTTP Basic with form-urlencoded id and secret, or `client_id` +
  * `client_secret` in the body. Using both is `invalid_request` (RFC 6749 §2.3).
- * @throws {OAuthError} `invalid_client` (401) for missing, unknown or wrong credentials
+ * @throws {OAuthErrorResponse} `invalid_client` (401) for missing, unknown or wrong credentials
  */
 function authenticateClient(c: Context<AppEnv>, ctx: EmulatorContext, params: Params): StoredClient {
   const header = c.req.header("authorization");
@@ -196,32 +196,32 @@ function authenticateClient(c: Context<AppEnv>, ctx: EmulatorContext, params: Pa
   if (header !== undefined && /^basic(\s|$)/i.test(header)) {
     const decoded = Buffer.from(header.slice(5).trim(), "base64").toString("utf8");
     const colon = decoded.indexOf(":");
-    if (colon < 0) throw new OAuthError("invalid_client", "Malformed HTTP Basic client credentials");
+    if (colon < 0) throw new OAuthErrorResponse("invalid_client", "Malformed HTTP Basic client credentials");
     try {
       const formDecode = (s: string) => decodeURIComponent(s.replace(/\+/g, " "));
       clientId = formDecode(decoded.slice(0, colon));
       secret = formDecode(decoded.slice(colon + 1));
     } catch {
-      throw new OAuthError("invalid_client", "Malformed HTTP Basic client credentials");
+      throw new OAuthErrorResponse("invalid_client", "Malformed HTTP Basic client credentials");
     }
     if (param(params, "client_secret") !== undefined) {
-      throw new OAuthError("invalid_request", "Use one client authentication method: HTTP Basic or client_secret, not both (RFC 6749 §2.3)");
+      throw new OAuthErrorResponse("invalid_request", "Use one client authentication method: HTTP Basic or client_secret, not both (RFC 6749 §2.3)");
     }
     const bodyId = param(params, "client_id");
     if (bodyId !== undefined && bodyId !== clientId) {
-      throw new OAuthError("invalid_request", "client_id differs from the HTTP Basic credentials");
+      throw new OAuthErrorResponse("invalid_request", "client_id differs from the HTTP Basic credentials");
     }
   } else {
     clientId = param(params, "client_id");
     secret = param(params, "client_secret");
   }
   if (clientId === undefined) {
-    throw new OAuthError("invalid_client", "Client authentication is missing: send client_id and client_secret");
+    throw new OAuthErrorResponse("invalid_client", "Client authentication is missing: send client_id and client_secret");
   }
-  if (secret === undefined) throw new OAuthError("invalid_client", "client_secret is missing");
+  if (secret === undefined) throw new OAuthErrorResponse("invalid_client", "client_secret is missing");
   const client = ctx.store.client(clientId);
   if (!client || !ctx.store.clientSecretMatches(client, secret)) {
-    throw new OAuthError("invalid_client", "Client authentication failed: unknown client_id or wrong client_secret");
+    throw new OAuthErrorResponse("invalid_client", "Client authentication failed: unknown client_id or wrong client_secret");
   }
   return client;
 }
@@ -234,14 +234,14 @@ function authenticateClient(c: Context<AppEnv>, ctx: EmulatorContext, params: Pa
  * PKCE failure; bad refresh token), `unsupported_grant_type` (400).
  */
 async function token(c: Context<AppEnv>, ctx: EmulatorContext): Promise<Response> {
-  const { params, repeated } = await readBodyParams(c, (_status, message) => new OAuthError("invalid_request", message));
+  const { params, repeated } = await readBodyParams(c, (_status, message) => new OAuthErrorResponse("invalid_request", message));
   if (repeated.length > 0) {
-    throw new OAuthError("invalid_request", `Parameter ${repeated[0]} is repeated (RFC 6749 §3.2)`);
+    throw new OAuthErrorResponse("invalid_request", `Parameter ${repeated[0]} is repeated (RFC 6749 §3.2)`);
   }
   const grantType = param(params, "grant_type");
-  if (grantType === undefined) throw new OAuthError("invalid_request", "grant_type is required");
+  if (grantType === undefined) throw new OAuthErrorResponse("invalid_request", "grant_type is required");
   if (grantType !== "authorization_code" && grantType !== "refresh_token") {
-    throw new OAuthError("unsupported_grant_type", "Supported grant types: authorization_code, refresh_token");
+    throw new OAuthErrorResponse("unsupported_grant_type", "Supported grant types: authorization_code, refresh_token");
   }
   const client = authenticateClient(c, ctx, params);
   const ttl = ctx.options.accessTokenTtlSeconds;
@@ -263,37 +263,37 @@ function exchangeCode(ctx: EmulatorContext, client: StoredClient, params: Params
   const code = param(params, "code");
   const redirectUri = param(params, "redirect_uri");
   const verifier = param(params, "code_verifier");
-  if (code === undefined) throw new OAuthError("invalid_request", "code is required");
-  if (redirectUri === undefined) throw new OAuthError("invalid_request", "redirect_uri is required");
+  if (code === undefined) throw new OAuthErrorResponse("invalid_request", "code is required");
+  if (redirectUri === undefined) throw new OAuthErrorResponse("invalid_request", "redirect_uri is required");
   const stored = ctx.store.findCode(code);
   if (!stored || stored.clientId !== client.clientId) {
-    throw new OAuthError("invalid_grant", "The authorization code is invalid or was issued to another client");
+    throw new OAuthErrorResponse("invalid_grant", "The authorization code is invalid or was issued to another client");
   }
   if (stored.usedAt !== undefined) throw codeReused(ctx, stored.grantId);
   if (stored.expiresAt <= ctx.store.now()) {
-    throw new OAuthError("invalid_grant", "The authorization code has expired (codes are valid for 600 seconds)");
+    throw new OAuthErrorResponse("invalid_grant", "The authorization code has expired (codes are valid for 600 seconds)");
   }
   if (redirectUri !== stored.redirectUri) {
-    throw new OAuthError("invalid_grant", "redirect_uri does not match the registered redirect URI");
+    throw new OAuthErrorResponse("invalid_grant", "redirect_uri does not match the registered redirect URI");
   }
   if (stored.codeChallenge !== undefined) {
-    if (verifier === undefined) throw new OAuthError("invalid_grant", "code_verifier is required (a code_challenge was sent)");
+    if (verifier === undefined) throw new OAuthErrorResponse("invalid_grant", "code_verifier is required (a code_challenge was sent)");
     if (!PKCE_VALUE.test(verifier) || s256(verifier) !== stored.codeChallenge) {
-      throw new OAuthError("invalid_grant", "code_verifier does not match the code_challenge (RFC 7636 §4.6)");
+      throw new OAuthErrorResponse("invalid_grant", "code_verifier does not match the code_challenge (RFC 7636 §4.6)");
     }
   } else if (verifier !== undefined) {
-    throw new OAuthError("invalid_grant", "code_verifier sent, but the authorization request had no code_challenge");
+    throw new OAuthErrorResponse("invalid_grant", "code_verifier sent, but the authorization request had no code_challenge");
   }
-  if (!ctx.store.hasAccount(stored.account)) throw new OAuthError("invalid_grant", "The account no longer exists");
+  if (!ctx.store.hasAccount(stored.account)) throw new OAuthErrorResponse("invalid_grant", "The account no longer exists");
   // Conditional: of two exchanges racing (two emulators on one data file), one marks the code, the other is a reuse.
   if (!ctx.store.markCodeUsed(stored)) throw codeReused(ctx, stored.grantId);
   return ctx.store.issueTokens(stored, ctx.options.accessTokenTtlSeconds);
 }
 
 /** A code presented again (RFC 6749 §4.1.2): revokes every token of its grant; returns the error to answer. */
-function codeReused(ctx: EmulatorContext, grantId: string): OAuthError {
+function codeReused(ctx: EmulatorContext, grantId: string): OAuthErrorResponse {
   ctx.store.revokeGrant(grantId);
-  return new OAuthError(
+  return new OAuthErrorResponse(
     "invalid_grant",
     "The authorization code was already used; every token issued with it is now revoked (RFC 6749 §4.1.2)",
   );
@@ -306,13 +306,13 @@ function codeReused(ctx: EmulatorContext, grantId: string): OAuthError {
  */
 function refresh(ctx: EmulatorContext, client: StoredClient, params: Params) {
   const presented = param(params, "refresh_token");
-  if (presented === undefined) throw new OAuthError("invalid_request", "refresh_token is required");
+  if (presented === undefined) throw new OAuthErrorResponse("invalid_request", "refresh_token is required");
   const stored = ctx.store.findToken(presented, "refresh");
   if (!stored || stored.clientId !== client.clientId) {
-    throw new OAuthError("invalid_grant", "The refresh token is invalid or was issued to another client");
+    throw new OAuthErrorResponse("invalid_grant", "The refresh token is invalid or was issued to another client");
   }
   if (stored.revoked) throw refreshRevoked(ctx, stored.grantId);
-  if (!ctx.store.hasAccount(stored.account)) throw new OAuthError("invalid_grant", "The account no longer exists");
+  if (!ctx.store.hasAccount(stored.account)) throw new OAuthErrorResponse("invalid_grant", "The account no longer exists");
   if (ctx.options.rotateRefreshTokens) {
     // Conditional: of two refreshes racing with one token (two emulators on one data file), the second is a replay.
     if (!ctx.store.revokeToken(stored)) throw refreshRevoked(ctx, stored.grantId);
@@ -325,7 +325,7 @@ function refresh(ctx: EmulatorContext, client: StoredClient, params: Params) {
  * A revoked refresh token presented: with rotation a replay, which revokes the whole grant (RFC 9700 §4.14.2);
  * returns the error to answer.
  */
-function refreshRevoked(ctx: EmulatorContext, grantId: string): OAuthError {
+function refreshRevoked(ctx: EmulatorContext, grantId: string): OAuthErrorResponse {
   if (ctx.options.rotateRefreshTokens) ctx.store.revokeGrant(grantId);
-  return new OAuthError("invalid_grant", "The refresh token has been revoked");
+  return new OAuthErrorResponse("invalid_grant", "The refresh token has been revoked");
 }

@@ -173,6 +173,7 @@ export class HelpdeskClient {
       "network",
       `${operation} failed: ${method} ${path} got no answer from ${this.options.baseUrl} after ${attempts} attempt(s) ` +
         `(${serverText(reason, this.secrets())}).${mayExist} Check that the API is reachable and helpdesk:baseUrl is right.`,
+      { cause: error },
     );
   }
 
@@ -180,7 +181,7 @@ export class HelpdeskClient {
     return new HelpdeskError(
       "http",
       `${operation} failed: ${method} ${path} answered ${status}: ${excerpt(body, this.secrets()) || "(empty body)"}. ${hintFor(status)}`,
-      status,
+      { status },
     );
   }
 
@@ -190,7 +191,7 @@ export class HelpdeskClient {
       `create webhook: POST /v1/webhooks answered ${status} but ${why}. A webhook for event ${JSON.stringify(inputs.event)} ` +
         `and url ${displayUrl(inputs.url)} may have been created and is not in Pulumi state: ` +
         "find it in the help desk's webhook page and delete it there, then run `pulumi up` again.",
-      status,
+      { status },
     );
   }
 }

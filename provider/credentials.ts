@@ -40,8 +40,8 @@ export interface Credentials {
  * @param config the stack config given to `configure` (undefined when the engine sent none)
  * @param env the environment (default `process.env`)
  * @returns the credentials, base URL normalised (no trailing slash)
- * @throws HelpdeskError code `credentials` when the base URL or access token is missing, or the base URL is not an
- *   absolute http(s) URL; the message says which env var or `pulumi-helpdesk login` fixes it
+ * @throws HelpdeskError code `credentials` when the base URL or access token is missing (the message says which env
+ *   var or `pulumi-helpdesk login` fixes it); `config` when the base URL is not an absolute http(s) URL
  */
 export function resolveCredentials(config: ConfigReader | undefined, env: NodeJS.ProcessEnv = process.env): Credentials {
   const pick = (envName: string | undefined, key: string): string | undefined => configSetting(config, key, envName, env);
@@ -75,20 +75,20 @@ export function resolveCredentials(config: ConfigReader | undefined, env: NodeJS
  *
  * @param raw e.g. `"http://127.0.0.1:8080/"`
  * @returns e.g. `"http://127.0.0.1:8080"`
- * @throws HelpdeskError code `credentials` when `raw` is not such a URL
+ * @throws HelpdeskError code `config` when `raw` is not such a URL
  */
 export function normaliseBaseUrl(raw: string): string {
   let parsed: URL;
   try {
     parsed = new URL(raw);
   } catch {
-    throw new HelpdeskError("credentials", `helpdesk base URL ${JSON.stringify(raw)} is not an absolute URL; expected e.g. https://helpdesk.example.com`);
+    throw new HelpdeskError("config", `helpdesk base URL ${JSON.stringify(raw)} is not an absolute URL; expected e.g. https://helpdesk.example.com`);
   }
   if (parsed.protocol !== "http:" && parsed.protocol !== "https:") {
-    throw new HelpdeskError("credentials", `helpdesk base URL must use http or https, got ${parsed.protocol.replace(/:$/, "")}`);
+    throw new HelpdeskError("config", `helpdesk base URL must use http or https, got ${parsed.protocol.replace(/:$/, "")}`);
   }
   if (parsed.search || parsed.hash) {
-    throw new HelpdeskError("credentials", "helpdesk base URL must not carry a query or fragment");
+    throw new HelpdeskError("config", "helpdesk base URL must not carry a query or fragment");
   }
   return parsed.toString().replace(/\/+$/, "");
 }

@@ -1,33 +1,36 @@
+import { PulumiHelpdeskError } from "../sdk/errors.js";
+
 /**
  * Stable error codes of the provider, for programs and tests that want to branch on a failure kind.
  *
- * - `credentials`: no usable base URL or access token (run `pulumi-helpdesk login`).
+ * - `credentials`: no access token, or no base URL, or a token that expired and could not be renewed (run
+ *   `pulumi-helpdesk login`).
+ * - `config`: a setting has a value that is not allowed (a base URL that is not an absolute http(s) URL,
+ *   `helpdesk:maxRetries` out of range, ...); the message names the key and the allowed values.
  * - `http`: the API answered with a non-success status.
  * - `network`: no answer (connection refused, reset, timeout).
  * - `protocol`: the API answered 2xx with a body this provider cannot use (e.g. no webhook id, spec §2.1).
+ * - `operation`: Pulumi asked for something the API cannot do (`pulumi import` of a webhook: there is no read
+ *   endpoint; an in-place update: there is no update endpoint).
  */
-export type HelpdeskErrorCode = "credentials" | "http" | "network" | "protocol";
+export type HelpdeskErrorCode = "credentials" | "config" | "http" | "network" | "protocol" | "operation";
 
 /**
  * An error the person running Pulumi can act on. Pulumi shows only `message`, so the message carries everything:
  * the operation, the HTTP method and path, the status, a short body excerpt and what to do. It never contains a token
  * or secret (callers pass text through `redact` first).
  */
-export class HelpdeskError extends Error {
-  /** A stable code for the failure kind. */
-  readonly code: HelpdeskErrorCode;
+export class HelpdeskError extends PulumiHelpdeskError<HelpdeskErrorCode> {
   /** The HTTP status when the API answered, else undefined. */
   readonly status: number | undefined;
 
   /**
    * @param code failure kind
    * @param message the full, already-redacted, human-readable message
-   * @param status HTTP status when there was a response
+   * @param options `status`: the HTTP status when there was a response; `cause`: the error this one wraps
    */
-  constructor(code: HelpdeskErrorCode, message: string, status?: number) {
-    super(message);
-    this.name = "HelpdeskError";
-    this.code = code;
-    this.status = status;
+  constructor(code: HelpdeskErrorCode, message: string, options: { status?: number; cause?: unknown } = {}) {
+    super(code, message, options);
+    this.status = options.status;
   }
 }

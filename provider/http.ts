@@ -11,6 +11,7 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import { PulumiHelpdeskError } from "../sdk/errors.js";
 
 /** What the API answered: status, headers (lower-case names, repeated ones joined with ", ") and the body as text. */
 export interface HttpAnswer {
@@ -31,22 +32,18 @@ export interface HttpExchange {
 }
 
 /**
- * A failed exchange: no answer. `code` is Node's network error code (`ECONNREFUSED`, `ECONNRESET`, `ENOTFOUND`, ...)
- * or `TIMEOUT` when the deadline passed; the retry policy (retry.ts) decides on it.
+ * A failed exchange: no answer. `code` is Node's network error code (`ECONNREFUSED`, `ECONNRESET`, `ENOTFOUND`, ...),
+ * `TIMEOUT` when the deadline passed, or `NETWORK`; the retry policy (retry.ts) decides on it. Internal to the
+ * provider: the client turns it into a `HelpdeskError` `network` that keeps it as `cause`.
  */
-export class HttpExchangeError extends Error {
-  /** Node's error code, or `TIMEOUT`; undefined when Node gave none. */
-  readonly code: string | undefined;
-
+export class HttpExchangeError extends PulumiHelpdeskError {
   /**
-   * @param code network error code or `TIMEOUT`
+   * @param code Node's network error code, `TIMEOUT`, or `NETWORK` when Node gave none
    * @param message what happened (may quote Node's message; never a header value)
    * @param cause Node's error
    */
-  constructor(code: string | undefined, message: string, cause?: unknown) {
-    super(message, cause === undefined ? undefined : { cause });
-    this.name = "HttpExchangeError";
-    this.code = code;
+  constructor(code: string, message: string, cause?: unknown) {
+    super(code, message, { cause });
   }
 }
 
@@ -79,7 +76,7 @@ export function exchange(request: HttpExchange): Promise<HttpAnswer> {
       }
       const code = (error as { code?: unknown }).code;
       const message = error instanceof Error ? error.message : String(error);
-      reject(new HttpExchangeError(typeof code === "string" ? code : undefined, message, error));
+      reject(new HttpExchangeError(typeof code === "string" ? code : "NETWORK", message, error));
     };
     const headers = request.body === undefined ? request.headers : { ...request.headers, "content-length": String(Buffer.byteLength(request.body)) };
     const outgoing = send(url, { method: request.method, headers, agent: secure ? agents.https : agents.http, signal }, (response: IncomingMessage) => {

@@ -14,6 +14,8 @@ import type { ConfigReader, ConfiguredWebhookProvider, WebhookInputs, WebhookOut
 import type { HelpdeskClient } from "./client.js";
 import { checkWebhookInputs } from "./check.js";
 import { warn } from "./warnings.js";
+
+export { HelpdeskError, type HelpdeskErrorCode } from "./errors.js";
 import { forPerson, registerSecret } from "../auth/redact.js";
 
 /**

@@ -16,7 +16,7 @@ export const DEFAULT_LIMITS: RequestLimits = { maxRetries: 10, requestTimeoutSec
 /**
  * Reads `helpdesk:maxRetries` and `helpdesk:requestTimeout` (seconds).
  *
- * @throws HelpdeskError code `credentials` when a value is not a whole number in range (the message gives the range)
+ * @throws HelpdeskError code `config` when a value is not a whole number in range (the message gives the range)
  */
 export function resolveLimits(config: ConfigReader | undefined): RequestLimits {
   return {
@@ -30,7 +30,7 @@ function readInt(config: ConfigReader | undefined, key: string, min: number, max
   if (raw === undefined || raw === "") return fallback;
   const value = Number(raw);
   if (!Number.isInteger(value) || value < min || value > max) {
-    throw new HelpdeskError("credentials", `config ${key} must be a whole number from ${min} to ${max}, got ${JSON.stringify(raw)}`);
+    throw new HelpdeskError("config", `config ${key} must be a whole number from ${min} to ${max}, got ${JSON.stringify(raw)}`);
   }
   return value;
 }

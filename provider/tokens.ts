@@ -172,10 +172,11 @@ export class RenewingTokenSource implements TokenSource {
 
 /** The error a person sees when renewing failed: what happened and that `login` fixes it. */
 function renewalFailure(error: unknown): HelpdeskError {
-  if (error instanceof TokenCacheError) return new HelpdeskError("credentials", error.message);
+  if (error instanceof TokenCacheError) return new HelpdeskError("credentials", error.message, { cause: error });
   const why = error instanceof OAuthError ? error.message : String(error);
   return new HelpdeskError(
     "credentials",
     `the access token expired and renewing it failed (${why}). Run \`pulumi-helpdesk login --stack <stack>\` to sign in again.`,
+    { cause: error },
   );
 }

@@ -11,3 +11,4 @@ export { Webhook, type WebhookArgs } from "./webhook.js";
 export { EVENTS, isWebhookEvent, type WebhookEvent } from "./events.js";
 export type { WebhookInputs, WebhookOutputs } from "./provider-contract.js";
 export { CONFIG_KEYS, ENV_VARS, SECRET_CONFIG_KEYS } from "./config.js";
+export { PulumiHelpdeskError } from "./errors.js";

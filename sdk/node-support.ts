@@ -7,9 +7,11 @@
  * `@pulumi/pulumi`'s newest releases also need Node >= 22 (on Node 20 undici dies at load with
  * `TypeError: Cannot read properties of undefined (reading 'bind')`).
  *
- * This module imports nothing, so every entry point (the CLI, the provider, the emulator, the program-facing SDK) can
- * run it before any dependency is loaded and stop with one readable line instead of a dependency's stack trace.
+ * This module imports no dependency (only the error family's root, plain ES2022), so every entry point (the CLI, the
+ * provider, the emulator, the program-facing SDK) can run it before any dependency is loaded and stop with one
+ * readable line instead of a dependency's stack trace.
  */
+import { PulumiHelpdeskError } from "./errors.js";
 
 /** The oldest supported Node.js version, `major.minor.patch`. */
 export const MINIMUM_NODE_VERSION = "22.12.0";
@@ -41,10 +43,11 @@ export function nodeVersionProblem(version: string = process.versions.node): str
  * The error thrown by entry points on an unsupported Node.js. Its message is one line (see
  * {@link nodeVersionProblem}); `code` is stable for scripts.
  */
-export class UnsupportedNodeError extends Error {
-  /** Stable code: `"unsupported_node"`. */
-  readonly code = "unsupported_node";
-  override readonly name = "UnsupportedNodeError";
+export class UnsupportedNodeError extends PulumiHelpdeskError<"unsupported_node"> {
+  /** @param message the one line of {@link nodeVersionProblem} */
+  constructor(message: string) {
+    super("unsupported_node", message);
+  }
 }
 
 /**

@@ -15,6 +15,7 @@
 // First: stop with one line on an unsupported Node.js, before any dependency is evaluated.
 import "./node-guard.js";
 import { z } from "zod";
+import { PulumiHelpdeskError } from "./errors.js";
 import { isWebhookEvent } from "./events.js";
 import type { WebhookEvent } from "./events.js";
 
@@ -172,17 +173,20 @@ export type Delivery =
  * `event` is the event name as given; `field` is the dotted path of the first failing field (`""` for the body
  * itself or for an unknown event); `issues` lists every failing field.
  */
-export class DeliveryParseError extends Error {
-  override readonly name = "DeliveryParseError";
-  /** Stable error code for programs. */
-  readonly code = "invalid_delivery";
+export class DeliveryParseError extends PulumiHelpdeskError<"invalid_delivery"> {
+  /**
+   * @param message what is wrong, naming the event and field
+   * @param event the event name as given
+   * @param field dotted path of the first failing field (`""` for the body or an unknown event)
+   * @param issues every failing field
+   */
   constructor(
     message: string,
     readonly event: string,
     readonly field: string,
     readonly issues: ReadonlyArray<{ field: string; message: string }> = [],
   ) {
-    super(message);
+    super("invalid_delivery", message);
   }
 }
 

@@ -11,6 +11,7 @@
  * - Update, for one case only: adopting a webhook imported with the `import` resource option (see {@link updateWebhook}).
  */
 import type { ConfigReader, WebhookInputs, WebhookOutputs } from "../../sdk/provider-contract.js";
+import { HelpdeskError } from "../errors.js";
 import { webhookProvider } from "../index.js";
 import type { PropertyMap } from "./proto.js";
 import { reveal, UNKNOWN, unwrapProperties, wrapSecrets } from "./properties.js";
@@ -29,11 +30,6 @@ const IMPORT_MARKER_VALUE = "the help-desk API has no read endpoint: event and u
 /** The `state` of an adopted webhook: the API cannot tell it. */
 export const ADOPTED_STATE = "unknown";
 
-/** An error for the person running Pulumi (the server passes its message through the redaction registry). */
-export class WebhookOperationError extends Error {
-  override name = "WebhookOperationError";
-}
-
 /** What {@link checkWebhook} returns: the inputs to record and the failures. */
 export interface CheckOutcome {
   inputs: PropertyMap;
@@ -46,12 +42,13 @@ export interface CheckOutcome {
  *
  * @param olds the old inputs (an import's marker state, or `{}`)
  * @param news the program's inputs, secrets wrapped
- * @throws WebhookOperationError for `pulumi import` (the engine checks the read state itself as the new inputs, so
+ * @throws HelpdeskError `operation` for `pulumi import` (the engine checks the read state itself as the new inputs, so
  *   the marker of {@link readWebhook} is in `news`): the message says to use the `import` resource option instead
  */
 export async function checkWebhook(olds: PropertyMap, news: PropertyMap): Promise<CheckOutcome> {
   if (IMPORT_MARKER in news) {
-    throw new WebhookOperationError(
+    throw new HelpdeskError(
+      "operation",
       "a help-desk webhook cannot be imported with `pulumi import`: the help-desk API has no endpoint to read a webhook, so its " +
         "event and url cannot be found. Declare the webhook in your program with the `import` resource option instead, giving its " +
         'event and url as they are, e.g. in TypeScript new Webhook("name", { event: "ticket_opened", url: "https://..." }, { import: "<webhook id>" }), ' +
@@ -149,11 +146,11 @@ export function readWebhook(id: string, properties: PropertyMap, inputs: Propert
  * endpoint). Every other change replaces the webhook, so the engine never asks for another update.
  *
  * @param olds the recorded outputs; @param news the checked new inputs (secrets wrapped)
- * @throws WebhookOperationError when `olds` is not an adoption (a provider bug: event and url changes replace)
+ * @throws HelpdeskError `operation` when `olds` is not an adoption (a provider bug: event and url changes replace)
  */
 export function updateWebhook(olds: PropertyMap, news: PropertyMap): PropertyMap {
   if (!(IMPORT_MARKER in olds)) {
-    throw new WebhookOperationError("a help-desk webhook cannot be updated in place (the API has no update endpoint): a change of event or url replaces it");
+    throw new HelpdeskError("operation", "a help-desk webhook cannot be updated in place (the API has no update endpoint): a change of event or url replaces it");
   }
   const { plain, secretKeys } = unwrapProperties(news);
   return wrapSecrets({ event: plain.event, url: plain.url, state: ADOPTED_STATE }, secretKeys);

@@ -498,7 +498,7 @@ describe("GroupCommit", () => {
     const holder = database(file);
     holder.exec("BEGIN IMMEDIATE");
     const commits = new GroupCommit(db, "test db", () => undefined);
-    expect(() => commits.write(() => db.prepare("INSERT INTO t VALUES ('x')").run())).toThrow(expect.objectContaining({ kind: "busy" }));
+    expect(() => commits.write(() => db.prepare("INSERT INTO t VALUES ('x')").run())).toThrow(expect.objectContaining({ code: "busy" }));
     expect(db.isTransaction).toBe(false);
     holder.exec("ROLLBACK");
     commits.write(() => db.prepare("INSERT INTO t VALUES ('x')").run());
