@@ -129,6 +129,11 @@ async function runFleet(name: string, specs: FleetStack[], options: FleetOptions
   const outcomes: StackOutcome[] = new Array(specs.length);
   // One `pulumi version` check for the whole fleet, not one per stack.
   const pulumiCommand = await PulumiCommand.get();
+  // Open the state backend once before the stacks run at once: on a new PostgreSQL database Pulumi creates its table
+  // on first use, and processes doing that together fail ("duplicate key value violates unique constraint
+  // pg_type_typname_nsp_index": PostgreSQL's CREATE TABLE IF NOT EXISTS is not safe against itself).
+  const workspace = await LocalWorkspace.create({ workDir: options.workDir ?? FLEET_PROGRAM_DIR, envVars: options.envVars, pulumiCommand });
+  await workspace.whoAmI();
   let next = 0;
   const worker = async (): Promise<void> => {
     while (next < specs.length) {
