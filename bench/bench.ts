@@ -1,10 +1,13 @@
 /**
- * The benchmark (`npm run bench`, run by bench/run.sh after set-up). It measures what the Webhook provider costs next
- * to the floor of any Pulumi dynamic resource and to the engine's own limit, with the real Pulumi CLI (Automation
- * API), a file:// backend in a temporary directory and the emulator on 127.0.0.1. Three kinds, in the same run,
- * interleaved:
+ * The benchmark (`npm run bench`, run by bench/run.sh after set-up). It measures what the Webhook costs, as the
+ * dynamic resource and as the native provider plugin's resource, next to the floor of any Pulumi dynamic resource and
+ * to the engine's own limit, with the real Pulumi CLI (Automation API), a file:// backend in a temporary directory and
+ * the emulator on 127.0.0.1. Four kinds, in the same run, interleaved:
  *
- *   - webhook: N Webhooks (bench/programs/webhook);
+ *   - webhook: N dynamic Webhooks, `pulumi-helpdesk` (bench/programs/webhook);
+ *   - native: N native Webhooks, `pulumi-helpdesk/native` on the default provider, run by the plugin
+ *     pulumi-resource-helpdesk that the program's Pulumi.yaml points at (bench/programs/native); same names, inputs
+ *     and stack config as webhook;
  *   - no-op, the floor: N dynamic resources whose provider does nothing, written inline as Pulumi's docs show
  *     (bench/programs/noop);
  *   - limit: the same no-op program with `PULUMI_SKIP_CHECKPOINTS=true`, so the file backend does not rewrite the
@@ -12,10 +15,11 @@
  *
  * For N = 10, 100, 300: `pulumi up`, a no-change `pulumi preview` and `pulumi destroy` (median of 3 runs; `--quick`:
  * N = 10, 100, once each), the marginal cost of one more resource between the two largest N, state bytes per resource
- * and of its `__provider` (state-size.ts), the API requests and TCP connections the emulator saw (emulator-stats.ts),
- * the peak memory of the dynamic provider process during up (memory.ts), and the requests per second the emulator
- * sustains for `POST /v1/webhooks` (load.ts). Timings are printed, never asserted (report.ts): a table on stdout,
- * JSON in bench-results/bench.json, progress on stderr.
+ * and of its `__provider` (state-size.ts; a native resource has none), the API requests and TCP connections the
+ * emulator saw (emulator-stats.ts), the peak memory of the kind's provider process during up: the dynamic provider
+ * process, or for native the plugin's (memory.ts), and the requests per second the emulator sustains for
+ * `POST /v1/webhooks` (load.ts). Timings are printed, never asserted (report.ts): a table on stdout, JSON in
+ * bench-results/bench.json, progress on stderr.
  *
  * Runs with Node's type stripping: erasable TypeScript only; project code comes from the built package (dist/): do not
  * rebuild it while the benchmark runs.
@@ -29,7 +33,7 @@ import { signInAutoApproved as signIn, startEmulator } from "pulumi-helpdesk/emu
 import { CONFIG_KEYS } from "pulumi-helpdesk";
 import { heldWebhookCount, readStats, resetStats } from "./emulator-stats.ts";
 import { loadRound, startEmulatorProcess, type LoadRound } from "./load.ts";
-import { ProviderMemorySampler } from "./memory.ts";
+import { PROVIDER_PROCESSES, ProviderMemorySampler, type ProviderProcessKind } from "./memory.ts";
 import { report } from "./report.ts";
 import { samplesOf, type KindName, type Results } from "./results.ts";
 import { checkpointPath, measureState } from "./state-size.ts";
@@ -64,11 +68,35 @@ interface Kind {
   stackSuffix: string;
   /** Environment of its Pulumi operations besides the backend's. */
   env: Record<string, string>;
+  /** The process that runs its provider, whose peak memory is sampled during up. */
+  providerProcess: ProviderProcessKind;
+  /** Whether its resources are webhooks in the emulator (then the emulator's count is checked after up and destroy). */
+  createsWebhooks: boolean;
 }
 
-const noop = { dir: join(root, "bench/programs/noop"), project: "helpdesk-bench-noop", type: "pulumi-nodejs:dynamic/bench:Noop" };
+const dynamic = { providerProcess: PROVIDER_PROCESSES.dynamic };
+const noop = { ...dynamic, dir: join(root, "bench/programs/noop"), project: "helpdesk-bench-noop", type: "pulumi-nodejs:dynamic/bench:Noop", createsWebhooks: false };
 const KINDS: Kind[] = [
-  { name: "webhook", dir: join(root, "bench/programs/webhook"), project: "helpdesk-bench-webhook", type: "pulumi-nodejs:dynamic/helpdesk:Webhook", stackSuffix: "", env: {} },
+  {
+    name: "webhook",
+    ...dynamic,
+    dir: join(root, "bench/programs/webhook"),
+    project: "helpdesk-bench-webhook",
+    type: "pulumi-nodejs:dynamic/helpdesk:Webhook",
+    stackSuffix: "",
+    env: {},
+    createsWebhooks: true,
+  },
+  {
+    name: "native",
+    providerProcess: PROVIDER_PROCESSES.native,
+    dir: join(root, "bench/programs/native"),
+    project: "helpdesk-bench-native",
+    type: "helpdesk:index:Webhook",
+    stackSuffix: "",
+    env: {},
+    createsWebhooks: true,
+  },
   { name: "noop", ...noop, stackSuffix: "", env: {} },
   { name: "limit", ...noop, stackSuffix: "-limit", env: { PULUMI_SKIP_CHECKPOINTS: "true" } },
 ];
@@ -183,7 +211,7 @@ async function measureOnce(entry: BenchStack, n: number, results: Results, emula
   await stack.setConfig("bench:count", { value: String(n) });
 
   await resetStats(emulatorUrl);
-  const sampler = new ProviderMemorySampler();
+  const sampler = new ProviderMemorySampler(kind.providerProcess);
   sampler.start();
   let up: { ms: number };
   try {
@@ -191,14 +219,14 @@ async function measureOnce(entry: BenchStack, n: number, results: Results, emula
     up = await timed(() => stack.up({ color: "never", signal: abort.signal }));
   } finally {
     const memory = sampler.stop();
-    if (memory.processes !== 1) log(`note: ${memory.processes} dynamic provider processes seen during this up (expected 1)`);
+    if (memory.processes !== 1) log(`note: ${memory.processes} ${kind.providerProcess.label} processes seen during this ${kind.name} up (expected 1)`);
     samples.providerPeakKiB.push(memory.peakKiB);
     samples.providerProcesses.push(memory.processes);
   }
   samples.up.push({ ms: up.ms, http: await readStats(emulatorUrl) });
-  if (kind.name === "webhook") {
+  if (kind.createsWebhooks) {
     const held = await heldWebhookCount(emulatorUrl);
-    if (held !== n) throw new Error(`after up of ${n} webhooks the emulator holds ${held}`);
+    if (held !== n) throw new Error(`after up of ${n} ${kind.name} webhooks the emulator holds ${held}`);
   }
   samples.state ??= measureState(entry.checkpoint, kind.type);
   if (samples.state.resources !== n) throw new Error(`the ${kind.name} checkpoint holds ${samples.state.resources} resources, expected ${n}`);
@@ -213,9 +241,9 @@ async function measureOnce(entry: BenchStack, n: number, results: Results, emula
   const destroy = await timed(() => stack.destroy({ color: "never", signal: abort.signal }));
   entry.deployed = false;
   samples.destroy.push({ ms: destroy.ms, http: await readStats(emulatorUrl) });
-  if (kind.name === "webhook") {
+  if (kind.createsWebhooks) {
     const held = await heldWebhookCount(emulatorUrl);
-    if (held !== 0) throw new Error(`after destroy the emulator still holds ${held} webhooks`);
+    if (held !== 0) throw new Error(`after destroy of the ${kind.name} webhooks the emulator still holds ${held}`);
   }
   log(
     `rep ${rep + 1}/${REPS} N=${n} ${kind.name.padEnd(7)}: up ${seconds(up.ms)} s, preview ${seconds(preview.ms)} s, destroy ${seconds(destroy.ms)} s, ` +

@@ -1,12 +1,27 @@
 /**
- * Peak memory of Pulumi's dynamic provider process: the `node .../@pulumi/pulumi/cmd/dynamic-provider` process that
- * runs the serialized provider (driver → pulumi → pulumi-resource-pulumi-nodejs → node dynamic-provider), read from
- * /proc (Linux).
+ * Peak memory of the process that runs a kind's provider, read from /proc (Linux). Two kinds of provider process:
+ *
+ *   - dynamic: Pulumi's dynamic provider process, `node .../@pulumi/pulumi/cmd/dynamic-provider` running the serialized
+ *     provider (driver → pulumi → pulumi-resource-pulumi-nodejs → node dynamic-provider);
+ *   - native: the plugin pulumi-resource-helpdesk, whose launcher execs `node .../dist/provider/native/main.js`
+ *     (driver → pulumi → node main.js).
  */
 import { readdirSync, readFileSync } from "node:fs";
 
-/** The script the dynamic provider process runs: `node .../@pulumi/pulumi/cmd/dynamic-provider/index.js <engine>`. */
-const DYNAMIC_PROVIDER_SCRIPT = /[\\/]cmd[\\/]dynamic-provider([\\/]index\.js)?$/;
+/** A kind of provider process, told apart by the script its `node` runs (one of its arguments). */
+export interface ProviderProcessKind {
+  /** For messages, e.g. `dynamic provider`. */
+  label: string;
+  /** Matches the script among the process's arguments. */
+  script: RegExp;
+}
+
+export const PROVIDER_PROCESSES = {
+  /** `node .../@pulumi/pulumi/cmd/dynamic-provider/index.js <engine>`. */
+  dynamic: { label: "dynamic provider", script: /[\\/]cmd[\\/]dynamic-provider([\\/]index\.js)?$/ },
+  /** `node .../dist/provider/native/main.js [flags] <engine>` (the launcher `plugin/pulumi-resource-helpdesk` execs it). */
+  native: { label: "native plugin", script: /[\\/]dist[\\/]provider[\\/]native[\\/]main\.js$/ },
+} as const satisfies Record<string, ProviderProcessKind>;
 
 /** How often /proc/<pid>/status is read while an operation runs. */
 export const SAMPLE_INTERVAL_MS = 100;
@@ -37,15 +52,22 @@ function descendsFromThisProcess(pid: number): boolean {
 }
 
 /**
- * Samples VmHWM (peak resident set) of every dynamic provider process started below this process while an operation
- * runs: `start()` before it, `stop()` after.
+ * Samples VmHWM (peak resident set) of every provider process of one kind started below this process while an
+ * operation runs: `start()` before it, `stop()` after.
  */
 export class ProviderMemorySampler {
+  /** Which provider processes it samples. */
+  readonly kind: ProviderProcessKind;
   private timer: NodeJS.Timeout | undefined;
   private readonly providers = new Set<number>();
   private readonly rejected = new Set<number>();
   /** Highest VmHWM seen, KiB. */
   private peakKiB = 0;
+
+  /** @param kind which provider processes to sample ({@link PROVIDER_PROCESSES}) */
+  constructor(kind: ProviderProcessKind) {
+    this.kind = kind;
+  }
 
   start(): void {
     this.timer = setInterval(() => this.sample(), SAMPLE_INTERVAL_MS);
@@ -63,9 +85,10 @@ export class ProviderMemorySampler {
       const pid = Number(entry);
       if (!Number.isInteger(pid) || this.providers.has(pid) || this.rejected.has(pid)) continue;
       const argv = readProc(pid, "cmdline")?.split("\0") ?? [];
-      // The provider itself, not the launcher's `node -e "...require.resolve('@pulumi/pulumi/cmd/dynamic-provider')"`.
-      // Not cached as rejected: a forked shell may still exec into the provider.
-      if (!argv.some((arg) => DYNAMIC_PROVIDER_SCRIPT.test(arg))) continue;
+      // The provider itself, not its launcher (the dynamic one's `node -e "...require.resolve('@pulumi/pulumi/cmd/
+      // dynamic-provider')"`, the native one's `/bin/sh .../pulumi-resource-helpdesk`). Not cached as rejected: a
+      // launcher may still exec into the provider (the native one does, keeping its pid).
+      if (!argv.some((arg) => this.kind.script.test(arg))) continue;
       if (descendsFromThisProcess(pid)) this.providers.add(pid);
       else this.rejected.add(pid);
     }

@@ -26,7 +26,7 @@ export interface RunInfo {
 interface Row {
   figure: string;
   values: Record<KindName, number | string>;
-  /** Whether the webhook/no-op and webhook/limit ratios mean something for this figure. */
+  /** Whether the ratios (see {@link RATIOS}) mean something for this figure. */
   ratios: boolean;
   /** Decimals for numbers. */
   digits: number;
@@ -34,7 +34,17 @@ interface Row {
 
 const seconds = (ms: number): number => ms / 1000;
 const mib = (kib: number): number => kib / 1024;
-const KINDS: KindName[] = ["webhook", "noop", "limit"];
+/** The table's columns, in order, and their headers. */
+const KINDS: KindName[] = ["webhook", "native", "noop", "limit"];
+const HEADERS: Record<KindName, string> = { webhook: "webhook", native: "native", noop: "no-op", limit: "limit" };
+/** The ratio columns after the kinds: `of` / `over`. */
+const RATIOS: Array<{ header: string; of: KindName; over: KindName }> = [
+  { header: "w/no-op", of: "webhook", over: "noop" },
+  { header: "n/no-op", of: "native", over: "noop" },
+  { header: "n/w", of: "native", over: "webhook" },
+];
+/** The kinds whose cost over the no-op floor the "largest cost" lines name. */
+const MEASURED: KindName[] = ["webhook", "native"];
 
 /**
  * Prints the table and writes the JSON.
@@ -80,13 +90,18 @@ export function report(results: Results, load: LoadRound[], info: RunInfo, root:
     return s ? pick(s) : Number.NaN;
   };
   const copies = state("webhook", large)?.providerCopies ?? Number.NaN;
+  // A native resource has no __provider (its provider is the plugin): "none", not a 0 that ratios would divide.
+  const providerShim = (kind: KindName): number | string => {
+    const s = state(kind, large);
+    return s === undefined ? Number.NaN : s.providerCopies === 0 ? "none" : s.providerBytes;
+  };
   rows.push({ figure: `state bytes/resource (file, marginal N=${small}->${large})`, values: each(fileMarginal), ratios: true, digits: 0 });
   rows.push({ figure: "state bytes/resource (entry, compact JSON)", values: each(atLarge((s) => s.entryBytes)), ratios: true, digits: 0 });
-  rows.push({ figure: `  of which __provider (x${copies})`, values: each(atLarge((s) => s.providerBytes)), ratios: true, digits: 0 });
+  rows.push({ figure: `  of which __provider (x${copies})`, values: each(providerShim), ratios: true, digits: 0 });
   rows.push({ figure: `state file N=${large} (KiB)`, values: each(atLarge((s) => s.fileBytes / 1024)), ratios: true, digits: 1 });
 
   for (const n of sizes) {
-    rows.push({ figure: `provider peak RSS, up N=${n} (MiB)`, values: each((k) => mib(median(of(k, n).providerPeakKiB))), ratios: true, digits: 1 });
+    rows.push({ figure: `provider process peak RSS, up N=${n} (MiB)`, values: each((k) => mib(median(of(k, n).providerPeakKiB))), ratios: true, digits: 1 });
   }
 
   const http = (kind: KindName, n: number, op: "up" | "preview" | "destroy"): string => {
@@ -99,7 +114,8 @@ export function report(results: Results, load: LoadRound[], info: RunInfo, root:
     rows.push({ figure: `HTTP requests / connections per ${op} N=${large}`, values: each((k) => http(k, large, op)), ratios: false, digits: 0 });
   }
 
-  const webhookOnly = (value: number | string): Record<KindName, number | string> => ({ webhook: value, noop: "-", limit: "-" });
+  // The emulator's own throughput: one figure, in the first column.
+  const webhookOnly = (value: number | string): Record<KindName, number | string> => ({ webhook: value, native: "-", noop: "-", limit: "-" });
   const rps = median(load.map((round) => round.requestsPerSecond));
   rows.push({ figure: `emulator POST /v1/webhooks (req/s, ${info.load.connections} conn, ${seconds(info.load.durationMs)} s)`, values: webhookOnly(rps), ratios: false, digits: 0 });
   if (load.length > 1) {
@@ -114,30 +130,31 @@ export function report(results: Results, load: LoadRound[], info: RunInfo, root:
     digits: 0,
   });
 
-  const largestLine = largestCost(results, sizes, med, fileMarginal);
+  const largestLines = Object.fromEntries(MEASURED.map((kind) => [kind, largestCost(kind, results, sizes, med, fileMarginal)])) as Record<string, string>;
 
-  // Print.
+  // Print: each column as wide as its widest cell, so the table stays within 120 columns.
   const fmt = (value: number | string, digits: number): string => (typeof value === "number" ? (Number.isFinite(value) ? value.toFixed(digits) : "n/a") : value);
-  const ratio = (row: Row, over: KindName): string => {
-    const [a, b] = [row.values.webhook, row.values[over]];
+  const ratio = (row: Row, of: KindName, over: KindName): string => {
+    const [a, b] = [row.values[of], row.values[over]];
     return row.ratios && typeof a === "number" && typeof b === "number" ? fmt(a / b, 2) : "-";
   };
+  const columns = [
+    ...KINDS.map((kind) => ({ header: HEADERS[kind], cell: (row: Row) => fmt(row.values[kind], row.digits) })),
+    ...RATIOS.map(({ header, of, over }) => ({ header, cell: (row: Row) => ratio(row, of, over) })),
+  ].map((column) => ({ ...column, width: Math.max(column.header.length, ...rows.map((row) => column.cell(row).length)) + 2 }));
   const width = Math.max(...rows.map((row) => row.figure.length)) + 2;
-  const header = `${"figure".padEnd(width)}${"webhook".padStart(12)}${"no-op".padStart(12)}${"limit".padStart(12)}${"w/no-op".padStart(9)}${"w/limit".padStart(9)}`;
-  const lines = rows.map(
-    (row) =>
-      row.figure.padEnd(width) +
-      KINDS.map((kind) => fmt(row.values[kind], row.digits).padStart(12)).join("") +
-      ratio(row, "noop").padStart(9) +
-      ratio(row, "limit").padStart(9),
-  );
+  const header = "figure".padEnd(width) + columns.map((column) => column.header.padStart(column.width)).join("");
+  const lines = rows.map((row) => row.figure.padEnd(width) + columns.map((column) => column.cell(row).padStart(column.width)).join(""));
   console.log("");
   console.log([header, ...lines].join("\n"));
   console.log("");
-  console.log(largestLine);
-  console.log("webhook: the Webhook; no-op: the floor, a dynamic resource whose provider does nothing (bench/programs/noop);");
-  console.log("limit: the same no-op program with PULUMI_SKIP_CHECKPOINTS=true, what the engine costs without writing state after");
-  console.log("each step (never for users). HTTP = API requests / TCP connections the emulator saw.");
+  for (const kind of MEASURED) console.log(largestLines[kind]);
+  console.log("webhook: the dynamic Webhook (pulumi-helpdesk); native: the native Webhook (pulumi-helpdesk/native, default");
+  console.log("provider) run by the plugin pulumi-resource-helpdesk; no-op: the floor, a dynamic resource whose provider does");
+  console.log("nothing (bench/programs/noop); limit: the same no-op program with PULUMI_SKIP_CHECKPOINTS=true, what the engine");
+  console.log("costs without writing state after each step (never for users). w/no-op = webhook / no-op, n/no-op = native /");
+  console.log("no-op, n/w = native / webhook. provider process: the dynamic provider's (webhook, no-op, limit), the plugin's");
+  console.log("(native). __provider none: a native resource stores no provider. HTTP = API requests / TCP connections.");
   console.log(
     `${info.quick ? "quick run" : "full run"} in ${info.totalSeconds.toFixed(0)} s on ${cpus().length} cores, node ${process.version}, pulumi ${info.pulumiVersion}; ` +
       `load average (1 min) ${info.loadAverage.before} before, ${info.loadAverage.after} after (other processes share these cores)`,
@@ -153,7 +170,7 @@ export function report(results: Results, load: LoadRound[], info: RunInfo, root:
     environment: { node: process.version, pulumi: info.pulumiVersion, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? "unknown", loadAverage: info.loadAverage },
     settings: { sizes, reps: info.reps, load: info.load, memorySampleIntervalMs: SAMPLE_INTERVAL_MS },
     table: rows.map(({ figure, values }) => ({ figure, ...values })),
-    largestCost: largestLine,
+    largestCost: largestLines,
     samples: Object.fromEntries(results),
     load,
   };
@@ -162,10 +179,12 @@ export function report(results: Results, load: LoadRound[], info: RunInfo, root:
 }
 
 /**
- * The largest cost the provider adds over the floor, by ratio: times at the largest N (smaller N are dominated by the
- * CLI's fixed start-up and too noisy), provider memory at every N (loading the implementation is a fixed cost), state.
+ * The largest cost a kind's provider adds over the floor, by ratio: times at the largest N (smaller N are dominated by
+ * the CLI's fixed start-up and too noisy), provider process memory at every N (loading the implementation is a fixed
+ * cost), state. When no figure is above the floor, the line says so and names the closest.
  */
 function largestCost(
+  kind: KindName,
   results: Results,
   sizes: number[],
   med: (kind: KindName, n: number, op: "up" | "preview" | "destroy") => number,
@@ -174,14 +193,15 @@ function largestCost(
   const large = sizes[sizes.length - 1]!;
   const peak = (kind: KindName, n: number): number => mib(median(results.get(`${kind}:${n}`)!.providerPeakKiB));
   const candidates = [
-    ...(["up", "preview", "destroy"] as const).map((op) => ({ name: `${op} at N=${large}`, w: med("webhook", large, op), o: med("noop", large, op), unit: "s" })),
-    ...sizes.map((n) => ({ name: `provider peak memory at N=${n}`, w: peak("webhook", n), o: peak("noop", n), unit: "MiB" })),
-    { name: "state per resource", w: fileMarginal("webhook"), o: fileMarginal("noop"), unit: "bytes" },
+    ...(["up", "preview", "destroy"] as const).map((op) => ({ name: `${op} at N=${large}`, w: med(kind, large, op), o: med("noop", large, op), unit: "s" })),
+    ...sizes.map((n) => ({ name: `provider process peak memory at N=${n}`, w: peak(kind, n), o: peak("noop", n), unit: "MiB" })),
+    { name: "state per resource", w: fileMarginal(kind), o: fileMarginal("noop"), unit: "bytes" },
   ];
   const largest = candidates.reduce((best, c) => (c.w / c.o > best.w / best.o ? c : best));
   const digits = largest.unit === "s" ? 2 : largest.unit === "MiB" ? 1 : 0;
+  const lead = largest.w > largest.o ? `largest cost over the no-op floor` : `no cost over the no-op floor; closest`;
   return (
-    `largest cost the provider adds over the no-op floor: ${largest.name}, x${(largest.w / largest.o).toFixed(2)} ` +
+    `${kind}: ${lead}: ${largest.name}, x${(largest.w / largest.o).toFixed(2)} ` +
     `(${largest.w >= largest.o ? "+" : ""}${(largest.w - largest.o).toFixed(digits)} ${largest.unit}: ${largest.w.toFixed(digits)} vs ${largest.o.toFixed(digits)})`
   );
 }

@@ -5,8 +5,8 @@
 import type { HttpCount } from "./emulator-stats.ts";
 import type { StateSize } from "./state-size.ts";
 
-/** The columns of the table: the Webhook, the floor and the engine's limit (see `KINDS` in bench.ts). */
-export type KindName = "webhook" | "noop" | "limit";
+/** The columns of the table: the dynamic Webhook, the native Webhook, the floor and the engine's limit (see `KINDS` in bench.ts). */
+export type KindName = "webhook" | "native" | "noop" | "limit";
 
 /** One timed operation and the API traffic the emulator saw during it. */
 export interface OperationSample {
@@ -19,9 +19,9 @@ export interface Samples {
   up: OperationSample[];
   preview: OperationSample[];
   destroy: OperationSample[];
-  /** Peak resident set (VmHWM) of the dynamic provider process during each up, KiB. */
+  /** Peak resident set (VmHWM) of the kind's provider process (dynamic provider or native plugin) during each up, KiB. */
   providerPeakKiB: number[];
-  /** How many dynamic provider processes each up started (1 expected). */
+  /** How many of those provider processes each up started (1 expected). */
   providerProcesses: number[];
   /** The checkpoint after the first up at this N. */
   state?: StateSize;

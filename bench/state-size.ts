@@ -1,6 +1,7 @@
 /**
  * The size of a stack's state, read from the file:// backend's checkpoint: bytes per resource and how much of them is
- * the serialized provider (`__provider`, stored in a resource's inputs and again in its outputs).
+ * the serialized provider (`__provider`, stored in a dynamic resource's inputs and again in its outputs; a native
+ * resource has none: its provider is a plugin, referenced by URN).
  */
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -12,9 +13,9 @@ export interface StateSize {
   resources: number;
   /** Mean bytes of one resource entry, compact JSON. */
   entryBytes: number;
-  /** Mean bytes of its `__provider` strings, all copies. */
+  /** Mean bytes of its `__provider` strings, all copies (0 without any). */
   providerBytes: number;
-  /** How many times `__provider` appears in one resource entry. */
+  /** How many times `__provider` appears in one resource entry: 2 for a dynamic resource, 0 for a native one. */
   providerCopies: number;
 }
 
@@ -27,7 +28,7 @@ export function checkpointPath(stateDir: string, project: string, stackName: str
  * Measures a checkpoint file.
  *
  * @param path the checkpoint, see {@link checkpointPath}
- * @param type the resource type token to measure, e.g. `pulumi-nodejs:dynamic/helpdesk:Webhook`
+ * @param type the resource type token to measure, e.g. `pulumi-nodejs:dynamic/helpdesk:Webhook` or `helpdesk:index:Webhook`
  */
 export function measureState(path: string, type: string): StateSize {
   const text = readFileSync(path, "utf8");
