@@ -24,7 +24,7 @@
  * 4. A damaged cache is an error naming the file, never a reason to fall back to the token in stack config.
  */
 import { hostname } from "node:os";
-import { CONFIG_KEYS, ENV_VARS, SECRET_CONFIG_KEYS } from "../sdk/config.js";
+import { configKeysFor, DEFAULT_CONFIG_NAMESPACE, ENV_VARS, SECRET_CONFIG_SETTINGS, type ConfigSettingName } from "../sdk/config.js";
 import type { ConfigReader } from "../sdk/provider-contract.js";
 import { OAuthError, refreshAccessToken, type TokenSet } from "./oauth.js";
 import {
@@ -71,15 +71,20 @@ export interface Lineage {
   configTokens: LineageTokens;
   /** The stack's name for messages (`pulumi-helpdesk login --stack <stack>`), or undefined when not known. */
   stack: string | undefined;
+  /**
+   * The stack config namespace the sign-in was read from (`helpdesk`, or e.g. `eu` for `login --namespace eu`): where
+   * {@link tokenConfigEntries} writes its tokens back, and what messages name besides the stack.
+   */
+  namespace: string;
 }
 
 /** One stack config entry to write (the shape of `cli/stack-config.ts`'s `ConfigEntry`). */
 export interface TokenConfigEntry {
-  /** Namespaced key, e.g. `helpdesk:accessToken`. */
+  /** Namespaced key, e.g. `helpdesk:accessToken` or `eu:accessToken`. */
   key: string;
   /** The value. */
   value: string;
-  /** Store as a Pulumi secret: true for the keys of `SECRET_CONFIG_KEYS`. */
+  /** Store as a Pulumi secret: true for the settings of `SECRET_CONFIG_SETTINGS` (in any namespace). */
   secret: boolean;
 }
 
@@ -109,54 +114,92 @@ export function configReaderOf(values: Readonly<Record<string, string | undefine
   return { get: (key) => values[key] };
 }
 
+/** Options of {@link lineageOf}. */
+export interface LineageOptions {
+  /** The environment (default `process.env`). */
+  env?: NodeJS.ProcessEnv;
+  /** The stack's name for messages. */
+  stack?: string;
+  /**
+   * The config namespace whose keys hold the sign-in (default `helpdesk`; `eu` reads `eu:baseUrl`, `eu:accessToken`,
+   * ... as `pulumi-helpdesk login --namespace eu` writes them). The provider always reads `helpdesk:*`: the native
+   * provider's explicit instances map their inputs to those keys (`provider/native/config.ts`).
+   */
+  namespace?: string;
+}
+
 /**
  * Maps a stack's config to its token lineage: the one place that knows which settings make a sign-in renewable.
  * Base URL, client id and client secret follow the provider's precedence (`HELPDESK_BASE_URL`, `HELPDESK_CLIENT_ID`,
- * `HELPDESK_CLIENT_SECRET` over config); the tokens come from config only (`helpdesk:accessToken`,
- * `helpdesk:refreshToken`, `helpdesk:tokenExpiresAt` as ISO 8601).
+ * `HELPDESK_CLIENT_SECRET` over config, in every namespace, as for an explicit native provider); the tokens come from
+ * config only (`<ns>:accessToken`, `<ns>:refreshToken`, `<ns>:tokenExpiresAt` as ISO 8601; `<ns>` is
+ * `options.namespace`, default `helpdesk`).
  *
- * @param config the stack config
- * @param options `env` (default `process.env`); `stack`, the stack's name for messages
+ * @param config the stack config (namespaced key → value)
+ * @param options `env` (default `process.env`); `stack`, the stack's name for messages; `namespace` (default
+ *   `helpdesk`)
  * @returns the lineage, or undefined when a refresh token, access token, base URL, client id or client secret is
  *   missing (then the access token cannot be renewed)
+ * @throws ConfigNamespaceError when `options.namespace` is not a valid namespace (`sdk/config.ts` `configKeysFor`)
  */
-export function lineageOf(config: ConfigReader | undefined, options: { env?: NodeJS.ProcessEnv; stack?: string } = {}): Lineage | undefined {
+export function lineageOf(config: ConfigReader | undefined, options: LineageOptions = {}): Lineage | undefined {
   const env = options.env ?? process.env;
-  const baseUrl = configSetting(config, CONFIG_KEYS.baseUrl, ENV_VARS.baseUrl, env);
-  const clientId = configSetting(config, CONFIG_KEYS.clientId, ENV_VARS.clientId, env);
-  const clientSecret = configSetting(config, CONFIG_KEYS.clientSecret, ENV_VARS.clientSecret, env);
-  const accessToken = configSetting(config, CONFIG_KEYS.accessToken, undefined, env);
-  const refreshToken = configSetting(config, CONFIG_KEYS.refreshToken, undefined, env);
+  const namespace = options.namespace ?? DEFAULT_CONFIG_NAMESPACE;
+  const keys = configKeysFor(namespace);
+  const baseUrl = configSetting(config, keys.baseUrl, ENV_VARS.baseUrl, env);
+  const clientId = configSetting(config, keys.clientId, ENV_VARS.clientId, env);
+  const clientSecret = configSetting(config, keys.clientSecret, ENV_VARS.clientSecret, env);
+  const accessToken = configSetting(config, keys.accessToken, undefined, env);
+  const refreshToken = configSetting(config, keys.refreshToken, undefined, env);
   if (!baseUrl || !clientId || !clientSecret || !accessToken || !refreshToken) return undefined;
   return {
     client: { baseUrl: baseUrl.replace(/\/+$/, ""), clientId, clientSecret },
     configTokens: {
       accessToken,
       refreshToken,
-      expiresAt: configSetting(config, CONFIG_KEYS.tokenExpiresAt, undefined, env),
+      expiresAt: configSetting(config, keys.tokenExpiresAt, undefined, env),
       lifetimeSeconds: undefined,
     },
     stack: options.stack,
+    namespace,
   };
 }
 
 /**
- * The stack config entries that store a lineage point: access and refresh token (secret, as `SECRET_CONFIG_KEYS`
- * says) and, when known, `helpdesk:tokenExpiresAt` (ISO 8601, plain).
+ * The stack config entries that store a lineage point: access and refresh token (secret, as `SECRET_CONFIG_SETTINGS`
+ * says) and, when known, `<ns>:tokenExpiresAt` (ISO 8601, plain), in that order.
  *
- * @param tokens the tokens to store
+ * @param tokens the tokens to store (an undefined refresh token or expiry is left out)
+ * @param namespace the config namespace to write under (default `helpdesk`; pass the lineage's `namespace` when
+ *   writing a lineage back)
+ * @returns the entries, e.g. `{ key: "eu:accessToken", value, secret: true }`
+ * @throws ConfigNamespaceError when `namespace` is not a valid namespace
  */
 export function tokenConfigEntries(
   tokens: Pick<LineageTokens, "accessToken" | "expiresAt"> & { refreshToken?: string | undefined; lifetimeSeconds?: number | undefined },
+  namespace: string = DEFAULT_CONFIG_NAMESPACE,
 ): TokenConfigEntry[] {
-  const values: [string, string | undefined][] = [
-    [CONFIG_KEYS.accessToken, tokens.accessToken],
-    [CONFIG_KEYS.refreshToken, tokens.refreshToken],
-    [CONFIG_KEYS.tokenExpiresAt, tokens.expiresAt],
+  const keys = configKeysFor(namespace);
+  const values: [ConfigSettingName, string | undefined][] = [
+    ["accessToken", tokens.accessToken],
+    ["refreshToken", tokens.refreshToken],
+    ["tokenExpiresAt", tokens.expiresAt],
   ];
   return values
-    .filter((pair): pair is [string, string] => pair[1] !== undefined)
-    .map(([key, value]) => ({ key, value, secret: SECRET_CONFIG_KEYS.includes(key) }));
+    .filter((pair): pair is [ConfigSettingName, string] => pair[1] !== undefined)
+    .map(([name, value]) => ({ key: keys[name], value, secret: SECRET_CONFIG_SETTINGS.includes(name) }));
+}
+
+/**
+ * The arguments that name a sign-in's place in a `pulumi-helpdesk` command: the stack, and `--namespace <ns>` unless
+ * it is the default namespace, e.g. `dev --namespace eu` (what follows `login --stack` in a remedy).
+ *
+ * @param stack the stack name, or undefined when not known (the provider): then undefined
+ * @param namespace the config namespace (default `helpdesk`)
+ */
+export function stackArguments(stack: string | undefined, namespace: string = DEFAULT_CONFIG_NAMESPACE): string | undefined {
+  if (stack === undefined) return undefined;
+  return namespace === DEFAULT_CONFIG_NAMESPACE ? stack : `${stack} --namespace ${namespace}`;
 }
 
 /** Seconds before the recorded expiry at which an access token already counts as expired (clock skew, request time). */
@@ -277,10 +320,10 @@ export async function refreshLineage(lineage: Lineage, options: RefreshOptions):
   });
 }
 
-/** Runs `work`, giving a {@link TokenCacheError} the stack's name in its remedy. */
+/** Runs `work`, giving a {@link TokenCacheError} the stack's name (and namespace) in its remedy. */
 function withStackName<T>(lineage: Lineage, work: () => T): T {
   const named = (error: unknown): never => {
-    throw error instanceof TokenCacheError ? error.forStack(lineage.stack) : error;
+    throw error instanceof TokenCacheError ? error.forStack(stackArguments(lineage.stack, lineage.namespace)) : error;
   };
   try {
     const result = work();

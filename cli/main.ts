@@ -10,8 +10,10 @@ import { refresh } from "./commands/refresh.js";
 import { status } from "./commands/status.js";
 import { trigger } from "./commands/trigger.js";
 import { pluginInstall, pluginPath } from "./commands/plugin.js";
+import { NAMESPACE_FLAGS, NAMESPACE_HELP, parseNamespaceOption } from "./namespace.js";
 import { CliError, error as printError } from "./output.js";
 import { EVENTS } from "../sdk/events.js";
+import { DEFAULT_CONFIG_NAMESPACE } from "../sdk/config.js";
 
 function positiveInt(name: string) {
   return (value: string): number => {
@@ -22,6 +24,7 @@ function positiveInt(name: string) {
 }
 
 const stackOption = ["-s, --stack <name>", "stack whose config holds the credentials (default: the selected stack)"] as const;
+const namespaceOption = [NAMESPACE_FLAGS, NAMESPACE_HELP, parseNamespaceOption, DEFAULT_CONFIG_NAMESPACE] as const;
 const cwdOption = ["-C, --cwd <dir>", "project directory holding Pulumi.yaml (default: the nearest one from the current directory upwards, as pulumi finds it)"] as const;
 
 function share(name: string) {
@@ -66,6 +69,7 @@ program
   .command("login")
   .description("Sign in with the help desk's OAuth authorization-code flow and store the tokens in the stack's config (as secrets).")
   .option(...stackOption)
+  .option(...namespaceOption)
   .option("--base-url <url>", "help-desk API base URL (env HELPDESK_BASE_URL)")
   .option("--client-id <id>", "OAuth client id (env HELPDESK_CLIENT_ID)")
   .option("--client-secret <secret>", "OAuth client secret (env HELPDESK_CLIENT_SECRET; prefer the env var: flags show in `ps`)")
@@ -76,15 +80,19 @@ program
   .addHelpText(
     "after",
     `
-Settings come from flags, else the environment, else the stack's existing config; on a terminal, login asks for
-what is still missing (the secret without echo). With a loopback redirect URI, login listens there and opens the
-browser; otherwise it asks for the URL the browser was sent to (or the bare code).
+Settings come from flags, else the environment, else the stack's existing config (in the namespace); on a
+terminal, login asks for what is still missing (the secret without echo). With a loopback redirect URI, login
+listens there and opens the browser; otherwise it asks for the URL the browser was sent to (or the bare code).
+--namespace eu writes eu:baseUrl, eu:accessToken, ... instead of helpdesk:*, for an explicit provider that reads
+new pulumi.Config("eu") (several help desks in one program); helpdesk:* stays as it is.
 
 Examples:
   $ pulumi-helpdesk login --stack dev --base-url https://helpdesk.example.com \\
       --client-id my-app --redirect-uri http://127.0.0.1:8976/callback
   $ HELPDESK_CLIENT_SECRET=... pulumi-helpdesk login --stack dev --no-browser
-  $ pulumi-helpdesk login            # again later: everything but the secret comes from the stack config`,
+  $ pulumi-helpdesk login            # again later: everything but the secret comes from the stack config
+  $ pulumi-helpdesk login --stack dev --namespace eu --base-url https://eu.helpdesk.example.com \\
+      --client-id my-app --redirect-uri http://127.0.0.1:8976/callback`,
   )
   .action(login);
 
@@ -92,25 +100,31 @@ program
   .command("status")
   .description("Show whether the stack is signed in: base URL, client, token presence and expiry (never values).")
   .option(...stackOption)
+  .option(...namespaceOption)
   .option(...cwdOption)
   .option("--json", "print a JSON object for scripts", false)
-  .addHelpText("after", "\nExamples:\n  $ pulumi-helpdesk status --stack dev\n  $ pulumi-helpdesk status --stack dev --json | jq .accessToken.expired")
+  .addHelpText(
+    "after",
+    "\nExamples:\n  $ pulumi-helpdesk status --stack dev\n  $ pulumi-helpdesk status --stack dev --namespace eu\n  $ pulumi-helpdesk status --stack dev --json | jq .accessToken.expired",
+  )
   .action(status);
 
 program
   .command("refresh")
   .description("Get a new access token with the refresh token and store it (and any rotated refresh token) in the stack's config.")
   .option(...stackOption)
+  .option(...namespaceOption)
   .option(...cwdOption)
-  .addHelpText("after", "\nExample:\n  $ pulumi-helpdesk refresh --stack dev")
+  .addHelpText("after", "\nExamples:\n  $ pulumi-helpdesk refresh --stack dev\n  $ pulumi-helpdesk refresh --stack dev --namespace eu")
   .action(refresh);
 
 program
   .command("logout")
   .description("Remove the tokens from the stack's config (client settings stay for the next login).")
   .option(...stackOption)
+  .option(...namespaceOption)
   .option(...cwdOption)
-  .addHelpText("after", "\nExample:\n  $ pulumi-helpdesk logout --stack dev")
+  .addHelpText("after", "\nExamples:\n  $ pulumi-helpdesk logout --stack dev\n  $ pulumi-helpdesk logout --stack dev --namespace eu")
   .action(logout);
 
 program

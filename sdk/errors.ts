@@ -12,6 +12,7 @@
  * | `EmulatorHttpError` subclasses (`OAuthErrorResponse`, `BearerError`, `ApiError`, `PageError`) | the emulator's answers | the answer's `error` |
  * | `EmulatorOptionError`, `StoreError`, `DataFileError`, `EmulatorInspectionError` | `pulumi-helpdesk/emulator` | `invalid_option`; `busy`, `commit`; `data_file_refused`; `unreachable`, `refused` |
  * | `CliError` | the CLI | `usage`, `failed` |
+ * | `ConfigNamespaceError` | `pulumi-helpdesk` (`configKeysFor`) | `invalid_namespace` |
  *
  * A wrapping error keeps what it wraps as `cause` (ES2022 error cause). Messages are written for people and never
  * hold a credential.

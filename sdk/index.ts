@@ -10,5 +10,16 @@ import "./node-guard.js";
 export { Webhook, type WebhookArgs } from "./webhook.js";
 export { EVENTS, isWebhookEvent, type WebhookEvent } from "./events.js";
 export type { WebhookInputs, WebhookOutputs } from "./provider-contract.js";
-export { CONFIG_KEYS, ENV_VARS, SECRET_CONFIG_KEYS } from "./config.js";
+export {
+  CONFIG_KEYS,
+  configKeysFor,
+  ConfigNamespaceError,
+  configNamespaceProblem,
+  DEFAULT_CONFIG_NAMESPACE,
+  ENV_VARS,
+  SECRET_CONFIG_KEYS,
+  secretConfigKeysFor,
+  type ConfigKeys,
+  type ConfigSettingName,
+} from "./config.js";
 export { PulumiHelpdeskError } from "./errors.js";

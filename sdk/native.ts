@@ -58,7 +58,9 @@ export type ProviderArgs = {
 /**
  * A `helpdesk` provider: one help desk and its credentials. Resources given `{ provider }` use it; resources without
  * one use the default provider, which reads the stack's `helpdesk:*` config written by `pulumi-helpdesk login`.
- * An explicit provider does not read that stack config: pass its settings (e.g. from `new pulumi.Config("eu")`).
+ * An explicit provider does not read that stack config: pass its settings, e.g. from `new pulumi.Config("eu")` after
+ * `pulumi-helpdesk login --namespace eu` wrote them as `eu:baseUrl`, `eu:accessToken` (secret), ... (README, "Several
+ * help desks in one program").
  *
  * Changing `baseUrl` replaces the provider and so every webhook it manages (they are created on the new help desk
  * and deleted from the old one); other changes (a new token) touch no webhook.

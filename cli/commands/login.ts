@@ -1,16 +1,18 @@
 /**
  * `pulumi-helpdesk login`: the OAuth 2.0 authorization-code flow (spec §4.1, §4.2; RFC 6749 §4.1 with `state`,
  * RFC 7636 PKCE, RFC 8252 loopback redirect) ending in the stack config of DESIGN.md step 1, secrets encrypted by
- * Pulumi.
+ * Pulumi. `--namespace eu` writes the same settings as `eu:*` instead of `helpdesk:*`, for an explicit provider of
+ * the native plugin (one program, several help desks).
  */
 import open from "open";
-import { CONFIG_KEYS } from "../../sdk/config.js";
+import { configKeysFor, DEFAULT_CONFIG_NAMESPACE } from "../../sdk/config.js";
 import { exchangeAuthorizationCode, OAuthError, startAuthorization, type AuthorizationRequest, type TokenSet } from "../../auth/oauth.js";
 import { tokenConfigEntries } from "../../auth/lineage.js";
 import { isLoopbackRedirect, listenForCallback, type AuthorizationCallback, type CallbackOptions } from "../callback-server.js";
 import { CliError, info, result, success, warn } from "../output.js";
 import { ask, isInteractive, readLineFromStdin } from "../prompt.js";
 import { missingSettingsError, pickClientSettings, requireHttpUrl, type ClientFlags, type ClientSettings } from "../settings.js";
+import { commandNamespace, foreignKeysIn, namespaceNote, programHint } from "../namespace.js";
 import { spinner } from "../spinner.js";
 import { openStack, PulumiNotFoundError, readStackConfig, resolveStackRef, writeStackConfig, type ConfigEntry } from "../stack-config.js";
 
@@ -20,6 +22,8 @@ export interface LoginOptions extends ClientFlags {
   stack?: string;
   /** Project directory (default: the current directory). */
   cwd?: string;
+  /** Config namespace to read the settings from and write the sign-in to (default `helpdesk`). */
+  namespace?: string;
   /** `false` with `--no-browser`: print the URL only. */
   browser: boolean;
   /** Seconds to wait for the redirect (default 300). */
@@ -34,15 +38,21 @@ const PROMPTS: Record<keyof ClientSettings, { question: string; secret: boolean 
 };
 
 /**
- * Runs the login.
+ * Runs the login: reads the settings (flags, environment, the stack's config in the namespace), signs in, and writes
+ * `<ns>:baseUrl`, `<ns>:clientId`, `<ns>:redirectUri`, `<ns>:tokenExpiresAt` (plain) and `<ns>:clientSecret`,
+ * `<ns>:accessToken`, `<ns>:refreshToken` (secret) to the stack config; no other key is touched. Prints the keys
+ * written (never a value) and, for a namespace other than `helpdesk`, how a program declares a provider with them.
  *
- * @throws CliError exit 2 on a wrong `--cwd`, no Pulumi project, missing or malformed settings; exit 1 when `pulumi` is
- *   not on PATH (checked before the browser step); exit 1 on a denied or failed authorization, a timeout, a taken
+ * @param options the parsed flags
+ * @throws CliError exit 2 on a bad `--namespace`, a wrong `--cwd`, no Pulumi project, missing or malformed settings;
+ *   exit 1 when `pulumi` is not on PATH (checked before the browser step); exit 1 on a denied or failed authorization, a timeout, a taken
  *   port, a failed config write, or a pasted redirect URL whose `state` differs (at the loopback receiver such a
  *   redirect is ignored and the wait goes on, RFC 6749 §10.12). Messages never contain the code, a token or the
  *   client secret.
  */
 export async function login(options: LoginOptions): Promise<void> {
+  const namespace = commandNamespace(options.namespace);
+  const keys = configKeysFor(namespace);
   const ref = await resolveStackRef(options.stack, options.cwd);
   // Read what the stack already has without creating it: a login that fails must leave no trace. A missing stack is
   // fine (it is created after the sign-in); a missing `pulumi` is not, so stop before the browser step.
@@ -51,32 +61,41 @@ export async function login(options: LoginOptions): Promise<void> {
     return undefined;
   });
   const existing = existingStack ? await readStackConfig(existingStack) : {};
-  const settings = await completeSettings(options, existing);
+  const foreign = namespace === DEFAULT_CONFIG_NAMESPACE ? [] : foreignKeysIn(existing, namespace);
+  if (foreign.length > 0) {
+    warn(
+      `stack "${ref.stackName}" already holds config in namespace "${namespace}" that is no help-desk setting (${foreign.slice(0, 5).join(", ")}${foreign.length > 5 ? ", ..." : ""}): ` +
+        `if a package of that name reads it, its provider will see the help-desk keys too; a namespace of your own (e.g. helpdesk-${namespace}) avoids that`,
+    );
+  }
+  const settings = await completeSettings(options, existing, namespace);
   requireHttpUrl("baseUrl", settings.baseUrl);
   const redirectUri = requireHttpUrl("redirectUri", settings.redirectUri);
 
   await authorize(settings, redirectUri, options, async (tokens) => {
     const entries: ConfigEntry[] = [
-      { key: CONFIG_KEYS.baseUrl, value: settings.baseUrl, secret: false },
-      { key: CONFIG_KEYS.clientId, value: settings.clientId, secret: false },
-      { key: CONFIG_KEYS.redirectUri, value: settings.redirectUri, secret: false },
-      { key: CONFIG_KEYS.clientSecret, value: settings.clientSecret, secret: true },
-      ...tokenConfigEntries(tokens),
+      { key: keys.baseUrl, value: settings.baseUrl, secret: false },
+      { key: keys.clientId, value: settings.clientId, secret: false },
+      { key: keys.redirectUri, value: settings.redirectUri, secret: false },
+      { key: keys.clientSecret, value: settings.clientSecret, secret: true },
+      ...tokenConfigEntries(tokens, namespace),
     ];
     const stack = existingStack ?? (await openStack(ref));
     await writeStackConfig(stack, ref, entries);
     // A new refresh token starts a new lineage by itself (auth/token-cache.ts); the previous lineage's cache entry
     // stays, because another stack may share that sign-in.
 
-    success(`Signed in to ${settings.baseUrl} as client ${settings.clientId}; wrote stack "${ref.stackName}" config:`);
+    const where = namespaceNote(namespace);
+    success(`Signed in to ${settings.baseUrl} as client ${settings.clientId}; wrote stack "${ref.stackName}" config${where}:`);
     for (const entry of entries) result(`  ${entry.key}${entry.secret ? " (secret)" : ""}`);
     if (tokens.expiresAt) info(`The access token expires at ${tokens.expiresAt}.`);
+    if (namespace !== DEFAULT_CONFIG_NAMESPACE) for (const line of programHint(namespace)) info(line);
   });
 }
 
 /** Fills in missing settings by asking, when someone can answer; otherwise says what to set. */
-async function completeSettings(flags: ClientFlags, stackConfig: Record<string, string>): Promise<ClientSettings> {
-  const { found, missing } = pickClientSettings(flags, stackConfig);
+async function completeSettings(flags: ClientFlags, stackConfig: Record<string, string>, namespace: string): Promise<ClientSettings> {
+  const { found, missing } = pickClientSettings(flags, stackConfig, process.env, namespace);
   if (missing.length === 0) return found as ClientSettings;
   if (!isInteractive()) throw missingSettingsError(missing);
   for (const name of missing) {

@@ -4,41 +4,55 @@
  * one of its refresh tokens may share the sign-in and need its newest refresh token (`auth/token-cache.ts`); logout
  * says where it is.
  */
-import { CONFIG_KEYS } from "../../sdk/config.js";
+import { configKeysFor } from "../../sdk/config.js";
 import { configReaderOf, lineageOf, readLineage } from "../../auth/lineage.js";
 import { TokenCacheError } from "../../auth/token-cache.js";
+import { commandNamespace, namespaceNote } from "../namespace.js";
 import { info, success, warn } from "../output.js";
 import { openStack, readStackConfig, removeStackConfig, resolveStackRef } from "../stack-config.js";
 
 /** Options of `logout`. */
 export interface LogoutOptions {
+  /** Stack name (default: the selected stack). */
   stack?: string;
+  /** Project directory (default: the current directory). */
   cwd?: string;
+  /** Config namespace of the sign-in (default `helpdesk`). */
+  namespace?: string;
 }
 
-const TOKEN_KEYS = [CONFIG_KEYS.accessToken, CONFIG_KEYS.refreshToken, CONFIG_KEYS.tokenExpiresAt];
-
-/** Signs the stack out. Idempotent: a stack with no tokens is left as it is. */
+/**
+ * Signs the stack out of one namespace: removes `<ns>:accessToken`, `<ns>:refreshToken` and `<ns>:tokenExpiresAt`
+ * (other namespaces and the client settings stay). Idempotent: a namespace with no tokens is left as it is.
+ *
+ * @param options the parsed flags
+ * @throws CliError exit 2 on a bad `--namespace`, a wrong `--cwd`, no project or no stack selected; exit 1 when the
+ *   stack cannot be opened or `pulumi config rm` fails
+ */
 export async function logout(options: LogoutOptions): Promise<void> {
+  const namespace = commandNamespace(options.namespace);
+  const keys = configKeysFor(namespace);
+  const tokenKeys = [keys.accessToken, keys.refreshToken, keys.tokenExpiresAt];
   const ref = await resolveStackRef(options.stack, options.cwd);
   const stack = await openStack(ref, false);
   const config = await readStackConfig(stack);
-  const present = TOKEN_KEYS.filter((key) => config[key] !== undefined);
+  const present = tokenKeys.filter((key) => config[key] !== undefined);
+  const where = namespaceNote(namespace);
   if (present.length === 0) {
-    info(`Stack "${ref.stackName}" holds no tokens; nothing to do.`);
+    info(`Stack "${ref.stackName}"${where} holds no tokens; nothing to do.`);
     return;
   }
-  const cacheFile = cachedSignIn(config, ref.stackName);
+  const cacheFile = cachedSignIn(config, ref.stackName, namespace);
   await removeStackConfig(stack, present);
-  success(`Signed out stack "${ref.stackName}": removed ${present.join(", ")}.`);
+  success(`Signed out stack "${ref.stackName}"${where}: removed ${present.join(", ")}.`);
   if (cacheFile) {
     info(`The local token cache keeps this sign-in's newest tokens in ${cacheFile} for any other stack that shares the sign-in; delete that file if none does.`);
   }
 }
 
 /** The cache file of the stack's sign-in, if one was written; a cache problem is shown, not fatal (logout goes on). */
-function cachedSignIn(config: Record<string, string>, stack: string): string | undefined {
-  const lineage = lineageOf(configReaderOf(config), { stack });
+function cachedSignIn(config: Record<string, string>, stack: string, namespace: string): string | undefined {
+  const lineage = lineageOf(configReaderOf(config), { stack, namespace });
   if (!lineage) return undefined;
   try {
     return readLineage(lineage).file;

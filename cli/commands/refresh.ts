@@ -8,16 +8,31 @@
  *
  * For tests only: `HELPDESK_TEST_CRASH_AT=<step>` ends the process with SIGKILL at that step (see {@link CRASH_POINTS}).
  */
-import { accessTokenExpired, configReaderOf, lineageOf, readLineage, refreshLineage, tokenConfigEntries, type Lineage, type RefreshOutcome } from "../../auth/lineage.js";
+import {
+  accessTokenExpired,
+  configReaderOf,
+  lineageOf,
+  readLineage,
+  refreshLineage,
+  stackArguments,
+  tokenConfigEntries,
+  type Lineage,
+  type RefreshOutcome,
+} from "../../auth/lineage.js";
 import { OAuthError } from "../../auth/oauth.js";
 import { TokenCacheError } from "../../auth/token-cache.js";
+import { commandNamespace, namespaceNote } from "../namespace.js";
 import { CliError, info, result, success } from "../output.js";
 import { openStack, readStackConfig, resolveStackRef, writeStackConfig } from "../stack-config.js";
 
 /** Options of `refresh`. */
 export interface RefreshOptions {
+  /** Stack name (default: the selected stack). */
   stack?: string;
+  /** Project directory (default: the current directory). */
   cwd?: string;
+  /** Config namespace of the sign-in (default `helpdesk`). */
+  namespace?: string;
 }
 
 /**
@@ -30,28 +45,34 @@ export const CRASH_POINTS = ["lock-acquired", "token-response", "cache-written",
 export type CrashPoint = (typeof CRASH_POINTS)[number];
 
 /**
- * Refreshes the stack's tokens.
+ * Refreshes the tokens of the stack's sign-in in one namespace (`<ns>:accessToken`, `<ns>:refreshToken`,
+ * `<ns>:tokenExpiresAt`; no other key is written).
  *
- * @throws CliError exit 1 when the stack lacks what the refresh grant needs, the server rejects it, or the token
- *   cache stops it (damaged file, interrupted refresh, lock held: the message names the file and says what to do);
- *   exit 2 when `HELPDESK_TEST_CRASH_AT` names no step
+ * @param options the parsed flags
+ * @throws CliError exit 1 when the namespace lacks what the refresh grant needs, the server rejects it, or the token
+ *   cache stops it (damaged file, interrupted refresh, lock held: the message names the file and says what to do;
+ *   the error it reports is its `cause`); exit 2 on a bad `--namespace` or when `HELPDESK_TEST_CRASH_AT` names no
+ *   step
  */
 export async function refresh(options: RefreshOptions): Promise<void> {
   const crashAt = crashHook(process.env.HELPDESK_TEST_CRASH_AT);
+  const namespace = commandNamespace(options.namespace);
   const ref = await resolveStackRef(options.stack, options.cwd);
+  const target = stackArguments(ref.stackName, namespace);
+  const where = namespaceNote(namespace);
   const stack = await openStack(ref, false);
   const config = await readStackConfig(stack);
-  const lineage = lineageOf(configReaderOf(config), { stack: ref.stackName });
+  const lineage = lineageOf(configReaderOf(config), { stack: ref.stackName, namespace });
   if (!lineage) {
-    throw new CliError(`stack "${ref.stackName}" has no refresh token or client credentials to refresh with: run \`pulumi-helpdesk login --stack ${ref.stackName}\``);
+    throw new CliError(`stack "${ref.stackName}"${where} has no refresh token or client credentials to refresh with: run \`pulumi-helpdesk login --stack ${target}\``);
   }
   const { tokens, renewed } = await newestTokens(lineage, crashAt);
-  const entries = tokenConfigEntries(tokens);
+  const entries = tokenConfigEntries(tokens, lineage.namespace);
   await writeStackConfig(stack, ref, entries);
   crashAt("config-written");
   const rotated = tokens.refreshToken !== lineage.configTokens.refreshToken;
   const origin = renewed ? "" : " from the local token cache (a provider run or a stack sharing this sign-in had renewed them)";
-  success(`Refreshed the tokens of stack "${ref.stackName}"${origin}${rotated ? " (the server issued a new refresh token)" : ""}:`);
+  success(`Refreshed the tokens of stack "${ref.stackName}"${where}${origin}${rotated ? " (the server issued a new refresh token)" : ""}:`);
   for (const entry of entries) result(`  ${entry.key}${entry.secret ? " (secret)" : ""}`);
   if (tokens.expiresAt) info(`The access token expires at ${tokens.expiresAt}.`);
 }
@@ -67,8 +88,10 @@ async function newestTokens(lineage: Lineage, crashAt: (step: string) => void): 
     const seen = state.tokens.refreshToken;
     return await refreshLineage(lineage, { stillNeeded: (newest) => newest.refreshToken === seen, onStep: crashAt });
   } catch (error) {
-    if (error instanceof TokenCacheError) throw new CliError(error.message);
-    if (error instanceof OAuthError) throw new CliError(`${error.message}. Run \`pulumi-helpdesk login --stack ${lineage.stack}\` to sign in again.`);
+    if (error instanceof TokenCacheError) throw new CliError(error.message, 1, { cause: error });
+    if (error instanceof OAuthError) {
+      throw new CliError(`${error.message}. Run \`pulumi-helpdesk login --stack ${stackArguments(lineage.stack, lineage.namespace)}\` to sign in again.`, 1, { cause: error });
+    }
     throw error;
   }
 }

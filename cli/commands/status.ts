@@ -1,22 +1,31 @@
 /**
- * `pulumi-helpdesk status`: what the stack's config says about the sign-in, without showing any credential.
+ * `pulumi-helpdesk status`: what the stack's config (in one namespace: `helpdesk`, or `--namespace eu`) says about
+ * the sign-in, without showing any credential.
  */
-import { CONFIG_KEYS } from "../../sdk/config.js";
-import { configReaderOf, lineageOf, readLineage } from "../../auth/lineage.js";
+import { configKeysFor, DEFAULT_CONFIG_NAMESPACE } from "../../sdk/config.js";
+import { configReaderOf, lineageOf, readLineage, stackArguments } from "../../auth/lineage.js";
 import { TokenCacheError, tokenCacheDir } from "../../auth/token-cache.js";
+import { commandNamespace } from "../namespace.js";
 import { info, result, warn } from "../output.js";
 import { openStack, readStackConfig, resolveStackRef } from "../stack-config.js";
 
 /** Options of `status`. */
 export interface StatusOptions {
+  /** Stack name (default: the selected stack). */
   stack?: string;
+  /** Project directory (default: the current directory). */
   cwd?: string;
+  /** Config namespace of the sign-in (default `helpdesk`). */
+  namespace?: string;
+  /** Print {@link SignInStatus} as JSON. */
   json: boolean;
 }
 
 /** The machine-readable status (`--json`); presence flags only, never values of secrets. */
 export interface SignInStatus {
   stack: string;
+  /** The config namespace read, e.g. `helpdesk` or `eu`. */
+  namespace: string;
   baseUrl: string | null;
   clientId: string | null;
   redirectUri: string | null;
@@ -43,31 +52,45 @@ export interface SignInStatus {
   };
 }
 
+/** Options of {@link describeStatus}. */
+export interface DescribeStatusOptions {
+  /** The config namespace to read (default `helpdesk`). */
+  namespace?: string;
+  /** The current time in milliseconds (for tests; default `Date.now()`). */
+  now?: number;
+  /** The token cache directory (default: `tokenCacheDir()`). */
+  cacheDir?: string;
+}
+
 /**
- * Computes the sign-in status of a stack.
+ * Computes the sign-in status of a stack in one config namespace.
  *
  * @param stack the stack name
  * @param config the stack config (namespaced key → value, secrets decrypted; only their presence is reported)
- * @param now the current time in milliseconds (for tests)
- * @param cacheDir the token cache directory (default: `tokenCacheDir()`)
+ * @param options namespace, clock and token cache directory
+ * @returns the status; a token cache problem is reported in `tokenCache.problem`, not thrown
+ * @throws ConfigNamespaceError when `options.namespace` is not a valid namespace
  */
-export function describeStatus(stack: string, config: Record<string, string>, now = Date.now(), cacheDir = tokenCacheDir()): SignInStatus {
+export function describeStatus(stack: string, config: Record<string, string>, options: DescribeStatusOptions = {}): SignInStatus {
+  const namespace = options.namespace ?? DEFAULT_CONFIG_NAMESPACE;
+  const keys = configKeysFor(namespace);
   const get = (key: string): string | null => config[key] || null;
-  const expiresAt = get(CONFIG_KEYS.tokenExpiresAt);
+  const expiresAt = get(keys.tokenExpiresAt);
   const at = expiresAt ? Date.parse(expiresAt) : Number.NaN;
-  const expiresInSeconds = Number.isFinite(at) ? Math.round((at - now) / 1000) : null;
-  const baseUrl = get(CONFIG_KEYS.baseUrl);
-  const clientId = get(CONFIG_KEYS.clientId);
-  const refreshToken = get(CONFIG_KEYS.refreshToken);
-  const cache = tokenCacheStatus(stack, config, cacheDir);
+  const expiresInSeconds = Number.isFinite(at) ? Math.round((at - (options.now ?? Date.now())) / 1000) : null;
+  const baseUrl = get(keys.baseUrl);
+  const clientId = get(keys.clientId);
+  const refreshToken = get(keys.refreshToken);
+  const cache = tokenCacheStatus(stack, namespace, config, options.cacheDir ?? tokenCacheDir());
   return {
     stack,
+    namespace,
     baseUrl,
     clientId,
-    redirectUri: get(CONFIG_KEYS.redirectUri),
-    clientSecret: { present: Boolean(get(CONFIG_KEYS.clientSecret)) },
+    redirectUri: get(keys.redirectUri),
+    clientSecret: { present: Boolean(get(keys.clientSecret)) },
     accessToken: {
-      present: Boolean(get(CONFIG_KEYS.accessToken)),
+      present: Boolean(get(keys.accessToken)),
       expiresAt,
       expiresInSeconds,
       expired: expiresInSeconds === null ? null : expiresInSeconds <= 0,
@@ -79,8 +102,8 @@ export function describeStatus(stack: string, config: Record<string, string>, no
 }
 
 /** The token cache's view of the stack's sign-in; a cache problem is reported, not thrown (status always answers). */
-function tokenCacheStatus(stack: string, config: Record<string, string>, dir: string): { newer: boolean; status: SignInStatus["tokenCache"] } {
-  const lineage = lineageOf(configReaderOf(config), { stack });
+function tokenCacheStatus(stack: string, namespace: string, config: Record<string, string>, dir: string): { newer: boolean; status: SignInStatus["tokenCache"] } {
+  const lineage = lineageOf(configReaderOf(config), { stack, namespace });
   if (!lineage) return { newer: false, status: { file: null, interruptedAt: null, problem: null } };
   try {
     const state = readLineage(lineage, dir);
@@ -91,7 +114,12 @@ function tokenCacheStatus(stack: string, config: Record<string, string>, dir: st
   }
 }
 
-/** "in 1 h 59 min", "3 min ago". */
+/**
+ * A duration relative to now, for people.
+ *
+ * @param seconds seconds from now (negative: in the past)
+ * @returns e.g. "in 1 h 59 min", "3 min ago"
+ */
 export function relativeTime(seconds: number): string {
   const abs = Math.abs(seconds);
   const parts =
@@ -102,11 +130,20 @@ export function relativeTime(seconds: number): string {
   return seconds >= 0 ? `in ${parts}` : `${parts} ago`;
 }
 
-/** Prints the status of the stack (text, or JSON with `--json`). Exit code 0 even when signed out. */
+/**
+ * Prints the status of the stack's sign-in in one namespace (text, or JSON with `--json`). Exit code 0 even when
+ * signed out.
+ *
+ * @param options the parsed flags
+ * @throws CliError exit 2 on a bad `--namespace`, a wrong `--cwd`, no project or no stack selected; exit 1 when the
+ *   stack cannot be opened
+ */
 export async function status(options: StatusOptions): Promise<void> {
+  const namespace = commandNamespace(options.namespace);
   const ref = await resolveStackRef(options.stack, options.cwd);
   const stack = await openStack(ref, false);
-  const s = describeStatus(ref.stackName, await readStackConfig(stack));
+  const s = describeStatus(ref.stackName, await readStackConfig(stack), { namespace });
+  const target = stackArguments(s.stack, namespace);
   if (options.json) {
     result(JSON.stringify(s, null, 2));
     return;
@@ -117,6 +154,7 @@ export async function status(options: StatusOptions): Promise<void> {
       ? `${token.expired ? "expired" : "expires"} ${relativeTime(token.expiresInSeconds)} (${token.expiresAt})`
       : "expiry unknown";
   result(`stack:          ${s.stack}`);
+  result(`namespace:      ${s.namespace}`);
   result(`base URL:       ${s.baseUrl ?? "(not set)"}`);
   result(`client id:      ${s.clientId ?? "(not set)"}`);
   result(`redirect URI:   ${s.redirectUri ?? "(not set)"}`);
@@ -125,8 +163,14 @@ export async function status(options: StatusOptions): Promise<void> {
   result(`refresh token:  ${s.refreshToken.present ? "present (secret)" : "missing"}`);
   if (s.tokenCache.file) result(`token cache:    ${s.tokenCache.file}`);
   if (s.tokenCache.problem) warn(s.tokenCache.problem);
-  else if (s.tokenCache.interruptedAt) warn(`a refresh of this sign-in was interrupted at ${s.tokenCache.interruptedAt}: run \`pulumi-helpdesk refresh --stack ${s.stack}\` to see what to do.`);
-  else if (s.newerTokensCached) info("Newer tokens from a provider run wait in the local cache: run `pulumi-helpdesk refresh` to store them.");
-  if (!token.present) info(`Not signed in: run \`pulumi-helpdesk login --stack ${s.stack}\`.`);
-  else if (token.expired) info(s.refreshToken.present ? "The access token expired; `pulumi up` renews it, or run `pulumi-helpdesk refresh`." : "The access token expired: run `pulumi-helpdesk login`.");
+  else if (s.tokenCache.interruptedAt) warn(`a refresh of this sign-in was interrupted at ${s.tokenCache.interruptedAt}: run \`pulumi-helpdesk refresh --stack ${target}\` to see what to do.`);
+  else if (s.newerTokensCached) info(`Newer tokens from a provider run wait in the local cache: run \`pulumi-helpdesk refresh --stack ${target}\` to store them.`);
+  if (!token.present) info(`Not signed in: run \`pulumi-helpdesk login --stack ${target}\`.`);
+  else if (token.expired) {
+    info(
+      s.refreshToken.present
+        ? `The access token expired; \`pulumi up\` renews it, or run \`pulumi-helpdesk refresh --stack ${target}\`.`
+        : `The access token expired: run \`pulumi-helpdesk login --stack ${target}\`.`,
+    );
+  }
 }

@@ -1,8 +1,8 @@
 """Help-desk webhooks on two help desks, in Python.
 
 - The default provider reads the stack's ``helpdesk:*`` config, as ``pulumi-helpdesk login --stack <stack>`` writes it.
-- The explicit provider ``euHelpdesk`` takes its settings from the stack's ``eu:*`` config (``pulumi config set
-  eu:baseUrl ...``, ``pulumi config set --secret eu:accessToken ...``, and so on); the secret ones stay secrets.
+- The explicit provider ``euHelpdesk`` takes its settings from the stack's ``eu:*`` config, as
+  ``pulumi-helpdesk login --stack <stack> --namespace eu`` writes it; the secret ones stay secrets.
 """
 import pulumi
 import pulumi_helpdesk as helpdesk

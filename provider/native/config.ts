@@ -9,7 +9,7 @@
  * inputs are the stack's `helpdesk:*` config with the namespace stripped (pulumi/pulumi
  * `pkg/resource/deploy/target.go` `GetPackageConfig`), so login works unchanged for every language.
  */
-import { CONFIG_KEYS, SECRET_CONFIG_KEYS, type ProviderSettingName } from "../../sdk/config.js";
+import { CONFIG_KEYS, DEFAULT_CONFIG_NAMESPACE, SECRET_CONFIG_SETTINGS, type ConfigSettingName, type ProviderSettingName } from "../../sdk/config.js";
 import type { ConfigReader } from "../../sdk/provider-contract.js";
 import { registerSecret } from "../../auth/redact.js";
 import type { PropertyMap } from "./proto.js";
@@ -31,10 +31,19 @@ export const INTEGER_CONFIG_NAMES: ReadonlySet<ProviderConfigName> = new Set(["m
 
 /**
  * @param name a provider setting, e.g. `accessToken`
- * @returns true when {@link SECRET_CONFIG_KEYS} lists it (then it is only ever stored as a secret)
+ * @returns true when {@link SECRET_CONFIG_SETTINGS} lists it (then it is only ever stored as a secret)
  */
 export function isSecretConfig(name: string): boolean {
-  return SECRET_CONFIG_KEYS.includes(`helpdesk:${name}`);
+  return (SECRET_CONFIG_SETTINGS as readonly string[]).includes(name);
+}
+
+/**
+ * The key the provider core reads a provider input under: the default namespace's ({@link CONFIG_KEYS}), whatever
+ * namespace the program read the value from (`eu:accessToken` becomes input `accessToken`, read as
+ * `helpdesk:accessToken`). Other inputs (`version`) are read under the default namespace too.
+ */
+function coreKeyOf(name: string): string {
+  return Object.hasOwn(CONFIG_KEYS, name) ? CONFIG_KEYS[name as ConfigSettingName] : `${DEFAULT_CONFIG_NAMESPACE}:${name}`;
 }
 
 /**
@@ -66,7 +75,7 @@ export function configReaderOf(inputs: PropertyMap): ConfigReader {
   for (const [name, value] of Object.entries(inputs)) {
     const text = asConfigString(value);
     if (text === undefined) continue;
-    values.set(`helpdesk:${name}`, text);
+    values.set(coreKeyOf(name), text);
     if (isSecretConfig(name)) registerSecret(text);
   }
   return { get: (key) => values.get(key) };
@@ -96,7 +105,7 @@ const INTEGER_BOUNDS: Readonly<Record<string, readonly [number, number]>> = { ma
  *   through untouched.
  *
  * @param news the proposed inputs (the engine sends CheckConfig values without secret wrappers)
- * @returns the inputs to record (the {@link SECRET_CONFIG_KEYS} settings wrapped as secrets) and the failures
+ * @returns the inputs to record (the {@link SECRET_CONFIG_SETTINGS} settings wrapped as secrets) and the failures
  */
 export function checkProviderConfig(news: PropertyMap): { inputs: PropertyMap; failures: ConfigFailure[] } {
   const failures: ConfigFailure[] = [];

@@ -20,7 +20,7 @@ import {
   type Lineage,
 } from "../../auth/lineage.js";
 import { refreshTokenHash, TokenCacheError, type CacheEntry } from "../../auth/token-cache.js";
-import { CONFIG_KEYS } from "../../sdk/config.js";
+import { CONFIG_KEYS, ConfigNamespaceError } from "../../sdk/config.js";
 import { accessTokenWorks, cacheEntries, client, emulatorFor, onlyEntry, resetStats, signedInConfig, signIn, tokenRequests } from "./support/helpers.js";
 
 const emulators: RunningEmulator[] = [];
@@ -79,7 +79,22 @@ describe("lineageOf: the one mapping from stack config to a sign-in", () => {
       client: { baseUrl: "http://127.0.0.1:9", clientId: "c", clientSecret: "client-secret-value" },
       configTokens: { accessToken: "access-token-value", refreshToken: "refresh-token-value", expiresAt: "2030-01-01T00:00:00.000Z", lifetimeSeconds: undefined },
       stack: "dev",
+      namespace: "helpdesk",
     });
+  });
+
+  it("reads another namespace's keys only (login --namespace eu), and writes tokens back there", () => {
+    const eu = Object.fromEntries(Object.entries(config).map(([key, value]) => [key.replace(/^helpdesk:/, "eu:"), value.replace("value", "eu")]));
+    expect(lineageOf(configReaderOf(eu), { env: {} })).toBeUndefined(); // helpdesk:* is empty
+    expect(lineageOf(configReaderOf(config), { env: {}, namespace: "eu" })).toBeUndefined(); // eu:* is empty
+    const lineage = lineageOf(configReaderOf({ ...config, ...eu }), { env: {}, stack: "dev", namespace: "eu" });
+    expect(lineage).toMatchObject({ client: { clientSecret: "client-secret-eu" }, configTokens: { accessToken: "access-token-eu", refreshToken: "refresh-token-eu" }, namespace: "eu" });
+    expect(tokenConfigEntries({ accessToken: "a", refreshToken: "r", expiresAt: "2030-01-01T00:00:00.000Z" }, lineage!.namespace)).toEqual([
+      { key: "eu:accessToken", value: "a", secret: true },
+      { key: "eu:refreshToken", value: "r", secret: true },
+      { key: "eu:tokenExpiresAt", value: "2030-01-01T00:00:00.000Z", secret: false },
+    ]);
+    expect(() => lineageOf(configReaderOf(config), { namespace: "eu:x" })).toThrow(ConfigNamespaceError);
   });
 
   it("takes client settings from the environment first, as the provider does; tokens only from config", () => {

@@ -1,9 +1,11 @@
 /**
- * The suite shared by the language tests (yaml.test.ts, python.test.ts): a program of examples/<language> declares one
- * webhook on the help desk of the stack's `helpdesk:*` config (the default provider) and one on the help desk of its
- * `eu:*` config (an explicit provider), through the native provider plugin pulumi-resource-helpdesk. The real `pulumi`
- * command runs it against two real emulators on 127.0.0.1, with a file:// backend; every check is made on the
- * emulators' side or in what the backend recorded.
+ * The suite shared by the language tests (yaml.test.ts, python.test.ts, typescript.test.ts): a program of
+ * examples/<language> declares one webhook on the help desk of the stack's `helpdesk:*` config (the default provider)
+ * and one on the help desk of its `eu:*` config (an explicit provider), through the native provider plugin
+ * pulumi-resource-helpdesk. The `eu:*` config is written by the real `pulumi-helpdesk login --namespace eu` (the
+ * emulator auto-approves; the test plays the browser). The real `pulumi` command runs the program against two real
+ * emulators on 127.0.0.1, with a file:// backend; every check is made on the emulators' side or in what the backend
+ * recorded.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -16,6 +18,7 @@ import type { TokenSet } from "../../auth/oauth.js";
 import type { ConfigMap } from "@pulumi/pulumi/automation/index.js";
 import { heldWebhooks } from "../support/emulator.js";
 import { configAsLoginWrites } from "../support/pulumi.js";
+import { freePort, loginAutoApproved } from "../support/cli.js";
 import { pulumi, pulumiEnv, removeStack } from "../support/pulumi-cli.js";
 import { shown } from "../support/processes.js";
 
@@ -49,22 +52,20 @@ export function pluginBuilt(): boolean {
   return existsSync(join(repoRoot, "plugin", "pulumi-resource-helpdesk")) && existsSync(join(repoRoot, "dist", "provider", "native", "main.js"));
 }
 
-/** The config one login writes, as `pulumi config set-all` arguments, under `namespace` instead of `helpdesk`. */
-function setAllArgs(namespace: string, baseUrl: string, client: { clientId: string; clientSecret: string }, tokens: TokenSet): string[] {
+/** The config one login writes for the default provider (`helpdesk:*`), as `pulumi config set-all` arguments. */
+function setAllArgs(baseUrl: string, client: { clientId: string; clientSecret: string }, tokens: TokenSet): string[] {
   const config: ConfigMap = {
     ...configAsLoginWrites(baseUrl, client, tokens),
     "helpdesk:tokenExpiresAt": { value: tokens.expiresAt ?? "" },
   };
-  return Object.entries(config).flatMap(([key, { value, secret }]) => [
-    secret ? "--secret" : "--plaintext",
-    `${namespace}:${key.slice("helpdesk:".length)}=${value}`,
-  ]);
+  return Object.entries(config).flatMap(([key, { value, secret }]) => [secret ? "--secret" : "--plaintext", `${key}=${value}`]);
 }
 
 interface Desk {
   emulator: RunningEmulator;
   client: { clientId: string; clientSecret: string; redirectUri: string; name: string };
-  tokens: TokenSet;
+  /** The tokens its sign-in stored in the stack config. */
+  tokens: Pick<TokenSet, "accessToken" | "refreshToken">;
 }
 
 /**
@@ -81,6 +82,7 @@ export function describeTwoHelpdesks(
 ): void {
   describe.skipIf(!options.ready())(title, () => {
     const desks: Desk[] = [];
+    const emulators: RunningEmulator[] = [];
     const stack = `t${Math.random().toString(16).slice(2, 10)}`;
     let workDir: string;
     let env: NodeJS.ProcessEnv;
@@ -95,16 +97,24 @@ export function describeTwoHelpdesks(
     beforeAll(async () => {
       workDir = mkdtempSync(join(tmpdir(), "helpdesk-language-"));
       mkdirSync(join(workDir, "state"));
-      for (const name of ["default", "eu"]) {
-        const client = { clientId: `${name}-client`, clientSecret: `${name}-client-secret-value`, redirectUri: "http://127.0.0.1:1/callback", name };
-        const emulator = await startEmulator({ port: 0, autoApprove: true, clients: [client] });
-        desks.push({ emulator, client, tokens: await signInAutoApproved({ baseUrl: emulator.url, ...client }) });
-      }
       env = await options.prepare(pulumiEnv(`file://${join(workDir, "state")}`, join(workDir, "token-cache")), workDir);
       await run(["stack", "init"]);
-      const [home, eu] = desks as [Desk, Desk];
-      await run(["config", "set-all", ...setAllArgs("helpdesk", home.emulator.url, home.client, home.tokens)]);
-      await run(["config", "set-all", ...setAllArgs("eu", eu.emulator.url, eu.client, eu.tokens)]);
+      // The default help desk: signed in headlessly, its config set as login writes it.
+      const homeClient = { clientId: "default-client", clientSecret: "default-client-secret-value", redirectUri: "http://127.0.0.1:1/callback", name: "default" };
+      const home = await startEmulator({ port: 0, autoApprove: true, clients: [homeClient] });
+      emulators.push(home);
+      const homeTokens = await signInAutoApproved({ baseUrl: home.url, ...homeClient });
+      await run(["config", "set-all", ...setAllArgs(home.url, homeClient, homeTokens)]);
+      desks.push({ emulator: home, client: homeClient, tokens: homeTokens });
+      // The second help desk: the real `pulumi-helpdesk login --namespace eu`, as the README tells a person to do.
+      const euClient = { clientId: "eu-client", clientSecret: "eu-client-secret-value", redirectUri: `http://127.0.0.1:${await freePort()}/callback`, name: "eu" };
+      const eu = await startEmulator({ port: 0, autoApprove: true, clients: [euClient] });
+      emulators.push(eu);
+      const login = await loginAutoApproved({ dir: options.programDir, env }, { stack, baseUrl: eu.url, client: euClient, namespace: "eu" });
+      expect(login.stdout).toContain("eu:accessToken (secret)");
+      const config = JSON.parse(await run(["config", "--show-secrets", "--json"])) as Record<string, { value?: string; secret?: boolean }>;
+      for (const key of ["eu:accessToken", "eu:refreshToken", "eu:clientSecret"]) expect(config[key]?.secret, key).toBe(true);
+      desks.push({ emulator: eu, client: euClient, tokens: { accessToken: config["eu:accessToken"]!.value!, refreshToken: config["eu:refreshToken"]!.value } });
     });
 
     afterAll(async () => {
@@ -112,7 +122,7 @@ export function describeTwoHelpdesks(
         await pulumi(["destroy", "--yes", "--stack", stack], options.programDir, env).catch(() => undefined);
         await removeStack(stack, options.programDir, env);
       }
-      for (const desk of desks) await desk.emulator.close();
+      for (const emulator of emulators) await emulator.close();
       if (workDir) rmSync(workDir, { recursive: true, force: true });
     });
 

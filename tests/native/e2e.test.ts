@@ -2,8 +2,9 @@
  * The native provider plugin end to end: the real Pulumi CLI (Automation API) runs tests/native/program, a TypeScript
  * program using `pulumi-helpdesk/native`, and finds `pulumi-resource-helpdesk` through its Pulumi.yaml
  * `plugins.providers` path. Three real emulators on 127.0.0.1 are three help desks: the default provider (the stack
- * config as `pulumi-helpdesk login` writes it) uses the first; two explicit `Provider`s use the second and third, the
- * third with an expired access token that its provider instance must renew. Everything is checked on the emulators'
+ * config as `pulumi-helpdesk login` writes it) uses the first; two explicit `Provider`s use the second and third, each
+ * signed in with the real `pulumi-helpdesk login --namespace a` / `--namespace b` (the program reads `a:*`, `b:*`),
+ * the third with an expired access token that its provider instance must renew. Everything is checked on the emulators'
  * side. Then: adoption with the `import` option, `pulumi refresh`, `pulumi import` refused, and `pulumi destroy`.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -11,6 +12,7 @@ import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { startEmulator, signInAutoApproved as signIn, type RunningEmulator } from "../../emulator/index.js";
 import type { TokenSet } from "../../auth/oauth.js";
+import { freePort, loginAutoApproved, runCli } from "../support/cli.js";
 import { emulatorStats, heldWebhooks } from "../support/emulator.js";
 import { configAsLoginWrites, createTestStack, pulumiAvailable, readStateFile, type TestStack } from "../support/pulumi.js";
 import { runCommand, shown } from "../support/processes.js";
@@ -22,7 +24,8 @@ interface Desk {
   name: string;
   client: { clientId: string; clientSecret: string; redirectUri: string; name: string };
   emulator: RunningEmulator;
-  tokens: TokenSet;
+  /** The tokens its sign-in stored in the stack config. */
+  tokens: Pick<TokenSet, "accessToken" | "refreshToken">;
 }
 
 interface HookSpec {
@@ -67,6 +70,8 @@ describe.skipIf(!pulumiAvailable())("native provider plugin: pulumi up / refresh
   let test: TestStack;
   let hooks: HookSpec[] = [...declared];
   let ids: Record<string, string> = {};
+  /** The environment of `pulumi-helpdesk` runs on the test's stack (its backend, passphrase and token cache). */
+  let cliEnv: NodeJS.ProcessEnv;
   const desk = (name: string): Desk => desks.find((d) => d.name === name)!;
   const setHooks = async (next: HookSpec[]): Promise<void> => {
     hooks = next;
@@ -79,32 +84,29 @@ describe.skipIf(!pulumiAvailable())("native provider plugin: pulumi up / refresh
       if (!existsSync(new URL(`../../${built}`, import.meta.url))) throw new Error(`${built} is missing: run \`npm run build\` first`);
     }
     for (const name of ["default", "a", "b"]) {
-      const client = { clientId: `native-${name}`, clientSecret: `native-${name}-client-secret-value`, redirectUri: "http://127.0.0.1:1/callback", name };
+      const redirectUri = name === "default" ? "http://127.0.0.1:1/callback" : `http://127.0.0.1:${await freePort()}/callback`;
+      const client = { clientId: `native-${name}`, clientSecret: `native-${name}-client-secret-value`, redirectUri, name };
       const emulator = await startEmulator({ port: 0, autoApprove: true, clients: [client] });
-      desks.push({ name, client, emulator, tokens: await signIn({ baseUrl: emulator.url, ...client }) });
+      // The explicit providers' tokens are known once `login --namespace` below has stored them.
+      desks.push({ name, client, emulator, tokens: name === "default" ? await signIn({ baseUrl: emulator.url, ...client }) : { accessToken: "", refreshToken: undefined } });
     }
     const explicit = desks.filter((d) => d.name !== "default");
     test = await createTestStack(programDir, {
       ...configAsLoginWrites(desk("default").emulator.url, desk("default").client, desk("default").tokens),
-      "native:providers": {
-        value: JSON.stringify(
-          explicit.map((d) => ({
-            name: d.name,
-            baseUrl: d.emulator.url,
-            clientId: d.client.clientId,
-            // Provider b's access token "expired" long ago: its instance must renew it with the refresh grant.
-            ...(d.name === "b" ? { tokenExpiresAt: "2000-01-01T00:00:00Z" } : {}),
-          })),
-        ),
-      },
-      "native:credentials": {
-        value: JSON.stringify(
-          Object.fromEntries(explicit.map((d) => [d.name, { accessToken: d.tokens.accessToken, refreshToken: d.tokens.refreshToken, clientSecret: d.client.clientSecret }])),
-        ),
-        secret: true,
-      },
+      "native:providers": { value: JSON.stringify(explicit.map((d) => d.name)) },
       "native:hooks": { value: JSON.stringify(hooks) },
     });
+    // Each explicit provider's help desk: the real `pulumi-helpdesk login --namespace <name>` on the test's stack.
+    cliEnv = { ...process.env, ...test.stack.workspace.envVars, CI: "true", NO_COLOR: "1" };
+    for (const name of ["HELPDESK_BASE_URL", "HELPDESK_CLIENT_ID", "HELPDESK_CLIENT_SECRET", "HELPDESK_REDIRECT_URI", "HELPDESK_ACCESS_TOKEN"]) delete cliEnv[name];
+    for (const d of explicit) {
+      await loginAutoApproved({ dir: programDir, env: cliEnv }, { stack: test.stack.name, baseUrl: d.emulator.url, client: d.client, namespace: d.name });
+      const stored = await test.stack.getAllConfig();
+      d.tokens = { accessToken: stored[`${d.name}:accessToken`]!.value, refreshToken: stored[`${d.name}:refreshToken`]!.value };
+      expect(stored[`${d.name}:accessToken`]!.secret).toBe(true);
+    }
+    // Provider b's access token "expired" long ago: its instance must renew it with the refresh grant.
+    await test.stack.setConfig("b:tokenExpiresAt", { value: "2000-01-01T00:00:00Z" });
   });
 
   afterAll(async () => {
@@ -126,6 +128,24 @@ describe.skipIf(!pulumiAvailable())("native provider plugin: pulumi up / refresh
     // (The sign-in of each desk's setup made one token request already.)
     expect(await tokenRequests(desk("b").emulator)).toBe(before.b + 1);
     expect(await tokenRequests(desk("a").emulator)).toBe(before.a);
+  });
+
+  it("the CLI sees provider b's renewal under --namespace b: status says the cache is newer, refresh stores it in b:*", async () => {
+    const where = { dir: programDir, env: cliEnv };
+    const status = await runCli(["status", "--stack", test.stack.name, "--namespace", "b", "--json"], where);
+    expect(status.code, status.stderr).toBe(0);
+    expect(JSON.parse(status.stdout)).toMatchObject({ namespace: "b", baseUrl: desk("b").emulator.url, newerTokensCached: true });
+    const before = await tokenRequests(desk("b").emulator);
+    const refreshed = await runCli(["refresh", "--stack", test.stack.name, "--namespace", "b"], where);
+    expect(refreshed.code, refreshed.stderr).toBe(0);
+    expect(refreshed.stderr).toContain('(namespace "b") from the local token cache');
+    expect(await tokenRequests(desk("b").emulator)).toBe(before); // stored from the cache, nothing spent
+    const stored = await test.stack.getAllConfig();
+    expect(stored["b:accessToken"]!.value).not.toBe(desk("b").tokens.accessToken);
+    expect(Date.parse(stored["b:tokenExpiresAt"]!.value)).toBeGreaterThan(Date.now());
+    expect(stored["a:accessToken"]!.value).toBe(desk("a").tokens.accessToken);
+    expect(stored["helpdesk:accessToken"]!.value).toBe(desk("default").tokens.accessToken);
+    desk("b").tokens = { accessToken: stored["b:accessToken"]!.value, refreshToken: stored["b:refreshToken"]!.value };
   });
 
   it("a second up changes nothing", async () => {

@@ -8,6 +8,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { completeAuthorizationAutoApproved } from "../../emulator/index.js";
 
 const cliPath = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
 
@@ -68,7 +69,7 @@ export interface CliRun {
  * @param project the project whose directory is the cwd and whose env is used
  * @param env extra environment variables
  */
-export function startCli(args: string[], project: TestProject, env: NodeJS.ProcessEnv = {}): CliRun {
+export function startCli(args: string[], project: Pick<TestProject, "dir" | "env">, env: NodeJS.ProcessEnv = {}): CliRun {
   const child = spawn(process.execPath, [cliPath, ...args], { cwd: project.dir, env: { ...project.env, ...env } });
   let stdout = "";
   let stderr = "";
@@ -87,10 +88,52 @@ export function startCli(args: string[], project: TestProject, env: NodeJS.Proce
 }
 
 /** Runs the CLI to completion. */
-export async function runCli(args: string[], project: TestProject, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
+export async function runCli(args: string[], project: Pick<TestProject, "dir" | "env">, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const run = startCli(args, project, env);
   run.child.stdin.end();
   return run.done;
+}
+
+/** What {@link loginAutoApproved} signs in with. */
+export interface CliLogin {
+  /** The stack (created by login when missing). */
+  stack: string;
+  /** The help desk: an emulator started with `autoApprove` that registers `client`. */
+  baseUrl: string;
+  /** The OAuth client; `redirectUri` must be a loopback URI on a free port (see {@link freePort}). */
+  client: { clientId: string; clientSecret: string; redirectUri: string };
+  /** `--namespace` (default: none, i.e. `helpdesk`). */
+  namespace?: string;
+}
+
+/**
+ * Runs the real `pulumi-helpdesk login --no-browser` to completion, playing the browser against an auto-approving
+ * emulator (`completeAuthorizationAutoApproved`): how the suites that run Pulumi programs get a stack signed in the
+ * way a person's is. The client secret goes through `HELPDESK_CLIENT_SECRET`, as the README advises.
+ *
+ * @param where the project directory (cwd; holds `Pulumi.yaml`) and the environment (backend, passphrase, token cache)
+ * @param login stack, help desk, client and namespace
+ * @returns the run's stdout and stderr
+ * @throws Error with the run's output when login exits non-zero or the emulator does not redirect
+ */
+export async function loginAutoApproved(where: Pick<TestProject, "dir" | "env">, login: CliLogin): Promise<{ stdout: string; stderr: string }> {
+  const { client } = login;
+  const args = ["login", "--stack", login.stack, "--base-url", login.baseUrl, "--client-id", client.clientId, "--redirect-uri", client.redirectUri, "--no-browser", "--timeout", "120"];
+  const run = startCli([...args, ...(login.namespace ? ["--namespace", login.namespace] : [])], where, { HELPDESK_CLIENT_SECRET: client.clientSecret });
+  run.child.stdin.end();
+  const url = await Promise.race([run.authorizeUrl, run.done.then(() => undefined)]);
+  if (url) {
+    try {
+      await completeAuthorizationAutoApproved(url);
+    } catch (error) {
+      run.child.kill();
+      const ended = await run.done;
+      throw new Error(`playing the browser for pulumi-helpdesk ${args.join(" ")} failed: ${(error as Error).message}\n${ended.stderr}`, { cause: error });
+    }
+  }
+  const done = await run.done;
+  if (done.code !== 0) throw new Error(`pulumi-helpdesk ${args.join(" ")} exited with ${done.code}\n${done.stdout}${done.stderr}`);
+  return { stdout: done.stdout, stderr: done.stderr };
 }
 
 /** Reads one config value of a stack with the real `pulumi config get` (secrets decrypted), or undefined. */

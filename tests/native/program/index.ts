@@ -1,21 +1,11 @@
-// The native suite's program: explicit Providers from config `native:providers` (JSON: [{name, baseUrl, clientId,
-// tokenExpiresAt?}]) with their credentials in the secret config `native:credentials` (JSON: {<name>: {accessToken,
-// refreshToken, clientSecret}}), and one native Webhook per entry of `native:hooks` (JSON: [{name, event, url,
-// provider?, secretUrl?, importId?}]): on the named Provider, else the default provider (the stack's helpdesk:* config).
+// The native suite's program: one explicit Provider per name in config `native:providers` (JSON: ["a", "b"]), each
+// reading its settings from the stack config namespace of that name (`a:baseUrl`, `a:accessToken`, ...), as
+// `pulumi-helpdesk login --namespace a` writes them; and one native Webhook per entry of `native:hooks` (JSON: [{name,
+// event, url, provider?, secretUrl?, importId?}]): on the named Provider, else the default provider (the stack's
+// helpdesk:* config).
 import * as pulumi from "@pulumi/pulumi";
 import { Provider, Webhook, type WebhookEvent } from "pulumi-helpdesk/native";
 
-interface DeskSpec {
-  name: string;
-  baseUrl: string;
-  clientId: string;
-  tokenExpiresAt?: string;
-}
-interface Credentials {
-  accessToken: string;
-  refreshToken: string;
-  clientSecret: string;
-}
 interface HookSpec {
   name: string;
   event: WebhookEvent;
@@ -26,22 +16,21 @@ interface HookSpec {
 }
 
 const config = new pulumi.Config("native");
-const desks = config.getObject<DeskSpec[]>("providers") ?? [];
-const credentials = config.getSecretObject<Record<string, Credentials>>("credentials") ?? pulumi.output({} as Record<string, Credentials>);
+const names = config.getObject<string[]>("providers") ?? [];
 const hooks = config.requireObject<HookSpec[]>("hooks");
 
 const providers = new Map<string, Provider>();
-for (const desk of desks) {
-  const own = credentials.apply((all) => all[desk.name]!);
+for (const name of names) {
+  const desk = new pulumi.Config(name);
   providers.set(
-    desk.name,
-    new Provider(desk.name, {
-      baseUrl: desk.baseUrl,
-      clientId: desk.clientId,
-      ...(desk.tokenExpiresAt ? { tokenExpiresAt: desk.tokenExpiresAt } : {}),
-      accessToken: own.apply((c) => c.accessToken),
-      refreshToken: own.apply((c) => c.refreshToken),
-      clientSecret: own.apply((c) => c.clientSecret),
+    name,
+    new Provider(name, {
+      baseUrl: desk.require("baseUrl"),
+      clientId: desk.require("clientId"),
+      tokenExpiresAt: desk.get("tokenExpiresAt"),
+      accessToken: desk.requireSecret("accessToken"),
+      refreshToken: desk.requireSecret("refreshToken"),
+      clientSecret: desk.requireSecret("clientSecret"),
       maxRetries: 3,
     }),
   );

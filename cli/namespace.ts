@@ -1,0 +1,91 @@
+/**
+ * The `--namespace <ns>` option of `login`, `status`, `refresh` and `logout`: which stack config namespace holds the
+ * sign-in (`helpdesk`, the default provider's; or e.g. `eu`, read by an explicit provider of the native plugin through
+ * `new pulumi.Config("eu")`). What a namespace may be, and which keys it holds, is decided in `sdk/config.ts`
+ * (`configNamespaceProblem`, `configKeysFor`); this module turns its answers into CLI usage errors and hints.
+ */
+import { InvalidArgumentError } from "commander";
+import { CONFIG_SETTINGS, configNamespaceProblem, DEFAULT_CONFIG_NAMESPACE } from "../sdk/config.js";
+import { CliError } from "./output.js";
+
+/** The option's flags, for commander's `.option(...)`. */
+export const NAMESPACE_FLAGS = "-n, --namespace <ns>";
+
+/** The option's help text. */
+export const NAMESPACE_HELP = `stack config namespace of the sign-in: e.g. eu (keys eu:*) for an explicit provider that reads new pulumi.Config("eu")`;
+
+/**
+ * commander's parser of `--namespace`: checks the value as soon as the command line is read.
+ *
+ * @param value the flag's value
+ * @returns the value unchanged when it is a valid namespace
+ * @throws InvalidArgumentError (commander prints it with the option's name; exit 2) saying what is wrong and what a
+ *   namespace may be
+ */
+export function parseNamespaceOption(value: string): string {
+  const problem = configNamespaceProblem(value);
+  if (problem) throw new InvalidArgumentError(problem);
+  return value;
+}
+
+/**
+ * The namespace a command works on: the option's value, else `helpdesk`, checked again for callers that bypass
+ * commander.
+ *
+ * @param namespace the `--namespace` value, if any
+ * @returns the namespace
+ * @throws CliError (exit 2) when it is not a valid namespace (`sdk/config.ts` `configNamespaceProblem` says why)
+ */
+export function commandNamespace(namespace: string | undefined): string {
+  const chosen = namespace ?? DEFAULT_CONFIG_NAMESPACE;
+  const problem = configNamespaceProblem(chosen);
+  if (problem) throw new CliError(`--namespace: ${problem}`, 2);
+  return chosen;
+}
+
+/**
+ * Keys of the stack config in `namespace` that are no help-desk setting (e.g. `aws:region` for `--namespace aws`):
+ * a sign that another package or the program owns the namespace, whose provider would then see the help-desk keys.
+ *
+ * @param config the stack config (namespaced key → value; only keys are looked at)
+ * @param namespace the namespace
+ * @returns the foreign keys, sorted (names only, never values)
+ */
+export function foreignKeysIn(config: Readonly<Record<string, string>>, namespace: string): string[] {
+  const prefix = `${namespace}:`;
+  const settings = new Set<string>(CONFIG_SETTINGS);
+  return Object.keys(config)
+    .filter((key) => key.startsWith(prefix) && !settings.has(key.slice(prefix.length)))
+    .sort();
+}
+
+/**
+ * A few lines that show how a program uses the keys of a non-default namespace: a TypeScript explicit provider, and
+ * the Python and YAML spelling of a secret key. Written so that the redaction every output line passes through
+ * (`auth/redact.ts`, which blanks the text after `accessToken:`) leaves them whole: the secret settings are passed
+ * by shorthand property.
+ *
+ * @param namespace e.g. `eu` (a valid namespace: it is printed into code as is)
+ * @returns the lines, without trailing newlines
+ */
+export function programHint(namespace: string): string[] {
+  const ns = JSON.stringify(namespace);
+  return [
+    "Use them in a program through an explicit provider of the native plugin, e.g. in TypeScript (pulumi-helpdesk/native):",
+    `  const cfg = new pulumi.Config(${ns});`,
+    '  const accessToken = cfg.requireSecret("accessToken"), refreshToken = cfg.requireSecret("refreshToken"), clientSecret = cfg.requireSecret("clientSecret");',
+    `  const desk = new Provider(${ns}, { baseUrl: cfg.require("baseUrl"), clientId: cfg.require("clientId"), tokenExpiresAt: cfg.get("tokenExpiresAt"), accessToken, refreshToken, clientSecret });`,
+    '  new Webhook("...", { event: "ticket_opened", url: "..." }, { provider: desk });',
+    `Python: pulumi.Config(${ns}).require_secret("accessToken"); YAML: a configuration: entry per key, e.g. name: ${namespace}:accessToken, type: String, secret: true.`,
+  ];
+}
+
+/**
+ * What messages add after a stack's name to say which namespace they mean: nothing for `helpdesk`, else
+ * ` (namespace "eu")`.
+ *
+ * @param namespace the command's namespace
+ */
+export function namespaceNote(namespace: string): string {
+  return namespace === DEFAULT_CONFIG_NAMESPACE ? "" : ` (namespace "${namespace}")`;
+}
