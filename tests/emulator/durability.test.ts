@@ -483,7 +483,7 @@ describe("GroupCommit", () => {
     commits.write(() => db.prepare("INSERT INTO c VALUES (1)").run());
     const error = await commits.committed(mark).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreError);
-    expect(error).toMatchObject({ kind: "commit", message: expect.stringMatching(/^test db: the changes could not be committed/) });
+    expect(error).toMatchObject({ code: "commit", message: expect.stringMatching(/^test db: the changes could not be committed/) });
     expect(failures).toEqual([error]);
     expect(db.prepare("SELECT count(*) AS n FROM t").get()!["n"]).toBe(0);
     const later = commits.mark();
