@@ -8,7 +8,8 @@
 import { cpSync, existsSync } from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, join } from "node:path";
-import { describeTwoHelpdesks, onPath, pluginBuilt, repoRoot, toolAvailable } from "./two-helpdesks.js";
+import { describeTwoHelpdesks, pluginBuilt, repoRoot } from "./two-helpdesks.js";
+import { onPath, toolAvailable } from "../support/tools.js";
 import { runCommand, shown } from "../support/processes.js";
 
 const venv = process.env.HELPDESK_PYTHON_VENV ?? join(process.env.HELPDESK_CACHE ?? join(homedir(), ".cache", "pulumi-helpdesk"), "python-venv");

@@ -11,7 +11,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { execFileSync } from "node:child_process";
 import { fileURLToPath } from "node:url";
 import { startEmulator, signInAutoApproved, type RunningEmulator } from "../../emulator/index.js";
 import type { TokenSet } from "../../auth/oauth.js";
@@ -23,29 +22,6 @@ import { pulumi, pulumiEnv, removeStack } from "../support/pulumi-cli.js";
 import { shown } from "../support/processes.js";
 
 export const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
-
-/**
- * Tells whether a tool the suite needs is there. Under `CI=true` a missing tool throws: CI must never pass by skipping.
- *
- * @param what the tool, for the message
- * @param present whether it was found
- */
-export function toolAvailable(what: string, present: boolean): boolean {
-  if (present) return true;
-  if (process.env.CI === "true") throw new Error(`${what} is missing; run scripts/setup.sh --test (npm test does) before the language tests`);
-  console.warn(`SKIPPING: ${what} is missing (run \`npm test\`, which sets it up)`);
-  return false;
-}
-
-/** @returns whether `command` is found on PATH */
-export function onPath(command: string): boolean {
-  try {
-    execFileSync("sh", ["-c", `command -v "$1"`, "sh", command], { stdio: "pipe" });
-    return true;
-  } catch {
-    return false;
-  }
-}
 
 /** What the plugin needs from the build: its launcher and the compiled entry it runs. */
 export function pluginBuilt(): boolean {
@@ -73,7 +49,7 @@ interface Desk {
  *
  * @param title the describe title
  * @param options.programDir the program (examples/<language>)
- * @param options.ready whether the tools the language needs are there (see {@link toolAvailable})
+ * @param options.ready whether the tools the language needs are there (tests/support/tools.ts `toolAvailable`)
  * @param options.prepare returns the environment of `pulumi` runs for this language (given the base environment)
  */
 export function describeTwoHelpdesks(

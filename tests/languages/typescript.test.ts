@@ -4,7 +4,8 @@
  * against two emulators: see two-helpdesks.ts.
  */
 import { join } from "node:path";
-import { describeTwoHelpdesks, onPath, pluginBuilt, repoRoot, toolAvailable } from "./two-helpdesks.js";
+import { describeTwoHelpdesks, pluginBuilt, repoRoot } from "./two-helpdesks.js";
+import { onPath, toolAvailable } from "../support/tools.js";
 
 describeTwoHelpdesks("a TypeScript program with two help desks (examples/typescript)", {
   programDir: join(repoRoot, "examples", "typescript"),

@@ -3,7 +3,8 @@
  * scripts/setup.sh --test from pulumi-yaml v1.19.1) against two emulators: see two-helpdesks.ts.
  */
 import { join } from "node:path";
-import { describeTwoHelpdesks, onPath, pluginBuilt, repoRoot, toolAvailable } from "./two-helpdesks.js";
+import { describeTwoHelpdesks, pluginBuilt, repoRoot } from "./two-helpdesks.js";
+import { onPath, toolAvailable } from "../support/tools.js";
 
 describeTwoHelpdesks("a YAML program with two help desks (examples/yaml)", {
   programDir: join(repoRoot, "examples", "yaml"),

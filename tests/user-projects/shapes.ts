@@ -2,7 +2,9 @@
  * The shapes of Pulumi projects people add pulumi-helpdesk to, each as its own package.json, tsconfig.json and
  * program, set up like Pulumi's templates: the TypeScript template most existing projects were made from (CommonJS,
  * `moduleResolution: node`), today's template (`nodenext`, a CommonJS package) with an older and a newer TypeScript,
- * a CommonJS JavaScript program and an ES module program.
+ * a CommonJS JavaScript program and an ES module program, all with the dynamic `Webhook`; and two programs of the
+ * native provider plugin with two help desks: today's TypeScript template with `pulumi-helpdesk/native`, and Python
+ * with the generated SDK that the npm package ships in `dist/python`.
  */
 
 /** One project shape: everything written into a fresh project directory before `npm install`. */
@@ -23,6 +25,10 @@ export interface ProjectShape {
   files: Record<string, string>;
   /** Extra tsconfig files to type-check with `tsc --noEmit -p <file>` besides the one Pulumi uses. */
   extraTypeChecks: string[];
+  /** Pulumi.yaml `runtime` (default `nodejs`). */
+  runtime?: "nodejs" | "python";
+  /** Lines appended to Pulumi.yaml (e.g. {@link PLUGIN_FROM_NODE_MODULES}). */
+  pulumiYamlExtra?: string;
 }
 
 /** Events and urls the programs declare; the suite checks the emulator holds exactly these after `up`. */
@@ -153,6 +159,117 @@ export const ids = ${ids};
 `,
       },
       extraTypeChecks: [],
+    },
+  ];
+}
+
+/**
+ * Pulumi.yaml lines that point Pulumi at the native plugin in the installed package, as the README tells users
+ * (relative to the project directory).
+ */
+export const PLUGIN_FROM_NODE_MODULES = `plugins:
+  providers:
+    - name: helpdesk
+      path: node_modules/pulumi-helpdesk/plugin
+`;
+
+/** Which help desk a native program's webhook is on: the default provider's (`helpdesk:*`) or the `eu:*` one's. */
+export type Desk = "home" | "eu";
+
+/**
+ * The webhooks the native programs declare: one through the default provider, one (with a secret url) through the
+ * explicit provider on the second help desk. The suite checks each emulator holds exactly its own after `up`.
+ */
+export const NATIVE_WEBHOOKS = [
+  { name: "opened", desk: "home", event: "ticket_opened", url: "https://hooks.example.test/helpdesk/opened", secret: false },
+  { name: "euReplied", desk: "eu", event: "customer_replied", url: "https://hooks.example.test/services/T0001/B0002/eu5ecretPath", secret: true },
+] as const satisfies ReadonlyArray<{ name: string; desk: Desk; event: string; url: string; secret: boolean }>;
+
+/** The native TypeScript program: what the README's "Several help desks in one program" shows a user. */
+const nativeTypescriptProgram = `import * as pulumi from "@pulumi/pulumi";
+import { Provider, Webhook, type ProviderArgs, type WebhookArgs } from "pulumi-helpdesk/native";
+
+// The default provider reads the stack's helpdesk:* config (npx pulumi-helpdesk login).
+const opened = new Webhook("opened", { event: "ticket_opened", url: ${JSON.stringify(NATIVE_WEBHOOKS[0].url)} });
+
+// The second help desk: the eu:* config (npx pulumi-helpdesk login --namespace eu).
+const eu = new pulumi.Config("eu");
+const euArgs: ProviderArgs = {
+  baseUrl: eu.require("baseUrl"),
+  accessToken: eu.requireSecret("accessToken"),
+  refreshToken: eu.requireSecret("refreshToken"),
+  clientId: eu.require("clientId"),
+  clientSecret: eu.requireSecret("clientSecret"),
+  tokenExpiresAt: eu.get("tokenExpiresAt"),
+};
+const euHelpdesk = new Provider("eu", euArgs);
+const repliedArgs: WebhookArgs = { event: "customer_replied", url: pulumi.secret(${JSON.stringify(NATIVE_WEBHOOKS[1].url)}) };
+const euReplied = new Webhook("euReplied", repliedArgs, { provider: euHelpdesk });
+
+export const ids = { home: [opened.id], eu: [euReplied.id] };
+export const euRepliedState = euReplied.state;
+`;
+
+/** The same program in Python, with the generated SDK `pulumi_helpdesk`. */
+const pythonProgram = `"""Two help desks through the native provider plugin, from the npm package's generated Python SDK."""
+import pulumi
+import pulumi_helpdesk as helpdesk
+
+# The default provider reads the stack's helpdesk:* config (npx pulumi-helpdesk login).
+opened = helpdesk.Webhook("opened", event=helpdesk.WebhookEvent.TICKET_OPENED, url=${JSON.stringify(NATIVE_WEBHOOKS[0].url)})
+
+# The second help desk: the eu:* config (npx pulumi-helpdesk login --namespace eu).
+eu = pulumi.Config("eu")
+eu_helpdesk = helpdesk.Provider(
+    "eu",
+    base_url=eu.require("baseUrl"),
+    access_token=eu.require_secret("accessToken"),
+    refresh_token=eu.require_secret("refreshToken"),
+    client_id=eu.require("clientId"),
+    client_secret=eu.require_secret("clientSecret"),
+    token_expires_at=eu.get("tokenExpiresAt"),
+)
+eu_replied = helpdesk.Webhook(
+    "euReplied",
+    event=helpdesk.WebhookEvent.CUSTOMER_REPLIED,
+    url=pulumi.Output.secret(${JSON.stringify(NATIVE_WEBHOOKS[1].url)}),
+    opts=pulumi.ResourceOptions(provider=eu_helpdesk),
+)
+
+pulumi.export("ids", {"home": [opened.id], "eu": [eu_replied.id]})
+pulumi.export("euRepliedState", eu_replied.state)
+`;
+
+/**
+ * The native-provider shapes: today's TypeScript template (nodenext, TypeScript 5.9, the newest `@pulumi/pulumi` 3.x)
+ * with `pulumi-helpdesk/native`, and a Python program. Both name the plugin in Pulumi.yaml
+ * ({@link PLUGIN_FROM_NODE_MODULES}); the Python one has the npm package only for the plugin, the CLI and
+ * `dist/python` (npm adds `@pulumi/pulumi`, its peer dependency, for the CLI).
+ */
+export function nativeShapes(): ProjectShape[] {
+  return [
+    {
+      name: "ts-native",
+      title: "TypeScript 5.9, today's template (nodenext, ts-node), native provider (pulumi-helpdesk/native), two help desks",
+      typescript: true,
+      dependencies: { "@pulumi/pulumi": "^3.113.0" },
+      devDependencies: { "@types/node": "^22", typescript: "~5.9.0" },
+      packageFields: { main: "index.ts" },
+      files: { "index.ts": nativeTypescriptProgram, "tsconfig.json": json(nodenextTsconfig) },
+      extraTypeChecks: [],
+      pulumiYamlExtra: PLUGIN_FROM_NODE_MODULES,
+    },
+    {
+      name: "python-native",
+      title: "Python (pulumi_helpdesk from node_modules/pulumi-helpdesk/dist/python), native provider, two help desks",
+      typescript: false,
+      dependencies: {},
+      devDependencies: {},
+      packageFields: {},
+      files: { "__main__.py": pythonProgram },
+      extraTypeChecks: [],
+      runtime: "python",
+      pulumiYamlExtra: PLUGIN_FROM_NODE_MODULES,
     },
   ];
 }

@@ -7,10 +7,18 @@
  * TypeScript shapes run with `PULUMI_NODEJS_TYPESCRIPT=true`: what Pulumi's current Node.js language host sets by
  * default (runtime option `typescript`, default true), so `@pulumi/pulumi` type-checks the program with ts-node as in
  * a user's project. The language host built here (v3.68) does not set it itself (scripts/pulumi-build/README.md).
+ *
+ * Two more shapes use the native provider plugin from the installed package (Pulumi.yaml `plugins.providers` path
+ * `node_modules/pulumi-helpdesk/plugin`) with two help desks, each an emulator: the default provider on the stack's
+ * `helpdesk:*` config (`npx pulumi-helpdesk login`) and an explicit provider on its `eu:*` config (`npx
+ * pulumi-helpdesk login --namespace eu`). One is today's TypeScript template with `pulumi-helpdesk/native`, which
+ * also checks `npx pulumi-helpdesk plugin install` into a Pulumi home of its own; the other is Python with the SDK
+ * that `pip` installs from `node_modules/pulumi-helpdesk/dist/python`, run with `$HELPDESK_PYTHON_VENV/bin` first on
+ * PATH (Pulumi's Python SDK; the language host built here ignores `runtime.options.virtualenv`).
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { completeAuthorizationAutoApproved, DEFAULT_CLIENT, startEmulator } from "../../emulator/index.js";
@@ -19,7 +27,8 @@ import { freePort } from "../support/cli.js";
 import { packLikeACleanClone, repoRoot, type PackedTarball } from "../support/package.js";
 import { runCommand as run, shown, type Ran } from "../support/processes.js";
 import { pulumiAvailable } from "../support/pulumi.js";
-import { DECLARED_WEBHOOKS, projectShapes, type ProjectShape } from "./shapes.js";
+import { onPath } from "../support/tools.js";
+import { DECLARED_WEBHOOKS, NATIVE_WEBHOOKS, nativeShapes, projectShapes, type Desk, type ProjectShape } from "./shapes.js";
 
 const manifest = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
   version: string;
@@ -28,6 +37,9 @@ const manifest = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")
 /** The oldest supported `@pulumi/pulumi`: the floor of the package's own peer range (one home: package.json). */
 const oldestPulumi = /^\^?(\d+\.\d+\.\d+)/.exec(manifest.peerDependencies["@pulumi/pulumi"] ?? "")?.[1] ?? "unparsable peer range";
 const shapes = projectShapes(oldestPulumi);
+const native = nativeShapes();
+/** The virtualenv with Pulumi's Python SDK that scripts/setup.sh --test makes (scripts/lib/env.sh exports it). */
+const pythonVenv = process.env.HELPDESK_PYTHON_VENV ?? join(process.env.HELPDESK_CACHE ?? join(homedir(), ".cache", "pulumi-helpdesk"), "python-venv");
 
 /** Every installed copy of a package under a project's node_modules, nested ones included. */
 function installedCopies(projectDir: string, name: string): string[] {
@@ -82,6 +94,12 @@ function projectDir(shape: ProjectShape): string {
   return join(workRoot, shape.name);
 }
 
+/** The project's Pulumi.yaml; `plugins: false` leaves out {@link ProjectShape.pulumiYamlExtra} (the plugin's path). */
+function pulumiYaml(shape: ProjectShape, options: { plugins?: boolean } = {}): string {
+  const extra = options.plugins === false ? "" : (shape.pulumiYamlExtra ?? "");
+  return `name: ${shape.name}\nruntime: ${shape.runtime ?? "nodejs"}\ndescription: ${JSON.stringify(`pulumi-helpdesk in a ${shape.title} project`)}\n${extra}`;
+}
+
 /** Writes the project and starts its `npm install` (all shapes install at once; npm's cache is shared). */
 function createProject(shape: ProjectShape): void {
   const dir = projectDir(shape);
@@ -95,7 +113,7 @@ function createProject(shape: ProjectShape): void {
     devDependencies: shape.devDependencies,
   };
   writeFileSync(join(dir, "package.json"), `${JSON.stringify(pkg, null, 2)}\n`);
-  writeFileSync(join(dir, "Pulumi.yaml"), `name: ${shape.name}\nruntime: nodejs\ndescription: ${JSON.stringify(`pulumi-helpdesk in a ${shape.title} project`)}\n`);
+  writeFileSync(join(dir, "Pulumi.yaml"), pulumiYaml(shape));
   for (const [file, text] of Object.entries(shape.files)) writeFileSync(join(dir, file), text);
   installs.set(shape.name, run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: dir, env: projectEnv(dir, shape) }));
 }
@@ -111,11 +129,51 @@ async function emulatorWebhooks(baseUrl: string): Promise<ListedWebhook[]> {
   return ((await response.body.json()) as { webhooks: ListedWebhook[] }).webhooks;
 }
 
+/** An OAuth client that an emulator registers and `login` signs in with. */
+interface Client {
+  clientId: string;
+  clientSecret: string;
+  redirectUri: string;
+  name?: string;
+}
+
+/** A client like the emulator's default one, on a loopback redirect URI with a free port. */
+async function loopbackClient(overrides: Partial<Client> = {}): Promise<Client> {
+  return { ...DEFAULT_CLIENT, redirectUri: `http://127.0.0.1:${await freePort()}/callback`, ...overrides };
+}
+
+/**
+ * `npx pulumi-helpdesk login --stack dev` in the project, as a user types it (client secret in
+ * `HELPDESK_CLIENT_SECRET`); the test plays the browser against the auto-approving emulator.
+ *
+ * @param namespace `--namespace` (default none: `helpdesk:*`)
+ */
+async function npxLogin(dir: string, env: NodeJS.ProcessEnv, baseUrl: string, client: Client, namespace?: string): Promise<Ran> {
+  let browsed: Promise<void> | undefined;
+  const login = await run(
+    "npx",
+    [
+      "--no-install", "pulumi-helpdesk", "login", "--stack", "dev", ...(namespace ? ["--namespace", namespace] : []),
+      "--base-url", baseUrl, "--client-id", client.clientId, "--redirect-uri", client.redirectUri, "--no-browser", "--timeout", "120",
+    ],
+    {
+      cwd: dir,
+      env: { ...env, HELPDESK_CLIENT_SECRET: client.clientSecret },
+      onStderr: (text) => {
+        const url = /(http:\/\/\S+\/oauth\/authorize\?\S+)/.exec(text)?.[1];
+        if (url && !browsed) browsed = completeAuthorizationAutoApproved(url);
+      },
+    },
+  );
+  await browsed;
+  return login;
+}
+
 beforeAll(() => {
   expect(pulumiAvailable()).toBe(true); // a missing CLI is a failure here, never a skip
   workRoot = mkdtempSync(join(tmpdir(), "helpdesk-user-projects-"));
   tarball = packLikeACleanClone(join(workRoot, "pack"));
-  for (const shape of shapes) createProject(shape);
+  for (const shape of [...shapes, ...native]) createProject(shape);
 }, 300_000);
 
 afterAll(async () => {
@@ -163,23 +221,10 @@ describe.each(shapes)("a $name project", (shape) => {
       expect(typeCheck.code, shown(`tsc -p ${tsconfig}`, typeCheck)).toBe(0);
     }
 
-    const redirectUri = `http://127.0.0.1:${await freePort()}/callback`;
-    const emulator = await startEmulator({ port: 0, clients: [{ ...DEFAULT_CLIENT, redirectUri }], autoApprove: true });
+    const client = await loopbackClient();
+    const emulator = await startEmulator({ port: 0, clients: [client], autoApprove: true });
     try {
-      let browsed: Promise<void> | undefined;
-      const login = await run(
-        "npx",
-        ["--no-install", "pulumi-helpdesk", "login", "--stack", "dev", "--base-url", emulator.url, "--client-id", DEFAULT_CLIENT.clientId, "--redirect-uri", redirectUri, "--no-browser", "--timeout", "120"],
-        {
-          cwd: dir,
-          env: { ...env, HELPDESK_CLIENT_SECRET: DEFAULT_CLIENT.clientSecret },
-          onStderr: (text) => {
-            const url = /(http:\/\/\S+\/oauth\/authorize\?\S+)/.exec(text)?.[1];
-            if (url && !browsed) browsed = completeAuthorizationAutoApproved(url);
-          },
-        },
-      );
-      await browsed;
+      const login = await npxLogin(dir, env, emulator.url, client);
       expect(login.code, shown("pulumi-helpdesk login", login)).toBe(0);
 
       const up = await run("pulumi", ["up", "--yes", "--skip-preview", "--stack", "dev", "--non-interactive"], { cwd: dir, env });
@@ -198,6 +243,152 @@ describe.each(shapes)("a $name project", (shape) => {
     } finally {
       row.seconds = (performance.now() - started) / 1000;
       await emulator.close();
+    }
+  });
+});
+
+/**
+ * The environment of a Python program in the project: `pulumi_helpdesk` installed by pip from the npm package's
+ * `dist/python` (as the README says, into a target directory of the project: never into the shared virtualenv), and
+ * the virtualenv's bin/ first on PATH (its `python` has Pulumi's Python SDK).
+ *
+ * @returns the environment, and the version of Pulumi's Python SDK
+ */
+async function pythonProject(dir: string, env: NodeJS.ProcessEnv): Promise<{ env: NodeJS.ProcessEnv; pulumiVersion: string }> {
+  const python = join(pythonVenv, "bin", "python");
+  // A missing tool is a failure, never a skip (npm test's scripts/setup.sh --test provides both).
+  expect(existsSync(python), `the Python virtualenv ${pythonVenv} (scripts/setup.sh --test makes it)`).toBe(true);
+  expect(onPath("pulumi-language-python") && onPath("pulumi-language-python-exec"), "pulumi-language-python on PATH (scripts/setup.sh --test)").toBe(true);
+  const site = join(dir, ".python-packages");
+  const pip = await run(
+    python,
+    ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--no-build-isolation", "--target", site, "node_modules/pulumi-helpdesk/dist/python"],
+    { cwd: dir, env },
+  );
+  expect(pip.code, shown("pip install node_modules/pulumi-helpdesk/dist/python", pip)).toBe(0);
+  const pythonEnv = { ...env, PATH: `${join(pythonVenv, "bin")}${delimiter}${env.PATH ?? ""}`, PYTHONPATH: site, PYTHONDONTWRITEBYTECODE: "1" };
+  const version = await run("python", ["-c", "import importlib.metadata as m, pulumi_helpdesk; print(m.version('pulumi'))"], { cwd: dir, env: pythonEnv });
+  expect(version.code, shown("python -c 'import pulumi_helpdesk'", version)).toBe(0);
+  return { env: pythonEnv, pulumiVersion: `${version.stdout.trim()} (Python)` };
+}
+
+/**
+ * `npx pulumi-helpdesk plugin install`, the README's other way to make the plugin found, into a Pulumi home of its
+ * own so the machine's plugin cache is left alone. The `pulumi` the command runs is found on PATH (scripts/lib/env.sh
+ * puts `$PULUMI_HOME/versions/<v>/bin` there once, as an absolute path), so an empty PULUMI_HOME works: nothing of the
+ * real one needs linking in (measured with v3.259.0). With Pulumi.yaml's `plugins:` taken out, `pulumi preview` on
+ * the stack just deployed fails before the install (so nothing else supplies the plugin) and finds no change after
+ * it (Pulumi ran the cached plugin).
+ */
+async function checkPluginInstall(shape: ProjectShape, dir: string, env: NodeJS.ProcessEnv): Promise<void> {
+  const pulumiHome = mkdtempSync(join(workRoot, "pulumi-home-"));
+  const homeEnv = { ...env, PULUMI_HOME: pulumiHome };
+  const preview = (): Promise<Ran> => run("pulumi", ["preview", "--expect-no-changes", "--stack", "dev", "--non-interactive"], { cwd: dir, env: homeEnv });
+  writeFileSync(join(dir, "Pulumi.yaml"), pulumiYaml(shape, { plugins: false }));
+  try {
+    const before = await preview();
+    expect(before.code, shown("pulumi preview before plugin install (expected to fail)", before)).not.toBe(0);
+    expect(`${before.stdout}${before.stderr}`).toContain("no resource plugin 'pulumi-resource-helpdesk' found");
+
+    const install = await run("npx", ["--no-install", "pulumi-helpdesk", "plugin", "install"], { cwd: dir, env: homeEnv });
+    expect(install.code, shown("pulumi-helpdesk plugin install", install)).toBe(0);
+    const cached = join(pulumiHome, "plugins", `resource-helpdesk-v${manifest.version}`);
+    expect(`${install.stdout}${install.stderr}`).toContain(cached);
+    expect(realpathSync(readFileSync(join(cached, "package-root"), "utf8").trim())).toBe(realpathSync(join(dir, "node_modules", "pulumi-helpdesk")));
+    const listed = await run("pulumi", ["plugin", "ls", "--json"], { cwd: dir, env: homeEnv });
+    expect(listed.code, shown("pulumi plugin ls", listed)).toBe(0);
+    expect((JSON.parse(listed.stdout) as Array<{ kind: string; name: string; version: string }>).map((p) => `${p.kind} ${p.name} ${p.version}`)).toEqual([
+      `resource helpdesk ${manifest.version}`,
+    ]);
+
+    const after = await preview();
+    expect(after.code, shown("pulumi preview with the plugin from `plugin install` (no plugins: in Pulumi.yaml)", after)).toBe(0);
+  } finally {
+    writeFileSync(join(dir, "Pulumi.yaml"), pulumiYaml(shape));
+  }
+}
+
+describe.each(native)("a $name project (native provider plugin, two help desks)", (shape) => {
+  it("signs both in, and pulumi up and destroy manage one webhook on each through the plugin in node_modules", async () => {
+    const dir = projectDir(shape);
+    let env = projectEnv(dir, shape);
+    const install = await installs.get(shape.name)!;
+    expect(install.code, shown("npm install", install)).toBe(0);
+    const started = performance.now();
+    const row: Row = { shape: shape.title, result: "failed", seconds: 0, pulumiVersion: "" };
+    rows.push(row);
+    const desks: Desk[] = ["home", "eu"];
+    const emulators = new Map<Desk, Awaited<ReturnType<typeof startEmulator>>>();
+    try {
+      if (shape.runtime === "python") {
+        const python = await pythonProject(dir, env);
+        env = python.env;
+        row.pulumiVersion = python.pulumiVersion;
+      } else {
+        const pulumiCopies = installedCopies(dir, "@pulumi/pulumi");
+        row.pulumiVersion = pulumiCopies.map((copy) => (JSON.parse(readFileSync(join(copy, "package.json"), "utf8")) as { version: string }).version).join(", ");
+        expect(pulumiCopies, "exactly one @pulumi/pulumi in node_modules").toHaveLength(1);
+        for (const tsconfig of shape.typescript ? ["tsconfig.json", ...shape.extraTypeChecks] : []) {
+          const typeCheck = await run(process.execPath, ["node_modules/typescript/bin/tsc", "--noEmit", "-p", tsconfig], { cwd: dir, env });
+          expect(typeCheck.code, shown(`tsc -p ${tsconfig}`, typeCheck)).toBe(0);
+        }
+      }
+      // The folder Pulumi.yaml names is the one `plugin path` prints, and its launcher is executable.
+      const pluginPath = await run("npx", ["--no-install", "pulumi-helpdesk", "plugin", "path"], { cwd: dir, env });
+      expect(pluginPath.code, shown("pulumi-helpdesk plugin path", pluginPath)).toBe(0);
+      expect(realpathSync(pluginPath.stdout.trim())).toBe(realpathSync(join(dir, "node_modules", "pulumi-helpdesk", "plugin")));
+
+      const clients: Record<Desk, Client> = {
+        home: await loopbackClient(),
+        eu: await loopbackClient({ clientId: "helpdesk-eu", clientSecret: "eu-client-secret-value", name: "eu help desk" }),
+      };
+      for (const desk of desks) emulators.set(desk, await startEmulator({ port: 0, clients: [clients[desk]], autoApprove: true }));
+      for (const desk of desks) {
+        const login = await npxLogin(dir, env, emulators.get(desk)!.url, clients[desk], desk === "eu" ? "eu" : undefined);
+        expect(login.code, shown(`pulumi-helpdesk login (${desk})`, login)).toBe(0);
+      }
+      const shownConfig = await run("pulumi", ["config", "--show-secrets", "--json", "--stack", "dev"], { cwd: dir, env });
+      expect(shownConfig.code, shown("pulumi config", shownConfig)).toBe(0);
+      const config = JSON.parse(shownConfig.stdout) as Record<string, { value?: string; secret?: boolean }>;
+      const credentials: string[] = [];
+      for (const namespace of ["helpdesk", "eu"]) {
+        for (const key of ["accessToken", "refreshToken", "clientSecret"]) {
+          const entry = config[`${namespace}:${key}`];
+          expect(entry?.secret, `${namespace}:${key} is a secret`).toBe(true);
+          expect(entry?.value, `${namespace}:${key}`).toBeTruthy();
+          credentials.push(entry!.value!);
+        }
+      }
+
+      const up = await run("pulumi", ["up", "--yes", "--skip-preview", "--stack", "dev", "--non-interactive"], { cwd: dir, env });
+      expect(up.code, shown("pulumi up", up)).toBe(0);
+      const outputs = await run("pulumi", ["stack", "output", "--json", "--stack", "dev"], { cwd: dir, env });
+      const { ids, euRepliedState } = JSON.parse(outputs.stdout) as { ids: Record<Desk, string[]>; euRepliedState: string };
+      for (const desk of desks) {
+        const held = await emulatorWebhooks(emulators.get(desk)!.url);
+        expect(held.map(({ event, url }) => ({ event, url })), `webhooks on the ${desk} help desk`).toEqual(
+          NATIVE_WEBHOOKS.filter((hook) => hook.desk === desk).map(({ event, url }) => ({ event, url })),
+        );
+        expect(ids[desk], `ids of the ${desk} webhooks`).toEqual(held.map((hook) => hook.id));
+      }
+      expect(euRepliedState).toBe("active");
+
+      const exported = await run("pulumi", ["stack", "export", "--stack", "dev"], { cwd: dir, env });
+      expect(exported.code, shown("pulumi stack export", exported)).toBe(0);
+      expect(exported.stdout).toContain("helpdesk:index:Webhook");
+      expect(exported.stdout).toContain("pulumi:providers:helpdesk");
+      for (const credential of credentials) expect(exported.stdout.includes(credential), "a credential in plain text in the state").toBe(false);
+      for (const hook of NATIVE_WEBHOOKS.filter((h) => h.secret)) expect(exported.stdout.includes(hook.url), `the secret url of ${hook.name} in plain text`).toBe(false);
+
+      if (shape.typescript) await checkPluginInstall(shape, dir, env);
+
+      const destroy = await run("pulumi", ["destroy", "--yes", "--skip-preview", "--stack", "dev", "--non-interactive"], { cwd: dir, env });
+      expect(destroy.code, shown("pulumi destroy", destroy)).toBe(0);
+      for (const desk of desks) expect(await emulatorWebhooks(emulators.get(desk)!.url), `webhooks left on the ${desk} help desk`).toEqual([]);
+      row.result = "works";
+    } finally {
+      row.seconds = (performance.now() - started) / 1000;
+      for (const emulator of emulators.values()) await emulator.close();
     }
   });
 });
