@@ -34,7 +34,14 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk --namespace: a second help 
       { HELPDESK_CLIENT_SECRET: client.clientSecret },
     );
     run.child.stdin.end();
-    await completeAuthorizationAutoApproved(await run.authorizeUrl);
+    try {
+      await completeAuthorizationAutoApproved(await run.authorizeUrl);
+    } catch (error) {
+      // Show what the CLI said: a reset callback connection means the CLI ended before it answered.
+      run.child.kill();
+      const ended = await run.done;
+      throw new Error(`playing the browser for login (${desk}) failed: ${(error as Error).message}\nCLI exit ${ended.code}\n${ended.stdout}${ended.stderr}`, { cause: error });
+    }
     return run.done;
   }
 
