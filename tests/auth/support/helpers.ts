@@ -6,7 +6,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { request } from "undici";
+import { Client, request } from "undici";
 import { startEmulator, signInAutoApproved, type EmulatorOptions, type RunningEmulator } from "../../../emulator/index.js";
 import type { TokenSet } from "../../../auth/oauth.js";
 import type { CacheEntry } from "../../../auth/token-cache.js";
@@ -87,8 +87,12 @@ export async function resetStats(emulator: RunningEmulator): Promise<void> {
  * token and 401 to an expired or revoked one (a revoked grant revokes its access tokens too).
  */
 export async function accessTokenWorks(emulator: RunningEmulator, accessToken: string): Promise<boolean> {
-  const response = await request(`${emulator.url}/v1/webhooks/wh_probe`, { method: "DELETE", headers: { authorization: `Bearer ${accessToken}` } });
+  // A connection of its own: suites that block the event loop (execFileSync of `pulumi config get`) would otherwise
+  // send this on a pooled connection that the in-process emulator closes as idle in the same instant (ECONNRESET).
+  const dispatcher = new Client(emulator.url);
+  const response = await request(`${emulator.url}/v1/webhooks/wh_probe`, { method: "DELETE", headers: { authorization: `Bearer ${accessToken}` }, dispatcher });
   await response.body.dump();
+  await dispatcher.close();
   if (response.statusCode !== 404 && response.statusCode !== 401) throw new Error(`probe answered ${response.statusCode}`);
   return response.statusCode === 404;
 }
