@@ -12,6 +12,9 @@
 import { CONFIG_KEYS, DEFAULT_CONFIG_NAMESPACE, SECRET_CONFIG_SETTINGS, type ConfigSettingName, type ProviderSettingName } from "../../sdk/config.js";
 import type { ConfigReader } from "../../sdk/provider-contract.js";
 import { registerSecret } from "../../auth/redact.js";
+import { normaliseBaseUrl } from "../credentials.js";
+import { HelpdeskError } from "../errors.js";
+import { resolveLimits } from "../limits.js";
 import type { PropertyMap } from "./proto.js";
 import { asSecret, containsUnknown, reveal, UNKNOWN } from "./properties.js";
 
@@ -89,15 +92,12 @@ export interface ConfigFailure {
   reason: string;
 }
 
-/** Bounds of the integer settings (the same as `provider/limits.ts` enforces at call time). */
-const INTEGER_BOUNDS: Readonly<Record<string, readonly [number, number]>> = { maxRetries: [0, 50], requestTimeout: [1, 600] };
-
 /**
  * `CheckConfig` of a `helpdesk` provider: validates what can be validated before any request, and marks credentials
  * secret whatever the program did (state never holds one in plaintext).
  *
- * - `baseUrl`, when given, must be an absolute http(s) URL without query or fragment;
- * - `maxRetries` (0..50) and `requestTimeout` (1..600, seconds) must be whole numbers (as numbers or decimal text);
+ * - `baseUrl`, `maxRetries` and `requestTimeout` follow the core's rules (an absolute http(s) URL without query or
+ *   fragment; whole numbers 0..50 and 1..600 seconds, as numbers or decimal text);
  * - `tokenExpiresAt`, when given, must parse as an ISO 8601 date;
  * - missing credentials are no failure here: the environment (`HELPDESK_BASE_URL`, `HELPDESK_ACCESS_TOKEN`) may supply
  *   them when the provider runs, and create/delete then say what is missing, as the dynamic provider does;
@@ -115,33 +115,29 @@ export function checkProviderConfig(news: PropertyMap): { inputs: PropertyMap; f
     if (containsUnknown(value)) continue;
     const text = asConfigString(value);
     if (text === undefined || text === "") continue;
-    const bounds = INTEGER_BOUNDS[name];
-    if (bounds) {
-      const number = Number(text);
-      if (!Number.isInteger(number) || number < bounds[0] || number > bounds[1]) {
-        failures.push({ property: name, reason: `${name} must be a whole number from ${bounds[0]} to ${bounds[1]}, got ${JSON.stringify(text)}` });
-      }
-    } else if (name === "baseUrl") {
-      const problem = baseUrlProblem(text);
-      if (problem) failures.push({ property: name, reason: problem });
-    } else if (name === "tokenExpiresAt" && Number.isNaN(Date.parse(text))) {
-      failures.push({ property: name, reason: `tokenExpiresAt must be an ISO 8601 date such as 2030-01-01T00:00:00Z, got ${JSON.stringify(text.slice(0, 40))}` });
-    }
+    const problem = coreRuleProblem(name, text);
+    if (problem) failures.push({ property: name, reason: problem });
   }
   return { inputs, failures };
 }
 
-/** Why `raw` is not a usable base URL (the rule of `provider/credentials.ts` `normaliseBaseUrl`), or undefined. */
-function baseUrlProblem(raw: string): string | undefined {
-  let parsed: URL;
+/**
+ * Why a setting's value breaks the rule the provider core applies when it runs, or undefined: the core's own checks
+ * (`normaliseBaseUrl` of provider/credentials.ts, `resolveLimits` of provider/limits.ts), so that preview refuses
+ * exactly what `up` would; plus `tokenExpiresAt`, which must parse as a date.
+ */
+function coreRuleProblem(name: string, text: string): string | undefined {
   try {
-    parsed = new URL(raw);
-  } catch {
-    return `baseUrl ${JSON.stringify(raw.slice(0, 200))} is not an absolute URL; expected e.g. https://helpdesk.example.com`;
+    if (name === "baseUrl") normaliseBaseUrl(text);
+    else if (INTEGER_CONFIG_NAMES.has(name as ProviderConfigName)) resolveLimits({ get: (key) => (key === coreKeyOf(name) ? text : undefined) });
+    else if (name === "tokenExpiresAt" && Number.isNaN(Date.parse(text))) {
+      return `tokenExpiresAt must be an ISO 8601 date such as 2030-01-01T00:00:00Z, got ${JSON.stringify(text.slice(0, 40))}`;
+    }
+    return undefined;
+  } catch (error) {
+    if (error instanceof HelpdeskError) return error.message;
+    throw error;
   }
-  if (parsed.protocol !== "http:" && parsed.protocol !== "https:") return `baseUrl must use http or https, got ${parsed.protocol.replace(/:$/, "")}`;
-  if (parsed.search || parsed.hash) return "baseUrl must not carry a query or fragment";
-  return undefined;
 }
 
 /** What `DiffConfig` decided. */
