@@ -1,7 +1,7 @@
 /**
  * The `pulumi-helpdesk` command. Exit codes: 0 success, 1 the operation failed, 2 bad usage.
  */
-import { readFileSync } from "node:fs";
+import { packageVersion } from "../sdk/package-version.js";
 import { Command, InvalidArgumentError } from "commander";
 import { login } from "./commands/login.js";
 import { runEmulator } from "./commands/emulator.js";
@@ -35,16 +35,10 @@ function share(name: string) {
   };
 }
 
-/**
- * The version of the installed package, read at run time from the package.json two levels above the compiled file
- * (`dist/cli/main.js` → `package.json`), so `--version` never drifts from what was installed.
- *
- * @returns package.json's `version`, or "unknown" when it cannot be read (every other command still works)
- */
-function packageVersion(): string {
+/** The installed package's version for `--version` (sdk/package-version.ts), or "unknown" on a broken installation. */
+function versionForCli(): string {
   try {
-    const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version?: unknown };
-    return typeof pkg.version === "string" ? pkg.version : "unknown";
+    return packageVersion();
   } catch {
     return "unknown";
   }
@@ -52,7 +46,7 @@ function packageVersion(): string {
 
 const program = new Command()
   .name("pulumi-helpdesk")
-  .version(packageVersion(), "-V, --version", "print the version of pulumi-helpdesk and exit")
+  .version(versionForCli(), "-V, --version", "print the version of pulumi-helpdesk and exit")
   .description("Manage help-desk webhooks as code: sign a Pulumi stack in to the help desk, run the local emulator.")
   .showHelpAfterError()
   .exitOverride()
