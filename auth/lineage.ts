@@ -24,8 +24,10 @@
  * 4. A damaged cache is an error naming the file, never a reason to fall back to the token in stack config.
  */
 import { hostname } from "node:os";
-import { configKeysFor, DEFAULT_CONFIG_NAMESPACE, ENV_VARS, SECRET_CONFIG_SETTINGS, type ConfigSettingName } from "../sdk/config.js";
-import type { ConfigReader } from "../sdk/provider-contract.js";
+import { neverSent } from "../sdk/not-sent.js";
+import { baseUrlText } from "../sdk/base-url.js";
+import { configKeysFor, DEFAULT_CONFIG_NAMESPACE, stackConfigSettings } from "../sdk/config.js";
+import { isSecretSetting, resolveSettings, type ResolvedSettings, type SettingName } from "../sdk/settings.js";
 import { OAuthError, refreshAccessToken, type TokenSet } from "./oauth.js";
 import {
   findEntry,
@@ -43,8 +45,8 @@ import {
 
 /** The client registration that may use the refresh grant (RFC 6749 §2, §6; `client_secret_post`, §2.3.1). */
 export interface RefreshClient {
-  /** API base URL (spec §1 `{base_url}`), no trailing slash. */
-  baseUrl: string;
+  /** API base URL (spec §1 `{base_url}`), as `sdk/base-url.ts` parsed it. */
+  baseUrl: URL;
   /** `client_id` (spec §4.1). */
   clientId: string;
   /** `client_secret` (spec §4.2). */
@@ -84,89 +86,64 @@ export interface TokenConfigEntry {
   key: string;
   /** The value. */
   value: string;
-  /** Store as a Pulumi secret: true for the settings of `SECRET_CONFIG_SETTINGS` (in any namespace). */
+  /** Store as a Pulumi secret: true for the secret settings of `sdk/settings.ts` (in any namespace). */
   secret: boolean;
-}
-
-/**
- * A stack config setting with the provider's precedence: the environment variable when set and non-empty, else the
- * config value when non-empty.
- *
- * @param config the stack config (undefined when the engine sent none)
- * @param key a `CONFIG_KEYS` value, e.g. `helpdesk:clientId`
- * @param envName the `ENV_VARS` value that overrides it, if any
- * @param env the environment
- * @returns the value, or undefined when neither gives one
- */
-export function configSetting(config: ConfigReader | undefined, key: string, envName: string | undefined, env: NodeJS.ProcessEnv): string | undefined {
-  const fromEnv = envName ? env[envName] : undefined;
-  if (fromEnv !== undefined && fromEnv !== "") return fromEnv;
-  const fromConfig = config?.get(key);
-  return fromConfig === undefined || fromConfig === "" ? undefined : fromConfig;
-}
-
-/**
- * A {@link ConfigReader} over config values already read (e.g. `readStackConfig`'s map).
- *
- * @param values namespaced key → value
- */
-export function configReaderOf(values: Readonly<Record<string, string | undefined>>): ConfigReader {
-  return { get: (key) => values[key] };
 }
 
 /** Options of {@link lineageOf}. */
 export interface LineageOptions {
-  /** The environment (default `process.env`). */
-  env?: NodeJS.ProcessEnv;
   /** The stack's name for messages. */
   stack?: string;
   /**
-   * The config namespace whose keys hold the sign-in (default `helpdesk`; `eu` reads `eu:baseUrl`, `eu:accessToken`,
-   * ... as `pulumi-helpdesk login --namespace eu` writes them). The provider always reads `helpdesk:*`: the native
-   * provider's explicit instances map their inputs to those keys (`provider/native/config.ts`).
+   * The config namespace the settings were read from (default `helpdesk`; `eu` for what `pulumi-helpdesk login
+   * --namespace eu` wrote), where refreshed tokens are written back; undefined for a native provider's arguments,
+   * whose namespace is not known (then `helpdesk`, for messages only: the provider writes no config).
    */
-  namespace?: string;
+  namespace?: string | undefined;
 }
 
 /**
- * Maps a stack's config to its token lineage: the one place that knows which settings make a sign-in renewable.
- * Base URL, client id and client secret follow the provider's precedence (`HELPDESK_BASE_URL`, `HELPDESK_CLIENT_ID`,
- * `HELPDESK_CLIENT_SECRET` over config, in every namespace, as for an explicit native provider); the tokens come from
- * config only (`<ns>:accessToken`, `<ns>:refreshToken`, `<ns>:tokenExpiresAt` as ISO 8601; `<ns>` is
- * `options.namespace`, default `helpdesk`).
+ * Maps a help desk's resolved settings to its token lineage: the one place that knows which settings make a sign-in
+ * renewable. A sign-in is renewable when the settings hold a base URL, a client id and secret, an access token and a
+ * refresh token, and the access token did not come from the environment (`HELPDESK_ACCESS_TOKEN` is used as given:
+ * the refresh token of the config does not belong to it).
  *
- * @param config the stack config (namespaced key → value)
- * @param options `env` (default `process.env`); `stack`, the stack's name for messages; `namespace` (default
- *   `helpdesk`)
- * @returns the lineage, or undefined when a refresh token, access token, base URL, client id or client secret is
- *   missing (then the access token cannot be renewed)
+ * @param settings resolved by `resolveSettings` (`sdk/settings.ts`): explicit, stack config, environment
+ * @param options `stack`, the stack's name for messages; `namespace` (default `helpdesk`)
+ * @returns the lineage, or undefined when the access token cannot be renewed
  * @throws ConfigNamespaceError when `options.namespace` is not a valid namespace (`sdk/config.ts` `configKeysFor`)
  */
-export function lineageOf(config: ConfigReader | undefined, options: LineageOptions = {}): Lineage | undefined {
-  const env = options.env ?? process.env;
+export function lineageOf(settings: ResolvedSettings, options: LineageOptions = {}): Lineage | undefined {
   const namespace = options.namespace ?? DEFAULT_CONFIG_NAMESPACE;
-  const keys = configKeysFor(namespace);
-  const baseUrl = configSetting(config, keys.baseUrl, ENV_VARS.baseUrl, env);
-  const clientId = configSetting(config, keys.clientId, ENV_VARS.clientId, env);
-  const clientSecret = configSetting(config, keys.clientSecret, ENV_VARS.clientSecret, env);
-  const accessToken = configSetting(config, keys.accessToken, undefined, env);
-  const refreshToken = configSetting(config, keys.refreshToken, undefined, env);
+  configKeysFor(namespace); // refuses a namespace that is not allowed
+  const { baseUrl, clientId, clientSecret, accessToken, refreshToken } = settings;
+  if (settings.origins.accessToken === "environment") return undefined;
   if (!baseUrl || !clientId || !clientSecret || !accessToken || !refreshToken) return undefined;
   return {
-    client: { baseUrl: baseUrl.replace(/\/+$/, ""), clientId, clientSecret },
-    configTokens: {
-      accessToken,
-      refreshToken,
-      expiresAt: configSetting(config, keys.tokenExpiresAt, undefined, env),
-      lifetimeSeconds: undefined,
-    },
+    client: { baseUrl, clientId, clientSecret },
+    configTokens: { accessToken, refreshToken, expiresAt: settings.tokenExpiresAt, lifetimeSeconds: undefined },
     stack: options.stack,
     namespace,
   };
 }
 
 /**
- * The stack config entries that store a lineage point: access and refresh token (secret, as `SECRET_CONFIG_SETTINGS`
+ * The lineage of a stack's sign-in in one namespace, as the CLI sees it: the stack config of that namespace, with
+ * the environment variables filling what it leaves unset (`sdk/settings.ts` precedence).
+ *
+ * @param config the stack's config by namespaced key (decrypted)
+ * @param options `stack` for messages; `namespace` (default `helpdesk`); `env` (default `process.env`)
+ * @returns the lineage, or undefined when the sign-in cannot be renewed
+ * @throws SettingError `config` when a setting breaks its rule; ConfigNamespaceError for a bad namespace
+ */
+export function stackLineage(config: Readonly<Record<string, string | undefined>>, options: LineageOptions & { env?: NodeJS.ProcessEnv } = {}): Lineage | undefined {
+  const namespace = options.namespace ?? DEFAULT_CONFIG_NAMESPACE;
+  const settings = resolveSettings({ config: stackConfigSettings(config, namespace), env: options.env ?? process.env, configPrefix: `${namespace}:` });
+  return lineageOf(settings, { stack: options.stack, namespace });
+}
+
+/**
+ * The stack config entries that store a lineage point: access and refresh token (secret, as the settings table
  * says) and, when known, `<ns>:tokenExpiresAt` (ISO 8601, plain), in that order.
  *
  * @param tokens the tokens to store (an undefined refresh token or expiry is left out)
@@ -180,14 +157,14 @@ export function tokenConfigEntries(
   namespace: string = DEFAULT_CONFIG_NAMESPACE,
 ): TokenConfigEntry[] {
   const keys = configKeysFor(namespace);
-  const values: [ConfigSettingName, string | undefined][] = [
+  const values: [SettingName, string | undefined][] = [
     ["accessToken", tokens.accessToken],
     ["refreshToken", tokens.refreshToken],
     ["tokenExpiresAt", tokens.expiresAt],
   ];
   return values
-    .filter((pair): pair is [ConfigSettingName, string] => pair[1] !== undefined)
-    .map(([name, value]) => ({ key: keys[name], value, secret: SECRET_CONFIG_SETTINGS.includes(name) }));
+    .filter((pair): pair is [SettingName, string] => pair[1] !== undefined)
+    .map(([name, value]) => ({ key: keys[name], value, secret: isSecretSetting(name) }));
 }
 
 /**
@@ -349,7 +326,7 @@ function rootEntry(lineage: Lineage, id: string, rootHash: string): CacheEntry {
   return {
     format: 1,
     lineage: id,
-    baseUrl: client.baseUrl,
+    baseUrl: baseUrlText(client.baseUrl),
     clientId: client.clientId,
     accessToken: tokens.accessToken,
     refreshToken: tokens.refreshToken,
@@ -379,22 +356,14 @@ function refuseUnsettled(entry: CacheEntry, stored: StoredEntry | undefined): vo
   if (!pending || !stored || entry.rotation === "keeps") return;
   const running = pending.hostname === hostname() && pending.pid !== process.pid && processAlive(pending.pid);
   if (running && Date.now() - Date.parse(pending.startedAt) < REFRESH_IN_PROGRESS_MS) {
-    throw new TokenCacheError(
-      "refresh_in_progress",
-      stored.file,
-      `process ${pending.pid} has been refreshing this sign-in's tokens since ${pending.startedAt} (${stored.file}); ` +
-        "try again in a minute, when it has stored the answer.",
-    );
+    throw new TokenCacheError("refresh_in_progress", `process ${pending.pid} has been refreshing this sign-in's tokens since ${pending.startedAt} (${stored.file}); ` +
+        "try again in a minute, when it has stored the answer.", { file: stored.file });
   }
-  throw new TokenCacheError(
-    "refresh_interrupted",
-    stored.file,
-    `a refresh of this sign-in's tokens (process ${pending.pid} on ${pending.hostname}, ${pending.startedAt}) sent its request ` +
+  throw new TokenCacheError("refresh_interrupted", `a refresh of this sign-in's tokens (process ${pending.pid} on ${pending.hostname}, ${pending.startedAt}) sent its request ` +
       "and never stored the answer (the process ended, or the answer was lost). If the server rotated the refresh token, " +
       "the only valid one went with that answer, and presenting the old one again would get the whole sign-in revoked " +
       "(RFC 9700 §4.14.2), so nothing was sent. The current access token may still work until it expires. " +
-      `Run \`pulumi-helpdesk login --stack <stack>\` to sign in again (in every stack that shares this sign-in); ${stored.file} then stays as the record of it.`,
-  );
+      `Run \`pulumi-helpdesk login --stack <stack>\` to sign in again (in every stack that shares this sign-in); ${stored.file} then stays as the record of it.`, { file: stored.file });
 }
 
 /** Whether a process with this id exists on this machine (EPERM: it exists, under another user). */
@@ -424,18 +393,10 @@ async function presentRefreshToken(client: RefreshClient, entry: CacheEntry, dir
   }
 }
 
-/** Network error codes that mean the request never reached the server. */
-const NOT_SENT = new Set(["ECONNREFUSED", "ENOTFOUND", "EAI_AGAIN", "EHOSTUNREACH", "ENETUNREACH", "UND_ERR_CONNECT_TIMEOUT"]);
-
 /** True when a refresh failure proves the server issued no tokens: an HTTP error answer, or no connection at all. */
 function noTokensIssued(error: unknown): boolean {
   if (!(error instanceof OAuthError)) return false;
-  if (error.status !== undefined) return true;
-  for (let cause: unknown = error.cause, depth = 0; cause && depth < 5; cause = (cause as { cause?: unknown }).cause, depth++) {
-    const code = (cause as { code?: unknown }).code;
-    if (typeof code === "string" && NOT_SENT.has(code)) return true;
-  }
-  return false;
+  return error.status !== undefined || neverSent(error.cause);
 }
 
 /** The entry after a successful refresh: new tokens, the new refresh token indexed, rotation learnt, marker cleared. */
@@ -444,7 +405,7 @@ function advance(entry: CacheEntry, answer: TokenSet, client: RefreshClient): Ca
   const rotated = refreshToken !== entry.refreshToken;
   return {
     ...entry,
-    baseUrl: client.baseUrl,
+    baseUrl: baseUrlText(client.baseUrl),
     clientId: client.clientId,
     accessToken: answer.accessToken,
     refreshToken,

@@ -10,12 +10,14 @@
  */
 import * as oauth from "oauth4webapi";
 import { PulumiHelpdeskError } from "../sdk/errors.js";
+import { baseUrlText, endpointUrl } from "../sdk/base-url.js";
+import { isLoopbackHost } from "../sdk/loopback.js";
 import { registerSecret, serverText } from "./redact.js";
 
 /** The OAuth client registration of spec §5.2: issued id and secret, and the redirect URI supplied in advance. */
 export interface OAuthClientConfig {
-  /** API base URL (spec §1 `{base_url}`), no trailing slash. */
-  baseUrl: string;
+  /** API base URL (spec §1 `{base_url}`), as `sdk/base-url.ts` parsed it. */
+  baseUrl: URL;
   /** `client_id` (spec §4.1). */
   clientId: string;
   /** `client_secret` (spec §4.2). */
@@ -60,12 +62,12 @@ export class OAuthError extends PulumiHelpdeskError {
   /**
    * @param code stable error code
    * @param message human-readable, credential-free message
-   * @param status HTTP status when known
-   * @param cause the error this one wraps (oauth4webapi's or undici's), kept for debugging; never shown as such
+   * @param options `status`: the HTTP status when known; `cause`: the error this one wraps (oauth4webapi's or
+   *   undici's), kept for debugging, never shown as such
    */
-  constructor(code: string, message: string, status?: number, cause?: unknown) {
-    super(code, message, { cause });
-    this.status = status;
+  constructor(code: string, message: string, options: { status?: number; cause?: unknown } = {}) {
+    super(code, message, options);
+    this.status = options.status;
   }
 }
 
@@ -73,20 +75,18 @@ export class OAuthError extends PulumiHelpdeskError {
  * The authorization server of a help-desk API: fixed endpoints `/oauth/authorize` and `/oauth/token` (spec §4.1,
  * §4.2, §9: no version prefix). The spec has no discovery document, so the metadata is built, not fetched.
  */
-export function authorizationServer(baseUrl: string): oauth.AuthorizationServer {
+export function authorizationServer(baseUrl: URL): oauth.AuthorizationServer {
   return {
-    issuer: baseUrl,
-    authorization_endpoint: `${baseUrl}/oauth/authorize`,
-    token_endpoint: `${baseUrl}/oauth/token`,
+    issuer: baseUrlText(baseUrl),
+    authorization_endpoint: endpointUrl(baseUrl, "/oauth/authorize").href,
+    token_endpoint: endpointUrl(baseUrl, "/oauth/token").href,
   };
 }
 
 /** Options every oauth4webapi request gets: plain http allowed only on loopback, a 30 s deadline. */
-function requestOptions(baseUrl: string): oauth.TokenEndpointRequestOptions {
-  const host = new URL(baseUrl).hostname;
-  const loopback = host === "127.0.0.1" || host === "localhost" || host === "[::1]" || host.startsWith("127.");
+function requestOptions(baseUrl: URL): oauth.TokenEndpointRequestOptions {
   return {
-    [oauth.allowInsecureRequests]: loopback,
+    [oauth.allowInsecureRequests]: isLoopbackHost(baseUrl.hostname),
     signal: AbortSignal.timeout(30_000),
   };
 }
@@ -100,7 +100,7 @@ function requestOptions(baseUrl: string): oauth.TokenEndpointRequestOptions {
 export async function startAuthorization(config: OAuthClientConfig): Promise<AuthorizationRequest> {
   const state = oauth.generateRandomState();
   const codeVerifier = oauth.generateRandomCodeVerifier();
-  const url = new URL(`${config.baseUrl}/oauth/authorize`);
+  const url = endpointUrl(config.baseUrl, "/oauth/authorize");
   url.searchParams.set("client_id", config.clientId);
   url.searchParams.set("response_type", "code");
   url.searchParams.set("redirect_uri", config.redirectUri);
@@ -204,20 +204,20 @@ function toOAuthError(error: unknown, what: string): OAuthError {
   if (error instanceof oauth.AuthorizationResponseError) {
     const code = serverText(error.error, [], 64);
     const hint = code === "access_denied" ? " (access was denied in the browser)" : "";
-    return new OAuthError(code, `authorization failed with ${code}${hint}${described(error.error_description)}`, undefined, error);
+    return new OAuthError(code, `authorization failed with ${code}${hint}${described(error.error_description)}`, { cause: error });
   }
   if (error instanceof oauth.ResponseBodyError) {
     const code = serverText(error.error, [], 64);
-    return new OAuthError(code, `${what} failed: the token endpoint answered ${error.status} ${code}${described(error.error_description)}`, error.status, error);
+    return new OAuthError(code, `${what} failed: the token endpoint answered ${error.status} ${code}${described(error.error_description)}`, { status: error.status, cause: error });
   }
   if (error instanceof oauth.WWWAuthenticateChallengeError) {
     const code = serverText(error.cause[0]?.parameters.error ?? "invalid_client", [], 64);
-    return new OAuthError(code, `${what} failed: the token endpoint answered ${error.status} ${code} (check the client id and secret)`, error.status, error);
+    return new OAuthError(code, `${what} failed: the token endpoint answered ${error.status} ${code} (check the client id and secret)`, { status: error.status, cause: error });
   }
   if (error instanceof oauth.OperationProcessingError) {
     const code = error.code === oauth.INVALID_RESPONSE && /state/i.test(error.message) ? "state_mismatch" : "bad_response";
-    return new OAuthError(code, `${what} failed: ${serverText(error.message)}`, undefined, error);
+    return new OAuthError(code, `${what} failed: ${serverText(error.message)}`, { cause: error });
   }
   const message = error instanceof Error ? error.message : String(error);
-  return new OAuthError("network", `${what} failed: ${serverText(message)}`, undefined, error);
+  return new OAuthError("network", `${what} failed: ${serverText(message)}`, { cause: error });
 }

@@ -86,13 +86,13 @@ export class TokenCacheError extends PulumiHelpdeskError<TokenCacheErrorCode> {
 
   /**
    * @param code failure kind
-   * @param file the path concerned
-   * @param message complete, token-free message naming `file` and the remedy; `<stack>` stands for the stack name
-   *   where the code that throws does not know it (see {@link TokenCacheError.forStack})
+   * @param message complete, token-free message naming `options.file` and the remedy; `<stack>` stands for the stack
+   *   name where the code that throws does not know it (see {@link TokenCacheError.forStack})
+   * @param options `file`: the path concerned; `cause`: the error this one wraps
    */
-  constructor(code: TokenCacheErrorCode, file: string, message: string, options?: { cause?: unknown }) {
+  constructor(code: TokenCacheErrorCode, message: string, options: { file: string; cause?: unknown }) {
     super(code, message, options);
-    this.file = file;
+    this.file = options.file;
   }
 
   /**
@@ -101,7 +101,7 @@ export class TokenCacheError extends PulumiHelpdeskError<TokenCacheErrorCode> {
    * @param stack the stack name, or undefined to keep the placeholder `<stack>` (the provider does not know it)
    */
   forStack(stack: string | undefined): TokenCacheError {
-    return stack === undefined ? this : new TokenCacheError(this.code, this.file, this.message.replaceAll(STACK_PLACEHOLDER, stack), { cause: this.cause });
+    return stack === undefined ? this : new TokenCacheError(this.code, this.message.replaceAll(STACK_PLACEHOLDER, stack), { file: this.file, cause: this.cause });
   }
 }
 
@@ -395,13 +395,8 @@ export async function withLineageLock<T>(dir: string, lineage: string, work: () 
     });
   } catch (error) {
     if ((error as { code?: unknown }).code === "ELOCKED") {
-      throw new TokenCacheError(
-        "lock_timeout",
-        lockPath,
-        `another process has been refreshing this sign-in's tokens for over ${Math.round(lockBudgetMs() / 1000)} s (lock ${lockPath}). ` +
-          `Wait for it (a \`pulumi up\` or \`pulumi-helpdesk refresh\`), or, if none is running, delete ${lockPath} and try again.`,
-        { cause: error },
-      );
+      throw new TokenCacheError("lock_timeout", `another process has been refreshing this sign-in's tokens for over ${Math.round(lockBudgetMs() / 1000)} s (lock ${lockPath}). ` +
+          `Wait for it (a \`pulumi up\` or \`pulumi-helpdesk refresh\`), or, if none is running, delete ${lockPath} and try again.`, { file: lockPath, cause: error });
     }
     throw inaccessibleError(lockPath, "cannot be created", error);
   }
@@ -432,7 +427,7 @@ function secureDirectory(dir: string, create: boolean): boolean {
     if (create && mkdirSync(dir, { recursive: true, mode: DIRECTORY_MODE }) !== undefined) fsyncDirectory(dirname(dir));
     const stats = statSync(dir, { throwIfNoEntry: false });
     if (!stats) return false;
-    if (!stats.isDirectory()) throw new TokenCacheError("cache_inaccessible", dir, `the token cache ${dir} is not a directory: move it away, or set HELPDESK_TOKEN_CACHE_DIR to a directory`);
+    if (!stats.isDirectory()) throw new TokenCacheError("cache_inaccessible", `the token cache ${dir} is not a directory: move it away, or set HELPDESK_TOKEN_CACHE_DIR to a directory`, { file: dir });
     if ((stats.mode & 0o777) !== DIRECTORY_MODE) chmodSync(dir, DIRECTORY_MODE);
     return true;
   } catch (error) {
@@ -472,23 +467,14 @@ function fsyncDirectory(dir: string): void {
 }
 
 function damagedError(file: string, why: string): TokenCacheError {
-  return new TokenCacheError(
-    "cache_damaged",
-    file,
-    `the token cache file ${file} is damaged (${why}). It may hold the only valid refresh token of this sign-in, and ` +
+  return new TokenCacheError("cache_damaged", `the token cache file ${file} is damaged (${why}). It may hold the only valid refresh token of this sign-in, and ` +
       "presenting an older one could get the sign-in revoked (RFC 9700 §4.14.2), so nothing was refreshed. " +
-      `Run \`pulumi-helpdesk login --stack ${STACK_PLACEHOLDER}\` to start a new sign-in, then delete ${file}.`,
-  );
+      `Run \`pulumi-helpdesk login --stack ${STACK_PLACEHOLDER}\` to start a new sign-in, then delete ${file}.`, { file });
 }
 
 function inaccessibleError(file: string, what: string, cause: unknown): TokenCacheError {
   const code = (cause as { code?: unknown } | undefined)?.code;
-  return new TokenCacheError(
-    "cache_inaccessible",
-    file,
-    `the token cache path ${file} ${what}${typeof code === "string" ? ` (${code})` : ""}: check that it belongs to you and ` +
-      "that the disk is writable, or set HELPDESK_TOKEN_CACHE_DIR to a private directory.",
-    { cause },
-  );
+  return new TokenCacheError("cache_inaccessible", `the token cache path ${file} ${what}${typeof code === "string" ? ` (${code})` : ""}: check that it belongs to you and ` +
+      "that the disk is writable, or set HELPDESK_TOKEN_CACHE_DIR to a private directory.", { file, cause });
 }
 

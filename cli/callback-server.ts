@@ -21,6 +21,7 @@ import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { OAuthError } from "../auth/oauth.js";
 import { serverText } from "../auth/redact.js";
+import { isLoopbackHost } from "../sdk/loopback.js";
 import { CliError } from "./output.js";
 
 /** Default of {@link CallbackOptions.responseTimeoutSeconds}: how long the browser waits for the result, in seconds. */
@@ -78,11 +79,11 @@ export interface CallbackReceiver {
 }
 
 /**
- * Tells whether a redirect URI points at this machine (`127.0.0.1`, `::1` or `localhost`, over http), so that
+ * Tells whether a redirect URI points at this machine (a loopback host of `sdk/loopback.ts`, over http), so that
  * login can receive it itself (RFC 8252 §7.3, §8.3).
  */
 export function isLoopbackRedirect(redirectUri: URL): boolean {
-  return redirectUri.protocol === "http:" && ["127.0.0.1", "localhost", "[::1]"].includes(redirectUri.hostname);
+  return redirectUri.protocol === "http:" && isLoopbackHost(redirectUri.hostname);
 }
 
 /**
@@ -149,6 +150,7 @@ export async function listenForCallback(redirectUri: URL, options: CallbackOptio
     server.once("error", (error: NodeJS.ErrnoException) => {
       reject(
         new CliError(
+          "failed",
           error.code === "EADDRINUSE"
             ? `cannot receive the sign-in redirect: ${host}:${port} is already in use. Stop what listens there, or register a different redirect URI.`
             : `cannot listen on ${host}:${port} for the sign-in redirect: ${error.message}`,
@@ -161,7 +163,7 @@ export async function listenForCallback(redirectUri: URL, options: CallbackOptio
   waitTimer = setTimeout(() => {
     if (settled) return;
     settled = true;
-    settle?.reject(new CliError(`timed out after ${options.timeoutSeconds} s waiting for the browser to come back to ${redirectUri.href}`));
+    settle?.reject(new CliError("failed", `timed out after ${options.timeoutSeconds} s waiting for the browser to come back to ${redirectUri.href}`));
   }, options.timeoutSeconds * 1000);
   let closed = false;
   return {

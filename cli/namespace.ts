@@ -5,7 +5,8 @@
  * (`configNamespaceProblem`, `configKeysFor`); this module turns its answers into CLI usage errors and hints.
  */
 import { InvalidArgumentError } from "commander";
-import { CONFIG_SETTINGS, configNamespaceProblem, DEFAULT_CONFIG_NAMESPACE } from "../sdk/config.js";
+import { configNamespaceProblem, DEFAULT_CONFIG_NAMESPACE } from "../sdk/config.js";
+import { SETTING_NAMES } from "../sdk/settings.js";
 import { CliError } from "./output.js";
 
 /** The option's flags, for commander's `.option(...)`. */
@@ -39,7 +40,7 @@ export function parseNamespaceOption(value: string): string {
 export function commandNamespace(namespace: string | undefined): string {
   const chosen = namespace ?? DEFAULT_CONFIG_NAMESPACE;
   const problem = configNamespaceProblem(chosen);
-  if (problem) throw new CliError(`--namespace: ${problem}`, 2);
+  if (problem) throw new CliError("usage", `--namespace: ${problem}`);
   return chosen;
 }
 
@@ -53,7 +54,7 @@ export function commandNamespace(namespace: string | undefined): string {
  */
 export function foreignKeysIn(config: Readonly<Record<string, string>>, namespace: string): string[] {
   const prefix = `${namespace}:`;
-  const settings = new Set<string>(CONFIG_SETTINGS);
+  const settings = new Set<string>(SETTING_NAMES);
   return Object.keys(config)
     .filter((key) => key.startsWith(prefix) && !settings.has(key.slice(prefix.length)))
     .sort();

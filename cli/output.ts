@@ -43,13 +43,13 @@ export class CliError extends PulumiHelpdeskError<"failed" | "usage"> {
   readonly exitCode: number;
 
   /**
+   * @param code `failed` (exit code 1: the operation failed) or `usage` (exit code 2: bad flags or settings)
    * @param message what went wrong and what to do
-   * @param exitCode 1 (default) for a failed operation, 2 for bad usage
    * @param options `cause`: the error this one reports
    */
-  constructor(message: string, exitCode = 1, options?: { cause?: unknown }) {
-    super(exitCode === 2 ? "usage" : "failed", message, options);
-    this.exitCode = exitCode;
+  constructor(code: "failed" | "usage", message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+    this.exitCode = code === "usage" ? 2 : 1;
   }
 }
 

@@ -1,95 +1,110 @@
 /**
- * Resolves the OAuth client settings a command needs, from (in order) flags, environment variables and the stack's
- * existing config, and says exactly what to set when something is missing.
+ * The OAuth client settings `login` needs (docs/helpdesk-api.md §4.1, §4.2), resolved with the one precedence of the
+ * settings table (`sdk/settings.ts`): a flag, then the stack's config in the command's namespace, then the
+ * environment variable; each value checked by the table's rule (the base URL by `sdk/base-url.ts`, as the provider
+ * checks it), and each missing one named with its flag and variable.
  */
-import { configKeysFor, DEFAULT_CONFIG_NAMESPACE, ENV_VARS } from "../sdk/config.js";
+import { stackConfigSettings } from "../sdk/config.js";
+import { describeOrigin, pickSetting, settingProblem, settingReaderOf, SETTINGS, type SettingName } from "../sdk/settings.js";
+import { parseBaseUrl } from "../sdk/base-url.js";
 import { CliError } from "./output.js";
 
-/** The settings of spec §4.1 / §4.2 that login needs. */
+/** The settings `login` needs before it can sign in. */
+export const CLIENT_SETTING_NAMES = ["baseUrl", "clientId", "clientSecret", "redirectUri"] as const satisfies readonly SettingName[];
+
+/** One of {@link CLIENT_SETTING_NAMES}. */
+export type ClientSettingName = (typeof CLIENT_SETTING_NAMES)[number];
+
+/** The settings of docs/helpdesk-api.md §4.1 / §4.2 that login needs, checked. */
 export interface ClientSettings {
-  /** API base URL, no trailing slash. */
-  baseUrl: string;
+  /** API base URL, as `sdk/base-url.ts` parsed it. */
+  baseUrl: URL;
   /** `client_id`. */
   clientId: string;
   /** `client_secret`. */
   clientSecret: string;
-  /** Registered `redirect_uri`. */
+  /** Registered `redirect_uri`, exactly as given (RFC 6749 §3.1.2: compared as a string by the server). */
   redirectUri: string;
 }
 
 /** Flag values as commander parses them (all optional). */
-export interface ClientFlags {
-  baseUrl?: string;
-  clientId?: string;
-  clientSecret?: string;
-  redirectUri?: string;
-}
+export type ClientFlags = Partial<Record<ClientSettingName, string>>;
 
-/** Where each setting comes from besides stack config (whose key is the setting's under the command's namespace). */
-const SOURCES: Record<keyof ClientSettings, { flag: string; env: string }> = {
-  baseUrl: { flag: "--base-url", env: ENV_VARS.baseUrl },
-  clientId: { flag: "--client-id", env: ENV_VARS.clientId },
-  clientSecret: { flag: "--client-secret", env: ENV_VARS.clientSecret },
-  redirectUri: { flag: "--redirect-uri", env: ENV_VARS.redirectUri },
+/** The command-line flag of each client setting. */
+export const CLIENT_FLAGS: Readonly<Record<ClientSettingName, string>> = {
+  baseUrl: "--base-url",
+  clientId: "--client-id",
+  clientSecret: "--client-secret",
+  redirectUri: "--redirect-uri",
 };
 
+/** What {@link pickClientSettings} found: values by name (trimmed, checked), and the names still missing. */
+export interface PickedClientSettings {
+  found: Partial<Record<ClientSettingName, string>>;
+  missing: ClientSettingName[];
+}
+
 /**
- * Picks each setting from flags, else env, else the stack config of `namespace` (`<ns>:baseUrl`, ...).
+ * Picks each client setting by precedence: its flag, else the stack config of `namespace` (`<ns>:baseUrl`, ...),
+ * else its environment variable, and checks it.
  *
  * @param flags parsed command-line flags
- * @param stackConfig the stack's current config (decrypted), or `{}`
+ * @param stackConfig the stack's current config (decrypted, by namespaced key), or `{}`
  * @param env environment (default `process.env`)
  * @param namespace the config namespace whose keys are read (default `helpdesk`; a valid namespace)
- * @returns the settings found (trimmed; the base URL without trailing slashes), and the names of those missing
+ * @returns the settings found and the names of those missing
+ * @throws CliError `usage` when a value breaks its rule: the message names where it came from (`--base-url`,
+ *   `config eu:baseUrl`, `env HELPDESK_BASE_URL`) and what is allowed
  * @throws ConfigNamespaceError when `namespace` is not a valid namespace
  */
-export function pickClientSettings(
-  flags: ClientFlags,
-  stackConfig: Record<string, string>,
-  env: NodeJS.ProcessEnv = process.env,
-  namespace: string = DEFAULT_CONFIG_NAMESPACE,
-): { found: Partial<ClientSettings>; missing: (keyof ClientSettings)[] } {
-  const keys = configKeysFor(namespace);
-  const found: Partial<ClientSettings> = {};
-  const missing: (keyof ClientSettings)[] = [];
-  for (const name of Object.keys(SOURCES) as (keyof ClientSettings)[]) {
-    const source = SOURCES[name];
-    const value = flags[name] || env[source.env] || stackConfig[keys[name]];
-    if (value) found[name] = value.trim();
-    else missing.push(name);
+export function pickClientSettings(flags: ClientFlags, stackConfig: Readonly<Record<string, string>>, env: NodeJS.ProcessEnv = process.env, namespace?: string): PickedClientSettings {
+  const sources = { explicit: settingReaderOf(flags), config: stackConfigSettings(stackConfig, namespace), env, configPrefix: `${namespace ?? "helpdesk"}:` };
+  const found: Partial<Record<ClientSettingName, string>> = {};
+  const missing: ClientSettingName[] = [];
+  for (const name of CLIENT_SETTING_NAMES) {
+    const picked = pickSetting(name, sources);
+    if (!picked) {
+      missing.push(name);
+      continue;
+    }
+    const where = picked.origin === "explicit" ? CLIENT_FLAGS[name] : describeOrigin(name, picked.origin, sources);
+    const problem = settingProblem(name, picked.value, where);
+    if (problem) throw new CliError("usage", problem);
+    found[name] = picked.value;
   }
-  if (found.baseUrl) found.baseUrl = found.baseUrl.replace(/\/+$/, "");
   return { found, missing };
+}
+
+/**
+ * Checks one value a person typed at the prompt.
+ *
+ * @param name the setting asked for; @param value the answer
+ * @throws CliError `usage` when it breaks the setting's rule
+ */
+export function checkAnswer(name: ClientSettingName, value: string): string {
+  const problem = settingProblem(name, value.trim(), name);
+  if (problem) throw new CliError("usage", problem);
+  return value.trim();
+}
+
+/**
+ * The checked settings, once none is missing.
+ *
+ * @param found every client setting, each already checked by {@link pickClientSettings} or {@link checkAnswer}
+ */
+export function clientSettingsOf(found: Readonly<Record<ClientSettingName, string>>): ClientSettings {
+  const parsed = parseBaseUrl(found.baseUrl);
+  if ("problem" in parsed) throw new CliError("usage", parsed.problem); // checked already; kept for the type
+  return { baseUrl: parsed.url, clientId: found.clientId, clientSecret: found.clientSecret, redirectUri: found.redirectUri };
 }
 
 /**
  * The error for settings that are still missing when no one can be asked (no terminal, or `CI=true`).
  *
  * @param missing the settings still missing
- * @returns a CliError (exit 2) listing the flag and environment variable of each
+ * @returns a CliError `usage` (exit 2) listing the flag and environment variable of each
  */
-export function missingSettingsError(missing: readonly (keyof ClientSettings)[]): CliError {
-  const lines = missing.map((name) => `  ${SOURCES[name].flag.padEnd(16)} or env ${SOURCES[name].env}`);
-  return new CliError(`missing ${missing.length === 1 ? "a setting" : "settings"} and no terminal to ask on; set:\n${lines.join("\n")}`, 2);
-}
-
-/**
- * Checks that a URL setting is an absolute http(s) URL.
- *
- * @param name which setting (for the flag named in the message)
- * @param value the setting's value
- * @returns the parsed URL
- * @throws CliError (exit code 2) naming the flag and what is allowed
- */
-export function requireHttpUrl(name: keyof ClientSettings, value: string): URL {
-  let url: URL;
-  try {
-    url = new URL(value);
-  } catch {
-    throw new CliError(`${SOURCES[name].flag} ${JSON.stringify(value)} is not an absolute URL (expected e.g. http://127.0.0.1:8976/callback)`, 2);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new CliError(`${SOURCES[name].flag} must be an http or https URL, got ${url.protocol.replace(/:$/, "")}`, 2);
-  }
-  return url;
+export function missingSettingsError(missing: readonly ClientSettingName[]): CliError {
+  const lines = missing.map((name) => `  ${CLIENT_FLAGS[name].padEnd(16)} or env ${SETTINGS[name].env}`);
+  return new CliError("usage", `missing ${missing.length === 1 ? "a setting" : "settings"} and no terminal to ask on; set:\n${lines.join("\n")}`);
 }

@@ -24,6 +24,7 @@ export class PulumiNotFoundError extends CliError {
   /** Builds the one-line message that says how to install Pulumi (exit code 1). */
   constructor() {
     super(
+      "failed",
       "the Pulumi CLI (`pulumi`) was not found on PATH: install it (https://www.pulumi.com/docs/install/) or add its directory to PATH, then check with `pulumi version`",
     );
     this.name = "PulumiNotFoundError";
@@ -63,16 +64,16 @@ export function findProjectDir(cwd: string | undefined): string {
   const start = resolvePath(cwd ?? process.cwd());
   if (cwd !== undefined) {
     const stats = statOrUndefined(start);
-    if (!stats) throw new CliError(`--cwd ${start} does not exist: pass the directory that holds your Pulumi project's Pulumi.yaml`, 2);
-    if (!stats.isDirectory()) throw new CliError(`--cwd ${start} is not a directory: pass the directory that holds your Pulumi project's Pulumi.yaml`, 2);
+    if (!stats) throw new CliError("usage", `--cwd ${start} does not exist: pass the directory that holds your Pulumi project's Pulumi.yaml`);
+    if (!stats.isDirectory()) throw new CliError("usage", `--cwd ${start} is not a directory: pass the directory that holds your Pulumi project's Pulumi.yaml`);
   }
   for (let dir = start; ; dir = dirname(dir)) {
     if (PROJECT_FILES.some((name) => statOrUndefined(join(dir, name))?.isFile())) return dir;
     if (dirname(dir) === dir) break;
   }
   throw new CliError(
+    "usage",
     `no Pulumi.yaml in ${start} or any parent directory: run pulumi-helpdesk from your Pulumi project's directory, or pass --cwd <dir> with that directory`,
-    2,
   );
 }
 
@@ -94,9 +95,9 @@ export async function resolveStackRef(stack: string | undefined, cwd: string | u
   try {
     current = (await (await LocalWorkspace.create({ workDir })).stack())?.name;
   } catch (error) {
-    throw pulumiFailure(error, `cannot read the selected stack in ${workDir}`, 2);
+    throw pulumiFailure(error, `cannot read the selected stack in ${workDir}`, "usage");
   }
-  if (!current) throw new CliError("no stack selected: pass --stack <name> (or run `pulumi stack select <name>` first)", 2);
+  if (!current) throw new CliError("usage", "no stack selected: pass --stack <name> (or run `pulumi stack select <name>` first)");
   return { stackName: current, workDir };
 }
 
@@ -158,15 +159,15 @@ function runPulumi(args: string[], cwd: string, stdin: string): Promise<void> {
     child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     child.on("error", (error) => reject(pulumiFailure(error, "cannot run pulumi")));
     child.on("close", (code) =>
-      code === 0 ? resolve() : reject(new CliError(`pulumi ${args.slice(0, 3).join(" ")} failed: ${stderr.trim().split("\n")[0] ?? ""}`)),
+      code === 0 ? resolve() : reject(new CliError("failed", `pulumi ${args.slice(0, 3).join(" ")} failed: ${stderr.trim().split("\n")[0] ?? ""}`)),
     );
     child.stdin.end(stdin);
   });
 }
 
 /** The CliError for a failed `pulumi` call: PulumiNotFoundError when it could not be started, else `context: <first line>`. */
-function pulumiFailure(error: unknown, context: string, exitCode = 1): CliError {
-  return isNotFoundOnPath(error) ? new PulumiNotFoundError() : new CliError(`${context}: ${firstLine(error)}`, exitCode);
+function pulumiFailure(error: unknown, context: string, code: "failed" | "usage" = "failed"): CliError {
+  return isNotFoundOnPath(error) ? new PulumiNotFoundError() : new CliError(code, `${context}: ${firstLine(error)}`);
 }
 
 /**

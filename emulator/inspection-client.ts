@@ -7,6 +7,7 @@
  * HTTP over undici, like the rest of the CLI and the emulator. A process that started the emulator itself reads it
  * through `RunningEmulator` instead (no HTTP request to itself).
  */
+import { baseUrlText, parseBaseUrl } from "../sdk/base-url.js";
 import { Client, request, type Dispatcher } from "undici";
 import { PulumiHelpdeskError } from "../sdk/errors.js";
 import type { WebhookEvent } from "../sdk/events.js";
@@ -69,12 +70,15 @@ export class EmulatorInspectionClient {
   private readonly connectionPerCall: boolean;
 
   /**
-   * @param baseUrl the emulator's base URL (`RunningEmulator.url`, or what `pulumi-helpdesk emulator` printed);
-   *   trailing slashes are ignored
+   * @param baseUrl the emulator's base URL (`RunningEmulator.url`, or what `pulumi-helpdesk emulator` printed), as text
+   *   or as `sdk/base-url.ts` parsed it; trailing slashes are ignored
    * @param options see {@link EmulatorInspectionClientOptions}
+   * @throws TypeError when `baseUrl` is no base URL (the message says why: `sdk/base-url.ts`)
    */
-  constructor(baseUrl: string, options: EmulatorInspectionClientOptions = {}) {
-    this.baseUrl = baseUrl.replace(/\/+$/, "");
+  constructor(baseUrl: string | URL, options: EmulatorInspectionClientOptions = {}) {
+    const parsed = typeof baseUrl === "string" ? parseBaseUrl(baseUrl) : { url: baseUrl };
+    if ("problem" in parsed) throw new TypeError(parsed.problem);
+    this.baseUrl = baseUrlText(parsed.url);
     this.connectionPerCall = options.connectionPerCall ?? false;
   }
 

@@ -4,16 +4,20 @@
  */
 import { request } from "undici";
 import { exchangeAuthorizationCode, startAuthorization, type OAuthClientConfig, type TokenSet } from "../auth/oauth.js";
+import { parseBaseUrl } from "../sdk/base-url.js";
 
 /**
  * Runs the authorization-code flow (spec §4.1, §4.2) against an emulator started with `autoApprove`.
  *
- * @param config the emulator's base URL and one of its registered clients
+ * @param config the emulator's base URL (text, or as `sdk/base-url.ts` parsed it) and one of its registered clients
  * @returns the token set of spec §2.2 (`expiresAt` as ISO 8601)
  * @throws Error when the authorize endpoint does not redirect (auto-approve off, unknown client, redirect URI
  *   mismatch); OAuthError from the code exchange
  */
-export async function signInAutoApproved(config: OAuthClientConfig): Promise<TokenSet> {
+export async function signInAutoApproved(settings: Omit<OAuthClientConfig, "baseUrl"> & { baseUrl: string | URL }): Promise<TokenSet> {
+  const parsed = typeof settings.baseUrl === "string" ? parseBaseUrl(settings.baseUrl) : { url: settings.baseUrl };
+  if ("problem" in parsed) throw new TypeError(parsed.problem);
+  const config: OAuthClientConfig = { ...settings, baseUrl: parsed.url };
   const authorization = await startAuthorization(config);
   const response = await request(authorization.url);
   await response.body.dump();

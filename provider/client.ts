@@ -1,10 +1,13 @@
 import { exchange, HttpExchangeError, type HttpAnswer } from "./http.js";
 import { HelpdeskError } from "./errors.js";
 import { displayUrl, excerpt, serverText } from "../auth/redact.js";
-import type { RequestLimits } from "./limits.js";
+import type { RequestLimits } from "../sdk/settings.js";
+import type { SettingsPlace } from "./target.js";
+import { baseUrlText, endpointUrl } from "../sdk/base-url.js";
 import { retryDelay, type AttemptOutcome } from "./retry.js";
 import type { TokenSource } from "./tokens.js";
 import type { WebhookInputs, WebhookOutputs } from "../sdk/provider-contract.js";
+import { NOT_SENT_CODES } from "../sdk/not-sent.js";
 
 /**
  * The webhook of a create response (spec §4.3: `{webhook: {event, url, state, ...}}`). The id field is not shown in
@@ -40,8 +43,10 @@ function createdWebhook(body: string): CreatedWebhook | undefined {
 
 /** Options of {@link HelpdeskClient}. */
 export interface HelpdeskClientOptions {
-  /** API base URL without trailing slash (spec §1). */
-  baseUrl: string;
+  /** API base URL (spec §1), as `sdk/base-url.ts` parsed it. */
+  baseUrl: URL;
+  /** How a person sets a setting (e.g. `config helpdesk:baseUrl`): hints name the base URL and the retries. */
+  describe: SettingsPlace["describe"];
   /** Where bearer tokens come from (RFC 6750 §2.1), renewed on expiry or 401. */
   tokens: TokenSource;
   /** Retry and timeout bounds. */
@@ -146,7 +151,7 @@ export class HelpdeskClient {
     try {
       const answer = await exchange({
         method,
-        url: `${this.options.baseUrl}${path}`,
+        url: endpointUrl(this.options.baseUrl, path).href,
         headers: {
           authorization: `Bearer ${token}`,
           accept: "application/json",
@@ -166,13 +171,13 @@ export class HelpdeskClient {
     const code = errorCode(error);
     const reason = error instanceof Error ? `${code ?? error.name}: ${error.message}` : String(error);
     const mayExist =
-      method === "POST" && code !== "ECONNREFUSED"
+      method === "POST" && !(code !== undefined && NOT_SENT_CODES.has(code))
         ? " The request may have reached the API: a webhook may have been created without Pulumi knowing; check the help desk's webhook page."
         : "";
     return new HelpdeskError(
       "network",
-      `${operation} failed: ${method} ${path} got no answer from ${this.options.baseUrl} after ${attempts} attempt(s) ` +
-        `(${serverText(reason, this.secrets())}).${mayExist} Check that the API is reachable and helpdesk:baseUrl is right.`,
+      `${operation} failed: ${method} ${path} got no answer from ${baseUrlText(this.options.baseUrl)} after ${attempts} attempt(s) ` +
+        `(${serverText(reason, this.secrets())}).${mayExist} Check that the API is reachable and ${this.options.describe("baseUrl")} is right.`,
       { cause: error },
     );
   }
@@ -180,7 +185,7 @@ export class HelpdeskClient {
   private httpError(operation: string, method: string, path: string, status: number, body: string): HelpdeskError {
     return new HelpdeskError(
       "http",
-      `${operation} failed: ${method} ${path} answered ${status}: ${excerpt(body, this.secrets()) || "(empty body)"}. ${hintFor(status)}`,
+      `${operation} failed: ${method} ${path} answered ${status}: ${excerpt(body, this.secrets()) || "(empty body)"}. ${hintFor(status, this.options.describe)}`,
       { status },
     );
   }
@@ -197,12 +202,12 @@ export class HelpdeskClient {
 }
 
 /** What a person should do about an HTTP status from the API. */
-function hintFor(status: number): string {
+function hintFor(status: number, describe: SettingsPlace["describe"]): string {
   if (status === 401) return "The access token was rejected or expired: run `pulumi-helpdesk login` (or `pulumi-helpdesk refresh`).";
   if (status === 403) return "The signed-in account may not manage webhooks: sign in with an account that can.";
-  if (status === 404) return "The API has no such resource: check helpdesk:baseUrl.";
+  if (status === 404) return `The API has no such resource: check ${describe("baseUrl")}.`;
   if (status === 422 || status === 400) return "The API rejected the webhook's fields: fix event or url in the program.";
-  if (status === 429) return "The API is rate-limiting requests: wait and run again, or raise helpdesk:maxRetries.";
+  if (status === 429) return `The API is rate-limiting requests: wait and run again, or raise ${describe("maxRetries")}.`;
   if (status >= 500) return "The help-desk API failed: try again later.";
   return "Unexpected answer from the help-desk API.";
 }

@@ -40,10 +40,10 @@ export class HttpExchangeError extends PulumiHelpdeskError {
   /**
    * @param code Node's network error code, `TIMEOUT`, or `NETWORK` when Node gave none
    * @param message what happened (may quote Node's message; never a header value)
-   * @param cause Node's error
+   * @param options `cause`: Node's error
    */
-  constructor(code: string, message: string, cause?: unknown) {
-    super(code, message, { cause });
+  constructor(code: string, message: string, options: { cause?: unknown } = {}) {
+    super(code, message, options);
   }
 }
 
@@ -71,12 +71,12 @@ export function exchange(request: HttpExchange): Promise<HttpAnswer> {
   return new Promise<HttpAnswer>((resolve, reject) => {
     const fail = (error: unknown): void => {
       if (signal.aborted) {
-        reject(new HttpExchangeError("TIMEOUT", `no complete answer within ${request.timeoutMs / 1000} s`, error));
+        reject(new HttpExchangeError("TIMEOUT", `no complete answer within ${request.timeoutMs / 1000} s`, { cause: error }));
         return;
       }
       const code = (error as { code?: unknown }).code;
       const message = error instanceof Error ? error.message : String(error);
-      reject(new HttpExchangeError(typeof code === "string" ? code : "NETWORK", message, error));
+      reject(new HttpExchangeError(typeof code === "string" ? code : "NETWORK", message, { cause: error }));
     };
     const headers = request.body === undefined ? request.headers : { ...request.headers, "content-length": String(Buffer.byteLength(request.body)) };
     const outgoing = send(url, { method: request.method, headers, agent: secure ? agents.https : agents.http, signal }, (response: IncomingMessage) => {

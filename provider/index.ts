@@ -11,12 +11,13 @@
 import "../sdk/node-guard.js";
 import type * as pulumi from "@pulumi/pulumi";
 import type { ConfigReader, ConfiguredWebhookProvider, WebhookInputs, WebhookOutputs, WebhookProviderImplementation } from "../sdk/provider-contract.js";
-import type { HelpdeskClient } from "./client.js";
-import { checkWebhookInputs } from "./check.js";
-import { warn } from "./warnings.js";
+import { DEFAULT_CONFIG_NAMESPACE, stackConfigSettings } from "../sdk/config.js";
+import { resolveSettings } from "../sdk/settings.js";
+import { forPerson } from "../auth/redact.js";
+import type { Target } from "./target.js";
+import { checkWebhook, createWebhook, deleteWebhook, replacedFields } from "./webhooks.js";
 
 export { HelpdeskError, type HelpdeskErrorCode } from "./errors.js";
-import { forPerson, registerSecret } from "../auth/redact.js";
 
 /**
  * Runs one provider operation so that whatever it throws is fit for a person: the message (and the stack, which
@@ -34,58 +35,46 @@ async function forPersonOnFailure<T>(run: () => Promise<T>): Promise<T> {
 }
 
 /**
- * Builds a client for one operation from the stack config and the environment (read at call time). The first call
- * loads the HTTP client and the credential code; later calls find them loaded.
+ * The help desk of a dynamic `Webhook`: the stack's `helpdesk:*` config, then the environment (read now, at call
+ * time: `destroy` runs with the config stored in state), then the defaults (`sdk/settings.ts`).
+ *
+ * @param config the stack config `configure` received (undefined: none)
+ * @throws SettingError `config` when a setting breaks its rule (the message names `config helpdesk:<name>` or the
+ *   environment variable)
  */
-async function clientFor(config: ConfigReader | undefined): Promise<HelpdeskClient> {
-  const [{ HelpdeskClient }, { resolveCredentials }, { resolveLimits }, { tokenSourceFor }] = await Promise.all([
-    import("./client.js"),
-    import("./credentials.js"),
-    import("./limits.js"),
-    import("./tokens.js"),
-  ]);
-  const credentials = resolveCredentials(config);
-  for (const secret of [credentials.accessToken, credentials.refreshToken, credentials.clientSecret]) registerSecret(secret);
-  return new HelpdeskClient({
-    baseUrl: credentials.baseUrl,
-    tokens: tokenSourceFor(credentials, credentials.accessTokenFromEnvironment),
-    limits: resolveLimits(config),
-  });
+function targetOf(config: ConfigReader | undefined): Target {
+  return {
+    settings: resolveSettings({ config: stackConfigSettings(config), env: process.env }),
+    place: { describe: (name) => `config ${DEFAULT_CONFIG_NAMESPACE}:${name}`, namespace: DEFAULT_CONFIG_NAMESPACE },
+  };
 }
 
 /**
  * The provider: Pulumi dynamic provider methods for `pulumi-nodejs:dynamic/helpdesk:Webhook`, the stack config passed
- * explicitly. See {@link WebhookProviderImplementation} for the contract (stored shims of 0.1.0 call it); spec §4.3
- * (create) and §4.4 (delete).
+ * explicitly, over the provider core (`provider/webhooks.ts`). See {@link WebhookProviderImplementation} for the
+ * contract (stored shims of 0.1.0 call it); docs/helpdesk-api.md §4.3 (create) and §4.4 (delete).
  */
 export const webhookProvider: WebhookProviderImplementation = {
   async check(_olds, news) {
-    return checkWebhookInputs(news);
+    const { inputs, failures } = checkWebhook(news);
+    return { inputs, failures: [...failures] };
   },
 
   async diff(_id, olds, news): Promise<pulumi.dynamic.DiffResult> {
-    // Only the webhook's own fields count: a new `__provider` (an upgraded pulumi-helpdesk) is no change.
-    const replaces = (["event", "url"] as const).filter((key) => olds[key] !== news[key]);
+    const replaces = replacedFields(olds, news);
     return { changes: replaces.length > 0, replaces, deleteBeforeReplace: false };
   },
 
   async create(config, inputs: WebhookInputs): Promise<pulumi.dynamic.CreateResult> {
-    registerSecret(inputs.url); // a webhook url may carry a credential; a server echoing it must not show it
     return forPersonOnFailure(async () => {
-      const webhook = await (await clientFor(config)).createWebhook({ event: inputs.event, url: inputs.url });
-      const outs: WebhookOutputs = { event: webhook.event, url: webhook.url, state: webhook.state };
-      return { id: webhook.id, outs };
+      const { id, event, url, state } = await createWebhook(targetOf(config), { event: inputs.event, url: inputs.url });
+      const outs: WebhookOutputs = { event, url, state };
+      return { id, outs };
     });
   },
 
   async delete(config, id, outputs: WebhookOutputs): Promise<void> {
-    registerSecret(outputs.url);
-    return forPersonOnFailure(async () => {
-      const outcome = await (await clientFor(config)).deleteWebhook(id);
-      if (outcome === "not_found") {
-        warn(`webhook ${id} (${outputs.event}) was already gone from the help desk (deleted outside Pulumi); removed it from the stack`);
-      }
-    });
+    return forPersonOnFailure(() => deleteWebhook(targetOf(config), { id, event: outputs.event, url: outputs.url }));
   },
 };
 

@@ -4,9 +4,10 @@
  * - 429 and 503: retried for every method, after `Retry-After` (RFC 9110 §10.2.3: seconds or an HTTP date) when
  *   given, else exponential backoff. Both mean the request was not processed, so a POST is safe to resend.
  * - other 5xx: retried for DELETE only (idempotent, RFC 9110 §9.2.2); a POST may have created the webhook.
- * - no answer: DELETE always; POST only when the connection was refused (nothing was sent).
+ * - no answer: DELETE always; POST only when the request never reached the server (`sdk/not-sent.ts`).
  * Backoff: "full jitter", a random delay in [0, min(cap, base · 2^attempt)].
  */
+import { NOT_SENT_CODES } from "../sdk/not-sent.js";
 
 /** What came back from one attempt. */
 export type AttemptOutcome =
@@ -28,7 +29,7 @@ export const BACKOFF = { baseMs: 250, capMs: 20_000, retryAfterCapMs: 60_000 } a
 export function retryDelay(method: "POST" | "DELETE", outcome: AttemptOutcome, attempt: number, random: () => number = Math.random): number | undefined {
   const backoff = () => Math.floor(random() * Math.min(BACKOFF.capMs, BACKOFF.baseMs * 2 ** attempt));
   if (outcome.kind === "error") {
-    const safe = method === "DELETE" || outcome.code === "ECONNREFUSED";
+    const safe = method === "DELETE" || (outcome.code !== undefined && NOT_SENT_CODES.has(outcome.code));
     return safe ? backoff() : undefined;
   }
   const { status } = outcome;

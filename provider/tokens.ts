@@ -14,7 +14,6 @@ import { OAuthError } from "../auth/oauth.js";
 import { accessTokenExpired, readLineage, refreshLineage, type Lineage, type LineageTokens } from "../auth/lineage.js";
 import { registerSecret } from "../auth/redact.js";
 import { TokenCacheError } from "../auth/token-cache.js";
-import type { Credentials } from "./credentials.js";
 import { HelpdeskError } from "./errors.js";
 
 /** A source of bearer tokens for one set of credentials. */
@@ -41,12 +40,11 @@ const sources = new Map<string, TokenSource>();
 /**
  * Returns the process-wide token source for these credentials.
  *
- * @param credentials resolved credentials (see `resolveCredentials`); `credentials.lineage` decides whether the token
+ * @param credentials the access token, its expiry, and the sign-in (`lineageOf`) when the token
  *   can be renewed
- * @param fromEnvironment true when the access token came from `HELPDESK_ACCESS_TOKEN` (never renewed or cached)
  */
-export function tokenSourceFor(credentials: Credentials, fromEnvironment = credentials.accessTokenFromEnvironment): TokenSource {
-  const lineage = fromEnvironment ? undefined : credentials.lineage;
+export function tokenSourceFor(credentials: { accessToken: string; tokenExpiresAt: string | undefined; lineage: Lineage | undefined }): TokenSource {
+  const lineage = credentials.lineage;
   const id = lineage
     ? JSON.stringify(["renewing", lineage.client.baseUrl, lineage.client.clientId, lineage.configTokens.refreshToken])
     : JSON.stringify(["fixed", credentials.accessToken, credentials.tokenExpiresAt ?? ""]);

@@ -1,4 +1,6 @@
 import { PulumiHelpdeskError } from "./errors.js";
+import type { ConfigReader } from "./provider-contract.js";
+import { SECRET_SETTING_NAMES, SETTING_NAMES, type SettingName, type SettingReader } from "./settings.js";
 
 /**
  * The stack config namespace of the default `helpdesk` provider and of the dynamic `Webhook`: the one that
@@ -8,55 +10,12 @@ import { PulumiHelpdeskError } from "./errors.js";
 export const DEFAULT_CONFIG_NAMESPACE = "helpdesk";
 
 /**
- * The settings this project reads and writes, by bare name, in the order of {@link CONFIG_KEYS}. Each is described in
- * {@link CONFIG_DESCRIPTIONS}; which ones are secret says {@link SECRET_CONFIG_SETTINGS}.
- */
-export const CONFIG_SETTINGS = [
-  "baseUrl",
-  "clientId",
-  "clientSecret",
-  "redirectUri",
-  "accessToken",
-  "refreshToken",
-  "tokenExpiresAt",
-  "maxRetries",
-  "requestTimeout",
-] as const;
-
-/** A bare setting name, e.g. `accessToken`: one of {@link CONFIG_SETTINGS}. */
-export type ConfigSettingName = (typeof CONFIG_SETTINGS)[number];
-
-/**
  * The stack config keys of one namespace, in Pulumi's `namespace:key` form: `ConfigKeys<"eu">["accessToken"]` is
  * `"eu:accessToken"`. Built by {@link configKeysFor}; {@link CONFIG_KEYS} is the default namespace's.
  *
  * @typeParam N the namespace, e.g. `"helpdesk"` or `"eu"`
  */
-export interface ConfigKeys<N extends string = typeof DEFAULT_CONFIG_NAMESPACE> {
-  /** Base URL of the help-desk API (spec §1 `{base_url}`), e.g. `https://helpdesk.example.com`. Plain. */
-  readonly baseUrl: `${N}:baseUrl`;
-  /** OAuth 2.0 client identifier (spec §4.1, RFC 6749 §2.2). Plain. */
-  readonly clientId: `${N}:clientId`;
-  /** OAuth 2.0 client secret (spec §4.2, RFC 6749 §2.3.1). Secret. */
-  readonly clientSecret: `${N}:clientSecret`;
-  /** Registered redirect URI (spec §4.1, §5.3; RFC 6749 §3.1.2). Plain. */
-  readonly redirectUri: `${N}:redirectUri`;
-  /** Bearer access token (spec §2.2, RFC 6750). Secret. */
-  readonly accessToken: `${N}:accessToken`;
-  /** Refresh token (spec §2.2, RFC 6749 §6). Secret. */
-  readonly refreshToken: `${N}:refreshToken`;
-  /** When the access token expires: ISO 8601 UTC, computed as login time + `expires_in` seconds. Plain. */
-  readonly tokenExpiresAt: `${N}:tokenExpiresAt`;
-  /** Retries of one API request after 429, 503, 5xx on delete, or a lost connection (default 10). Plain. */
-  readonly maxRetries: `${N}:maxRetries`;
-  /** Timeout of one API request attempt, in seconds (default 30). Plain. */
-  readonly requestTimeout: `${N}:requestTimeout`;
-}
-
-// ConfigKeys and CONFIG_SETTINGS name the same settings (a compile error here when one gains a name the other lacks).
-type SameNames<A, B> = [A] extends [B] ? ([B] extends [A] ? true : never) : never;
-const sameNames: SameNames<keyof ConfigKeys, ConfigSettingName> = true;
-void sameNames;
+export type ConfigKeys<N extends string = typeof DEFAULT_CONFIG_NAMESPACE> = { readonly [K in SettingName]: `${N}:${K}` };
 
 /** A refused config namespace: the message says what is wrong and what a namespace may be. */
 export class ConfigNamespaceError extends PulumiHelpdeskError<"invalid_namespace"> {
@@ -64,12 +23,13 @@ export class ConfigNamespaceError extends PulumiHelpdeskError<"invalid_namespace
   readonly namespace: string;
 
   /**
-   * @param namespace the namespace refused
+   * @param code always `invalid_namespace`
    * @param message why, and what is allowed
+   * @param options `namespace`: the namespace refused; `cause`: what this wraps, if anything
    */
-  constructor(namespace: string, message: string) {
-    super("invalid_namespace", message);
-    this.namespace = namespace;
+  constructor(code: "invalid_namespace", message: string, options: { namespace: string; cause?: unknown }) {
+    super(code, message, options);
+    this.namespace = options.namespace;
   }
 }
 
@@ -117,13 +77,13 @@ export function configNamespaceProblem(namespace: string): string | undefined {
  * `pulumi-helpdesk login --namespace eu` writes and `new pulumi.Config("eu").requireSecret("accessToken")` reads.
  *
  * @param namespace the config namespace (see {@link configNamespaceProblem} for what is allowed)
- * @returns a frozen object from every {@link ConfigSettingName} to its namespaced key
+ * @returns a frozen object from every {@link SettingName} to its namespaced key
  * @throws ConfigNamespaceError (code `invalid_namespace`) when the namespace is not allowed
  */
 export function configKeysFor<N extends string>(namespace: N): ConfigKeys<N> {
   const problem = configNamespaceProblem(namespace);
-  if (problem) throw new ConfigNamespaceError(namespace, problem);
-  return Object.freeze(Object.fromEntries(CONFIG_SETTINGS.map((name) => [name, `${namespace}:${name}`]))) as unknown as ConfigKeys<N>;
+  if (problem) throw new ConfigNamespaceError("invalid_namespace", problem, { namespace });
+  return Object.freeze(Object.fromEntries(SETTING_NAMES.map((name) => [name, `${namespace}:${name}`]))) as unknown as ConfigKeys<N>;
 }
 
 /**
@@ -138,53 +98,31 @@ export function configKeysFor<N extends string>(namespace: N): ConfigKeys<N> {
 export const CONFIG_KEYS: ConfigKeys = configKeysFor(DEFAULT_CONFIG_NAMESPACE);
 
 /**
- * The settings of a native `helpdesk` provider (`pulumi-helpdesk/native` `Provider`, the plugin's provider config):
- * every {@link CONFIG_KEYS} name except `redirectUri`, which only `pulumi-helpdesk login` reads.
- */
-export type ProviderSettingName = Exclude<ConfigSettingName, "redirectUri">;
-
-/** The settings that hold credentials and must only ever be stored as Pulumi secrets, in any namespace. */
-export const SECRET_CONFIG_SETTINGS: readonly ConfigSettingName[] = Object.freeze(["clientSecret", "accessToken", "refreshToken"] as const);
-
-/**
- * The secret keys of one namespace: {@link SECRET_CONFIG_SETTINGS} under `namespace`, e.g. `eu:accessToken`.
+ * The secret keys of one namespace: `SECRET_SETTING_NAMES` (`sdk/settings.ts`) under `namespace`, e.g. `eu:accessToken`.
  *
  * @param namespace the config namespace
  * @throws ConfigNamespaceError when the namespace is not allowed (see {@link configKeysFor})
  */
 export function secretConfigKeysFor(namespace: string): readonly string[] {
   const keys = configKeysFor(namespace);
-  return Object.freeze(SECRET_CONFIG_SETTINGS.map((name) => keys[name]));
+  return Object.freeze(SECRET_SETTING_NAMES.map((name) => keys[name]));
 }
 
 /** Which {@link CONFIG_KEYS} hold credentials and must only ever be stored as Pulumi secrets. */
 export const SECRET_CONFIG_KEYS: readonly string[] = secretConfigKeysFor(DEFAULT_CONFIG_NAMESPACE);
 
 /**
- * Environment variables that take precedence over stack config at call time (so a CI job can inject a token
- * without `login`, and `pulumi destroy` run from stored state still sees a fresh one).
+ * The settings of one namespace of a stack config, read by bare name: `stackConfigSettings(config, "eu").get("baseUrl")`
+ * reads `eu:baseUrl`. What `resolveSettings` (`sdk/settings.ts`) takes as its `config` source.
+ *
+ * @param config the stack config by namespaced key (Pulumi's `dynamic.Config`, or the CLI's decrypted map), or
+ *   undefined when there is none
+ * @param namespace the config namespace (default `helpdesk`)
+ * @throws ConfigNamespaceError when `namespace` is not allowed
  */
-export const ENV_VARS = {
-  baseUrl: "HELPDESK_BASE_URL",
-  accessToken: "HELPDESK_ACCESS_TOKEN",
-  clientId: "HELPDESK_CLIENT_ID",
-  clientSecret: "HELPDESK_CLIENT_SECRET",
-  redirectUri: "HELPDESK_REDIRECT_URI",
-} as const;
-
-/**
- * What each {@link CONFIG_KEYS} setting means, for people: the one home of that prose. The native provider's schema
- * (`provider/native/schema.ts`: provider config and `Provider` inputs) and the TypeScript `Provider` class's docs say
- * the same; keep the JSDoc of {@link ConfigKeys} in step with it.
- */
-export const CONFIG_DESCRIPTIONS: Readonly<Record<ConfigSettingName, string>> = {
-  baseUrl: "Base URL of the help-desk API, e.g. `https://helpdesk.example.com` (spec §1 `{base_url}`).",
-  clientId: "OAuth 2.0 client identifier (spec §4.1, RFC 6749 §2.2); with `clientSecret` and `refreshToken` it lets the provider renew an expired access token.",
-  clientSecret: "OAuth 2.0 client secret (spec §4.2, RFC 6749 §2.3.1, sent as `client_secret_post`). Secret.",
-  redirectUri: "Registered OAuth redirect URI (spec §4.1, §5.3; RFC 6749 §3.1.2); used by `pulumi-helpdesk login` only.",
-  accessToken: "Bearer access token (spec §2.2, RFC 6750 §2.1), as written by `pulumi-helpdesk login`. Secret.",
-  refreshToken: "Refresh token (spec §2.2, RFC 6749 §6), used to renew the access token when it has expired or is rejected. Secret.",
-  tokenExpiresAt: "When the access token expires: ISO 8601 UTC, login time + `expires_in` seconds. Past it, the provider renews the token first.",
-  maxRetries: "Retries of one API request after 429 / 503 (after `Retry-After`), 5xx on delete, or a lost connection: a whole number from 0 to 50 (default 10).",
-  requestTimeout: "Timeout of one API request attempt, in seconds: a whole number from 1 to 600 (default 30).",
-};
+export function stackConfigSettings(config: ConfigReader | Readonly<Record<string, string | undefined>> | undefined, namespace: string = DEFAULT_CONFIG_NAMESPACE): SettingReader {
+  const keys = configKeysFor(namespace);
+  const read = (key: string): string | undefined =>
+    config === undefined ? undefined : typeof config.get === "function" ? (config as ConfigReader).get(key) : (config as Record<string, string | undefined>)[key];
+  return { get: (name) => read(keys[name]) };
+}

@@ -16,10 +16,9 @@ export {
   ConfigNamespaceError,
   configNamespaceProblem,
   DEFAULT_CONFIG_NAMESPACE,
-  ENV_VARS,
   SECRET_CONFIG_KEYS,
   secretConfigKeysFor,
   type ConfigKeys,
-  type ConfigSettingName,
 } from "./config.js";
+export { SETTINGS, SettingError, type SettingName, type SettingSpec } from "./settings.js";
 export { PulumiHelpdeskError } from "./errors.js";

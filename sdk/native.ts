@@ -25,7 +25,7 @@
 // First: stop with one line on an unsupported Node.js, before any dependency is evaluated.
 import "./node-guard.js";
 import * as pulumi from "@pulumi/pulumi";
-import { CONFIG_KEYS, SECRET_CONFIG_KEYS, type ProviderSettingName } from "./config.js";
+import { isSecretSetting, SETTINGS, type IntegerSettingName, type ProviderSettingName } from "./settings.js";
 import type { WebhookEvent } from "./events.js";
 import { packageVersion } from "./package-version.js";
 
@@ -34,22 +34,12 @@ export type { WebhookEvent } from "./events.js";
 /** The package name of the native provider: `pulumi:providers:helpdesk`, `helpdesk:index:Webhook`. */
 const PACKAGE = "helpdesk";
 
-/** Settings whose value is a whole number; every other setting is a string. */
-type IntegerSettingName = "maxRetries" | "requestTimeout";
-
 /**
- * The settings of an explicit {@link Provider}: the {@link CONFIG_KEYS} names without the `helpdesk:` namespace
- * (except `redirectUri`, which only `pulumi-helpdesk login` uses), each described in `sdk/config.ts`
- * `CONFIG_DESCRIPTIONS`. All optional: `HELPDESK_BASE_URL` and `HELPDESK_ACCESS_TOKEN` in the environment of
- * `pulumi up` take precedence, as for the default provider.
- *
- * - `baseUrl`: the help desk's API base URL, e.g. `https://helpdesk.example.com`.
- * - `accessToken`, `refreshToken`, `clientSecret`: credentials; always stored as secrets (wrapped with
- *   `pulumi.secret` here, and marked secret by the plugin whatever a program sends).
- * - `clientId`: the OAuth client id; with `clientSecret` and `refreshToken` it lets the provider renew an expired
- *   access token (per provider instance).
- * - `tokenExpiresAt`: the access token's expiry, ISO 8601 UTC.
- * - `maxRetries` (0..50, default 10) and `requestTimeout` (seconds, 1..600, default 30).
+ * The settings of an explicit {@link Provider}: every provider setting of the settings table (`sdk/settings.ts`
+ * `SETTINGS`, which describes each, with its range and default; `redirectUri` is login's only). All optional: a
+ * setting given here wins, and the environment variable of the table (`HELPDESK_BASE_URL`, `HELPDESK_ACCESS_TOKEN`,
+ * ...) only fills one left unset. Credentials (`accessToken`, `refreshToken`, `clientSecret`) are always stored as
+ * secrets (wrapped with `pulumi.secret` here, and marked secret by the plugin whatever a program sends).
  */
 export type ProviderArgs = {
   [K in ProviderSettingName]?: pulumi.Input<K extends IntegerSettingName ? number : string>;
@@ -77,9 +67,9 @@ export class Provider extends pulumi.ProviderResource {
     const inputs: pulumi.Inputs = {};
     for (const [setting, value] of Object.entries(args) as Array<[ProviderSettingName, pulumi.Input<string | number> | undefined]>) {
       if (value === undefined) continue;
-      if (SECRET_CONFIG_KEYS.includes(CONFIG_KEYS[setting])) inputs[setting] = pulumi.secret(value);
+      if (isSecretSetting(setting)) inputs[setting] = pulumi.secret(value);
       // Provider inputs of other types travel as JSON text, as generated Pulumi SDKs send them.
-      else if (setting === "maxRetries" || setting === "requestTimeout") inputs[setting] = pulumi.output(value).apply((v) => JSON.stringify(v));
+      else if (SETTINGS[setting].type === "integer") inputs[setting] = pulumi.output(value).apply((v) => JSON.stringify(v));
       else inputs[setting] = value;
     }
     super(PACKAGE, name, inputs, { version: packageVersion(), ...opts });

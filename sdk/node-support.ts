@@ -44,9 +44,13 @@ export function nodeVersionProblem(version: string = process.versions.node): str
  * {@link nodeVersionProblem}); `code` is stable for scripts.
  */
 export class UnsupportedNodeError extends PulumiHelpdeskError<"unsupported_node"> {
-  /** @param message the one line of {@link nodeVersionProblem} */
-  constructor(message: string) {
-    super("unsupported_node", message);
+  /**
+   * @param code always `unsupported_node`
+   * @param message the one line of {@link nodeVersionProblem}
+   * @param options `cause`, when there is one
+   */
+  constructor(code: "unsupported_node", message: string, options: { cause?: unknown } = {}) {
+    super(code, message, options);
   }
 }
 
@@ -59,7 +63,7 @@ export class UnsupportedNodeError extends PulumiHelpdeskError<"unsupported_node"
 export function assertSupportedNode(): void {
   const problem = nodeVersionProblem();
   if (problem) {
-    const error = new UnsupportedNodeError(problem);
+    const error = new UnsupportedNodeError("unsupported_node", problem);
     error.stack = `${error.name}: ${problem}`; // one line: the trace inside this module tells a user nothing
     throw error;
   }

@@ -174,19 +174,27 @@ export type Delivery =
  * itself or for an unknown event); `issues` lists every failing field.
  */
 export class DeliveryParseError extends PulumiHelpdeskError<"invalid_delivery"> {
+  /** The event name as given. */
+  readonly event: string;
+  /** Dotted path of the first failing field (`""` for the body or an unknown event). */
+  readonly field: string;
+  /** Every failing field. */
+  readonly issues: ReadonlyArray<{ field: string; message: string }>;
+
   /**
+   * @param code always `invalid_delivery`
    * @param message what is wrong, naming the event and field
-   * @param event the event name as given
-   * @param field dotted path of the first failing field (`""` for the body or an unknown event)
-   * @param issues every failing field
+   * @param options `event`, `field`, `issues` (default none) as above; `cause`, when there is one
    */
   constructor(
+    code: "invalid_delivery",
     message: string,
-    readonly event: string,
-    readonly field: string,
-    readonly issues: ReadonlyArray<{ field: string; message: string }> = [],
+    options: { event: string; field: string; issues?: ReadonlyArray<{ field: string; message: string }>; cause?: unknown },
   ) {
-    super("invalid_delivery", message);
+    super(code, message, options);
+    this.event = options.event;
+    this.field = options.field;
+    this.issues = options.issues ?? [];
   }
 }
 
@@ -202,7 +210,7 @@ export class DeliveryParseError extends PulumiHelpdeskError<"invalid_delivery"> 
  */
 export function parseDelivery(event: string, body: unknown): Delivery {
   if (!isWebhookEvent(event)) {
-    throw new DeliveryParseError(`unknown webhook event ${JSON.stringify(event)} (spec §6 lists 14 names)`, event, "");
+    throw new DeliveryParseError("invalid_delivery", `unknown webhook event ${JSON.stringify(event)} (spec §6 lists 14 names)`, { event, field: "" });
   }
   const kind: RecordKind = EVENT_RECORD[event];
   const result = RECORD_SCHEMAS[kind].safeParse(body);
@@ -214,12 +222,7 @@ export function parseDelivery(event: string, body: unknown): Delivery {
     const first = issues[0] ?? { field: "", message: "invalid" };
     const recordName = kind[0]!.toUpperCase() + kind.slice(1);
     const where = first.field === "" ? "the body" : `field ${JSON.stringify(first.field)}`;
-    throw new DeliveryParseError(
-      `${event} delivery is not a valid ${recordName}: ${where}: ${first.message}`,
-      event,
-      first.field,
-      issues,
-    );
+    throw new DeliveryParseError("invalid_delivery", `${event} delivery is not a valid ${recordName}: ${where}: ${first.message}`, { event, field: first.field, issues });
   }
   // The cast is sound: `kind` is EVENT_RECORD[event] and the record was parsed with that kind's schema.
   return { event, kind, record: result.data } as Delivery;

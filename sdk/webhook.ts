@@ -1,5 +1,6 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { WebhookEvent } from "./events.js";
+import { isLoopbackHost } from "./loopback.js";
 import type { WebhookInputs, WebhookOutputs } from "./provider-contract.js";
 
 /**
@@ -42,7 +43,7 @@ function isPlainHttpToAnotherHost(url: unknown): boolean {
   if (typeof url !== "string") return false;
   try {
     const { protocol, hostname } = new URL(url);
-    return protocol === "http:" && !["localhost", "[::1]"].includes(hostname) && !hostname.startsWith("127.");
+    return protocol === "http:" && !isLoopbackHost(hostname);
   } catch {
     return false; // check reports malformed urls
   }

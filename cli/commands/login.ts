@@ -11,7 +11,8 @@ import { tokenConfigEntries } from "../../auth/lineage.js";
 import { isLoopbackRedirect, listenForCallback, type AuthorizationCallback, type CallbackOptions } from "../callback-server.js";
 import { CliError, info, result, success, warn } from "../output.js";
 import { ask, isInteractive, readLineFromStdin } from "../prompt.js";
-import { missingSettingsError, pickClientSettings, requireHttpUrl, type ClientFlags, type ClientSettings } from "../settings.js";
+import { checkAnswer, clientSettingsOf, missingSettingsError, pickClientSettings, type ClientFlags, type ClientSettingName, type ClientSettings } from "../settings.js";
+import { baseUrlText } from "../../sdk/base-url.js";
 import { commandNamespace, foreignKeysIn, namespaceNote, programHint } from "../namespace.js";
 import { spinner } from "../spinner.js";
 import { openStack, PulumiNotFoundError, readStackConfig, resolveStackRef, writeStackConfig, type ConfigEntry } from "../stack-config.js";
@@ -30,7 +31,7 @@ export interface LoginOptions extends ClientFlags {
   timeout: number;
 }
 
-const PROMPTS: Record<keyof ClientSettings, { question: string; secret: boolean }> = {
+const PROMPTS: Record<ClientSettingName, { question: string; secret: boolean }> = {
   baseUrl: { question: "Help-desk API base URL: ", secret: false },
   clientId: { question: "OAuth client id: ", secret: false },
   clientSecret: { question: "OAuth client secret (not shown): ", secret: true },
@@ -69,12 +70,11 @@ export async function login(options: LoginOptions): Promise<void> {
     );
   }
   const settings = await completeSettings(options, existing, namespace);
-  requireHttpUrl("baseUrl", settings.baseUrl);
-  const redirectUri = requireHttpUrl("redirectUri", settings.redirectUri);
+  const redirectUri = new URL(settings.redirectUri); // checked by the settings table's rule (absolute http(s))
 
   await authorize(settings, redirectUri, options, async (tokens) => {
     const entries: ConfigEntry[] = [
-      { key: keys.baseUrl, value: settings.baseUrl, secret: false },
+      { key: keys.baseUrl, value: baseUrlText(settings.baseUrl), secret: false },
       { key: keys.clientId, value: settings.clientId, secret: false },
       { key: keys.redirectUri, value: settings.redirectUri, secret: false },
       { key: keys.clientSecret, value: settings.clientSecret, secret: true },
@@ -86,7 +86,7 @@ export async function login(options: LoginOptions): Promise<void> {
     // stays, because another stack may share that sign-in.
 
     const where = namespaceNote(namespace);
-    success(`Signed in to ${settings.baseUrl} as client ${settings.clientId}; wrote stack "${ref.stackName}" config${where}:`);
+    success(`Signed in to ${baseUrlText(settings.baseUrl)} as client ${settings.clientId}; wrote stack "${ref.stackName}" config${where}:`);
     for (const entry of entries) result(`  ${entry.key}${entry.secret ? " (secret)" : ""}`);
     if (tokens.expiresAt) info(`The access token expires at ${tokens.expiresAt}.`);
     if (namespace !== DEFAULT_CONFIG_NAMESPACE) for (const line of programHint(namespace)) info(line);
@@ -96,14 +96,13 @@ export async function login(options: LoginOptions): Promise<void> {
 /** Fills in missing settings by asking, when someone can answer; otherwise says what to set. */
 async function completeSettings(flags: ClientFlags, stackConfig: Record<string, string>, namespace: string): Promise<ClientSettings> {
   const { found, missing } = pickClientSettings(flags, stackConfig, process.env, namespace);
-  if (missing.length === 0) return found as ClientSettings;
-  if (!isInteractive()) throw missingSettingsError(missing);
+  if (missing.length > 0 && !isInteractive()) throw missingSettingsError(missing);
   for (const name of missing) {
     const answer = await ask(PROMPTS[name].question, PROMPTS[name].secret);
-    if (!answer) throw new CliError(`${PROMPTS[name].question.replace(/[:(].*$/, "").trim()} is required`, 2);
-    found[name] = name === "baseUrl" ? answer.replace(/\/+$/, "") : answer;
+    if (!answer.trim()) throw new CliError("usage", `${PROMPTS[name].question.replace(/[:(].*$/, "").trim()} is required`);
+    found[name] = checkAnswer(name, answer);
   }
-  return found as ClientSettings;
+  return clientSettingsOf(found as Record<ClientSettingName, string>);
 }
 
 /**
@@ -122,7 +121,7 @@ async function authorize(settings: ClientSettings, redirectUri: URL, options: Lo
     : undefined;
   let callback: AuthorizationCallback | undefined;
   try {
-    info(`Open this URL in a browser to sign in to ${settings.baseUrl}:`);
+    info(`Open this URL in a browser to sign in to ${baseUrlText(settings.baseUrl)}:`);
     process.stderr.write(`  ${request.url.href}\n`);
     if (options.browser && isInteractive()) {
       await open(request.url.href).catch(() => undefined); // the printed URL is the fallback
@@ -133,7 +132,7 @@ async function authorize(settings: ClientSettings, redirectUri: URL, options: Lo
     callback?.respond({ ok: true });
   } catch (error) {
     // OAuthError and CliError messages are credential-free; the page passes them through the redaction registry too.
-    const failure = error instanceof OAuthError ? new CliError(`login failed: ${error.message}`) : error;
+    const failure = error instanceof OAuthError ? new CliError("failed", `login failed: ${error.message}`, { cause: error }) : error;
     callback?.respond({ ok: false, message: failure instanceof CliError ? failure.message : "login failed" });
     throw failure;
   } finally {
@@ -175,6 +174,7 @@ async function pastedCallback(request: AuthorizationRequest, redirectUri: URL): 
     pasted = isInteractive() ? await ask(question) : (info(question), await readLineFromStdin());
   } catch {
     throw new CliError(
+      "failed",
       `the redirect URI ${redirectUri.href} is not on this machine, so login needs the redirected URL pasted on stdin, and none came. ` +
         "Register a loopback redirect URI (http://127.0.0.1:<port>/callback) for unattended use, or set HELPDESK_ACCESS_TOKEN.",
     );

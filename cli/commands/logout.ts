@@ -5,7 +5,7 @@
  * says where it is.
  */
 import { configKeysFor } from "../../sdk/config.js";
-import { configReaderOf, lineageOf, readLineage } from "../../auth/lineage.js";
+import { readLineage, stackLineage } from "../../auth/lineage.js";
 import { TokenCacheError } from "../../auth/token-cache.js";
 import { commandNamespace, namespaceNote } from "../namespace.js";
 import { info, success, warn } from "../output.js";
@@ -52,7 +52,7 @@ export async function logout(options: LogoutOptions): Promise<void> {
 
 /** The cache file of the stack's sign-in, if one was written; a cache problem is shown, not fatal (logout goes on). */
 function cachedSignIn(config: Record<string, string>, stack: string, namespace: string): string | undefined {
-  const lineage = lineageOf(configReaderOf(config), { stack, namespace });
+  const lineage = stackLineage(config, { stack, namespace });
   if (!lineage) return undefined;
   try {
     return readLineage(lineage).file;

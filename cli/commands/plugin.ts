@@ -57,9 +57,9 @@ export async function pluginInstall(options: PluginInstallOptions): Promise<void
     const args = ["plugin", "install", "resource", "helpdesk", version, "--file", staging, "--reinstall"];
     info(`Running: ${pulumi} ${args.join(" ")}`);
     const ran = spawnSync(pulumi, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-    if (ran.error) throw new CliError(`could not run ${pulumi}: ${ran.error.message}. Install the Pulumi CLI, or pass --pulumi <path>.`);
+    if (ran.error) throw new CliError("failed", `could not run ${pulumi}: ${ran.error.message}. Install the Pulumi CLI, or pass --pulumi <path>.`);
     if (ran.status !== 0) {
-      throw new CliError(`${pulumi} plugin install failed (exit ${ran.status ?? ran.signal}):\n${`${ran.stdout}${ran.stderr}`.trim()}`);
+      throw new CliError("failed", `${pulumi} plugin install failed (exit ${ran.status ?? ran.signal}):\n${`${ran.stdout}${ran.stderr}`.trim()}`);
     }
     const home = process.env.PULUMI_HOME || join(homedir(), ".pulumi");
     success(`Installed the helpdesk resource plugin ${version} into ${join(home, "plugins", `resource-helpdesk-v${version}`)}`);

@@ -10,10 +10,9 @@
  */
 import {
   accessTokenExpired,
-  configReaderOf,
-  lineageOf,
   readLineage,
   refreshLineage,
+  stackLineage,
   stackArguments,
   tokenConfigEntries,
   type Lineage,
@@ -62,9 +61,9 @@ export async function refresh(options: RefreshOptions): Promise<void> {
   const where = namespaceNote(namespace);
   const stack = await openStack(ref, false);
   const config = await readStackConfig(stack);
-  const lineage = lineageOf(configReaderOf(config), { stack: ref.stackName, namespace });
+  const lineage = stackLineage(config, { stack: ref.stackName, namespace });
   if (!lineage) {
-    throw new CliError(`stack "${ref.stackName}"${where} has no refresh token or client credentials to refresh with: run \`pulumi-helpdesk login --stack ${target}\``);
+    throw new CliError("failed", `stack "${ref.stackName}"${where} has no refresh token or client credentials to refresh with: run \`pulumi-helpdesk login --stack ${target}\``);
   }
   const { tokens, renewed } = await newestTokens(lineage, crashAt);
   const entries = tokenConfigEntries(tokens, lineage.namespace);
@@ -88,9 +87,9 @@ async function newestTokens(lineage: Lineage, crashAt: (step: string) => void): 
     const seen = state.tokens.refreshToken;
     return await refreshLineage(lineage, { stillNeeded: (newest) => newest.refreshToken === seen, onStep: crashAt });
   } catch (error) {
-    if (error instanceof TokenCacheError) throw new CliError(error.message, 1, { cause: error });
+    if (error instanceof TokenCacheError) throw new CliError("failed", error.message, { cause: error });
     if (error instanceof OAuthError) {
-      throw new CliError(`${error.message}. Run \`pulumi-helpdesk login --stack ${stackArguments(lineage.stack, lineage.namespace)}\` to sign in again.`, 1, { cause: error });
+      throw new CliError("failed", `${error.message}. Run \`pulumi-helpdesk login --stack ${stackArguments(lineage.stack, lineage.namespace)}\` to sign in again.`, { cause: error });
     }
     throw error;
   }
@@ -107,7 +106,7 @@ async function newestTokens(lineage: Lineage, crashAt: (step: string) => void): 
 function crashHook(value: string | undefined): (step: string) => void {
   if (!value) return () => undefined;
   if (!(CRASH_POINTS as readonly string[]).includes(value)) {
-    throw new CliError(`HELPDESK_TEST_CRASH_AT must be one of ${CRASH_POINTS.join(", ")}; got ${JSON.stringify(value)}`, 2);
+    throw new CliError("usage", `HELPDESK_TEST_CRASH_AT must be one of ${CRASH_POINTS.join(", ")}; got ${JSON.stringify(value)}`);
   }
   return (step) => {
     if (step === value) process.kill(process.pid, "SIGKILL");

@@ -3,7 +3,7 @@
  * the sign-in, without showing any credential.
  */
 import { configKeysFor, DEFAULT_CONFIG_NAMESPACE } from "../../sdk/config.js";
-import { configReaderOf, lineageOf, readLineage, stackArguments } from "../../auth/lineage.js";
+import { readLineage, stackArguments, stackLineage } from "../../auth/lineage.js";
 import { TokenCacheError, tokenCacheDir } from "../../auth/token-cache.js";
 import { commandNamespace } from "../namespace.js";
 import { info, result, warn } from "../output.js";
@@ -103,7 +103,7 @@ export function describeStatus(stack: string, config: Record<string, string>, op
 
 /** The token cache's view of the stack's sign-in; a cache problem is reported, not thrown (status always answers). */
 function tokenCacheStatus(stack: string, namespace: string, config: Record<string, string>, dir: string): { newer: boolean; status: SignInStatus["tokenCache"] } {
-  const lineage = lineageOf(configReaderOf(config), { stack, namespace });
+  const lineage = stackLineage(config, { stack, namespace });
   if (!lineage) return { newer: false, status: { file: null, interruptedAt: null, problem: null } };
   try {
     const state = readLineage(lineage, dir);

@@ -5,11 +5,16 @@
  */
 import { EVENTS, isWebhookEvent, nearestEvent } from "../../sdk/events.js";
 import { EmulatorInspectionClient, EmulatorInspectionError, type DeliveryLogEntry } from "../../emulator/index.js";
+import { parseBaseUrl } from "../../sdk/base-url.js";
+import { pickSetting, settingReaderOf } from "../../sdk/settings.js";
 import { CliError, info, result } from "../output.js";
+
+/** Where `pulumi-helpdesk emulator` listens by default, and so where `trigger` looks when nothing says otherwise. */
+const DEFAULT_EMULATOR_URL = "http://127.0.0.1:8080";
 
 /** Options of `trigger`. */
 export interface TriggerOptions {
-  /** Emulator base URL (default `HELPDESK_BASE_URL`, else http://127.0.0.1:8080). */
+  /** Emulator base URL (`--base-url`; else env `HELPDESK_BASE_URL`; else http://127.0.0.1:8080). */
   baseUrl?: string;
   /** Account whose webhooks receive the event (default: the emulator's first account). */
   account?: string;
@@ -26,10 +31,12 @@ export interface TriggerOptions {
 export async function trigger(event: string, options: TriggerOptions): Promise<void> {
   if (!isWebhookEvent(event)) {
     const nearest = nearestEvent(event);
-    throw new CliError(`"${event}" is not a help-desk event${nearest ? `; did you mean "${nearest}"?` : ""} Allowed: ${EVENTS.join(", ")}`, 2);
+    throw new CliError("usage", `"${event}" is not a help-desk event${nearest ? `; did you mean "${nearest}"?` : ""} Allowed: ${EVENTS.join(", ")}`);
   }
-  const baseUrl = (options.baseUrl ?? process.env.HELPDESK_BASE_URL ?? "http://127.0.0.1:8080").replace(/\/+$/, "");
-  const emulator = new EmulatorInspectionClient(baseUrl);
+  const picked = pickSetting("baseUrl", { explicit: settingReaderOf({ baseUrl: options.baseUrl }), env: process.env });
+  const baseUrl = parseBaseUrl(picked?.value ?? DEFAULT_EMULATOR_URL);
+  if ("problem" in baseUrl) throw new CliError("usage", `${picked?.origin === "environment" ? "env HELPDESK_BASE_URL" : "--base-url"}: ${baseUrl.problem}`);
+  const emulator = new EmulatorInspectionClient(baseUrl.url);
   const { account, deliveries: ids } = await asCliError(emulator.trigger(event, options.account ? { account: options.account } : {}));
   if (ids.length === 0) {
     info(`No webhook of account "${account}" is registered for ${event}; nothing was delivered.`);
@@ -47,7 +54,7 @@ export async function trigger(event: string, options: TriggerOptions): Promise<v
     const outcome = !d.done ? "pending" : d.ok ? `${d.status} ok` : `failed${d.status ? ` (${d.status})` : ""}${d.error ? `: ${d.error}` : ""}`;
     result(`${d.id}  ${d.url}  ${outcome}  attempts: ${d.attempts}`);
   }
-  if (deliveries.some((d) => d.done && !d.ok)) throw new CliError("some deliveries failed (see above)");
+  if (deliveries.some((d) => d.done && !d.ok)) throw new CliError("failed", "some deliveries failed (see above)");
 }
 
 /** The emulator's failure as the CLI reports it: the same message, exit code 1. */
@@ -55,7 +62,7 @@ async function asCliError<T>(call: Promise<T>): Promise<T> {
   try {
     return await call;
   } catch (error) {
-    if (error instanceof EmulatorInspectionError) throw new CliError(error.message);
+    if (error instanceof EmulatorInspectionError) throw new CliError("failed", error.message);
     throw error;
   }
 }

@@ -6,14 +6,14 @@
  * `runtime/rpc.js` (`specialSigKey`, `specialSecretSig`, `unknownValue`), whose constants are used here.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { UNKNOWN } from "../check.js";
+import { UNKNOWN } from "../unknown.js";
 import type { PropertyMap } from "./proto.js";
 
 /** The signature key of a wrapped special value. */
 const SIG_KEY: string = pulumi.runtime.specialSigKey;
 /** The signature of a secret. */
 const SECRET_SIG: string = pulumi.runtime.specialSecretSig;
-/** The preview sentinel of an unknown value: the provider core's (provider/check.ts), from the SDK. */
+/** The preview sentinel of an unknown value (`provider/unknown.ts`). */
 export { UNKNOWN };
 
 /** A secret as the engine wraps it. */

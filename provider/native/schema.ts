@@ -2,16 +2,15 @@
  * The Pulumi package schema of `helpdesk` (https://www.pulumi.com/docs/iac/extending-pulumi/schema/), built from the
  * project's own definitions so it cannot drift from them: the event names (`sdk/events.ts` `EVENTS`), the url rule
  * (`sdk/webhook-rules.ts` `URL_RULE_DESCRIPTION`), the config keys, which of them are secret, and their descriptions
- * (`sdk/config.ts`), the resource's descriptions (`sdk/provider-contract.ts` `WEBHOOK_DESCRIPTIONS`) and the package
+ * (`sdk/settings.ts`), the resource's descriptions (`sdk/provider-contract.ts` `WEBHOOK_DESCRIPTIONS`) and the package
  * version (package.json). Served by the plugin's `GetSchema`; written to `dist/schema.json` by the build
  * (`scripts/build/schema.ts`) for SDK generation (the Python SDK `pulumi_helpdesk` is generated from it).
  */
-import { CONFIG_DESCRIPTIONS, ENV_VARS } from "../../sdk/config.js";
+import { isSecretSetting, PROVIDER_SETTING_NAMES, settingDocumentation, SETTINGS } from "../../sdk/settings.js";
 import { EVENT_DESCRIPTION, EVENTS } from "../../sdk/events.js";
 import { packageVersion } from "../../sdk/package-version.js";
 import { WEBHOOK_DESCRIPTIONS } from "../../sdk/provider-contract.js";
 import { URL_RULE_DESCRIPTION } from "../../sdk/webhook-rules.js";
-import { INTEGER_CONFIG_NAMES, isSecretConfig, PROVIDER_CONFIG_NAMES } from "./config.js";
 import { WEBHOOK_TYPE } from "./webhook.js";
 
 /** The package name: the `helpdesk` of `helpdesk:index:Webhook` and of the stack config keys. */
@@ -53,13 +52,6 @@ export interface PackageSchema {
   language: Record<string, Record<string, unknown>>;
 }
 
-/** A config setting's description plus the environment variable that takes precedence over it, if any. */
-function configDescription(name: (typeof PROVIDER_CONFIG_NAMES)[number]): string {
-  const envName = (ENV_VARS as Readonly<Record<string, string>>)[name];
-  const env = envName ? ` The environment variable \`${envName}\`, when set, takes precedence when the provider runs.` : "";
-  return `${CONFIG_DESCRIPTIONS[name]}${env}`;
-}
-
 /** `ticket_opened` → `TicketOpened`: the enum member name SDK generators use. */
 function enumName(value: string): string {
   return value.replace(/(^|_)([a-z])/g, (_, __, letter: string) => letter.toUpperCase());
@@ -73,11 +65,11 @@ function enumName(value: string): string {
  */
 export function buildSchema(): PackageSchema {
   const configProperties: Record<string, SchemaProperty> = {};
-  for (const name of PROVIDER_CONFIG_NAMES) {
+  for (const name of PROVIDER_SETTING_NAMES) {
     configProperties[name] = {
-      type: INTEGER_CONFIG_NAMES.has(name) ? "integer" : "string",
-      description: configDescription(name),
-      ...(isSecretConfig(name) ? { secret: true } : {}),
+      type: SETTINGS[name].type === "integer" ? "integer" : "string",
+      description: settingDocumentation(name),
+      ...(isSecretSetting(name) ? { secret: true } : {}),
     };
   }
   // Provider outputs: the plain settings only (secret ones are recorded encrypted but not offered as outputs).

@@ -5,7 +5,7 @@
  * Why not `@pulumi/pulumi/provider`'s `main()`: its server answers `Configure` without handing the provider its
  * config (`configure()` in `provider/server.js` only sets the protocol flags), and `CheckConfig`/`DiffConfig` with
  * UNIMPLEMENTED; a provider whose credentials are its config cannot be built on it. So this server is our own, and
- * every resource operation is the provider core's (`./webhook.ts` over `provider/index.ts` `webhookProvider`).
+ * every resource operation is the provider core's (`./webhook.ts` over `provider/webhooks.ts`).
  *
  * Methods: Handshake, GetPluginInfo, GetSchema, CheckConfig, DiffConfig, Configure, Check, Diff, Create, Read,
  * Update (adoption of an import only), Delete, Cancel, Attach, GetMapping, GetMappings. Parameterize, Invoke, Call,
@@ -17,17 +17,23 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import { forPerson } from "../../auth/redact.js";
-import type { ConfigReader } from "../../sdk/provider-contract.js";
+import type { Target } from "../target.js";
 import { packageVersion } from "../../sdk/package-version.js";
-import { checkProviderConfig, configReaderOf, diffProviderConfig } from "./config.js";
+import { checkProviderConfig, diffProviderConfig, providerTarget } from "./config.js";
 import { logToEngine, withResource } from "./engine-log.js";
 import { containsUnknown } from "./properties.js";
 import { emptyPb, pluginPb, providerGrpc, providerPb, toProperties, toStruct, type ConfigureRequest, type PropertyMap, type ResourceProviderServer } from "./proto.js";
 import { schemaJson } from "./schema.js";
 import { checkWebhook, createWebhook, deleteWebhook, diffWebhook, readWebhook, updateWebhook, WEBHOOK_TYPE } from "./webhook.js";
 
-/** The configuration state of this provider instance (one plugin process serves one provider resource). */
-type Configured = { kind: "none" } | { kind: "unknown" } | { kind: "known"; config: ConfigReader };
+/**
+ * The configuration of this provider instance (one plugin process serves one provider resource): its inputs from
+ * `Configure` (`{}` before it, or when they were unknown), resolved into a {@link Target} on first use and then kept.
+ */
+interface Configured {
+  inputs: PropertyMap;
+  target: Target | undefined;
+}
 
 /**
  * Wraps an async handler as a grpc-js unary handler: the result goes to the callback; a thrown error becomes status
@@ -77,8 +83,9 @@ function configureInputs(request: ConfigureRequest): PropertyMap {
  */
 export function resourceProviderService(engineAddress: string | undefined): grpc.UntypedServiceImplementation {
   logToEngine(engineAddress);
-  let configured: Configured = { kind: "none" };
-  const config = (): ConfigReader | undefined => (configured.kind === "known" ? configured.config : undefined);
+  let configured: Configured = { inputs: {}, target: undefined };
+  // Resolved on first use: a bad value the environment fills in fails the operation that needs it, not Configure.
+  const target = (): Target => (configured.target ??= providerTarget(configured.inputs));
 
   const handlers: Partial<ResourceProviderServer> = {
     handshake: unary(noUrn, async (request) => {
@@ -134,7 +141,7 @@ export function resourceProviderService(engineAddress: string | undefined): grpc
     configure: unary(noUrn, async (request) => {
       const inputs = configureInputs(request);
       // The engine does not configure a provider whose inputs are unknown (preview); guard anyway.
-      configured = containsUnknown(inputs) ? { kind: "unknown" } : { kind: "known", config: configReaderOf(inputs) };
+      configured = { inputs: containsUnknown(inputs) ? {} : inputs, target: undefined };
       const response = new providerPb.ConfigureResponse();
       response.setAcceptsecrets(true);
       response.setAcceptresources(true);
@@ -147,7 +154,7 @@ export function resourceProviderService(engineAddress: string | undefined): grpc
       (request) => request.getUrn(),
       async (request) => {
         assertWebhookType(request.getType(), request.getUrn());
-        const { inputs, failures } = await checkWebhook(toProperties(request.getOlds()), toProperties(request.getNews()));
+        const { inputs, failures } = checkWebhook(toProperties(request.getNews()));
         const response = new providerPb.CheckResponse().setInputs(toStruct(inputs));
         response.setFailuresList(failures.map((failure) => new providerPb.CheckFailure().setProperty(failure.property).setReason(failure.reason)));
         return response;
@@ -158,7 +165,7 @@ export function resourceProviderService(engineAddress: string | undefined): grpc
       (request) => request.getUrn(),
       async (request) => {
         assertWebhookType(request.getType(), request.getUrn());
-        const outcome = await diffWebhook(request.getId(), toProperties(request.getOlds()), toProperties(request.getNews()));
+        const outcome = diffWebhook(toProperties(request.getOlds()), toProperties(request.getNews()));
         const response = new providerPb.DiffResponse();
         response.setChanges(outcome.changes ? providerPb.DiffResponse.DiffChanges.DIFF_SOME : providerPb.DiffResponse.DiffChanges.DIFF_NONE);
         response.setReplacesList(outcome.replaces);
@@ -172,7 +179,7 @@ export function resourceProviderService(engineAddress: string | undefined): grpc
       (request) => request.getUrn(),
       async (request) => {
         assertWebhookType(request.getType(), request.getUrn());
-        const { id, outputs } = await createWebhook(config(), toProperties(request.getProperties()), request.getPreview());
+        const { id, outputs } = await createWebhook(target, toProperties(request.getProperties()), request.getPreview());
         return new providerPb.CreateResponse().setId(id).setProperties(toStruct(outputs));
       },
     ),
@@ -202,7 +209,7 @@ export function resourceProviderService(engineAddress: string | undefined): grpc
       (request) => request.getUrn(),
       async (request) => {
         assertWebhookType(request.getType(), request.getUrn());
-        await deleteWebhook(config(), request.getId(), toProperties(request.getProperties()));
+        await deleteWebhook(target, request.getId(), toProperties(request.getProperties()));
         return new emptyPb.Empty();
       },
     ),

@@ -1,8 +1,8 @@
 /**
  * `helpdesk:index:Webhook` for the native provider plugin: the resource half of the plugin protocol (Check, Diff,
- * Create, Read, Update, Delete) in terms of the provider core's `webhookProvider` (`provider/index.ts`), which the
- * dynamic `Webhook` uses too. Validation, requests, retries, token renewal and error messages are the core's; this
- * module adds only what the plugin protocol needs besides:
+ * Create, Read, Update, Delete) in terms of the provider core (`provider/webhooks.ts`), which the dynamic `Webhook`
+ * uses too. Validation, requests, retries, token refresh and error messages are the core's; this module adds only
+ * what the plugin protocol needs besides:
  *
  * - secrets: the engine sends secret inputs wrapped (the plugin accepts secrets), the core works on plain values, and
  *   every output whose input was secret is wrapped again (so `url` stays secret when it was given as one);
@@ -10,9 +10,10 @@
  * - Read, which the API cannot serve (spec: no read endpoint): see {@link readWebhook} for what it does instead;
  * - Update, for one case only: adopting a webhook imported with the `import` resource option (see {@link updateWebhook}).
  */
-import type { ConfigReader, WebhookInputs, WebhookOutputs } from "../../sdk/provider-contract.js";
+import type { WebhookEvent } from "../../sdk/events.js";
 import { HelpdeskError } from "../errors.js";
-import { webhookProvider } from "../index.js";
+import type { Target } from "../target.js";
+import * as core from "../webhooks.js";
 import type { PropertyMap } from "./proto.js";
 import { reveal, UNKNOWN, unwrapProperties, wrapSecrets } from "./properties.js";
 
@@ -27,9 +28,6 @@ export const IMPORT_MARKER = "__helpdeskImportNotRead";
 /** The marker's value, which says why to anyone who sees it in a preview. */
 const IMPORT_MARKER_VALUE = "the help-desk API has no read endpoint: event and url come from the program";
 
-/** The `state` of an adopted webhook: the API cannot tell it. */
-export const ADOPTED_STATE = "unknown";
-
 /** What {@link checkWebhook} returns: the inputs to record and the failures. */
 export interface CheckOutcome {
   inputs: PropertyMap;
@@ -37,15 +35,14 @@ export interface CheckOutcome {
 }
 
 /**
- * Check: validates with the core's rule (`webhookProvider.check`: 14 event names, the url rule of
+ * Check: validates with the core's rule (`checkWebhook` of `provider/webhooks.ts`: 14 event names, the url rule of
  * `sdk/webhook-rules.ts`; unknowns pass in preview) and records `event` and `url` only, secret ones kept secret.
  *
- * @param olds the old inputs (an import's marker state, or `{}`)
  * @param news the program's inputs, secrets wrapped
  * @throws HelpdeskError `operation` for `pulumi import` (the engine checks the read state itself as the new inputs, so
  *   the marker of {@link readWebhook} is in `news`): the message says to use the `import` resource option instead
  */
-export async function checkWebhook(olds: PropertyMap, news: PropertyMap): Promise<CheckOutcome> {
+export function checkWebhook(news: PropertyMap): CheckOutcome {
   if (IMPORT_MARKER in news) {
     throw new HelpdeskError(
       "operation",
@@ -56,11 +53,8 @@ export async function checkWebhook(olds: PropertyMap, news: PropertyMap): Promis
     );
   }
   const { plain, secretKeys } = unwrapProperties(news);
-  const result = await webhookProvider.check(reveal(olds) as PropertyMap, plain);
-  return {
-    inputs: wrapSecrets((result.inputs ?? {}) as PropertyMap, secretKeys),
-    failures: (result.failures ?? []).map((failure) => ({ property: String(failure.property), reason: failure.reason })),
-  };
+  const { inputs, failures } = core.checkWebhook(plain);
+  return { inputs: wrapSecrets({ ...inputs }, secretKeys), failures: failures.map(({ property, reason }) => ({ property, reason })) };
 }
 
 /** What {@link diffWebhook} returns. */
@@ -74,38 +68,36 @@ export interface DiffOutcome {
 }
 
 /**
- * Diff: the core's rule (`webhookProvider.diff`: a change of `event` or `url` replaces; nothing else counts), except
+ * Diff: the core's rule (`replacedFields`: a change of `event` or `url` replaces; nothing else counts), except
  * right after an import the API could not read (recorded outputs carry {@link IMPORT_MARKER}): then the declared
  * `event` and `url` are a change without replacement, which the engine applies with {@link updateWebhook}.
  *
- * @param id the webhook id; @param olds the recorded outputs; @param news the checked new inputs (secrets wrapped)
+ * @param olds the recorded outputs; @param news the checked new inputs (secrets wrapped)
  */
-export async function diffWebhook(id: string, olds: PropertyMap, news: PropertyMap): Promise<DiffOutcome> {
+export function diffWebhook(olds: PropertyMap, news: PropertyMap): DiffOutcome {
   if (IMPORT_MARKER in olds) {
     const diffs = (["event", "url"] as const).filter((key) => key in news);
     return { changes: true, replaces: [], diffs };
   }
-  const result = await webhookProvider.diff(id, reveal(olds) as PropertyMap, reveal(news) as PropertyMap);
-  const replaces = result.replaces ?? [];
-  return { changes: result.changes === true, replaces, diffs: replaces };
+  const replaces = core.replacedFields(reveal(olds) as PropertyMap, reveal(news) as PropertyMap);
+  return { changes: replaces.length > 0, replaces, diffs: replaces };
 }
 
 /**
- * Create: registers the webhook with the core's `webhookProvider.create` (`POST /v1/webhooks`, spec §4.3), with the
- * provider instance's config. In preview nothing is sent: the inputs come back with an unknown `state`.
+ * Create: registers the webhook with the core's `createWebhook` (`POST /v1/webhooks`, spec §4.3), on the provider
+ * instance's help desk. In preview nothing is sent: the inputs come back with an unknown `state`.
  *
- * @param config this provider instance's settings (undefined when never configured: the core's message then says
- *   which credentials are missing)
+ * @param target this provider instance's help desk, resolved on first use (`providerTarget` of `./config.ts`)
  * @param inputs the checked inputs, secrets wrapped
  * @param preview true for `pulumi preview` (and the preview phase of `up`)
  * @returns the id (`""` in preview) and the outputs `event`, `url`, `state`, wrapped as secret where the input was
  * @throws the core's errors (messages already fit for people, no credentials)
  */
-export async function createWebhook(config: ConfigReader | undefined, inputs: PropertyMap, preview: boolean): Promise<{ id: string; outputs: PropertyMap }> {
+export async function createWebhook(target: () => Target, inputs: PropertyMap, preview: boolean): Promise<{ id: string; outputs: PropertyMap }> {
   const { plain, secretKeys } = unwrapProperties(inputs);
   if (preview) return { id: "", outputs: wrapSecrets({ event: plain.event, url: plain.url, state: UNKNOWN }, secretKeys) };
-  const created = await webhookProvider.create(config, { event: plain.event, url: plain.url } as WebhookInputs);
-  return { id: created.id, outputs: wrapSecrets({ ...(created.outs as WebhookOutputs) }, secretKeys) };
+  const { id, event, url, state } = await core.createWebhook(target(), { event: plain.event as WebhookEvent, url: String(plain.url) });
+  return { id, outputs: wrapSecrets({ event, url, state }, secretKeys) };
 }
 
 /** What {@link readWebhook} returns. */
@@ -142,7 +134,7 @@ export function readWebhook(id: string, properties: PropertyMap, inputs: Propert
 
 /**
  * Update, for the adoption of an imported webhook only (see {@link readWebhook}): records the program's `event` and
- * `url` as the outputs, `state` {@link ADOPTED_STATE}, without a request (the API has neither a read nor an update
+ * `url` as the outputs with the core's `adoptWebhook` (`state` `unknown`), without a request (the API has neither a read nor an update
  * endpoint). Every other change replaces the webhook, so the engine never asks for another update.
  *
  * @param olds the recorded outputs; @param news the checked new inputs (secrets wrapped)
@@ -153,16 +145,18 @@ export function updateWebhook(olds: PropertyMap, news: PropertyMap): PropertyMap
     throw new HelpdeskError("operation", "a help-desk webhook cannot be updated in place (the API has no update endpoint): a change of event or url replaces it");
   }
   const { plain, secretKeys } = unwrapProperties(news);
-  return wrapSecrets({ event: plain.event, url: plain.url, state: ADOPTED_STATE }, secretKeys);
+  const { event, url, state } = core.adoptWebhook("", { event: plain.event as WebhookEvent, url: String(plain.url) });
+  return wrapSecrets({ event, url, state }, secretKeys);
 }
 
 /**
- * Delete: the core's `webhookProvider.delete` (`DELETE /v1/webhooks/:id`, spec §4.4; a webhook already gone counts as
- * deleted, with a warning).
+ * Delete: the core's `deleteWebhook` (`DELETE /v1/webhooks/:id`, spec §4.4; a webhook already gone counts as deleted,
+ * with a warning).
  *
- * @param config this provider instance's settings; @param id the webhook id; @param properties the recorded outputs
+ * @param target this provider instance's help desk, resolved on first use; @param id the webhook id;
+ * @param properties the recorded outputs
  */
-export async function deleteWebhook(config: ConfigReader | undefined, id: string, properties: PropertyMap): Promise<void> {
-  const plain = reveal(properties) as Partial<WebhookOutputs>;
-  await webhookProvider.delete(config, id, { event: plain.event ?? ("(imported)" as WebhookOutputs["event"]), url: plain.url ?? "", state: plain.state ?? ADOPTED_STATE });
+export async function deleteWebhook(target: () => Target, id: string, properties: PropertyMap): Promise<void> {
+  const plain = reveal(properties) as { event?: WebhookEvent; url?: string };
+  await core.deleteWebhook(target(), { id, event: plain.event ?? ("(imported)" as WebhookEvent), url: plain.url ?? "" });
 }

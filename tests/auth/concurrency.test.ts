@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { RunningEmulator } from "../../emulator/index.js";
-import { configReaderOf, lineageOf, type Lineage } from "../../auth/lineage.js";
+import { stackLineage, type Lineage } from "../../auth/lineage.js";
 import { CONFIG_KEYS } from "../../sdk/config.js";
 import { createTestProject, runCli, type TestProject } from "../support/cli.js";
 import { pulumiAvailable } from "../support/pulumi.js";
@@ -68,7 +68,7 @@ describe.skipIf(!pulumiAvailable())("two processes refreshing one lineage", () =
   it(`${REFRESHES_PER_PROCESS} refreshes each, concurrently: 0 revoked grants; then \`refresh\` stores the newest refresh token`, async () => {
     const config = signedInConfig(emulator, await signIn(emulator));
     initStack(project, "dev", config);
-    const lineage = lineageOf(configReaderOf(config), { env: {} })!;
+    const lineage = stackLineage(config, { env: {} })!;
     await resetStats(emulator);
 
     const started = performance.now();
@@ -105,7 +105,7 @@ describe.skipIf(!pulumiAvailable())("two processes refreshing one lineage", () =
   });
 
   it(`${REFRESHES_PER_PROCESS} renewals each after a "401", concurrently: one renews, the other reuses; 0 revoked grants`, async () => {
-    const lineage = lineageOf(configReaderOf(signedInConfig(emulator, await signIn(emulator))), { env: {} })!;
+    const lineage = stackLineage(signedInConfig(emulator, await signIn(emulator)), { env: {} })!;
     await resetStats(emulator);
     const started = performance.now();
     const results = (await Promise.all([refreshInProcess(cacheDir, lineage, "when-rejected"), refreshInProcess(cacheDir, lineage, "when-rejected")])).flat();

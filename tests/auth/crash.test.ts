@@ -9,7 +9,6 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RunningEmulator } from "../../emulator/index.js";
-import { configReaderOf } from "../../auth/lineage.js";
 import { webhookProvider } from "../../provider/index.js";
 import { HelpdeskError } from "../../provider/errors.js";
 import { CONFIG_KEYS } from "../../sdk/config.js";
@@ -17,6 +16,9 @@ import { heldWebhooks } from "../support/emulator.js";
 import { createTestProject, runCli, type TestProject } from "../support/cli.js";
 import { pulumiAvailable } from "../support/pulumi.js";
 import { accessTokenWorks, cacheEntries, emulatorFor, initStack, requireBuild, resetStats, signedInConfig, signIn, stackConfig, tokenRequests } from "./support/helpers.js";
+
+/** The stack config as Pulumi's dynamic provider host hands it to `configure`: a reader by namespaced key. */
+const stackConfigReader = (values: Readonly<Record<string, string | undefined>>) => ({ get: (key: string) => values[key] });
 
 const hook = { event: "ticket_opened" as const, url: "https://hooks.example.test/after-crash" };
 
@@ -69,7 +71,7 @@ describe.skipIf(!pulumiAvailable())("refresh killed at each step", () => {
   /** A provider run (in this process) with the stack's config: creates a webhook, so a token works. */
   async function providerRun(stack: string, emulator = rotating): Promise<void> {
     const before = (await heldWebhooks(emulator)).length;
-    await webhookProvider.create(configReaderOf(stackConfig(project, stack)), { ...hook, url: `${hook.url}/${stack}` });
+    await webhookProvider.create(stackConfigReader(stackConfig(project, stack)), { ...hook, url: `${hook.url}/${stack}` });
     expect(await heldWebhooks(emulator)).toHaveLength(before + 1);
   }
 
@@ -168,7 +170,7 @@ describe.skipIf(!pulumiAvailable())("refresh killed at each step", () => {
 
     // The provider with an expired access token must renew: it stops at the damaged file instead.
     const expired = { ...stored, [CONFIG_KEYS.tokenExpiresAt]: new Date(Date.now() - 1000).toISOString() };
-    const error = await webhookProvider.create(configReaderOf(expired), hook).then(
+    const error = await webhookProvider.create(stackConfigReader(expired), hook).then(
       () => undefined,
       (e: unknown) => e,
     );

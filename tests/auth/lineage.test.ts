@@ -12,8 +12,7 @@ import type { RunningEmulator } from "../../emulator/index.js";
 import { OAuthError } from "../../auth/oauth.js";
 import {
   accessTokenExpired,
-  configReaderOf,
-  lineageOf,
+  stackLineage,
   readLineage,
   refreshLineage,
   tokenConfigEntries,
@@ -40,7 +39,7 @@ function cacheDir(): string {
 
 /** The lineage of a stack whose config holds `values`. */
 function lineageFrom(values: Record<string, string>, stack = "dev"): Lineage {
-  const lineage = lineageOf(configReaderOf(values), { env: {}, stack });
+  const lineage = stackLineage(values, { env: {}, stack });
   if (!lineage) throw new Error("not a renewable sign-in");
   return lineage;
 }
@@ -75,8 +74,10 @@ describe("lineageOf: the one mapping from stack config to a sign-in", () => {
   };
 
   it("maps a signed-in config (base URL without trailing slash, the stack named for messages)", () => {
-    expect(lineageOf(configReaderOf(config), { env: {}, stack: "dev" })).toEqual({
-      client: { baseUrl: "http://127.0.0.1:9", clientId: "c", clientSecret: "client-secret-value" },
+    const lineage = stackLineage(config, { env: {}, stack: "dev" });
+    expect(lineage?.client.baseUrl.href).toBe("http://127.0.0.1:9/");
+    expect(lineage).toEqual({
+      client: { baseUrl: expect.any(URL), clientId: "c", clientSecret: "client-secret-value" },
       configTokens: { accessToken: "access-token-value", refreshToken: "refresh-token-value", expiresAt: "2030-01-01T00:00:00.000Z", lifetimeSeconds: undefined },
       stack: "dev",
       namespace: "helpdesk",
@@ -85,29 +86,37 @@ describe("lineageOf: the one mapping from stack config to a sign-in", () => {
 
   it("reads another namespace's keys only (login --namespace eu), and writes tokens back there", () => {
     const eu = Object.fromEntries(Object.entries(config).map(([key, value]) => [key.replace(/^helpdesk:/, "eu:"), value.replace("value", "eu")]));
-    expect(lineageOf(configReaderOf(eu), { env: {} })).toBeUndefined(); // helpdesk:* is empty
-    expect(lineageOf(configReaderOf(config), { env: {}, namespace: "eu" })).toBeUndefined(); // eu:* is empty
-    const lineage = lineageOf(configReaderOf({ ...config, ...eu }), { env: {}, stack: "dev", namespace: "eu" });
+    expect(stackLineage(eu, { env: {} })).toBeUndefined(); // helpdesk:* is empty
+    expect(stackLineage(config, { env: {}, namespace: "eu" })).toBeUndefined(); // eu:* is empty
+    const lineage = stackLineage({ ...config, ...eu }, { env: {}, stack: "dev", namespace: "eu" });
     expect(lineage).toMatchObject({ client: { clientSecret: "client-secret-eu" }, configTokens: { accessToken: "access-token-eu", refreshToken: "refresh-token-eu" }, namespace: "eu" });
     expect(tokenConfigEntries({ accessToken: "a", refreshToken: "r", expiresAt: "2030-01-01T00:00:00.000Z" }, lineage!.namespace)).toEqual([
       { key: "eu:accessToken", value: "a", secret: true },
       { key: "eu:refreshToken", value: "r", secret: true },
       { key: "eu:tokenExpiresAt", value: "2030-01-01T00:00:00.000Z", secret: false },
     ]);
-    expect(() => lineageOf(configReaderOf(config), { namespace: "eu:x" })).toThrow(ConfigNamespaceError);
+    expect(() => stackLineage(config, { namespace: "eu:x" })).toThrow(ConfigNamespaceError);
   });
 
-  it("takes client settings from the environment first, as the provider does; tokens only from config", () => {
+  it("fills client settings the config leaves unset from the environment, as the provider does; config values win", () => {
     const withoutSecret = { ...config, [CONFIG_KEYS.clientSecret]: "" };
-    expect(lineageOf(configReaderOf(withoutSecret), { env: {} })).toBeUndefined();
-    const lineage = lineageOf(configReaderOf(withoutSecret), { env: { HELPDESK_CLIENT_SECRET: "from-env", HELPDESK_ACCESS_TOKEN: "ignored-here" } });
+    expect(stackLineage(withoutSecret, { env: {} })).toBeUndefined();
+    const lineage = stackLineage(withoutSecret, { env: { HELPDESK_CLIENT_SECRET: "from-env", HELPDESK_ACCESS_TOKEN: "ignored-here" } });
     expect(lineage?.client.clientSecret).toBe("from-env");
     expect(lineage?.configTokens.accessToken).toBe("access-token-value");
+    const configured = stackLineage(config, { env: { HELPDESK_CLIENT_SECRET: "from-env", HELPDESK_BASE_URL: "http://elsewhere.test" } });
+    expect(configured?.client.clientSecret).toBe("client-secret-value");
+    expect(configured?.client.baseUrl.href).toBe("http://127.0.0.1:9/");
+  });
+
+  it("does not renew an access token that only the environment gave (HELPDESK_ACCESS_TOKEN: used as given)", () => {
+    const withoutToken = { ...config, [CONFIG_KEYS.accessToken]: undefined };
+    expect(stackLineage(withoutToken, { env: { HELPDESK_ACCESS_TOKEN: "from-env" } })).toBeUndefined();
   });
 
   for (const key of [CONFIG_KEYS.refreshToken, CONFIG_KEYS.accessToken, CONFIG_KEYS.clientId, CONFIG_KEYS.baseUrl]) {
     it(`is undefined without ${key} (nothing to renew with)`, () => {
-      expect(lineageOf(configReaderOf({ ...config, [key]: undefined }), { env: {} })).toBeUndefined();
+      expect(stackLineage({ ...config, [key]: undefined }, { env: {} })).toBeUndefined();
     });
   }
 
@@ -297,7 +306,8 @@ describe("the cache around a refresh", () => {
     const emu = await emulator();
     const dir = cacheDir();
     const lineage = lineageFrom(signedInConfig(emu, await signIn(emu)));
-    expect(lineage.client).toEqual({ baseUrl: emu.url, clientId: client.clientId, clientSecret: client.clientSecret });
+    expect(lineage.client).toEqual({ baseUrl: expect.any(URL), clientId: client.clientId, clientSecret: client.clientSecret });
+    expect(lineage.client.baseUrl.href).toBe(new URL(emu.url).href);
     const { tokens } = await refreshLineage(lineage, { stillNeeded: always, dir });
     expect(await accessTokenWorks(emu, tokens.accessToken)).toBe(true);
   });

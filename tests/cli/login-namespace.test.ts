@@ -131,7 +131,7 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk --namespace: a second help 
     expect(after.refresh).not.toBe(before.refresh);
     expect(stdout + stderr).not.toContain(after.access);
     expect(await accessTokenWorks(desks.eu.emulator, after.access)).toBe(true);
-    await expect(refreshAccessToken({ baseUrl: desks.eu.emulator.url, ...desks.eu.client }, before.refresh)).rejects.toMatchObject({ code: "invalid_grant" });
+    await expect(refreshAccessToken({ baseUrl: new URL(desks.eu.emulator.url), ...desks.eu.client }, before.refresh)).rejects.toMatchObject({ code: "invalid_grant" });
     expect(defaultConfig(project)).toEqual(homeBefore);
   });
 

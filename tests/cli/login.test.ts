@@ -120,7 +120,7 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk login / status / refresh / 
     const after = { access: pulumiConfigGet(project, "dev", "helpdesk:accessToken")!, refresh: pulumiConfigGet(project, "dev", "helpdesk:refreshToken")! };
     expect(after.access).not.toBe(before.access);
     expect(after.refresh).not.toBe(before.refresh);
-    await expect(refreshAccessToken({ baseUrl: emulator.url, ...client }, before.refresh)).rejects.toMatchObject({ code: "invalid_grant" });
+    await expect(refreshAccessToken({ baseUrl: new URL(emulator.url), ...client }, before.refresh)).rejects.toMatchObject({ code: "invalid_grant" });
   });
 
   it("logout removes the token keys and keeps the client settings", async () => {

@@ -7,7 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import * as grpc from "@grpc/grpc-js";
-import { CONFIG_DESCRIPTIONS, CONFIG_KEYS, ENV_VARS, SECRET_CONFIG_KEYS } from "../../sdk/config.js";
+import { SECRET_CONFIG_KEYS } from "../../sdk/config.js";
+import { PROVIDER_SETTING_NAMES, SETTINGS, type SettingSpec } from "../../sdk/settings.js";
 import { EVENT_DESCRIPTION, EVENTS } from "../../sdk/events.js";
 import { URL_RULE_DESCRIPTION } from "../../sdk/webhook-rules.js";
 import { buildSchema, EVENT_TYPE } from "../../provider/native/schema.js";
@@ -36,15 +37,16 @@ describe("native provider schema", () => {
     expect(Object.keys(webhook.properties).sort()).toEqual(["event", "state", "url"]);
   });
 
-  it("derives the provider config from CONFIG_KEYS: every key but redirectUri, credentials secret, env vars named", () => {
-    const expected = Object.keys(CONFIG_KEYS).filter((name) => name !== "redirectUri");
+  it("derives the provider config from the settings table: every setting but redirectUri, credentials secret, env vars, ranges and defaults named", () => {
+    expect(PROVIDER_SETTING_NAMES).not.toContain("redirectUri");
     for (const section of [schema.config.variables, schema.provider.inputProperties]) {
-      expect(Object.keys(section)).toEqual(expected);
+      expect(Object.keys(section)).toEqual(PROVIDER_SETTING_NAMES);
       for (const [name, property] of Object.entries(section)) {
+        const spec: SettingSpec = SETTINGS[name as keyof typeof SETTINGS];
         expect(property.secret === true, name).toBe(SECRET_CONFIG_KEYS.includes(`helpdesk:${name}`));
-        expect(property.description.startsWith(CONFIG_DESCRIPTIONS[name as keyof typeof CONFIG_DESCRIPTIONS])).toBe(true);
-        const envName = (ENV_VARS as Record<string, string>)[name];
-        if (envName) expect(property.description).toContain(envName);
+        expect(property.description.startsWith(spec.description.replace(/\.$/, ""))).toBe(true);
+        if (spec.env) expect(property.description).toContain(`environment variable \`${spec.env}\` fills it`);
+        if (spec.range) expect(property.description).toContain(`from ${spec.range.min} to ${spec.range.max} (default ${spec.default})`);
       }
     }
     expect(schema.config.variables.maxRetries?.type).toBe("integer");

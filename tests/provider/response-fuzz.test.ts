@@ -176,7 +176,7 @@ describe("generated server answers", () => {
       fc.asyncProperty(answer, async (generated) => {
         next = generated;
         try {
-          await refreshAccessToken({ baseUrl, clientId: "helpdesk-demo", clientSecret: SECRETS.clientSecret }, SECRETS.refreshToken);
+          await refreshAccessToken({ baseUrl: new URL(baseUrl), clientId: "helpdesk-demo", clientSecret: SECRETS.clientSecret }, SECRETS.refreshToken);
         } catch (error) {
           failures++;
           expect(error, "a typed error").toBeInstanceOf(OAuthError);

@@ -7,7 +7,7 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { CONFIG_KEYS } from "../../sdk/config.js";
+import { configKeysFor } from "../../sdk/config.js";
 import { LocalWorkspace, type ConfigMap, type Stack } from "@pulumi/pulumi/automation/index.js";
 
 /**
@@ -40,8 +40,9 @@ export interface TestStack {
  *
  * @param workDir directory of the program's Pulumi.yaml
  * @param config config to set (secret entries are encrypted by Pulumi)
+ * @param envVars more environment variables of the Pulumi runs (and so of the program and its providers)
  */
-export async function createTestStack(workDir: string, config: ConfigMap): Promise<TestStack> {
+export async function createTestStack(workDir: string, config: ConfigMap, envVars: Record<string, string> = {}): Promise<TestStack> {
   const stateDir = mkdtempSync(join(tmpdir(), "helpdesk-state-"));
   const stackName = `t${randomBytes(4).toString("hex")}`;
   const stack = await LocalWorkspace.createOrSelectStack(
@@ -54,6 +55,7 @@ export async function createTestStack(workDir: string, config: ConfigMap): Promi
         PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
         // The provider's token cache of this stack only (a suite that needs another sets it in process.env first).
         HELPDESK_TOKEN_CACHE_DIR: process.env.HELPDESK_TOKEN_CACHE_DIR ?? join(stateDir, "token-cache"),
+        ...envVars,
       },
     },
   );
@@ -85,17 +87,20 @@ export function readStateFile(test: TestStack, projectName: string): string {
  * @param baseUrl the help desk's base URL
  * @param client the OAuth client (`clientId`, `clientSecret`)
  * @param tokens the token set of the sign-in (`refreshToken` may be absent)
+ * @param namespace the config namespace (default `helpdesk`; `eu` as `login --namespace eu` writes it)
  */
 export function configAsLoginWrites(
   baseUrl: string,
   client: { clientId: string; clientSecret: string },
   tokens: { accessToken: string; refreshToken?: string | undefined },
+  namespace = "helpdesk",
 ): ConfigMap {
+  const keys = configKeysFor(namespace);
   return {
-    [CONFIG_KEYS.baseUrl]: { value: baseUrl },
-    [CONFIG_KEYS.clientId]: { value: client.clientId },
-    [CONFIG_KEYS.clientSecret]: { value: client.clientSecret, secret: true },
-    [CONFIG_KEYS.accessToken]: { value: tokens.accessToken, secret: true },
-    [CONFIG_KEYS.refreshToken]: { value: tokens.refreshToken ?? "", secret: true },
+    [keys.baseUrl]: { value: baseUrl },
+    [keys.clientId]: { value: client.clientId },
+    [keys.clientSecret]: { value: client.clientSecret, secret: true },
+    [keys.accessToken]: { value: tokens.accessToken, secret: true },
+    [keys.refreshToken]: { value: tokens.refreshToken ?? "", secret: true },
   };
 }

@@ -1,16 +1,17 @@
 import { describe, expect, it } from "vitest";
-import { checkWebhookInputs, UNKNOWN } from "../../provider/check.js";
+import { UNKNOWN } from "../../provider/unknown.js";
+import { checkWebhook } from "../../provider/webhooks.js";
 import { EVENTS, nearestEvent } from "../../sdk/events.js";
 
 describe("check (Webhook input validation)", () => {
   it("accepts every event of spec §6 with an https url", () => {
     for (const event of EVENTS) {
-      expect(checkWebhookInputs({ event, url: "https://hooks.example.com/x" }).failures).toEqual([]);
+      expect(checkWebhook({ event, url: "https://hooks.example.com/x" }).failures).toEqual([]);
     }
   });
 
   it("reports every failure at once, each naming its property", () => {
-    const { failures } = checkWebhookInputs({ event: "ticket_open", url: "ftp://example.com" });
+    const { failures } = checkWebhook({ event: "ticket_open", url: "ftp://example.com" });
     expect(failures?.map((f) => f.property)).toEqual(["event", "url"]);
     expect(failures?.[0]?.reason).toContain('Did you mean "ticket_opened"?');
     expect(failures?.[0]?.reason).toContain("agent_replied"); // lists the allowed values
@@ -18,22 +19,22 @@ describe("check (Webhook input validation)", () => {
   });
 
   it("rejects missing, non-string and relative values", () => {
-    expect(checkWebhookInputs({}).failures?.map((f) => f.reason)).toEqual([
+    expect(checkWebhook({}).failures?.map((f) => f.reason)).toEqual([
       expect.stringContaining("event is required"),
       expect.stringContaining("url is required"),
     ]);
-    expect(checkWebhookInputs({ event: 3, url: "/relative" }).failures?.map((f) => f.reason)).toEqual([
+    expect(checkWebhook({ event: 3, url: "/relative" }).failures?.map((f) => f.reason)).toEqual([
       expect.stringContaining("must be a string"),
       expect.stringContaining("not an absolute URL"),
     ]);
   });
 
   it("lets Pulumi's unknown sentinel through during preview", () => {
-    expect(checkWebhookInputs({ event: UNKNOWN, url: UNKNOWN }).failures).toEqual([]);
+    expect(checkWebhook({ event: UNKNOWN, url: UNKNOWN }).failures).toEqual([]);
   });
 
   it("keeps only event and url as inputs", () => {
-    expect(checkWebhookInputs({ event: "note_added", url: "https://x.test", extra: 1 }).inputs).toEqual({ event: "note_added", url: "https://x.test" });
+    expect(checkWebhook({ event: "note_added", url: "https://x.test", extra: 1 }).inputs).toEqual({ event: "note_added", url: "https://x.test" });
   });
 
   it("suggests the nearest event for typos and nothing for unrelated words", () => {

@@ -5,7 +5,6 @@
 import { describe, expect, it } from "vitest";
 import {
   CONFIG_KEYS,
-  CONFIG_SETTINGS,
   configKeysFor,
   ConfigNamespaceError,
   configNamespaceProblem,
@@ -13,6 +12,7 @@ import {
   secretConfigKeysFor,
 } from "../../sdk/config.js";
 import { PulumiHelpdeskError } from "../../sdk/errors.js";
+import { SETTING_NAMES } from "../../sdk/settings.js";
 
 describe("config keys per namespace", () => {
   it("CONFIG_KEYS is the helpdesk namespace's, with the names the provider has always read", () => {
@@ -34,7 +34,7 @@ describe("config keys per namespace", () => {
 
   it("derives every setting's key under another namespace, secrets the same settings", () => {
     const eu = configKeysFor("helpdesk-eu");
-    for (const name of CONFIG_SETTINGS) expect(eu[name]).toBe(`helpdesk-eu:${name}`);
+    for (const name of SETTING_NAMES) expect(eu[name]).toBe(`helpdesk-eu:${name}`);
     expect(secretConfigKeysFor("eu")).toEqual(["eu:clientSecret", "eu:accessToken", "eu:refreshToken"]);
   });
 

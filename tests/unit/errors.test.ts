@@ -5,8 +5,9 @@
 import { describe, expect, it } from "vitest";
 import { PulumiHelpdeskError } from "../../sdk/errors.js";
 import { HelpdeskError } from "../../provider/index.js";
-import { resolveLimits } from "../../provider/limits.js";
-import { normaliseBaseUrl, resolveCredentials } from "../../provider/credentials.js";
+import { resolveSettings, SettingError } from "../../sdk/settings.js";
+import { stackConfigSettings } from "../../sdk/config.js";
+import { connect } from "../../provider/connect.js";
 import { OAuthError } from "../../auth/oauth.js";
 import { TokenCacheError } from "../../auth/token-cache.js";
 import { UnsupportedNodeError } from "../../sdk/node-support.js";
@@ -28,12 +29,14 @@ async function thrown(run: () => unknown): Promise<unknown> {
 
 describe("the error family", () => {
   it("a bad helpdesk:maxRetries or base URL is a config error, missing credentials a credentials error", async () => {
-    const retries = await thrown(() => resolveLimits(config({ "helpdesk:maxRetries": "many" })));
-    expect(retries).toBeInstanceOf(HelpdeskError);
-    expect(retries).toMatchObject({ code: "config", name: "HelpdeskError" });
-    expect((retries as Error).message).toMatch(/helpdesk:maxRetries must be a whole number from 0 to 50, got "many"/);
-    expect(await thrown(() => normaliseBaseUrl("ftp://example.test"))).toMatchObject({ code: "config" });
-    expect(await thrown(() => resolveCredentials(config({}), {}))).toMatchObject({ code: "credentials" });
+    const fromConfig = (values: Record<string, string>) => resolveSettings({ config: stackConfigSettings(config(values)) });
+    const retries = await thrown(() => fromConfig({ "helpdesk:maxRetries": "many" }));
+    expect(retries).toBeInstanceOf(SettingError);
+    expect(retries).toMatchObject({ code: "config", name: "SettingError", setting: "maxRetries" });
+    expect((retries as Error).message).toMatch(/config helpdesk:maxRetries must be a whole number from 0 to 50, got "many"/);
+    expect(await thrown(() => fromConfig({ "helpdesk:baseUrl": "ftp://example.test" }))).toMatchObject({ code: "config", setting: "baseUrl" });
+    const place = { describe: (name: string) => `config helpdesk:${name}`, namespace: "helpdesk" };
+    expect(await thrown(() => connect({ settings: fromConfig({}), place }))).toMatchObject({ code: "credentials", name: "HelpdeskError" });
   });
 
   it("startEmulator's option errors are typed and name the option", async () => {
@@ -55,11 +58,12 @@ describe("the error family", () => {
     const cause = new Error("underneath");
     const members: Array<[PulumiHelpdeskError, string, string]> = [
       [new HelpdeskError("network", "m", { cause }), "HelpdeskError", "network"],
-      [new OAuthError("invalid_grant", "m", 400, cause), "OAuthError", "invalid_grant"],
-      [new TokenCacheError("cache_damaged", "/f", "m", { cause }), "TokenCacheError", "cache_damaged"],
-      [new UnsupportedNodeError("m"), "UnsupportedNodeError", "unsupported_node"],
-      [new CliError("m", 2), "CliError", "usage"],
-      [new CliError("m"), "CliError", "failed"],
+      [new OAuthError("invalid_grant", "m", { status: 400, cause }), "OAuthError", "invalid_grant"],
+      [new TokenCacheError("cache_damaged", "m", { file: "/f", cause }), "TokenCacheError", "cache_damaged"],
+      [new UnsupportedNodeError("unsupported_node", "m"), "UnsupportedNodeError", "unsupported_node"],
+      [new CliError("usage", "m"), "CliError", "usage"],
+      [new CliError("failed", "m"), "CliError", "failed"],
+      [new SettingError("config", "m", { setting: "baseUrl", cause }), "SettingError", "config"],
       [new EmulatorOptionError("port", "m"), "EmulatorOptionError", "invalid_option"],
     ];
     for (const [error, name, code] of members) {

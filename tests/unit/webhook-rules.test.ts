@@ -4,7 +4,8 @@
  * the same verdict and the same reasons, so that a green `pulumi preview` is never followed by a refused `pulumi up`.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkWebhookInputs, UNKNOWN } from "../../provider/check.js";
+import { UNKNOWN } from "../../provider/unknown.js";
+import { checkWebhook } from "../../provider/webhooks.js";
 import { EVENTS } from "../../sdk/events.js";
 import { MAX_URL_LENGTH, webhookEventProblem, webhookProblems, webhookUrlProblem } from "../../sdk/webhook-rules.js";
 import type { RunningEmulator } from "../../emulator/index.js";
@@ -106,7 +107,7 @@ describe("one rule for a valid webhook: provider check and emulator agree", () =
 
   for (const row of TABLE) {
     it(`${row.refused.length ? `refuses ${row.refused.join(" and ")}` : "accepts"}: ${row.name}`, async () => {
-      const { failures } = checkWebhookInputs({ event: row.event, url: row.url });
+      const { failures } = checkWebhook({ event: row.event, url: row.url });
       expect(failures?.map((f) => f.property)).toEqual(row.refused);
 
       const res = await http(`${emulator.url}/v1/webhooks`, { method: "POST", headers: bearer(token), json: { event: row.event, url: row.url } });
@@ -160,7 +161,7 @@ describe("the reasons", () => {
   });
 
   it("are skipped for Pulumi's unknown sentinel in check only (the emulator never sees it)", () => {
-    expect(checkWebhookInputs({ event: UNKNOWN, url: "https:///x" }).failures?.map((f) => f.property)).toEqual(["url"]);
-    expect(checkWebhookInputs({ event: "nope", url: UNKNOWN }).failures?.map((f) => f.property)).toEqual(["event"]);
+    expect(checkWebhook({ event: UNKNOWN, url: "https:///x" }).failures?.map((f) => f.property)).toEqual(["url"]);
+    expect(checkWebhook({ event: "nope", url: UNKNOWN }).failures?.map((f) => f.property)).toEqual(["event"]);
   });
 });

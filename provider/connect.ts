@@ -1,0 +1,43 @@
+/**
+ * From a help desk's resolved settings to a client of its API: the one place the provider core says which settings
+ * an API call needs and what to do when they are missing. Loaded by `provider/webhooks.ts` on the first create or
+ * delete, never at start-up (it pulls in the HTTP client and the OAuth code).
+ */
+import { SETTINGS, type SettingName } from "../sdk/settings.js";
+import { lineageOf } from "../auth/lineage.js";
+import { registerSecret } from "../auth/redact.js";
+import { HelpdeskClient } from "./client.js";
+import { HelpdeskError } from "./errors.js";
+import { tokenSourceFor } from "./tokens.js";
+import type { Target } from "./target.js";
+
+/**
+ * A client of the help desk `target` names, sharing this process's token refresh with every other operation on the
+ * same sign-in. Registers every credential with the redaction registry first.
+ *
+ * @param target the resolved settings and how to name them
+ * @returns the client
+ * @throws HelpdeskError `credentials` when the base URL or the access token is missing: the message names each
+ *   missing setting with where to set it (the front end's place, or its environment variable) and says that
+ *   `pulumi-helpdesk login` writes them
+ */
+export function connect(target: Target): HelpdeskClient {
+  const { settings, place } = target;
+  for (const secret of [settings.accessToken, settings.refreshToken, settings.clientSecret]) registerSecret(secret);
+  const missing = (["baseUrl", "accessToken"] as const).filter((name) => settings[name] === undefined);
+  if (missing.length > 0 || settings.baseUrl === undefined || settings.accessToken === undefined) {
+    const named = missing.map((name) => `${name === "baseUrl" ? "the API base URL" : "the access token"} (${place.describe(name)}, or env ${SETTINGS[name].env})`);
+    throw new HelpdeskError(
+      "credentials",
+      `helpdesk credentials are missing: ${named.join(" and ")} ${named.length > 1 ? "are" : "is"} not set. ` +
+        "Run `pulumi-helpdesk login --stack <stack>` in the project directory, or set the environment variables.",
+    );
+  }
+  const lineage = lineageOf(settings, { namespace: place.namespace });
+  return new HelpdeskClient({
+    baseUrl: settings.baseUrl,
+    tokens: tokenSourceFor({ accessToken: settings.accessToken, tokenExpiresAt: settings.tokenExpiresAt, lineage }),
+    limits: settings.limits,
+    describe: place.describe,
+  });
+}

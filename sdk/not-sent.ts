@@ -1,0 +1,30 @@
+/**
+ * Which failed requests never reached the server, defined once. It decides two things that must agree: whether a
+ * `POST /v1/webhooks` may be sent again without risking a second webhook (`provider/retry.ts`), and whether a refresh
+ * request certainly issued no tokens, so its pending marker can be cleared (`auth/lineage.ts`, RFC 9700 §4.14.2).
+ */
+
+/**
+ * Node.js and undici error codes raised before a request was written to a connection: refused or unreachable, the
+ * name not resolved, or the connection not established in time.
+ */
+export const NOT_SENT_CODES: ReadonlySet<string> = new Set([
+  "ECONNREFUSED",
+  "ENOTFOUND",
+  "EAI_AGAIN",
+  "EHOSTUNREACH",
+  "ENETUNREACH",
+  "UND_ERR_CONNECT_TIMEOUT",
+]);
+
+/**
+ * @param error a failure, whose `code` (or whose causes' `code`, up to 5 deep, as fetch wraps undici's) is examined
+ * @returns true when one of them is in {@link NOT_SENT_CODES}
+ */
+export function neverSent(error: unknown): boolean {
+  for (let cause: unknown = error, depth = 0; cause && depth <= 5; cause = (cause as { cause?: unknown }).cause, depth++) {
+    const code = (cause as { code?: unknown }).code;
+    if (typeof code === "string" && NOT_SENT_CODES.has(code)) return true;
+  }
+  return false;
+}
