@@ -271,7 +271,11 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk login / status / refresh / 
   it("rejects malformed settings and unknown flags with exit code 2", async () => {
     const bad = await runCli(["login", "--stack", "bad", "--base-url", "helpdesk.example.com", "--client-id", "x", "--client-secret", "y", "--redirect-uri", redirectUri], project);
     expect(bad.code).toBe(2);
-    expect(bad.stderr).toMatch(/--base-url "helpdesk.example.com" is not an absolute URL/);
+    expect(bad.stderr).toMatch(/--base-url: base URL "helpdesk.example.com" is not an absolute URL/);
+    // The provider refuses a base URL with a query (it would build `.../?q=1/oauth/authorize`); so does login.
+    const query = await runCli(["login", "--stack", "bad", "--base-url", "https://h.example/?q=1", "--client-id", "x", "--client-secret", "y", "--redirect-uri", redirectUri], project);
+    expect(query.code).toBe(2);
+    expect(query.stderr).toMatch(/--base-url: base URL "https:\/\/h.example\/\?q=1" must not carry a query/);
     const unknown = await runCli(["login", "--frobnicate"], project);
     expect(unknown.code).toBe(2);
     expect(unknown.stderr).toContain("unknown option '--frobnicate'");
