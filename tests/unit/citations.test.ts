@@ -108,7 +108,7 @@ const BARE_CITATIONS: ReadonlyArray<{ pattern: RegExp; what: string }> = [
   { pattern: new RegExp(`\\bspec\\s*${S}`, "g"), what: `bare "spec ${S}" citation: cite docs/helpdesk-api.md ${S}<n>` },
   { pattern: new RegExp(`\\bthe spec(?: \\w+)? \\(${S}`, "g"), what: `bare "the spec (${S}" citation: cite docs/helpdesk-api.md ${S}<n>` },
   { pattern: /helpdesk-api-spec\.md/g, what: "the external spec file is not in the repository: cite docs/helpdesk-api.md" },
-  { pattern: new RegExp(`\\b${"DESIGN"}\\.md\\b`, "g"), what: 'the design notes are docs/design.md: cite docs/design.md "<heading>"' },
+  { pattern: new RegExp(`\\b${"DESIGN"}\\.md\\b`, "g"), what: "the design notes are docs/design.md: cite it with a quoted heading of it" },
 ];
 /** A path of this repository's files; see (c) in the header for what is left out. */
 const REPO_PATH = new RegExp(
