@@ -43,11 +43,11 @@ import {
 
 /** The client registration that may use the refresh grant (RFC 6749 §2, §6; `client_secret_post`, §2.3.1). */
 export interface RefreshClient {
-  /** API base URL (spec §1 `{base_url}`), no trailing slash. */
+  /** API base URL (docs/helpdesk-api.md §1 `{base_url}`), no trailing slash. */
   baseUrl: string;
-  /** `client_id` (spec §4.1). */
+  /** `client_id` (docs/helpdesk-api.md §4.1). */
   clientId: string;
-  /** `client_secret` (spec §4.2). */
+  /** `client_secret` (docs/helpdesk-api.md §4.2). */
   clientSecret: string;
 }
 

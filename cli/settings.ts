@@ -5,7 +5,7 @@
 import { configKeysFor, DEFAULT_CONFIG_NAMESPACE, ENV_VARS } from "../sdk/config.js";
 import { CliError } from "./output.js";
 
-/** The settings of spec §4.1 / §4.2 that login needs. */
+/** The settings of docs/helpdesk-api.md §4.1 / §4.2 that login needs. */
 export interface ClientSettings {
   /** API base URL, no trailing slash. */
   baseUrl: string;

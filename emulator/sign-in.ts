@@ -6,10 +6,10 @@ import { request } from "undici";
 import { exchangeAuthorizationCode, startAuthorization, type OAuthClientConfig, type TokenSet } from "../auth/oauth.js";
 
 /**
- * Runs the authorization-code flow (spec §4.1, §4.2) against an emulator started with `autoApprove`.
+ * Runs the authorization-code flow (docs/helpdesk-api.md §4.1, §4.2) against an emulator started with `autoApprove`.
  *
  * @param config the emulator's base URL and one of its registered clients
- * @returns the token set of spec §2.2 (`expiresAt` as ISO 8601)
+ * @returns the token set of docs/helpdesk-api.md §2.2 (`expiresAt` as ISO 8601)
  * @throws Error when the authorize endpoint does not redirect (auto-approve off, unknown client, redirect URI
  *   mismatch); OAuthError from the code exchange
  */
@@ -27,7 +27,7 @@ export async function signInAutoApproved(config: OAuthClientConfig): Promise<Tok
 /**
  * Plays the browser for a sign-in that another program started (for example `pulumi-helpdesk login --no-browser`,
  * which prints the authorize URL and listens on its loopback redirect URI): GETs the authorize URL of an emulator
- * started with `autoApprove` (spec §4.1), then follows the redirect to the redirect URI, where that program receives
+ * started with `autoApprove` (docs/helpdesk-api.md §4.1), then follows the redirect to the redirect URI, where that program receives
  * the authorization code (RFC 6749 §4.1.2).
  *
  * @param authorizeUrl the `{base_url}/oauth/authorize?...` URL the program printed

@@ -12,8 +12,8 @@ export const UNKNOWN: string = pulumi.runtime.unknownValue;
  * Validates a Webhook's inputs (Pulumi `check`), all failures at once, each naming its property. The rule is the one
  * the emulator applies for its 422 (sdk/webhook-rules.ts), so a green preview is not followed by a refused `up`.
  *
- * - `event`: one of the 14 names of spec §6; a near miss gets a suggestion (`ticket_open` → `ticket_opened`).
- * - `url`: an absolute http or https URL as typed (spec §2.1), at most 2048 characters; reasons never echo it.
+ * - `event`: one of the 14 names of docs/helpdesk-api.md §6; a near miss gets a suggestion (`ticket_open` → `ticket_opened`).
+ * - `url`: an absolute http or https URL as typed (docs/helpdesk-api.md §2.1), at most 2048 characters; reasons never echo it.
  *
  * Either input may be {@link UNKNOWN} during preview; it passes.
  *

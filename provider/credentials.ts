@@ -9,13 +9,13 @@ export type { ConfigReader };
 /**
  * The credentials one provider operation uses, resolved at call time.
  *
- * Precedence (DESIGN.md): environment variables first, then the stack config passed to `configure`. `destroy` and
+ * Precedence (docs/design.md "Settings precedence"): environment variables first, then the stack config passed to `configure`. `destroy` and
  * `refresh` run with the config stored in state, so the environment is how a fresh token reaches them.
  */
 export interface Credentials {
-  /** API base URL without a trailing slash (spec §1 `{base_url}`). */
+  /** API base URL without a trailing slash (docs/helpdesk-api.md §1 `{base_url}`). */
   baseUrl: string;
-  /** Bearer access token (spec §2.2, RFC 6750 §2.1). */
+  /** Bearer access token (docs/helpdesk-api.md §2.2, RFC 6750 §2.1). */
   accessToken: string;
   /** Refresh token (RFC 6749 §6), when login stored one. */
   refreshToken: string | undefined;

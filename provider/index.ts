@@ -55,7 +55,7 @@ async function clientFor(config: ConfigReader | undefined): Promise<HelpdeskClie
 
 /**
  * The provider: Pulumi dynamic provider methods for `pulumi-nodejs:dynamic/helpdesk:Webhook`, the stack config passed
- * explicitly. See {@link WebhookProviderImplementation} for the contract (stored shims of 0.1.0 call it); spec §4.3
+ * explicitly. See {@link WebhookProviderImplementation} for the contract (stored shims of 0.1.0 call it); docs/helpdesk-api.md §4.3
  * (create) and §4.4 (delete).
  */
 export const webhookProvider: WebhookProviderImplementation = {

@@ -33,17 +33,17 @@ export type ConfigSettingName = (typeof CONFIG_SETTINGS)[number];
  * @typeParam N the namespace, e.g. `"helpdesk"` or `"eu"`
  */
 export interface ConfigKeys<N extends string = typeof DEFAULT_CONFIG_NAMESPACE> {
-  /** Base URL of the help-desk API (spec §1 `{base_url}`), e.g. `https://helpdesk.example.com`. Plain. */
+  /** Base URL of the help-desk API (docs/helpdesk-api.md §1 `{base_url}`), e.g. `https://helpdesk.example.com`. Plain. */
   readonly baseUrl: `${N}:baseUrl`;
-  /** OAuth 2.0 client identifier (spec §4.1, RFC 6749 §2.2). Plain. */
+  /** OAuth 2.0 client identifier (docs/helpdesk-api.md §4.1, RFC 6749 §2.2). Plain. */
   readonly clientId: `${N}:clientId`;
-  /** OAuth 2.0 client secret (spec §4.2, RFC 6749 §2.3.1). Secret. */
+  /** OAuth 2.0 client secret (docs/helpdesk-api.md §4.2, RFC 6749 §2.3.1). Secret. */
   readonly clientSecret: `${N}:clientSecret`;
-  /** Registered redirect URI (spec §4.1, §5.3; RFC 6749 §3.1.2). Plain. */
+  /** Registered redirect URI (docs/helpdesk-api.md §4.1, §5.3; RFC 6749 §3.1.2). Plain. */
   readonly redirectUri: `${N}:redirectUri`;
-  /** Bearer access token (spec §2.2, RFC 6750). Secret. */
+  /** Bearer access token (docs/helpdesk-api.md §2.2, RFC 6750). Secret. */
   readonly accessToken: `${N}:accessToken`;
-  /** Refresh token (spec §2.2, RFC 6749 §6). Secret. */
+  /** Refresh token (docs/helpdesk-api.md §2.2, RFC 6749 §6). Secret. */
   readonly refreshToken: `${N}:refreshToken`;
   /** When the access token expires: ISO 8601 UTC, computed as login time + `expires_in` seconds. Plain. */
   readonly tokenExpiresAt: `${N}:tokenExpiresAt`;
@@ -130,7 +130,7 @@ export function configKeysFor<N extends string>(namespace: N): ConfigKeys<N> {
  * The stack config keys this project reads and writes for the default provider, in Pulumi's `namespace:key` form
  * (`helpdesk:baseUrl`, ...): `configKeysFor("helpdesk")`.
  *
- * Written by `pulumi-helpdesk login` (DESIGN.md, data flow step 1), read by the provider's `configure` at call time.
+ * Written by `pulumi-helpdesk login` (docs/design.md "The data flow of the main job", step 1), read by the provider's `configure` at call time.
  * Keys marked secret ({@link SECRET_CONFIG_KEYS}) are always stored with `pulumi config set --secret` semantics, so
  * the stack file and the state hold only their ciphertext. `login --namespace eu` writes the same settings as `eu:*`
  * ({@link configKeysFor}), for an explicit native provider.
@@ -178,12 +178,12 @@ export const ENV_VARS = {
  * the same; keep the JSDoc of {@link ConfigKeys} in step with it.
  */
 export const CONFIG_DESCRIPTIONS: Readonly<Record<ConfigSettingName, string>> = {
-  baseUrl: "Base URL of the help-desk API, e.g. `https://helpdesk.example.com` (spec §1 `{base_url}`).",
-  clientId: "OAuth 2.0 client identifier (spec §4.1, RFC 6749 §2.2); with `clientSecret` and `refreshToken` it lets the provider renew an expired access token.",
-  clientSecret: "OAuth 2.0 client secret (spec §4.2, RFC 6749 §2.3.1, sent as `client_secret_post`). Secret.",
-  redirectUri: "Registered OAuth redirect URI (spec §4.1, §5.3; RFC 6749 §3.1.2); used by `pulumi-helpdesk login` only.",
-  accessToken: "Bearer access token (spec §2.2, RFC 6750 §2.1), as written by `pulumi-helpdesk login`. Secret.",
-  refreshToken: "Refresh token (spec §2.2, RFC 6749 §6), used to renew the access token when it has expired or is rejected. Secret.",
+  baseUrl: "Base URL of the help-desk API, e.g. `https://helpdesk.example.com` (docs/helpdesk-api.md §1 `{base_url}`).",
+  clientId: "OAuth 2.0 client identifier (docs/helpdesk-api.md §4.1, RFC 6749 §2.2); with `clientSecret` and `refreshToken` it lets the provider renew an expired access token.",
+  clientSecret: "OAuth 2.0 client secret (docs/helpdesk-api.md §4.2, RFC 6749 §2.3.1, sent as `client_secret_post`). Secret.",
+  redirectUri: "Registered OAuth redirect URI (docs/helpdesk-api.md §4.1, §5.3; RFC 6749 §3.1.2); used by `pulumi-helpdesk login` only.",
+  accessToken: "Bearer access token (docs/helpdesk-api.md §2.2, RFC 6750 §2.1), as written by `pulumi-helpdesk login`. Secret.",
+  refreshToken: "Refresh token (docs/helpdesk-api.md §2.2, RFC 6749 §6), used to renew the access token when it has expired or is rejected. Secret.",
   tokenExpiresAt: "When the access token expires: ISO 8601 UTC, login time + `expires_in` seconds. Past it, the provider renews the token first.",
   maxRetries: "Retries of one API request after 429 / 503 (after `Retry-After`), 5xx on delete, or a lost connection: a whole number from 0 to 50 (default 10).",
   requestTimeout: "Timeout of one API request attempt, in seconds: a whole number from 1 to 600 (default 30).",

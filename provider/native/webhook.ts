@@ -91,7 +91,7 @@ export async function diffWebhook(id: string, olds: PropertyMap, news: PropertyM
 }
 
 /**
- * Create: registers the webhook with the core's `webhookProvider.create` (`POST /v1/webhooks`, spec §4.3), with the
+ * Create: registers the webhook with the core's `webhookProvider.create` (`POST /v1/webhooks`, docs/helpdesk-api.md §4.3), with the
  * provider instance's config. In preview nothing is sent: the inputs come back with an unknown `state`.
  *
  * @param config this provider instance's settings (undefined when never configured: the core's message then says
@@ -118,7 +118,7 @@ export interface ReadOutcome {
 }
 
 /**
- * Read. The help-desk API has no endpoint to read a webhook (spec §4), so nothing is requested:
+ * Read. The help-desk API has no endpoint to read a webhook (docs/helpdesk-api.md §4), so nothing is requested:
  *
  * - `pulumi refresh` (the engine sends the recorded outputs and inputs, pulumi/pulumi `pkg/resource/deploy/step.go`
  *   `RefreshStep.Apply`): the recorded state comes back unchanged. A webhook deleted or edited in the help desk goes
@@ -157,7 +157,7 @@ export function updateWebhook(olds: PropertyMap, news: PropertyMap): PropertyMap
 }
 
 /**
- * Delete: the core's `webhookProvider.delete` (`DELETE /v1/webhooks/:id`, spec §4.4; a webhook already gone counts as
+ * Delete: the core's `webhookProvider.delete` (`DELETE /v1/webhooks/:id`, docs/helpdesk-api.md §4.4; a webhook already gone counts as
  * deleted, with a warning).
  *
  * @param config this provider instance's settings; @param id the webhook id; @param properties the recorded outputs

@@ -3,7 +3,7 @@ import { checkWebhookInputs, UNKNOWN } from "../../provider/check.js";
 import { EVENTS, nearestEvent } from "../../sdk/events.js";
 
 describe("check (Webhook input validation)", () => {
-  it("accepts every event of spec §6 with an https url", () => {
+  it("accepts every event of docs/helpdesk-api.md §6 with an https url", () => {
     for (const event of EVENTS) {
       expect(checkWebhookInputs({ event, url: "https://hooks.example.com/x" }).failures).toEqual([]);
     }
