@@ -1,6 +1,6 @@
 /**
  * OAuth 2.0 authorization-code client helpers for the help-desk API (docs/helpdesk-api.md §4.1, §4.2, §5), on `oauth4webapi` with
- * Node's global fetch (the undici bundled in Node.js; see provider/client.ts for why not the undici package) as its
+ * Node's global fetch (the undici bundled in Node.js; see provider/http.ts for why not the undici package) as its
  * HTTP client. Used by `pulumi-helpdesk login` / `refresh` and by the provider's refresh of expired
  * access tokens.
  *
@@ -153,7 +153,7 @@ export async function exchangeAuthorizationCode(
 }
 
 /**
- * Obtains a new access token with a refresh token (RFC 6749 §6; the spec does not show refresh, §5.6).
+ * Obtains a new access token with a refresh token (RFC 6749 §6; the spec does not show refresh, docs/helpdesk-api.md §5.6).
  * A server that rotates refresh tokens returns a new one; callers must store it (the old one may be revoked).
  *
  * @param config the client registration (`redirectUri` unused)

@@ -115,7 +115,7 @@ export const Agent = z.looseObject({
 /** Agent record (docs/helpdesk-api.md §2.6); see the {@link Agent} schema for the field list. */
 export type Agent = z.infer<typeof Agent>;
 
-/** The kind of record a delivery carries: `"ticket"` (§2.3), `"customer"` (§2.4), `"message"` (§2.5), `"agent"` (§2.6). */
+/** The kind of record a delivery carries (docs/helpdesk-api.md): `"ticket"` (§2.3), `"customer"` (§2.4), `"message"` (§2.5), `"agent"` (§2.6). */
 export type RecordKind = "ticket" | "customer" | "message" | "agent";
 
 /**

@@ -61,7 +61,7 @@ export interface WebhookArgs {
  *
  * - create: `POST {base_url}/v1/webhooks` with `{event, url}` (docs/helpdesk-api.md §4.3); the resource id is the service's id.
  * - delete: `DELETE {base_url}/v1/webhooks/:id` (docs/helpdesk-api.md §4.4); a webhook already removed elsewhere counts as deleted.
- * - A change of `event` or `url` replaces the webhook (the spec has no update endpoint, §4.5).
+ * - A change of `event` or `url` replaces the webhook (the spec has no update endpoint, docs/helpdesk-api.md §4.5).
  * - `pulumi refresh` keeps the recorded state and `pulumi import` is not possible: the API has no read endpoint.
  *
  * Credentials come from `HELPDESK_BASE_URL` / `HELPDESK_ACCESS_TOKEN` or, else, the stack config written by
