@@ -45,11 +45,11 @@ import {
 
 /** The client registration that may use the refresh grant (RFC 6749 §2, §6; `client_secret_post`, §2.3.1). */
 export interface RefreshClient {
-  /** API base URL (spec §1 `{base_url}`), as `sdk/base-url.ts` parsed it. */
+  /** API base URL (docs/helpdesk-api.md §1 `{base_url}`), as `sdk/base-url.ts` parsed it. */
   baseUrl: URL;
-  /** `client_id` (spec §4.1). */
+  /** `client_id` (docs/helpdesk-api.md §4.1). */
   clientId: string;
-  /** `client_secret` (spec §4.2). */
+  /** `client_secret` (docs/helpdesk-api.md §4.2). */
   clientSecret: string;
 }
 

@@ -1,10 +1,10 @@
 /**
- * OAuth 2.0 authorization-code client helpers for the help-desk API (spec §4.1, §4.2, §5), on `oauth4webapi` with
- * Node's global fetch (the undici bundled in Node.js; see provider/client.ts for why not the undici package) as its
+ * OAuth 2.0 authorization-code client helpers for the help-desk API (docs/helpdesk-api.md §4.1, §4.2, §5), on `oauth4webapi` with
+ * Node's global fetch (the undici bundled in Node.js; see provider/http.ts for why not the undici package) as its
  * HTTP client. Used by `pulumi-helpdesk login` / `refresh` and by the provider's refresh of expired
  * access tokens.
  *
- * Decisions the spec leaves open, each after a standard (DESIGN.md): client authentication `client_secret_post`
+ * Decisions the spec leaves open, each after a standard (docs/design.md "Decisions the service leaves open"): client authentication `client_secret_post`
  * (RFC 6749 §2.3.1), form-encoded token requests (§4.1.3), `expires_in` in seconds (§5.1), refresh with
  * `grant_type=refresh_token` (§6), `state` (§10.12) and PKCE S256 (RFC 7636) always sent.
  */
@@ -14,19 +14,19 @@ import { baseUrlText, endpointUrl } from "../sdk/base-url.js";
 import { isLoopbackHost } from "../sdk/loopback.js";
 import { registerSecret, serverText } from "./redact.js";
 
-/** The OAuth client registration of spec §5.2: issued id and secret, and the redirect URI supplied in advance. */
+/** The OAuth client registration of docs/helpdesk-api.md §5.2: issued id and secret, and the redirect URI supplied in advance. */
 export interface OAuthClientConfig {
-  /** API base URL (spec §1 `{base_url}`), as `sdk/base-url.ts` parsed it. */
+  /** API base URL (docs/helpdesk-api.md §1 `{base_url}`), as `sdk/base-url.ts` parsed it. */
   baseUrl: URL;
-  /** `client_id` (spec §4.1). */
+  /** `client_id` (docs/helpdesk-api.md §4.1). */
   clientId: string;
-  /** `client_secret` (spec §4.2). */
+  /** `client_secret` (docs/helpdesk-api.md §4.2). */
   clientSecret: string;
-  /** `redirect_uri`, exactly as registered (spec §5.3). */
+  /** `redirect_uri`, exactly as registered (docs/helpdesk-api.md §5.3). */
   redirectUri: string;
 }
 
-/** The token response of spec §2.2 / RFC 6749 §5.1, with the expiry made absolute. */
+/** The token response of docs/helpdesk-api.md §2.2 / RFC 6749 §5.1, with the expiry made absolute. */
 export interface TokenSet {
   /** `access_token`, presented as `Authorization: Bearer` (RFC 6750 §2.1). */
   accessToken: string;
@@ -72,7 +72,7 @@ export class OAuthError extends PulumiHelpdeskError {
 }
 
 /**
- * The authorization server of a help-desk API: fixed endpoints `/oauth/authorize` and `/oauth/token` (spec §4.1,
+ * The authorization server of a help-desk API: fixed endpoints `/oauth/authorize` and `/oauth/token` (docs/helpdesk-api.md §4.1,
  * §4.2, §9: no version prefix). The spec has no discovery document, so the metadata is built, not fetched.
  */
 export function authorizationServer(baseUrl: URL): oauth.AuthorizationServer {
@@ -92,7 +92,7 @@ function requestOptions(baseUrl: URL): oauth.TokenEndpointRequestOptions {
 }
 
 /**
- * Builds the authorization request of RFC 6749 §4.1.1 (spec §4.1) with a fresh `state` and PKCE S256 challenge.
+ * Builds the authorization request of RFC 6749 §4.1.1 (docs/helpdesk-api.md §4.1) with a fresh `state` and PKCE S256 challenge.
  *
  * @param config the client registration
  * @returns the URL to open in a browser and the `state` / `code_verifier` to keep for the callback
@@ -112,7 +112,7 @@ export async function startAuthorization(config: OAuthClientConfig): Promise<Aut
 
 /**
  * Completes the flow: checks the redirect's parameters (RFC 6749 §4.1.2, `state` included), then exchanges the
- * authorization code at the token endpoint (§4.1.3, spec §4.2) and checks the answer (§5.1).
+ * authorization code at the token endpoint (§4.1.3, docs/helpdesk-api.md §4.2) and checks the answer (§5.1).
  *
  * @param config the client registration
  * @param callback the URL the browser was redirected to (or just its query parameters)
@@ -153,7 +153,7 @@ export async function exchangeAuthorizationCode(
 }
 
 /**
- * Obtains a new access token with a refresh token (RFC 6749 §6; the spec does not show refresh, §5.6).
+ * Obtains a new access token with a refresh token (RFC 6749 §6; the service does not show refresh, docs/helpdesk-api.md §5.6).
  * A server that rotates refresh tokens returns a new one; callers must store it (the old one may be revoked).
  *
  * @param config the client registration (`redirectUri` unused)

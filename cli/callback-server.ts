@@ -1,7 +1,7 @@
 /**
  * The loopback redirect receiver of `pulumi-helpdesk login` (RFC 8252 §7.3: loopback interface redirection).
  *
- * Listens on exactly the host, port and path of the registered `redirect_uri` (spec §5.3 requires an exact match).
+ * Listens on exactly the host, port and path of the registered `redirect_uri` (docs/helpdesk-api.md §5.3 requires an exact match).
  * Only the redirect that carries this login's `state` (RFC 6749 §4.1.2, §10.12) ends the wait; anything else that
  * reaches the port (a browser prefetch, a favicon request, a local scanner, a forged link) gets a short 4xx page and
  * the wait goes on. The browser's request for the genuine redirect is held open until the caller has finished the

@@ -1,5 +1,5 @@
 /**
- * The `/v1` resource API of the emulator: bearer authentication (RFC 6750) and webhooks (spec §4.3, §4.4).
+ * The `/v1` resource API of the emulator: bearer authentication (RFC 6750) and webhooks (docs/helpdesk-api.md §4.3, §4.4).
  */
 import type { Context, Hono, MiddlewareHandler } from "hono";
 import { EVENTS } from "../sdk/events.js";
@@ -92,7 +92,7 @@ export function registerApiRoutes(app: Hono<AppEnv>, ctx: EmulatorContext): void
 }
 
 /**
- * `POST /v1/webhooks` (spec §4.3). Body JSON or form: `{ event, url }`.
+ * `POST /v1/webhooks` (docs/helpdesk-api.md §4.3). Body JSON or form: `{ event, url }`.
  * 201 `{ webhook: { id, event, url, state: "active", href } }` + `Location`, trimmed by the `webhookIdShape` option.
  * Errors: 400 malformed body, 415 content type, 422 `validation_failed` with `errors`.
  */
@@ -120,7 +120,7 @@ function createResponseHeaders(ctx: EmulatorContext, webhook: StoredWebhook): Re
   return ctx.options.webhookIdShape === "none" ? {} : { Location: webhookHref(ctx, webhook.id) };
 }
 
-/** `DELETE /v1/webhooks/:id` (spec §4.4): 204 empty; 404 `not_found` for an unknown id or another account's. */
+/** `DELETE /v1/webhooks/:id` (docs/helpdesk-api.md §4.4): 204 empty; 404 `not_found` for an unknown id or another account's. */
 function deleteWebhook(c: Context<AppEnv>, ctx: EmulatorContext): Response {
   const id = c.req.param("id") ?? "";
   if (!ctx.store.deleteWebhook(c.get("account"), id)) throw notFound(`No webhook with id ${JSON.stringify(id.slice(0, 100))}`);

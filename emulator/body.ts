@@ -1,6 +1,6 @@
 /**
  * Request body parsing for the emulator: JSON objects and `application/x-www-form-urlencoded` forms (the spec shows no
- * content type, spec §4.5; DESIGN.md: JSON, with forms also accepted). The body size limit is enforced earlier by
+ * content type, docs/helpdesk-api.md §4.5; docs/design.md "Decisions the service leaves open": JSON, with forms also accepted). The body size limit is enforced earlier by
  * the app's body-limit middleware; JSON nesting and value counts are bounded here ({@link JSON_LIMITS}), before
  * anything walks the parsed value.
  */
@@ -23,7 +23,7 @@ const apiErrors: BodyErrorFactory = (status, message) =>
   new ApiError(status, status === 415 ? "unsupported_media_type" : "invalid_request", message);
 
 /**
- * Bounds of every JSON body the emulator reads (spec §8 shows no limits; these are the emulator's own): arrays and
+ * Bounds of every JSON body the emulator reads (docs/helpdesk-api.md §8 shows no limits; these are the emulator's own): arrays and
  * objects nest at most `maxDepth` levels (32: the deepest real input, a delivery record's `links.*.href`, is 3), and
  * one body holds at most `maxValues` values (10,000). Together with the byte limit they keep every later walk of the
  * value (schema checks, `JSON.stringify`, deliveries) short and free of stack overflows.

@@ -81,7 +81,7 @@ const text = z.string();
 const time = z.number().int(); // milliseconds since the epoch
 const event = z.enum(EVENTS);
 
-/** The version-1 JSON data file of earlier emulators (their `emulator/persist.ts` and `store.ts`), validated on import. */
+/** The version-1 JSON data file of earlier emulators (their `store.ts` and `persist.ts`, replaced by the SQLite store in commit 6a1ad81), validated on import. */
 const V1DataFile = z.object({
   version: z.literal(1),
   clients: z.array(z.object({ clientId: text, secretHash: text, redirectUri: text, name: text })).default([]),

@@ -1,9 +1,9 @@
 /**
  * The local help-desk API emulator (public entry point, `pulumi-helpdesk/emulator`).
  *
- * It implements the whole published interface of `spec/helpdesk-api-spec.md` on 127.0.0.1: OAuth 2.0
- * authorization-code access (spec §4.1, §4.2, §5), webhook create and delete (spec §4.3, §4.4), event deliveries
- * (spec §6), plus a web page for people, inspection routes under `/_emulator`, fault injection and durability.
+ * It implements the whole published interface of `docs/helpdesk-api.md` on 127.0.0.1: OAuth 2.0
+ * authorization-code access (docs/helpdesk-api.md §4.1, §4.2, §5), webhook create and delete (docs/helpdesk-api.md §4.3, §4.4), event deliveries
+ * (docs/helpdesk-api.md §6), plus a web page for people, inspection routes under `/_emulator`, fault injection and durability.
  *
  * @example
  * ```ts

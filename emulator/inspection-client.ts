@@ -17,7 +17,7 @@ import type { EmulatorState, FaultOptions, LoginLink } from "./types.js";
 
 /** What `POST /_emulator/events` answers (202): the deliveries started, by id. */
 export interface TriggeredEvent {
-  /** The event delivered (spec §6). */
+  /** The event delivered (docs/helpdesk-api.md §6). */
   event: WebhookEvent;
   /** The account whose webhooks receive it. */
   account: string;
@@ -111,7 +111,7 @@ export class EmulatorInspectionClient {
 
   /**
    * Delivers `event` to every webhook of `account` (default: the first account) registered for it
-   * (`POST /_emulator/events`, spec §6 deliveries).
+   * (`POST /_emulator/events`, docs/helpdesk-api.md §6 deliveries).
    *
    * @throws EmulatorInspectionError `refused` with status 422 for an event name or `data` the emulator refuses
    */

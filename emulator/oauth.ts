@@ -1,5 +1,5 @@
 /**
- * OAuth 2.0 authorization-code endpoints of the emulator (spec §4.1, §4.2, §5; RFC 6749 §4.1, §6; RFC 7636 PKCE).
+ * OAuth 2.0 authorization-code endpoints of the emulator (docs/helpdesk-api.md §4.1, §4.2, §5; RFC 6749 §4.1, §6; RFC 7636 PKCE).
  *
  * - `GET /oauth/authorize`: validates the client and its exact redirect URI (errors are shown as a page, never
  *   redirected, RFC 6749 §4.1.2.1), then approves at once (`autoApprove`) or shows the consent page.

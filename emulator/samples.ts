@@ -1,5 +1,5 @@
 /**
- * Realistic sample records for event deliveries (spec §2.3–2.6), with links built from `{base_url}` as the spec shows.
+ * Realistic sample records for event deliveries (docs/helpdesk-api.md §2.3–2.6), with links built from `{base_url}` as the spec shows.
  * Which record an event carries follows `EVENT_RECORD` of `sdk/records.ts`.
  */
 import type { WebhookEvent } from "../sdk/events.js";
@@ -18,7 +18,7 @@ export interface SampleContext {
   time: string;
 }
 
-/** A Ticket (spec §2.3) with number `1000 + seq`. */
+/** A Ticket (docs/helpdesk-api.md §2.3) with number `1000 + seq`. */
 export function sampleTicket(s: SampleContext): Ticket {
   const number = 1000 + s.seq;
   const ticket = `${s.baseUrl}/v1/tickets/${number}`;
@@ -42,7 +42,7 @@ export function sampleTicket(s: SampleContext): Ticket {
   };
 }
 
-/** A Customer (spec §2.4). */
+/** A Customer (docs/helpdesk-api.md §2.4). */
 export function sampleCustomer(s: SampleContext): Customer {
   return {
     href: `${s.baseUrl}/v1/customers/${CUSTOMER.email}`,
@@ -63,7 +63,7 @@ export function sampleCustomer(s: SampleContext): Customer {
 }
 
 /**
- * A Message (spec §2.5) with id `seq`. `note` is true for `note_added`. The `author` link points at the customer
+ * A Message (docs/helpdesk-api.md §2.5) with id `seq`. `note` is true for `note_added`. The `author` link points at the customer
  * as the spec shows it (`{base_url}/v1/customers/<customer_email>`), whatever the event.
  */
 export function sampleMessage(s: SampleContext, event: WebhookEvent): Message {
@@ -85,7 +85,7 @@ export function sampleMessage(s: SampleContext, event: WebhookEvent): Message {
   };
 }
 
-/** An Agent (spec §2.6); the tickets link URL-encodes the email as the spec shows. */
+/** An Agent (docs/helpdesk-api.md §2.6); the tickets link URL-encodes the email as the spec shows. */
 export function sampleAgent(s: SampleContext): Agent {
   return {
     email: AGENT.email,

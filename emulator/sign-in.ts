@@ -7,10 +7,10 @@ import { exchangeAuthorizationCode, startAuthorization, type OAuthClientConfig, 
 import { parseBaseUrl } from "../sdk/base-url.js";
 
 /**
- * Runs the authorization-code flow (spec §4.1, §4.2) against an emulator started with `autoApprove`.
+ * Runs the authorization-code flow (docs/helpdesk-api.md §4.1, §4.2) against an emulator started with `autoApprove`.
  *
  * @param config the emulator's base URL (text, or as `sdk/base-url.ts` parsed it) and one of its registered clients
- * @returns the token set of spec §2.2 (`expiresAt` as ISO 8601)
+ * @returns the token set of docs/helpdesk-api.md §2.2 (`expiresAt` as ISO 8601)
  * @throws Error when the authorize endpoint does not redirect (auto-approve off, unknown client, redirect URI
  *   mismatch); OAuthError from the code exchange
  */
@@ -31,7 +31,7 @@ export async function signInAutoApproved(settings: Omit<OAuthClientConfig, "base
 /**
  * Plays the browser for a sign-in that another program started (for example `pulumi-helpdesk login --no-browser`,
  * which prints the authorize URL and listens on its loopback redirect URI): GETs the authorize URL of an emulator
- * started with `autoApprove` (spec §4.1), then follows the redirect to the redirect URI, where that program receives
+ * started with `autoApprove` (docs/helpdesk-api.md §4.1), then follows the redirect to the redirect URI, where that program receives
  * the authorization code (RFC 6749 §4.1.2).
  *
  * @param authorizeUrl the `{base_url}/oauth/authorize?...` URL the program printed

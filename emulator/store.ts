@@ -439,7 +439,7 @@ export class Store {
     this.write(() => this.change("UPDATE tokens SET revoked_at = ? WHERE grant_id = ? AND revoked_at IS NULL", now, grantId));
   }
 
-  // ---- webhooks (spec §2.1, §4.3, §4.4) ----
+  // ---- webhooks (docs/helpdesk-api.md §2.1, §4.3, §4.4) ----
 
   /** Creates an `active` webhook owned by `account`. */
   createWebhook(account: string, event: WebhookEvent, url: string): StoredWebhook {

@@ -48,7 +48,7 @@ export interface StoredToken {
   revokedAt?: number;
 }
 
-/** A registered webhook (spec §2.1). `createdAt` is ISO 8601 UTC. */
+/** A registered webhook (docs/helpdesk-api.md §2.1). `createdAt` is ISO 8601 UTC. */
 export interface StoredWebhook {
   id: string;
   event: WebhookEvent;

@@ -4,8 +4,8 @@
 import type { LiveState, Synchronous } from "./store.js";
 
 /**
- * An OAuth client registered with the emulator (spec §5 item 2: identifier, secret and redirect URI are issued in
- * advance). `redirectUri` is compared by exact string equality (spec §5 item 3, RFC 6749 §3.1.2.3).
+ * An OAuth client registered with the emulator (docs/helpdesk-api.md §5.2: identifier, secret and redirect URI are issued in
+ * advance). `redirectUri` is compared by exact string equality (docs/helpdesk-api.md §5.3, RFC 6749 §3.1.2.3).
  */
 export interface EmulatorClient {
   clientId: string;
@@ -41,7 +41,7 @@ export interface FaultOptions {
   dropRate?: number;
 }
 
-/** Retry policy of event deliveries (spec §6 leaves retries open). */
+/** Retry policy of event deliveries (docs/helpdesk-api.md §6 leaves retries open). */
 export interface DeliveryRetryOptions {
   /** Total attempts per delivery, including the first. Default 4. */
   attempts?: number;
@@ -77,7 +77,7 @@ export interface EmulatorOptions {
    * Default `false` (the consent page is shown).
    */
   autoApprove?: boolean | string;
-  /** Access token lifetime in seconds, reported as `expires_in` (RFC 6749 §5.1). Default 7200 (spec §8). */
+  /** Access token lifetime in seconds, reported as `expires_in` (RFC 6749 §5.1). Default 7200 (docs/helpdesk-api.md §8). */
   accessTokenTtlSeconds?: number;
   /** When `true`, each refresh (RFC 6749 §6) issues a new refresh token and revokes the old one. Default `false`. */
   rotateRefreshTokens?: boolean;

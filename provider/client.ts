@@ -10,8 +10,8 @@ import type { WebhookInputs, WebhookOutputs } from "../sdk/provider-contract.js"
 import { NOT_SENT_CODES } from "../sdk/not-sent.js";
 
 /**
- * The webhook of a create response (spec §4.3: `{webhook: {event, url, state, ...}}`). The id field is not shown in
- * the spec (§2.1), so `id` and `href` are optional; unknown fields are ignored.
+ * The webhook of a create response (docs/helpdesk-api.md §4.3: `{webhook: {event, url, state, ...}}`). The id field is not shown in
+ * the spec (docs/helpdesk-api.md §2.1), so `id` and `href` are optional; unknown fields are ignored.
  */
 interface CreatedWebhook {
   id?: string | number;
@@ -43,7 +43,7 @@ function createdWebhook(body: string): CreatedWebhook | undefined {
 
 /** Options of {@link HelpdeskClient}. */
 export interface HelpdeskClientOptions {
-  /** API base URL (spec §1), as `sdk/base-url.ts` parsed it. */
+  /** API base URL (docs/helpdesk-api.md §1), as `sdk/base-url.ts` parsed it. */
   baseUrl: URL;
   /** How a person sets a setting (e.g. `config helpdesk:baseUrl`): hints name the base URL and the retries. */
   describe: SettingsPlace["describe"];
@@ -53,14 +53,14 @@ export interface HelpdeskClientOptions {
   limits: RequestLimits;
 }
 
-/** A webhook as registered: the id of spec §4.4's `:id` plus the outputs. */
+/** A webhook as registered: the id of docs/helpdesk-api.md §4.4's `:id` plus the outputs. */
 export interface RegisteredWebhook extends WebhookOutputs {
   /** The service's identifier of the webhook. */
   id: string;
 }
 
 /**
- * A small client of the help-desk API's webhook endpoints (spec §4.3, §4.4), over `node:http` (see http.ts for why)
+ * A small client of the help-desk API's webhook endpoints (docs/helpdesk-api.md §4.3, §4.4), over `node:http` (see http.ts for why)
  * with a keep-alive pool, bounded retries (see `retry.ts`) and a timeout per attempt. Every failure becomes a {@link HelpdeskError}
  * whose message names the operation, method, path, status and a redacted body excerpt.
  */
@@ -73,11 +73,11 @@ export class HelpdeskClient {
   }
 
   /**
-   * Registers a webhook: `POST /v1/webhooks` with JSON `{event, url}` (spec §4.3; JSON body per DESIGN.md).
+   * Registers a webhook: `POST /v1/webhooks` with JSON `{event, url}` (docs/helpdesk-api.md §4.3; JSON body per docs/design.md "Decisions the service leaves open").
    *
    * The id is taken from `webhook.id`, else the last path segment of `webhook.href`, else of the `Location` header.
    *
-   * @returns the registered webhook (`state` defaults to `"active"` when the service omits it, spec §2.1)
+   * @returns the registered webhook (`state` defaults to `"active"` when the service omits it, docs/helpdesk-api.md §2.1)
    * @throws HelpdeskError `http` on a non-201/200 status, `network` when no answer came, `protocol` when the answer
    *   has no usable id (the message then says a webhook may exist and how to remove it)
    */
@@ -86,7 +86,7 @@ export class HelpdeskClient {
     const { status, headers, body } = await this.send("create webhook", "POST", path, JSON.stringify(inputs));
     if (status !== 201 && status !== 200) throw this.httpError("create webhook", "POST", path, status, body);
     const webhook = createdWebhook(body);
-    if (!webhook) throw this.orphanError(inputs, status, `its body is not the {"webhook": {...}} object of spec §4.3: ${excerpt(body, this.secrets())}`);
+    if (!webhook) throw this.orphanError(inputs, status, `its body is not the {"webhook": {...}} object of docs/helpdesk-api.md §4.3: ${excerpt(body, this.secrets())}`);
     const location = headers.location;
     const id =
       (webhook.id !== undefined && String(webhook.id) !== "" ? String(webhook.id) : undefined) ??
@@ -102,7 +102,7 @@ export class HelpdeskClient {
   }
 
   /**
-   * Removes a webhook: `DELETE /v1/webhooks/:id` (spec §4.4).
+   * Removes a webhook: `DELETE /v1/webhooks/:id` (docs/helpdesk-api.md §4.4).
    *
    * @returns `"deleted"` on 204 (or any 2xx), `"not_found"` on 404 (already gone: removed in the web UI, say)
    * @throws HelpdeskError `http` on any other status, `network` when no answer came

@@ -9,7 +9,7 @@ import { PulumiHelpdeskError } from "../sdk/errors.js";
  *   `helpdesk:maxRetries` out of range, ...); the message names the key and the allowed values.
  * - `http`: the API answered with a non-success status.
  * - `network`: no answer (connection refused, reset, timeout).
- * - `protocol`: the API answered 2xx with a body this provider cannot use (e.g. no webhook id, spec §2.1).
+ * - `protocol`: the API answered 2xx with a body this provider cannot use (e.g. no webhook id, docs/helpdesk-api.md §2.1).
  * - `operation`: Pulumi asked for something the API cannot do (`pulumi import` of a webhook: there is no read
  *   endpoint; an in-place update: there is no update endpoint).
  */

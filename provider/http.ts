@@ -6,7 +6,7 @@
  * memory counts on every `pulumi up`, and undici costs native memory per connection. Measured on Node 24 in a process
  * that had loaded `@pulumi/pulumi`, peak RSS added by 10 parallel requests to 127.0.0.1: `node:http` +1 MiB, Node's
  * global fetch (the undici inside Node.js) +9 to +18 MiB, the undici package +17 MiB. A `pulumi up` of 10 webhooks
- * makes exactly such a burst. The API calls here are two plain requests (spec §4.3, §4.4), so the standard module
+ * makes exactly such a burst. The API calls here are two plain requests (docs/helpdesk-api.md §4.3, §4.4), so the standard module
  * does all they need.
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
@@ -58,7 +58,7 @@ const agents = {
 
 /**
  * Sends one request and reads the whole answer. Never follows redirects (a redirect would carry the bearer token
- * elsewhere; the API never redirects, spec §4).
+ * elsewhere; the API never redirects, docs/helpdesk-api.md §4).
  *
  * @returns the answer, whatever its status
  * @throws HttpExchangeError when no complete answer came (refused, reset, DNS failure, deadline passed)

@@ -90,7 +90,7 @@ export function configKeysFor<N extends string>(namespace: N): ConfigKeys<N> {
  * The stack config keys this project reads and writes for the default provider, in Pulumi's `namespace:key` form
  * (`helpdesk:baseUrl`, ...): `configKeysFor("helpdesk")`.
  *
- * Written by `pulumi-helpdesk login` (DESIGN.md, data flow step 1), read by the provider's `configure` at call time.
+ * Written by `pulumi-helpdesk login` (docs/design.md "The data flow of the main job", step 1), read by the provider's `configure` at call time.
  * Keys marked secret ({@link SECRET_CONFIG_KEYS}) are always stored with `pulumi config set --secret` semantics, so
  * the stack file and the state hold only their ciphertext. `login --namespace eu` writes the same settings as `eu:*`
  * ({@link configKeysFor}), for an explicit native provider.

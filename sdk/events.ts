@@ -1,7 +1,7 @@
 /**
  * The webhook event names of the help-desk API.
  *
- * Source: spec §6 ("Events"): a webhook is registered for exactly one of these names. The list is closed; the
+ * Source: docs/helpdesk-api.md §6 ("Events"): a webhook is registered for exactly one of these names. The list is closed; the
  * emulator rejects any other name with 422 and the provider's `check` rejects it before any request is sent.
  */
 export const EVENTS = [
@@ -22,13 +22,13 @@ export const EVENTS = [
 ] as const;
 
 /** What an `event` input means, for people (the native provider's schema and docs use it). */
-export const EVENT_DESCRIPTION = "The help-desk event a webhook subscribes to: one of the 14 names of spec §6, e.g. `ticket_opened`.";
+export const EVENT_DESCRIPTION = "The help-desk event a webhook subscribes to: one of the 14 names of docs/helpdesk-api.md §6, e.g. `ticket_opened`.";
 
-/** One webhook event name of spec §6, e.g. `"ticket_opened"`. Described for people by {@link EVENT_DESCRIPTION}. */
+/** One webhook event name of docs/helpdesk-api.md §6, e.g. `"ticket_opened"`. Described for people by {@link EVENT_DESCRIPTION}. */
 export type WebhookEvent = (typeof EVENTS)[number];
 
 /**
- * Tells whether `value` is one of the 14 event names of spec §6.
+ * Tells whether `value` is one of the 14 event names of docs/helpdesk-api.md §6.
  *
  * @param value any value (a string from a program, a request body, a CLI argument)
  * @returns `true` when `value` is exactly one of {@link EVENTS} (case-sensitive)

@@ -76,9 +76,9 @@ export class Provider extends pulumi.ProviderResource {
   }
 }
 
-/** Arguments of a native {@link Webhook} (spec §2.1, §4.3). */
+/** Arguments of a native {@link Webhook} (docs/helpdesk-api.md §2.1, §4.3). */
 export interface WebhookArgs {
-  /** The event to subscribe to: one of the 14 names of spec §6, e.g. `"ticket_opened"`. Changing it replaces. */
+  /** The event to subscribe to: one of the 14 names of docs/helpdesk-api.md §6, e.g. `"ticket_opened"`. Changing it replaces. */
   event: pulumi.Input<WebhookEvent>;
   /**
    * Absolute http(s) URL that receives POSTed deliveries (the rule: `sdk/webhook-rules.ts` `URL_RULE_DESCRIPTION`).
@@ -89,10 +89,10 @@ export interface WebhookArgs {
 
 /**
  * A help-desk webhook managed by the native provider plugin (type `helpdesk:index:Webhook`): a URL registered for one
- * event (spec §2.1). What it does is what the main entry's dynamic `Webhook` does, through the same provider core:
+ * event (docs/helpdesk-api.md §2.1). What it does is what the main entry's dynamic `Webhook` does, through the same provider core:
  *
- * - create: `POST {base_url}/v1/webhooks` with `{event, url}` (spec §4.3); the resource id is the service's id.
- * - delete: `DELETE {base_url}/v1/webhooks/:id` (spec §4.4); a webhook already removed elsewhere counts as deleted.
+ * - create: `POST {base_url}/v1/webhooks` with `{event, url}` (docs/helpdesk-api.md §4.3); the resource id is the service's id.
+ * - delete: `DELETE {base_url}/v1/webhooks/:id` (docs/helpdesk-api.md §4.4); a webhook already removed elsewhere counts as deleted.
  * - A change of `event` or `url` replaces the webhook (the API has no update endpoint).
  * - `pulumi refresh` keeps the recorded state (the API has no read endpoint).
  * - `{ import: "<id>" }` adopts an existing webhook: its `event` and `url` are taken from the program as declared,
@@ -107,11 +107,11 @@ export interface WebhookArgs {
  * new Webhook("ticket-opened", { event: "ticket_opened", url: "https://hooks.example.com/helpdesk" });
  */
 export class Webhook extends pulumi.CustomResource {
-  /** The subscribed event (spec §6). */
+  /** The subscribed event (docs/helpdesk-api.md §6). */
   declare public readonly event: pulumi.Output<WebhookEvent>;
   /** The URL that receives deliveries; secret when given as a secret. */
   declare public readonly url: pulumi.Output<string>;
-  /** The webhook's state as reported on create, `"active"` (spec §2.1, §3); `"unknown"` for an adopted import. */
+  /** The webhook's state as reported on create, `"active"` (docs/helpdesk-api.md §2.1, §3); `"unknown"` for an adopted import. */
   declare public readonly state: pulumi.Output<string>;
 
   /**

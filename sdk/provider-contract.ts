@@ -2,22 +2,22 @@ import type * as pulumi from "@pulumi/pulumi";
 import type { WebhookEvent } from "./events.js";
 
 /**
- * The inputs of a `Webhook` as the provider sees them (spec §2.1: `event` and `url` are required on create).
+ * The inputs of a `Webhook` as the provider sees them (docs/helpdesk-api.md §2.1: `event` and `url` are required on create).
  * During preview a value may be Pulumi's unknown sentinel string instead of a real value.
  */
 export interface WebhookInputs {
-  /** One event name of spec §6. */
+  /** One event name of docs/helpdesk-api.md §6. */
   event: WebhookEvent;
-  /** Absolute http(s) URL that receives the deliveries (spec §2.1). */
+  /** Absolute http(s) URL that receives the deliveries (docs/helpdesk-api.md §2.1). */
   url: string;
 }
 
 /**
- * The outputs the provider records in state for a `Webhook` (spec §2.1 plus the id of §4.4's `:id`).
+ * The outputs the provider records in state for a `Webhook` (docs/helpdesk-api.md §2.1 plus the id of §4.4's `:id`).
  * JSON-clean: every field is a string, none is `undefined`.
  */
 export interface WebhookOutputs extends WebhookInputs {
-  /** Webhook state reported by the service; `"active"` is the only value the spec states (§3). */
+  /** Webhook state reported by the service; `"active"` is the only value the spec states (docs/helpdesk-api.md §3). */
   state: string;
 }
 
@@ -45,9 +45,9 @@ export interface WebhookProviderImplementation {
   check(olds: Record<string, unknown>, news: Record<string, unknown>): Promise<pulumi.dynamic.CheckResult>;
   /** Compares recorded outputs with new inputs (Pulumi `diff`); `event` or `url` changes replace. */
   diff(id: string, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<pulumi.dynamic.DiffResult>;
-  /** Registers the webhook: `POST /v1/webhooks` (spec §4.3). */
+  /** Registers the webhook: `POST /v1/webhooks` (docs/helpdesk-api.md §4.3). */
   create(config: ConfigReader | undefined, inputs: WebhookInputs): Promise<pulumi.dynamic.CreateResult>;
-  /** Removes the webhook: `DELETE /v1/webhooks/:id` (spec §4.4); an already-deleted webhook is a success. */
+  /** Removes the webhook: `DELETE /v1/webhooks/:id` (docs/helpdesk-api.md §4.4); an already-deleted webhook is a success. */
   delete(config: ConfigReader | undefined, id: string, outputs: WebhookOutputs): Promise<void>;
 }
 
@@ -65,9 +65,9 @@ export interface ConfiguredWebhookProvider {
   check(olds: Record<string, unknown>, news: Record<string, unknown>): Promise<pulumi.dynamic.CheckResult>;
   /** Compares recorded outputs with new inputs (Pulumi `diff`): only `event` or `url` changes count, and replace. */
   diff(id: string, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<pulumi.dynamic.DiffResult>;
-  /** Registers the webhook: `POST /v1/webhooks` (spec §4.3). */
+  /** Registers the webhook: `POST /v1/webhooks` (docs/helpdesk-api.md §4.3). */
   create(inputs: WebhookInputs): Promise<pulumi.dynamic.CreateResult<WebhookOutputs>>;
-  /** Removes the webhook: `DELETE /v1/webhooks/:id` (spec §4.4); an already-deleted webhook is a success. */
+  /** Removes the webhook: `DELETE /v1/webhooks/:id` (docs/helpdesk-api.md §4.4); an already-deleted webhook is a success. */
   delete(id: string, outputs: WebhookOutputs): Promise<void>;
 }
 
@@ -78,10 +78,10 @@ export interface ConfiguredWebhookProvider {
  */
 export const WEBHOOK_DESCRIPTIONS = {
   resource:
-    "A help-desk webhook: a URL registered for one event (spec §2.1). Create sends `POST /v1/webhooks` (spec §4.3); " +
-    "delete sends `DELETE /v1/webhooks/:id` (spec §4.4), and a webhook already removed in the help desk counts as deleted. " +
+    "A help-desk webhook: a URL registered for one event (docs/helpdesk-api.md §2.1). Create sends `POST /v1/webhooks` (docs/helpdesk-api.md §4.3); " +
+    "delete sends `DELETE /v1/webhooks/:id` (docs/helpdesk-api.md §4.4), and a webhook already removed in the help desk counts as deleted. " +
     "A change of `event` or `url` replaces the webhook (the API has no update endpoint). The API cannot read a webhook: " +
     "`pulumi refresh` keeps the recorded state, and the `import` resource option adopts an existing id with the declared " +
     "`event` and `url` as given, without reading them.",
-  state: "The webhook's state as the help desk reported it on create: `active` (spec §2.1, §3); `unknown` for a webhook adopted with the `import` option, which the API cannot read.",
+  state: "The webhook's state as the help desk reported it on create: `active` (docs/helpdesk-api.md §2.1, §3); `unknown` for a webhook adopted with the `import` option, which the API cannot read.",
 } as const;

@@ -1,7 +1,7 @@
 /**
- * Payload records of help-desk webhook deliveries (spec §2.3–2.6, §6), as zod schemas, for people who write receivers.
+ * Payload records of help-desk webhook deliveries (docs/helpdesk-api.md §2.3–2.6, §6), as zod schemas, for people who write receivers.
  *
- * The service POSTs one record as a JSON body to a webhook's `url` whenever its event happens (spec §6). Which event
+ * The service POSTs one record as a JSON body to a webhook's `url` whenever its event happens (docs/helpdesk-api.md §6). Which event
  * carries which record is not shown in the spec; {@link EVENT_RECORD} is this project's documented choice, and the
  * emulator sends exactly that. Receivers call {@link parseDelivery} with the `X-Helpdesk-Event` header and the parsed
  * JSON body.
@@ -28,7 +28,7 @@ export type Link = z.infer<typeof Link>;
 const nullOrValue = () => z.unknown();
 
 /**
- * Ticket record (spec §2.3).
+ * Ticket record (docs/helpdesk-api.md §2.3).
  *
  * Shape: `{ assigned_group: unknown|null, assignee: string (agent email), created_at: string (ISO 8601 UTC),
  * number: integer, priority: unknown|null, resolution_time: unknown|null, title: string|null,
@@ -53,11 +53,11 @@ export const Ticket = z.looseObject({
     messages: Link,
   }),
 });
-/** Ticket record (spec §2.3); see the {@link Ticket} schema for the field list. */
+/** Ticket record (docs/helpdesk-api.md §2.3); see the {@link Ticket} schema for the field list. */
 export type Ticket = z.infer<typeof Ticket>;
 
 /**
- * Customer record (spec §2.4).
+ * Customer record (docs/helpdesk-api.md §2.4).
  *
  * Shape: `{ href: "{base_url}/v1/customers/<email>", links: { tickets: { href } }, email, first_name, last_name:
  * string, about, twitter_username, title, company_name, phone_number, location, website_url, linkedin_username:
@@ -79,11 +79,11 @@ export const Customer = z.looseObject({
   linkedin_username: nullOrValue(),
   custom: z.record(z.string(), z.unknown()),
 });
-/** Customer record (spec §2.4); see the {@link Customer} schema for the field list. */
+/** Customer record (docs/helpdesk-api.md §2.4); see the {@link Customer} schema for the field list. */
 export type Customer = z.infer<typeof Customer>;
 
 /**
- * Message record (spec §2.5).
+ * Message record (docs/helpdesk-api.md §2.5).
  *
  * Shape: `{ created_at, updated_at: string (ISO 8601 UTC), note: boolean (internal note?), body: string,
  * href: "{base_url}/v1/messages/<id>", links: { author: { href }, ticket: { href } } }`.
@@ -96,11 +96,11 @@ export const Message = z.looseObject({
   href: z.string(),
   links: z.looseObject({ author: Link, ticket: Link }),
 });
-/** Message record (spec §2.5); see the {@link Message} schema for the field list. */
+/** Message record (docs/helpdesk-api.md §2.5); see the {@link Message} schema for the field list. */
 export type Message = z.infer<typeof Message>;
 
 /**
- * Agent record (spec §2.6).
+ * Agent record (docs/helpdesk-api.md §2.6).
  *
  * Shape: `{ email, first_name, last_name: string, href: "{base_url}/v1/agents/<email>",
  * links: { tickets: { href: "{base_url}/v1/tickets?assignee=<url-encoded email>" } } }`.
@@ -112,14 +112,14 @@ export const Agent = z.looseObject({
   href: z.string(),
   links: z.looseObject({ tickets: Link }),
 });
-/** Agent record (spec §2.6); see the {@link Agent} schema for the field list. */
+/** Agent record (docs/helpdesk-api.md §2.6); see the {@link Agent} schema for the field list. */
 export type Agent = z.infer<typeof Agent>;
 
-/** The kind of record a delivery carries: `"ticket"` (§2.3), `"customer"` (§2.4), `"message"` (§2.5), `"agent"` (§2.6). */
+/** The kind of record a delivery carries (docs/helpdesk-api.md): `"ticket"` (§2.3), `"customer"` (§2.4), `"message"` (§2.5), `"agent"` (§2.6). */
 export type RecordKind = "ticket" | "customer" | "message" | "agent";
 
 /**
- * Which record each event of spec §6 carries. The spec does not show it; this is the project's choice, made from the
+ * Which record each event of docs/helpdesk-api.md §6 carries. The spec does not show it; this is the project's choice, made from the
  * event names:
  *
  * - `ticket_*` (started, opened, closed, assigned, priority_changed, deleted, tagged, moved) → Ticket;
@@ -199,18 +199,18 @@ export class DeliveryParseError extends PulumiHelpdeskError<"invalid_delivery"> 
 }
 
 /**
- * Parses and validates one webhook delivery (spec §6) against the record {@link EVENT_RECORD} assigns to its event.
+ * Parses and validates one webhook delivery (docs/helpdesk-api.md §6) against the record {@link EVENT_RECORD} assigns to its event.
  *
  * @param event the event name, normally the `X-Helpdesk-Event` request header
  * @param body the parsed JSON request body
  * @returns `{ event, kind, record }`, a {@link Delivery} discriminated by `kind`; unknown extra fields are kept
- * @throws {DeliveryParseError} when `event` is not one of the 14 names of spec §6, or when `body` does not match the
+ * @throws {DeliveryParseError} when `event` is not one of the 14 names of docs/helpdesk-api.md §6, or when `body` does not match the
  *   record (the message names the event, the record kind and the first failing field, e.g.
  *   `ticket_opened delivery is not a valid Ticket: field "links.state.href": Invalid input: expected string`)
  */
 export function parseDelivery(event: string, body: unknown): Delivery {
   if (!isWebhookEvent(event)) {
-    throw new DeliveryParseError("invalid_delivery", `unknown webhook event ${JSON.stringify(event)} (spec §6 lists 14 names)`, { event, field: "" });
+    throw new DeliveryParseError("invalid_delivery", `unknown webhook event ${JSON.stringify(event)} (docs/helpdesk-api.md §6 lists 14 names)`, { event, field: "" });
   }
   const kind: RecordKind = EVENT_RECORD[event];
   const result = RECORD_SCHEMAS[kind].safeParse(body);

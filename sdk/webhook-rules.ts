@@ -1,9 +1,9 @@
 /**
  * The one definition of a valid webhook (`event`, `url`), shared by the provider's `check` and the emulator's 422, so
- * that a green `pulumi preview` cannot be followed by a refused `pulumi up` (DESIGN.md, "Rooms": one rule, one home).
+ * that a green `pulumi preview` cannot be followed by a refused `pulumi up` (docs/design.md "One rule, one home").
  *
- * Sources: spec §2.1 (Webhook fields: `event`, `url`, both strings, both required on create), spec §4.3 (`POST
- * /v1/webhooks` parameters), spec §6 (the closed list of event names). The spec says only "URL that receives the
+ * Sources: docs/helpdesk-api.md §2.1 (Webhook fields: `event`, `url`, both strings, both required on create), docs/helpdesk-api.md §4.3 (`POST
+ * /v1/webhooks` parameters), docs/helpdesk-api.md §6 (the closed list of event names). The spec says only "URL that receives the
  * notifications"; the URL rule below is this project's reading of it, the same on both sides.
  *
  * Plain functions without zod: programs load this module through the SDK, so it stays light.
@@ -13,7 +13,7 @@
  */
 import { EVENTS, isWebhookEvent, nearestEvent } from "./events.js";
 
-/** The longest accepted webhook URL, in UTF-16 code units (JavaScript `string.length`). Project limit for spec §2.1. */
+/** The longest accepted webhook URL, in UTF-16 code units (JavaScript `string.length`). Project limit for docs/helpdesk-api.md §2.1. */
 export const MAX_URL_LENGTH = 2048;
 
 /** What a url reason offers as the example of a valid url. */
@@ -46,18 +46,18 @@ const HTTP_WITH_AUTHORITY = /^https?:\/\/[^/?#]/i;
 export const URL_RULE_DESCRIPTION =
   `An absolute http or https URL as typed, host present, at most ${MAX_URL_LENGTH} characters, without spaces, ` +
   "control or invisible characters or backslashes (userinfo, IP literals, ports, queries and non-ASCII hosts are allowed). " +
-  "The help desk POSTs each delivery to it (spec §2.1). It may carry a credential: pass it as a secret and it stays one.";
+  "The help desk POSTs each delivery to it (docs/helpdesk-api.md §2.1). It may carry a credential: pass it as a secret and it stays one.";
 
 /** One failing field of a webhook's inputs: which field, and a reason saying what was wrong and what is allowed. */
 export interface WebhookProblem {
-  /** The input property (spec §2.1 field name). */
+  /** The input property (docs/helpdesk-api.md §2.1 field name). */
   field: "event" | "url";
   /** A human sentence that starts with the field name; never contains the url value. */
   reason: string;
 }
 
 /**
- * Why `value` is not a webhook event name, or `undefined` when it is one (spec §2.1, §4.3, §6).
+ * Why `value` is not a webhook event name, or `undefined` when it is one (docs/helpdesk-api.md §2.1, §4.3, §6).
  *
  * Valid: exactly one of the 14 names of {@link EVENTS}, case-sensitive, no surrounding spaces. A near miss (typo,
  * other case, dashes) gets a suggestion from {@link nearestEvent}; every reason lists the allowed names.
@@ -78,7 +78,7 @@ export function webhookEventProblem(value: unknown): string | undefined {
 }
 
 /**
- * Why `value` is not a webhook URL, or `undefined` when it is one (spec §2.1, §4.3; the rule is this project's).
+ * Why `value` is not a webhook URL, or `undefined` when it is one (docs/helpdesk-api.md §2.1, §4.3; the rule is this project's).
  *
  * Valid, checked in this order (the first failure is the reason):
  * 1. a non-empty string (`undefined`, `null` and `""` are "required");
@@ -140,7 +140,7 @@ export function webhookUrlProblem(value: unknown): string | undefined {
 }
 
 /**
- * Every failing field of a webhook's inputs, `event` first, then `url` (spec §2.1, §4.3, §6).
+ * Every failing field of a webhook's inputs, `event` first, then `url` (docs/helpdesk-api.md §2.1, §4.3, §6).
  *
  * @param inputs the `event` and `url` as given (any types; other properties are ignored)
  * @returns one {@link WebhookProblem} per failing field, empty when both are valid; never throws

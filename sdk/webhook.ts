@@ -15,7 +15,7 @@ const notLoaded = (): never => {
 
 /**
  * @internal The serialized provider (`__provider`, stored twice in every Webhook's state); exported only so tests
- * and benchmarks can measure it. Kept tiny (DESIGN.md), so it holds one real method:
+ * and benchmarks can measure it. Kept tiny (docs/design.md "The serialized shim"), so it holds one real method:
  *
  * `configure` loads `pulumi-helpdesk/provider`, whose own `configure` installs the methods, bound to the stack
  * config, on this object before it returns: Pulumi's dynamic provider host caches the object before `configure`'s
@@ -49,20 +49,20 @@ function isPlainHttpToAnotherHost(url: unknown): boolean {
   }
 }
 
-/** Arguments of a {@link Webhook} (spec §2.1, §4.3). */
+/** Arguments of a {@link Webhook} (docs/helpdesk-api.md §2.1, §4.3). */
 export interface WebhookArgs {
-  /** The event to subscribe to: one of the 14 names of spec §6, e.g. `"ticket_opened"`. Changing it replaces. */
+  /** The event to subscribe to: one of the 14 names of docs/helpdesk-api.md §6, e.g. `"ticket_opened"`. Changing it replaces. */
   event: pulumi.Input<WebhookEvent>;
   /** Absolute http(s) URL that receives POSTed deliveries. Changing it replaces. May be a `pulumi.secret`. */
   url: pulumi.Input<string>;
 }
 
 /**
- * A help-desk webhook: a URL registered for one event (spec §2.1).
+ * A help-desk webhook: a URL registered for one event (docs/helpdesk-api.md §2.1).
  *
- * - create: `POST {base_url}/v1/webhooks` with `{event, url}` (spec §4.3); the resource id is the service's id.
- * - delete: `DELETE {base_url}/v1/webhooks/:id` (spec §4.4); a webhook already removed elsewhere counts as deleted.
- * - A change of `event` or `url` replaces the webhook (the spec has no update endpoint, §4.5).
+ * - create: `POST {base_url}/v1/webhooks` with `{event, url}` (docs/helpdesk-api.md §4.3); the resource id is the service's id.
+ * - delete: `DELETE {base_url}/v1/webhooks/:id` (docs/helpdesk-api.md §4.4); a webhook already removed elsewhere counts as deleted.
+ * - A change of `event` or `url` replaces the webhook (the spec has no update endpoint, docs/helpdesk-api.md §4.5).
  * - `pulumi refresh` keeps the recorded state and `pulumi import` is not possible: the API has no read endpoint.
  *
  * Credentials come from `HELPDESK_BASE_URL` / `HELPDESK_ACCESS_TOKEN` or, else, the stack config written by
@@ -74,11 +74,11 @@ export interface WebhookArgs {
  * new Webhook("ticket-opened", { event: "ticket_opened", url: "https://hooks.example.com/helpdesk" });
  */
 export class Webhook extends pulumi.dynamic.Resource {
-  /** The subscribed event (spec §6). */
+  /** The subscribed event (docs/helpdesk-api.md §6). */
   declare public readonly event: pulumi.Output<WebhookEvent>;
   /** The URL that receives deliveries. */
   declare public readonly url: pulumi.Output<string>;
-  /** The webhook's state as reported on create; `"active"` (spec §2.1, §3). */
+  /** The webhook's state as reported on create; `"active"` (docs/helpdesk-api.md §2.1, §3). */
   declare public readonly state: pulumi.Output<string>;
 
   /**
@@ -88,7 +88,7 @@ export class Webhook extends pulumi.dynamic.Resource {
    */
   constructor(name: string, args: WebhookArgs, opts?: pulumi.CustomResourceOptions) {
     super(webhookProviderShim, name, { event: args.event, url: args.url, state: undefined }, opts, "helpdesk", "Webhook");
-    // Plain http is allowed (spec §2.1 says only "URL"), but deliveries carry ticket and customer data: say so.
+    // Plain http is allowed (docs/helpdesk-api.md §2.1 says only "URL"), but deliveries carry ticket and customer data: say so.
     pulumi.output(args.url).apply((url) => {
       if (isPlainHttpToAnotherHost(url)) {
         void pulumi.log.warn("url uses plain http to a host other than this machine: deliveries (ticket and customer data) would travel unencrypted; prefer https", this);

@@ -1,6 +1,6 @@
 /**
- * `pulumi-helpdesk login`: the OAuth 2.0 authorization-code flow (spec §4.1, §4.2; RFC 6749 §4.1 with `state`,
- * RFC 7636 PKCE, RFC 8252 loopback redirect) ending in the stack config of DESIGN.md step 1, secrets encrypted by
+ * `pulumi-helpdesk login`: the OAuth 2.0 authorization-code flow (docs/helpdesk-api.md §4.1, §4.2; RFC 6749 §4.1 with `state`,
+ * RFC 7636 PKCE, RFC 8252 loopback redirect) ending in the stack config of docs/design.md "The data flow of the main job", step 1, secrets encrypted by
  * Pulumi. `--namespace eu` writes the same settings as `eu:*` instead of `helpdesk:*`, for an explicit provider of
  * the native plugin (one program, several help desks).
  */

@@ -1,5 +1,5 @@
 /**
- * `pulumi-helpdesk trigger <event>`: makes a running emulator deliver an event (spec §6) to every webhook its account
+ * `pulumi-helpdesk trigger <event>`: makes a running emulator deliver an event (docs/helpdesk-api.md §6) to every webhook its account
  * registered for it, then shows how each delivery went. For testing receivers locally; the emulator only (the real
  * service has no such endpoint).
  */

@@ -1,5 +1,5 @@
 /**
- * The consent page of `GET /oauth/authorize` (spec §4.1; RFC 6749 §4.1.1): the user signs in (unless a session
+ * The consent page of `GET /oauth/authorize` (docs/helpdesk-api.md §4.1; RFC 6749 §4.1.1): the user signs in (unless a session
  * exists) and approves or denies the application. The form POSTs to `/oauth/authorize` with the pending request id
  * and a CSRF token as hidden fields.
  */

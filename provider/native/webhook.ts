@@ -84,7 +84,7 @@ export function diffWebhook(olds: PropertyMap, news: PropertyMap): DiffOutcome {
 }
 
 /**
- * Create: registers the webhook with the core's `createWebhook` (`POST /v1/webhooks`, spec §4.3), on the provider
+ * Create: registers the webhook with the core's `createWebhook` (`POST /v1/webhooks`, docs/helpdesk-api.md §4.3), on the provider
  * instance's help desk. In preview nothing is sent: the inputs come back with an unknown `state`.
  *
  * @param target this provider instance's help desk, resolved on first use (`providerTarget` of `./config.ts`)
@@ -110,7 +110,7 @@ export interface ReadOutcome {
 }
 
 /**
- * Read. The help-desk API has no endpoint to read a webhook (spec §4), so nothing is requested:
+ * Read. The help-desk API has no endpoint to read a webhook (docs/helpdesk-api.md §4), so nothing is requested:
  *
  * - `pulumi refresh` (the engine sends the recorded outputs and inputs, pulumi/pulumi `pkg/resource/deploy/step.go`
  *   `RefreshStep.Apply`): the recorded state comes back unchanged. A webhook deleted or edited in the help desk goes
@@ -150,7 +150,7 @@ export function updateWebhook(olds: PropertyMap, news: PropertyMap): PropertyMap
 }
 
 /**
- * Delete: the core's `deleteWebhook` (`DELETE /v1/webhooks/:id`, spec §4.4; a webhook already gone counts as deleted,
+ * Delete: the core's `deleteWebhook` (`DELETE /v1/webhooks/:id`, docs/helpdesk-api.md §4.4; a webhook already gone counts as deleted,
  * with a warning).
  *
  * @param target this provider instance's help desk, resolved on first use; @param id the webhook id;

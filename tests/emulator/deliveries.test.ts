@@ -1,5 +1,5 @@
 /**
- * Event deliveries (spec §6, records of §2.3–2.6) to a real receiver on 127.0.0.1, with retries, plus the public
+ * Event deliveries (docs/helpdesk-api.md §6, records of §2.3–2.6) to a real receiver on 127.0.0.1, with retries, plus the public
  * `sdk/records.ts` parser.
  */
 import { afterEach, describe, expect, test } from "vitest";
@@ -31,7 +31,7 @@ const settled = (e: RunningEmulator) =>
     return list.length > 0 && list.every((d) => d.done) ? list : undefined;
   }, 5000, "deliveries to settle");
 
-describe("deliveries (spec §6)", () => {
+describe("deliveries (docs/helpdesk-api.md §6)", () => {
   for (const event of EVENTS) {
     test(`${event} → POST JSON ${EVENT_RECORD[event]} record with X-Helpdesk-Event`, async () => {
       const { e, receiver, hook, trigger } = await setup();
@@ -57,7 +57,7 @@ describe("deliveries (spec §6)", () => {
     });
   }
 
-  test("record links follow spec §2.3 and §2.6 ({base_url}, url-encoded agent email in the tickets query)", async () => {
+  test("record links follow docs/helpdesk-api.md §2.3 and §2.6 ({base_url}, url-encoded agent email in the tickets query)", async () => {
     const { e, receiver, hook, trigger } = await setup();
     await hook("ticket_opened");
     await hook("agent_invited");

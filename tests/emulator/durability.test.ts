@@ -117,7 +117,7 @@ describe("a version-1 JSON data file is imported once and kept", () => {
   const time = "2026-01-02T03:04:05.000Z";
   const client = { clientId: DEFAULT_CLIENT.clientId, redirectUri: DEFAULT_CLIENT.redirectUri };
   const grant = { ...client, account: "demo", grantId: "grant_v1" };
-  /** A file as the JSON store of the previous emulator wrote it (emulator/persist.ts at HEAD: `JSON.stringify(state, null, 1)`). */
+  /** A file as the JSON store of the previous emulator wrote it (before commit 6a1ad81: `JSON.stringify(state, null, 1)` in `store.ts`, written by `persist.ts`). */
   function v1File(): string {
     const later = Date.now() + 3600_000;
     return JSON.stringify(

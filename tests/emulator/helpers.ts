@@ -75,7 +75,7 @@ export function pkce(): { verifier: string; challenge: string } {
   return { verifier, challenge: createHash("sha256").update(verifier).digest("base64url") };
 }
 
-/** The authorize URL for a client (spec §4.1). */
+/** The authorize URL for a client (docs/helpdesk-api.md §4.1). */
 export function authorizeUrl(base: string, client: EmulatorClient, extra: Record<string, string> = {}): string {
   const q = new URLSearchParams({
     client_id: client.clientId,
@@ -97,7 +97,7 @@ export async function getCode(base: string, client: EmulatorClient = DEFAULT_CLI
   return code;
 }
 
-/** Exchanges a code (spec §4.2) with client_secret_post; returns the raw answer. */
+/** Exchanges a code (docs/helpdesk-api.md §4.2) with client_secret_post; returns the raw answer. */
 export function exchange(base: string, code: string, client: EmulatorClient = DEFAULT_CLIENT, extra: Record<string, string> = {}): Promise<Answer> {
   return http(`${base}/oauth/token`, {
     method: "POST",

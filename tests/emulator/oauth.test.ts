@@ -1,5 +1,5 @@
 /**
- * Contract tests of the emulator's OAuth endpoints (spec §4.1, §4.2, §5, §7; RFC 6749, RFC 6750, RFC 7636) over real
+ * Contract tests of the emulator's OAuth endpoints (docs/helpdesk-api.md §4.1, §4.2, §5, §7; RFC 6749, RFC 6750, RFC 7636) over real
  * HTTP on 127.0.0.1.
  */
 import { afterEach, describe, expect, test } from "vitest";
@@ -39,7 +39,7 @@ class Jar {
 }
 const hidden = (html: string, name: string): string => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1] ?? "";
 
-describe("GET /oauth/authorize (spec §4.1, RFC 6749 §4.1.1)", () => {
+describe("GET /oauth/authorize (docs/helpdesk-api.md §4.1, RFC 6749 §4.1.1)", () => {
   test("auto-approve redirects to the exact redirect_uri with code and state", async () => {
     const e = await emulator();
     const res = await http(authorizeUrl(e.url, DEFAULT_CLIENT, { state: "xyz 1/2" }));
@@ -202,7 +202,7 @@ describe("consent page (autoApprove off)", () => {
   });
 });
 
-describe("POST /oauth/token (spec §4.2, RFC 6749 §4.1.3, §5)", () => {
+describe("POST /oauth/token (docs/helpdesk-api.md §4.2, RFC 6749 §4.1.3, §5)", () => {
   test("answers access_token, token_type bearer, expires_in (seconds), refresh_token; no-store", async () => {
     const e = await emulator();
     const res = await exchange(e.url, await getCode(e.url));
@@ -280,7 +280,7 @@ describe("POST /oauth/token (spec §4.2, RFC 6749 §4.1.3, §5)", () => {
     ["missing code", without("code"), 400, "invalid_request"],
     ["missing redirect_uri", without("redirect_uri"), 400, "invalid_request"],
     ["unknown code", (c) => ({ ...base(c), code: "not-a-code" }), 400, "invalid_grant"],
-    ["redirect_uri differs from the registered one (spec §5.3)", (c) => ({ ...base(c), redirect_uri: DEFAULT_CLIENT.redirectUri + "x" }), 400, "invalid_grant"],
+    ["redirect_uri differs from the registered one (docs/helpdesk-api.md §5.3)", (c) => ({ ...base(c), redirect_uri: DEFAULT_CLIENT.redirectUri + "x" }), 400, "invalid_grant"],
   ];
   for (const [name, form, status, error] of cases) {
     test(`${name} → ${status} ${error}`, async () => {
@@ -418,7 +418,7 @@ describe("refresh tokens (RFC 6749 §6)", () => {
   });
 });
 
-describe("bearer authentication of /v1 (spec §5.4, RFC 6750)", () => {
+describe("bearer authentication of /v1 (docs/helpdesk-api.md §5.4, RFC 6750)", () => {
   const hook = { event: "ticket_opened", url: "https://x.test/h" };
 
   test("no Authorization header → 401 with a bare Bearer challenge (RFC 6750 §3.1)", async () => {

@@ -1,5 +1,5 @@
 /**
- * Contract tests of `/v1/webhooks` (spec §2.1, §3, §4.3, §4.4, §7) and the `/_emulator` inspection routes, over real
+ * Contract tests of `/v1/webhooks` (docs/helpdesk-api.md §2.1, §3, §4.3, §4.4, §7) and the `/_emulator` inspection routes, over real
  * HTTP on 127.0.0.1.
  */
 import { afterEach, describe, expect, test } from "vitest";
@@ -22,7 +22,7 @@ afterEach(async () => {
 const create = (e: RunningEmulator, token: string, body: unknown) =>
   http(`${e.url}/v1/webhooks`, { method: "POST", headers: bearer(token), json: body });
 
-describe("POST /v1/webhooks (spec §4.3)", () => {
+describe("POST /v1/webhooks (docs/helpdesk-api.md §4.3)", () => {
   test("JSON body → 201 { webhook: { id, event, url, state: active, href } } and Location", async () => {
     const { e, token } = await emulator();
     const res = await create(e, token, { event: "ticket_started", url: "https://example.test/hook?x=1" });
@@ -40,7 +40,7 @@ describe("POST /v1/webhooks (spec §4.3)", () => {
     expect(res.json.webhook.event).toBe("note_added");
   });
 
-  test("every event of spec §6 is accepted; ids are distinct", async () => {
+  test("every event of docs/helpdesk-api.md §6 is accepted; ids are distinct", async () => {
     const { e, token } = await emulator();
     const ids = new Set<string>();
     for (const event of EVENTS) {
@@ -157,7 +157,7 @@ describe("POST /v1/webhooks (spec §4.3)", () => {
   }
 });
 
-describe("DELETE /v1/webhooks/:id (spec §4.4)", () => {
+describe("DELETE /v1/webhooks/:id (docs/helpdesk-api.md §4.4)", () => {
   test("→ 204 without body; again → 404 not_found", async () => {
     const { e, token } = await emulator();
     const id = (await create(e, token, { event: "ticket_closed", url: "https://x.test/" })).json.webhook.id;

@@ -1,6 +1,6 @@
 /**
- * The native provider's CheckConfig applies the provider core's own rules (provider/credentials.ts, provider/limits.ts),
- * so a preview refuses exactly the settings an `up` would.
+ * The native provider's CheckConfig applies the settings table's own rules (sdk/settings.ts, sdk/base-url.ts), the
+ * ones both providers resolve their settings with, so a preview refuses exactly the settings an `up` would.
  */
 import { describe, expect, it } from "vitest";
 import { checkProviderConfig } from "../../provider/native/config.js";

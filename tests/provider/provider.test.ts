@@ -76,7 +76,7 @@ afterAll(async () => {
   rmSync(cacheDir, { recursive: true, force: true });
 });
 
-describe("webhook ids (spec §2.1 does not show the id field)", () => {
+describe("webhook ids (docs/helpdesk-api.md §2.1 does not show the id field)", () => {
   for (const shape of ["id", "href", "location"] as const) {
     it(`takes the id from the ${shape === "id" ? "webhook.id field" : shape === "href" ? "webhook.href" : "Location header"}`, async () => {
       const emu = await emulator({ webhookIdShape: shape });

@@ -4,7 +4,7 @@ import { checkWebhook } from "../../provider/webhooks.js";
 import { EVENTS, nearestEvent } from "../../sdk/events.js";
 
 describe("check (Webhook input validation)", () => {
-  it("accepts every event of spec §6 with an https url", () => {
+  it("accepts every event of docs/helpdesk-api.md §6 with an https url", () => {
     for (const event of EVENTS) {
       expect(checkWebhook({ event, url: "https://hooks.example.com/x" }).failures).toEqual([]);
     }

@@ -42,7 +42,7 @@ const TABLE: Row[] = [
   { name: "non-ASCII host and path (IDNA, percent-encoded on the wire)", event: ok, url: "https://bücher.example/pfad/ä", refused: [] },
   { name: "percent-encoded space", event: ok, url: "https://h.example/a%20b", refused: [] },
   { name: "Slack-style secret path", event: ok, url: `https://hooks.slack.example/services/T0/B0/${SECRET}`, refused: [] },
-  { name: "the last event of spec §6", event: "agent_replied", url: "https://h.example/x", refused: [] },
+  { name: "the last event of docs/helpdesk-api.md §6", event: "agent_replied", url: "https://h.example/x", refused: [] },
 
   // Invalid url.
   { name: "three slashes (WHATWG would repair the host)", event: ok, url: `https:///${SECRET}`, refused: ["url"] },
