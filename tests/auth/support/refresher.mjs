@@ -12,6 +12,7 @@ import { readFileSync } from "node:fs";
 
 const { readLineage, refreshLineage } = await import(new URL("../../../dist/auth/lineage.js", import.meta.url).href);
 const { dir, lineage, count, mode } = JSON.parse(readFileSync(0, "utf8"));
+lineage.client.baseUrl = new URL(lineage.client.baseUrl); // a URL travels as its text in JSON
 
 for (let i = 0; i < count; i++) {
   let stillNeeded = () => true;
