@@ -1,32 +1,32 @@
 /**
- * The local token cache: the one durable home of a token lineage's newest tokens. A lineage is one sign-in: the
+ * The local token cache: the one durable home of an OAuth grant's newest tokens. A grant is what one `login` obtained: the
  * refresh token `login` obtained (its root) and every refresh token rotated out of it since (RFC 6749 §6; a server
  * that rotates revokes the old one, and presenting a spent one revokes the whole grant: RFC 6819 §5.2.2.3, RFC 9700
  * §4.14.2). The provider cannot write stack config (it runs inside the engine, from state), so every refresh, by the
  * provider or by `pulumi-helpdesk refresh`, stores its result here first; stack config only ever points into a
- * lineage.
+ * grant.
  *
- * Keying (see `auth/lineage.ts` for the protocol that uses it):
- * - One file per lineage, `<lineage>.json`, where `<lineage>` is the first 32 hex digits of the root refresh token's
+ * Keying (see `auth/grant.ts` for the protocol that uses it):
+ * - One file per grant, `<grant>.json`, where `<grant>` is the first 32 hex digits of the root refresh token's
  *   hash. It holds the newest access and refresh token (the tokens themselves live only here, mode 0600), and
- *   `refreshTokenHashes`: the SHA-256 of every refresh token the lineage ever had, oldest first, the newest last.
+ *   `refreshTokenHashes`: the SHA-256 of every refresh token the grant ever had, oldest first, the newest last.
  * - A refresh token hash is `sha256("pulumi-helpdesk refresh token\n" + token)`, hex. The token alone names its
- *   lineage (a refresh token is issued by one server to one client, and cannot be guessed), so a base URL or client
- *   id given by environment variables to one process and by stack config to another cannot split a lineage.
- * - A stack config holding any refresh token of the lineage (the root, or one `refresh` copied there) finds the file
- *   by that index: two stacks that share a sign-in both keep working after one of them rotated it, and neither ever
+ *   grant (a refresh token is issued by one server to one client, and cannot be guessed), so a base URL or client
+ *   id given by environment variables to one process and by stack config to another cannot split a grant.
+ * - A stack config holding any refresh token of the grant (the root, or one `refresh` copied there) finds the file
+ *   by that index: two stacks that share a grant both keep working after one of them rotated it, and neither ever
  *   presents a spent token. So entries are never removed by `refresh`, `login` or `logout`: some stack config may
- *   still point at an older token of the lineage. Each rotation adds about 70 bytes to the index.
- * - Lookup scans `*.json` in the directory (people have a handful of sign-ins). Hash sets of different lineages are
+ *   still point at an older token of the grant. Each rotation adds about 70 bytes to the index.
+ * - Lookup scans `*.json` in the directory (people have a handful of grants). Hash sets of different grants are
  *   disjoint by construction, so a match is final; a damaged file is an error only when no intact file matches (the
- *   lineage might be in it), never skipped.
+ *   grant might be in it), never skipped.
  *
- * Durability and permissions: every write goes to a temp file (`.<lineage>.<random>.tmp`, mode 0600), is fsynced,
+ * Durability and permissions: every write goes to a temp file (`.<grant>.<random>.tmp`, mode 0600), is fsynced,
  * renamed over the entry, and the directory is fsynced, so a crash leaves the old or the new entry, never a torn one. The directory is mode
  * 0700 and files 0600, like the Pulumi CLI's `~/.pulumi/credentials.json`, enforced with chmod on every open even
  * when they already existed with wider modes.
  *
- * One refresh at a time per lineage, across processes: {@link withLineageLock} holds `<lineage>.lock` (a directory,
+ * One refresh at a time per grant, across processes: {@link withGrantLock} holds `<grant>.lock` (a directory,
  * `proper-lockfile`) around read-refresh-write; see {@link LOCK_OPTIONS} for its staleness and retry parameters.
  *
  * Location: `$HELPDESK_TOKEN_CACHE_DIR`, else `$XDG_CACHE_HOME/pulumi-helpdesk/tokens`, else
@@ -47,7 +47,7 @@ const FILE_MODE = 0o600;
 const ENTRY_FORMAT = 1;
 
 /**
- * Parameters of the per-lineage lock (`proper-lockfile`).
+ * Parameters of the per-grant lock (`proper-lockfile`).
  *
  * - `update` 2000 ms: the holder touches the lock's mtime every 2 s, from its event loop, also while it waits for
  *   the token endpoint (up to 30 s, `auth/oauth.ts`).
@@ -68,10 +68,10 @@ export const LOCK_OPTIONS = {
  * - `cache_damaged`: an entry file is not valid JSON, does not have the entry shape, or its index does not match its
  *   tokens (or was written by a newer pulumi-helpdesk);
  * - `cache_inaccessible`: the directory or a file cannot be created, secured (chmod), read or written;
- * - `lock_timeout`: another process held the lineage's lock for longer than the retries wait;
- * - `refresh_interrupted`: a refresh of the lineage sent its request and never stored the answer (its process ended,
+ * - `lock_timeout`: another process held the grant's lock for longer than the retries wait;
+ * - `refresh_interrupted`: a refresh of the grant sent its request and never stored the answer (its process ended,
  *   or the answer was lost); under rotation the refresh token it presented may be spent;
- * - `refresh_in_progress`: a refresh of the lineage by another live process on this machine is under way although
+ * - `refresh_in_progress`: a refresh of the grant by another live process on this machine is under way although
  *   its lock was taken over as stale.
  */
 export type TokenCacheErrorCode = "cache_damaged" | "cache_inaccessible" | "lock_timeout" | "refresh_interrupted" | "refresh_in_progress";
@@ -120,10 +120,11 @@ export interface PendingRefresh {
 }
 
 /**
- * One lineage's entry, as stored (JSON, mode 0600).
+ * One grant's entry, as stored (JSON, mode 0600).
  *
- * - `lineage`: 32 hex digits, the file's name; the first 32 of `refreshTokenHashes[0]`.
- * - `baseUrl`, `clientId`: the client of the last refresh (informational: the refresh token names the lineage).
+ * - `lineage`: the grant's id, 32 hex digits, the file's name; the first 32 of `refreshTokenHashes[0]`. (The field
+ *   keeps the name it has in format 1 files, written before the code called a grant a grant.)
+ * - `baseUrl`, `clientId`: the client of the last refresh (informational: the refresh token names the grant).
  * - `accessToken`, `refreshToken`: the newest ones (RFC 6749 §5.1); after rotation the refresh token is the only
  *   valid one.
  * - `expiresAt`: access token expiry, ISO 8601 UTC, or null when unknown; `lifetimeSeconds`: its `expires_in`
@@ -203,9 +204,9 @@ function toCacheEntry(json: unknown): CacheEntry | string[] {
   return { ...entry, pending: pending === null ? null : (Object.fromEntries(Object.keys(PENDING_FIELDS).map((name) => [name, pending[name]])) as unknown as PendingRefresh) };
 }
 
-/** What the cache holds for one lineage: the entry and the absolute path of its file. */
+/** What the cache holds for one grant: the entry and the absolute path of its file. */
 export interface StoredEntry {
-  /** Absolute path of `<lineage>.json`. */
+  /** Absolute path of `<grant>.json`. */
   file: string;
   /** The validated entry. */
   entry: CacheEntry;
@@ -234,32 +235,32 @@ export function refreshTokenHash(refreshToken: string): string {
 }
 
 /**
- * The lineage id of a lineage whose root refresh token has this hash.
+ * The grant id of a grant whose root refresh token has this hash.
  *
- * @param rootHash {@link refreshTokenHash} of the lineage's first refresh token
+ * @param rootHash {@link refreshTokenHash} of the grant's first refresh token
  * @returns 32 hex digits, the entry's file name without `.json`
  */
-export function lineageIdOf(rootHash: string): string {
+export function grantIdOf(rootHash: string): string {
   return rootHash.slice(0, 32);
 }
 
 /**
- * The path of a lineage's entry file (which may not exist).
+ * The path of a grant's entry file (which may not exist).
  *
  * @param dir the cache directory
- * @param lineage a lineage id ({@link lineageIdOf})
+ * @param grant a grant id ({@link grantIdOf})
  */
-export function entryFile(dir: string, lineage: string): string {
-  return join(dir, `${lineage}.json`);
+export function entryFile(dir: string, grant: string): string {
+  return join(dir, `${grant}.json`);
 }
 
 /**
- * Finds the lineage whose index holds a refresh token hash, by scanning the entries. The directory's and each read
+ * Finds the grant whose index holds a refresh token hash, by scanning the entries. The directory's and each read
  * file's modes are enforced (0700, 0600).
  *
  * @param hash {@link refreshTokenHash} of a refresh token a stack config holds
  * @param dir the cache directory
- * @returns the entry, or undefined when no entry has the hash (none was written for this sign-in yet)
+ * @returns the entry, or undefined when no entry has the hash (none was written for this grant yet)
  * @throws TokenCacheError `cache_damaged` when no intact entry has the hash and some entry is damaged (the file is
  *   named); `cache_inaccessible` when the directory or a file cannot be secured or read
  */
@@ -286,16 +287,16 @@ export function findEntry(hash: string, dir: string): StoredEntry | undefined {
 }
 
 /**
- * Reads and validates one lineage's entry, enforcing the file's mode (0600).
+ * Reads and validates one grant's entry, enforcing the file's mode (0600).
  *
  * @param dir the cache directory
- * @param lineage a lineage id
+ * @param grant a grant id
  * @returns the entry, or undefined when the file does not exist
  * @throws TokenCacheError `cache_damaged` (not JSON, wrong shape, index not matching the tokens, another format);
  *   `cache_inaccessible` (cannot be read or secured)
  */
-export function readEntry(dir: string, lineage: string): StoredEntry | undefined {
-  const file = entryFile(dir, lineage);
+export function readEntry(dir: string, grant: string): StoredEntry | undefined {
+  const file = entryFile(dir, grant);
   const text = readSecured(file);
   if (text === undefined) return undefined;
   let json: unknown;
@@ -313,16 +314,16 @@ export function readEntry(dir: string, lineage: string): StoredEntry | undefined
   }
   const hashes = entry.refreshTokenHashes;
   if (hashes[hashes.length - 1] !== refreshTokenHash(entry.refreshToken)) throw damagedError(file, "its newest refresh token hash does not match its refresh token");
-  if (entry.lineage !== lineage || lineageIdOf(hashes[0]!) !== lineage) throw damagedError(file, "its lineage id does not match its name or its root hash");
+  if (entry.lineage !== grant || grantIdOf(hashes[0]!) !== grant) throw damagedError(file, "its grant id does not match its name or its root hash");
   return { file, entry };
 }
 
 /**
- * Stores a lineage's entry durably: temp file (0600) written and fsynced, renamed over `<lineage>.json`, directory
+ * Stores a grant's entry durably: temp file (0600) written and fsynced, renamed over `<grant>.json`, directory
  * fsynced. The directory is created (0700) when missing and its mode enforced.
  *
  * @param dir the cache directory
- * @param entry the entry (its `lineage` names the file)
+ * @param entry the entry (its `grant` names the file)
  * @returns the absolute path written
  * @throws TokenCacheError `cache_inaccessible` when the directory cannot be created or secured, or the write fails
  */
@@ -349,15 +350,15 @@ export function writeEntry(dir: string, entry: CacheEntry): string {
 }
 
 /**
- * Removes a lineage's entry durably (directory fsynced). Only for an entry that holds nothing a stack config lacks
+ * Removes a grant's entry durably (directory fsynced). Only for an entry that holds nothing a stack config lacks
  * (one created for a first refresh that the server refused): entries that may hold a rotated token are never removed.
  *
  * @param dir the cache directory
- * @param lineage a lineage id
+ * @param grant a grant id
  * @throws TokenCacheError `cache_inaccessible` when the file cannot be removed
  */
-export function removeEntry(dir: string, lineage: string): void {
-  const file = entryFile(dir, lineage);
+export function removeEntry(dir: string, grant: string): void {
+  const file = entryFile(dir, grant);
   try {
     rmSync(file, { force: true });
     fsyncDirectory(dir);
@@ -367,25 +368,25 @@ export function removeEntry(dir: string, lineage: string): void {
 }
 
 /**
- * Runs `work` while holding the lineage's lock `<dir>/<lineage>.lock` (see {@link LOCK_OPTIONS}), so one process at
- * a time refreshes a lineage. The lock is released when `work` settles.
+ * Runs `work` while holding the grant's lock `<dir>/<grant>.lock` (see {@link LOCK_OPTIONS}), so one process at
+ * a time refreshes a grant. The lock is released when `work` settles.
  *
  * A lock taken over as stale from a live holder (only after that holder's event loop stalled for 10 s) is not
- * detected here; the `pending` marker of the entry is what then stops a second refresh (see `auth/lineage.ts`).
+ * detected here; the `pending` marker of the entry is what then stops a second refresh (see `auth/grant.ts`).
  *
  * @param dir the cache directory (created 0700 when missing)
- * @param lineage a lineage id
+ * @param grant a grant id
  * @param work what to do under the lock
  * @returns what `work` returns
  * @throws TokenCacheError `lock_timeout` when the lock stays held by a live process for the whole retry budget;
  *   `cache_inaccessible` when the directory cannot be secured or the lock cannot be created; whatever `work` throws
  */
-export async function withLineageLock<T>(dir: string, lineage: string, work: () => Promise<T>): Promise<T> {
+export async function withGrantLock<T>(dir: string, grant: string, work: () => Promise<T>): Promise<T> {
   secureDirectory(dir, true);
-  const lockPath = join(dir, `${lineage}.lock`);
+  const lockPath = join(dir, `${grant}.lock`);
   let release: () => Promise<void>;
   try {
-    release = await lock(entryFile(dir, lineage), {
+    release = await lock(entryFile(dir, grant), {
       ...LOCK_OPTIONS,
       retries: { ...LOCK_OPTIONS.retries },
       realpath: false,
@@ -395,7 +396,7 @@ export async function withLineageLock<T>(dir: string, lineage: string, work: () 
     });
   } catch (error) {
     if ((error as { code?: unknown }).code === "ELOCKED") {
-      throw new TokenCacheError("lock_timeout", `another process has been refreshing this sign-in's tokens for over ${Math.round(lockBudgetMs() / 1000)} s (lock ${lockPath}). ` +
+      throw new TokenCacheError("lock_timeout", `another process has been refreshing this grant's tokens for over ${Math.round(lockBudgetMs() / 1000)} s (lock ${lockPath}). ` +
           `Wait for it (a \`pulumi up\` or \`pulumi-helpdesk refresh\`), or, if none is running, delete ${lockPath} and try again.`, { file: lockPath, cause: error });
     }
     throw inaccessibleError(lockPath, "cannot be created", error);
@@ -467,9 +468,9 @@ function fsyncDirectory(dir: string): void {
 }
 
 function damagedError(file: string, why: string): TokenCacheError {
-  return new TokenCacheError("cache_damaged", `the token cache file ${file} is damaged (${why}). It may hold the only valid refresh token of this sign-in, and ` +
-      "presenting an older one could get the sign-in revoked (RFC 9700 §4.14.2), so nothing was refreshed. " +
-      `Run \`pulumi-helpdesk login --stack ${STACK_PLACEHOLDER}\` to start a new sign-in, then delete ${file}.`, { file });
+  return new TokenCacheError("cache_damaged", `the token cache file ${file} is damaged (${why}). It may hold the only valid refresh token of this grant, and ` +
+      "presenting an older one could get the grant revoked (RFC 9700 §4.14.2), so nothing was refreshed. " +
+      `Run \`pulumi-helpdesk login --stack ${STACK_PLACEHOLDER}\` to obtain a new grant, then delete ${file}.`, { file });
 }
 
 function inaccessibleError(file: string, what: string, cause: unknown): TokenCacheError {

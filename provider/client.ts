@@ -5,7 +5,9 @@ import type { RequestLimits } from "../sdk/settings.js";
 import type { SettingsPlace } from "./target.js";
 import { baseUrlText, endpointUrl } from "../sdk/base-url.js";
 import { retryDelay, type AttemptOutcome } from "./retry.js";
-import type { TokenSource } from "./tokens.js";
+import { OAuthError } from "../auth/oauth.js";
+import { stackArguments, type Grant } from "../auth/grant.js";
+import { TokenCacheError } from "../auth/token-cache.js";
 import type { WebhookInputs, WebhookOutputs } from "../sdk/provider-contract.js";
 import { NOT_SENT_CODES } from "../sdk/not-sent.js";
 
@@ -47,8 +49,8 @@ export interface HelpdeskClientOptions {
   baseUrl: URL;
   /** How a person sets a setting (e.g. `config helpdesk:baseUrl`): hints name the base URL and the retries. */
   describe: SettingsPlace["describe"];
-  /** Where bearer tokens come from (RFC 6750 §2.1), renewed on expiry or 401. */
-  tokens: TokenSource;
+  /** The OAuth grant whose bearer tokens are presented (RFC 6750 §2.1), refreshed on expiry or 401 (`auth/grant.ts`). */
+  grant: Pick<Grant, "accessToken" | "rejected" | "secrets" | "stack" | "namespace">;
   /** Retry and timeout bounds. */
   limits: RequestLimits;
 }
@@ -116,26 +118,39 @@ export class HelpdeskClient {
   }
 
   private secrets(): string[] {
-    return this.options.tokens.secrets();
+    return this.options.grant.secrets();
   }
 
   /**
-   * Sends one request with retries: see `retry.ts` for which outcomes are retried. A 401 renews the access token
-   * (refresh grant, once per request) and resends at once; that resend is part of the same attempt, not a retry.
+   * Asks the grant for a token; what stops it (an expired token nothing can refresh, a refresh the server refused, a
+   * token cache that stops it) becomes a {@link HelpdeskError} `credentials` that says to sign in again.
+   */
+  private async token(ask: () => Promise<string | undefined>): Promise<string | undefined> {
+    try {
+      return await ask();
+    } catch (error) {
+      throw refreshFailure(error, this.options.grant);
+    }
+  }
+
+  /**
+   * Sends one request with retries: see `retry.ts` for which outcomes are retried. A 401 refreshes the access token
+   * (the grant's reaction to a rejected token, once per request) and resends at once; that resend is part of the same
+   * attempt, not a retry.
    *
    * @returns the last answer, whatever its status
-   * @throws HelpdeskError `network` when the last attempt got no answer; `credentials` from the token source
+   * @throws HelpdeskError `network` when the last attempt got no answer; `credentials` when the grant gives no token
    */
   private async send(operation: string, method: "POST" | "DELETE", path: string, json?: string): Promise<HttpAnswer> {
-    const { limits, tokens } = this.options;
-    let mayRenew = true;
+    const { limits, grant } = this.options;
+    let mayRefresh = true;
     for (let retry = 0; ; retry++) {
-      const token = await tokens.current();
+      const token = (await this.token(() => grant.accessToken()))!;
       let result = await this.attempt(method, path, json, token);
-      if (mayRenew && result.kind === "answer" && result.answer.status === 401) {
-        mayRenew = false;
-        const renewed = await tokens.renew(token);
-        if (renewed !== undefined) result = await this.attempt(method, path, json, renewed);
+      if (mayRefresh && result.kind === "answer" && result.answer.status === 401) {
+        mayRefresh = false;
+        const refreshed = await this.token(() => grant.rejected(token));
+        if (refreshed !== undefined) result = await this.attempt(method, path, json, refreshed);
       }
       const delay = retry < limits.maxRetries ? retryDelay(method, outcomeOf(result), retry) : undefined;
       if (delay === undefined) {
@@ -199,6 +214,20 @@ export class HelpdeskClient {
       { status },
     );
   }
+}
+
+/** The error a person sees when the grant cannot give a token: what happened and that `login` fixes it. */
+function refreshFailure(error: unknown, grant: Pick<Grant, "stack" | "namespace">): unknown {
+  if (error instanceof HelpdeskError) return error;
+  if (error instanceof TokenCacheError) return new HelpdeskError("credentials", error.message, { cause: error });
+  if (error instanceof OAuthError && error.code === "invalid_token") return new HelpdeskError("credentials", error.message, { cause: error });
+  const why = error instanceof OAuthError ? error.message : String(error);
+  const target = stackArguments(grant.stack, grant.namespace) ?? "<stack>";
+  return new HelpdeskError(
+    "credentials",
+    `the access token expired and refreshing it failed (${why}). Run \`pulumi-helpdesk login --stack ${target}\` to sign in again.`,
+    { cause: error },
+  );
 }
 
 /** What a person should do about an HTTP status from the API. */

@@ -4,16 +4,15 @@
  * delete, never at start-up (it pulls in the HTTP client and the OAuth code).
  */
 import { SETTINGS, type SettingName } from "../sdk/settings.js";
-import { lineageOf } from "../auth/lineage.js";
+import { Grant } from "../auth/grant.js";
 import { registerSecret } from "../auth/redact.js";
 import { HelpdeskClient } from "./client.js";
 import { HelpdeskError } from "./errors.js";
-import { tokenSourceFor } from "./tokens.js";
 import type { Target } from "./target.js";
 
 /**
  * A client of the help desk `target` names, sharing this process's token refresh with every other operation on the
- * same sign-in. Registers every credential with the redaction registry first.
+ * same grant. Registers every credential with the redaction registry first.
  *
  * @param target the resolved settings and how to name them
  * @returns the client
@@ -33,10 +32,9 @@ export function connect(target: Target): HelpdeskClient {
         "Run `pulumi-helpdesk login --stack <stack>` in the project directory, or set the environment variables.",
     );
   }
-  const lineage = lineageOf(settings, { namespace: place.namespace });
   return new HelpdeskClient({
     baseUrl: settings.baseUrl,
-    tokens: tokenSourceFor({ accessToken: settings.accessToken, tokenExpiresAt: settings.tokenExpiresAt, lineage }),
+    grant: Grant.shared(settings, { namespace: place.namespace }),
     limits: settings.limits,
     describe: place.describe,
   });

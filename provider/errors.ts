@@ -3,7 +3,7 @@ import { PulumiHelpdeskError } from "../sdk/errors.js";
 /**
  * Stable error codes of the provider, for programs and tests that want to branch on a failure kind.
  *
- * - `credentials`: no access token, or no base URL, or a token that expired and could not be renewed (run
+ * - `credentials`: no access token, or no base URL, or a token that expired and could not be refreshed (run
  *   `pulumi-helpdesk login`).
  * - `config`: a setting has a value that is not allowed (a base URL that is not an absolute http(s) URL,
  *   `helpdesk:maxRetries` out of range, ...); the message names the key and the allowed values.

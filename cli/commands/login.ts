@@ -7,7 +7,7 @@
 import open from "open";
 import { configKeysFor, DEFAULT_CONFIG_NAMESPACE } from "../../sdk/config.js";
 import { exchangeAuthorizationCode, OAuthError, startAuthorization, type AuthorizationRequest, type TokenSet } from "../../auth/oauth.js";
-import { tokenConfigEntries } from "../../auth/lineage.js";
+import { loginConfigEntries } from "../../auth/grant.js";
 import { isLoopbackRedirect, listenForCallback, type AuthorizationCallback, type CallbackOptions } from "../callback-server.js";
 import { CliError, info, result, success, warn } from "../output.js";
 import { ask, isInteractive, readLineFromStdin } from "../prompt.js";
@@ -73,17 +73,11 @@ export async function login(options: LoginOptions): Promise<void> {
   const redirectUri = new URL(settings.redirectUri); // checked by the settings table's rule (absolute http(s))
 
   await authorize(settings, redirectUri, options, async (tokens) => {
-    const entries: ConfigEntry[] = [
-      { key: keys.baseUrl, value: baseUrlText(settings.baseUrl), secret: false },
-      { key: keys.clientId, value: settings.clientId, secret: false },
-      { key: keys.redirectUri, value: settings.redirectUri, secret: false },
-      { key: keys.clientSecret, value: settings.clientSecret, secret: true },
-      ...tokenConfigEntries(tokens, namespace),
-    ];
+    const entries: ConfigEntry[] = loginConfigEntries(settings, tokens, namespace);
     const stack = existingStack ?? (await openStack(ref));
     await writeStackConfig(stack, ref, entries);
-    // A new refresh token starts a new lineage by itself (auth/token-cache.ts); the previous lineage's cache entry
-    // stays, because another stack may share that sign-in.
+    // A new refresh token starts a new grant by itself (auth/token-cache.ts); the previous grant's cache entry
+    // stays, because another stack may share that grant.
 
     const where = namespaceNote(namespace);
     success(`Signed in to ${baseUrlText(settings.baseUrl)} as client ${settings.clientId}; wrote stack "${ref.stackName}" config${where}:`);

@@ -1,11 +1,11 @@
 /**
  * `pulumi-helpdesk logout`: removes the token keys from the stack config. The client settings stay, so the next
- * `login` needs no flags. The sign-in's entry in the local token cache stays too: another stack whose config holds
- * one of its refresh tokens may share the sign-in and need its newest refresh token (`auth/token-cache.ts`); logout
+ * `login` needs no flags. The grant's entry in the local token cache stays too: another stack whose config holds
+ * one of its refresh tokens may share the grant and need its newest refresh token (`auth/token-cache.ts`); logout
  * says where it is.
  */
 import { configKeysFor } from "../../sdk/config.js";
-import { readLineage, stackLineage } from "../../auth/lineage.js";
+import { Grant } from "../../auth/grant.js";
 import { TokenCacheError } from "../../auth/token-cache.js";
 import { commandNamespace, namespaceNote } from "../namespace.js";
 import { info, success, warn } from "../output.js";
@@ -17,7 +17,7 @@ export interface LogoutOptions {
   stack?: string;
   /** Project directory (default: the current directory). */
   cwd?: string;
-  /** Config namespace of the sign-in (default `helpdesk`). */
+  /** Config namespace of the grant (default `helpdesk`). */
   namespace?: string;
 }
 
@@ -46,16 +46,16 @@ export async function logout(options: LogoutOptions): Promise<void> {
   await removeStackConfig(stack, present);
   success(`Signed out stack "${ref.stackName}"${where}: removed ${present.join(", ")}.`);
   if (cacheFile) {
-    info(`The local token cache keeps this sign-in's newest tokens in ${cacheFile} for any other stack that shares the sign-in; delete that file if none does.`);
+    info(`The local token cache keeps this grant's newest tokens in ${cacheFile} for any other stack that shares the grant; delete that file if none does.`);
   }
 }
 
 /** The cache file of the stack's sign-in, if one was written; a cache problem is shown, not fatal (logout goes on). */
 function cachedSignIn(config: Record<string, string>, stack: string, namespace: string): string | undefined {
-  const lineage = stackLineage(config, { stack, namespace });
-  if (!lineage) return undefined;
+  const grant = Grant.fromStackConfig(config, { stack, namespace });
+  if (!grant?.refreshable) return undefined;
   try {
-    return readLineage(lineage).file;
+    return grant.state().file;
   } catch (error) {
     if (!(error instanceof TokenCacheError)) throw error;
     warn(error.message);

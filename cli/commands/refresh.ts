@@ -1,23 +1,14 @@
 /**
- * `pulumi-helpdesk refresh`: brings the stack config up to the newest tokens of its sign-in. When the local token
- * cache holds newer, still valid tokens (a provider run, or another stack sharing the sign-in, renewed them), those
- * are stored; otherwise a new access token is obtained with the refresh grant (RFC 6749 §6) through the lineage's
- * protocol (`auth/lineage.ts`: durably cached first, one refresh at a time per sign-in), then stored. Stack config
+ * `pulumi-helpdesk refresh`: brings the stack config up to the newest tokens of its grant. When the local token
+ * cache holds newer, still valid tokens (a provider run, or another stack sharing the grant, refreshed them), those
+ * are stored; otherwise a new access token is obtained with the refresh grant (RFC 6749 §6) through the grant's
+ * protocol (`auth/grant.ts`: durably cached first, one refresh at a time per grant), then stored. Stack config
  * is always written from what the cache holds, so a crash or a failed `pulumi config set` loses nothing: the next
  * `refresh` or provider run finds the tokens in the cache.
  *
  * For tests only: `HELPDESK_TEST_CRASH_AT=<step>` ends the process with SIGKILL at that step (see {@link CRASH_POINTS}).
  */
-import {
-  accessTokenExpired,
-  readLineage,
-  refreshLineage,
-  stackLineage,
-  stackArguments,
-  tokenConfigEntries,
-  type Lineage,
-  type RefreshOutcome,
-} from "../../auth/lineage.js";
+import { accessTokenExpired, Grant, stackArguments, type RefreshOutcome } from "../../auth/grant.js";
 import { OAuthError } from "../../auth/oauth.js";
 import { TokenCacheError } from "../../auth/token-cache.js";
 import { commandNamespace, namespaceNote } from "../namespace.js";
@@ -30,12 +21,12 @@ export interface RefreshOptions {
   stack?: string;
   /** Project directory (default: the current directory). */
   cwd?: string;
-  /** Config namespace of the sign-in (default `helpdesk`). */
+  /** Config namespace of the grant (default `helpdesk`). */
   namespace?: string;
 }
 
 /**
- * The steps at which `HELPDESK_TEST_CRASH_AT` can stop `refresh`: the three of `refreshLineage` (`lock-acquired`,
+ * The steps at which `HELPDESK_TEST_CRASH_AT` can stop `refresh`: the three of `Grant.refresh` (`lock-acquired`,
  * `token-response`, `cache-written`) and `config-written` (the stack config holds the new tokens; the last step).
  */
 export const CRASH_POINTS = ["lock-acquired", "token-response", "cache-written", "config-written"] as const;
@@ -44,7 +35,7 @@ export const CRASH_POINTS = ["lock-acquired", "token-response", "cache-written",
 export type CrashPoint = (typeof CRASH_POINTS)[number];
 
 /**
- * Refreshes the tokens of the stack's sign-in in one namespace (`<ns>:accessToken`, `<ns>:refreshToken`,
+ * Refreshes the tokens of the stack's grant in one namespace (`<ns>:accessToken`, `<ns>:refreshToken`,
  * `<ns>:tokenExpiresAt`; no other key is written).
  *
  * @param options the parsed flags
@@ -61,35 +52,34 @@ export async function refresh(options: RefreshOptions): Promise<void> {
   const where = namespaceNote(namespace);
   const stack = await openStack(ref, false);
   const config = await readStackConfig(stack);
-  const lineage = stackLineage(config, { stack: ref.stackName, namespace });
-  if (!lineage) {
+  const grant = Grant.fromStackConfig(config, { stack: ref.stackName, namespace });
+  if (!grant?.refreshable) {
     throw new CliError("failed", `stack "${ref.stackName}"${where} has no refresh token or client credentials to refresh with: run \`pulumi-helpdesk login --stack ${target}\``);
   }
-  const { tokens, renewed } = await newestTokens(lineage, crashAt);
-  const entries = tokenConfigEntries(tokens, lineage.namespace);
+  const { tokens, refreshed } = await newestTokens(grant, crashAt);
+  const entries = grant.configEntries(tokens);
   await writeStackConfig(stack, ref, entries);
   crashAt("config-written");
-  const rotated = tokens.refreshToken !== lineage.configTokens.refreshToken;
-  const origin = renewed ? "" : " from the local token cache (a provider run or a stack sharing this sign-in had renewed them)";
+  const rotated = tokens.refreshToken !== grant.configTokens.refreshToken;
+  const origin = refreshed ? "" : " from the local token cache (a provider run or a stack sharing this grant had refreshed them)";
   success(`Refreshed the tokens of stack "${ref.stackName}"${where}${origin}${rotated ? " (the server issued a new refresh token)" : ""}:`);
   for (const entry of entries) result(`  ${entry.key}${entry.secret ? " (secret)" : ""}`);
   if (tokens.expiresAt) info(`The access token expires at ${tokens.expiresAt}.`);
 }
 
 /**
- * The tokens to store: the cache's when they are newer than the config's and still valid, else a refresh through
- * the lineage (which reuses another process's result when it renewed meanwhile).
+ * The tokens to store: the cache's when they are newer than the config's and still valid, else a refresh of the
+ * grant (reason `requested`: it reuses another process's result when one refreshed meanwhile).
  */
-async function newestTokens(lineage: Lineage, crashAt: (step: string) => void): Promise<RefreshOutcome> {
+async function newestTokens(grant: Grant, crashAt: (step: string) => void): Promise<RefreshOutcome> {
   try {
-    const state = readLineage(lineage);
-    if (state.newerThanConfig && !accessTokenExpired(state.tokens)) return { tokens: state.tokens, renewed: false };
-    const seen = state.tokens.refreshToken;
-    return await refreshLineage(lineage, { stillNeeded: (newest) => newest.refreshToken === seen, onStep: crashAt });
+    const state = grant.state();
+    if (state.newerThanConfig && !accessTokenExpired(state.tokens)) return { tokens: state.tokens, refreshed: false };
+    return await grant.refresh({ because: "requested" }, { onStep: crashAt });
   } catch (error) {
     if (error instanceof TokenCacheError) throw new CliError("failed", error.message, { cause: error });
     if (error instanceof OAuthError) {
-      throw new CliError("failed", `${error.message}. Run \`pulumi-helpdesk login --stack ${stackArguments(lineage.stack, lineage.namespace)}\` to sign in again.`, { cause: error });
+      throw new CliError("failed", `${error.message}. Run \`pulumi-helpdesk login --stack ${stackArguments(grant.stack, grant.namespace)}\` to sign in again.`, { cause: error });
     }
     throw error;
   }

@@ -3,7 +3,7 @@
  * the sign-in, without showing any credential.
  */
 import { configKeysFor, DEFAULT_CONFIG_NAMESPACE } from "../../sdk/config.js";
-import { readLineage, stackArguments, stackLineage } from "../../auth/lineage.js";
+import { Grant, stackArguments } from "../../auth/grant.js";
 import { TokenCacheError, tokenCacheDir } from "../../auth/token-cache.js";
 import { commandNamespace } from "../namespace.js";
 import { info, result, warn } from "../output.js";
@@ -15,7 +15,7 @@ export interface StatusOptions {
   stack?: string;
   /** Project directory (default: the current directory). */
   cwd?: string;
-  /** Config namespace of the sign-in (default `helpdesk`). */
+  /** Config namespace of the grant (default `helpdesk`). */
   namespace?: string;
   /** Print {@link SignInStatus} as JSON. */
   json: boolean;
@@ -39,11 +39,11 @@ export interface SignInStatus {
     expired: boolean | null;
   };
   refreshToken: { present: boolean };
-  /** True when the provider renewed the tokens during a run and `pulumi-helpdesk refresh` should store them. */
+  /** True when the provider refreshed the tokens during a run and `pulumi-helpdesk refresh` should store them. */
   newerTokensCached: boolean;
-  /** What the local token cache holds for this sign-in (never token values). */
+  /** What the local token cache holds for this grant (never token values). */
   tokenCache: {
-    /** Absolute path of the sign-in's cache file, or null when no refresh has written one. */
+    /** Absolute path of the grant's cache file, or null when no refresh has written one. */
     file: string | null;
     /** When a refresh was interrupted after its request was sent (ISO 8601), or null; the next refresh then stops. */
     interruptedAt: string | null;
@@ -101,12 +101,12 @@ export function describeStatus(stack: string, config: Record<string, string>, op
   };
 }
 
-/** The token cache's view of the stack's sign-in; a cache problem is reported, not thrown (status always answers). */
+/** The token cache's view of the stack's grant; a cache problem is reported, not thrown (status always answers). */
 function tokenCacheStatus(stack: string, namespace: string, config: Record<string, string>, dir: string): { newer: boolean; status: SignInStatus["tokenCache"] } {
-  const lineage = stackLineage(config, { stack, namespace });
-  if (!lineage) return { newer: false, status: { file: null, interruptedAt: null, problem: null } };
+  const grant = Grant.fromStackConfig(config, { stack, namespace, cacheDir: dir });
+  if (!grant?.refreshable) return { newer: false, status: { file: null, interruptedAt: null, problem: null } };
   try {
-    const state = readLineage(lineage, dir);
+    const state = grant.state();
     return { newer: state.newerThanConfig, status: { file: state.file ?? null, interruptedAt: state.interruptedAt ?? null, problem: null } };
   } catch (error) {
     if (!(error instanceof TokenCacheError)) throw error;
@@ -163,7 +163,7 @@ export async function status(options: StatusOptions): Promise<void> {
   result(`refresh token:  ${s.refreshToken.present ? "present (secret)" : "missing"}`);
   if (s.tokenCache.file) result(`token cache:    ${s.tokenCache.file}`);
   if (s.tokenCache.problem) warn(s.tokenCache.problem);
-  else if (s.tokenCache.interruptedAt) warn(`a refresh of this sign-in was interrupted at ${s.tokenCache.interruptedAt}: run \`pulumi-helpdesk refresh --stack ${target}\` to see what to do.`);
+  else if (s.tokenCache.interruptedAt) warn(`a refresh of this grant was interrupted at ${s.tokenCache.interruptedAt}: run \`pulumi-helpdesk refresh --stack ${target}\` to see what to do.`);
   else if (s.newerTokensCached) info(`Newer tokens from a provider run wait in the local cache: run \`pulumi-helpdesk refresh --stack ${target}\` to store them.`);
   if (!token.present) info(`Not signed in: run \`pulumi-helpdesk login --stack ${target}\`.`);
   else if (token.expired) {

@@ -1,6 +1,6 @@
 /**
- * One token lineage refreshed by two OS processes at once, against one emulator that rotates refresh tokens and
- * revokes the whole grant when a spent one is presented (RFC 6819 §5.2.2.3): the lineage's lock and the re-read
+ * One OAuth grant refreshed by two OS processes at once, against one emulator that rotates refresh tokens and
+ * revokes the whole grant when a spent one is presented (RFC 6819 §5.2.2.3): the grant's lock and the re-read
  * under it must leave no grant revoked. Afterwards `pulumi-helpdesk refresh` (the built CLI, a real stack of a
  * file:// backend) stores the newest refresh token in the stack config. Run `bash scripts/build.sh` first.
  */
@@ -11,7 +11,6 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { RunningEmulator } from "../../emulator/index.js";
-import { stackLineage, type Lineage } from "../../auth/lineage.js";
 import { CONFIG_KEYS } from "../../sdk/config.js";
 import { createTestProject, runCli, type TestProject } from "../support/cli.js";
 import { pulumiAvailable } from "../support/pulumi.js";
@@ -23,13 +22,13 @@ const REFRESHES_PER_PROCESS = 20;
 interface Iteration {
   i: number;
   ok: boolean;
-  renewed?: boolean;
+  refreshed?: boolean;
   code?: string;
   message?: string;
 }
 
 /** Runs the refresher script in its own `node` process; resolves with its per-iteration results. */
-function refreshInProcess(dir: string, lineage: Lineage, mode: "always" | "when-rejected"): Promise<Iteration[]> {
+function refreshInProcess(dir: string, config: Record<string, string>, mode: "always" | "when-rejected"): Promise<Iteration[]> {
   return new Promise((resolve, reject) => {
     const child = spawn(process.execPath, [refresher], { stdio: ["pipe", "pipe", "pipe"] });
     let stdout = "";
@@ -41,11 +40,11 @@ function refreshInProcess(dir: string, lineage: Lineage, mode: "always" | "when-
       if (code !== 0) return reject(new Error(`refresher exited ${code}: ${stderr}`));
       resolve(stdout.trim().split("\n").map((line) => JSON.parse(line) as Iteration));
     });
-    child.stdin.end(JSON.stringify({ dir, lineage, count: REFRESHES_PER_PROCESS, mode }));
+    child.stdin.end(JSON.stringify({ dir, config, count: REFRESHES_PER_PROCESS, mode }));
   });
 }
 
-describe.skipIf(!pulumiAvailable())("two processes refreshing one lineage", () => {
+describe.skipIf(!pulumiAvailable())("two processes refreshing one grant", () => {
   let emulator: RunningEmulator;
   let project: TestProject;
   let cacheDir: string;
@@ -68,15 +67,14 @@ describe.skipIf(!pulumiAvailable())("two processes refreshing one lineage", () =
   it(`${REFRESHES_PER_PROCESS} refreshes each, concurrently: 0 revoked grants; then \`refresh\` stores the newest refresh token`, async () => {
     const config = signedInConfig(emulator, await signIn(emulator));
     initStack(project, "dev", config);
-    const lineage = stackLineage(config, { env: {} })!;
     await resetStats(emulator);
 
     const started = performance.now();
-    const results = await Promise.all([refreshInProcess(cacheDir, lineage, "always"), refreshInProcess(cacheDir, lineage, "always")]);
+    const results = await Promise.all([refreshInProcess(cacheDir, config, "always"), refreshInProcess(cacheDir, config, "always")]);
     const seconds = (performance.now() - started) / 1000;
     const failures = results.flat().filter((r) => !r.ok);
     expect(failures).toEqual([]);
-    expect(results.flat().filter((r) => r.renewed)).toHaveLength(2 * REFRESHES_PER_PROCESS);
+    expect(results.flat().filter((r) => r.refreshed)).toHaveLength(2 * REFRESHES_PER_PROCESS);
     expect(await tokenRequests(emulator)).toBe(2 * REFRESHES_PER_PROCESS); // each one a real rotation, none replayed
     const { entry } = onlyEntry(cacheDir);
     expect(entry.refreshTokenHashes).toHaveLength(1 + 2 * REFRESHES_PER_PROCESS);
@@ -105,13 +103,13 @@ describe.skipIf(!pulumiAvailable())("two processes refreshing one lineage", () =
   });
 
   it(`${REFRESHES_PER_PROCESS} renewals each after a "401", concurrently: one renews, the other reuses; 0 revoked grants`, async () => {
-    const lineage = stackLineage(signedInConfig(emulator, await signIn(emulator)), { env: {} })!;
+    const config = signedInConfig(emulator, await signIn(emulator));
     await resetStats(emulator);
     const started = performance.now();
-    const results = (await Promise.all([refreshInProcess(cacheDir, lineage, "when-rejected"), refreshInProcess(cacheDir, lineage, "when-rejected")])).flat();
+    const results = (await Promise.all([refreshInProcess(cacheDir, config, "when-rejected"), refreshInProcess(cacheDir, config, "when-rejected")])).flat();
     const seconds = (performance.now() - started) / 1000;
     expect(results.filter((r) => !r.ok)).toEqual([]);
-    const renewals = results.filter((r) => r.renewed).length;
+    const renewals = results.filter((r) => r.refreshed).length;
     expect(await tokenRequests(emulator)).toBe(renewals);
     expect(renewals).toBeGreaterThanOrEqual(REFRESHES_PER_PROCESS);
     expect(renewals).toBeLessThanOrEqual(2 * REFRESHES_PER_PROCESS);

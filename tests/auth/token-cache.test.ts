@@ -1,6 +1,6 @@
 /**
  * The token cache's files, on a real file system: modes enforced on every open (0700 directory, 0600 files, even
- * when they existed with wider modes), atomic durable writes, the index from every refresh token of a lineage, and a
+ * when they existed with wider modes), atomic durable writes, the index from every refresh token of a grant, and a
  * damaged file as a clear, typed error that names it, never a silent fallback.
  */
 import { afterEach, describe, expect, it } from "vitest";
@@ -10,11 +10,11 @@ import { join } from "node:path";
 import {
   entryFile,
   findEntry,
-  lineageIdOf,
+  grantIdOf,
   readEntry,
   refreshTokenHash,
   TokenCacheError,
-  withLineageLock,
+  withGrantLock,
   writeEntry,
   type CacheEntry,
 } from "../../auth/token-cache.js";
@@ -33,12 +33,12 @@ function cacheDir(): string {
 
 const mode = (path: string): number => statSync(path).mode & 0o777;
 
-/** An entry of a lineage whose refresh tokens were `tokens` (the last is the newest). */
+/** An entry of a grant whose refresh tokens were `tokens` (the last is the newest). */
 function entryOf(tokens: string[], accessToken = "access-token-newest-0001"): CacheEntry {
   const hashes = tokens.map(refreshTokenHash);
   return {
     format: 1,
-    lineage: lineageIdOf(hashes[0]!),
+    lineage: grantIdOf(hashes[0]!),
     baseUrl: "http://127.0.0.1:1",
     clientId: "c",
     accessToken,
@@ -110,11 +110,11 @@ describe("durable writes and the index", () => {
     expect(readEntry(dir, first.lineage)?.entry.refreshToken).toBe("refresh-token-next-0005");
   });
 
-  it("finds a lineage by any refresh token it ever had, and by no other", () => {
+  it("finds a grant by any refresh token it ever had, and by no other", () => {
     const dir = cacheDir();
     const tokens = ["refresh-token-root-0006", "refresh-token-second-0006", "refresh-token-third-0006"];
     writeEntry(dir, entryOf(tokens));
-    writeEntry(dir, entryOf(["refresh-token-other-lineage-0006"]));
+    writeEntry(dir, entryOf(["refresh-token-other-grant-0006"]));
     for (const token of tokens) expect(findEntry(refreshTokenHash(token), dir)?.entry.refreshToken).toBe(tokens[2]);
     expect(findEntry(refreshTokenHash("refresh-token-never-seen-0006"), dir)).toBeUndefined();
   });
@@ -125,11 +125,11 @@ describe("durable writes and the index", () => {
     expect(readdirSync(dir).join(" ")).not.toContain("refresh-token");
   });
 
-  it("runs one holder of a lineage's lock at a time", async () => {
+  it("runs one holder of a grant's lock at a time", async () => {
     const dir = cacheDir();
     const order: string[] = [];
     const hold = (name: string) =>
-      withLineageLock(dir, "0".repeat(32), async () => {
+      withGrantLock(dir, "0".repeat(32), async () => {
         order.push(`${name} in`);
         await new Promise((resolve) => setTimeout(resolve, 50));
         order.push(`${name} out`);
@@ -146,7 +146,7 @@ describe("durable writes and the index", () => {
     const old = new Date(Date.now() - 11_000);
     utimesSync(join(dir, `${id}.lock`), old, old);
     const started = performance.now();
-    expect(await withLineageLock(dir, id, async () => "held")).toBe("held");
+    expect(await withGrantLock(dir, id, async () => "held")).toBe("held");
     expect(performance.now() - started).toBeLessThan(2_000);
   });
 });
@@ -178,7 +178,7 @@ describe("a damaged cache is an error that names the file", () => {
     });
   }
 
-  it("a damaged file of another lineage does not hide an intact match (index sets are disjoint)", () => {
+  it("a damaged file of another grant does not hide an intact match (index sets are disjoint)", () => {
     const dir = cacheDir();
     writeEntry(dir, entryOf(["refresh-token-intact-0009"]));
     const other = writeEntry(dir, entryOf(["refresh-token-other-0009"]));

@@ -29,11 +29,8 @@ export function pluginBuilt(): boolean {
 }
 
 /** The config one login writes for the default provider (`helpdesk:*`), as `pulumi config set-all` arguments. */
-function setAllArgs(baseUrl: string, client: { clientId: string; clientSecret: string }, tokens: TokenSet): string[] {
-  const config: ConfigMap = {
-    ...configAsLoginWrites(baseUrl, client, tokens),
-    "helpdesk:tokenExpiresAt": { value: tokens.expiresAt ?? "" },
-  };
+function setAllArgs(baseUrl: string, client: { clientId: string; clientSecret: string; redirectUri: string }, tokens: TokenSet): string[] {
+  const config: ConfigMap = configAsLoginWrites(baseUrl, client, tokens);
   return Object.entries(config).flatMap(([key, { value, secret }]) => [secret ? "--secret" : "--plaintext", `${key}=${value}`]);
 }
 

@@ -215,7 +215,7 @@ describe("access tokens", () => {
     await new Promise((r) => setTimeout(r, 1100));
     const error = await failureOf(webhookProvider.create(fullConfig(emu, tokens, { [CONFIG_KEYS.refreshToken]: "not-a-real-refresh-token" }), hook));
     expect(error.code).toBe("credentials");
-    expect(error.message).toMatch(/renewing it failed .*invalid_grant.*pulumi-helpdesk login/);
+    expect(error.message).toMatch(/refreshing it failed .*invalid_grant.*pulumi-helpdesk login/);
   });
 });
 

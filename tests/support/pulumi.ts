@@ -7,7 +7,8 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
-import { configKeysFor } from "../../sdk/config.js";
+import { loginConfigEntries } from "../../auth/grant.js";
+import { parseBaseUrl } from "../../sdk/base-url.js";
 import { LocalWorkspace, type ConfigMap, type Stack } from "@pulumi/pulumi/automation/index.js";
 
 /**
@@ -81,8 +82,8 @@ export function readStateFile(test: TestStack, projectName: string): string {
 }
 
 /**
- * The stack config `pulumi-helpdesk login` writes (base URL, client, tokens; secrets marked secret), for suites that
- * sign in headlessly instead of running the CLI.
+ * The stack config `pulumi-helpdesk login` writes (`auth/grant.ts` `loginConfigEntries`: base URL, client, redirect
+ * URI, tokens and their expiry; secrets marked secret), for suites that sign in headlessly instead of running the CLI.
  *
  * @param baseUrl the help desk's base URL
  * @param client the OAuth client (`clientId`, `clientSecret`)
@@ -91,16 +92,12 @@ export function readStateFile(test: TestStack, projectName: string): string {
  */
 export function configAsLoginWrites(
   baseUrl: string,
-  client: { clientId: string; clientSecret: string },
-  tokens: { accessToken: string; refreshToken?: string | undefined },
+  client: { clientId: string; clientSecret: string; redirectUri: string },
+  tokens: { accessToken: string; refreshToken?: string | undefined; expiresAt?: string | undefined },
   namespace = "helpdesk",
 ): ConfigMap {
-  const keys = configKeysFor(namespace);
-  return {
-    [keys.baseUrl]: { value: baseUrl },
-    [keys.clientId]: { value: client.clientId },
-    [keys.clientSecret]: { value: client.clientSecret, secret: true },
-    [keys.accessToken]: { value: tokens.accessToken, secret: true },
-    [keys.refreshToken]: { value: tokens.refreshToken ?? "", secret: true },
-  };
+  const parsed = parseBaseUrl(baseUrl);
+  if ("problem" in parsed) throw new TypeError(parsed.problem);
+  const entries = loginConfigEntries({ ...client, baseUrl: parsed.url }, { refreshToken: undefined, expiresAt: undefined, ...tokens }, namespace);
+  return Object.fromEntries(entries.map(({ key, value, secret }) => [key, secret ? { value, secret } : { value }]));
 }

@@ -1,5 +1,5 @@
 /**
- * Test support for the token lineage suites: real emulators on 127.0.0.1, real stacks of a file:// backend (through
+ * Test support for the OAuth grant suites: real emulators on 127.0.0.1, real stacks of a file:// backend (through
  * the real `pulumi` CLI), real cache files.
  */
 import { execFileSync } from "node:child_process";
@@ -10,7 +10,8 @@ import { Client, request } from "undici";
 import { startEmulator, signInAutoApproved, type EmulatorOptions, type RunningEmulator } from "../../../emulator/index.js";
 import type { TokenSet } from "../../../auth/oauth.js";
 import type { CacheEntry } from "../../../auth/token-cache.js";
-import { CONFIG_KEYS } from "../../../sdk/config.js";
+import { loginConfigEntries } from "../../../auth/grant.js";
+import { isSecretSetting } from "../../../sdk/settings.js";
 import { emulatorStats } from "../../support/emulator.js";
 import type { TestProject } from "../../support/cli.js";
 
@@ -23,7 +24,7 @@ export const client = { clientId: "lineage-tests", clientSecret: "lineage-tests-
  * @throws Error naming `bash scripts/build.sh`
  */
 export function requireBuild(): void {
-  const built = fileURLToPath(new URL("../../../dist/auth/lineage.js", import.meta.url));
+  const built = fileURLToPath(new URL("../../../dist/auth/grant.js", import.meta.url));
   if (!existsSync(built)) throw new Error(`${built} is missing: run \`bash scripts/build.sh\` before these tests`);
 }
 
@@ -32,24 +33,18 @@ export function emulatorFor(options: EmulatorOptions = {}): Promise<RunningEmula
   return startEmulator({ port: 0, autoApprove: true, clients: [client], ...options });
 }
 
-/** Signs in headlessly: a new grant, so a new token lineage. */
+/** Signs in headlessly: a new grant. */
 export function signIn(emulator: RunningEmulator): Promise<TokenSet> {
   return signInAutoApproved({ baseUrl: emulator.url, ...client });
 }
 
-/** Stack config values of a signed-in stack, as `login` writes them. */
+/** Stack config values of a signed-in stack: what `login` writes (`auth/grant.ts` `loginConfigEntries`). */
 export function signedInConfig(emulator: RunningEmulator, tokens: TokenSet): Record<string, string> {
-  return {
-    [CONFIG_KEYS.baseUrl]: emulator.url,
-    [CONFIG_KEYS.clientId]: client.clientId,
-    [CONFIG_KEYS.clientSecret]: client.clientSecret,
-    [CONFIG_KEYS.accessToken]: tokens.accessToken,
-    [CONFIG_KEYS.refreshToken]: tokens.refreshToken!,
-    [CONFIG_KEYS.tokenExpiresAt]: tokens.expiresAt!,
-  };
+  return Object.fromEntries(loginConfigEntries({ baseUrl: new URL(emulator.url), ...client }, tokens).map((entry) => [entry.key, entry.value]));
 }
 
-const SECRET_KEYS = new Set<string>([CONFIG_KEYS.clientSecret, CONFIG_KEYS.accessToken, CONFIG_KEYS.refreshToken]);
+/** The keys `login` stores as secrets, in any namespace: the secret settings of the settings table. */
+const isSecretKey = (key: string): boolean => isSecretSetting(key.slice(key.indexOf(":") + 1));
 
 /**
  * Creates a stack of the project's file:// backend holding a sign-in, with the real `pulumi` CLI.
@@ -61,7 +56,7 @@ const SECRET_KEYS = new Set<string>([CONFIG_KEYS.clientSecret, CONFIG_KEYS.acces
 export function initStack(project: TestProject, stack: string, config: Record<string, string>): void {
   const pulumi = (args: string[]) => execFileSync("pulumi", args, { cwd: project.dir, env: project.env, stdio: "pipe" });
   pulumi(["stack", "init", stack]);
-  const pairs = Object.entries(config).flatMap(([key, value]) => [SECRET_KEYS.has(key) ? "--secret" : "--plaintext", `${key}=${value}`]);
+  const pairs = Object.entries(config).flatMap(([key, value]) => [isSecretKey(key) ? "--secret" : "--plaintext", `${key}=${value}`]);
   pulumi(["config", "set-all", "--stack", stack, ...pairs]);
 }
 

@@ -1,28 +1,33 @@
 /**
- * A separate OS process that refreshes one token lineage `count` times through the built code (dist/auth/lineage.js,
- * so run `bash scripts/build.sh` first), for the cross-process tests of tests/auth/concurrency.test.ts.
+ * A separate OS process that refreshes one OAuth grant `count` times through the built code (dist/auth/grant.js, so
+ * run `bash scripts/build.sh` first), for the cross-process tests of tests/auth/concurrency.test.ts.
  *
- * stdin: JSON `{ dir, lineage, count, mode }`; the tokens travel on stdin, never on a command line.
- * - `mode: "always"`: every iteration spends the lineage's newest refresh token (under the lock);
- * - `mode: "when-rejected"`: every iteration takes the access token it holds as rejected (as after a 401) and renews
- *   only when the lineage's access token is still that one (another process may have renewed it meanwhile).
- * stdout: one JSON line per iteration, `{ i, ok, renewed }` or `{ i, ok: false, code, message }`. Never a token.
+ * stdin: JSON `{ dir, config, count, mode }` (`config`: the stack config of the grant, as `login` writes it); the
+ * tokens travel on stdin, never on a command line.
+ * - `mode: "always"`: every iteration spends the grant's newest refresh token: a refresh `requested` (spent while the
+ *   newest refresh token is the one this process read first), repeated until this process did spend one, so each
+ *   iteration is one real rotation raced against the other process's;
+ * - `mode: "when-rejected"`: every iteration takes the access token it holds as rejected (as after a 401) and refreshes
+ *   only when the grant's access token is still that one (another process may have refreshed it meanwhile).
+ * stdout: one JSON line per iteration, `{ i, ok, refreshed }` or `{ i, ok: false, code, message }`. Never a token.
  */
 import { readFileSync } from "node:fs";
 
-const { readLineage, refreshLineage } = await import(new URL("../../../dist/auth/lineage.js", import.meta.url).href);
-const { dir, lineage, count, mode } = JSON.parse(readFileSync(0, "utf8"));
-lineage.client.baseUrl = new URL(lineage.client.baseUrl); // a URL travels as its text in JSON
+const { Grant } = await import(new URL("../../../dist/auth/grant.js", import.meta.url).href);
+const { dir, config, count, mode } = JSON.parse(readFileSync(0, "utf8"));
 
 for (let i = 0; i < count; i++) {
-  let stillNeeded = () => true;
-  if (mode === "when-rejected") {
-    const held = readLineage(lineage, dir).tokens.accessToken;
-    stillNeeded = (newest) => newest.accessToken === held;
-  }
+  // A grant object per iteration: what this process knows comes from the cache, as in a new provider run.
+  const grant = Grant.fromStackConfig(config, { env: {}, cacheDir: dir });
   try {
-    const { renewed } = await refreshLineage(lineage, { stillNeeded, dir });
-    process.stdout.write(`${JSON.stringify({ i, ok: true, renewed })}\n`);
+    let refreshed = false;
+    if (mode === "when-rejected") {
+      const held = grant.state().tokens.accessToken;
+      ({ refreshed } = await grant.refresh({ because: "rejected", token: held }));
+    } else {
+      for (let attempt = 0; !refreshed && attempt < 1000; attempt++) ({ refreshed } = await Grant.fromStackConfig(config, { env: {}, cacheDir: dir }).refresh({ because: "requested" }));
+    }
+    process.stdout.write(`${JSON.stringify({ i, ok: true, refreshed })}\n`);
   } catch (error) {
     process.stdout.write(`${JSON.stringify({ i, ok: false, code: error.code, message: error.message })}\n`);
   }
