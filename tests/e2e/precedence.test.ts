@@ -53,9 +53,12 @@ async function requestsTo(emulator: RunningEmulator): Promise<number> {
 describe.skipIf(!pulumiAvailable())("the environment only fills what the program and the stack config leave unset", () => {
   const desks: Record<"eu" | "us" | "home" | "third", Desk> = {} as never;
   const stacks: TestStack[] = [];
+  /** What the third help desk answered before the stacks ran (its own sign-in's token request). */
+  let thirdBefore = 0;
 
   beforeAll(async () => {
     for (const name of ["eu", "us", "home", "third"] as const) desks[name] = await desk(name);
+    thirdBefore = await requestsTo(desks.third.emulator);
   });
 
   afterAll(async () => {
@@ -93,7 +96,7 @@ describe.skipIf(!pulumiAvailable())("the environment only fills what the program
     await test.stack.destroy();
     expect(await heldWebhooks(eu.emulator)).toEqual([]);
     expect(await heldWebhooks(us.emulator)).toEqual([]);
-    expect(await requestsTo(third.emulator)).toBe(0);
+    expect(await requestsTo(third.emulator)).toBe(thirdBefore);
   });
 
   it("a dynamic Webhook stack with helpdesk:* config creates and deletes in that help desk, none in the environment's", async () => {
@@ -115,6 +118,6 @@ describe.skipIf(!pulumiAvailable())("the environment only fills what the program
 
     await test.stack.destroy();
     expect(await heldWebhooks(home.emulator)).toEqual([]);
-    expect(await requestsTo(third.emulator)).toBe(0);
+    expect(await requestsTo(third.emulator)).toBe(thirdBefore);
   });
 });

@@ -3,6 +3,10 @@
  * stable code, its class's own name, and the error it wraps kept as `cause`.
  */
 import { describe, expect, it } from "vitest";
+import { execFileSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { PulumiHelpdeskError } from "../../sdk/errors.js";
 import { HelpdeskError } from "../../provider/index.js";
 import { resolveSettings, SettingError } from "../../sdk/settings.js";
@@ -16,6 +20,7 @@ import { CliError } from "../../cli/output.js";
 import { EmulatorOptionError, startEmulator, EmulatorInspectionClient, EmulatorInspectionError } from "../../emulator/index.js";
 
 const config = (values: Record<string, string>) => ({ get: (key: string) => values[key] });
+const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 
 /** What `run` threw (fails the test when it threw nothing). */
 async function thrown(run: () => unknown): Promise<unknown> {
@@ -83,5 +88,33 @@ describe("the error family", () => {
     })();
     expect(delivery).toBeInstanceOf(DeliveryParseError);
     expect(delivery).toMatchObject({ code: "invalid_delivery", name: "DeliveryParseError" });
+  });
+});
+
+describe("one constructor shape for every error class", () => {
+  /**
+   * Every class of the family, wherever it lives, is constructed as `(code, message, options)` (options carrying
+   * `cause` and the class's own fields), or takes no argument at all when its code and message are fixed
+   * (`PulumiNotFoundError`). Read from the sources, so a new class with another shape fails here.
+   */
+  it("is (code, message, options) in every source file", () => {
+    const files = execFileSync("git", ["ls-files", "sdk", "auth", "provider", "cli", "emulator"], { cwd: repoRoot, encoding: "utf8" })
+      .split("\n")
+      .filter((file) => file.endsWith(".ts"));
+    const classes: string[] = [];
+    const offenders: string[] = [];
+    for (const file of files) {
+      const source = readFileSync(join(repoRoot, file), "utf8");
+      for (const match of source.matchAll(/class (\w+)(?:<[^>]*>)? extends (\w+Error|PulumiHelpdeskError|EmulatorHttpError)\b[^{]*\{/g)) {
+        classes.push(match[1]!);
+        const body = source.slice(match.index + match[0].length);
+        const constructor = /\n {2}constructor\(([^)]*)/.exec(body.slice(0, body.search(/\n\}/)));
+        if (!constructor) continue; // inherits its parent's constructor
+        const params = constructor[1]!.replace(/\s+/g, " ").trim();
+        if (params !== "" && !/^code\b[^,]*, message\b[^,]*(, options\b.*)?$/.test(params)) offenders.push(`${file}: ${match[1]}(${params})`);
+      }
+    }
+    expect(classes.length).toBeGreaterThanOrEqual(15);
+    expect(offenders).toEqual([]);
   });
 });
