@@ -60,7 +60,7 @@ describe("the error family", () => {
       [new UnsupportedNodeError("m"), "UnsupportedNodeError", "unsupported_node"],
       [new CliError("m", 2), "CliError", "usage"],
       [new CliError("m"), "CliError", "failed"],
-      [new EmulatorOptionError("port", "m"), "EmulatorOptionError", "invalid_option"],
+      [new EmulatorOptionError("invalid_option", "m", { option: "port", cause }), "EmulatorOptionError", "invalid_option"],
     ];
     for (const [error, name, code] of members) {
       expect(error).toBeInstanceOf(PulumiHelpdeskError);
@@ -70,6 +70,8 @@ describe("the error family", () => {
     expect(members[0]![0].cause).toBe(cause);
     expect(members[1]![0].cause).toBe(cause);
     expect(members[2]![0].cause).toBe(cause);
+    expect(members[6]![0].cause).toBe(cause);
+    expect(members[6]![0]).toMatchObject({ option: "port" });
     const delivery = (() => {
       try {
         parseDelivery("no_such_event", {});
