@@ -1,23 +1,27 @@
 /**
- * The emulator's Hono application: request log and statistics, `X-Content-Type-Options: nosniff`, the wait for the
- * commit of every change before answering, token-endpoint headers, the declared body limit, the framing check, the
- * Host check, page headers, fault injection, the streamed body limit, the route modules (OAuth, `/v1`, pages,
- * `/_emulator`), and the one error handler that renders every {@link EmulatorHttpError}.
+ * The emulator's Hono application: the pipeline every request passes (request log and statistics,
+ * `X-Content-Type-Options: nosniff`, the wait for the commit of every change before answering, token-endpoint
+ * headers, the declared body limit, the framing check, the Host check, page headers, fault injection, the streamed
+ * body limit), then the route modules, each a Hono sub-app in its own file mounted with `app.route` (`/oauth`:
+ * oauth.ts, `/v1`: api.ts, the pages: web.ts, `/_emulator`: inspect.ts), and the one error handler that renders every
+ * {@link EmulatorHttpError}. The pipeline stays here, not in the sub-apps, because its order is part of the behaviour
+ * (a fault is decided before the body is read; a 413 at the token endpoint still gets `Cache-Control: no-store`).
  */
 import { Hono } from "hono";
 import type { Context, MiddlewareHandler } from "hono";
 import { HTTPException } from "hono/http-exception";
+import { secureHeaders } from "hono/secure-headers";
 import { matchedRoutes } from "hono/route";
 import type { AppEnv } from "./app-env.js";
 import type { EmulatorContext } from "./context.js";
-import { ApiError, EmulatorHttpError, PageError, asTokenEndpointError, notFound, payloadTooLarge } from "./errors.js";
+import { ApiError, EmulatorHttpError, PageError, asTokenEndpointError, notFound, payloadTooLarge, type ApiErrorCode } from "./errors.js";
 import { faultMiddleware } from "./faults.js";
-import { registerOAuthRoutes } from "./oauth.js";
-import { registerApiRoutes } from "./api.js";
-import { registerWebRoutes } from "./web.js";
-import { registerInspectRoutes } from "./inspect.js";
+import { createOAuthApp } from "./oauth.js";
+import { createV1App } from "./api.js";
+import { createWebApp } from "./web.js";
+import { createInspectApp } from "./inspect.js";
 import { errorPage } from "./pages/layout.js";
-import { StoreError } from "./store.js";
+import { StoreError } from "./commits.js";
 
 /** The token endpoint (RFC 6749 §3.2), whose every failure is answered in RFC 6749 §5.2's shape. */
 const TOKEN_PATH = "/oauth/token";
@@ -34,13 +38,13 @@ export function errorResponse(c: Context<AppEnv>, error: unknown, log?: (line: s
   if (error instanceof StoreError) {
     error =
       error.code === "busy"
-        ? new ApiError(503, "service_unavailable", error.message, undefined, { "Retry-After": "1" })
-        : new ApiError(500, "internal_error", error.message);
+        ? new ApiError("service_unavailable", error.message, { headers: { "Retry-After": "1" }, cause: error })
+        : new ApiError("internal_error", error.message, { cause: error });
   }
   if (error instanceof HTTPException) {
     const status = error.status;
-    const code = status === 413 ? "payload_too_large" : status < 500 ? "invalid_request" : "internal_error";
-    error = new ApiError(status, code, error.message || "Request failed");
+    const code: ApiErrorCode = status === 413 ? "payload_too_large" : status < 500 ? "invalid_request" : "internal_error";
+    error = new ApiError(code, error.message || "Request failed", { status, cause: error });
   }
   if (c.req.path === TOKEN_PATH && error instanceof EmulatorHttpError && !(error instanceof PageError)) {
     error = asTokenEndpointError(error);
@@ -57,16 +61,50 @@ export function errorResponse(c: Context<AppEnv>, error: unknown, log?: (line: s
 }
 
 /**
- * Referrer policy of the pages: `same-origin`, so the emulator's own forms carry their `Origin` (which the CSRF check
- * requires; under `no-referrer` browsers send `Origin: null`, Fetch §3.2.5) while no other site learns a page's URL.
+ * Every header of Hono's `secureHeaders` off: each use below turns on exactly the ones the emulator sends, so that
+ * no header appears that the emulator did not choose (HSTS, for one, would be wrong on plain-HTTP loopback).
  */
-const PAGE_REFERRER_POLICY = "same-origin";
+const NO_SECURE_HEADERS = {
+  crossOriginEmbedderPolicy: false,
+  crossOriginResourcePolicy: false,
+  crossOriginOpenerPolicy: false,
+  originAgentCluster: false,
+  referrerPolicy: false,
+  strictTransportSecurity: false,
+  xContentTypeOptions: false,
+  xDnsPrefetchControl: false,
+  xDownloadOptions: false,
+  xFrameOptions: false,
+  xPermittedCrossDomainPolicies: false,
+  xXssProtection: false,
+  removePoweredBy: false,
+} as const;
+
+/** Every answer: `X-Content-Type-Options: nosniff`, so browsers never guess a content type (Fetch §3.5). */
+const everyAnswerHeaders = secureHeaders({ ...NO_SECURE_HEADERS, xContentTypeOptions: true });
 
 /**
- * Content-Security-Policy of the pages: inline CSS only, no scripts, no framing. `form-action` is deliberately not
- * restricted: the consent form's answer redirects to the client's redirect URI, which `form-action` would block.
+ * Every HTML page:
+ * - `X-Frame-Options: DENY` and CSP `frame-ancestors 'none'`: no framing (click-jacking of the consent buttons,
+ *   RFC 6749 §10.13);
+ * - `Content-Security-Policy: default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none';
+ *   frame-ancestors 'none'`: inline CSS only, no scripts. `form-action` is deliberately not restricted: the consent
+ *   form's answer redirects to the client's redirect URI, which `form-action` would block;
+ * - `Referrer-Policy: same-origin`, so the emulator's own forms carry their `Origin` (which the CSRF check requires;
+ *   under `no-referrer` browsers send `Origin: null`, Fetch §3.2.5) while no other site learns a page's URL.
  */
-const PAGE_CSP = "default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none'; frame-ancestors 'none'";
+const pageHeaders = secureHeaders({
+  ...NO_SECURE_HEADERS,
+  xFrameOptions: "DENY",
+  referrerPolicy: "same-origin",
+  contentSecurityPolicy: {
+    defaultSrc: ["'none'"],
+    styleSrc: ["'unsafe-inline'"],
+    imgSrc: ["'self'"],
+    baseUri: ["'none'"],
+    frameAncestors: ["'none'"],
+  },
+});
 
 /** How many bytes of an oversized body are read and discarded before answering 413 (so the client sees the answer). */
 const DRAIN_LIMIT_BYTES = 32 * 1024 * 1024;
@@ -129,7 +167,7 @@ export function framingCheck(): MiddlewareHandler<AppEnv> {
     }
     if (refusal !== undefined) {
       closeAfterAnswer(c);
-      throw new ApiError(400, "invalid_request", refusal, undefined, { Connection: "close" });
+      throw new ApiError("invalid_request", refusal, { headers: { Connection: "close" } });
     }
     await next();
   };
@@ -160,7 +198,7 @@ export function bodyLimit(maxBytes: number): MiddlewareHandler<AppEnv> {
         try {
           result = await reader.read();
         } catch {
-          throw new ApiError(400, "invalid_request", "The request body could not be read");
+          throw new ApiError("invalid_request", "The request body could not be read");
         }
         const { done, value } = result;
         if (done) break;
@@ -221,11 +259,8 @@ export function createApp(ctx: EmulatorContext, port: () => number): Hono<AppEnv
     }
   });
 
-  // Every answer: browsers must not guess a content type other than the one sent (Fetch §3.5, nosniff).
-  app.use("*", async (c, next) => {
-    await next();
-    c.res.headers.set("X-Content-Type-Options", "nosniff");
-  });
+  // Every answer, errors and failed commits included (it runs after the commit wait below): nosniff.
+  app.use("*", everyAnswerHeaders);
 
   // Nothing is acknowledged before it is on disk: every answer waits for the commit of the changes made since its
   // request started (one commit serves all the requests of an event-loop turn, see commits.ts). When that commit
@@ -258,19 +293,19 @@ export function createApp(ctx: EmulatorContext, port: () => number): Hono<AppEnv
     if (host !== undefined) {
       const p = port();
       const allowed = [`127.0.0.1:${p}`, `localhost:${p}`, `[::1]:${p}`];
-      if (!allowed.includes(host.toLowerCase())) throw new ApiError(403, "forbidden", "Unexpected Host header");
+      if (!allowed.includes(host.toLowerCase())) throw new ApiError("forbidden", "Unexpected Host header");
     }
     await next();
   });
 
-  // Every HTML page: no framing (click-jacking of the consent buttons, RFC 6749 §10.13), no scripts, no caching.
+  // Every HTML page, and only pages (JSON answers and redirects do not get them): the page headers above, and no
+  // caching. Which answers are pages is known only once the answer is made (a route may answer a page, a redirect or
+  // an error), so `pageHeaders` runs after it, with nothing left to call.
   app.use("*", async (c, next) => {
     await next();
     if ((c.res.headers.get("content-type") ?? "").startsWith("text/html")) {
-      c.res.headers.set("X-Frame-Options", "DENY");
-      c.res.headers.set("Content-Security-Policy", PAGE_CSP);
+      await pageHeaders(c, async () => undefined);
       c.res.headers.set("Cache-Control", "no-store");
-      c.res.headers.set("Referrer-Policy", PAGE_REFERRER_POLICY);
     }
   });
 
@@ -281,10 +316,11 @@ export function createApp(ctx: EmulatorContext, port: () => number): Hono<AppEnv
 
   app.use("*", bodyLimit(ctx.options.bodyLimitBytes));
 
-  registerOAuthRoutes(app, ctx);
-  registerApiRoutes(app, ctx);
-  registerWebRoutes(app, ctx);
-  registerInspectRoutes(app, ctx);
+  // The route modules, each a sub-app, in this order: the first route that answers wins.
+  app.route("/oauth", createOAuthApp(ctx));
+  app.route("/v1", createV1App(ctx));
+  app.route("/", createWebApp(ctx));
+  app.route("/_emulator", createInspectApp(ctx));
 
   app.notFound((c) => errorResponse(c, notFound("No such path"), log));
   app.onError((error, c) => errorResponse(c, error, log));

@@ -20,7 +20,7 @@ export interface BodyParams {
 export type BodyErrorFactory = (status: 400 | 415, message: string) => EmulatorHttpError;
 
 const apiErrors: BodyErrorFactory = (status, message) =>
-  new ApiError(status, status === 415 ? "unsupported_media_type" : "invalid_request", message);
+  new ApiError(status === 415 ? "unsupported_media_type" : "invalid_request", message);
 
 /**
  * Bounds of every JSON body the emulator reads (docs/helpdesk-api.md §8 shows no limits; these are the emulator's own): arrays and
@@ -30,8 +30,28 @@ const apiErrors: BodyErrorFactory = (status, message) =>
  */
 export const JSON_LIMITS = Object.freeze({ maxDepth: 32, maxValues: 10_000 });
 
-/** A JSON text beyond {@link JSON_LIMITS}; `message` says which limit, e.g. "JSON nests deeper than 32 levels". */
-export class JsonLimitError extends RangeError {}
+/** Which of {@link JSON_LIMITS} a JSON text passed: its nesting depth, or its count of values. */
+export type JsonLimitCode = "json_too_deep" | "json_too_many_values";
+
+/**
+ * A JSON text beyond {@link JSON_LIMITS}; `message` says which limit, e.g. "JSON nests deeper than 32 levels". A
+ * `RangeError` (a value out of the allowed range), never answered as it is: readBodyParams turns it into a 400.
+ */
+export class JsonLimitError extends RangeError {
+  /** Which limit was passed. */
+  readonly code: JsonLimitCode;
+
+  /**
+   * @param code which limit
+   * @param message e.g. "JSON nests deeper than 32 levels"
+   * @param options `cause`
+   */
+  constructor(code: JsonLimitCode, message: string, options?: { cause?: unknown }) {
+    super(message, options?.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "JsonLimitError";
+    this.code = code;
+  }
+}
 
 /**
  * Checks JSON text against {@link JSON_LIMITS} in one iterative pass (no recursion, so any depth is safe to check),
@@ -57,11 +77,11 @@ export function parseJsonBounded(text: string, limits: { maxDepth: number; maxVa
     }
     if (ch === 0x22) inString = true;
     else if (ch === 0x5b || ch === 0x7b) {
-      if (++depth > limits.maxDepth) throw new JsonLimitError(`JSON nests deeper than ${limits.maxDepth} levels`);
+      if (++depth > limits.maxDepth) throw new JsonLimitError("json_too_deep", `JSON nests deeper than ${limits.maxDepth} levels`);
       values++;
     } else if (ch === 0x5d || ch === 0x7d) depth--;
     else if (ch === 0x2c) values++;
-    if (values > limits.maxValues) throw new JsonLimitError(`JSON holds more than ${limits.maxValues} values`);
+    if (values > limits.maxValues) throw new JsonLimitError("json_too_many_values", `JSON holds more than ${limits.maxValues} values`);
   }
   return JSON.parse(text);
 }

@@ -2,7 +2,7 @@
  * Browser session cookie and CSRF protection of the emulator's pages.
  *
  * - `helpdesk_session`: a random session id (HttpOnly, SameSite=Lax, Path=/). Every browser that is shown a form gets
- *   one, signed in or not; a signed-in one names a session record of the store ({@link Store.createSession}), and
+ *   one, signed in or not; a signed-in one names a session record of the store (store/sessions.ts `BrowserState.createSession`), and
  *   signing in always issues a new id (no session fixation).
  * - The CSRF token of a form is bound to that id: HMAC-SHA256 of the id under a per-emulator secret key (OWASP's
  *   "signed double-submit cookie"). A page on another port of 127.0.0.1 can plant cookies (cookies are not isolated by
@@ -19,7 +19,7 @@ import type { AppEnv } from "./app-env.js";
 import type { EmulatorContext } from "./context.js";
 import { PageError } from "./errors.js";
 import { randomToken, safeEqual } from "./secrets.js";
-import { SESSION_TTL_MS } from "./store.js";
+import { SESSION_TTL_MS } from "./store/sessions.js";
 
 const SESSION_COOKIE = "helpdesk_session";
 /** A session id as {@link randomToken} makes it (32 bytes, base64url); anything else in the cookie is replaced. */
@@ -75,23 +75,23 @@ function fromOwnOrigin(c: Context<AppEnv>, ctx: EmulatorContext): boolean {
  */
 export function checkCsrf(c: Context<AppEnv>, ctx: EmulatorContext, submitted: unknown): void {
   if (!fromOwnOrigin(c, ctx)) {
-    throw new PageError(403, "Request refused", "This form was not sent from this help desk's own page.");
+    throw new PageError("forbidden", "This form was not sent from this help desk's own page.", { title: "Request refused" });
   }
   const id = getCookie(c, SESSION_COOKIE);
   if (typeof submitted !== "string" || id === undefined || !SESSION_ID.test(id) || !safeEqual(submitted, csrfTokenFor(ctx, id))) {
-    throw new PageError(403, "Request refused", "The form's security token is missing or stale. Reload the page and try again.");
+    throw new PageError("forbidden", "The form's security token is missing or stale. Reload the page and try again.", { title: "Request refused" });
   }
 }
 
 /** The signed-in account of this browser, or `undefined`. */
 export function currentAccount(c: Context<AppEnv>, ctx: EmulatorContext): string | undefined {
-  return ctx.store.session(getCookie(c, SESSION_COOKIE))?.account;
+  return ctx.store.browser.session(getCookie(c, SESSION_COOKIE))?.account;
 }
 
 /** Signs this browser in as `account` (new session id, hence a new CSRF token; protects against session fixation). */
 export function startSession(c: Context<AppEnv>, ctx: EmulatorContext, account: string): void {
-  ctx.store.endSession(getCookie(c, SESSION_COOKIE));
-  const { id } = ctx.store.createSession(account);
+  ctx.store.browser.endSession(getCookie(c, SESSION_COOKIE));
+  const { id } = ctx.store.browser.createSession(account);
   setCookie(c, SESSION_COOKIE, id, {
     httpOnly: true,
     sameSite: "Lax",
@@ -102,6 +102,6 @@ export function startSession(c: Context<AppEnv>, ctx: EmulatorContext, account: 
 
 /** Signs this browser out. */
 export function endSession(c: Context<AppEnv>, ctx: EmulatorContext): void {
-  ctx.store.endSession(getCookie(c, SESSION_COOKIE));
+  ctx.store.browser.endSession(getCookie(c, SESSION_COOKIE));
   deleteCookie(c, SESSION_COOKIE, { path: "/" });
 }

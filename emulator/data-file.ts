@@ -29,16 +29,7 @@ import { z } from "zod";
 import { EVENTS } from "../sdk/events.js";
 import { SchemaError, checkSchema, migrate } from "./schema.js";
 import { insertCode, insertDelivery, insertToken, insertWebhook, putAccount, putClient } from "./tables.js";
-
-/**
- * When a commit is on disk (SQLite's `PRAGMA synchronous` in WAL mode):
- * - `"full"`: the write-ahead log is fsync'ed at every commit, so an acknowledged change survives a process crash,
- *   an operating-system crash and a power loss;
- * - `"normal"`: the log is written to the operating system at every commit and fsync'ed only at checkpoints, so an
- *   acknowledged change survives a crash of the emulator's process (SIGKILL, an uncaught error) but the last commits
- *   before a power loss or kernel crash may be lost (the database stays consistent).
- */
-export type Synchronous = "full" | "normal";
+import type { Synchronous } from "./types.js";
 
 /** How to open a data file. */
 export interface OpenOptions {
@@ -54,21 +45,34 @@ export interface OpenOptions {
 
 /**
  * A data file that is refused (code `data_file_refused`); `file` is its path and `reason` what is wrong with it. It
- * has not been changed.
+ * has not been changed. Made by {@link refused}, which words the message.
  */
 export class DataFileError extends PulumiHelpdeskError<"data_file_refused"> {
+  /** The data file's path. */
+  readonly file: string;
+  /** What is wrong with it, e.g. `it is a damaged SQLite database (...)`. */
+  readonly reason: string;
+
   /**
-   * @param file the data file's path
-   * @param reason what is wrong with it (the message is `emulator data file <file>: <reason>; ...`)
-   * @param options `cause`: the error that revealed it
+   * @param code `data_file_refused`
+   * @param message names the file and what is wrong, and says it was left unchanged
+   * @param options `file`, `reason` (see above); `cause`: the error that revealed it
    */
-  constructor(
-    readonly file: string,
-    readonly reason: string,
-    options?: { cause?: unknown },
-  ) {
-    super("data_file_refused", `emulator data file ${file}: ${reason}; the file was left unchanged`, options);
+  constructor(code: "data_file_refused", message: string, options: { file: string; reason: string; cause?: unknown }) {
+    super(code, message, options);
+    this.file = options.file;
+    this.reason = options.reason;
   }
+}
+
+/**
+ * The {@link DataFileError} for `file`: `emulator data file <file>: <reason>; the file was left unchanged`.
+ * @param file the data file's path
+ * @param reason what is wrong with it
+ * @param cause the error that revealed it, if any
+ */
+export function refused(file: string, reason: string, cause?: unknown): DataFileError {
+  return new DataFileError("data_file_refused", `emulator data file ${file}: ${reason}; the file was left unchanged`, { file, reason, cause });
 }
 
 /** The first 16 bytes of every SQLite database file (https://www.sqlite.org/fileformat.html §1.3.1). */
@@ -156,11 +160,11 @@ function classify(file: string): Found {
     fd = openSync(file, "r");
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "ENOENT") return { kind: "missing" };
-    throw new DataFileError(file, `it cannot be read (${messageOf(error)})`, { cause: error });
+    throw refused(file, `it cannot be read (${messageOf(error)})`, error);
   }
   try {
     const stat = fstatSync(fd);
-    if (!stat.isFile()) throw new DataFileError(file, "it is not a regular file");
+    if (!stat.isFile()) throw refused(file, "it is not a regular file");
     const header = Buffer.alloc(SQLITE_HEADER.length);
     const read = readSync(fd, header, 0, header.length, 0);
     if (stat.size === 0 || (read === header.length && header.equals(SQLITE_HEADER))) return { kind: "sqlite" };
@@ -181,21 +185,21 @@ function parseV1(file: string, content: string): V1State {
     json = JSON.parse(content);
   } catch (error) {
     if (/^\s*\{/.test(content)) {
-      throw new DataFileError(file, `it looks like a version-1 JSON data file but is damaged: not valid JSON (${messageOf(error)})`);
+      throw refused(file, `it looks like a version-1 JSON data file but is damaged: not valid JSON (${messageOf(error)})`);
     }
-    throw new DataFileError(file, `${neither} (it begins with ${JSON.stringify(content.slice(0, 24))})`);
+    throw refused(file, `${neither} (it begins with ${JSON.stringify(content.slice(0, 24))})`);
   }
   if (typeof json !== "object" || json === null || !("version" in json)) {
-    throw new DataFileError(file, `${neither} (JSON without a "version")`);
+    throw refused(file, `${neither} (JSON without a "version")`);
   }
   if (json.version !== 1) {
-    throw new DataFileError(file, `it is a JSON data file of unsupported version ${JSON.stringify(json.version)} (this emulator reads version-1 JSON files and SQLite databases)`);
+    throw refused(file, `it is a JSON data file of unsupported version ${JSON.stringify(json.version)} (this emulator reads version-1 JSON files and SQLite databases)`);
   }
   const parsed = V1DataFile.safeParse(json);
   if (!parsed.success) {
     const issues = parsed.error.issues.slice(0, 3).map((issue) => `${issue.path.map(String).join(".") || "(file)"}: ${issue.message}`);
     const more = parsed.error.issues.length > 3 ? `; and ${parsed.error.issues.length - 3} more` : "";
-    throw new DataFileError(file, `it is a version-1 JSON data file with invalid content: ${issues.join("; ")}${more}`);
+    throw refused(file, `it is a version-1 JSON data file with invalid content: ${issues.join("; ")}${more}`);
   }
   return parsed.data;
 }
@@ -273,7 +277,7 @@ function withImportLock<T>(file: string, work: () => T): T {
         continue;
       }
       if (Date.now() > deadline) {
-        throw new DataFileError(file, `another process (${owner || "unknown"}) has been importing it for ${IMPORT_LOCK_WAIT_MS / 1000} s; if none is, remove ${lock}`);
+        throw refused(file, `another process (${owner || "unknown"}) has been importing it for ${IMPORT_LOCK_WAIT_MS / 1000} s; if none is, remove ${lock}`);
       }
       sleepSync(50);
     }
@@ -322,7 +326,7 @@ function keepOriginal(file: string, keep: string): void {
   }
   const [a, b] = [statSync(file), statSync(keep)];
   if ((a.dev === b.dev && a.ino === b.ino) || readFileSync(file).equals(readFileSync(keep))) return;
-  throw new DataFileError(file, `it is a version-1 JSON data file to import, but ${keep}, where it would be kept, exists with other content; move that file away`);
+  throw refused(file, `it is a version-1 JSON data file to import, but ${keep}, where it would be kept, exists with other content; move that file away`);
 }
 
 /**
@@ -386,7 +390,7 @@ function importV1(file: string, state: V1State, now: number): string {
   } catch (error) {
     removeDatabase(tmp);
     if (error instanceof DataFileError) throw error;
-    throw new DataFileError(file, `it is a version-1 JSON data file that could not be imported (${messageOf(error)})`, { cause: error });
+    throw refused(file, `it is a version-1 JSON data file that could not be imported (${messageOf(error)})`, error);
   }
   syncDirectory(dirname(file));
   return keep;
@@ -409,12 +413,12 @@ function openSqlite(file: string, options: OpenOptions): DatabaseSync {
   try {
     db = new (sqlite().DatabaseSync)(file, { timeout: options.busyTimeoutMs });
   } catch (error) {
-    throw new DataFileError(file, `it cannot be opened as an SQLite database (${messageOf(error)})`, { cause: error });
+    throw refused(file, `it cannot be opened as an SQLite database (${messageOf(error)})`, error);
   }
   try {
     if (checkSchema(db) > 0) {
       const problems = (db.prepare("PRAGMA quick_check(5)").all() as Array<{ quick_check: string }>).map((row) => row.quick_check);
-      if (problems.join() !== "ok") throw new DataFileError(file, `it is a damaged SQLite database (${problems.join("; ")})`);
+      if (problems.join() !== "ok") throw refused(file, `it is a damaged SQLite database (${problems.join("; ")})`);
     }
     const mode = (db.prepare("PRAGMA journal_mode = WAL").get() as { journal_mode: string }).journal_mode;
     if (mode !== "wal") options.notice(`emulator data file ${file}: WAL journal mode is not available here (journal_mode ${mode}); commits are still durable`);
@@ -424,8 +428,8 @@ function openSqlite(file: string, options: OpenOptions): DatabaseSync {
   } catch (error) {
     db.close();
     if (error instanceof DataFileError) throw error;
-    if (error instanceof SchemaError) throw new DataFileError(file, error.message, { cause: error });
-    if (isDamage(error)) throw new DataFileError(file, `it is a damaged SQLite database (${messageOf(error)})`, { cause: error });
+    if (error instanceof SchemaError) throw refused(file, error.message, error);
+    if (isDamage(error)) throw refused(file, `it is a damaged SQLite database (${messageOf(error)})`, error);
     throw error;
   }
 }

@@ -8,8 +8,8 @@
  */
 import { Agent, request } from "undici";
 import type { WebhookEvent } from "../sdk/events.js";
-import type { Store, DeliveryLogEntry } from "./store.js";
-import type { DeliveryRetryOptions } from "./types.js";
+import type { Store } from "./store.js";
+import type { DeliveryLogEntry, DeliveryRetryOptions } from "./types.js";
 import { randomId } from "./secrets.js";
 import { buildRecord } from "./samples.js";
 import type { FieldError } from "./errors.js";
@@ -37,7 +37,7 @@ export class DeliveryEngine {
    * @param retry attempts, backoff base (ms), per-attempt timeout (ms) and total deadline per delivery (ms)
    */
   constructor(
-    private readonly store: Store,
+    private readonly store: Pick<Store, "now" | "webhooks" | "deliveries">,
     private readonly baseUrl: () => string,
     retry: DeliveryRetryOptions = {},
   ) {
@@ -59,7 +59,7 @@ export class DeliveryEngine {
     const built = buildRecord(event, { baseUrl: this.baseUrl(), seq, time }, data);
     if (!built.ok) return { ok: false, errors: built.errors };
     const body = JSON.stringify(built.record);
-    const entries = this.store.listWebhooks({ account, event }).map(
+    const entries = this.store.webhooks.list({ account, event }).map(
       (webhook): DeliveryLogEntry => ({
         id: randomId("dlv_"),
         time,
@@ -74,7 +74,7 @@ export class DeliveryEngine {
       }),
     );
     // Logged (all or none) before any attempt starts, so a delivery that runs is always in the log.
-    this.store.addDeliveries(entries);
+    this.store.deliveries.add(entries);
     for (const entry of entries) {
       this.active++;
       void this.attempt(entry, body, performance.now() + this.deadlineMs);
@@ -141,7 +141,7 @@ export class DeliveryEngine {
     if (performance.now() + delay >= deadline) {
       return this.finish(entry, false, `${error}; not retried: the delivery deadline of ${this.deadlineMs} ms would pass first`);
     }
-    this.store.updateDelivery(entry);
+    this.store.deliveries.update(entry);
     const retry = setTimeout(() => {
       this.waiting.delete(retry);
       void this.attempt(entry, body, deadline);
@@ -158,7 +158,7 @@ export class DeliveryEngine {
     entry.ok = ok;
     entry.done = true;
     if (error !== undefined) entry.error = error;
-    this.store.updateDelivery(entry);
+    this.store.deliveries.update(entry);
     this.active--;
     if (this.active === 0) {
       for (const resolve of this.idle) resolve();

@@ -13,24 +13,36 @@
 import { STATUS_CODES } from "node:http";
 import { PulumiHelpdeskError } from "../sdk/errors.js";
 
+/** What an {@link EmulatorHttpError} carries beside its code and message. */
+export interface EmulatorHttpErrorOptions {
+  /** The HTTP status of the answer; each subclass has a default for its codes (the base class: 500). */
+  status?: number;
+  /** Extra response headers, e.g. `Allow`, `Retry-After`, `Connection`. */
+  headers?: Record<string, string>;
+  /** The error this one wraps. */
+  cause?: unknown;
+}
+
 /**
- * Base class of the emulator's error answers: an HTTP status, a stable machine `code` (the `error` field of the
- * answer), extra response headers. Part of the package's error family (`sdk/errors.ts`).
+ * Base class of the emulator's error answers: a stable machine `code` (the `error` field of the answer), a message,
+ * an HTTP status and extra response headers. Part of the package's error family (`sdk/errors.ts`), with its
+ * constructor shape `(code, message, options)`.
  */
-export abstract class EmulatorHttpError extends PulumiHelpdeskError {
+export abstract class EmulatorHttpError<Code extends string = string> extends PulumiHelpdeskError<Code> {
+  /** The HTTP status of the answer. */
+  readonly status: number;
+  /** Extra response headers. */
+  readonly headers: Record<string, string>;
+
   /**
-   * @param status the HTTP status of the answer
    * @param code the answer's `error` code
    * @param message the answer's description
-   * @param headers extra response headers
+   * @param options `status` (default 500), `headers`, `cause`
    */
-  constructor(
-    readonly status: number,
-    code: string,
-    message: string,
-    readonly headers: Record<string, string> = {},
-  ) {
-    super(code, message);
+  constructor(code: Code, message: string, options: EmulatorHttpErrorOptions = {}) {
+    super(code, message, options);
+    this.status = options.status ?? 500;
+    this.headers = options.headers ?? {};
   }
   /** The JSON (or HTML) body of the answer. */
   abstract body(): unknown;
@@ -54,18 +66,22 @@ export type OAuthErrorCode =
 /**
  * A token-endpoint error (RFC 6749 §5.2): status 400, or 401 with `WWW-Authenticate: Basic realm="helpdesk"` for
  * `invalid_client` (RFC 6749 §5.2 permits 401 and requires the header when the client used HTTP authentication).
- * Body: `{ error, error_description }`. `answer` overrides the status and adds headers, for failures that keep their
- * own HTTP status (405, 413, 415, 429, 500, 503; see {@link asTokenEndpointError}).
+ * Body: `{ error, error_description }`. `options.status` overrides the status and `options.headers` adds headers, for
+ * failures that keep their own HTTP status (405, 413, 415, 429, 500, 503; see {@link asTokenEndpointError}).
  */
-export class OAuthErrorResponse extends EmulatorHttpError {
-  constructor(code: OAuthErrorCode, description: string, answer: { status?: number; headers?: Record<string, string> } = {}) {
+export class OAuthErrorResponse extends EmulatorHttpError<OAuthErrorCode> {
+  /**
+   * @param code the RFC 6749 §5.2 `error`
+   * @param message the `error_description`
+   * @param options `status` (default 401 for `invalid_client`, else 400), `headers`, `cause`
+   */
+  constructor(code: OAuthErrorCode, message: string, options: EmulatorHttpErrorOptions = {}) {
     const unauthorized = code === "invalid_client";
-    super(
-      answer.status ?? (unauthorized ? 401 : 400),
-      code,
-      description,
-      { ...(unauthorized && { "WWW-Authenticate": 'Basic realm="helpdesk"' }), ...answer.headers },
-    );
+    super(code, message, {
+      ...options,
+      status: options.status ?? (unauthorized ? 401 : 400),
+      headers: { ...(unauthorized && { "WWW-Authenticate": 'Basic realm="helpdesk"' }), ...options.headers },
+    });
   }
   body(): { error: string; error_description: string } {
     return { error: this.code, error_description: this.message };
@@ -85,28 +101,38 @@ export function asTokenEndpointError(error: EmulatorHttpError): OAuthErrorRespon
   const { status } = error;
   const code: OAuthErrorCode =
     status === 429 || status === 503 ? "temporarily_unavailable" : status >= 500 ? "server_error" : "invalid_request";
-  return new OAuthErrorResponse(code, error.message, { status, headers: error.headers });
+  return new OAuthErrorResponse(code, error.message, { status, headers: error.headers, cause: error });
 }
+
+/**
+ * Codes of a {@link BearerError} (RFC 6750 §3.1): `unauthorized` for a request without credentials (the answer then
+ * carries no error code in its challenge), `invalid_request` for a malformed `Authorization` header, `invalid_token`
+ * for an unknown, expired or revoked token.
+ */
+export type BearerErrorCode = "unauthorized" | "invalid_request" | "invalid_token";
 
 /**
  * A bearer-token error of a protected resource (RFC 6750 §3, §3.1).
  *
- * - `missing`: no credentials at all → 401, `WWW-Authenticate: Bearer realm="helpdesk"` with no error code (§3.1).
+ * - `unauthorized`: no credentials at all → 401, `WWW-Authenticate: Bearer realm="helpdesk"` with no error code (§3.1).
  * - `invalid_request`: a malformed `Authorization` header → 400 with `error="invalid_request"`.
  * - `invalid_token`: unknown, expired or revoked token → 401 with `error="invalid_token"` and `error_description`.
  *
- * Body: `{ error, error_description }` (`error` is `"unauthorized"` for `missing`).
+ * Body: `{ error, error_description }`.
  */
-export class BearerError extends EmulatorHttpError {
-  constructor(kind: "missing" | "invalid_request" | "invalid_token", description: string) {
-    const quoted = description.replace(/["\\]/g, "'");
+export class BearerError extends EmulatorHttpError<BearerErrorCode> {
+  /**
+   * @param code see {@link BearerErrorCode}
+   * @param message the `error_description` (quotes and backslashes become `'` in the challenge)
+   * @param options `cause`
+   */
+  constructor(code: BearerErrorCode, message: string, options: { cause?: unknown } = {}) {
+    const quoted = message.replace(/["\\]/g, "'");
     const challenge =
-      kind === "missing"
+      code === "unauthorized"
         ? 'Bearer realm="helpdesk"'
-        : `Bearer realm="helpdesk", error="${kind}", error_description="${quoted}"`;
-    super(kind === "invalid_request" ? 400 : 401, kind === "missing" ? "unauthorized" : kind, description, {
-      "WWW-Authenticate": challenge,
-    });
+        : `Bearer realm="helpdesk", error="${code}", error_description="${quoted}"`;
+    super(code, message, { ...options, status: code === "invalid_request" ? 400 : 401, headers: { "WWW-Authenticate": challenge } });
   }
   body(): { error: string; error_description: string } {
     return { error: this.code, error_description: this.message };
@@ -120,35 +146,69 @@ export interface FieldError {
   allowed?: readonly string[];
 }
 
+/** The status each {@link ApiError} code is answered with, unless `options.status` says otherwise. */
+const API_ERROR_STATUS = {
+  invalid_request: 400,
+  forbidden: 403,
+  not_found: 404,
+  method_not_allowed: 405,
+  payload_too_large: 413,
+  unsupported_media_type: 415,
+  validation_failed: 422,
+  rate_limited: 429,
+  internal_error: 500,
+  service_unavailable: 503,
+} as const;
+
+/** The codes of an {@link ApiError}, each with its status (see {@link API_ERROR_STATUS}). */
+export type ApiErrorCode = keyof typeof API_ERROR_STATUS;
+
 /**
- * An API error: JSON `{ error, message, errors? }`.
- * Common codes: `invalid_request` (400), `not_found` (404), `method_not_allowed` (405), `payload_too_large` (413),
- * `unsupported_media_type` (415), `validation_failed` (422, with `errors`), `rate_limited` (429),
- * `internal_error` (500), `service_unavailable` (503), `forbidden` (403).
+ * An API error of `/v1` and `/_emulator` (and of any route for failures before one is chosen): JSON
+ * `{ error, message, errors? }`. Statuses: `invalid_request` 400, `forbidden` 403, `not_found` 404,
+ * `method_not_allowed` 405, `payload_too_large` 413, `unsupported_media_type` 415, `validation_failed` 422 (with
+ * `errors`), `rate_limited` 429, `internal_error` 500, `service_unavailable` 503.
  */
-export class ApiError extends EmulatorHttpError {
-  constructor(
-    status: number,
-    code: string,
-    message: string,
-    readonly errors?: FieldError[],
-    headers: Record<string, string> = {},
-  ) {
-    super(status, code, message, headers);
+export class ApiError extends EmulatorHttpError<ApiErrorCode> {
+  /** The field errors of a 422 answer. */
+  readonly errors: FieldError[] | undefined;
+
+  /**
+   * @param code see {@link ApiErrorCode}
+   * @param message the answer's `message`
+   * @param options `errors` (field errors), `status` (default: the code's), `headers`, `cause`
+   */
+  constructor(code: ApiErrorCode, message: string, options: EmulatorHttpErrorOptions & { errors?: FieldError[] } = {}) {
+    super(code, message, { ...options, status: options.status ?? API_ERROR_STATUS[code] });
+    this.errors = options.errors;
   }
   body(): { error: string; message: string; errors?: FieldError[] } {
     return this.errors ? { error: this.code, message: this.message, errors: this.errors } : { error: this.code, message: this.message };
   }
 }
 
-/** An error page for a person in a browser (HTML). `title` is a short heading, `message` the explanation. */
-export class PageError extends EmulatorHttpError {
-  constructor(
-    status: number,
-    readonly title: string,
-    message: string,
-  ) {
-    super(status, "page_error", message);
+/** The codes of a {@link PageError} and their statuses: 400, 401 (signed out), 403 (a refused form). */
+const PAGE_ERROR_STATUS = { invalid_request: 400, unauthorized: 401, forbidden: 403 } as const;
+
+/** The codes of a {@link PageError}. */
+export type PageErrorCode = keyof typeof PAGE_ERROR_STATUS;
+
+/**
+ * An error page for a person in a browser (HTML, rendered by pages/layout.ts `errorPage`): a short heading (`title`)
+ * and the explanation (`message`). Status by code: `invalid_request` 400, `unauthorized` 401, `forbidden` 403.
+ */
+export class PageError extends EmulatorHttpError<PageErrorCode> {
+  /** The page's heading. */
+  readonly title: string;
+
+  /**
+   * @param code see {@link PageErrorCode}
+   * @param message the explanation shown
+   * @param options `title`: the heading (default "Request refused"); `cause`
+   */
+  constructor(code: PageErrorCode, message: string, options: { title?: string; cause?: unknown } = {}) {
+    super(code, message, { ...options, status: PAGE_ERROR_STATUS[code] });
+    this.title = options.title ?? "Request refused";
   }
   body(): { title: string; message: string } {
     return { title: this.title, message: this.message };
@@ -156,13 +216,11 @@ export class PageError extends EmulatorHttpError {
 }
 
 /** 404 `not_found` for an unknown path or resource. */
-export const notFound = (message = "Not found"): ApiError => new ApiError(404, "not_found", message);
+export const notFound = (message = "Not found"): ApiError => new ApiError("not_found", message);
 
 /** 405 `method_not_allowed` with the `Allow` header (RFC 9110 §15.5.6). */
 export const methodNotAllowed = (allow: string[]): ApiError =>
-  new ApiError(405, "method_not_allowed", `Method not allowed; allowed: ${allow.join(", ")}`, undefined, {
-    Allow: allow.join(", "),
-  });
+  new ApiError("method_not_allowed", `Method not allowed; allowed: ${allow.join(", ")}`, { headers: { Allow: allow.join(", ") } });
 
 /**
  * 413 `payload_too_large` (RFC 9110 §15.5.14) with `Connection: close`: the rest of the body is not read, so the
@@ -170,7 +228,7 @@ export const methodNotAllowed = (allow: string[]): ApiError =>
  * @param limitBytes the limit, named in the message
  */
 export const payloadTooLarge = (limitBytes: number): ApiError =>
-  new ApiError(413, "payload_too_large", `Request body exceeds ${limitBytes} bytes`, undefined, { Connection: "close" });
+  new ApiError("payload_too_large", `Request body exceeds ${limitBytes} bytes`, { headers: { Connection: "close" } });
 
 /**
  * An answer to a request that never reached the app (refused by Node's HTTP parser or by the HTTP adapter): JSON

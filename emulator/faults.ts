@@ -7,7 +7,7 @@ import type { MiddlewareHandler } from "hono";
 import type { AppEnv } from "./app-env.js";
 import type { FaultOptions } from "./types.js";
 import { ApiError } from "./errors.js";
-import { EmulatorOptionError } from "./options.js";
+import { invalidOption } from "./options.js";
 
 /** Schema of a fault configuration (`PUT /_emulator/faults` body and `startEmulator({ faults })`). */
 export const FaultOptionsSchema = z.strictObject({
@@ -46,7 +46,7 @@ export class FaultController {
     const result = FaultOptionsSchema.safeParse(value);
     if (!result.success) {
       const issue = result.error.issues[0];
-      throw new EmulatorOptionError("faults", `invalid fault options: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}`);
+      throw invalidOption("faults", `invalid fault options: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}`);
     }
     return result.data;
   }
@@ -102,11 +102,11 @@ export function faultMiddleware(faults: FaultController): MiddlewareHandler<AppE
         c.env.incoming.socket.destroy();
         return new Response(null, { status: 499 }); // never sent: the socket is gone
       case "429":
-        throw new ApiError(429, "rate_limited", "Too many requests (injected fault); retry later", undefined, retryAfter);
+        throw new ApiError("rate_limited", "Too many requests (injected fault); retry later", { headers: retryAfter });
       case "500":
-        throw new ApiError(500, "internal_error", "Internal error (injected fault)");
+        throw new ApiError("internal_error", "Internal error (injected fault)");
       case "503":
-        throw new ApiError(503, "service_unavailable", "Service unavailable (injected fault); retry later", undefined, retryAfter);
+        throw new ApiError("service_unavailable", "Service unavailable (injected fault); retry later", { headers: retryAfter });
       default:
         await next();
     }

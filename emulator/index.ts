@@ -1,9 +1,14 @@
 /**
  * The local help-desk API emulator (public entry point, `pulumi-helpdesk/emulator`).
  *
- * It implements the whole published interface of `docs/helpdesk-api.md` on 127.0.0.1: OAuth 2.0
- * authorization-code access (docs/helpdesk-api.md §4.1, §4.2, §5), webhook create and delete (docs/helpdesk-api.md §4.3, §4.4), event deliveries
- * (docs/helpdesk-api.md §6), plus a web page for people, inspection routes under `/_emulator`, fault injection and durability.
+ * It implements the whole published interface of the help-desk API specification (cited as "docs/helpdesk-api.md §N" throughout) on
+ * 127.0.0.1: OAuth 2.0 authorization-code access (docs/helpdesk-api.md §4.1, §4.2, §5), webhook create and delete (docs/helpdesk-api.md §4.3, §4.4),
+ * event deliveries (docs/helpdesk-api.md §6), plus a web page for people, inspection routes under `/_emulator`, fault injection and
+ * durability.
+ *
+ * This module only gathers the two sides: the server (start.ts and what it loads) and its clients
+ * (inspection-client.ts for the `/_emulator` routes, sign-in.ts for headless sign-ins), which share the types of
+ * types.ts and import nothing from each other.
  *
  * @example
  * ```ts
@@ -14,20 +19,10 @@
  */
 // First: stop with one line on an unsupported Node.js, before any dependency is evaluated.
 import "../sdk/node-guard.js";
-import type { AddressInfo } from "node:net";
-import { createApp } from "./app.js";
-import type { EmulatorContext, ResolvedOptions } from "./context.js";
-import { DeliveryEngine } from "./deliveries.js";
-import { FaultController } from "./faults.js";
-import { Stats } from "./stats.js";
-import { PURGE_INTERVAL_MS, Store } from "./store.js";
-import { newCsrfKey } from "./cookies.js";
-import { emulatorState, issueLoginLink } from "./inspect.js";
-import { checkOptions, EmulatorOptionError } from "./options.js";
-import { DEFAULT_HTTP_TIMEOUTS, createHttpServer } from "./server.js";
-import type { EmulatorAccount, EmulatorClient, EmulatorOptions, RunningEmulator } from "./types.js";
 
+export { DEFAULT_ACCOUNT, DEFAULT_BODY_LIMIT_BYTES, DEFAULT_CLIENT, startEmulator } from "./start.js";
 export type {
+  DeliveryLogEntry,
   DeliveryRetryOptions,
   EmulatorAccount,
   EmulatorClient,
@@ -37,144 +32,16 @@ export type {
   HttpTimeoutOptions,
   LoginLink,
   RunningEmulator,
+  StatsSnapshot,
+  StoredWebhook,
+  Synchronous,
+  TriggeredEvent,
   WebhookIdShape,
 } from "./types.js";
-export type { StatsSnapshot } from "./stats.js";
 export { DEFAULT_HTTP_TIMEOUTS } from "./server.js";
 export { completeAuthorizationAutoApproved, signInAutoApproved } from "./sign-in.js";
 export { EmulatorInspectionClient, EmulatorInspectionError } from "./inspection-client.js";
-export type { EmulatorInspectionClientOptions, EmulatorInspectionErrorCode, TriggeredEvent } from "./inspection-client.js";
-export type { DeliveryLogEntry, StoredWebhook, Synchronous } from "./store.js";
-export { DataFileError, StoreError } from "./store.js";
+export type { EmulatorInspectionClientOptions, EmulatorInspectionErrorCode } from "./inspection-client.js";
+export { StoreError } from "./commits.js";
+export { DataFileError } from "./data-file.js";
 export { EmulatorOptionError } from "./options.js";
-
-/**
- * The demo OAuth client registered when `clients` is not given. Its secret is a fixed, public demo value (this is a
- * local emulator; never reuse it elsewhere).
- */
-export const DEFAULT_CLIENT: EmulatorClient = Object.freeze({
-  clientId: "helpdesk-demo",
-  clientSecret: "demo-client-secret",
-  redirectUri: "http://127.0.0.1:8976/callback",
-  name: "pulumi-helpdesk demo",
-});
-
-/** The demo account registered when `accounts` is not given: `demo` / `demo`. */
-export const DEFAULT_ACCOUNT: EmulatorAccount = Object.freeze({ username: "demo", password: "demo" });
-
-/** Default request body limit: 1 MiB. */
-export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;
-
-/** How long `close()` lets busy connections finish before cutting them, in milliseconds. */
-const CLOSE_GRACE_MS = 2000;
-
-/**
- * Starts an emulator on 127.0.0.1.
- *
- * @param options see {@link EmulatorOptions}; every field is optional
- * @returns a {@link RunningEmulator}: `url` (`http://127.0.0.1:PORT`), `port`, `state()`, `close()`
- * @throws EmulatorOptionError (`option`) for an invalid option (bad port, TTL, id shape, client redirect URI, fault
- *   rates, timeouts, delivery log limit, an `autoApprove` username that is not an account)
- * @throws Error (Node's, `code` `EADDRINUSE`, ...) when the port cannot be bound
- * @throws DataFileError (`file`, `reason`) when the data file is refused: neither an SQLite database of the emulator
- *   nor a valid version-1 JSON data file, damaged, or written by a newer emulator; the file is left unchanged
- * @throws StoreError `busy` when another process holds the data file's write lock longer than the busy timeout
- */
-export async function startEmulator(options: EmulatorOptions = {}): Promise<RunningEmulator> {
-  checkOptions(options);
-  const now = options.now ?? Date.now;
-  const faults = new FaultController(options.faults, options.random ?? Math.random);
-  const notice = options.notice ?? ((line: string) => void process.stderr.write(`${line}\n`));
-  const store = new Store(now, {
-    dataFile: options.dataFile,
-    synchronous: options.synchronous,
-    deliveryLogLimit: options.deliveryLogLimit,
-    notice,
-  });
-  const clients = options.clients ?? [DEFAULT_CLIENT];
-  const accounts = options.accounts ?? [DEFAULT_ACCOUNT];
-  let autoApproveAccount: string | undefined;
-  try {
-    for (const client of clients) store.upsertClient(client);
-    for (const account of accounts) store.upsertAccount(account);
-    store.flush();
-    if (options.autoApprove === true) autoApproveAccount = accounts[0]?.username ?? store.accountNames()[0];
-    else if (typeof options.autoApprove === "string") autoApproveAccount = options.autoApprove;
-    if (options.autoApprove && (autoApproveAccount === undefined || !store.hasAccount(autoApproveAccount))) {
-      throw new EmulatorOptionError("autoApprove", `autoApprove names no existing account (${String(options.autoApprove)})`);
-    }
-  } catch (error) {
-    store.close();
-    throw error;
-  }
-
-  let baseUrl = "";
-  let port = 0;
-  const resolved: ResolvedOptions = {
-    accessTokenTtlSeconds: options.accessTokenTtlSeconds ?? 7200,
-    rotateRefreshTokens: options.rotateRefreshTokens ?? false,
-    autoApproveAccount,
-    webhookIdShape: options.webhookIdShape ?? "id",
-    bodyLimitBytes: options.bodyLimitBytes ?? DEFAULT_BODY_LIMIT_BYTES,
-    log: options.log,
-  };
-  const stats = new Stats();
-  const deliveries = new DeliveryEngine(store, () => baseUrl, options.deliveryRetry);
-  const ctx: EmulatorContext = { store, options: resolved, faults, deliveries, stats, csrfKey: newCsrfKey(), baseUrl: () => baseUrl };
-  const app = createApp(ctx, () => port);
-
-  const server = createHttpServer(app, { ...DEFAULT_HTTP_TIMEOUTS, ...options.httpTimeouts }, stats);
-
-  try {
-    await new Promise<void>((resolve, reject) => {
-      server.once("error", reject);
-      server.listen(options.port ?? 0, "127.0.0.1", () => {
-        server.off("error", reject);
-        resolve();
-      });
-    });
-  } catch (error) {
-    await deliveries.close();
-    store.close();
-    throw error;
-  }
-  port = (server.address() as AddressInfo).port;
-  baseUrl = `http://127.0.0.1:${port}`;
-  // Dead codes, tokens, sessions, sign-in links and consents are purged on access and, for those nobody asks for, here.
-  const purger = setInterval(() => {
-    try {
-      store.purge();
-    } catch (error) {
-      notice(`purge failed (tried again in ${PURGE_INTERVAL_MS / 1000} s): ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }, PURGE_INTERVAL_MS);
-  purger.unref();
-
-  let closing: Promise<void> | undefined;
-  const close = (): Promise<void> => {
-    closing ??= (async () => {
-      clearInterval(purger);
-      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      server.closeIdleConnections();
-      const force = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
-      await deliveries.close();
-      await closed;
-      clearTimeout(force);
-      try {
-        store.purge();
-      } catch {
-        // Another process holds the lock: the next start (or that process) purges.
-      }
-      store.close();
-    })();
-    return closing;
-  };
-
-  return {
-    url: baseUrl,
-    port,
-    state: () => emulatorState(ctx),
-    loginLink: (account) => issueLoginLink(ctx, account),
-    close,
-  };
-}

@@ -1,6 +1,6 @@
 /**
- * Inspection and control routes under `/_emulator` (no authentication: a loopback tool; never faulted). Bodies of
- * POST/PUT must be JSON (`application/json`), which a cross-site HTML form cannot send.
+ * Inspection and control routes under `/_emulator`, a Hono sub-app (no authentication: a loopback tool; never
+ * faulted). Bodies of POST/PUT/PATCH must be JSON (`application/json`), which a cross-site HTML form cannot send.
  *
  * - `GET /_emulator/webhooks[?account=]` → `{ webhooks: [{ id, event, url, state, account, createdAt (ISO 8601) }] }`
  * - `GET /_emulator/stats` → `{ requests, connections, byRoute }`; `POST /_emulator/reset-stats` → 204
@@ -13,7 +13,8 @@
  * - `GET /_emulator/faults` → the fault configuration; `PUT /_emulator/faults` replaces it (absent fields: off),
  *   `PATCH /_emulator/faults` changes only the given fields; both answer the new configuration
  */
-import type { Context, Hono } from "hono";
+import { Hono } from "hono";
+import type { Context } from "hono";
 import { z } from "zod";
 import { EVENTS } from "../sdk/events.js";
 import { webhookEventProblem } from "../sdk/webhook-rules.js";
@@ -22,11 +23,8 @@ import type { EmulatorContext } from "./context.js";
 import { ApiError, methodNotAllowed, notFound } from "./errors.js";
 import { readBodyParams } from "./body.js";
 import { FaultOptionsSchema } from "./faults.js";
-import type { EmulatorState, FaultOptions, LoginLink } from "./types.js";
-import { LOGIN_LINK_TTL_MS } from "./store.js";
-
-const onlyJson = (status: 400 | 415, message: string) =>
-  new ApiError(status, status === 415 ? "unsupported_media_type" : "invalid_request", message);
+import type { EmulatorState, FaultOptions, LoginLink, TriggeredEvent } from "./types.js";
+import { LOGIN_LINK_TTL_MS } from "./store/sessions.js";
 
 const TriggerSchema = z.strictObject({
   // The event rule is the webhook's (sdk/webhook-rules.ts): the same reason, suggestion and allowed list.
@@ -47,46 +45,50 @@ export function emulatorState(ctx: EmulatorContext): EmulatorState {
  * @throws ApiError 404 when `account` is not one, or no account exists
  */
 export function issueLoginLink(ctx: EmulatorContext, account: string | undefined): LoginLink {
-  if (account !== undefined && !ctx.store.hasAccount(account)) throw notFound(`No account ${JSON.stringify(account.slice(0, 100))}`);
-  const name = account ?? ctx.store.accountNames()[0];
+  if (account !== undefined && !ctx.store.accounts.has(account)) throw notFound(`No account ${JSON.stringify(account.slice(0, 100))}`);
+  const name = account ?? ctx.store.accounts.names()[0];
   if (name === undefined) throw notFound("No account exists");
-  const token = ctx.store.issueLoginLink(name);
+  const token = ctx.store.browser.issueLoginLink(name);
   return { url: `${ctx.baseUrl()}/signin?token=${encodeURIComponent(token)}`, account: name, expiresInSeconds: LOGIN_LINK_TTL_MS / 1000 };
 }
 
-/** Registers `/_emulator/*` on `app`. */
-export function registerInspectRoutes(app: Hono<AppEnv>, ctx: EmulatorContext): void {
+/**
+ * The `/_emulator` sub-app (mounted with `app.route("/_emulator", ...)`): the inspection and control routes listed in
+ * the module comment, with 405 answers for other methods.
+ */
+export function createInspectApp(ctx: EmulatorContext): Hono<AppEnv> {
+  const inspect = new Hono<AppEnv>();
   const requireJson = async (c: Context<AppEnv>) => {
-    const { kind, params } = await readBodyParams(c, onlyJson);
-    if (kind !== "json") throw new ApiError(415, "unsupported_media_type", "Send application/json");
+    const { kind, params } = await readBodyParams(c);
+    if (kind !== "json") throw new ApiError("unsupported_media_type", "Send application/json");
     return params;
   };
   const accountParam = (value: string | undefined): string | undefined => {
     if (value === undefined) return undefined;
-    if (!ctx.store.hasAccount(value)) throw notFound(`No account ${JSON.stringify(value.slice(0, 100))}`);
+    if (!ctx.store.accounts.has(value)) throw notFound(`No account ${JSON.stringify(value.slice(0, 100))}`);
     return value;
   };
 
-  app.get("/_emulator/webhooks", (c) => {
+  inspect.get("/webhooks", (c) => {
     const account = c.req.query("account");
-    const webhooks = ctx.store.listWebhooks(account === undefined ? {} : { account });
+    const webhooks = ctx.store.webhooks.list(account === undefined ? {} : { account });
     return c.json({ webhooks });
   });
 
-  app.get("/_emulator/stats", (c) => c.json(ctx.stats.snapshot()));
-  app.get("/_emulator/state", (c) => c.json(emulatorState(ctx)));
-  app.post("/_emulator/reset-stats", (c) => {
+  inspect.get("/stats", (c) => c.json(ctx.stats.snapshot()));
+  inspect.get("/state", (c) => c.json(emulatorState(ctx)));
+  inspect.post("/reset-stats", (c) => {
     ctx.stats.reset();
     return c.body(null, 204);
   });
 
-  app.get("/_emulator/login-link", (c) => {
+  inspect.get("/login-link", (c) => {
     const link = issueLoginLink(ctx, c.req.query("account"));
     c.header("Cache-Control", "no-store");
     return c.json(link);
   });
 
-  app.post("/_emulator/events", async (c) => {
+  inspect.post("/events", async (c) => {
     const params = await requireJson(c);
     const parsed = TriggerSchema.safeParse(params);
     if (!parsed.success) {
@@ -94,48 +96,50 @@ export function registerInspectRoutes(app: Hono<AppEnv>, ctx: EmulatorContext): 
         const field = i.path.map(String).join(".") || "(body)";
         return field === "event" ? { field, message: i.message, allowed: EVENTS } : { field, message: i.message };
       });
-      throw new ApiError(422, "validation_failed", "Invalid event trigger", errors);
+      throw new ApiError("validation_failed", "Invalid event trigger", { errors });
     }
-    const account = accountParam(parsed.data.account) ?? ctx.store.accountNames()[0];
+    const account = accountParam(parsed.data.account) ?? ctx.store.accounts.names()[0];
     if (account === undefined) throw notFound("No account exists");
     const result = ctx.deliveries.trigger(parsed.data.event, account, parsed.data.data);
-    if (!result.ok) throw new ApiError(422, "validation_failed", "data does not fit the event's record", result.errors);
-    return c.json({ event: parsed.data.event, account, deliveries: result.deliveries }, 202);
+    if (!result.ok) throw new ApiError("validation_failed", "data does not fit the event's record", { errors: result.errors });
+    const answer: TriggeredEvent = { event: parsed.data.event, account, deliveries: result.deliveries };
+    return c.json(answer, 202);
   });
 
-  app.get("/_emulator/deliveries", (c) => {
+  inspect.get("/deliveries", (c) => {
     const account = c.req.query("account");
     const webhookId = c.req.query("webhookId");
-    const deliveries = ctx.store.listDeliveries({
+    const deliveries = ctx.store.deliveries.list({
       ...(account !== undefined && { account }),
       ...(webhookId !== undefined && { webhookId }),
     });
     return c.json({ deliveries });
   });
 
-  app.get("/_emulator/faults", (c) => c.json(ctx.faults.get()));
+  inspect.get("/faults", (c) => c.json(ctx.faults.get()));
   /** The fault options of a PUT or PATCH body; 422 naming each bad field. */
   const faultBody = async (c: Context<AppEnv>): Promise<FaultOptions> => {
     const parsed = FaultOptionsSchema.safeParse(await requireJson(c));
     if (parsed.success) return parsed.data;
     const errors = parsed.error.issues.map((i) => ({ field: i.path.map(String).join(".") || "(body)", message: i.message }));
-    throw new ApiError(422, "validation_failed", "Invalid fault options", errors);
+    throw new ApiError("validation_failed", "Invalid fault options", { errors });
   };
-  app.put("/_emulator/faults", async (c) => c.json(ctx.faults.set(await faultBody(c))));
-  app.patch("/_emulator/faults", async (c) => c.json(ctx.faults.set({ ...ctx.faults.get(), ...(await faultBody(c)) })));
+  inspect.put("/faults", async (c) => c.json(ctx.faults.set(await faultBody(c))));
+  inspect.patch("/faults", async (c) => c.json(ctx.faults.set({ ...ctx.faults.get(), ...(await faultBody(c)) })));
 
   for (const [path, allow] of [
-    ["/_emulator/webhooks", ["GET", "HEAD"]],
-    ["/_emulator/stats", ["GET", "HEAD"]],
-    ["/_emulator/state", ["GET", "HEAD"]],
-    ["/_emulator/reset-stats", ["POST"]],
-    ["/_emulator/login-link", ["GET", "HEAD"]],
-    ["/_emulator/events", ["POST"]],
-    ["/_emulator/deliveries", ["GET", "HEAD"]],
-    ["/_emulator/faults", ["GET", "HEAD", "PUT", "PATCH"]],
+    ["/webhooks", ["GET", "HEAD"]],
+    ["/stats", ["GET", "HEAD"]],
+    ["/state", ["GET", "HEAD"]],
+    ["/reset-stats", ["POST"]],
+    ["/login-link", ["GET", "HEAD"]],
+    ["/events", ["POST"]],
+    ["/deliveries", ["GET", "HEAD"]],
+    ["/faults", ["GET", "HEAD", "PUT", "PATCH"]],
   ] as const) {
-    app.all(path, () => {
+    inspect.all(path, () => {
       throw methodNotAllowed([...allow]);
     });
   }
+  return inspect;
 }

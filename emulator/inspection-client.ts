@@ -1,8 +1,9 @@
 /**
  * The one typed client of a running emulator's inspection routes (`/_emulator/*`, outside `/v1`, no auth), for the
  * CLI (`pulumi-helpdesk trigger`), the demo, the benchmark and the tests. The routes are the emulator's own (the real
- * help-desk service has none); they are registered in inspect.ts, and every answer type here is the one that module
- * sends.
+ * help-desk service has none); they are served by inspect.ts, and every answer type here is one of types.ts, which the
+ * server's modules use too. This module is the client side: nothing the running emulator loads imports it (the
+ * server and its clients meet in types.ts only).
  *
  * HTTP over undici, like the rest of the CLI and the emulator. A process that started the emulator itself reads it
  * through `RunningEmulator` instead (no HTTP request to itself).
@@ -11,19 +12,7 @@ import { baseUrlText, parseBaseUrl } from "../sdk/base-url.js";
 import { Client, request, type Dispatcher } from "undici";
 import { PulumiHelpdeskError } from "../sdk/errors.js";
 import type { WebhookEvent } from "../sdk/events.js";
-import type { StatsSnapshot } from "./stats.js";
-import type { DeliveryLogEntry, StoredWebhook } from "./store.js";
-import type { EmulatorState, FaultOptions, LoginLink } from "./types.js";
-
-/** What `POST /_emulator/events` answers (202): the deliveries started, by id. */
-export interface TriggeredEvent {
-  /** The event delivered (docs/helpdesk-api.md §6). */
-  event: WebhookEvent;
-  /** The account whose webhooks receive it. */
-  account: string;
-  /** Ids of the deliveries started, one per webhook registered for the event; see {@link DeliveryLogEntry}. */
-  deliveries: string[];
-}
+import type { DeliveryLogEntry, EmulatorState, FaultOptions, LoginLink, StatsSnapshot, StoredWebhook, TriggeredEvent } from "./types.js";
 
 /** Why an inspection call failed: `unreachable` (no answer: not running, wrong URL) or `refused` (a non-2xx answer). */
 export type EmulatorInspectionErrorCode = "unreachable" | "refused";
@@ -39,12 +28,11 @@ export class EmulatorInspectionError extends PulumiHelpdeskError<EmulatorInspect
   /**
    * @param code failure kind
    * @param message the whole message
-   * @param status the HTTP status, for `refused`
-   * @param cause the network error, for `unreachable`
+   * @param options `status`: the HTTP status, for `refused`; `cause`: the network error, for `unreachable`
    */
-  constructor(code: EmulatorInspectionErrorCode, message: string, status?: number, cause?: unknown) {
-    super(code, message, { cause });
-    this.status = status;
+  constructor(code: EmulatorInspectionErrorCode, message: string, options: { status?: number; cause?: unknown } = {}) {
+    super(code, message, options);
+    this.status = options.status;
   }
 }
 
@@ -158,8 +146,7 @@ export class EmulatorInspectionClient {
         throw new EmulatorInspectionError(
           "unreachable",
           `cannot reach the emulator at ${this.baseUrl} (${method} ${path}: ${why}); start it with \`pulumi-helpdesk emulator\``,
-          undefined,
-          error,
+          { cause: error },
         );
       }
       const text = await response.body.text();
@@ -167,7 +154,7 @@ export class EmulatorInspectionClient {
         throw new EmulatorInspectionError(
           "refused",
           `the emulator at ${this.baseUrl} answered ${method} ${path} with ${response.statusCode}: ${text.slice(0, 300)}`,
-          response.statusCode,
+          { status: response.statusCode },
         );
       }
       return (text ? JSON.parse(text) : undefined) as T;

@@ -1,5 +1,6 @@
 /**
- * OAuth 2.0 authorization-code endpoints of the emulator (docs/helpdesk-api.md §4.1, §4.2, §5; RFC 6749 §4.1, §6; RFC 7636 PKCE).
+ * OAuth 2.0 authorization-code endpoints of the emulator (docs/helpdesk-api.md §4.1, §4.2, §5; RFC 6749 §4.1, §6; RFC 7636 PKCE), a
+ * Hono sub-app mounted at `/oauth`.
  *
  * - `GET /oauth/authorize`: validates the client and its exact redirect URI (errors are shown as a page, never
  *   redirected, RFC 6749 §4.1.2.1), then approves at once (`autoApprove`) or shows the consent page.
@@ -7,13 +8,14 @@
  * - `POST /oauth/token`: `authorization_code` and `refresh_token` grants; client authentication by
  *   `client_secret_post` or HTTP Basic (RFC 6749 §2.3.1); errors per RFC 6749 §5.2.
  */
-import type { Context, Hono } from "hono";
+import { Hono } from "hono";
+import type { Context } from "hono";
 import { createHash } from "node:crypto";
 import type { AppEnv } from "./app-env.js";
 import type { EmulatorContext } from "./context.js";
 import { OAuthErrorResponse, PageError, methodNotAllowed } from "./errors.js";
 import { readBodyParams } from "./body.js";
-import type { StoredClient } from "./store.js";
+import type { StoredClient } from "./tables.js";
 import { checkCsrf, currentAccount, ensureCsrf, startSession } from "./cookies.js";
 import { consentPage, type ConsentView } from "./pages/consent.js";
 
@@ -35,64 +37,147 @@ export function s256(verifier: string): string {
   return createHash("sha256").update(verifier, "ascii").digest("base64url");
 }
 
-/** Registers the OAuth routes on `app`. */
-export function registerOAuthRoutes(app: Hono<AppEnv>, ctx: EmulatorContext): void {
-  app.get("/oauth/authorize", (c) => authorize(c, ctx));
-  app.post("/oauth/authorize", (c) => consentDecision(c, ctx));
-  app.all("/oauth/authorize", () => {
+/**
+ * The `/oauth` sub-app (mounted with `app.route("/oauth", ...)`): the authorization endpoint (RFC 6749 §3.1) and the
+ * token endpoint (RFC 6749 §3.2), with 405 answers for other methods.
+ */
+export function createOAuthApp(ctx: EmulatorContext): Hono<AppEnv> {
+  const oauth = new Hono<AppEnv>();
+
+  /**
+   * `GET /oauth/authorize` (RFC 6749 §4.1.1). Query: `client_id`, `response_type=code`, `redirect_uri`, optional
+   * `state`, optional `code_challenge` + `code_challenge_method=S256` (RFC 7636 §4.3).
+   *
+   * Unknown client, missing or non-identical redirect URI, repeated parameters or `response_type` other than `code`:
+   * 400 HTML page (never a redirect). Invalid PKCE parameters: redirect with `error=invalid_request` (RFC 7636 §4.4.1).
+   * Otherwise a 302 with `code` and `state` (auto-approve) or the 200 consent page.
+   */
+  oauth.get("/authorize", (c) => {
+    const query = new URL(c.req.url).searchParams;
+    for (const name of ["client_id", "redirect_uri", "response_type", "state", "code_challenge", "code_challenge_method"]) {
+      if (query.getAll(name).length > 1) {
+        throw new PageError("invalid_request", `The parameter ${name} is repeated (RFC 6749 §3.1).`, { title: "Invalid authorization request" });
+      }
+    }
+    const client = clientForAuthorize(ctx, query.get("client_id"), query.get("redirect_uri"));
+    const responseType = query.get("response_type");
+    if (responseType !== "code") {
+      throw new PageError(
+        "invalid_request",
+        responseType === null
+          ? "The response_type parameter is missing; this service supports response_type=code only."
+          : "Unsupported response_type; this service supports response_type=code only.",
+        { title: "Invalid authorization request" },
+      );
+    }
+    const state = query.get("state") ?? undefined;
+    const challenge = query.get("code_challenge") ?? undefined;
+    const method = query.get("code_challenge_method") ?? undefined;
+    const pkceError = checkPkceRequest(challenge, method);
+    if (pkceError) {
+      return c.redirect(
+        redirectWith(client.redirectUri, { error: "invalid_request", error_description: pkceError, state }),
+        302,
+      );
+    }
+    const request = { clientId: client.clientId, redirectUri: client.redirectUri, ...(state !== undefined && { state }), ...(challenge !== undefined && { codeChallenge: challenge }) };
+    const autoAccount = ctx.options.autoApproveAccount;
+    if (autoAccount !== undefined) {
+      const code = ctx.store.codes.issue({ ...request, account: autoAccount });
+      return c.redirect(redirectWith(client.redirectUri, { code, state }), 302);
+    }
+    const requestId = ctx.store.browser.addPending(request);
+    const account = currentAccount(c, ctx);
+    return c.html(renderConsent(c, ctx, client, requestId, account !== undefined ? { account } : {}));
+  });
+
+  /**
+   * `POST /oauth/authorize`: the consent form. Fields: `request` (pending request id), `csrf`, `decision`
+   * (`approve`|`deny`), and `username` + `password` when not signed in.
+   * Approve → 302 `redirect_uri?code&state` (RFC 6749 §4.1.2); Deny → 302 `redirect_uri?error=access_denied&state`
+   * (RFC 6749 §4.1.2.1). Wrong credentials → the page again with an error (401).
+   */
+  oauth.post("/authorize", async (c) => {
+    const { params } = await readBodyParams(c);
+    checkCsrf(c, ctx, params["csrf"]);
+    const requestId = typeof params["request"] === "string" ? params["request"] : "";
+    const pending = ctx.store.browser.peekPending(requestId);
+    if (!pending) {
+      throw new PageError("invalid_request", "This authorization request is unknown, answered or expired. Start again from the application.", { title: "Authorization request expired" });
+    }
+    const client = ctx.store.clients.find(pending.clientId);
+    if (!client) throw new PageError("invalid_request", "The application is no longer registered.", { title: "Unknown application" });
+    const decision = params["decision"];
+    if (decision === "deny") {
+      ctx.store.browser.takePending(requestId);
+      return c.redirect(
+        redirectWith(pending.redirectUri, {
+          error: "access_denied",
+          error_description: "The user denied the request",
+          state: pending.state,
+        }),
+        302,
+      );
+    }
+    if (decision !== "approve") throw new PageError("invalid_request", "Choose Approve or Deny.", { title: "Invalid form" });
+    let account = currentAccount(c, ctx);
+    if (account === undefined) {
+      const username = typeof params["username"] === "string" ? params["username"] : "";
+      const password = typeof params["password"] === "string" ? params["password"] : "";
+      account = ctx.store.accounts.authenticate(username, password);
+      if (account === undefined) {
+        return c.html(renderConsent(c, ctx, client, requestId, { error: "Wrong username or password.", username }), 401);
+      }
+      startSession(c, ctx, account);
+    }
+    ctx.store.browser.takePending(requestId);
+    const code = ctx.store.codes.issue({
+      clientId: pending.clientId,
+      redirectUri: pending.redirectUri,
+      account,
+      ...(pending.codeChallenge !== undefined && { codeChallenge: pending.codeChallenge }),
+    });
+    return c.redirect(redirectWith(pending.redirectUri, { code, state: pending.state }), 302);
+  });
+  oauth.all("/authorize", () => {
     throw methodNotAllowed(["GET", "HEAD", "POST"]);
   });
-  app.post("/oauth/token", (c) => token(c, ctx));
-  app.all("/oauth/token", () => {
+
+  /**
+   * `POST /oauth/token` (RFC 6749 §4.1.3, §6). Body form-encoded (or JSON). Answers 200
+   * `{ access_token, token_type: "bearer", expires_in (seconds), refresh_token }` with `Cache-Control: no-store`
+   * (RFC 6749 §5.1), or an RFC 6749 §5.2 error: `invalid_request` (400: missing or repeated parameters, bad body),
+   * `invalid_client` (401), `invalid_grant` (400: unknown, expired, used or foreign code; redirect_uri mismatch;
+   * PKCE failure; bad refresh token), `unsupported_grant_type` (400).
+   */
+  oauth.post("/token", async (c) => {
+    const { params, repeated } = await readBodyParams(c, (_status, message) => new OAuthErrorResponse("invalid_request", message));
+    if (repeated.length > 0) {
+      throw new OAuthErrorResponse("invalid_request", `Parameter ${repeated[0]} is repeated (RFC 6749 §3.2)`);
+    }
+    const grantType = param(params, "grant_type");
+    if (grantType === undefined) throw new OAuthErrorResponse("invalid_request", "grant_type is required");
+    if (grantType !== "authorization_code" && grantType !== "refresh_token") {
+      throw new OAuthErrorResponse("unsupported_grant_type", "Supported grant types: authorization_code, refresh_token");
+    }
+    const client = authenticateClient(c, ctx, params);
+    const ttl = ctx.options.accessTokenTtlSeconds;
+    let issued: { accessToken: string; refreshToken: string };
+    if (grantType === "authorization_code") {
+      issued = exchangeCode(ctx, client, params);
+    } else {
+      issued = refresh(ctx, client, params);
+    }
+    return c.json(
+      { access_token: issued.accessToken, token_type: "bearer", expires_in: ttl, refresh_token: issued.refreshToken },
+      200,
+      { "Cache-Control": "no-store", Pragma: "no-cache" },
+    );
+  });
+  oauth.all("/token", () => {
     throw methodNotAllowed(["POST"]);
   });
-}
-
-/**
- * `GET /oauth/authorize` (RFC 6749 §4.1.1). Query: `client_id`, `response_type=code`, `redirect_uri`, optional
- * `state`, optional `code_challenge` + `code_challenge_method=S256` (RFC 7636 §4.3).
- *
- * Unknown client, missing or non-identical redirect URI, repeated parameters or `response_type` other than `code`:
- * 400 HTML page (never a redirect). Invalid PKCE parameters: redirect with `error=invalid_request` (RFC 7636 §4.4.1).
- * Otherwise a 302 with `code` and `state` (auto-approve) or the 200 consent page.
- */
-function authorize(c: Context<AppEnv>, ctx: EmulatorContext): Response {
-  const query = new URL(c.req.url).searchParams;
-  for (const name of ["client_id", "redirect_uri", "response_type", "state", "code_challenge", "code_challenge_method"]) {
-    if (query.getAll(name).length > 1) {
-      throw new PageError(400, "Invalid authorization request", `The parameter ${name} is repeated (RFC 6749 §3.1).`);
-    }
-  }
-  const client = clientForAuthorize(ctx, query.get("client_id"), query.get("redirect_uri"));
-  const responseType = query.get("response_type");
-  if (responseType !== "code") {
-    throw new PageError(
-      400,
-      "Invalid authorization request",
-      responseType === null
-        ? "The response_type parameter is missing; this service supports response_type=code only."
-        : "Unsupported response_type; this service supports response_type=code only.",
-    );
-  }
-  const state = query.get("state") ?? undefined;
-  const challenge = query.get("code_challenge") ?? undefined;
-  const method = query.get("code_challenge_method") ?? undefined;
-  const pkceError = checkPkceRequest(challenge, method);
-  if (pkceError) {
-    return c.redirect(
-      redirectWith(client.redirectUri, { error: "invalid_request", error_description: pkceError, state }),
-      302,
-    );
-  }
-  const request = { clientId: client.clientId, redirectUri: client.redirectUri, ...(state !== undefined && { state }), ...(challenge !== undefined && { codeChallenge: challenge }) };
-  const autoAccount = ctx.options.autoApproveAccount;
-  if (autoAccount !== undefined) {
-    const code = ctx.store.issueCode({ ...request, account: autoAccount });
-    return c.redirect(redirectWith(client.redirectUri, { code, state }), 302);
-  }
-  const requestId = ctx.store.addPending(request);
-  const account = currentAccount(c, ctx);
-  return c.html(renderConsent(c, ctx, client, requestId, account !== undefined ? { account } : {}));
+  return oauth;
 }
 
 /** The consent page for a pending request of `client`, with what differs between showings (account, error). */
@@ -102,15 +187,15 @@ function renderConsent(c: Context<AppEnv>, ctx: EmulatorContext, client: StoredC
 
 /** Validates `client_id` and the exact `redirect_uri`; throws a 400 {@link PageError} (never redirects). */
 function clientForAuthorize(ctx: EmulatorContext, clientId: string | null, redirectUri: string | null): StoredClient {
-  if (!clientId) throw new PageError(400, "Invalid authorization request", "The client_id parameter is missing.");
-  const client = ctx.store.client(clientId);
-  if (!client) throw new PageError(400, "Unknown application", "No application is registered with this client_id.");
-  if (!redirectUri) throw new PageError(400, "Invalid authorization request", "The redirect_uri parameter is missing.");
+  if (!clientId) throw new PageError("invalid_request", "The client_id parameter is missing.", { title: "Invalid authorization request" });
+  const client = ctx.store.clients.find(clientId);
+  if (!client) throw new PageError("invalid_request", "No application is registered with this client_id.", { title: "Unknown application" });
+  if (!redirectUri) throw new PageError("invalid_request", "The redirect_uri parameter is missing.", { title: "Invalid authorization request" });
   if (redirectUri !== client.redirectUri) {
     throw new PageError(
-      400,
-      "Redirect URI mismatch",
+      "invalid_request",
       "The redirect_uri does not exactly match the one registered for this application, so you are not sent back to it.",
+      { title: "Redirect URI mismatch" },
     );
   }
   return client;
@@ -123,55 +208,6 @@ function checkPkceRequest(challenge: string | undefined, method: string | undefi
   if (method !== "S256") return "only code_challenge_method=S256 is supported";
   if (!PKCE_VALUE.test(challenge)) return "code_challenge is malformed";
   return undefined;
-}
-
-/**
- * `POST /oauth/authorize`: the consent form. Fields: `request` (pending request id), `csrf`, `decision`
- * (`approve`|`deny`), and `username` + `password` when not signed in.
- * Approve → 302 `redirect_uri?code&state` (RFC 6749 §4.1.2); Deny → 302 `redirect_uri?error=access_denied&state`
- * (RFC 6749 §4.1.2.1). Wrong credentials → the page again with an error (401).
- */
-async function consentDecision(c: Context<AppEnv>, ctx: EmulatorContext): Promise<Response> {
-  const { params } = await readBodyParams(c);
-  checkCsrf(c, ctx, params["csrf"]);
-  const requestId = typeof params["request"] === "string" ? params["request"] : "";
-  const pending = ctx.store.peekPending(requestId);
-  if (!pending) {
-    throw new PageError(400, "Authorization request expired", "This authorization request is unknown, answered or expired. Start again from the application.");
-  }
-  const client = ctx.store.client(pending.clientId);
-  if (!client) throw new PageError(400, "Unknown application", "The application is no longer registered.");
-  const decision = params["decision"];
-  if (decision === "deny") {
-    ctx.store.takePending(requestId);
-    return c.redirect(
-      redirectWith(pending.redirectUri, {
-        error: "access_denied",
-        error_description: "The user denied the request",
-        state: pending.state,
-      }),
-      302,
-    );
-  }
-  if (decision !== "approve") throw new PageError(400, "Invalid form", "Choose Approve or Deny.");
-  let account = currentAccount(c, ctx);
-  if (account === undefined) {
-    const username = typeof params["username"] === "string" ? params["username"] : "";
-    const password = typeof params["password"] === "string" ? params["password"] : "";
-    account = ctx.store.authenticate(username, password);
-    if (account === undefined) {
-      return c.html(renderConsent(c, ctx, client, requestId, { error: "Wrong username or password.", username }), 401);
-    }
-    startSession(c, ctx, account);
-  }
-  ctx.store.takePending(requestId);
-  const code = ctx.store.issueCode({
-    clientId: pending.clientId,
-    redirectUri: pending.redirectUri,
-    account,
-    ...(pending.codeChallenge !== undefined && { codeChallenge: pending.codeChallenge }),
-  });
-  return c.redirect(redirectWith(pending.redirectUri, { code, state: pending.state }), 302);
 }
 
 type Params = Record<string, unknown>;
@@ -219,43 +255,11 @@ function authenticateClient(c: Context<AppEnv>, ctx: EmulatorContext, params: Pa
     throw new OAuthErrorResponse("invalid_client", "Client authentication is missing: send client_id and client_secret");
   }
   if (secret === undefined) throw new OAuthErrorResponse("invalid_client", "client_secret is missing");
-  const client = ctx.store.client(clientId);
-  if (!client || !ctx.store.clientSecretMatches(client, secret)) {
+  const client = ctx.store.clients.find(clientId);
+  if (!client || !ctx.store.clients.secretMatches(client, secret)) {
     throw new OAuthErrorResponse("invalid_client", "Client authentication failed: unknown client_id or wrong client_secret");
   }
   return client;
-}
-
-/**
- * `POST /oauth/token` (RFC 6749 §4.1.3, §6). Body form-encoded (or JSON). Answers 200
- * `{ access_token, token_type: "bearer", expires_in (seconds), refresh_token }` with `Cache-Control: no-store`
- * (RFC 6749 §5.1), or an RFC 6749 §5.2 error: `invalid_request` (400: missing or repeated parameters, bad body),
- * `invalid_client` (401), `invalid_grant` (400: unknown, expired, used or foreign code; redirect_uri mismatch;
- * PKCE failure; bad refresh token), `unsupported_grant_type` (400).
- */
-async function token(c: Context<AppEnv>, ctx: EmulatorContext): Promise<Response> {
-  const { params, repeated } = await readBodyParams(c, (_status, message) => new OAuthErrorResponse("invalid_request", message));
-  if (repeated.length > 0) {
-    throw new OAuthErrorResponse("invalid_request", `Parameter ${repeated[0]} is repeated (RFC 6749 §3.2)`);
-  }
-  const grantType = param(params, "grant_type");
-  if (grantType === undefined) throw new OAuthErrorResponse("invalid_request", "grant_type is required");
-  if (grantType !== "authorization_code" && grantType !== "refresh_token") {
-    throw new OAuthErrorResponse("unsupported_grant_type", "Supported grant types: authorization_code, refresh_token");
-  }
-  const client = authenticateClient(c, ctx, params);
-  const ttl = ctx.options.accessTokenTtlSeconds;
-  let issued: { accessToken: string; refreshToken: string };
-  if (grantType === "authorization_code") {
-    issued = exchangeCode(ctx, client, params);
-  } else {
-    issued = refresh(ctx, client, params);
-  }
-  return c.json(
-    { access_token: issued.accessToken, token_type: "bearer", expires_in: ttl, refresh_token: issued.refreshToken },
-    200,
-    { "Cache-Control": "no-store", Pragma: "no-cache" },
-  );
 }
 
 /** The `authorization_code` grant (RFC 6749 §4.1.3) with PKCE verification (RFC 7636 §4.6). */
@@ -265,7 +269,7 @@ function exchangeCode(ctx: EmulatorContext, client: StoredClient, params: Params
   const verifier = param(params, "code_verifier");
   if (code === undefined) throw new OAuthErrorResponse("invalid_request", "code is required");
   if (redirectUri === undefined) throw new OAuthErrorResponse("invalid_request", "redirect_uri is required");
-  const stored = ctx.store.findCode(code);
+  const stored = ctx.store.codes.find(code);
   if (!stored || stored.clientId !== client.clientId) {
     throw new OAuthErrorResponse("invalid_grant", "The authorization code is invalid or was issued to another client");
   }
@@ -284,15 +288,15 @@ function exchangeCode(ctx: EmulatorContext, client: StoredClient, params: Params
   } else if (verifier !== undefined) {
     throw new OAuthErrorResponse("invalid_grant", "code_verifier sent, but the authorization request had no code_challenge");
   }
-  if (!ctx.store.hasAccount(stored.account)) throw new OAuthErrorResponse("invalid_grant", "The account no longer exists");
+  if (!ctx.store.accounts.has(stored.account)) throw new OAuthErrorResponse("invalid_grant", "The account no longer exists");
   // Conditional: of two exchanges racing (two emulators on one data file), one marks the code, the other is a reuse.
-  if (!ctx.store.markCodeUsed(stored)) throw codeReused(ctx, stored.grantId);
-  return ctx.store.issueTokens(stored, ctx.options.accessTokenTtlSeconds);
+  if (!ctx.store.codes.markUsed(stored)) throw codeReused(ctx, stored.grantId);
+  return ctx.store.tokens.issue(stored, ctx.options.accessTokenTtlSeconds);
 }
 
 /** A code presented again (RFC 6749 §4.1.2): revokes every token of its grant; returns the error to answer. */
 function codeReused(ctx: EmulatorContext, grantId: string): OAuthErrorResponse {
-  ctx.store.revokeGrant(grantId);
+  ctx.store.tokens.revokeGrant(grantId);
   return new OAuthErrorResponse(
     "invalid_grant",
     "The authorization code was already used; every token issued with it is now revoked (RFC 6749 §4.1.2)",
@@ -307,18 +311,18 @@ function codeReused(ctx: EmulatorContext, grantId: string): OAuthErrorResponse {
 function refresh(ctx: EmulatorContext, client: StoredClient, params: Params) {
   const presented = param(params, "refresh_token");
   if (presented === undefined) throw new OAuthErrorResponse("invalid_request", "refresh_token is required");
-  const stored = ctx.store.findToken(presented, "refresh");
+  const stored = ctx.store.tokens.find(presented, "refresh");
   if (!stored || stored.clientId !== client.clientId) {
     throw new OAuthErrorResponse("invalid_grant", "The refresh token is invalid or was issued to another client");
   }
   if (stored.revoked) throw refreshRevoked(ctx, stored.grantId);
-  if (!ctx.store.hasAccount(stored.account)) throw new OAuthErrorResponse("invalid_grant", "The account no longer exists");
+  if (!ctx.store.accounts.has(stored.account)) throw new OAuthErrorResponse("invalid_grant", "The account no longer exists");
   if (ctx.options.rotateRefreshTokens) {
     // Conditional: of two refreshes racing with one token (two emulators on one data file), the second is a replay.
-    if (!ctx.store.revokeToken(stored)) throw refreshRevoked(ctx, stored.grantId);
-    return ctx.store.issueTokens(stored, ctx.options.accessTokenTtlSeconds);
+    if (!ctx.store.tokens.revoke(stored)) throw refreshRevoked(ctx, stored.grantId);
+    return ctx.store.tokens.issue(stored, ctx.options.accessTokenTtlSeconds);
   }
-  return ctx.store.issueTokens(stored, ctx.options.accessTokenTtlSeconds, presented);
+  return ctx.store.tokens.issue(stored, ctx.options.accessTokenTtlSeconds, presented);
 }
 
 /**
@@ -326,6 +330,6 @@ function refresh(ctx: EmulatorContext, client: StoredClient, params: Params) {
  * returns the error to answer.
  */
 function refreshRevoked(ctx: EmulatorContext, grantId: string): OAuthErrorResponse {
-  if (ctx.options.rotateRefreshTokens) ctx.store.revokeGrant(grantId);
+  if (ctx.options.rotateRefreshTokens) ctx.store.tokens.revokeGrant(grantId);
   return new OAuthErrorResponse("invalid_grant", "The refresh token has been revoked");
 }

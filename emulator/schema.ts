@@ -12,6 +12,7 @@
  * deliveries: oldest first). Secrets are stored only as hashes (see secrets.ts).
  */
 import type { DatabaseSync } from "node:sqlite";
+import { PulumiHelpdeskError } from "../sdk/errors.js";
 
 /** `PRAGMA application_id` of an emulator data file: "HDEM" in ASCII. */
 export const APPLICATION_ID = 0x4844454d;
@@ -102,8 +103,20 @@ export const MIGRATIONS: readonly Migration[] = [
 /** The schema version this emulator writes: the last migration's. */
 export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
 
-/** Why a database cannot be used as it is; the caller names the file. */
-export class SchemaError extends Error {}
+/** Why a database cannot be used as it is: another program's, or a newer emulator's. */
+export type SchemaErrorCode = "foreign_database" | "newer_schema";
+
+/** Why a database cannot be used as it is; the caller names the file (data-file.ts makes it a `DataFileError`). */
+export class SchemaError extends PulumiHelpdeskError<SchemaErrorCode> {
+  /**
+   * @param code see {@link SchemaErrorCode}
+   * @param message what is wrong, worded to follow `emulator data file <file>: `
+   * @param options `cause`
+   */
+  constructor(code: SchemaErrorCode, message: string, options?: { cause?: unknown }) {
+    super(code, message, options);
+  }
+}
 
 interface SchemaFacts {
   applicationId: number;
@@ -131,10 +144,10 @@ export function checkSchema(db: DatabaseSync): number {
   const found = schemaFacts(db);
   if (found.applicationId === 0 && found.tables === 0) return 0;
   if (found.applicationId !== APPLICATION_ID) {
-    throw new SchemaError(`it is an SQLite database of another program (application_id ${found.applicationId}, expected ${APPLICATION_ID})`);
+    throw new SchemaError("foreign_database", `it is an SQLite database of another program (application_id ${found.applicationId}, expected ${APPLICATION_ID})`);
   }
   if (found.version > SCHEMA_VERSION) {
-    throw new SchemaError(`it was written by a newer emulator (schema version ${found.version}; this one knows versions up to ${SCHEMA_VERSION})`);
+    throw new SchemaError("newer_schema", `it was written by a newer emulator (schema version ${found.version}; this one knows versions up to ${SCHEMA_VERSION})`);
   }
   return found.version;
 }

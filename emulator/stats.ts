@@ -2,16 +2,7 @@
  * Request and connection counters, served by `GET /_emulator/stats` (e.g. to check that a client reuses keep-alive
  * connections or retries the expected number of times).
  */
-
-/** Snapshot: `{ requests, connections, byRoute: { "POST /v1/webhooks": 3, ... } }`. */
-export interface StatsSnapshot {
-  /** HTTP requests received (every request, faulted ones included). */
-  requests: number;
-  /** TCP connections accepted. */
-  connections: number;
-  /** Requests per `METHOD route-pattern`; requests no route matched count under `METHOD (unmatched)`. */
-  byRoute: Record<string, number>;
-}
+import type { StatsSnapshot } from "./types.js";
 
 /** Mutable counters; {@link reset} zeroes them. */
 export class Stats {

@@ -1,10 +1,12 @@
 /**
- * The records the emulator keeps and their rows in the SQLite tables of schema.ts: the record types, the statements
- * that write them, and the mappings from rows back to records. Shared by the store (store.ts) and the import of
- * version-1 JSON data files (data-file.ts), so one record has one way into the database.
+ * The records the emulator keeps and their rows in the SQLite tables of schema.ts: the record types (those the routes
+ * also send, webhooks and delivery log entries, are in types.ts), the statements that write them, and the mappings
+ * from rows back to records. Shared by the store's table modules (store/*.ts) and the import of version-1 JSON data
+ * files (data-file.ts), so one record has one way into the database.
  */
 import type { DatabaseSync, SQLInputValue, SQLOutputValue, StatementSync } from "node:sqlite";
 import type { WebhookEvent } from "../sdk/events.js";
+import type { DeliveryLogEntry, StoredWebhook } from "./types.js";
 
 /** A registered OAuth client; the secret is kept as a SHA-256 hash. */
 export interface StoredClient {
@@ -46,35 +48,6 @@ export interface StoredToken {
   revoked: boolean;
   /** When it was revoked (milliseconds since the epoch); set exactly when `revoked` is. */
   revokedAt?: number;
-}
-
-/** A registered webhook (docs/helpdesk-api.md §2.1). `createdAt` is ISO 8601 UTC. */
-export interface StoredWebhook {
-  id: string;
-  event: WebhookEvent;
-  url: string;
-  state: "active";
-  account: string;
-  createdAt: string;
-}
-
-/**
- * One entry of the delivery log: one record POSTed to one webhook, with all its attempts.
- * `time` is ISO 8601 UTC (when the delivery was queued); `status` is the last HTTP status or `null` (network error or
- * not attempted yet); `done` is false while attempts remain.
- */
-export interface DeliveryLogEntry {
-  id: string;
-  time: string;
-  webhookId: string;
-  event: WebhookEvent;
-  url: string;
-  account: string;
-  status: number | null;
-  attempts: number;
-  ok: boolean;
-  done: boolean;
-  error?: string;
 }
 
 const statements = new WeakMap<DatabaseSync, Map<string, StatementSync>>();

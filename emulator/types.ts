@@ -1,7 +1,95 @@
 /**
- * Public option and handle types of the help-desk emulator. Re-exported by `emulator/index.ts`.
+ * The emulator's public types, in a module that imports nothing of the emulator: the options and the handle of
+ * `startEmulator`, and the shapes its routes send (webhooks, the delivery log, the live state, statistics, sign-in
+ * links, triggered events). Both sides use them: the server (store, routes) and its clients (inspection-client.ts,
+ * the CLI, tests), so neither imports the other for a type, and no import cycle can pass through here.
+ * Re-exported by `emulator/index.ts`.
  */
-import type { LiveState, Synchronous } from "./store.js";
+import type { WebhookEvent } from "../sdk/events.js";
+
+/**
+ * When a commit of the data file is on disk (SQLite's `PRAGMA synchronous` in WAL mode):
+ * - `"full"`: the write-ahead log is fsync'ed at every commit, so an acknowledged change survives a process crash,
+ *   an operating-system crash and a power loss;
+ * - `"normal"`: the log is written to the operating system at every commit and fsync'ed only at checkpoints, so an
+ *   acknowledged change survives a crash of the emulator's process (SIGKILL, an uncaught error) but the last commits
+ *   before a power loss or kernel crash may be lost (the database stays consistent).
+ */
+export type Synchronous = "full" | "normal";
+
+/** A registered webhook (docs/helpdesk-api.md §2.1), as `GET /_emulator/webhooks` lists it. `createdAt` is ISO 8601 UTC. */
+export interface StoredWebhook {
+  id: string;
+  event: WebhookEvent;
+  url: string;
+  state: "active";
+  /** The account that owns it (the one whose access token created it). */
+  account: string;
+  createdAt: string;
+}
+
+/**
+ * One entry of the delivery log (docs/helpdesk-api.md §6): one record POSTed to one webhook, with all its attempts.
+ * `time` is ISO 8601 UTC (when the delivery was queued); `status` is the last HTTP status or `null` (network error or
+ * not attempted yet); `done` is false while attempts remain.
+ */
+export interface DeliveryLogEntry {
+  id: string;
+  time: string;
+  webhookId: string;
+  event: WebhookEvent;
+  url: string;
+  account: string;
+  status: number | null;
+  attempts: number;
+  ok: boolean;
+  done: boolean;
+  error?: string;
+}
+
+/**
+ * What is live in the emulator's store, without secrets, for tests and tools (`GET /_emulator/state`): webhooks, live
+ * tokens and codes (`ref`: the first 12 characters of the stored SHA-256 hash, useless as a credential), how many live
+ * sessions, sign-in links and pending consents exist (in this process), and how many entries the delivery log holds.
+ * Dead entries are left out, so purging never changes it. `expiresAt` is in milliseconds since the epoch (`null`:
+ * never, refresh tokens); a webhook's `createdAt` is ISO 8601 UTC.
+ */
+export interface LiveState {
+  webhooks: StoredWebhook[];
+  tokens: Array<{
+    ref: string;
+    kind: "access" | "refresh";
+    clientId: string;
+    account: string;
+    grantId: string;
+    expiresAt: number | null;
+  }>;
+  codes: Array<{ ref: string; clientId: string; account: string; grantId: string; expiresAt: number }>;
+  sessions: number;
+  loginLinks: number;
+  pendingAuthorizations: number;
+  deliveries: number;
+}
+
+/** Request and connection counters (`GET /_emulator/stats`): `{ requests, connections, byRoute: { "POST /v1/webhooks": 3, ... } }`. */
+export interface StatsSnapshot {
+  /** HTTP requests received (every request, faulted ones included). */
+  requests: number;
+  /** TCP connections accepted. */
+  connections: number;
+  /** Requests per `METHOD route-pattern`; requests no route matched count under `METHOD (unmatched)`. */
+  byRoute: Record<string, number>;
+}
+
+/** What `POST /_emulator/events` answers (202): the deliveries started, by id. */
+export interface TriggeredEvent {
+  /** The event delivered (docs/helpdesk-api.md §6). */
+  event: WebhookEvent;
+  /** The account whose webhooks receive it. */
+  account: string;
+  /** Ids of the deliveries started, one per webhook registered for the event; see {@link DeliveryLogEntry}. */
+  deliveries: string[];
+}
 
 /**
  * An OAuth client registered with the emulator (docs/helpdesk-api.md §5.2: identifier, secret and redirect URI are issued in

@@ -1,10 +1,11 @@
 /**
- * The web pages for people: `/` (sign-in, or the account's webhooks, a test-event form and the delivery log),
+ * The web pages for people, a Hono sub-app mounted at `/`: `/` (sign-in, or the account's webhooks, a test-event form and the delivery log),
  * `POST /signin`, `GET /signin?token=` (one-time link), `POST /signout`, `POST /webhooks`,
  * `POST /webhooks/:id/delete`, `POST /events`. Forms are URL-encoded, CSRF-checked, and answered with 303 redirects
  * (post/redirect/get) or the page with errors.
  */
-import type { Context, Hono } from "hono";
+import { Hono } from "hono";
+import type { Context } from "hono";
 import type { AppEnv } from "./app-env.js";
 import type { EmulatorContext } from "./context.js";
 import { PageError } from "./errors.js";
@@ -15,31 +16,35 @@ import { isWebhookEvent } from "../sdk/events.js";
 import { homePage, signInPage } from "./pages/home.js";
 import type { HomeView } from "./pages/home.js";
 
-/** Registers the page routes on `app`. */
-export function registerWebRoutes(app: Hono<AppEnv>, ctx: EmulatorContext): void {
-  app.get("/", (c) => {
+/**
+ * The pages' sub-app (mounted with `app.route("/", ...)`): every route answers a page (HTML), or a 303 redirect after
+ * a form (post/redirect/get).
+ */
+export function createWebApp(ctx: EmulatorContext): Hono<AppEnv> {
+  const web = new Hono<AppEnv>();
+  web.get("/", (c) => {
     const account = currentAccount(c, ctx);
     if (account === undefined) return page(c, signInPage({ csrf: ensureCsrf(c, ctx) }));
     const notice = c.req.query("notice");
     return page(c, renderHome(c, ctx, account, notice ? { notice: noticeText(notice) } : {}));
   });
 
-  app.get("/signin", (c) => {
+  web.get("/signin", (c) => {
     const token = c.req.query("token");
-    const account = token ? ctx.store.consumeLoginLink(token) : undefined;
+    const account = token ? ctx.store.browser.consumeLoginLink(token) : undefined;
     if (account === undefined) {
-      throw new PageError(400, "Sign-in link not valid", "This sign-in link is unknown, already used or expired (links live 10 minutes).");
+      throw new PageError("invalid_request", "This sign-in link is unknown, already used or expired (links live 10 minutes).", { title: "Sign-in link not valid" });
     }
     startSession(c, ctx, account);
     return c.redirect("/", 303);
   });
 
-  app.post("/signin", async (c) => {
+  web.post("/signin", async (c) => {
     const { params } = await readBodyParams(c);
     checkCsrf(c, ctx, params["csrf"]);
     const username = typeof params["username"] === "string" ? params["username"] : "";
     const password = typeof params["password"] === "string" ? params["password"] : "";
-    const account = ctx.store.authenticate(username, password);
+    const account = ctx.store.accounts.authenticate(username, password);
     if (account === undefined) {
       return page(c, signInPage({ csrf: ensureCsrf(c, ctx), error: "Wrong username or password.", username }), 401);
     }
@@ -47,14 +52,14 @@ export function registerWebRoutes(app: Hono<AppEnv>, ctx: EmulatorContext): void
     return c.redirect("/", 303);
   });
 
-  app.post("/signout", async (c) => {
+  web.post("/signout", async (c) => {
     const { params } = await readBodyParams(c);
     checkCsrf(c, ctx, params["csrf"]);
     endSession(c, ctx);
     return c.redirect("/", 303);
   });
 
-  app.post("/webhooks", async (c) => {
+  web.post("/webhooks", async (c) => {
     const { account, params } = await signedInForm(c, ctx);
     const checked = validateWebhook(params);
     if (!checked.ok) {
@@ -64,24 +69,25 @@ export function registerWebRoutes(app: Hono<AppEnv>, ctx: EmulatorContext): void
       };
       return page(c, renderHome(c, ctx, account, { errors: checked.errors, draft }), 422);
     }
-    ctx.store.createWebhook(account, checked.event, checked.url);
+    ctx.store.webhooks.create(account, checked.event, checked.url);
     return c.redirect("/?notice=added", 303);
   });
 
-  app.post("/webhooks/:id/delete", async (c) => {
+  web.post("/webhooks/:id/delete", async (c) => {
     const { account } = await signedInForm(c, ctx);
-    const deleted = ctx.store.deleteWebhook(account, c.req.param("id"));
+    const deleted = ctx.store.webhooks.delete(account, c.req.param("id"));
     return c.redirect(deleted ? "/?notice=deleted" : "/?notice=missing", 303);
   });
 
-  app.post("/events", async (c) => {
+  web.post("/events", async (c) => {
     const { account, params } = await signedInForm(c, ctx);
     const event = params["event"];
-    if (!isWebhookEvent(event)) throw new PageError(400, "Unknown event", "Choose one of the listed events.");
+    if (!isWebhookEvent(event)) throw new PageError("invalid_request", "Choose one of the listed events.", { title: "Unknown event" });
     const result = ctx.deliveries.trigger(event, account);
     const count = result.ok ? result.deliveries.length : 0;
     return c.redirect(`/?notice=sent-${count}`, 303);
   });
+  return web;
 }
 
 function page(c: Context<AppEnv>, body: string, status: 200 | 401 | 422 = 200): Response {
@@ -92,8 +98,8 @@ function renderHome(c: Context<AppEnv>, ctx: EmulatorContext, account: string, e
   return homePage({
     account,
     csrf: ensureCsrf(c, ctx),
-    webhooks: ctx.store.listWebhooks({ account }),
-    deliveries: ctx.store.listDeliveries({ account, limit: 100 }),
+    webhooks: ctx.store.webhooks.list({ account }),
+    deliveries: ctx.store.deliveries.list({ account, limit: 100 }),
     ...extra,
   });
 }
@@ -115,6 +121,6 @@ async function signedInForm(c: Context<AppEnv>, ctx: EmulatorContext): Promise<{
   const { params } = await readBodyParams(c);
   checkCsrf(c, ctx, params["csrf"]);
   const account = currentAccount(c, ctx);
-  if (account === undefined) throw new PageError(401, "Signed out", "Your session has ended. Sign in again.");
+  if (account === undefined) throw new PageError("unauthorized", "Your session has ended. Sign in again.", { title: "Signed out" });
   return { account, params };
 }

@@ -3,7 +3,7 @@
  * test event, and the delivery log. Server-rendered; every value escaped; every form carries the CSRF token.
  */
 import { EVENTS } from "../../sdk/events.js";
-import type { DeliveryLogEntry, StoredWebhook } from "../store.js";
+import type { DeliveryLogEntry, StoredWebhook } from "../types.js";
 import type { FieldError } from "../errors.js";
 import type { SafeHtml } from "./html.js";
 import { html } from "./html.js";

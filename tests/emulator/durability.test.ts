@@ -17,7 +17,8 @@ import type { EmulatorOptions, RunningEmulator } from "../../emulator/index.js";
 import { GroupCommit } from "../../emulator/commits.js";
 import { SCHEMA_VERSION } from "../../emulator/schema.js";
 import { hashPassword, sha256 } from "../../emulator/secrets.js";
-import { CODE_TTL_MS, DEAD_TOKEN_RETENTION_MS } from "../../emulator/store.js";
+import { CODE_TTL_MS } from "../../emulator/store/codes.js";
+import { DEAD_TOKEN_RETENTION_MS } from "../../emulator/store/tokens.js";
 import { bearer, exchange, getCode, http, login, loginAs, spawnEmulator, waitFor, type EmulatorProcess } from "./helpers.js";
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];

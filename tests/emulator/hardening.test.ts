@@ -22,7 +22,9 @@ import { request } from "undici";
 import { DEFAULT_CLIENT, DEFAULT_HTTP_TIMEOUTS, startEmulator } from "../../emulator/index.js";
 import type { EmulatorOptions, RunningEmulator } from "../../emulator/index.js";
 import { JSON_LIMITS, parseJsonBounded } from "../../emulator/body.js";
-import { CODE_TTL_MS, DEAD_TOKEN_RETENTION_MS, MAX_ACCESS_TOKENS_PER_GRANT, PURGE_INTERVAL_MS, Store } from "../../emulator/store.js";
+import { PURGE_INTERVAL_MS, Store } from "../../emulator/store.js";
+import { CODE_TTL_MS } from "../../emulator/store/codes.js";
+import { DEAD_TOKEN_RETENTION_MS, MAX_ACCESS_TOKENS_PER_GRANT } from "../../emulator/store/tokens.js";
 import type { Answer } from "./helpers.js";
 import { bearer, cookiesOf, exchange, getCode, http, login, loginAs, rawExchange, startReceiver, waitFor } from "./helpers.js";
 
@@ -364,23 +366,23 @@ describe("12: nosniff everywhere, RFC 6749 §5.2 at the token endpoint, purging,
     let now = Date.parse("2030-01-01T00:00:00Z");
     const store = new Store(() => now);
     const grant = { clientId: "c", redirectUri: "http://127.0.0.1/cb", account: "demo" };
-    const deadCode = store.issueCode(grant);
-    const revoked = store.issueTokens({ ...grant, grantId: "g1" }, 60);
-    store.revokeToken(store.findToken(revoked.refreshToken, "refresh")!);
-    store.createSession("demo");
-    store.issueLoginLink("demo");
-    store.addPending({ clientId: "c", redirectUri: "http://127.0.0.1/cb" });
+    const deadCode = store.codes.issue(grant);
+    const revoked = store.tokens.issue({ ...grant, grantId: "g1" }, 60);
+    store.tokens.revoke(store.tokens.find(revoked.refreshToken, "refresh")!);
+    store.browser.createSession("demo");
+    store.browser.issueLoginLink("demo");
+    store.browser.addPending({ clientId: "c", redirectUri: "http://127.0.0.1/cb" });
     now += 8 * 3600_000 + DEAD_TOKEN_RETENTION_MS + CODE_TTL_MS; // past every lifetime and retention
-    const liveCode = store.issueCode(grant);
-    const live = store.issueTokens({ ...grant, grantId: "g2" }, 3600);
+    const liveCode = store.codes.issue(grant);
+    const live = store.tokens.issue({ ...grant, grantId: "g2" }, 3600);
     // Dead: 1 code, 2 tokens of g1 (the access token expired, the refresh token revoked), 1 session, 1 link, 1 consent.
     expect(store.purge()).toBe(6);
     expect(store.purge()).toBe(0);
-    expect(store.findCode(deadCode)).toBeUndefined();
-    expect(store.findToken(revoked.accessToken, "access")).toBeUndefined();
-    expect(store.findCode(liveCode)).toBeDefined();
-    expect(store.findToken(live.accessToken, "access")).toBeDefined();
-    expect(store.findToken(live.refreshToken, "refresh")).toBeDefined();
+    expect(store.codes.find(deadCode)).toBeUndefined();
+    expect(store.tokens.find(revoked.accessToken, "access")).toBeUndefined();
+    expect(store.codes.find(liveCode)).toBeDefined();
+    expect(store.tokens.find(live.accessToken, "access")).toBeDefined();
+    expect(store.tokens.find(live.refreshToken, "refresh")).toBeDefined();
     expect(PURGE_INTERVAL_MS).toBe(60_000);
   });
 

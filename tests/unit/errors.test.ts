@@ -69,7 +69,7 @@ describe("the error family", () => {
       [new CliError("usage", "m"), "CliError", "usage"],
       [new CliError("failed", "m"), "CliError", "failed"],
       [new SettingError("config", "m", { setting: "baseUrl", cause }), "SettingError", "config"],
-      [new EmulatorOptionError("port", "m"), "EmulatorOptionError", "invalid_option"],
+      [new EmulatorOptionError("invalid_option", "m", { option: "port", cause }), "EmulatorOptionError", "invalid_option"],
     ];
     for (const [error, name, code] of members) {
       expect(error).toBeInstanceOf(PulumiHelpdeskError);
@@ -79,6 +79,8 @@ describe("the error family", () => {
     expect(members[0]![0].cause).toBe(cause);
     expect(members[1]![0].cause).toBe(cause);
     expect(members[2]![0].cause).toBe(cause);
+    expect(members[6]![0]).toMatchObject({ setting: "baseUrl", cause });
+    expect(members[7]![0]).toMatchObject({ option: "port", cause });
     const delivery = (() => {
       try {
         parseDelivery("no_such_event", {});

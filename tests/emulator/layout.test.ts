@@ -1,0 +1,34 @@
+/**
+ * The emulator's two sides stay apart (emulator/README.md, Layout): everything the running emulator loads, that is
+ * every module start.ts reaches, type-only imports included, is server side; the clients of the emulator
+ * (inspection-client.ts, sign-in.ts and the OAuth client of auth/ it uses) are not among them. Both sides share the
+ * shapes of types.ts, which imports nothing of the emulator.
+ */
+import { fileURLToPath } from "node:url";
+import { describe, expect, it } from "vitest";
+import { cruise, type ICruiseResult } from "dependency-cruiser";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+
+/** The repository's own TypeScript modules that `entry` imports, directly or not, type-only imports included. */
+async function reachedFrom(entry: string): Promise<string[]> {
+  const result = await cruise(
+    [entry],
+    { baseDir: ROOT, tsPreCompilationDeps: true, doNotFollow: { path: "node_modules" }, includeOnly: "^(sdk|provider|auth|cli|emulator)/.*\\.ts$" },
+    { extensions: [".ts", ".js"], extensionAlias: { ".js": [".ts", ".js"] } },
+  );
+  return (result.output as ICruiseResult).modules.map((module) => module.source).sort();
+}
+
+describe("the emulator's layout", () => {
+  it("the server side (start.ts and all it loads) imports no client of the emulator", async () => {
+    const server = await reachedFrom("emulator/start.ts");
+    expect(server).toContain("emulator/app.ts"); // the walk did follow the imports
+    expect(server).toContain("emulator/store/database.ts");
+    expect(server.filter((module) => /^emulator\/(inspection-client|sign-in|index)\.ts$|^(auth|cli|provider)\//.test(module))).toEqual([]);
+  });
+
+  it("types.ts, which both sides share, imports nothing of the emulator", async () => {
+    expect((await reachedFrom("emulator/types.ts")).filter((module) => module.startsWith("emulator/"))).toEqual(["emulator/types.ts"]);
+  });
+});
