@@ -8,7 +8,7 @@ import { retryDelay, type AttemptOutcome } from "./retry.js";
 import { OAuthError } from "../auth/oauth.js";
 import { stackArguments, type Grant } from "../auth/grant.js";
 import { TokenCacheError } from "../auth/token-cache.js";
-import type { WebhookInputs, WebhookOutputs } from "../sdk/provider-contract.js";
+import type { Webhook, WebhookSpec } from "./webhook-types.js";
 import { NOT_SENT_CODES } from "../sdk/not-sent.js";
 
 /**
@@ -55,12 +55,6 @@ export interface HelpdeskClientOptions {
   limits: RequestLimits;
 }
 
-/** A webhook as registered: the id of docs/helpdesk-api.md §4.4's `:id` plus the outputs. */
-export interface RegisteredWebhook extends WebhookOutputs {
-  /** The service's identifier of the webhook. */
-  id: string;
-}
-
 /**
  * A small client of the help-desk API's webhook endpoints (docs/helpdesk-api.md §4.3, §4.4), over `node:http` (see http.ts for why)
  * with a keep-alive pool, bounded retries (see `retry.ts`) and a timeout per attempt. Every failure becomes a {@link HelpdeskError}
@@ -83,7 +77,7 @@ export class HelpdeskClient {
    * @throws HelpdeskError `http` on a non-201/200 status, `network` when no answer came, `protocol` when the answer
    *   has no usable id (the message then says a webhook may exist and how to remove it)
    */
-  async createWebhook(inputs: WebhookInputs): Promise<RegisteredWebhook> {
+  async createWebhook(inputs: WebhookSpec): Promise<Webhook> {
     const path = "/v1/webhooks";
     const { status, headers, body } = await this.send("create webhook", "POST", path, JSON.stringify(inputs));
     if (status !== 201 && status !== 200) throw this.httpError("create webhook", "POST", path, status, body);
@@ -97,7 +91,7 @@ export class HelpdeskClient {
     if (!id) throw this.orphanError(inputs, status, "it carries no webhook id (no webhook.id, webhook.href or Location header)");
     return {
       id,
-      event: (webhook.event ?? inputs.event) as WebhookInputs["event"],
+      event: (webhook.event ?? inputs.event) as WebhookSpec["event"],
       url: webhook.url ?? inputs.url,
       state: webhook.state ?? "active",
     };
@@ -205,7 +199,7 @@ export class HelpdeskClient {
     );
   }
 
-  private orphanError(inputs: WebhookInputs, status: number, why: string): HelpdeskError {
+  private orphanError(inputs: WebhookSpec, status: number, why: string): HelpdeskError {
     return new HelpdeskError(
       "protocol",
       `create webhook: POST /v1/webhooks answered ${status} but ${why}. A webhook for event ${JSON.stringify(inputs.event)} ` +

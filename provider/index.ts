@@ -10,8 +10,8 @@
 // First: stop with one line on an unsupported Node.js, before any dependency is evaluated.
 import "../sdk/node-guard.js";
 import type * as pulumi from "@pulumi/pulumi";
-import type { ConfigReader, ConfiguredWebhookProvider, WebhookInputs, WebhookOutputs, WebhookProviderImplementation } from "../sdk/provider-contract.js";
-import { DEFAULT_CONFIG_NAMESPACE, stackConfigSettings } from "../sdk/config.js";
+import type { ConfiguredWebhookProvider, WebhookInputs, WebhookOutputs, WebhookProviderImplementation } from "../sdk/provider-contract.js";
+import { DEFAULT_CONFIG_NAMESPACE, stackConfigSettings, type ConfigReader } from "../sdk/config.js";
 import { resolveSettings } from "../sdk/settings.js";
 import { forPerson } from "../auth/redact.js";
 import type { Target } from "./target.js";

@@ -5,35 +5,18 @@
  * `Webhook`) and the native plugin (`provider/native/`, gRPC for every language). Neither front end imports the other;
  * both turn their protocol's values into the types here and back.
  *
+ * The domain types (`WebhookSpec`, `Webhook`) are in `provider/webhook-types.ts`, which the HTTP client shares.
+ *
  * Loading: `check` and `replacedFields` need only the webhook rule (`sdk/webhook-rules.ts`); the HTTP client, the
  * OAuth client and the token cache are loaded on the first `create` or `delete` (`./connect.ts`), so a `preview`
  * with nothing to create loads none of them.
  */
-import type { WebhookEvent } from "../sdk/events.js";
 import { webhookProblems } from "../sdk/webhook-rules.js";
 import { registerSecret } from "../auth/redact.js";
 import type { Target } from "./target.js";
+import type { Webhook, WebhookField, WebhookSpec } from "./webhook-types.js";
 import { UNKNOWN } from "./unknown.js";
 import { warn } from "./warnings.js";
-
-/** What a program declares: a webhook's own fields (docs/helpdesk-api.md §2.1; both required on create, §4.3). */
-export interface WebhookSpec {
-  /** One event name of docs/helpdesk-api.md §6. */
-  readonly event: WebhookEvent;
-  /** The absolute http(s) URL that receives the deliveries (`sdk/webhook-rules.ts`); may carry a credential. */
-  readonly url: string;
-}
-
-/** A webhook the help desk holds: its id (the `:id` of docs/helpdesk-api.md §4.4), its fields and its state. */
-export interface Webhook extends WebhookSpec {
-  /** The help desk's identifier of the webhook. */
-  readonly id: string;
-  /** `active` as the help desk reported it on create (§2.1, §3), or {@link ADOPTED_STATE}. */
-  readonly state: string;
-}
-
-/** The webhook properties whose change replaces the webhook (the API has no update endpoint, §4.5). */
-export type WebhookField = "event" | "url";
 
 /** One failing input of {@link checkWebhook}. */
 export interface WebhookFailure {

@@ -1,5 +1,4 @@
 import { PulumiHelpdeskError } from "./errors.js";
-import type { ConfigReader } from "./provider-contract.js";
 import { SECRET_SETTING_NAMES, SETTING_NAMES, type SettingName, type SettingReader } from "./settings.js";
 
 /**
@@ -8,6 +7,14 @@ import { SECRET_SETTING_NAMES, SETTING_NAMES, type SettingName, type SettingRead
  * name, so the engine hands these keys to the default provider (pulumi/pulumi `GetPackageConfig`).
  */
 export const DEFAULT_CONFIG_NAMESPACE = "helpdesk";
+
+/**
+ * Read access to the stack config, as Pulumi's `dynamic.Config` offers it: `get("helpdesk:accessToken")` returns the
+ * value (secrets decrypted) or undefined.
+ */
+export interface ConfigReader {
+  get(key: string): string | undefined;
+}
 
 /**
  * The stack config keys of one namespace, in Pulumi's `namespace:key` form: `ConfigKeys<"eu">["accessToken"]` is

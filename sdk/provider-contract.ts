@@ -1,4 +1,5 @@
 import type * as pulumi from "@pulumi/pulumi";
+import type { ConfigReader } from "./config.js";
 import type { WebhookEvent } from "./events.js";
 
 /**
@@ -19,14 +20,6 @@ export interface WebhookInputs {
 export interface WebhookOutputs extends WebhookInputs {
   /** Webhook state reported by the service; `"active"` is the only value the spec states (docs/helpdesk-api.md §3). */
   state: string;
-}
-
-/**
- * Read access to the stack config, as Pulumi's `dynamic.Config` offers it: `get("helpdesk:accessToken")` returns the
- * value (secrets decrypted) or undefined.
- */
-export interface ConfigReader {
-  get(key: string): string | undefined;
 }
 
 /**
