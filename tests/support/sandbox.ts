@@ -91,6 +91,14 @@ export function sharedCaches(env: NodeJS.ProcessEnv = process.env): Record<strin
   return shared;
 }
 
+/**
+ * What tools the tests run leave in `TMPDIR` by design, beyond a test's reach (removed with the sandbox):
+ * - `ts-node-<hash>`: ts-node's compile cache (Pulumi's Node.js SDK runs TypeScript programs with ts-node);
+ * - `pulumi-node-pipes<n>`: the pipes of the Node.js language host (v3.68), which it does not remove;
+ * - `node-compile-cache`: Node's module compile cache, which npm 11 turns on in the temp folder.
+ */
+const TOOLS_OWN_TEMP = [/^ts-node-[0-9a-f]{64}$/, /^pulumi-node-pipes\d+$/, /^node-compile-cache$/];
+
 /** A test file's sandbox. */
 export interface Sandbox {
   /** The sandbox folder (its `home/` and `tmp/`). */
@@ -121,7 +129,7 @@ export function enterSandbox(testFile: string): Sandbox {
   return {
     root,
     env,
-    leftInTmp: () => (existsSync(env.TMPDIR) ? readdirSync(env.TMPDIR).sort() : []),
+    leftInTmp: () => (existsSync(env.TMPDIR) ? readdirSync(env.TMPDIR).filter((name) => !TOOLS_OWN_TEMP.some((own) => own.test(name))).sort() : []),
     remove: () => rmSync(root, { recursive: true, force: true, maxRetries: 3 }),
   };
 }
