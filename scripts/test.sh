@@ -11,8 +11,22 @@ export HELPDESK_TEST_OLD_NODE="$OLD_NODE_HOME/bin/node"
 step "Type-checking everything (tests and scripts included)"
 node node_modules/typescript/bin/tsc -p tsconfig.check.json || die "type errors (see above)"
 mkdir -p test-results
+# The run's own folder (tests/support/sandbox.ts): the sandboxes of the test files, and the TMPDIR of vitest and of
+# all it starts. Its tmp/ must be empty when vitest has ended (vitest removes its own temp files, each test file's
+# sandbox removes itself): anything there is a temp file some process of the run left. The shared /tmp is not
+# compared: other processes on the machine write there at any time, so a new entry there could not be blamed on
+# the run, while no process outside the run knows this folder.
+run_dir="$(mktemp -d "${TMPDIR:-/tmp}/helpdesk-test-run.XXXXXX")"
+trap 'rm -rf "$run_dir"' EXIT
+mkdir -p "$run_dir/tmp"
 status=0
-node node_modules/vitest/vitest.mjs run --reporter=default --reporter=json --outputFile.json=test-results/vitest.json "$@" || status=$?
+HELPDESK_TEST_RUN="$run_dir" TMPDIR="$run_dir/tmp" \
+  node node_modules/vitest/vitest.mjs run --reporter=default --reporter=json --outputFile.json=test-results/vitest.json "$@" || status=$?
+left="$(find "$run_dir/tmp" -mindepth 1 -maxdepth 1 | sort)"
+if [ -n "$left" ]; then
+  printf 'error: the test run left temporary files (removed now):\n%s\n' "$left" >&2
+  status=1
+fi
 # A plain closing line, the same in every environment: "N passed, N failed, N skipped".
 node -e '
   const r = JSON.parse(require("fs").readFileSync("test-results/vitest.json", "utf8"));

@@ -8,8 +8,7 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdtemp, readFile, readdir, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readFile, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { DEFAULT_CLIENT, DataFileError, StoreError, startEmulator } from "../../emulator/index.js";
@@ -20,6 +19,7 @@ import { hashPassword, sha256 } from "../../emulator/secrets.js";
 import { CODE_TTL_MS } from "../../emulator/store/codes.js";
 import { DEAD_TOKEN_RETENTION_MS } from "../../emulator/store/tokens.js";
 import { bearer, exchange, getCode, http, login, loginAs, spawnEmulator, waitFor, type EmulatorProcess } from "./helpers.js";
+import { testTempDir } from "../support/temp.js";
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {
@@ -27,7 +27,7 @@ afterEach(async () => {
 });
 
 async function dataFile(name = "helpdesk.db"): Promise<string> {
-  return join(await mkdtemp(join(tmpdir(), "helpdesk-durability-")), name);
+  return join(testTempDir("helpdesk-durability-"), name);
 }
 async function emulator(options: EmulatorOptions): Promise<RunningEmulator> {
   const e = await startEmulator({ autoApprove: true, notice: () => undefined, ...options });

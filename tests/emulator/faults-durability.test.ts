@@ -2,12 +2,12 @@
  * Fault injection (429, 500, 503, drops, latency; runtime changes) and durability across restarts.
  */
 import { afterEach, describe, expect, test } from "vitest";
-import { mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { startEmulator } from "../../emulator/index.js";
 import type { RunningEmulator } from "../../emulator/index.js";
 import { bearer, getCode, http, login, start, startReceiver, waitFor } from "./helpers.js";
+import { testTempDir } from "../support/temp.js";
 
 const running: RunningEmulator[] = [];
 afterEach(async () => {
@@ -111,7 +111,7 @@ describe("fault injection", () => {
 
 describe("durability (dataFile)", () => {
   test("clients, accounts, tokens, webhooks and the delivery log survive a restart; no clear token on disk", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "helpdesk-emu-"));
+    const dir = testTempDir("helpdesk-emu-");
     const dataFile = join(dir, "state.json");
     const receiver = await startReceiver();
     try {
@@ -150,7 +150,7 @@ describe("durability (dataFile)", () => {
   });
 
   test("a used code stays used across a restart (reuse still revokes)", async () => {
-    const dataFile = join(await mkdtemp(join(tmpdir(), "helpdesk-emu-")), "state.json");
+    const dataFile = join(testTempDir("helpdesk-emu-"), "state.json");
     const a = await startEmulator({ autoApprove: true, dataFile });
     const code = await getCode(a.url);
     const form = { grant_type: "authorization_code", client_id: "helpdesk-demo", client_secret: "demo-client-secret", redirect_uri: "http://127.0.0.1:8976/callback", code };
@@ -163,7 +163,7 @@ describe("durability (dataFile)", () => {
   });
 
   test("a data file of an unknown version is refused, not overwritten", async () => {
-    const dataFile = join(await mkdtemp(join(tmpdir(), "helpdesk-emu-")), "state.json");
+    const dataFile = join(testTempDir("helpdesk-emu-"), "state.json");
     await writeFile(dataFile, JSON.stringify({ version: 99 }));
     await expect(startEmulator({ dataFile })).rejects.toThrow(/version/);
     expect(JSON.parse(await readFile(dataFile, "utf8"))).toEqual({ version: 99 });

@@ -14,8 +14,6 @@ import { afterEach, describe, expect, test } from "vitest";
 import { createServer } from "node:http";
 import type { Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdtemp } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { request } from "undici";
@@ -27,6 +25,7 @@ import { CODE_TTL_MS } from "../../emulator/store/codes.js";
 import { DEAD_TOKEN_RETENTION_MS, MAX_ACCESS_TOKENS_PER_GRANT } from "../../emulator/store/tokens.js";
 import type { Answer } from "./helpers.js";
 import { bearer, cookiesOf, exchange, getCode, http, login, loginAs, rawExchange, startReceiver, waitFor } from "./helpers.js";
+import { testTempDir } from "../support/temp.js";
 
 const running: RunningEmulator[] = [];
 const servers: Server[] = [];
@@ -408,7 +407,7 @@ describe("12: nosniff everywhere, RFC 6749 §5.2 at the token endpoint, purging,
   });
 
   test("the data file does not keep dead tokens and codes forever", async () => {
-    const dataFile = join(await mkdtemp(join(tmpdir(), "helpdesk-purge-")), "state.json");
+    const dataFile = join(testTempDir("helpdesk-purge-"), "state.json");
     let now = Date.now();
     const e = await emulator({ autoApprove: true, now: () => now, dataFile, accessTokenTtlSeconds: 60 });
     for (let i = 0; i < 5; i++) await login(e.url);

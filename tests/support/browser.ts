@@ -30,7 +30,7 @@ export function chromiumAvailable(): boolean {
 export async function launchChromium(): Promise<{ context: BrowserContext; close(): Promise<void> }> {
   const profile = await mkdtemp(join(tmpdir(), "helpdesk-chromium-"));
   // launchPersistentContext, because playwright's launch() refuses a --user-data-dir of our choosing.
-  const context = await chromium.launchPersistentContext(profile, {
+  const launching = chromium.launchPersistentContext(profile, {
     executablePath: CHROMIUM,
     headless: true,
     args: [
@@ -43,6 +43,11 @@ export async function launchChromium(): Promise<{ context: BrowserContext; close
       "--disable-component-update",
       "--disable-sync",
     ],
+  });
+  // A browser that fails to start leaves no profile behind.
+  const context = await launching.catch(async (error: unknown) => {
+    await rm(profile, { recursive: true, force: true });
+    throw error;
   });
   return {
     context,

@@ -6,10 +6,10 @@
  */
 import { describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
-import { mkdtempSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { testTempDir } from "../support/temp.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 /** A program directory inside the package, as the host's working directory (the e2e suite's program). */
@@ -32,7 +32,7 @@ function serializeProvider(): string {
  * and returns what it reported.
  */
 function inHost(text: string, cwd: string, body: string): unknown {
-  const file = join(mkdtempSync(join(tmpdir(), "helpdesk-shim-")), "provider.js");
+  const file = join(testTempDir("helpdesk-shim-"), "provider.js");
   writeFileSync(file, text);
   const script = `
     const { readFileSync } = require("node:fs");
@@ -117,7 +117,7 @@ describe("the serialized Webhook provider (__provider in state)", () => {
     // Outside any project that has pulumi-helpdesk installed, the package path does not resolve.
     const result = inHost(
       text,
-      mkdtempSync(join(tmpdir(), "helpdesk-no-package-")),
+      testTempDir("helpdesk-no-package-"),
       `
       const outcome = (run) => { try { return Promise.resolve(run()).then(() => "succeeded", (e) => e.message); } catch (e) { return e.message; } };
       const configure = await outcome(() => configuring);
