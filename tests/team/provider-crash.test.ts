@@ -131,6 +131,10 @@ describe.skipIf(!(pulumiAvailable() && postgresAvailable())).concurrent("a crash
   beforeAll(async () => {
     server = await startPostgres();
     scratch = mkdtempSync(join(tmpdir(), "helpdesk-crash-"));
+    // Open the state backend once before the two scenarios run at once: on a new PostgreSQL database Pulumi creates
+    // its table on first use, and two processes doing that together fail (see examples/fleet/fleet.ts).
+    const opened = await pulumi(["whoami"], FLEET_PROGRAM_DIR, pulumiEnv(server.backendUrl, join(scratch, "open")));
+    expect(opened.code, shown("pulumi whoami", opened)).toBe(0);
   });
 
   afterAll(async () => {
