@@ -17,14 +17,14 @@
  *
  * Built executables are cached under `$HELPDESK_CACHE/executables/<key>/` (default `~/.cache/pulumi-helpdesk`), keyed
  * by the bundle's bytes, the Node.js version, the target and this file, so an unchanged tree rebuilds in ~3 s (the
- * bundle) instead of ~15 s.
+ * bundle) instead of ~10 s; the four most recently used are kept.
  *
  * Run by `scripts/release/release.ts`; also directly: `node scripts/release/executable.ts [--target linux-x64]`
  * prints the executable's path.
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -96,6 +96,10 @@ export async function bundle(outFile: string): Promise<Buffer> {
     format: "cjs",
     target: `node${process.versions.node.split(".")[0]}`,
     define: { __PULUMI_HELPDESK_PACKAGE__: JSON.stringify(releaseFacts()) },
+    // Whitespace and syntax only: identifiers (class and function names in errors and stack traces) stay; the
+    // smaller script starts ~20% faster (less for V8 to scan).
+    minifyWhitespace: true,
+    minifySyntax: true,
     legalComments: "eof",
     logLevel: "silent",
   });
@@ -137,6 +141,24 @@ export function nodeBinaryFor(target: Target): string {
     rmSync(`${home}.partial`, { recursive: true, force: true });
   }
   return binary;
+}
+
+/** How many built executables the cache keeps (each is ~130 MB); the least recently built go first. */
+const CACHE_KEEPS = 4;
+
+/**
+ * Removes all but the {@link CACHE_KEEPS} most recently built executables from the cache (and leftovers of builds
+ * that died, older than an hour).
+ *
+ * @param dir the cache's `executables/` folder
+ */
+function pruneCache(dir: string): void {
+  const entries = readdirSync(dir, { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => ({ path: join(dir, entry.name), building: entry.name.startsWith("building-"), mtime: statSync(join(dir, entry.name)).mtimeMs }));
+  for (const stale of entries.filter((entry) => entry.building && entry.mtime < Date.now() - 3_600_000)) rmSync(stale.path, { recursive: true, force: true });
+  const built = entries.filter((entry) => !entry.building).sort((a, b) => b.mtime - a.mtime);
+  for (const old of built.slice(CACHE_KEEPS)) rmSync(old.path, { recursive: true, force: true });
 }
 
 /** Runs a command, keeping its output out of the way unless it fails. */
@@ -206,6 +228,7 @@ export async function buildExecutable(target: Target = { os: process.platform as
     const meta = join(dir, "built.json");
     const version = releaseFacts().version;
     if (existsSync(path) && existsSync(meta)) {
+      utimesSync(dir, new Date(), new Date()); // recently used: kept by the pruning
       const { stripped } = JSON.parse(readFileSync(meta, "utf8")) as { stripped: boolean };
       return { path, target, version, codeCache, stripped, cached: true };
     }
@@ -222,6 +245,7 @@ export async function buildExecutable(target: Target = { os: process.platform as
     mkdirSync(dir, { recursive: true });
     renameSync(exe, path);
     writeFileSync(meta, `${JSON.stringify({ target, version, node: process.versions.node, codeCache, stripped })}\n`);
+    pruneCache(join(cacheDir(), "executables"));
     return { path, target, version, codeCache, stripped, cached: false };
   } finally {
     rmSync(work, { recursive: true, force: true });

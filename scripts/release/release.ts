@@ -10,8 +10,9 @@
  * - the npm package (`npm pack`, which builds dist/ through `prepack`);
  * - `SHA256SUMS` of all of them, in `sha256sum -c` format.
  *
- * The archives are reproducible from the same tree and Node.js: entries sorted, owner 0, mtime of the last commit,
- * gzip without a name or time stamp.
+ * The archives' own bytes are deterministic (owner 0, the last commit's mtime, gzip without a name or time stamp);
+ * the linux-arm64 executable is reproducible from the same tree and Node.js, the linux-amd64 one is not quite: V8's
+ * code cache in its blob differs from build to build (measured: ~0.7 MB of 122 MB).
  *
  * Options: `--out <dir>`; `--targets linux-x64,linux-arm64` (Node.js platform names; default all of
  * {@link BUILDABLE_TARGETS}); `--no-npm-package` (skip `npm pack`, which rebuilds dist/, as tests running beside
