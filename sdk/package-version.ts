@@ -1,9 +1,15 @@
 /**
- * The version of the installed pulumi-helpdesk package, read from its own `package.json` at run time, so the native
- * provider plugin's `GetPluginInfo`, its schema and the native resource classes never drift from what was installed.
+ * What pulumi-helpdesk knows about itself from its `package.json`: its version (so the native provider plugin's
+ * `GetPluginInfo`, its schema, the CLI's `--version` and the native resource classes never drift from what was
+ * installed or released) and its repository (from which the plugin's download URL is derived). The one reader of
+ * them:
  *
- * The file is found by walking up from this module (`sdk/` in the sources, `dist/sdk/` when built) to the first
- * `package.json` named `pulumi-helpdesk`.
+ * - in the release executable (one bundled file, made by the release build), they are built in at bundle time:
+ *   the bundler replaces `__PULUMI_HELPDESK_PACKAGE__` with `{ "version": ..., "repository": ... }` taken from
+ *   package.json (esbuild `define`), and no file is read at run time (no package lies beside the executable);
+ * - everywhere else (`dist/`, the npm package, the sources under vitest), they are read from the package's own
+ *   `package.json`, found by walking up from this module (`sdk/` in the sources, `dist/sdk/` when built) to the first
+ *   `package.json` named `pulumi-helpdesk`.
  */
 import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
@@ -12,19 +18,52 @@ import { fileURLToPath } from "node:url";
 /** The package's name, as `package.json` states it. */
 export const PACKAGE_NAME = "pulumi-helpdesk";
 
-let cached: { root: string; version: string } | undefined;
+/** The fields of package.json this module hands out. */
+export interface PackageFacts {
+  /** e.g. `"0.1.0"` */
+  version: string;
+  /** package.json's `repository`: a string (`"github:owner/name"`) or `{ type, url }`; undefined when absent */
+  repository?: string | { type?: string; url?: string } | undefined;
+}
 
-/** Finds the package root and version once. */
-function locate(): { root: string; version: string } {
+/** Replaced by the bundler with the package's facts as an object literal; defined nowhere else. */
+declare const __PULUMI_HELPDESK_PACKAGE__: PackageFacts | undefined;
+
+/**
+ * @returns the facts built into a bundle, or undefined when this module runs unbundled
+ */
+export function builtInFacts(): PackageFacts | undefined {
+  return typeof __PULUMI_HELPDESK_PACKAGE__ === "object" ? __PULUMI_HELPDESK_PACKAGE__ : undefined;
+}
+
+let cached: (PackageFacts & { root: string }) | undefined;
+
+/**
+ * Reads the facts from a package.json's text (also used by the release build to make the bundle's built-in facts).
+ *
+ * @param text a package.json's contents
+ * @returns its version and repository, or undefined when it is not pulumi-helpdesk's (another name, no version)
+ */
+export function factsOf(text: string): PackageFacts | undefined {
+  const pkg = JSON.parse(text) as { name?: unknown; version?: unknown; repository?: PackageFacts["repository"] };
+  if (pkg.name !== PACKAGE_NAME || typeof pkg.version !== "string") return undefined;
+  return { version: pkg.version, repository: pkg.repository };
+}
+
+/** Finds the package root and facts once (unbundled only). */
+function locate(): PackageFacts & { root: string } {
   if (cached) return cached;
+  const built = builtInFacts();
+  if (built) throw new Error(`${PACKAGE_NAME} ${built.version} is the self-contained executable here: it has no package folder`);
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
+    let facts: PackageFacts | undefined;
     try {
-      const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name?: unknown; version?: unknown };
-      if (pkg.name === PACKAGE_NAME && typeof pkg.version === "string") return (cached = { root: dir, version: pkg.version });
+      facts = factsOf(readFileSync(join(dir, "package.json"), "utf8"));
     } catch {
-      // no package.json here (or not readable): go on upwards
+      // no package.json here (or not readable or not JSON): go on upwards
     }
+    if (facts) return (cached = { ...facts, root: dir });
     const parent = dirname(dir);
     if (parent === dir) throw new Error(`${PACKAGE_NAME}: cannot find its own package.json above ${fileURLToPath(import.meta.url)}`);
     dir = parent;
@@ -32,16 +71,25 @@ function locate(): { root: string; version: string } {
 }
 
 /**
- * @returns the package version, e.g. `"0.1.0"` (semver, as npm installed it)
- * @throws Error when no `package.json` of pulumi-helpdesk is found above this module (a broken installation)
+ * @returns the package's facts: those built into the executable, else package.json's
+ * @throws Error when unbundled and no `package.json` of pulumi-helpdesk is found above this module (a broken
+ *   installation)
+ */
+export function packageFacts(): PackageFacts {
+  return builtInFacts() ?? locate();
+}
+
+/**
+ * @returns the package version, e.g. `"0.1.0"` (semver)
+ * @throws Error as {@link packageFacts}
  */
 export function packageVersion(): string {
-  return locate().version;
+  return packageFacts().version;
 }
 
 /**
  * @returns the absolute path of the package's root directory (where its `package.json` is)
- * @throws Error as {@link packageVersion}
+ * @throws Error as {@link packageFacts}, and always in the self-contained executable, which has no package folder
  */
 export function packageRoot(): string {
   return locate().root;
