@@ -5,7 +5,8 @@
  * pulumi-resource-helpdesk. The `eu:*` config is written by the real `pulumi-helpdesk login --namespace eu` (the
  * emulator auto-approves; the test plays the browser). The real `pulumi` command runs the program against two real
  * emulators on 127.0.0.1, with a file:// backend; every check is made on the emulators' side or in what the backend
- * recorded.
+ * recorded. go.test.ts, whose program is not a `pulumi up` project but a Go program of its own (an Automation API
+ * inline program), shares the help desks' set-up only ({@link signInTwoHelpdesks}).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
@@ -34,11 +35,88 @@ function setAllArgs(baseUrl: string, client: { clientId: string; clientSecret: s
   return Object.entries(config).flatMap(([key, { value, secret }]) => [secret ? "--secret" : "--plaintext", `${key}=${value}`]);
 }
 
-interface Desk {
+/** One help desk of the suite: its emulator, its OAuth client and the tokens its sign-in stored in the stack config. */
+export interface Desk {
   emulator: RunningEmulator;
   client: { clientId: string; clientSecret: string; redirectUri: string; name: string };
   /** The tokens its sign-in stored in the stack config. */
   tokens: Pick<TokenSet, "accessToken" | "refreshToken">;
+}
+
+/**
+ * Starts the two help desks of a stack and writes their config: the default one (`helpdesk:*`) signed in headlessly
+ * and set as login writes it, the second (`eu:*`) by the real `pulumi-helpdesk login --namespace eu`, as the README
+ * tells a person to do. The stack must exist.
+ *
+ * @param programDir the project folder (its Pulumi.yaml; `Pulumi.<stack>.yaml` is written there)
+ * @param stack the stack name
+ * @param env the environment of `pulumi` and `pulumi-helpdesk` runs (backend, passphrase)
+ * @param run runs `pulumi <args> --stack <stack>` in `programDir` and returns its stdout (throws when it fails)
+ * @param emulators receives each emulator as soon as it runs, for the caller to close (also after a failure)
+ * @returns the default help desk, then the `eu` one
+ * @throws Error when an emulator, the sign-in or the login fails, or login stored a setting that is not secret
+ */
+export async function signInTwoHelpdesks(
+  programDir: string,
+  stack: string,
+  env: NodeJS.ProcessEnv,
+  run: (args: string[]) => Promise<string>,
+  emulators: RunningEmulator[],
+): Promise<[Desk, Desk]> {
+  // The default help desk: signed in headlessly, its config set as login writes it.
+  const homeClient = { clientId: "default-client", clientSecret: "default-client-secret-value", redirectUri: "http://127.0.0.1:1/callback", name: "default" };
+  const home = await startEmulator({ port: 0, autoApprove: true, clients: [homeClient] });
+  emulators.push(home);
+  const homeTokens = await signInAutoApproved({ baseUrl: home.url, ...homeClient });
+  await run(["config", "set-all", ...setAllArgs(home.url, homeClient, homeTokens)]);
+  // The second help desk: the real `pulumi-helpdesk login --namespace eu`.
+  const euClient = { clientId: "eu-client", clientSecret: "eu-client-secret-value", redirectUri: `http://127.0.0.1:${await freePort()}/callback`, name: "eu" };
+  const eu = await startEmulator({ port: 0, autoApprove: true, clients: [euClient] });
+  emulators.push(eu);
+  const login = await loginAutoApproved({ dir: programDir, env }, { stack, baseUrl: eu.url, client: euClient, namespace: "eu" });
+  expect(login.stdout).toContain("eu:accessToken (secret)");
+  const config = JSON.parse(await run(["config", "--show-secrets", "--json"])) as Record<string, { value?: string; secret?: boolean }>;
+  for (const key of ["eu:accessToken", "eu:refreshToken", "eu:clientSecret"]) expect(config[key]?.secret, key).toBe(true);
+  return [
+    { emulator: home, client: homeClient, tokens: homeTokens },
+    { emulator: eu, client: euClient, tokens: { accessToken: config["eu:accessToken"]!.value!, refreshToken: config["eu:refreshToken"]!.value } },
+  ];
+}
+
+/** Where the programs' webhooks deliver to (their config `receiverBaseUrl` left unset). */
+const RECEIVERS = "https://hooks.example.test";
+
+/**
+ * Checks that each help desk holds exactly the program's one webhook, active, with the id the stack outputs name.
+ *
+ * @param desks the default help desk, then the `eu` one
+ * @param outputs the stack outputs (`ticketsOpenedId`, `euCustomerRepliedId`, `euCustomerRepliedState`)
+ */
+export async function expectOneWebhookEach([home, eu]: [Desk, Desk], outputs: Record<string, string>): Promise<void> {
+  expect((await heldWebhooks(home.emulator)).map(({ id, event, url, state }) => ({ id, event, url, state }))).toEqual([
+    { id: outputs.ticketsOpenedId, event: "ticket_opened", url: `${RECEIVERS}/tickets/opened`, state: "active" },
+  ]);
+  expect((await heldWebhooks(eu.emulator)).map(({ id, event, url, state }) => ({ id, event, url, state }))).toEqual([
+    { id: outputs.euCustomerRepliedId, event: "customer_replied", url: `${RECEIVERS}/eu/replies`, state: "active" },
+  ]);
+  expect(outputs.euCustomerRepliedState).toBe("active");
+}
+
+/**
+ * Checks that a stack's recorded state holds the webhooks and no credential of either help desk in plain text.
+ *
+ * @param state the state as the backend recorded it (a checkpoint file, or `pulumi stack export` without
+ *   `--show-secrets`)
+ * @param desks the help desks whose access token, refresh token and client secret must not appear
+ */
+export function expectNoCredentialIn(state: string, desks: Desk[]): void {
+  expect(state).toContain("helpdesk:index:Webhook");
+  for (const { tokens, client } of desks) {
+    expect(state).not.toContain(tokens.accessToken);
+    expect(tokens.refreshToken).toBeTruthy();
+    expect(state).not.toContain(tokens.refreshToken);
+    expect(state).not.toContain(client.clientSecret);
+  }
 }
 
 /**
@@ -59,7 +137,6 @@ export function describeTwoHelpdesks(
     const stack = `t${Math.random().toString(16).slice(2, 10)}`;
     let workDir: string;
     let env: NodeJS.ProcessEnv;
-    const receivers = "https://hooks.example.test";
 
     async function run(args: string[]): Promise<string> {
       const ran = await pulumi([...args, "--stack", stack], options.programDir, env);
@@ -72,22 +149,7 @@ export function describeTwoHelpdesks(
       mkdirSync(join(workDir, "state"));
       env = await options.prepare(pulumiEnv(`file://${join(workDir, "state")}`, join(workDir, "token-cache")), workDir);
       await run(["stack", "init"]);
-      // The default help desk: signed in headlessly, its config set as login writes it.
-      const homeClient = { clientId: "default-client", clientSecret: "default-client-secret-value", redirectUri: "http://127.0.0.1:1/callback", name: "default" };
-      const home = await startEmulator({ port: 0, autoApprove: true, clients: [homeClient] });
-      emulators.push(home);
-      const homeTokens = await signInAutoApproved({ baseUrl: home.url, ...homeClient });
-      await run(["config", "set-all", ...setAllArgs(home.url, homeClient, homeTokens)]);
-      desks.push({ emulator: home, client: homeClient, tokens: homeTokens });
-      // The second help desk: the real `pulumi-helpdesk login --namespace eu`, as the README tells a person to do.
-      const euClient = { clientId: "eu-client", clientSecret: "eu-client-secret-value", redirectUri: `http://127.0.0.1:${await freePort()}/callback`, name: "eu" };
-      const eu = await startEmulator({ port: 0, autoApprove: true, clients: [euClient] });
-      emulators.push(eu);
-      const login = await loginAutoApproved({ dir: options.programDir, env }, { stack, baseUrl: eu.url, client: euClient, namespace: "eu" });
-      expect(login.stdout).toContain("eu:accessToken (secret)");
-      const config = JSON.parse(await run(["config", "--show-secrets", "--json"])) as Record<string, { value?: string; secret?: boolean }>;
-      for (const key of ["eu:accessToken", "eu:refreshToken", "eu:clientSecret"]) expect(config[key]?.secret, key).toBe(true);
-      desks.push({ emulator: eu, client: euClient, tokens: { accessToken: config["eu:accessToken"]!.value!, refreshToken: config["eu:refreshToken"]!.value } });
+      desks.push(...(await signInTwoHelpdesks(options.programDir, stack, env, run, emulators)));
     });
 
     afterAll(async () => {
@@ -101,15 +163,7 @@ export function describeTwoHelpdesks(
 
     it("up registers one webhook on each help desk, through the default and the explicit provider", async () => {
       await run(["up", "--yes", "--skip-preview"]);
-      const outputs = JSON.parse(await run(["stack", "output", "--json"])) as Record<string, string>;
-      const [home, eu] = desks as [Desk, Desk];
-      expect((await heldWebhooks(home.emulator)).map(({ id, event, url, state }) => ({ id, event, url, state }))).toEqual([
-        { id: outputs.ticketsOpenedId, event: "ticket_opened", url: `${receivers}/tickets/opened`, state: "active" },
-      ]);
-      expect((await heldWebhooks(eu.emulator)).map(({ id, event, url, state }) => ({ id, event, url, state }))).toEqual([
-        { id: outputs.euCustomerRepliedId, event: "customer_replied", url: `${receivers}/eu/replies`, state: "active" },
-      ]);
-      expect(outputs.euCustomerRepliedState).toBe("active");
+      await expectOneWebhookEach(desks as [Desk, Desk], JSON.parse(await run(["stack", "output", "--json"])) as Record<string, string>);
     });
 
     it("a second up changes nothing", async () => {
@@ -118,14 +172,7 @@ export function describeTwoHelpdesks(
     });
 
     it("pulumi stack export holds no plaintext token or client secret of either help desk", async () => {
-      const exported = await run(["stack", "export"]);
-      expect(exported).toContain("helpdesk:index:Webhook");
-      for (const { tokens, client } of desks) {
-        expect(exported).not.toContain(tokens.accessToken);
-        expect(tokens.refreshToken).toBeTruthy();
-        expect(exported).not.toContain(tokens.refreshToken);
-        expect(exported).not.toContain(client.clientSecret);
-      }
+      expectNoCredentialIn(await run(["stack", "export"]), desks);
     });
 
     it("destroy removes both webhooks from their help desks", async () => {

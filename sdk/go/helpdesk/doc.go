@@ -1,0 +1,2 @@
+// Manage help-desk webhooks as code (pulumi-helpdesk).
+package helpdesk

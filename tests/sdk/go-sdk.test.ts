@@ -1,0 +1,63 @@
+/**
+ * The Go SDK kept in the repository (sdk/go, module `github.com/<owner>/<name>/sdk/go`, package `helpdesk`): it is
+ * exactly what scripts/sdk/generate.sh writes from the build's dist/schema.json (never edited by hand, never stale),
+ * it compiles and passes `go vet` against the Pulumi Go SDK its go.mod pins, and it carries the plugin's name and
+ * version so the engine knows which plugin a Go program needs.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import { describe, expect, it } from "vitest";
+import { goModulePath } from "../../sdk/repository.js";
+import { go } from "../support/go.js";
+import { runCommand, shown } from "../support/processes.js";
+import { testTempDir } from "../support/temp.js";
+import { onPath, toolAvailable } from "../support/tools.js";
+
+const root = new URL("../../", import.meta.url).pathname;
+const sdk = join(root, "sdk", "go");
+const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string };
+const codegen = join(process.env.HELPDESK_CACHE ?? join(process.env.HOME ?? "", ".cache", "pulumi-helpdesk"), "bin", "helpdesk-codegen");
+
+/** Every file below `dir` (dot files included), as paths relative to it, with their contents. */
+function tree(dir: string): Map<string, string> {
+  const files = new Map<string, string>();
+  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
+    if (!entry.isFile()) continue;
+    const path = join(entry.parentPath, entry.name);
+    files.set(relative(dir, path), readFileSync(path, "utf8"));
+  }
+  return files;
+}
+
+/** How long `go` may take here: the first build compiles Pulumi's Go SDK and its dependencies (minutes on 2 cores). */
+const GO_BUILD_TIMEOUT = 15 * 60_000;
+
+describe.skipIf(
+  !(
+    toolAvailable("go (Go >= 1.25)", onPath("go")) &&
+    toolAvailable("the SDK generator helpdesk-codegen (scripts/setup.sh)", existsSync(codegen)) &&
+    toolAvailable("the build's dist/schema.json (scripts/build.sh)", existsSync(join(root, "dist", "schema.json")))
+  ),
+)("the Go SDK sdk/go", () => {
+  it("is what scripts/sdk/generate.sh writes from the schema, file for file", async () => {
+    const out = join(testTempDir("helpdesk-go-sdk-"), "go");
+    const ran = await runCommand("bash", [join(root, "scripts", "sdk", "generate.sh"), out], { cwd: root, env: process.env });
+    if (ran.code !== 0) throw new Error(shown("scripts/sdk/generate.sh", ran));
+    const fresh = tree(out);
+    const committed = tree(sdk);
+    expect([...committed.keys()].sort(), "the files of sdk/go (run scripts/sdk/generate.sh)").toEqual([...fresh.keys()].sort());
+    for (const [path, text] of fresh) expect(committed.get(path), `sdk/go/${path} is stale: run scripts/sdk/generate.sh`).toBe(text);
+  }, GO_BUILD_TIMEOUT);
+
+  it("is the module of the repository's Go path, for the plugin helpdesk at the package's version", () => {
+    expect(readFileSync(join(sdk, "go.mod"), "utf8")).toMatch(new RegExp(`^module ${goModulePath().replaceAll(".", "\\.")}\\n`));
+    expect(JSON.parse(readFileSync(join(sdk, "helpdesk", "pulumi-plugin.json"), "utf8"))).toMatchObject({ resource: true, name: "helpdesk", version: pkg.version });
+    // The version the generated resources ask the engine for (default resource option `pulumi.Version`).
+    expect(readFileSync(join(sdk, "helpdesk", "internal", "pulumiUtilities.go"), "utf8")).toContain(`semver.MustParse("${pkg.version}")`);
+  });
+
+  it("compiles and passes go vet", async () => {
+    await go(["build", "./..."], sdk);
+    await go(["vet", "./..."], sdk);
+  }, GO_BUILD_TIMEOUT);
+});
