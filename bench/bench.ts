@@ -18,14 +18,15 @@
  * and of its `__provider` (state-size.ts; a native resource has none), the API requests and TCP connections the
  * emulator saw (emulator-stats.ts), the peak memory of the kind's provider process during up: the dynamic provider
  * process, or for native the plugin's (memory.ts), and the requests per second the emulator sustains for
- * `POST /v1/webhooks` (load.ts). Timings are printed, never asserted (report.ts): a table on stdout, JSON in
- * bench-results/bench.json, progress on stderr.
+ * `POST /v1/webhooks` (load.ts), and how fast the native plugin prints its port: the release executable, the npm
+ * launcher and a Node.js floor (plugin-start.ts). Timings are printed, never asserted (report.ts): tables on stdout,
+ * JSON in bench-results/bench.json and plugin-start.json, progress on stderr.
  *
  * Runs with Node's type stripping: erasable TypeScript only; project code comes from the built package (dist/): do not
  * rebuild it while the benchmark runs.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { LocalWorkspace, type ConfigMap, type Stack } from "@pulumi/pulumi/automation/index.js";
@@ -34,6 +35,7 @@ import { CONFIG_KEYS } from "pulumi-helpdesk";
 import { heldWebhookCount, readStats, resetStats } from "./emulator-stats.ts";
 import { loadRound, startEmulatorProcess, type LoadRound } from "./load.ts";
 import { PROVIDER_PROCESSES, ProviderMemorySampler, type ProviderProcessKind } from "./memory.ts";
+import { measurePluginStart } from "./plugin-start.ts";
 import { report } from "./report.ts";
 import { samplesOf, type KindName, type Results } from "./results.ts";
 import { checkpointPath, measureState } from "./state-size.ts";
@@ -297,6 +299,8 @@ async function run(): Promise<void> {
     },
     root,
   );
+  const pluginStart = await measurePluginStart(root, log);
+  writeFileSync(join(root, "bench-results", "plugin-start.json"), `${JSON.stringify(pluginStart, null, 2)}\n`);
 }
 
 let failed = false;
