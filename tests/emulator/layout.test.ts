@@ -4,21 +4,8 @@
  * (inspection-client.ts, sign-in.ts and the OAuth client of auth/ it uses) are not among them. Both sides share the
  * shapes of types.ts, which imports nothing of the emulator.
  */
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { cruise, type ICruiseResult } from "dependency-cruiser";
-
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-
-/** The repository's own TypeScript modules that `entry` imports, directly or not, type-only imports included. */
-async function reachedFrom(entry: string): Promise<string[]> {
-  const result = await cruise(
-    [entry],
-    { baseDir: ROOT, tsPreCompilationDeps: true, doNotFollow: { path: "node_modules" }, includeOnly: "^(sdk|provider|auth|cli|emulator)/.*\\.ts$" },
-    { extensions: [".ts", ".js"], extensionAlias: { ".js": [".ts", ".js"] } },
-  );
-  return (result.output as ICruiseResult).modules.map((module) => module.source).sort();
-}
+import { reachedFrom } from "../support/dependencies.js";
 
 describe("the emulator's layout", () => {
   it("the server side (start.ts and all it loads) imports no client of the emulator", async () => {
