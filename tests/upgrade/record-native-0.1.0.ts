@@ -41,6 +41,8 @@ async function record(baseline: string): Promise<void> {
   const env = {
     ...process.env,
     PULUMI_BACKEND_URL: `file://${join(work, "state")}`,
+    // Pulumi's workspace files and plugin cache in the scratch folder, not the real home (the CLI comes from PATH).
+    PULUMI_HOME: join(work, "pulumi-home"),
     PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
     HELPDESK_TOKEN_CACHE_DIR: join(work, "token-cache"),
     PULUMI_SKIP_UPDATE_CHECK: "true",
