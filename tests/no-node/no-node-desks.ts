@@ -215,7 +215,8 @@ export function describeWithoutNode(title: string, language: Language): void {
 
     it("up downloads the plugin from the mirror and creates one webhook on each help desk", async () => {
       await run(["up", "--yes", "--skip-preview"]);
-      expect(mirror.requests).toContain(`GET /${ARCHIVE}`);
+      // Asked once, for this machine's archive: the override sent the engine here, at the mirror's root.
+      expect(mirror.requests).toEqual([`GET /${ARCHIVE}`]);
       const plugin = join(pulumiHome, "plugins", `resource-helpdesk-v${VERSION}`);
       expect(readdirSync(plugin).filter((name) => !name.startsWith(".")).sort()).toEqual(["LICENSE", "pulumi-helpdesk", "pulumi-resource-helpdesk"]);
       const outputs = JSON.parse(await run(["stack", "output", "--json"])) as Record<string, string>;
