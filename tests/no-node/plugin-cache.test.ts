@@ -3,7 +3,8 @@
  * <sha256>` (the README's way for air-gapped sites) into an empty `PULUMI_HOME` puts the archive's files there and
  * nothing that points back into this repository (no launcher, no `package-root`); with automatic plugin acquisition
  * off, no Node.js on PATH and the program outside the repository, `pulumi preview` of a YAML program runs the plugin
- * from the cache: it checks the webhook against the stack's config.
+ * from the cache: it checks the webhook against the stack's config. And `pulumi-helpdesk plugin install` run from the
+ * release's executable installs that executable.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
@@ -82,6 +83,19 @@ describe.skipIf(!pulumiToolsReady(["pulumi-language-yaml"]))("a plugin installed
     expect(readdirSync(plugin).filter((name) => !name.startsWith(".")).sort()).toEqual(["LICENSE", "pulumi-helpdesk", "pulumi-resource-helpdesk"]);
     expect(lstatSync(join(plugin, "pulumi-resource-helpdesk")).isFile()).toBe(true);
     expect(readlinkSync(join(plugin, "pulumi-helpdesk"))).toBe("pulumi-resource-helpdesk");
+  });
+
+  it("pulumi-helpdesk plugin install, run from the release's executable, installs that executable alone", async () => {
+    const unpacked = join(work, "unpacked");
+    const otherHome = join(work, "other-pulumi-home");
+    mkdirSync(unpacked);
+    mkdirSync(otherHome);
+    await runCommand("tar", ["-xzf", join(await sharedRelease(), ARCHIVE), "-C", unpacked], { cwd: work, env: process.env });
+    const ran = await runCommand(join(unpacked, "pulumi-helpdesk"), ["plugin", "install"], { cwd: work, env: { ...env, PULUMI_HOME: otherHome } });
+    if (ran.code !== 0) throw new Error(shown("pulumi-helpdesk plugin install", ran));
+    const plugin = join(otherHome, "plugins", `resource-helpdesk-v${VERSION}`);
+    expect(readdirSync(plugin).filter((name) => !name.startsWith("."))).toEqual(["pulumi-resource-helpdesk"]);
+    expect(readFileSync(join(plugin, "pulumi-resource-helpdesk")).equals(readFileSync(join(unpacked, "pulumi-resource-helpdesk")))).toBe(true);
   });
 
   it("pulumi preview runs the cached plugin where no node can be found", async () => {
