@@ -10,12 +10,17 @@
  *   (`$PULUMI_HOME/plugins/resource-helpdesk-v<version>/`), for every project of the user. A copy of the package's
  *   `plugin/` alone would not find the package from there, so `plugin install` installs a folder holding the launcher
  *   and a `package-root` file naming this installed package.
+ *
+ * Run as the self-contained executable of a release (`pulumi-helpdesk` from the plugin archive), `plugin install`
+ * installs that executable itself as `pulumi-resource-helpdesk`: a copy that stands alone, needing no Node.js and no
+ * package. (Not the archive's `pulumi-helpdesk` link beside it: `pulumi plugin install --file <folder>` copies a link
+ * as a second 130 MB file; the CLI is already where this command was run from.)
  */
 import { spawnSync } from "node:child_process";
-import { copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import { packageRoot, packageVersion } from "../../sdk/package-version.js";
+import { builtInFacts, packageRoot, packageVersion } from "../../sdk/package-version.js";
 import { CliError, info, result, success } from "../output.js";
 
 /** The launcher's file name, as Pulumi looks for it: `pulumi-resource-<package>`. */
@@ -41,8 +46,26 @@ export interface PluginInstallOptions {
 }
 
 /**
- * `plugin install`: installs the plugin into Pulumi's plugin cache at this package's version, pointing at this
- * installed package, by running `pulumi plugin install resource helpdesk <version> --file <folder> --reinstall`.
+ * Stages what `plugin install` installs: the running self-contained executable, else the launcher and a `package-root` file naming this installed package.
+ *
+ * @param staging an empty folder
+ * @returns what the installed plugin runs, for the message
+ */
+function stagePlugin(staging: string): string {
+  if (builtInFacts()) {
+    copyFileSync(process.execPath, join(staging, LAUNCHER));
+    chmodSync(join(staging, LAUNCHER), 0o755);
+    return "its own copy of this self-contained executable (no Node.js needed)";
+  }
+  copyFileSync(join(pluginFolder(), LAUNCHER), join(staging, LAUNCHER));
+  writeFileSync(join(staging, "package-root"), `${packageRoot()}\n`);
+  return `${join(packageRoot(), "dist", "provider", "native", "main.js")}; run this command again if that package moves or is upgraded`;
+}
+
+/**
+ * `plugin install`: installs the plugin into Pulumi's plugin cache at this package's version (the running
+ * self-contained executable itself, or a launcher pointing at this installed package), by running
+ * `pulumi plugin install resource helpdesk <version> --file <folder> --reinstall`.
  * Prints the command and where the plugin now is.
  *
  * @throws CliError (exit 1) when the Pulumi CLI cannot be run or the install fails (its output is shown)
@@ -51,8 +74,7 @@ export async function pluginInstall(options: PluginInstallOptions): Promise<void
   const version = packageVersion();
   const staging = mkdtempSync(join(tmpdir(), "pulumi-helpdesk-plugin-"));
   try {
-    copyFileSync(join(pluginFolder(), LAUNCHER), join(staging, LAUNCHER));
-    writeFileSync(join(staging, "package-root"), `${packageRoot()}\n`);
+    const runs = stagePlugin(staging);
     const pulumi = options.pulumi ?? "pulumi";
     const args = ["plugin", "install", "resource", "helpdesk", version, "--file", staging, "--reinstall"];
     info(`Running: ${pulumi} ${args.join(" ")}`);
@@ -63,7 +85,7 @@ export async function pluginInstall(options: PluginInstallOptions): Promise<void
     }
     const home = process.env.PULUMI_HOME || join(homedir(), ".pulumi");
     success(`Installed the helpdesk resource plugin ${version} into ${join(home, "plugins", `resource-helpdesk-v${version}`)}`);
-    info(`It runs ${join(packageRoot(), "dist", "provider", "native", "main.js")}; run this command again if that package moves or is upgraded.`);
+    info(`It runs ${runs}.`);
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }

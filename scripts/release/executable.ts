@@ -67,7 +67,7 @@ export const EXPECTED_WARNINGS: ReadonlyArray<readonly [string, string]> = [
 ];
 
 /** The cache of toolchains and built executables (scripts/lib/env.sh's `HELPDESK_CACHE`). */
-function cacheDir(): string {
+export function cacheDir(): string {
   return process.env.HELPDESK_CACHE || join(homedir(), ".cache", "pulumi-helpdesk");
 }
 

@@ -8,6 +8,7 @@
  *   `pulumi-helpdesk`, a symbolic link to it (the same executable is the CLI under that name; a link costs nothing,
  *   a copy would double the download), and `LICENSE`;
  * - the npm package (`npm pack`, which builds dist/ through `prepack`);
+ * - the Python SDK's wheel and sdist (`python -m build` of the generated dist/python/: scripts/release/python.ts);
  * - `SHA256SUMS` of all of them, in `sha256sum -c` format.
  *
  * The archives' own bytes are deterministic (owner 0, the last commit's mtime, gzip without a name or time stamp);
@@ -16,13 +17,14 @@
  *
  * Options: `--out <dir>`; `--targets linux-x64,linux-arm64` (Node.js platform names; default all of
  * {@link BUILDABLE_TARGETS}); `--no-npm-package` (skip `npm pack`, which rebuilds dist/, as tests running beside
- * others must). Prints one line per artefact: name, size, sha256.
+ * others must); `--no-python` (no wheel and sdist). Prints one line per artefact: name, size, sha256.
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { createReadStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildPythonPackages } from "./python.ts";
 import { BUILDABLE_TARGETS, buildExecutable, CLI_EXECUTABLE, PLUGIN_EXECUTABLE, releaseFacts, ROOT, type Target } from "./executable.ts";
 
 /** Pulumi's architecture names (Go's GOARCH) for Node.js's. */
@@ -42,12 +44,12 @@ export function archiveName(version: string, target: Target): string {
 /** The names of the files an archive holds, in order. */
 export const ARCHIVE_ENTRIES = [PLUGIN_EXECUTABLE, CLI_EXECUTABLE, "LICENSE"] as const;
 
-/** The time stamp of the archives' entries: the last commit's (reproducible), or now outside a git checkout. */
+/** The time stamp of the artefacts' entries, in seconds: the last commit's (reproducible), or now outside a git checkout. */
 function entryTime(): string {
   try {
-    return `@${execFileSync("git", ["log", "-1", "--format=%ct"], { cwd: ROOT, encoding: "utf8" }).trim()}`;
+    return execFileSync("git", ["log", "-1", "--format=%ct"], { cwd: ROOT, encoding: "utf8" }).trim();
   } catch {
-    return `@${Math.floor(Date.now() / 1000)}`;
+    return String(Math.floor(Date.now() / 1000));
   }
 }
 
@@ -64,7 +66,7 @@ export function writeArchive(executable: string, archive: string): void {
     if (basename(executable) !== PLUGIN_EXECUTABLE) throw new Error(`${executable} must be named ${PLUGIN_EXECUTABLE}`);
     symlinkSync(PLUGIN_EXECUTABLE, join(staging, CLI_EXECUTABLE));
     execFileSync("cp", [join(ROOT, "LICENSE"), join(staging, "LICENSE")]);
-    const common = ["--owner=0", "--group=0", "--numeric-owner", `--mtime=${entryTime()}`, "--mode=go-w"];
+    const common = ["--owner=0", "--group=0", "--numeric-owner", `--mtime=@${entryTime()}`, "--mode=go-w"];
     execFileSync("tar", [
       "--create",
       "--file",
@@ -107,16 +109,17 @@ export interface ReleaseResult {
  * Writes the release artefacts.
  *
  * @param options `out`: the folder (created; earlier artefacts in it are removed); `targets`; `npmPackage`: whether
- *   to `npm pack` (default true)
+ *   to `npm pack` (default true); `python`: whether to build the Python SDK's wheel and sdist (default true; after
+ *   `npm pack`, whose build regenerates dist/python/)
  * @returns what was written
  * @throws Error when a build step fails
  */
-export async function release(options: { out: string; targets?: readonly Target[]; npmPackage?: boolean }): Promise<ReleaseResult> {
+export async function release(options: { out: string; targets?: readonly Target[]; npmPackage?: boolean; python?: boolean }): Promise<ReleaseResult> {
   const { version } = releaseFacts();
   const out = resolve(options.out);
   mkdirSync(out, { recursive: true });
   for (const name of readdirSync(out)) {
-    if (name.endsWith(".tar.gz") || name.endsWith(".tgz") || name === "SHA256SUMS" || name.startsWith(".staging-")) rmSync(join(out, name), { recursive: true, force: true });
+    if (name.endsWith(".tar.gz") || name.endsWith(".tgz") || name.endsWith(".whl") || name === "SHA256SUMS" || name.startsWith(".staging-")) rmSync(join(out, name), { recursive: true, force: true });
   }
   const files: string[] = [];
   for (const target of options.targets ?? BUILDABLE_TARGETS) {
@@ -129,6 +132,7 @@ export async function release(options: { out: string; targets?: readonly Target[
     const packed = execFileSync("npm", ["pack", "--silent", "--pack-destination", out], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
     files.push(packed.trim().split("\n").pop()!);
   }
+  if (options.python ?? true) files.push(...buildPythonPackages(out, version, entryTime()));
   const sums = await Promise.all(files.map(async (name) => `${await sha256Of(join(out, name))}  ${name}\n`));
   writeFileSync(join(out, "SHA256SUMS"), sums.join(""));
   return { version, out, files: [...files, "SHA256SUMS"] };
@@ -148,7 +152,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       if (!target) throw new Error(`cannot build ${name} here (buildable: ${BUILDABLE_TARGETS.map((t) => `${t.os}-${t.arch}`).join(", ")})`);
       return target;
     });
-  const result = await release({ out: valueOf("--out") ?? join(ROOT, "release"), ...(targets ? { targets } : {}), npmPackage: !args.includes("--no-npm-package") });
+  const result = await release({ out: valueOf("--out") ?? join(ROOT, "release"), ...(targets ? { targets } : {}), npmPackage: !args.includes("--no-npm-package"), python: !args.includes("--no-python") });
   const sums = new Map(
     readFileSync(join(result.out, "SHA256SUMS"), "utf8").trim().split("\n").map((line) => [line.slice(66), line.slice(0, 64)] as const),
   );

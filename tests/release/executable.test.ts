@@ -10,8 +10,12 @@
  * - the archives' names and layout, SHA256SUMS, and the one version in all of them, GetPluginInfo and the schema;
  * - it exits within 5 s of its engine no longer answering, and not while the engine answers.
  *
- * The build takes ~25 s the first time (the executables are cached by their inputs: ~5 s after that), plus the
- * download of Node.js for linux-arm64 once. A missing tool (tar, npm, the registry) fails the suite: nothing is skipped.
+ * - the Python SDK's wheel and sdist: their `pulumi_helpdesk/pulumi-plugin.json` names this plugin with the version
+ *   and download URL that GetPluginInfo and the served schema give.
+ *
+ * The release is built once per test run (tests/support/release.ts, shared with tests/no-node): ~25 s the first time
+ * (the executables are cached by their inputs: ~10 s after that), plus the download of Node.js for linux-arm64 once.
+ * A missing tool (tar, npm, the registry, Python) fails the suite: nothing is skipped.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFileSync, spawn, type ChildProcess } from "node:child_process";
@@ -27,9 +31,17 @@ import { buildSchema, pluginDownloadUrlOf } from "../../provider/native/schema.j
 import { heldWebhooks } from "../support/emulator.js";
 import { repoRoot } from "../support/package.js";
 import { waitFor } from "../support/processes.js";
+import { sharedRelease } from "../support/release.js";
 
 const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string; repository: { url: string } };
 const ARCHIVES = [`pulumi-resource-helpdesk-v${pkg.version}-linux-amd64.tar.gz`, `pulumi-resource-helpdesk-v${pkg.version}-linux-arm64.tar.gz`];
+const PYTHON = [`pulumi_helpdesk-${pkg.version}-py3-none-any.whl`, `pulumi_helpdesk-${pkg.version}.tar.gz`];
+
+/** One file of a zip archive (a wheel), read with Python's zipfile (the release needs Python anyway). */
+function fromZip(zip: string, member: string): string {
+  const read = "import sys, zipfile; sys.stdout.write(zipfile.ZipFile(sys.argv[1]).read(sys.argv[2]).decode())";
+  return execFileSync(process.env.HELPDESK_PYTHON || "python3", ["-c", read, zip, member], { encoding: "utf8" });
+}
 
 /** A running executable: its process, what it printed, and how it ended. */
 interface Running {
@@ -82,20 +94,14 @@ function struct(properties: PropertyMap): InstanceType<typeof structPb.Struct> {
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "helpdesk-release-"));
-  releaseDir = join(work, "release");
-  // Fails (not skips) when a tool is missing: the build's own error names it.
-  execFileSync("bash", [join(repoRoot, "scripts/release.sh"), "--out", releaseDir, "--targets", "linux-x64,linux-arm64", "--no-npm-package"], {
-    cwd: repoRoot,
-    stdio: ["ignore", "ignore", "inherit"],
-    timeout: 170_000,
-  });
+  releaseDir = await sharedRelease();
   installed = join(work, "installed");
   mkdirSync(installed);
   execFileSync("tar", ["-xzf", join(releaseDir, ARCHIVES[0]!), "-C", installed]);
   const emptyPath = join(work, "empty-path");
   mkdirSync(emptyPath);
   bareEnv = { PATH: emptyPath, HOME: work, NO_COLOR: "1", CI: "true" };
-}, 180_000);
+}, 300_000);
 
 afterAll(async () => {
   for (const run of running) run.child.kill("SIGKILL");
@@ -104,10 +110,11 @@ afterAll(async () => {
 });
 
 describe("the release folder", () => {
-  it("holds the linux-amd64 and linux-arm64 plugin archives and their SHA256SUMS", () => {
-    expect(readdirSync(releaseDir).sort()).toEqual([...ARCHIVES, "SHA256SUMS"].sort());
+  it("holds the linux-amd64 and linux-arm64 plugin archives, the Python wheel and sdist, and their SHA256SUMS", () => {
+    expect(readdirSync(releaseDir).sort()).toEqual([...ARCHIVES, ...PYTHON, "SHA256SUMS"].sort());
     const sums = readFileSync(join(releaseDir, "SHA256SUMS"), "utf8");
-    for (const name of ARCHIVES) {
+    expect(sums.trim().split("\n")).toHaveLength(ARCHIVES.length + PYTHON.length);
+    for (const name of [...ARCHIVES, ...PYTHON]) {
       const hash = createHash("sha256").update(readFileSync(join(releaseDir, name))).digest("hex");
       expect(sums).toContain(`${hash}  ${name}\n`);
     }
@@ -173,6 +180,20 @@ describe("the executable, with no Node.js on PATH", () => {
       expect(`${schema.pluginDownloadURL.replace("${VERSION}", pkg.version)}${ARCHIVES[0]}`).toMatch(
         new RegExp(`/releases/download/v${pkg.version.replace(/\./g, "\\.")}/pulumi-resource-helpdesk-v`),
       );
+    });
+
+    it("is the plugin the Python wheel and sdist name: same version and download URL as GetPluginInfo and the schema", async () => {
+      const info = await ask<InstanceType<typeof pluginPb.PluginInfo>>((done) => client.getPluginInfo(new emptyPb.Empty(), done));
+      const served = await ask<InstanceType<typeof providerPb.GetSchemaResponse>>((done) => client.getSchema(new providerPb.GetSchemaRequest(), done));
+      const schema = JSON.parse(served.getSchema()) as ReturnType<typeof buildSchema>;
+      const expected = { resource: true, name: "helpdesk", version: info.getVersion(), server: schema.pluginDownloadURL };
+      expect(expected.version).toBe(pkg.version);
+      expect(JSON.parse(fromZip(join(releaseDir, PYTHON[0]!), "pulumi_helpdesk/pulumi-plugin.json"))).toEqual(expected);
+      const metadata = fromZip(join(releaseDir, PYTHON[0]!), `pulumi_helpdesk-${pkg.version}.dist-info/METADATA`);
+      expect(metadata).toMatch(new RegExp(`^Version: ${pkg.version.replace(/\./g, "\\.")}$`, "m"));
+      expect(metadata).toMatch(/^Requires-Dist: pulumi<4\.0\.0,>=3\.0\.0$/m);
+      const inSdist = execFileSync("tar", ["-xzOf", join(releaseDir, PYTHON[1]!), `pulumi_helpdesk-${pkg.version}/pulumi_helpdesk/pulumi-plugin.json`], { encoding: "utf8" });
+      expect(JSON.parse(inSdist)).toEqual(expected);
     });
 
     it("checks the provider config: a bad base URL fails, the token comes back secret", async () => {

@@ -1,0 +1,139 @@
+/**
+ * Builds the Python SDK `pulumi_helpdesk` of a release: its wheel and its sdist, with PyPA's `build`
+ * (`python -m build`) from the generated project in `dist/python/` (helpdesk-codegen writes it in scripts/build.sh,
+ * with package.json's version in `pyproject.toml` and in `pulumi_helpdesk/pulumi-plugin.json`, whose `server` is the
+ * schema's `pluginDownloadURL`: so `pip install` of the wheel is all a Python program needs to have Pulumi download
+ * the plugin).
+ *
+ * - `build` and setuptools come from a virtualenv of their own, `$HELPDESK_CACHE/python-build-venv`, installed with
+ *   pinned hashes from `python-requirements.txt` (as scripts/setup.sh makes the virtualenv of Python programs) and
+ *   remade only when those requirements or the Python change; `--no-isolation` then builds with them and fetches
+ *   nothing.
+ * - The project is built from a copy (setuptools writes `build/` and `*.egg-info` into the folder it builds).
+ * - `SOURCE_DATE_EPOCH` is the last commit's time, so the wheel's entries carry it rather than the build's time.
+ * - dist/python/ must be the build of this tree: a `pulumi-plugin.json` whose version is not package.json's, or whose
+ *   `server` is not dist/schema.json's `pluginDownloadURL`, fails the release with "run npm run build".
+ *
+ * The Python is `$HELPDESK_PYTHON` (default `python3`), as for scripts/setup.sh.
+ */
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { cacheDir, ROOT } from "./executable.ts";
+
+/** The pinned requirements of the build virtualenv. */
+const REQUIREMENTS = join(ROOT, "scripts", "release", "python-requirements.txt");
+
+/** The Python SDK's distribution name (the generated pyproject.toml's `project.name`). */
+export const PYTHON_DISTRIBUTION = "pulumi_helpdesk";
+
+/**
+ * The file names `python -m build` gives the SDK's artefacts (PEP 427 wheel, PEP 625 sdist names).
+ *
+ * @param version e.g. `"0.1.0"`
+ * @returns `{ wheel: "pulumi_helpdesk-0.1.0-py3-none-any.whl", sdist: "pulumi_helpdesk-0.1.0.tar.gz" }`
+ */
+export function pythonArtefactNames(version: string): { wheel: string; sdist: string } {
+  return { wheel: `${PYTHON_DISTRIBUTION}-${version}-py3-none-any.whl`, sdist: `${PYTHON_DISTRIBUTION}-${version}.tar.gz` };
+}
+
+/** Runs a command, its output shown only when it fails. */
+function run(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): string {
+  try {
+    return execFileSync(command, args, { ...options, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
+  } catch (error) {
+    const failed = error as { stdout?: string; stderr?: string; message: string };
+    throw new Error(`${command} ${args.join(" ")} failed: ${failed.message}\n${failed.stdout ?? ""}${failed.stderr ?? ""}`, { cause: error });
+  }
+}
+
+/**
+ * Makes (or reuses) the build virtualenv and returns its Python.
+ *
+ * @returns the path of the virtualenv's `bin/python`
+ * @throws Error when there is no Python >= 3.11 or pip cannot install the pinned requirements
+ */
+export function buildVenvPython(): string {
+  const python = process.env.HELPDESK_PYTHON || "python3";
+  let described: string;
+  try {
+    described = run(python, ["-c", "import sys; print(sys.executable); print(sys.version)"]);
+  } catch (error) {
+    throw new Error(`no ${python}: the release builds the Python SDK with Python >= 3.11 (set HELPDESK_PYTHON to another)`, { cause: error });
+  }
+  if (run(python, ["-c", "import sys; print(int(sys.version_info >= (3, 11)))"]).trim() !== "1") {
+    throw new Error(`${python} is ${described.split("\n")[1]}; the release's Python build needs >= 3.11 (set HELPDESK_PYTHON to another)`);
+  }
+  const venv = join(cacheDir(), "python-build-venv");
+  const stamp = createHash("sha256").update(readFileSync(REQUIREMENTS)).update(described).digest("hex");
+  const venvPython = join(venv, "bin", "python");
+  const stampFile = join(venv, ".requirements-hash");
+  if (existsSync(venvPython) && existsSync(stampFile) && readFileSync(stampFile, "utf8") === stamp) return venvPython;
+  // Made beside and moved into place, so a build running at the same time never sees half a virtualenv. A moved
+  // virtualenv works when run as `<venv>/bin/python -m ...` (only its scripts' #! lines name the old path).
+  const making = `${venv}.making-${process.pid}`;
+  rmSync(making, { recursive: true, force: true });
+  try {
+    run(python, ["-m", "venv", making]);
+    run(join(making, "bin", "python"), ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-input", "--require-hashes", "--only-binary=:all:", "-r", REQUIREMENTS]);
+    writeFileSync(join(making, ".requirements-hash"), stamp);
+    rmSync(venv, { recursive: true, force: true });
+    renameSync(making, venv);
+  } finally {
+    rmSync(making, { recursive: true, force: true });
+  }
+  return venvPython;
+}
+
+/**
+ * Checks that dist/python/ was generated from this tree.
+ *
+ * @param version package.json's version
+ * @throws Error naming the mismatch and the cure
+ */
+function checkGenerated(version: string): void {
+  const sdk = join(ROOT, "dist", "python");
+  const cure = "run `npm run build` (scripts/build.sh generates it)";
+  if (!existsSync(join(sdk, "pyproject.toml"))) throw new Error(`there is no generated Python SDK in ${sdk}: ${cure}`);
+  const plugin = JSON.parse(readFileSync(join(sdk, PYTHON_DISTRIBUTION, "pulumi-plugin.json"), "utf8")) as { version?: string; server?: string };
+  const schema = JSON.parse(readFileSync(join(ROOT, "dist", "schema.json"), "utf8")) as { version?: string; pluginDownloadURL?: string };
+  if (plugin.version !== version || schema.version !== version) {
+    throw new Error(`dist/python is version ${plugin.version} and dist/schema.json ${schema.version}, package.json ${version}: ${cure}`);
+  }
+  if (!plugin.server || plugin.server !== schema.pluginDownloadURL) {
+    throw new Error(`dist/python's pulumi-plugin.json has server ${plugin.server}, the schema pluginDownloadURL ${schema.pluginDownloadURL}: ${cure}`);
+  }
+}
+
+/**
+ * Builds the wheel and the sdist of the Python SDK into `out`.
+ *
+ * @param out the release folder
+ * @param version package.json's version (the generated project's)
+ * @param sourceDateEpoch seconds since 1970 for the wheel's time stamps (the last commit's)
+ * @returns the two file names written, wheel first
+ * @throws Error when dist/python/ is not this tree's, or a build step fails
+ */
+export function buildPythonPackages(out: string, version: string, sourceDateEpoch: string): string[] {
+  checkGenerated(version);
+  const python = buildVenvPython();
+  const staging = mkdtempSync(join(out, ".staging-python-"));
+  try {
+    const project = join(staging, "project");
+    cpSync(join(ROOT, "dist", "python"), project, { recursive: true });
+    const built = join(staging, "built");
+    run(python, ["-m", "build", "--no-isolation", "--sdist", "--wheel", "--outdir", built, project], {
+      env: { ...process.env, SOURCE_DATE_EPOCH: sourceDateEpoch, PIP_NO_INDEX: "1", PYTHONDONTWRITEBYTECODE: "1" },
+    });
+    const names = pythonArtefactNames(version);
+    const found = readdirSync(built).sort();
+    if (found.join(" ") !== [names.sdist, names.wheel].sort().join(" ")) {
+      throw new Error(`python -m build wrote ${found.join(", ")}; expected ${names.wheel} and ${names.sdist}`);
+    }
+    for (const name of [names.wheel, names.sdist]) renameSync(join(built, name), join(out, name));
+    return [names.wheel, names.sdist];
+  } finally {
+    rmSync(staging, { recursive: true, force: true });
+  }
+}

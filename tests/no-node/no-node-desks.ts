@@ -1,0 +1,247 @@
+/**
+ * The suite of tests/no-node/*.test.ts: a Pulumi program of a language other than TypeScript, used as a person with
+ * no Node.js uses it, from the release only (tests/support/release.ts builds it once per test run):
+ *
+ * - PATH holds the Pulumi CLI and the language's host (links into a folder of the test) and, for Python, a fresh
+ *   virtualenv: no `node`, no `npm` can be found on it;
+ * - `PULUMI_HOME` is empty (no plugin), automatic plugin acquisition is on, and `PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES`
+ *   sends every plugin download to a local HTTP server that serves the release folder and records what was asked;
+ * - both stacks' help desks are signed in to by the release's `pulumi-helpdesk` (the archive's link to the
+ *   executable), `login --stack` for the default provider and `login --stack --namespace eu` for the explicit one; the
+ *   emulators auto-approve and the test plays the browser;
+ * - `pulumi up` downloads the plugin (the server saw the linux-amd64 archive asked for; it is then in the plugin
+ *   cache) and creates one webhook on each help desk; the state file holds no token or client secret in plain text;
+ *   `pulumi destroy` removes both.
+ *
+ * Every check is made on the emulators' side, in the server's log, in the plugin cache or in the state file.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { execFileSync, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, createReadStream } from "node:fs";
+import { createServer, type Server } from "node:http";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { completeAuthorizationAutoApproved, startEmulator, type RunningEmulator } from "../../emulator/index.js";
+import { heldWebhooks } from "../support/emulator.js";
+import { freePort } from "../support/cli.js";
+import { repoRoot } from "../support/package.js";
+import { pulumi, removeStack } from "../support/pulumi-cli.js";
+import { runCommand, shown, type Ran } from "../support/processes.js";
+import { sharedRelease } from "../support/release.js";
+import { onPath, toolAvailable } from "../support/tools.js";
+
+/** package.json's version: the release's. */
+export const VERSION = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string }).version;
+/** The plugin archive Pulumi downloads on linux-amd64. */
+export const ARCHIVE = `pulumi-resource-helpdesk-v${VERSION}-linux-amd64.tar.gz`;
+
+/** A local mirror of the release folder, as `PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES` points Pulumi at it. */
+export interface Mirror {
+  url: string;
+  /** What was asked, as `METHOD /path` lines, in order. */
+  requests: string[];
+  close(): Promise<void>;
+}
+
+/**
+ * Serves the files of `dir` at the root of an HTTP server on 127.0.0.1 (404 for anything else) and records requests.
+ *
+ * @param dir the release folder
+ */
+export async function serveRelease(dir: string): Promise<Mirror> {
+  const files = new Set(readdirSync(dir));
+  const requests: string[] = [];
+  const server: Server = createServer((request, response) => {
+    requests.push(`${request.method} ${request.url}`);
+    const name = decodeURIComponent((request.url ?? "/").split("?")[0]!.slice(1));
+    if (!files.has(name) || (request.method !== "GET" && request.method !== "HEAD")) {
+      response.writeHead(404).end();
+      return;
+    }
+    response.writeHead(200, { "content-type": "application/octet-stream", "content-length": statSync(join(dir, name)).size });
+    if (request.method === "HEAD") response.end();
+    else createReadStream(join(dir, name)).pipe(response);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  return { url: `http://127.0.0.1:${port}`, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
+}
+
+/**
+ * A folder of links to the tools a run may use, found on the test's own PATH: a PATH without the rest of it.
+ *
+ * @param dir the folder to make
+ * @param tools command names (e.g. `pulumi`, `pulumi-language-yaml`)
+ * @returns `dir`
+ */
+export function linkTools(dir: string, tools: string[]): string {
+  mkdirSync(dir, { recursive: true });
+  for (const tool of tools) {
+    const found = execFileSync("sh", ["-c", 'command -v "$1"', "sh", tool], { encoding: "utf8" }).trim();
+    symlinkSync(realpathSync(found), join(dir, tool));
+  }
+  return dir;
+}
+
+/** Whether the Pulumi CLI and the given language hosts are on the test's PATH (fails under CI when not). */
+export function pulumiToolsReady(hosts: string[]): boolean {
+  return toolAvailable("the Pulumi CLI", onPath("pulumi")) && hosts.every((host) => toolAvailable(host, onPath(host)));
+}
+
+/** What a language gives the suite. */
+export interface Language {
+  /** The language host commands to put on PATH (`pulumi-language-yaml`, ...). */
+  hosts: string[];
+  /**
+   * Writes the program into `programDir` and returns what the runs need besides the Pulumi tools.
+   *
+   * @param work the test's folder
+   * @param programDir the (empty) program folder to fill
+   */
+  prepare(work: string, programDir: string): Promise<{ pathDirs?: string[]; env?: NodeJS.ProcessEnv }>;
+  /** The program's project name (its Pulumi.yaml `name`), for the state file's path. */
+  project: string;
+}
+
+/** A help desk of the suite: its emulator and the OAuth client the CLI signs in with. */
+interface Desk {
+  emulator: RunningEmulator;
+  client: { clientId: string; clientSecret: string; redirectUri: string; name: string };
+}
+
+/**
+ * Runs the release's `pulumi-helpdesk login --no-browser`, playing the browser for it.
+ *
+ * @param cli the path of the release's `pulumi-helpdesk`
+ * @returns the finished run
+ */
+async function login(cli: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Ran> {
+  const child = spawn(cli, ["login", ...args, "--no-browser", "--timeout", "120"], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  let browsed: Promise<void> | undefined;
+  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr.on("data", (chunk: Buffer) => {
+    stderr += chunk.toString();
+    const url = /(https?:\/\/\S+\/oauth\/authorize\?\S+)/.exec(stderr)?.[1];
+    if (url && !browsed) browsed = completeAuthorizationAutoApproved(url);
+  });
+  const ended = await new Promise<Ran>((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })));
+  await browsed;
+  return ended;
+}
+
+/**
+ * Defines the suite for one language.
+ *
+ * @param title the describe title
+ * @param language the language's program and tools
+ */
+export function describeWithoutNode(title: string, language: Language): void {
+  describe.skipIf(!pulumiToolsReady(language.hosts))(title, () => {
+    const stack = `nonode${Math.random().toString(16).slice(2, 8)}`;
+    const desks: Desk[] = [];
+    let work: string;
+    let programDir: string;
+    let pulumiHome: string;
+    let mirror: Mirror;
+    let env: NodeJS.ProcessEnv;
+
+    async function run(args: string[]): Promise<string> {
+      const ran = await pulumi([...args, "--stack", stack], programDir, env);
+      if (ran.code !== 0) throw new Error(shown(`pulumi ${args.join(" ")}`, ran));
+      return ran.stdout;
+    }
+
+    beforeAll(async () => {
+      const release = await sharedRelease();
+      work = mkdtempSync(join(tmpdir(), "helpdesk-no-node-"));
+      // The release's executable, as a person unpacks the archive (not on PATH: Pulumi must download its own).
+      const unpacked = join(work, "helpdesk");
+      mkdirSync(unpacked);
+      execFileSync("tar", ["-xzf", join(release, ARCHIVE), "-C", unpacked]);
+      mirror = await serveRelease(release);
+      programDir = join(work, "program");
+      mkdirSync(programDir);
+      const tools = linkTools(join(work, "bin"), ["pulumi", ...language.hosts]);
+      const prepared = await language.prepare(work, programDir);
+      pulumiHome = join(work, "pulumi-home");
+      mkdirSync(pulumiHome);
+      mkdirSync(join(work, "state"));
+      env = {
+        PATH: [tools, ...(prepared.pathDirs ?? [])].join(delimiter),
+        HOME: process.env.HOME,
+        TMPDIR: process.env.TMPDIR,
+        PULUMI_HOME: pulumiHome,
+        PULUMI_BACKEND_URL: `file://${join(work, "state")}`,
+        PULUMI_CONFIG_PASSPHRASE: "no-node-test-passphrase",
+        PULUMI_SKIP_UPDATE_CHECK: "true",
+        PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES: `.*=${mirror.url}`,
+        HELPDESK_TOKEN_CACHE_DIR: join(work, "token-cache"),
+        NO_COLOR: "1",
+        CI: "true",
+        ...prepared.env,
+      };
+      // Two help desks, each signed in to by the release's CLI.
+      const cli = join(unpacked, "pulumi-helpdesk");
+      for (const namespace of [undefined, "eu"]) {
+        const name = namespace ?? "default";
+        const client = { clientId: `${name}-client`, clientSecret: `${name}-client-secret-value`, redirectUri: `http://127.0.0.1:${await freePort()}/callback`, name };
+        const emulator = await startEmulator({ port: 0, autoApprove: true, clients: [client] });
+        desks.push({ emulator, client });
+        const args = ["--stack", stack, "--base-url", emulator.url, "--client-id", client.clientId, "--redirect-uri", client.redirectUri, ...(namespace ? ["--namespace", namespace] : [])];
+        const ran = await login(cli, args, programDir, { ...env, HELPDESK_CLIENT_SECRET: client.clientSecret });
+        if (ran.code !== 0) throw new Error(shown(`pulumi-helpdesk login ${args.join(" ")}`, ran));
+        expect(ran.stdout).toContain(`${namespace ?? "helpdesk"}:accessToken (secret)`);
+      }
+    }, 300_000);
+
+    afterAll(async () => {
+      if (env) {
+        await pulumi(["destroy", "--yes", "--skip-preview", "--stack", stack], programDir, env).catch(() => undefined);
+        await removeStack(stack, programDir, env);
+      }
+      for (const { emulator } of desks) await emulator.close();
+      await mirror?.close();
+      if (work) rmSync(work, { recursive: true, force: true });
+    });
+
+    it("runs where no node and no npm can be found", async () => {
+      const ran = await runCommand("/bin/sh", ["-c", "command -v node || command -v npm || echo none"], { cwd: work, env });
+      expect(ran.stdout.trim()).toBe("none");
+      // The logins ran `pulumi` (stack config): PULUMI_HOME has its workspaces and logs, and still no plugin.
+      expect(existsSync(join(pulumiHome, "plugins")) ? readdirSync(join(pulumiHome, "plugins")) : []).toEqual([]);
+    });
+
+    it("up downloads the plugin from the mirror and creates one webhook on each help desk", async () => {
+      await run(["up", "--yes", "--skip-preview"]);
+      // Asked once, for this machine's archive: the override sent the engine here, at the mirror's root.
+      expect(mirror.requests).toEqual([`GET /${ARCHIVE}`]);
+      const plugin = join(pulumiHome, "plugins", `resource-helpdesk-v${VERSION}`);
+      expect(readdirSync(plugin).filter((name) => !name.startsWith(".")).sort()).toEqual(["LICENSE", "pulumi-helpdesk", "pulumi-resource-helpdesk"]);
+      const outputs = JSON.parse(await run(["stack", "output", "--json"])) as Record<string, string>;
+      const [home, eu] = desks as [Desk, Desk];
+      const held = async (desk: Desk) => (await heldWebhooks(desk.emulator)).map(({ id, event, url, state }) => ({ id, event, url, state }));
+      expect(await held(home)).toEqual([{ id: outputs.ticketsOpenedId, event: "ticket_opened", url: "https://hooks.example.test/tickets/opened", state: "active" }]);
+      expect(await held(eu)).toEqual([{ id: outputs.euCustomerRepliedId, event: "customer_replied", url: "https://hooks.example.test/eu/replies", state: "active" }]);
+    });
+
+    it("the state file holds no token or client secret of either help desk in plain text", async () => {
+      const config = JSON.parse(await run(["config", "--show-secrets", "--json"])) as Record<string, { value?: string; secret?: boolean }>;
+      const secrets = ["helpdesk", "eu"].flatMap((ns) => ["accessToken", "refreshToken", "clientSecret"].map((key) => `${ns}:${key}`));
+      const values = secrets.map((key) => {
+        expect(config[key]?.secret, key).toBe(true);
+        return config[key]!.value!;
+      });
+      expect(values.every((value) => value.length >= 8)).toBe(true);
+      const state = readFileSync(join(work, "state", ".pulumi", "stacks", language.project, `${stack}.json`), "utf8");
+      expect(state).toContain("helpdesk:index:Webhook");
+      for (const value of values) expect(state).not.toContain(value);
+    });
+
+    it("destroy removes both webhooks from their help desks", async () => {
+      await run(["destroy", "--yes", "--skip-preview"]);
+      for (const { emulator } of desks) expect(await heldWebhooks(emulator)).toEqual([]);
+    });
+  });
+}
