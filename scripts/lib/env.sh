@@ -15,7 +15,8 @@ NODE_HOME="$HELPDESK_CACHE/node-v$NODE_VERSION"
 # A Node.js the package does not support, only for the tests of its one-line refusal (the machine image's major).
 OLD_NODE_VERSION="20.20.2"
 OLD_NODE_HOME="$HELPDESK_CACHE/node-v$OLD_NODE_VERSION"
-# The SDK generator scripts/build.sh runs to write dist/python/ (built by setup.sh from scripts/pulumi-build/cli).
+# The SDK generator that scripts/sdk/ runs to regenerate sdk/go and sdk/python (built by setup.sh --test from
+# scripts/pulumi-build/cli).
 HELPDESK_CODEGEN="$HELPDESK_CACHE/bin/helpdesk-codegen"
 # The virtualenv Pulumi programs in Python run with (setup.sh --test): the pinned Python SDK `pulumi`. The Python
 # language host built here ignores Pulumi.yaml's `runtime.options.virtualenv`: run programs with its bin/ first on PATH.

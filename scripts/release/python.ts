@@ -1,7 +1,7 @@
 /**
  * Builds the Python SDK `pulumi_helpdesk` of a release: its wheel and its sdist, with PyPA's `build`
- * (`python -m build`) from the generated project in `dist/python/` (helpdesk-codegen writes it in scripts/build.sh,
- * with package.json's version in `pyproject.toml` and in `pulumi_helpdesk/pulumi-plugin.json`, whose `server` is the
+ * (`python -m build`) from the generated project the repository keeps in `sdk/python/` (scripts/sdk/python.sh writes
+ * it with helpdesk-codegen, with package.json's version in `pyproject.toml` and in `pulumi_helpdesk/pulumi-plugin.json`, whose `server` is the
  * schema's `pluginDownloadURL`: so `pip install` of the wheel is all a Python program needs to have Pulumi download
  * the plugin).
  *
@@ -11,8 +11,9 @@
  *   nothing.
  * - The project is built from a copy (setuptools writes `build/` and `*.egg-info` into the folder it builds).
  * - `SOURCE_DATE_EPOCH` is the last commit's time, so the wheel's entries carry it rather than the build's time.
- * - dist/python/ must be the build of this tree: a `pulumi-plugin.json` whose version is not package.json's, or whose
- *   `server` is not dist/schema.json's `pluginDownloadURL`, fails the release with "run npm run build".
+ * - sdk/python/ must be generated from this tree's schema: a `pulumi-plugin.json` whose version is not package.json's,
+ *   or whose `server` is not dist/schema.json's `pluginDownloadURL`, fails the release with "run scripts/sdk/python.sh"
+ *   (tests/sdk/python-sdk.test.ts catches any other difference).
  *
  * The Python is `$HELPDESK_PYTHON` (default `python3`), as for scripts/setup.sh.
  */
@@ -87,22 +88,22 @@ export function buildVenvPython(): string {
 }
 
 /**
- * Checks that dist/python/ was generated from this tree.
+ * Checks that sdk/python/ was generated from this tree's schema.
  *
  * @param version package.json's version
  * @throws Error naming the mismatch and the cure
  */
 function checkGenerated(version: string): void {
-  const sdk = join(ROOT, "dist", "python");
-  const cure = "run `npm run build` (scripts/build.sh generates it)";
+  const sdk = join(ROOT, "sdk", "python");
+  const cure = "run `npm run build`, then scripts/sdk/python.sh to regenerate it";
   if (!existsSync(join(sdk, "pyproject.toml"))) throw new Error(`there is no generated Python SDK in ${sdk}: ${cure}`);
   const plugin = JSON.parse(readFileSync(join(sdk, PYTHON_DISTRIBUTION, "pulumi-plugin.json"), "utf8")) as { version?: string; server?: string };
   const schema = JSON.parse(readFileSync(join(ROOT, "dist", "schema.json"), "utf8")) as { version?: string; pluginDownloadURL?: string };
   if (plugin.version !== version || schema.version !== version) {
-    throw new Error(`dist/python is version ${plugin.version} and dist/schema.json ${schema.version}, package.json ${version}: ${cure}`);
+    throw new Error(`sdk/python is version ${plugin.version} and dist/schema.json ${schema.version}, package.json ${version}: ${cure}`);
   }
   if (!plugin.server || plugin.server !== schema.pluginDownloadURL) {
-    throw new Error(`dist/python's pulumi-plugin.json has server ${plugin.server}, the schema pluginDownloadURL ${schema.pluginDownloadURL}: ${cure}`);
+    throw new Error(`sdk/python's pulumi-plugin.json has server ${plugin.server}, the schema pluginDownloadURL ${schema.pluginDownloadURL}: ${cure}`);
   }
 }
 
@@ -113,7 +114,7 @@ function checkGenerated(version: string): void {
  * @param version package.json's version (the generated project's)
  * @param sourceDateEpoch seconds since 1970 for the wheel's time stamps (the last commit's)
  * @returns the two file names written, wheel first
- * @throws Error when dist/python/ is not this tree's, or a build step fails
+ * @throws Error when sdk/python/ is not this tree's, or a build step fails
  */
 export function buildPythonPackages(out: string, version: string, sourceDateEpoch: string): string[] {
   checkGenerated(version);
@@ -121,7 +122,7 @@ export function buildPythonPackages(out: string, version: string, sourceDateEpoc
   const staging = mkdtempSync(join(out, ".staging-python-"));
   try {
     const project = join(staging, "project");
-    cpSync(join(ROOT, "dist", "python"), project, { recursive: true });
+    cpSync(join(ROOT, "sdk", "python"), project, { recursive: true });
     const built = join(staging, "built");
     run(python, ["-m", "build", "--no-isolation", "--sdist", "--wheel", "--outdir", built, project], {
       env: { ...process.env, SOURCE_DATE_EPOCH: sourceDateEpoch, PIP_NO_INDEX: "1", PYTHONDONTWRITEBYTECODE: "1" },

@@ -8,7 +8,7 @@
  *   `pulumi-helpdesk`, a symbolic link to it (the same executable is the CLI under that name; a link costs nothing,
  *   a copy would double the download), and `LICENSE`;
  * - the npm package (`npm pack`, which builds dist/ through `prepack`);
- * - the Python SDK's wheel and sdist (`python -m build` of the generated dist/python/: scripts/release/python.ts);
+ * - the Python SDK's wheel and sdist (`python -m build` of the generated sdk/python/: scripts/release/python.ts);
  * - `SHA256SUMS` of all of them, in `sha256sum -c` format.
  *
  * The archives' own bytes are deterministic (owner 0, the last commit's mtime, gzip without a name or time stamp);
@@ -109,8 +109,8 @@ export interface ReleaseResult {
  * Writes the release artefacts.
  *
  * @param options `out`: the folder (created; earlier artefacts in it are removed); `targets`; `npmPackage`: whether
- *   to `npm pack` (default true); `python`: whether to build the Python SDK's wheel and sdist (default true; after
- *   `npm pack`, whose build regenerates dist/python/)
+ *   to `npm pack` (default true); `python`: whether to build the Python SDK's wheel and sdist from sdk/python/
+ *   (default true)
  * @returns what was written
  * @throws Error when a build step fails
  */

@@ -4,30 +4,20 @@
  * it compiles and passes `go vet` against the Pulumi Go SDK its go.mod pins, and it carries the plugin's name and
  * version so the engine knows which plugin a Go program needs.
  */
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { join, relative } from "node:path";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { goModulePath } from "../../sdk/repository.js";
 import { go } from "../support/go.js";
 import { runCommand, shown } from "../support/processes.js";
 import { testTempDir } from "../support/temp.js";
+import { tree } from "../support/tree.js";
 import { onPath, toolAvailable } from "../support/tools.js";
 
 const root = new URL("../../", import.meta.url).pathname;
 const sdk = join(root, "sdk", "go");
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string };
 const codegen = join(process.env.HELPDESK_CACHE ?? join(process.env.HOME ?? "", ".cache", "pulumi-helpdesk"), "bin", "helpdesk-codegen");
-
-/** Every file below `dir` (dot files included), as paths relative to it, with their contents. */
-function tree(dir: string): Map<string, string> {
-  const files = new Map<string, string>();
-  for (const entry of readdirSync(dir, { recursive: true, withFileTypes: true })) {
-    if (!entry.isFile()) continue;
-    const path = join(entry.parentPath, entry.name);
-    files.set(relative(dir, path), readFileSync(path, "utf8"));
-  }
-  return files;
-}
 
 /** How long `go` may take here: the first build compiles Pulumi's Go SDK and its dependencies (minutes on 2 cores). */
 const GO_BUILD_TIMEOUT = 15 * 60_000;

@@ -4,22 +4,23 @@
  * the fixture tests/upgrade/native-0.1.0 was recorded by tests/upgrade/record-native-0.1.0.ts with the native plugin
  * of pulumi-helpdesk 0.1.0 as it ships in its npm package (a launcher running `node`), on two help desks whose data
  * files it keeps. Here the same help desks are started from copies of those files, on the recorded ports, the state is
- * imported into a new backend, and the program runs with today's self-contained plugin executable (the release build,
- * scripts/release/executable.ts): `pulumi preview` must show no change (providers and webhooks alike), and
+ * imported into a new backend, and the program runs with today's self-contained plugin executable (unpacked from the
+ * release archive of this run's shared release build, tests/support/release.ts): `pulumi preview` must show no change (providers and webhooks alike), and
  * `pulumi destroy` must delete both recorded webhooks from their help desks (refreshing the long-expired access
  * tokens on the way).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
-import { buildExecutable, PLUGIN_EXECUTABLE } from "../../scripts/release/executable.js";
+import { ARCHIVE } from "../no-node/no-node-desks.js";
 import { heldWebhooks } from "../support/emulator.js";
 import { pulumiAvailable } from "../support/pulumi.js";
 import { pulumi, pulumiEnv } from "../support/pulumi-cli.js";
-import { shown } from "../support/processes.js";
+import { runCommand, shown } from "../support/processes.js";
+import { sharedRelease } from "../support/release.js";
 import { DESKS, PASSPHRASE, STACK } from "./fixture.js";
 
 const fixture = fileURLToPath(new URL("./native-0.1.0", import.meta.url));
@@ -50,10 +51,11 @@ describe.skipIf(!pulumiAvailable())("a stack recorded with the native provider 0
       copyFileSync(join(fixture, `${name}.db`), join(work, `${name}.db`));
       emulators[name] = await startEmulator({ port: desk.port, clients: [desk.client], dataFile: join(work, `${name}.db`) });
     }
-    // Today's plugin: the release executable, in a folder the program's `plugins.providers` names.
+    // Today's plugin: the release archive's executable, unpacked where the program's `plugins.providers` points.
     const plugin = join(work, "plugin");
     mkdirSync(plugin);
-    symlinkSync((await buildExecutable()).path, join(plugin, PLUGIN_EXECUTABLE));
+    const unpacked = await runCommand("tar", ["-xzf", join(await sharedRelease(), ARCHIVE), "-C", plugin], { cwd: work, env: process.env });
+    if (unpacked.code !== 0) throw new Error(shown("tar -xzf", unpacked));
     writeFileSync(join(work, "Pulumi.yaml"), readFileSync(join(fixture, "Pulumi.yaml"), "utf8").replace("path: ../../plugin", `path: ${plugin}`));
     copyFileSync(join(fixture, `Pulumi.${STACK}.yaml`), join(work, `Pulumi.${STACK}.yaml`));
     mkdirSync(join(work, "state"));

@@ -4,7 +4,7 @@
  * `moduleResolution: node`), today's template (`nodenext`, a CommonJS package) with an older and a newer TypeScript,
  * a CommonJS JavaScript program and an ES module program, all with the dynamic `Webhook`; and two programs of the
  * native provider plugin with two help desks: today's TypeScript template with `pulumi-helpdesk/native`, and Python
- * with the generated SDK that the npm package ships in `dist/python`.
+ * with the generated SDK the repository keeps in `sdk/python`.
  */
 
 /** One project shape: everything written into a fresh project directory before `npm install`. */
@@ -211,7 +211,7 @@ export const euRepliedState = euReplied.state;
 `;
 
 /** The same program in Python, with the generated SDK `pulumi_helpdesk`. */
-const pythonProgram = `"""Two help desks through the native provider plugin, from the npm package's generated Python SDK."""
+const pythonProgram = `"""Two help desks through the native provider plugin, with the generated Python SDK."""
 import pulumi
 import pulumi_helpdesk as helpdesk
 
@@ -243,8 +243,8 @@ pulumi.export("euRepliedState", eu_replied.state)
 /**
  * The native-provider shapes: today's TypeScript template (nodenext, TypeScript 5.9, the newest `@pulumi/pulumi` 3.x)
  * with `pulumi-helpdesk/native`, and a Python program. Both name the plugin in Pulumi.yaml
- * ({@link PLUGIN_FROM_NODE_MODULES}); the Python one has the npm package only for the plugin, the CLI and
- * `dist/python` (npm adds `@pulumi/pulumi`, its peer dependency, for the CLI).
+ * ({@link PLUGIN_FROM_NODE_MODULES}); the Python one has the npm package only for the plugin and the CLI, and the
+ * SDK from `sdk/python` (npm adds `@pulumi/pulumi`, its peer dependency, for the CLI).
  */
 export function nativeShapes(): ProjectShape[] {
   return [
@@ -261,7 +261,7 @@ export function nativeShapes(): ProjectShape[] {
     },
     {
       name: "python-native",
-      title: "Python (pulumi_helpdesk from node_modules/pulumi-helpdesk/dist/python), native provider, two help desks",
+      title: "Python (pulumi_helpdesk from sdk/python), native provider, two help desks",
       typescript: false,
       dependencies: {},
       devDependencies: {},

@@ -13,7 +13,8 @@
  * `helpdesk:*` config (`npx pulumi-helpdesk login`) and an explicit provider on its `eu:*` config (`npx
  * pulumi-helpdesk login --namespace eu`). One is today's TypeScript template with `pulumi-helpdesk/native`, which
  * also checks `npx pulumi-helpdesk plugin install` into a Pulumi home of its own; the other is Python with the SDK
- * that `pip` installs from `node_modules/pulumi-helpdesk/dist/python`, run with `$HELPDESK_PYTHON_VENV/bin` first on
+ * that `pip` installs from the repository's generated `sdk/python` (what the release's wheel is built from; the wheel
+ * itself, with no Node.js at all, is tests/no-node/python.test.ts), run with `$HELPDESK_PYTHON_VENV/bin` first on
  * PATH (Pulumi's Python SDK; the language host built here ignores `runtime.options.virtualenv`).
  */
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
@@ -248,8 +249,8 @@ describe.each(shapes)("a $name project", (shape) => {
 });
 
 /**
- * The environment of a Python program in the project: `pulumi_helpdesk` installed by pip from the npm package's
- * `dist/python` (as the README says, into a target directory of the project: never into the shared virtualenv), and
+ * The environment of a Python program in the project: `pulumi_helpdesk` installed by pip from the repository's
+ * `sdk/python` (into a target directory of the project: never into the shared virtualenv), and
  * the virtualenv's bin/ first on PATH (its `python` has Pulumi's Python SDK).
  *
  * @returns the environment, and the version of Pulumi's Python SDK
@@ -262,10 +263,10 @@ async function pythonProject(dir: string, env: NodeJS.ProcessEnv): Promise<{ env
   const site = join(dir, ".python-packages");
   const pip = await run(
     python,
-    ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--no-build-isolation", "--target", site, "node_modules/pulumi-helpdesk/dist/python"],
+    ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--no-build-isolation", "--target", site, join(repoRoot, "sdk", "python")],
     { cwd: dir, env },
   );
-  expect(pip.code, shown("pip install node_modules/pulumi-helpdesk/dist/python", pip)).toBe(0);
+  expect(pip.code, shown("pip install sdk/python", pip)).toBe(0);
   const pythonEnv = { ...env, PATH: `${join(pythonVenv, "bin")}${delimiter}${env.PATH ?? ""}`, PYTHONPATH: site, PYTHONDONTWRITEBYTECODE: "1" };
   const version = await run("python", ["-c", "import importlib.metadata as m, pulumi_helpdesk; print(m.version('pulumi'))"], { cwd: dir, env: pythonEnv });
   expect(version.code, shown("python -c 'import pulumi_helpdesk'", version)).toBe(0);
