@@ -88,19 +88,22 @@ const JAVA_KEYWORDS = new Set(
 
 /**
  * The Java package under which pulumi-java-gen writes the Java SDK (the schema's `language.java.basePackage`; the
- * SDK's package is `<base>.helpdesk`). Without it the generator writes `com.pulumi.helpdesk`, a namespace that is
- * Pulumi's, not ours. Java packages start with a reversed domain their owner controls (JLS §6.1); for a project on
- * GitHub that is `io.github.<owner>`, the namespace Maven Central grants to a GitHub account. The owner is turned into
- * a package name part as JLS §6.1 says: lower case, a hyphen (or any other character an identifier cannot hold)
- * becomes an underscore, and a part that starts with a digit or is a keyword gets a leading underscore.
+ * SDK's package is `<base>.helpdesk`, also its Maven groupId). Without it the generator writes `com.pulumi.helpdesk`,
+ * a namespace that is Pulumi's, not ours. Java packages start with the reversed domain of their owner (JLS §6.1): for
+ * a project on GitHub, `com.github.<owner>`. Not `io.github.<owner>` (the namespace Maven Central grants GitHub
+ * accounts today), because Pulumi's Java SDK (com.pulumi:pulumi 1.16.0, `PulumiPlugins`) finds a package's
+ * `plugin.json` only under `com/<namespace>/<name>/` on the classpath: under `io/` the engine would not learn which
+ * plugin a program needs before running it. The owner becomes a package name part as JLS §6.1 says: lower case, a
+ * hyphen (or any other character an identifier cannot hold) becomes an underscore, and a part that starts with a
+ * digit or is a keyword gets a leading underscore.
  *
  * @param repository the GitHub repository (package.json's `repository`, sdk/repository.ts)
- * @returns e.g. `"io.github.pulumi_helpdesk"` for the owner `pulumi-helpdesk`
+ * @returns e.g. `"com.github.pulumi_helpdesk"` for the owner `pulumi-helpdesk`
  */
 export function javaBasePackageOf(repository: GitHubRepository): string {
   let part = repository.owner.toLowerCase().replace(/[^a-z0-9_]/g, "_");
   if (/^[0-9]/.test(part) || JAVA_KEYWORDS.has(part)) part = `_${part}`;
-  return `io.github.${part}`;
+  return `com.github.${part}`;
 }
 
 /** `ticket_opened` → `TicketOpened`: the enum member name SDK generators use. */
