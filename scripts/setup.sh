@@ -170,6 +170,36 @@ ensure_java_tools() {
   echo "$hash" > "$stamp"
 }
 
+ensure_maven_dependencies() {
+  # What Maven needs to build sdk/java and run examples/java (Pulumi's Java SDK com.pulumi:pulumi and its
+  # dependencies, the Maven plugins), downloaded from Maven Central into the Maven repository of the user account
+  # (~/.m2/repository): tests/languages/java.test.ts reads it from there and writes into a repository of its own.
+  # Done as a person would: `mvn install` of sdk/java (a copy, so no target/ is left in the repository), then in a
+  # copy of the example what the Java language host runs first: the Pulumi SDK's listing of the plugins the program
+  # needs (`mvn compile exec:java` of its bootstrap class, no engine needed), which resolves the program's classpath
+  # and the plugins' own dependencies. Redone when the two pom.xml files change; skipped with a warning when Java or
+  # Maven is missing (the Java tests then say so, and fail under CI=true).
+  local stamp="$HELPDESK_CACHE/maven-dependencies.sources-hash" hash tmp log="$HELPDESK_CACHE/maven-dependencies.log"
+  if ! command -v java >/dev/null || ! command -v mvn >/dev/null; then
+    echo "    warning: no java or mvn on PATH: the Java tests cannot run (Debian: apt-get install openjdk-17-jdk-headless maven)" >&2
+    return
+  fi
+  hash="$(cat "$ROOT/sdk/java/pom.xml" "$ROOT/examples/java/pom.xml" | sha256sum | cut -d' ' -f1)"
+  [ "$(cat "$stamp" 2>/dev/null)" = "$hash" ] && return
+  step "Downloading the Maven dependencies of sdk/java and examples/java (first time: about a minute)"
+  mkdir -p "$HELPDESK_CACHE"
+  tmp="$(mktemp -d)"
+  cp -r "$ROOT/sdk/java" "$tmp/sdk" && rm -rf "$tmp/sdk/target"
+  cp -r "$ROOT/examples/java" "$tmp/example" && rm -rf "$tmp/example/target"
+  if ! { (cd "$tmp/sdk" && mvn -B install) && (cd "$tmp/example" && mvn -B compile exec:java -DmainClass=com.pulumi.bootstrap.internal.Main -DmainArgs=packages); } > "$log" 2>&1; then
+    rm -rf "$tmp"
+    tail -n 40 "$log" >&2
+    die "Maven could not download the dependencies of sdk/java and examples/java (full log: $log)"
+  fi
+  rm -rf "$tmp"
+  echo "$hash" > "$stamp"
+}
+
 ensure_python_venv() {
   # Programs in Python run with $HELPDESK_PYTHON_VENV/bin first on PATH (the Python host built here ignores
   # Pulumi.yaml's runtime.options.virtualenv). Rebuilt when the requirements or the Python change.
@@ -218,6 +248,6 @@ timed "pulumi" ensure_pulumi
 if $want_test; then
   timed "chromium" ensure_browser; timed "old node" ensure_old_node; timed "postgresql" ensure_postgres
   timed "yaml and python hosts" ensure_language_hosts; timed "python venv" ensure_python_venv
-  timed "java host and generator" ensure_java_tools
+  timed "java host and generator" ensure_java_tools; timed "maven dependencies" ensure_maven_dependencies
 fi
 printf '    setup done in %ss: node %s, pulumi %s\n' "$((SECONDS - start))" "$(node -v)" "$("$PULUMI_BIN/pulumi" version)" >&2
