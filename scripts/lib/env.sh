@@ -18,6 +18,9 @@ OLD_NODE_HOME="$HELPDESK_CACHE/node-v$OLD_NODE_VERSION"
 # The SDK generator that scripts/sdk/ runs to regenerate sdk/go and sdk/python (built by setup.sh --test from
 # scripts/pulumi-build/cli).
 HELPDESK_CODEGEN="$HELPDESK_CACHE/bin/helpdesk-codegen"
+# Pulumi's Java SDK generator (setup.sh --test builds it from scripts/pulumi-build/java, beside helpdesk-codegen;
+# scripts/sdk/generate-java.sh runs it). The Java language host pulumi-language-java goes into $PULUMI_BIN.
+HELPDESK_JAVA_GEN="$HELPDESK_CACHE/bin/pulumi-java-gen"
 # The virtualenv Pulumi programs in Python run with (setup.sh --test): the pinned Python SDK `pulumi`. The Python
 # language host built here ignores Pulumi.yaml's `runtime.options.virtualenv`: run programs with its bin/ first on PATH.
 export HELPDESK_PYTHON_VENV="${HELPDESK_PYTHON_VENV:-$HELPDESK_CACHE/python-venv}"

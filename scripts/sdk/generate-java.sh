@@ -1,0 +1,98 @@
+#!/usr/bin/env bash
+# Regenerates the Java SDK of the native provider (package `helpdesk`) that the repository keeps in sdk/java, from the
+# build's dist/schema.json (run scripts/build.sh first). Nothing in sdk/java is edited by hand: run this after a change
+# of the schema (provider/native/schema.ts, sdk/settings.ts, the events, package.json's version or repository);
+# tests/sdk/java-sdk.test.ts fails while sdk/java differs from what this writes. (sdk/go: scripts/sdk/generate.sh.)
+#
+#   scripts/sdk/generate-java.sh [OUT]      (default OUT: sdk/java; the test writes into a temporary folder)
+#
+# What it writes, all by tools:
+#   1. OUT/src/main/java/<base>/helpdesk/..., OUT/src/main/resources/<base>/helpdesk/version.txt, OUT/README.md:
+#      pulumi-java-gen (github.com/pulumi/pulumi-java/pkg, built by scripts/setup.sh --test) with `--build none`,
+#      the Java package `<language.java.basePackage>.helpdesk` of the schema. It empties OUT first.
+#   2. OUT/src/main/resources/<base>/helpdesk/plugin.json: the plugin's name, version and download URL, read by
+#      Pulumi's Java SDK to tell the engine which plugin a program needs. pulumi-java-gen's Gradle build writes this
+#      file at build time; without Gradle, this script writes the same fields from the schema.
+#   3. OUT/pom.xml: written by this script from the template below (pulumi-java-gen writes Gradle build files only,
+#      and Gradle cannot be downloaded here). The coordinates are those of pulumi-java-gen's Gradle template:
+#      groupId the base package, artifactId the package name, version the schema's. It compiles the sources with
+#      Pulumi's Java SDK com.pulumi:pulumi at the version of pulumi-java-gen (go.mod of scripts/pulumi-build/java:
+#      both are released together) and with what generated code imports and that SDK needs only at run time: gson
+#      (the version com.pulumi:pulumi depends on) and jsr305 (`@Nullable`, the version pulumi-java-gen names).
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/../lib/env.sh"
+cd "$ROOT"
+out="$(realpath -m "${1:-sdk/java}")"
+
+[ -f dist/schema.json ] || die "missing dist/schema.json: run scripts/build.sh first"
+[ -x "$HELPDESK_JAVA_GEN" ] || die "missing the Java SDK generator $HELPDESK_JAVA_GEN: run scripts/setup.sh --test (it builds it with Go)"
+
+pulumi_java="$(awk '$1 == "require" && $2 == "github.com/pulumi/pulumi-java/pkg" { sub(/^v/, "", $3); print $3 }' scripts/pulumi-build/java/go.mod)"
+[ -n "$pulumi_java" ] || die "scripts/pulumi-build/java/go.mod does not require github.com/pulumi/pulumi-java/pkg"
+# The schema's facts, one per line: name, version, base package, plugin download URL.
+{ read -r name; read -r version; read -r base; read -r server; } < <(node -e '
+  const s = require("./dist/schema.json");
+  if (!s.language?.java?.basePackage) throw new Error("dist/schema.json has no language.java.basePackage");
+  console.log([s.name, s.version, s.language.java.basePackage, s.pluginDownloadURL ?? ""].join("\n"));')
+resources="$out/src/main/resources/${base//.//}/$name"
+
+# pulumi-java-gen says on stderr that it is deprecated in favour of `pulumi package gen-sdk`, which the language hosts
+# built here cannot serve (scripts/pulumi-build/README.md); its warnings about secret config getters are kept.
+# It joins --out to its working folder even when --out is absolute: run it from / with OUT relative to that.
+(cd / && "$HELPDESK_JAVA_GEN" generate --schema "$ROOT/dist/schema.json" --out "${out#/}" --build none --version "$version") 2>&1 |
+  grep -v 'pulumi-java-gen is deprecated' >&2 || true
+[ -f "$resources/version.txt" ] || die "pulumi-java-gen wrote no $resources/version.txt"
+
+NAME="$name" VERSION="$version" SERVER="$server" node -e '
+  const { NAME: name, VERSION: version, SERVER: server } = process.env;
+  process.stdout.write(JSON.stringify({ resource: true, name, version, ...(server ? { server } : {}) }, null, 2) + "\n");
+' > "$resources/plugin.json"
+
+cat > "$out/pom.xml" <<EOF
+<?xml version="1.0" encoding="UTF-8"?>
+<!-- Written by scripts/sdk/generate-java.sh: do not edit. -->
+<project xmlns="http://maven.apache.org/POM/4.0.0" xmlns:xsi="http://www.w3.org/2001/XMLSchema-instance"
+         xsi:schemaLocation="http://maven.apache.org/POM/4.0.0 http://maven.apache.org/xsd/maven-4.0.0.xsd">
+  <modelVersion>4.0.0</modelVersion>
+
+  <groupId>$base</groupId>
+  <artifactId>$name</artifactId>
+  <version>$version</version>
+  <packaging>jar</packaging>
+  <name>$name</name>
+
+  <properties>
+    <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
+    <maven.compiler.release>11</maven.compiler.release>
+  </properties>
+
+  <dependencies>
+    <dependency>
+      <groupId>com.pulumi</groupId>
+      <artifactId>pulumi</artifactId>
+      <version>$pulumi_java</version>
+    </dependency>
+    <dependency>
+      <groupId>com.google.code.gson</groupId>
+      <artifactId>gson</artifactId>
+      <version>2.10</version>
+    </dependency>
+    <dependency>
+      <groupId>com.google.code.findbugs</groupId>
+      <artifactId>jsr305</artifactId>
+      <version>3.0.2</version>
+    </dependency>
+  </dependencies>
+
+  <build>
+    <plugins>
+      <plugin>
+        <groupId>org.apache.maven.plugins</groupId>
+        <artifactId>maven-compiler-plugin</artifactId>
+        <version>3.13.0</version>
+      </plugin>
+    </plugins>
+  </build>
+</project>
+EOF
+echo "Java SDK: $out ($base:$name:$version, com.pulumi:pulumi $pulumi_java)" >&2

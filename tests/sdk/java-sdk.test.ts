@@ -1,0 +1,80 @@
+/**
+ * The Java SDK kept in the repository (sdk/java, Maven artifact `com.github.<owner>:helpdesk`, Java package
+ * `com.github.<owner>.helpdesk`): it is exactly what scripts/sdk/generate-java.sh writes from the build's
+ * dist/schema.json (never edited by hand, never stale), it compiles with Maven against Pulumi's Java SDK its pom.xml
+ * pins, and it carries the plugin's name, version and download URL where Pulumi's Java SDK looks for them.
+ */
+import { cpSync, existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { javaBasePackageOf } from "../../provider/native/schema.js";
+import { githubRepository } from "../../sdk/repository.js";
+import { machineMavenRepository, mavenEnv, mvn, pulumiJavaSdkDownloaded, PULUMI_JAVA_VERSION } from "../support/maven.js";
+import { runCommand, shown } from "../support/processes.js";
+import { testTempDir } from "../support/temp.js";
+import { tree as filesBelow } from "../support/tree.js";
+import { onPath, toolAvailable } from "../support/tools.js";
+
+const root = new URL("../../", import.meta.url).pathname;
+const sdk = join(root, "sdk", "java");
+const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string };
+const javaGen = join(process.env.HELPDESK_CACHE ?? join(process.env.HOME ?? "", ".cache", "pulumi-helpdesk"), "bin", "pulumi-java-gen");
+const base = javaBasePackageOf(githubRepository());
+const packageDir = `${base.replaceAll(".", "/")}/helpdesk`;
+
+/** The files of a Java SDK folder, without Maven's build output. */
+const tree = (dir: string): Map<string, string> => filesBelow(dir, (path) => path.startsWith("target/"));
+
+describe("the Java base package (the schema's language.java.basePackage)", () => {
+  it("is com.github.<owner>, the owner made a Java package name part (JLS §6.1)", () => {
+    expect(javaBasePackageOf({ owner: "pulumi-helpdesk", name: "pulumi-helpdesk" })).toBe("com.github.pulumi_helpdesk");
+    expect(javaBasePackageOf({ owner: "Acme.Corp", name: "x" })).toBe("com.github.acme_corp");
+    expect(javaBasePackageOf({ owner: "42labs", name: "x" })).toBe("com.github._42labs");
+    expect(javaBasePackageOf({ owner: "int", name: "x" })).toBe("com.github._int");
+  });
+});
+
+describe.skipIf(
+  !(
+    toolAvailable("the Java SDK generator pulumi-java-gen (scripts/setup.sh --test)", existsSync(javaGen)) &&
+    toolAvailable("the build's dist/schema.json (scripts/build.sh)", existsSync(join(root, "dist", "schema.json")))
+  ),
+)("the Java SDK sdk/java", () => {
+  it("is what scripts/sdk/generate-java.sh writes from the schema, file for file", async () => {
+    const out = join(testTempDir("helpdesk-java-sdk-"), "java");
+    const ran = await runCommand("bash", [join(root, "scripts", "sdk", "generate-java.sh"), out], { cwd: root, env: process.env });
+    if (ran.code !== 0) throw new Error(shown("scripts/sdk/generate-java.sh", ran));
+    const fresh = tree(out);
+    const committed = tree(sdk);
+    expect([...committed.keys()].sort(), "the files of sdk/java (run scripts/sdk/generate-java.sh)").toEqual([...fresh.keys()].sort());
+    for (const [path, text] of fresh) expect(committed.get(path), `sdk/java/${path} is stale: run scripts/sdk/generate-java.sh`).toBe(text);
+  });
+
+  it("is the Maven artifact <base>:helpdesk at the package's version, for the plugin helpdesk", () => {
+    const pom = readFileSync(join(sdk, "pom.xml"), "utf8");
+    expect(pom).toContain(`<groupId>${base}</groupId>\n  <artifactId>helpdesk</artifactId>\n  <version>${pkg.version}</version>`);
+    expect(pom).toMatch(new RegExp(`<artifactId>pulumi</artifactId>\\s*<version>${PULUMI_JAVA_VERSION.replaceAll(".", "\\.")}</version>`));
+    // Pulumi's Java SDK (com.pulumi:pulumi 1.16.0, PulumiPlugins) finds plugin.json only under com/<namespace>/<name>/.
+    expect(packageDir).toMatch(/^com\/.+\/.+$/);
+    expect(JSON.parse(readFileSync(join(sdk, "src", "main", "resources", packageDir, "plugin.json"), "utf8"))).toMatchObject({ resource: true, name: "helpdesk", version: pkg.version });
+    expect(readFileSync(join(sdk, "src", "main", "resources", packageDir, "version.txt"), "utf8")).toBe(pkg.version);
+    expect(readFileSync(join(sdk, "src", "main", "java", packageDir, "Webhook.java"), "utf8")).toContain(`package ${base}.helpdesk;`);
+  });
+});
+
+describe.skipIf(
+  !(
+    toolAvailable("java (Java >= 11)", onPath("java")) &&
+    toolAvailable("mvn (Maven)", onPath("mvn")) &&
+    toolAvailable(`Pulumi's Java SDK in the Maven repository ${machineMavenRepository} (scripts/setup.sh --test)`, pulumiJavaSdkDownloaded())
+  ),
+)("the Java SDK sdk/java with Maven", () => {
+  it("compiles against Pulumi's Java SDK", async () => {
+    const work = testTempDir("helpdesk-java-sdk-build-");
+    const copy = join(work, "sdk");
+    cpSync(sdk, copy, { recursive: true, filter: (path) => path !== join(sdk, "target") });
+    await mvn(["compile"], copy, mavenEnv(process.env, join(work, "maven-repository")));
+    expect(existsSync(join(copy, "target", "classes", packageDir, "Webhook.class"))).toBe(true);
+    expect(existsSync(join(copy, "target", "classes", packageDir, "plugin.json"))).toBe(true);
+  });
+});
