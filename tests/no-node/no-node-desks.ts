@@ -83,6 +83,43 @@ export function linkTools(dir: string, tools: string[]): string {
   return dir;
 }
 
+/** The commands of Node.js that must not be found. */
+const NODE_COMMANDS = new Set(["node", "nodejs", "npm", "npx", "corepack"]);
+
+/**
+ * A folder of links to every command of /usr/bin and /bin but Node.js's.
+ *
+ * @param dir the folder to create
+ * @returns `dir`
+ */
+export function systemWithoutNode(dir: string): string {
+  mkdirSync(dir, { recursive: true });
+  for (const from of ["/usr/bin", "/bin"]) {
+    for (const name of readdirSync(from)) {
+      if (NODE_COMMANDS.has(name)) continue;
+      try {
+        symlinkSync(join(from, name), join(dir, name));
+      } catch {
+        // the same name in both folders: the first one wins, as on PATH
+      }
+    }
+  }
+  return dir;
+}
+
+/**
+ * A program's Pulumi.yaml without its `plugins:` section (which points at this repository's launcher), so that the
+ * plugin comes from the release through its download URL.
+ *
+ * @param text the Pulumi.yaml; @param name how errors name it
+ * @throws Error when it has no such section (the test would then not prove the download)
+ */
+export function withoutPluginsSection(text: string, name: string): string {
+  const pattern = /^plugins:\n(?:(?:[ \t].*)?\n)*/m;
+  if (!pattern.test(text)) throw new Error(`${name} has no plugins: section: update the no-node test that uses it`);
+  return text.replace(pattern, "");
+}
+
 /** Whether the Pulumi CLI and the given language hosts are on the test's PATH (fails under CI when not). */
 export function pulumiToolsReady(hosts: string[]): boolean {
   return toolAvailable("the Pulumi CLI", onPath("pulumi")) && hosts.every((host) => toolAvailable(host, onPath(host)));
@@ -101,6 +138,14 @@ export interface Language {
   prepare(work: string, programDir: string): Promise<{ pathDirs?: string[]; env?: NodeJS.ProcessEnv }>;
   /** The program's project name (its Pulumi.yaml `name`), for the state file's path. */
   project: string;
+  /**
+   * Runs `up` or `destroy` the way the language's programs do, when that is not `pulumi up` / `pulumi destroy` in the
+   * program's folder (a Go program of the Automation API runs them itself).
+   *
+   * @param operation what to run; @param stack the stack; @param programDir its folder; @param env the suite's
+   * @throws Error with the run's output when it fails
+   */
+  operate?(operation: "up" | "destroy", stack: string, programDir: string, env: NodeJS.ProcessEnv): Promise<void>;
 }
 
 /** A help desk of the suite: its emulator and the OAuth client the CLI signs in with. */
@@ -151,6 +196,12 @@ export function describeWithoutNode(title: string, language: Language): void {
       const ran = await pulumi([...args, "--stack", stack], programDir, env);
       if (ran.code !== 0) throw new Error(shown(`pulumi ${args.join(" ")}`, ran));
       return ran.stdout;
+    }
+
+    /** `up` or `destroy`, as the language's programs run it. */
+    async function operate(operation: "up" | "destroy"): Promise<void> {
+      if (language.operate) await language.operate(operation, stack, programDir, env);
+      else await run([operation, "--yes", "--skip-preview"]);
     }
 
     beforeAll(async () => {
@@ -214,7 +265,7 @@ export function describeWithoutNode(title: string, language: Language): void {
     });
 
     it("up downloads the plugin from the mirror and creates one webhook on each help desk", async () => {
-      await run(["up", "--yes", "--skip-preview"]);
+      await operate("up");
       // Asked once, for this machine's archive: the override sent the engine here, at the mirror's root.
       expect(mirror.requests).toEqual([`GET /${ARCHIVE}`]);
       const plugin = join(pulumiHome, "plugins", `resource-helpdesk-v${VERSION}`);
@@ -240,7 +291,7 @@ export function describeWithoutNode(title: string, language: Language): void {
     });
 
     it("destroy removes both webhooks from their help desks", async () => {
-      await run(["destroy", "--yes", "--skip-preview"]);
+      await operate("destroy");
       for (const { emulator } of desks) expect(await heldWebhooks(emulator)).toEqual([]);
     });
   });
