@@ -17,7 +17,7 @@
  * itself, with no Node.js at all, is tests/no-node/python.test.ts), run with `$HELPDESK_PYTHON_VENV/bin` first on
  * PATH (Pulumi's Python SDK; the language host built here ignores `runtime.options.virtualenv`).
  */
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { request } from "undici";
@@ -261,9 +261,12 @@ async function pythonProject(dir: string, env: NodeJS.ProcessEnv): Promise<{ env
   expect(existsSync(python), `the Python virtualenv ${pythonVenv} (scripts/setup.sh --test makes it)`).toBe(true);
   expect(onPath("pulumi-language-python") && onPath("pulumi-language-python-exec"), "pulumi-language-python on PATH (scripts/setup.sh --test)").toBe(true);
   const site = join(dir, ".python-packages");
+  // pip builds a local project in place (build/, *.egg-info): install from a copy, never from the repository's sdk/python.
+  const sdk = join(dir, ".pulumi-helpdesk-sdk");
+  cpSync(join(repoRoot, "sdk", "python"), sdk, { recursive: true });
   const pip = await run(
     python,
-    ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--no-build-isolation", "--target", site, join(repoRoot, "sdk", "python")],
+    ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--no-build-isolation", "--target", site, sdk],
     { cwd: dir, env },
   );
   expect(pip.code, shown("pip install sdk/python", pip)).toBe(0);
