@@ -41,6 +41,14 @@ step() {
 }
 # die MESSAGE: prints a clear failure and exits non-zero.
 die() { printf 'error: %s\n' "$*" >&2; exit 1; }
+# require_codegen: stops, saying what to do, unless the build's dist/schema.json and a helpdesk-codegen built from
+# today's sources exist (scripts/sdk/generate.sh and scripts/sdk/python.sh regenerate the SDKs with them).
+require_codegen() {
+  [ -f "$ROOT/dist/schema.json" ] || die "missing dist/schema.json: run scripts/build.sh first"
+  [ -x "$HELPDESK_CODEGEN" ] || die "missing the SDK generator $HELPDESK_CODEGEN: run scripts/setup.sh --test (it builds it with Go)"
+  [ "$(cat "$HELPDESK_CODEGEN.sources-hash" 2>/dev/null)" = "$(codegen_sources_hash)" ] ||
+    die "$HELPDESK_CODEGEN was built from other sources than scripts/pulumi-build/cli: run scripts/setup.sh --test to rebuild it"
+}
 # codegen_sources_hash: the hash of what helpdesk-codegen is built from; setup.sh stamps the binary with it and
 # build.sh refuses a binary built from other sources.
 codegen_sources_hash() {

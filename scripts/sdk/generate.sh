@@ -21,10 +21,7 @@ cd "$ROOT"
 out="$(realpath -m "${1:-sdk/go}")"
 
 command -v go >/dev/null || die "the Go SDK's go.mod and go.sum are written with go: install Go >= 1.25"
-[ -f dist/schema.json ] || die "missing dist/schema.json: run scripts/build.sh first"
-[ -x "$HELPDESK_CODEGEN" ] || die "missing the SDK generator $HELPDESK_CODEGEN: run scripts/setup.sh (it builds it with Go)"
-[ "$(cat "$HELPDESK_CODEGEN.sources-hash" 2>/dev/null)" = "$(codegen_sources_hash)" ] ||
-  die "$HELPDESK_CODEGEN was built from other sources than scripts/pulumi-build/cli: run scripts/setup.sh to rebuild it"
+require_codegen
 
 version="$(node -p 'require("./package.json").version')"
 module="$(node -p 'require("node:path").posix.dirname(require("./dist/schema.json").language.go.importBasePath)')"

@@ -11,10 +11,7 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/env.sh"
 cd "$ROOT"
 out="$(realpath -m "${1:-sdk/python}")"
-[ -f dist/schema.json ] || die "missing dist/schema.json: run scripts/build.sh first"
-[ -x "$HELPDESK_CODEGEN" ] || die "missing the SDK generator $HELPDESK_CODEGEN: run scripts/setup.sh --test (it builds it with Go)"
-[ "$(cat "$HELPDESK_CODEGEN.sources-hash" 2>/dev/null)" = "$(codegen_sources_hash)" ] ||
-  die "$HELPDESK_CODEGEN was built from other sources than scripts/pulumi-build/cli: run scripts/setup.sh --test to rebuild it"
+require_codegen
 version="$(node -p 'require("./package.json").version')"
 "$HELPDESK_CODEGEN" --schema dist/schema.json --language python --out "$out" --version "$version"
 echo "Python SDK: $out (pulumi_helpdesk $version)" >&2
