@@ -72,7 +72,7 @@ export function foreignKeysIn(config: Readonly<Record<string, string>>, namespac
 export function programHint(namespace: string): string[] {
   const ns = JSON.stringify(namespace);
   return [
-    "Use them in a program through an explicit provider of the native plugin, e.g. in TypeScript (pulumi-helpdesk/native):",
+    "Use them in a program through an explicit provider of the native plugin, e.g. in TypeScript (@pulumi-helpdesk/helpdesk):",
     `  const cfg = new pulumi.Config(${ns});`,
     '  const accessToken = cfg.requireSecret("accessToken"), refreshToken = cfg.requireSecret("refreshToken"), clientSecret = cfg.requireSecret("clientSecret");',
     `  const desk = new Provider(${ns}, { baseUrl: cfg.require("baseUrl"), clientId: cfg.require("clientId"), tokenExpiresAt: cfg.get("tokenExpiresAt"), accessToken, refreshToken, clientSecret });`,

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # `npm run release`: writes the release artefacts into release/ (see scripts/release/release.ts): the plugin archives
-# pulumi-resource-helpdesk-v<version>-linux-{amd64,arm64}.tar.gz, the npm package, the Python SDK's wheel and sdist
+# pulumi-resource-helpdesk-v<version>-linux-{amd64,arm64}.tar.gz, the npm package, the TypeScript SDK's npm package
+# (@pulumi-helpdesk/helpdesk), the Python SDK's wheel and sdist
 # (built with a pinned `build` in $HELPDESK_CACHE/python-build-venv: scripts/release/python.ts), SHA256SUMS.
 #
 # The executables are Node.js single executable applications, which must be built by the very Node.js version whose

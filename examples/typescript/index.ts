@@ -1,6 +1,6 @@
 // Help-desk webhooks on two help desks, in TypeScript with the native provider (see Pulumi.yaml).
 import * as pulumi from "@pulumi/pulumi";
-import { Provider, Webhook } from "pulumi-helpdesk/native";
+import { Provider, Webhook } from "@pulumi-helpdesk/helpdesk";
 
 const receivers = new pulumi.Config().get("receiverBaseUrl") ?? "https://hooks.example.test";
 

@@ -8,6 +8,7 @@
  *   `pulumi-helpdesk`, a symbolic link to it (the same executable is the CLI under that name; a link costs nothing,
  *   a copy would double the download), and `LICENSE`;
  * - the npm package (`npm pack`, which builds dist/ through `prepack`);
+ * - the TypeScript SDK's npm package `@pulumi-helpdesk/helpdesk` (scripts/release/nodejs-sdk.ts);
  * - the Python SDK's wheel and sdist (`python -m build` of the generated sdk/python/: scripts/release/python.ts);
  * - `SHA256SUMS` of all of them, in `sha256sum -c` format.
  *
@@ -17,13 +18,14 @@
  *
  * Options: `--out <dir>`; `--targets linux-x64,linux-arm64` (Node.js platform names; default all of
  * {@link BUILDABLE_TARGETS}); `--no-npm-package` (skip `npm pack`, which rebuilds dist/, as tests running beside
- * others must); `--no-python` (no wheel and sdist). Prints one line per artefact: name, size, sha256.
+ * others must; the TypeScript SDK is then packed from the dist/ already built); `--no-python` (no wheel and sdist). Prints one line per artefact: name, size, sha256.
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { createReadStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { packNodejsSdk } from "./nodejs-sdk.ts";
 import { buildPythonPackages } from "./python.ts";
 import { BUILDABLE_TARGETS, buildExecutable, CLI_EXECUTABLE, PLUGIN_EXECUTABLE, releaseFacts, ROOT, type Target } from "./executable.ts";
 
@@ -132,6 +134,7 @@ export async function release(options: { out: string; targets?: readonly Target[
     const packed = execFileSync("npm", ["pack", "--silent", "--pack-destination", out], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
     files.push(packed.trim().split("\n").pop()!);
   }
+  files.push(packNodejsSdk(out));
   if (options.python ?? true) files.push(...buildPythonPackages(out, version, entryTime()));
   const sums = await Promise.all(files.map(async (name) => `${await sha256Of(join(out, name))}  ${name}\n`));
   writeFileSync(join(out, "SHA256SUMS"), sums.join(""));

@@ -20,11 +20,11 @@ const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.ur
 describe("native provider schema", () => {
   const schema = buildSchema();
 
-  it("names the package helpdesk at the package.json version, with a python package pulumi_helpdesk", () => {
+  it("names the package helpdesk at the package.json version, with a python package pulumi_helpdesk and an npm package under the owner's scope", () => {
     expect(schema.name).toBe("helpdesk");
     expect(schema.version).toBe(pkg.version);
     expect(schema.language.python?.packageName).toBe("pulumi_helpdesk");
-    expect(schema.language.nodejs?.packageName).toBe("pulumi-helpdesk");
+    expect(schema.language.nodejs?.packageName).toBe("@pulumi-helpdesk/helpdesk");
   });
 
   it("offers exactly the 14 events of sdk/events.ts as the event enum", () => {

@@ -5,16 +5,16 @@
  * download URL as default resource options, so the engine downloads the plugin when the program registers its first
  * webhook. PATH: the Pulumi CLI and `systemWithoutNode` (Go programs need no language host).
  */
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { go } from "../support/go.js";
 import { repoRoot } from "../support/package.js";
 import { runCommand, shown } from "../support/processes.js";
-import { describeWithoutNode, systemWithoutNode, withoutPluginsSection } from "./no-node-desks.js";
+import { describeDownloadedPlugin, systemWithoutNode, withoutPluginsSection } from "./no-node-desks.js";
 
 let program = "";
 
-describeWithoutNode("examples/go with no Node.js: the plugin downloaded by Pulumi from the Go SDK's resource options", {
+describeDownloadedPlugin("examples/go with no Node.js: the plugin downloaded by Pulumi from the Go SDK's resource options", {
   hosts: [],
   project: "helpdesk-go",
   prepare: async (work, programDir) => {
@@ -22,10 +22,7 @@ describeWithoutNode("examples/go with no Node.js: the plugin downloaded by Pulum
     program = join(work, "helpdesk-go");
     await go(["build", "-o", program, "."], example);
     writeFileSync(join(programDir, "Pulumi.yaml"), withoutPluginsSection(readFileSync(join(example, "Pulumi.yaml"), "utf8"), "examples/go/Pulumi.yaml"));
-    // As for Java (java.test.ts): Pulumi's temporary plugin archive goes into a folder the suite removes.
-    const tmp = join(work, "tmp");
-    mkdirSync(tmp);
-    return { pathDirs: [systemWithoutNode(join(work, "system"))], env: { TMPDIR: tmp } };
+    return { pathDirs: [systemWithoutNode(join(work, "system"))] };
   },
   operate: async (operation, stack, programDir, env) => {
     const ran = await runCommand(program, ["-stack", stack, operation], { cwd: programDir, env });

@@ -8,13 +8,13 @@
  * Java and Maven need the machine's ordinary commands (`uname`, `readlink`, ...), so PATH also gets
  * `systemWithoutNode`: every command of /usr/bin and /bin except Node.js's.
  */
-import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { mavenEnv, mvn } from "../support/maven.js";
 import { repoRoot } from "../support/package.js";
-import { describeWithoutNode, systemWithoutNode, withoutPluginsSection } from "./no-node-desks.js";
+import { describeDownloadedPlugin, systemWithoutNode, withoutPluginsSection } from "./no-node-desks.js";
 
-describeWithoutNode("examples/java with no Node.js: the plugin downloaded by Pulumi from the SDK's plugin.json", {
+describeDownloadedPlugin("examples/java with no Node.js: the plugin downloaded by Pulumi from the SDK's plugin.json", {
   hosts: ["pulumi-language-java"],
   project: "helpdesk-java",
   prepare: async (work, programDir) => {
@@ -26,10 +26,6 @@ describeWithoutNode("examples/java with no Node.js: the plugin downloaded by Pul
     const sdk = join(work, "sdk-java");
     cpSync(join(repoRoot, "sdk", "java"), sdk, { recursive: true, filter: (path) => !path.startsWith(join(repoRoot, "sdk", "java", "target")) });
     await mvn(["install"], sdk, env);
-    // Pulumi's plugin download as the Java host asks for it leaves its temporary archive (`pulumi-plugin-tar*`) in
-    // TMPDIR: give Pulumi a temporary folder inside the test's own, which the suite removes.
-    const tmp = join(work, "tmp");
-    mkdirSync(tmp);
-    return { pathDirs: [systemWithoutNode(join(work, "system"))], env: { MAVEN_OPTS: env.MAVEN_OPTS, TMPDIR: tmp } };
+    return { pathDirs: [systemWithoutNode(join(work, "system"))], env: { MAVEN_OPTS: env.MAVEN_OPTS } };
   },
 });

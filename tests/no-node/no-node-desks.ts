@@ -1,9 +1,11 @@
 /**
  * The suite of tests/no-node/*.test.ts: a Pulumi program of a language other than TypeScript, used as a person with
- * no Node.js uses it, from the release only (tests/support/release.ts builds it once per test run):
+ * no Node.js uses it, from the release only (tests/support/release.ts builds it once per test run); and, with
+ * {@link Language.node}, the same for a TypeScript program and the release's TypeScript SDK
+ * (tests/release/typescript-sdk.test.ts):
  *
  * - PATH holds the Pulumi CLI and the language's host (links into a folder of the test) and, for Python, a fresh
- *   virtualenv: no `node`, no `npm` can be found on it;
+ *   virtualenv: no `node`, no `npm` can be found on it (for TypeScript: the project's Node.js and npm, nothing else);
  * - `PULUMI_HOME` is empty (no plugin), automatic plugin acquisition is on, and `PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES`
  *   sends every plugin download to a local HTTP server that serves the release folder and records what was asked;
  * - both stacks' help desks are signed in to by the release's `pulumi-helpdesk` (the archive's link to the
@@ -129,6 +131,8 @@ export function pulumiToolsReady(hosts: string[]): boolean {
 export interface Language {
   /** The language host commands to put on PATH (`pulumi-language-yaml`, ...). */
   hosts: string[];
+  /** Whether the program runs on Node.js (TypeScript): then PATH also holds this test run's `node` and `npm`. */
+  node?: boolean;
   /**
    * Writes the program into `programDir` and returns what the runs need besides the Pulumi tools.
    *
@@ -182,7 +186,7 @@ async function login(cli: string, args: string[], cwd: string, env: NodeJS.Proce
  * @param title the describe title
  * @param language the language's program and tools
  */
-export function describeWithoutNode(title: string, language: Language): void {
+export function describeDownloadedPlugin(title: string, language: Language): void {
   describe.skipIf(!pulumiToolsReady(language.hosts))(title, () => {
     const stack = `nonode${Math.random().toString(16).slice(2, 8)}`;
     const desks: Desk[] = [];
@@ -214,15 +218,18 @@ export function describeWithoutNode(title: string, language: Language): void {
       mirror = await serveRelease(release);
       programDir = join(work, "program");
       mkdirSync(programDir);
-      const tools = linkTools(join(work, "bin"), ["pulumi", ...language.hosts]);
+      const tools = linkTools(join(work, "bin"), ["pulumi", ...language.hosts, ...(language.node ? ["node", "npm"] : [])]);
       const prepared = await language.prepare(work, programDir);
       pulumiHome = join(work, "pulumi-home");
       mkdirSync(pulumiHome);
+      // Pulumi's plugin download may leave its temporary archive (`pulumi-plugin-tar*`) in TMPDIR: give it a
+      // temporary folder inside the test's own, which the suite removes.
+      mkdirSync(join(work, "tmp"));
       mkdirSync(join(work, "state"));
       env = {
         PATH: [tools, ...(prepared.pathDirs ?? [])].join(delimiter),
         HOME: process.env.HOME,
-        TMPDIR: process.env.TMPDIR,
+        TMPDIR: join(work, "tmp"),
         PULUMI_HOME: pulumiHome,
         PULUMI_BACKEND_URL: `file://${join(work, "state")}`,
         PULUMI_CONFIG_PASSPHRASE: "no-node-test-passphrase",
@@ -257,9 +264,10 @@ export function describeWithoutNode(title: string, language: Language): void {
       if (work) rmSync(work, { recursive: true, force: true });
     });
 
-    it("runs where no node and no npm can be found", async () => {
+    it(language.node ? "starts with no plugin in the plugin cache" : "runs where no node and no npm can be found", async () => {
       const ran = await runCommand("/bin/sh", ["-c", "command -v node || command -v npm || echo none"], { cwd: work, env });
-      expect(ran.stdout.trim()).toBe("none");
+      if (language.node) expect(ran.stdout.trim()).toBe(join(work, "bin", "node"));
+      else expect(ran.stdout.trim()).toBe("none");
       // The logins ran `pulumi` (stack config): PULUMI_HOME has its workspaces and logs, and still no plugin.
       expect(existsSync(join(pulumiHome, "plugins")) ? readdirSync(join(pulumiHome, "plugins")) : []).toEqual([]);
     });

@@ -15,7 +15,7 @@ import { repoRoot } from "../support/package.js";
 import { runCommand, shown } from "../support/processes.js";
 import { sharedRelease } from "../support/release.js";
 import { toolAvailable } from "../support/tools.js";
-import { describeWithoutNode, VERSION } from "./no-node-desks.js";
+import { describeDownloadedPlugin, VERSION } from "./no-node-desks.js";
 
 const cache = process.env.HELPDESK_CACHE ?? join(homedir(), ".cache", "pulumi-helpdesk");
 const toolVenv = process.env.HELPDESK_PYTHON_VENV ?? join(cache, "python-venv");
@@ -51,7 +51,7 @@ async function wheelhouse(python: string): Promise<string> {
   return dir;
 }
 
-describeWithoutNode("examples/python with no Node.js: the wheel alone, the plugin downloaded by Pulumi", {
+describeDownloadedPlugin("examples/python with no Node.js: the wheel alone, the plugin downloaded by Pulumi", {
   hosts: ["pulumi-language-python", "pulumi-language-python-exec"],
   project: "helpdesk-python-no-node",
   prepare: async (work, programDir) => {

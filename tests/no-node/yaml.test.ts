@@ -10,7 +10,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { pluginDownloadUrl } from "../../provider/native/schema.js";
 import { repoRoot } from "../support/package.js";
-import { describeWithoutNode, VERSION } from "./no-node-desks.js";
+import { describeDownloadedPlugin, VERSION } from "./no-node-desks.js";
 
 /**
  * examples/yaml/Pulumi.yaml, its plugin given by version and download URL instead of a local path.
@@ -32,7 +32,7 @@ export function withDownloadedPlugin(text: string): string {
   }, text);
 }
 
-describeWithoutNode("examples/yaml with no Node.js: the plugin downloaded by Pulumi from resource options", {
+describeDownloadedPlugin("examples/yaml with no Node.js: the plugin downloaded by Pulumi from resource options", {
   hosts: ["pulumi-language-yaml"],
   project: "helpdesk-yaml",
   prepare: async (_work, programDir) => {

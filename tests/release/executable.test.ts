@@ -11,7 +11,8 @@
  * - it exits within 5 s of its engine no longer answering, and not while the engine answers.
  *
  * - the Python SDK's wheel and sdist: their `pulumi_helpdesk/pulumi-plugin.json` names this plugin with the version
- *   and download URL that GetPluginInfo and the served schema give.
+ *   and download URL that GetPluginInfo and the served schema give; so does the TypeScript SDK's npm tarball, in
+ *   its package.json "pulumi" section.
  *
  * The release is built once per test run (tests/support/release.ts, shared with tests/no-node): ~25 s the first time
  * (the executables are cached by their inputs: ~10 s after that), plus the download of Node.js for linux-arm64 once.
@@ -27,7 +28,8 @@ import * as grpc from "@grpc/grpc-js";
 import { startEmulator, signInAutoApproved, type RunningEmulator } from "../../emulator/index.js";
 import { emptyPb, pluginPb, providerGrpc, providerPb, structPb, type PropertyMap } from "../../provider/native/proto.js";
 import { isSecret } from "../../provider/native/properties.js";
-import { buildSchema, pluginDownloadUrlOf } from "../../provider/native/schema.js";
+import { buildSchema, nodejsSdkPackageOf, pluginDownloadUrlOf } from "../../provider/native/schema.js";
+import { githubRepository } from "../../sdk/repository.js";
 import { heldWebhooks } from "../support/emulator.js";
 import { repoRoot } from "../support/package.js";
 import { waitFor } from "../support/processes.js";
@@ -36,6 +38,8 @@ import { sharedRelease } from "../support/release.js";
 const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string; repository: { url: string } };
 const ARCHIVES = [`pulumi-resource-helpdesk-v${pkg.version}-linux-amd64.tar.gz`, `pulumi-resource-helpdesk-v${pkg.version}-linux-arm64.tar.gz`];
 const PYTHON = [`pulumi_helpdesk-${pkg.version}-py3-none-any.whl`, `pulumi_helpdesk-${pkg.version}.tar.gz`];
+/** The TypeScript SDK's tarball, as `npm pack` names `@<scope>/<name>`. */
+const NODEJS_SDK = `${nodejsSdkPackageOf(githubRepository()).slice(1).replace("/", "-")}-${pkg.version}.tgz`;
 
 /** One file of a zip archive (a wheel), read with Python's zipfile (the release needs Python anyway). */
 function fromZip(zip: string, member: string): string {
@@ -110,11 +114,12 @@ afterAll(async () => {
 });
 
 describe("the release folder", () => {
-  it("holds the linux-amd64 and linux-arm64 plugin archives, the Python wheel and sdist, and their SHA256SUMS", () => {
-    expect(readdirSync(releaseDir).sort()).toEqual([...ARCHIVES, ...PYTHON, "SHA256SUMS"].sort());
+  it("holds the linux-amd64 and linux-arm64 plugin archives, the TypeScript SDK, the Python wheel and sdist, and their SHA256SUMS", () => {
+    const artefacts = [...ARCHIVES, NODEJS_SDK, ...PYTHON];
+    expect(readdirSync(releaseDir).sort()).toEqual([...artefacts, "SHA256SUMS"].sort());
     const sums = readFileSync(join(releaseDir, "SHA256SUMS"), "utf8");
-    expect(sums.trim().split("\n")).toHaveLength(ARCHIVES.length + PYTHON.length);
-    for (const name of [...ARCHIVES, ...PYTHON]) {
+    expect(sums.trim().split("\n")).toHaveLength(artefacts.length);
+    for (const name of artefacts) {
       const hash = createHash("sha256").update(readFileSync(join(releaseDir, name))).digest("hex");
       expect(sums).toContain(`${hash}  ${name}\n`);
     }
@@ -182,7 +187,7 @@ describe("the executable, with no Node.js on PATH", () => {
       );
     });
 
-    it("is the plugin the Python wheel and sdist name: same version and download URL as GetPluginInfo and the schema", async () => {
+    it("is the plugin the Python wheel and sdist and the TypeScript SDK name: same version and download URL as GetPluginInfo and the schema", async () => {
       const info = await ask<InstanceType<typeof pluginPb.PluginInfo>>((done) => client.getPluginInfo(new emptyPb.Empty(), done));
       const served = await ask<InstanceType<typeof providerPb.GetSchemaResponse>>((done) => client.getSchema(new providerPb.GetSchemaRequest(), done));
       const schema = JSON.parse(served.getSchema()) as ReturnType<typeof buildSchema>;
@@ -194,6 +199,9 @@ describe("the executable, with no Node.js on PATH", () => {
       expect(metadata).toMatch(/^Requires-Dist: pulumi<4\.0\.0,>=3\.0\.0$/m);
       const inSdist = execFileSync("tar", ["-xzOf", join(releaseDir, PYTHON[1]!), `pulumi_helpdesk-${pkg.version}/pulumi_helpdesk/pulumi-plugin.json`], { encoding: "utf8" });
       expect(JSON.parse(inSdist)).toEqual(expected);
+      // The TypeScript SDK: its package.json's "pulumi" section, which the Node.js language host reads.
+      const npm = JSON.parse(execFileSync("tar", ["-xzOf", join(releaseDir, NODEJS_SDK), "package/package.json"], { encoding: "utf8" })) as { name: string; version: string; pulumi: unknown };
+      expect(npm).toMatchObject({ name: nodejsSdkPackageOf(githubRepository()), version: pkg.version, pulumi: expected });
     });
 
     it("checks the provider config: a bad base URL fails, the token comes back secret", async () => {

@@ -9,9 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { goModulePath } from "../../sdk/repository.js";
 import { go } from "../support/go.js";
-import { runCommand, shown } from "../support/processes.js";
-import { testTempDir } from "../support/temp.js";
-import { tree } from "../support/tree.js";
+import { expectSdkFresh } from "../support/tree.js";
 import { onPath, toolAvailable } from "../support/tools.js";
 
 const root = new URL("../../", import.meta.url).pathname;
@@ -30,13 +28,7 @@ describe.skipIf(
   ),
 )("the Go SDK sdk/go", () => {
   it("is what scripts/sdk/generate.sh writes from the schema, file for file", async () => {
-    const out = join(testTempDir("helpdesk-go-sdk-"), "go");
-    const ran = await runCommand("bash", [join(root, "scripts", "sdk", "generate.sh"), out], { cwd: root, env: process.env });
-    if (ran.code !== 0) throw new Error(shown("scripts/sdk/generate.sh", ran));
-    const fresh = tree(out);
-    const committed = tree(sdk);
-    expect([...committed.keys()].sort(), "the files of sdk/go (run scripts/sdk/generate.sh)").toEqual([...fresh.keys()].sort());
-    for (const [path, text] of fresh) expect(committed.get(path), `sdk/go/${path} is stale: run scripts/sdk/generate.sh`).toBe(text);
+    await expectSdkFresh("generate.sh", "go");
   }, GO_BUILD_TIMEOUT);
 
   it("is the module of the repository's Go path, for the plugin helpdesk at the package's version", () => {

@@ -10,9 +10,8 @@ import { describe, expect, it } from "vitest";
 import { javaBasePackageOf } from "../../provider/native/schema.js";
 import { githubRepository } from "../../sdk/repository.js";
 import { machineMavenRepository, mavenEnv, mvn, pulumiJavaSdkDownloaded, PULUMI_JAVA_VERSION } from "../support/maven.js";
-import { runCommand, shown } from "../support/processes.js";
 import { testTempDir } from "../support/temp.js";
-import { tree as filesBelow } from "../support/tree.js";
+import { expectSdkFresh } from "../support/tree.js";
 import { onPath, toolAvailable } from "../support/tools.js";
 
 const root = new URL("../../", import.meta.url).pathname;
@@ -23,7 +22,6 @@ const base = javaBasePackageOf(githubRepository());
 const packageDir = `${base.replaceAll(".", "/")}/helpdesk`;
 
 /** The files of a Java SDK folder, without Maven's build output. */
-const tree = (dir: string): Map<string, string> => filesBelow(dir, (path) => path.startsWith("target/"));
 
 describe("the Java base package (the schema's language.java.basePackage)", () => {
   it("is com.github.<owner>, the owner made a Java package name part (JLS §6.1)", () => {
@@ -41,13 +39,7 @@ describe.skipIf(
   ),
 )("the Java SDK sdk/java", () => {
   it("is what scripts/sdk/generate-java.sh writes from the schema, file for file", async () => {
-    const out = join(testTempDir("helpdesk-java-sdk-"), "java");
-    const ran = await runCommand("bash", [join(root, "scripts", "sdk", "generate-java.sh"), out], { cwd: root, env: process.env });
-    if (ran.code !== 0) throw new Error(shown("scripts/sdk/generate-java.sh", ran));
-    const fresh = tree(out);
-    const committed = tree(sdk);
-    expect([...committed.keys()].sort(), "the files of sdk/java (run scripts/sdk/generate-java.sh)").toEqual([...fresh.keys()].sort());
-    for (const [path, text] of fresh) expect(committed.get(path), `sdk/java/${path} is stale: run scripts/sdk/generate-java.sh`).toBe(text);
+    await expectSdkFresh("generate-java.sh", "java", (path) => path.startsWith("target/"));
   });
 
   it("is the Maven artifact <base>:helpdesk at the package's version, for the plugin helpdesk", () => {

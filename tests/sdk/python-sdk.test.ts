@@ -7,10 +7,8 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { runCommand, shown } from "../support/processes.js";
-import { testTempDir } from "../support/temp.js";
 import { toolAvailable } from "../support/tools.js";
-import { tree } from "../support/tree.js";
+import { expectSdkFresh } from "../support/tree.js";
 
 const root = new URL("../../", import.meta.url).pathname;
 const sdk = join(root, "sdk", "python");
@@ -24,13 +22,7 @@ describe.skipIf(
   ),
 )("the Python SDK sdk/python", () => {
   it("is what scripts/sdk/python.sh writes from the schema, file for file", async () => {
-    const out = join(testTempDir("helpdesk-python-sdk-"), "python");
-    const ran = await runCommand("bash", [join(root, "scripts", "sdk", "python.sh"), out], { cwd: root, env: process.env });
-    if (ran.code !== 0) throw new Error(shown("scripts/sdk/python.sh", ran));
-    const fresh = tree(out);
-    const committed = tree(sdk);
-    expect([...committed.keys()].sort(), "the files of sdk/python (run scripts/sdk/python.sh)").toEqual([...fresh.keys()].sort());
-    for (const [path, text] of fresh) expect(committed.get(path), `sdk/python/${path} is stale: run scripts/sdk/python.sh`).toBe(text);
+    await expectSdkFresh("python.sh", "python");
   });
 
   it("names the plugin helpdesk at the package's version, downloadable from the schema's pluginDownloadURL", () => {

@@ -37,11 +37,6 @@ func NewWebhook(ctx *pulumi.Context,
 	if args.Url == nil {
 		return nil, errors.New("invalid value for required argument 'Url'")
 	}
-	replaceOnChanges := pulumi.ReplaceOnChanges([]string{
-		"event",
-		"url",
-	})
-	opts = append(opts, replaceOnChanges)
 	opts = internal.PkgResourceDefaultOpts(opts)
 	var resource Webhook
 	err := ctx.RegisterResource("helpdesk:index:Webhook", name, args, &resource, opts...)

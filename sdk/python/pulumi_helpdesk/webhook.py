@@ -115,8 +115,6 @@ class Webhook(pulumi.CustomResource):
                 raise TypeError("Missing required property 'url'")
             __props__.__dict__["url"] = url
             __props__.__dict__["state"] = None
-        replace_on_changes = pulumi.ResourceOptions(replace_on_changes=["event", "url"])
-        opts = pulumi.ResourceOptions.merge(opts, replace_on_changes)
         super(Webhook, __self__).__init__(
             'helpdesk:index:Webhook',
             resource_name,
