@@ -28,6 +28,7 @@ import { freePort } from "../support/cli.js";
 import { packLikeACleanClone, repoRoot, type PackedTarball } from "../support/package.js";
 import { runCommand as run, shown, type Ran } from "../support/processes.js";
 import { pulumiAvailable } from "../support/pulumi.js";
+import { serveRelease } from "../no-node/no-node-desks.js";
 import { onPath } from "../support/tools.js";
 import { DECLARED_WEBHOOKS, NATIVE_WEBHOOKS, nativeShapes, projectShapes, type Desk, type ProjectShape } from "./shapes.js";
 
@@ -200,6 +201,44 @@ describe("the npm package", () => {
     expect(unwanted).toEqual([]);
     const manifestInTarball = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { files: string[]; engines: { node: string } };
     expect(manifestInTarball.engines.node).toBe(`>=${MINIMUM_NODE_VERSION}`);
+  });
+});
+
+/**
+ * The plugin is for native programs only: a program that uses only the dynamic `Webhook` must not make Pulumi look for
+ * it (the main package has no package.json "pulumi" section, which the Node.js language host would report). Run with
+ * automatic plugin acquisition on, an empty plugin cache and every download sent to a local server that records what
+ * it is asked: `pulumi preview` of a dynamic project succeeds and asks for nothing. (tests/release/typescript-sdk.test.ts
+ * is the other side: a program of the TypeScript SDK makes the same set-up download the plugin.)
+ */
+describe("a program that uses only the dynamic Webhook", () => {
+  it("makes Pulumi look for no plugin: no download asked, nothing in an empty plugin cache", async () => {
+    const shape = shapes.find((s) => s.name === "js-esm")!;
+    const dir = projectDir(shape);
+    const install = await installs.get(shape.name)!;
+    expect(install.code, shown("npm install", install)).toBe(0);
+    const work = mkdtempSync(join(tmpdir(), "helpdesk-no-plugin-"));
+    const mirror = await serveRelease(work);
+    try {
+      const pulumiHome = join(work, "pulumi-home");
+      mkdirSync(pulumiHome);
+      const env: NodeJS.ProcessEnv = { ...projectEnv(dir, shape), PULUMI_HOME: pulumiHome, PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES: `.*=${mirror.url}` };
+      delete env.PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION;
+      const stack = "noplugin";
+      for (const args of [["stack", "init"], ["config", "set", "helpdesk:baseUrl", "http://127.0.0.1:9"], ["config", "set", "--secret", "helpdesk:accessToken", "a-token-of-this-test"]]) {
+        const ran = await run("pulumi", [...args, "--stack", stack, "--non-interactive"], { cwd: dir, env });
+        expect(ran.code, shown(`pulumi ${args.join(" ")}`, ran)).toBe(0);
+      }
+      const preview = await run("pulumi", ["preview", "--stack", stack, "--non-interactive"], { cwd: dir, env });
+      expect(preview.code, shown("pulumi preview", preview)).toBe(0);
+      expect(preview.stdout).toContain("dynamic/helpdesk:Webhook");
+      expect(mirror.requests).toEqual([]);
+      expect(existsSync(join(pulumiHome, "plugins")) ? readdirSync(join(pulumiHome, "plugins")) : []).toEqual([]);
+      await run("pulumi", ["stack", "rm", "--yes", "--force", "--stack", stack, "--non-interactive"], { cwd: dir, env });
+    } finally {
+      await mirror.close();
+      rmSync(work, { recursive: true, force: true });
+    }
   });
 });
 
