@@ -198,6 +198,10 @@ export function buildSchema(): PackageSchema {
         packageDescription: "Help-desk webhooks as code: the TypeScript/JavaScript SDK of the pulumi-helpdesk native provider (`pulumi-resource-helpdesk`).",
         dependencies: { "@pulumi/pulumi": "^3.139.0" },
         respectSchemaVersion: true,
+        readme:
+          "Help-desk webhooks as code: the TypeScript/JavaScript SDK of the pulumi-helpdesk native provider (`pulumi-resource-helpdesk`), " +
+          "with `Provider` (one help desk and its credentials) and `Webhook`. `pulumi up` installs the plugin it names. " +
+          "Sign in with `pulumi-helpdesk login` (the npm package `pulumi-helpdesk`, or the CLI in the plugin's release archive).",
       },
       python: {
         packageName: "pulumi_helpdesk",
