@@ -13,7 +13,9 @@
  * Every kind has a backend directory of its own and the same stack name, so URNs (and the checkpoint's bytes per
  * resource) are the same length in every kind of one program.
  *
- * Options: `--n 300`, `--reps 3`, `--parallel P` (pulumi's `--parallel`), `--timing` (the plugin's gRPC calls
+ * Options: `--n 300`, `--reps 3`, `--base DIR` (adds the kind native-base: the native kind with the plugin of
+ * another build, a package root holding `dist/` and `package.json`, e.g. a copy of `dist/` made before a change: a
+ * before/after comparison in one run), `--parallel P` (pulumi's `--parallel`), `--timing` (the plugin's gRPC calls
  * timed by bench/plugin-timing.ts: count, total and median wall time per method, the most calls in flight),
  * `--cpu-prof` (the plugin under `node --cpu-prof`, profiles kept in the printed directory).
  * Timings are printed, never asserted. Run: `node bench/native-profile.ts --n 300 --reps 3 --timing`
@@ -37,6 +39,7 @@ const { values: options } = parseArgs({
     reps: { type: "string", default: "3" },
     kinds: { type: "string", default: "native,native-limit,native-noop,noop,limit" },
     parallel: { type: "string" },
+    base: { type: "string" },
     timing: { type: "boolean", default: false },
     "cpu-prof": { type: "boolean", default: false },
     "show-state": { type: "boolean", default: false },
@@ -61,7 +64,8 @@ const ALL_KINDS: Kind[] = [
   { name: "noop", dir: noopDir, native: false, env: {} },
   { name: "limit", dir: noopDir, native: false, env: { PULUMI_SKIP_CHECKPOINTS: "true" } },
 ];
-const kinds = options.kinds.split(",").map((name) => {
+if (options.base !== undefined) ALL_KINDS.push({ name: "native-base", dir: nativeDir, native: true, env: { PULUMI_HELPDESK_PACKAGE_ROOT: resolve(options.base) } });
+const kinds = [...options.kinds.split(","), ...(options.base === undefined ? [] : ["native-base"])].map((name) => {
   const kind = ALL_KINDS.find((candidate) => candidate.name === name);
   if (!kind) throw new Error(`unknown kind ${name} (known: ${ALL_KINDS.map((k) => k.name).join(", ")})`);
   return kind;
@@ -171,7 +175,7 @@ async function run(): Promise<void> {
       const upStats = await readStats(emulator.url);
       const upTimings = takeTimings(kind);
       if (options["show-state"] && rep === 0) showState(stateDir, kind);
-      if (kind.native && kind.name !== "native-noop" && (await heldWebhookCount(emulator.url)) !== N) throw new Error(`${kind.name}: the emulator does not hold ${N} webhooks after up`);
+      if (kind.dir === nativeDir && (await heldWebhookCount(emulator.url)) !== N) throw new Error(`${kind.name}: the emulator does not hold ${N} webhooks after up`);
       await resetStats(emulator.url);
       started = performance.now();
       cpu = process.cpuUsage();
@@ -195,9 +199,9 @@ async function run(): Promise<void> {
     const t = times.get(name);
     return t ? { up: median(t.up), destroy: median(t.destroy) } : undefined;
   };
-  console.log(`\nN=${N}, median of ${REPS} (s); ratios, same run: native / native-noop, native-limit / limit, native-noop / limit`);
+  console.log(`\nN=${N}, median of ${REPS} (s); ratios, same run: native (and native-base) / native-noop, native-limit / limit, native-noop / limit`);
   for (const [name, t] of times) {
-    const pair = name === "native" ? floor("native-noop") : name === "native-limit" || name === "native-noop" ? floor("limit") : undefined;
+    const pair = name === "native" || name === "native-base" ? floor("native-noop") : name === "native-limit" || name === "native-noop" ? floor("limit") : undefined;
     const ratio = (ms: number, base: number | undefined): string => (base === undefined ? "" : ` (${(ms / base).toFixed(2)}x)`);
     console.log(
       `${name.padEnd(13)} up ${(median(t.up) / 1000).toFixed(2)}${ratio(median(t.up), pair?.up)}  destroy ${(median(t.destroy) / 1000).toFixed(2)}${ratio(median(t.destroy), pair?.destroy)}` +
