@@ -2,7 +2,7 @@
  * The benchmark (`npm run bench`, run by bench/run.sh after set-up). It measures what the Webhook costs, as the
  * dynamic resource and as the native provider plugin's resource, next to the floor of any Pulumi dynamic resource and
  * to the engine's own limit, with the real Pulumi CLI (Automation API), a file:// backend in a temporary directory and
- * the emulator on 127.0.0.1. Four kinds, in the same run, interleaved:
+ * the emulator on 127.0.0.1. Six kinds, in the same run, interleaved:
  *
  *   - webhook: N dynamic Webhooks, `pulumi-helpdesk` (bench/programs/webhook);
  *   - native: N native Webhooks, `pulumi-helpdesk/native` on the default provider, run by the plugin
@@ -11,7 +11,14 @@
  *   - no-op, the floor: N dynamic resources whose provider does nothing, written inline as Pulumi's docs show
  *     (bench/programs/noop);
  *   - limit: the same no-op program with `PULUMI_SKIP_CHECKPOINTS=true`, so the file backend does not rewrite the
- *     whole state after every step: what the engine costs without that (never a setting for users).
+ *     whole state after every step: what the engine costs without that (never a setting for users);
+ *   - native-noop, the native floor: the native program (bench/programs/native-noop) run by the no-op plugin
+ *     (bench/noop-plugin: the real plugin whose create and delete do no work), with checkpoints, in a backend of its
+ *     own under the native kind's project and stack name, so its checkpoint holds the same bytes per resource as the
+ *     native kind's: the two differ only in the provider's work. The dynamic floor is no floor for the native kind:
+ *     its serialized provider makes each checkpoint about five times larger, and checkpoints dominate `up` at N=300;
+ *   - native-limit: the native program with `PULUMI_SKIP_CHECKPOINTS=true`, to set against limit: the provider's
+ *     cost, the plugin's process included, with the checkpoints out of the way.
  *
  * For N = 10, 100, 300: `pulumi up`, a no-change `pulumi preview` and `pulumi destroy` (median of 3 runs; `--quick`:
  * N = 10, 100, once each), the marginal cost of one more resource between the two largest N, state bytes per resource
@@ -26,18 +33,18 @@
  * rebuild it while the benchmark runs.
  */
 import { randomBytes } from "node:crypto";
-import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { LocalWorkspace, type ConfigMap, type Stack } from "@pulumi/pulumi/automation/index.js";
+import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation/index.js";
 import { signInAutoApproved as signIn, startEmulator } from "pulumi-helpdesk/emulator";
-import { CONFIG_KEYS } from "pulumi-helpdesk";
 import { heldWebhookCount, readStats, resetStats } from "./emulator-stats.ts";
 import { loadRound, startEmulatorProcess, type LoadRound } from "./load.ts";
 import { PROVIDER_PROCESSES, ProviderMemorySampler, type ProviderProcessKind } from "./memory.ts";
 import { measurePluginStart } from "./plugin-start.ts";
 import { report } from "./report.ts";
 import { samplesOf, type KindName, type Results } from "./results.ts";
+import { BENCH_CLIENT, backendEnv, signedInConfig } from "./stack-config.ts";
 import { checkpointPath, measureState } from "./state-size.ts";
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -56,7 +63,7 @@ const REPS = quick ? 1 : 3;
 /** The load test: fixed connections and duration, after a warm-up whose requests are not counted. */
 const LOAD = { connections: 32, durationMs: 5000, warmupMs: 2000, rounds: REPS };
 
-const client = { clientId: "bench-client", clientSecret: "bench-client-secret-value", redirectUri: "http://127.0.0.1:1/callback", name: "bench" };
+const client = BENCH_CLIENT;
 
 interface Kind {
   name: KindName;
@@ -68,6 +75,11 @@ interface Kind {
   type: string;
   /** Added to the run's stack name: two kinds run the no-op program, each in a stack of its own. */
   stackSuffix: string;
+  /**
+   * A backend directory of its own (a name under the run's state directory), or undefined for the shared one: the
+   * native floor's stack has the native kind's project and stack name, so that URNs, and bytes per resource, match.
+   */
+  backend?: string;
   /** Environment of its Pulumi operations besides the backend's. */
   env: Record<string, string>;
   /** The process that runs its provider, whose peak memory is sampled during up. */
@@ -101,6 +113,28 @@ const KINDS: Kind[] = [
   },
   { name: "noop", ...noop, stackSuffix: "", env: {} },
   { name: "limit", ...noop, stackSuffix: "-limit", env: { PULUMI_SKIP_CHECKPOINTS: "true" } },
+  {
+    name: "native-noop",
+    providerProcess: PROVIDER_PROCESSES.nativeNoop,
+    dir: join(root, "bench/programs/native-noop"),
+    project: "helpdesk-bench-native",
+    type: "helpdesk:index:Webhook",
+    stackSuffix: "",
+    backend: "native-noop",
+    env: {},
+    createsWebhooks: false,
+  },
+  {
+    name: "native-limit",
+    providerProcess: PROVIDER_PROCESSES.native,
+    dir: join(root, "bench/programs/native"),
+    project: "helpdesk-bench-native",
+    type: "helpdesk:index:Webhook",
+    // The suffix the limit kind's stack has too: the two stand side by side in the report.
+    stackSuffix: "-limit",
+    env: { PULUMI_SKIP_CHECKPOINTS: "true" },
+    createsWebhooks: true,
+  },
 ];
 
 // ---------------------------------------------------------------------------------------------------------------
@@ -164,35 +198,23 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 
 /** One stack per kind in one throw-away file:// backend, with the stack config `pulumi-helpdesk login` would write. */
 async function createStacks(emulatorUrl: string): Promise<BenchStack[]> {
-  const tokens = await signIn({ baseUrl: emulatorUrl, ...client });
+  const config = await signedInConfig(emulatorUrl, SIZES[0]!);
   log(`emulator on ${emulatorUrl}; signed in as ${client.clientId}`);
   const stateDir = mkdtempSync(join(tmpdir(), "helpdesk-bench-state-"));
   cleanups.push(() => rmSync(stateDir, { recursive: true, force: true }));
   const stackName = `bench${randomBytes(4).toString("hex")}`;
-  const backend = {
-    PULUMI_BACKEND_URL: `file://${stateDir}`,
-    PULUMI_CONFIG_PASSPHRASE: randomBytes(16).toString("hex"),
-    PULUMI_SKIP_UPDATE_CHECK: "true",
-    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-  };
-  const config: ConfigMap = {
-    [CONFIG_KEYS.baseUrl]: { value: emulatorUrl },
-    [CONFIG_KEYS.clientId]: { value: client.clientId },
-    [CONFIG_KEYS.redirectUri]: { value: client.redirectUri },
-    [CONFIG_KEYS.clientSecret]: { value: client.clientSecret, secret: true },
-    [CONFIG_KEYS.accessToken]: { value: tokens.accessToken, secret: true },
-    [CONFIG_KEYS.refreshToken]: { value: tokens.refreshToken ?? "", secret: true },
-    ...(tokens.expiresAt ? { [CONFIG_KEYS.tokenExpiresAt]: { value: tokens.expiresAt } } : {}),
-    "bench:count": { value: String(SIZES[0]) },
-  };
+  const backend = backendEnv(stateDir);
   const stacks: BenchStack[] = [];
   for (const kind of KINDS) {
     const name = `${stackName}${kind.stackSuffix}`;
     const stackFile = join(kind.dir, `Pulumi.${name}.yaml`);
     // Registered before the stack exists, so a failure half-way still removes the Pulumi.<stack>.yaml.
     cleanups.push(() => rmSync(stackFile, { force: true }));
-    const stack = await LocalWorkspace.createOrSelectStack({ stackName: name, workDir: kind.dir }, { envVars: { ...backend, ...kind.env } });
-    const entry: BenchStack = { kind, stack, checkpoint: checkpointPath(stateDir, kind.project, name), deployed: false };
+    const kindStateDir = kind.backend === undefined ? stateDir : join(stateDir, kind.backend);
+    mkdirSync(kindStateDir, { recursive: true });
+    const envVars = { ...backend, PULUMI_BACKEND_URL: `file://${kindStateDir}`, ...kind.env };
+    const stack = await LocalWorkspace.createOrSelectStack({ stackName: name, workDir: kind.dir }, { envVars });
+    const entry: BenchStack = { kind, stack, checkpoint: checkpointPath(kindStateDir, kind.project, name), deployed: false };
     cleanups.push(async () => {
       if (entry.deployed) {
         log(`cleanup: destroying what is left of the ${kind.name} stack`);
@@ -248,7 +270,7 @@ async function measureOnce(entry: BenchStack, n: number, results: Results, emula
     if (held !== 0) throw new Error(`after destroy of the ${kind.name} webhooks the emulator still holds ${held}`);
   }
   log(
-    `rep ${rep + 1}/${REPS} N=${n} ${kind.name.padEnd(7)}: up ${seconds(up.ms)} s, preview ${seconds(preview.ms)} s, destroy ${seconds(destroy.ms)} s, ` +
+    `rep ${rep + 1}/${REPS} N=${n} ${kind.name.padEnd(12)}: up ${seconds(up.ms)} s, preview ${seconds(preview.ms)} s, destroy ${seconds(destroy.ms)} s, ` +
       `provider peak ${(samples.providerPeakKiB.at(-1)! / 1024).toFixed(0)} MiB`,
   );
 }

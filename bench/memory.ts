@@ -4,7 +4,8 @@
  *   - dynamic: Pulumi's dynamic provider process, `node .../@pulumi/pulumi/cmd/dynamic-provider` running the serialized
  *     provider (driver → pulumi → pulumi-resource-pulumi-nodejs → node dynamic-provider);
  *   - native: the plugin pulumi-resource-helpdesk, whose launcher execs `node .../dist/provider/native/main.js`
- *     (driver → pulumi → node main.js).
+ *     (driver → pulumi → node main.js);
+ *   - native no-op: the benchmark's no-op plugin, whose launcher execs `node .../bench/noop-plugin/main.ts`.
  */
 import { readdirSync, readFileSync } from "node:fs";
 
@@ -21,6 +22,8 @@ export const PROVIDER_PROCESSES = {
   dynamic: { label: "dynamic provider", script: /[\\/]cmd[\\/]dynamic-provider([\\/]index\.js)?$/ },
   /** `node .../dist/provider/native/main.js [flags] <engine>` (the launcher `plugin/pulumi-resource-helpdesk` execs it). */
   native: { label: "native plugin", script: /[\\/]dist[\\/]provider[\\/]native[\\/]main\.js$/ },
+  /** `node .../bench/noop-plugin/main.ts <engine>` (its launcher bench/noop-plugin/pulumi-resource-helpdesk execs it). */
+  nativeNoop: { label: "no-op plugin", script: /[\\/]bench[\\/]noop-plugin[\\/]main\.ts$/ },
 } as const satisfies Record<string, ProviderProcessKind>;
 
 /** How often /proc/<pid>/status is read while an operation runs. */

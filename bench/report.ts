@@ -34,17 +34,61 @@ interface Row {
 
 const seconds = (ms: number): number => ms / 1000;
 const mib = (kib: number): number => kib / 1024;
-/** The table's columns, in order, and their headers. */
-const KINDS: KindName[] = ["webhook", "native", "noop", "limit"];
-const HEADERS: Record<KindName, string> = { webhook: "webhook", native: "native", noop: "no-op", limit: "limit" };
-/** The ratio columns after the kinds: `of` / `over`. */
-const RATIOS: Array<{ header: string; of: KindName; over: KindName }> = [
-  { header: "w/no-op", of: "webhook", over: "noop" },
-  { header: "n/no-op", of: "native", over: "noop" },
-  { header: "n/w", of: "native", over: "webhook" },
+/** Every kind, in the JSON's order, and its column header. */
+const KINDS: KindName[] = ["webhook", "native", "noop", "limit", "native-noop", "native-limit"];
+const HEADERS: Record<KindName, string> = { webhook: "webhook", native: "native", noop: "no-op", limit: "limit", "native-noop": "n-no-op", "native-limit": "n-limit" };
+
+/** A ratio column: `of` / `over`. */
+interface Ratio {
+  header: string;
+  of: KindName;
+  over: KindName;
+}
+
+/** One printed table: its kinds, its ratio columns, and which rows it shows. */
+interface Table {
+  title: string;
+  kinds: KindName[];
+  ratios: Ratio[];
+  /** Whether a row belongs in this table (the second shows times, state and memory only). */
+  shows: (row: Row) => boolean;
+}
+
+/**
+ * The two tables. The first: the two Webhooks against the dynamic floor and its limit, as before. The second: the
+ * native Webhook against floors that differ from it only in one thing: n-no-op, the same program and checkpoints with
+ * a plugin that does no work (the provider's whole cost is n/n-no-op), and, without checkpoints, n-limit against the
+ * engine's limit (n-lim/lim: the provider's cost with the checkpoints out of the way; n-no-op/lim: what checkpoints of
+ * a native stack cost). n/no-op is kept for comparison with earlier runs; it mostly measures state size.
+ */
+const TABLES: Table[] = [
+  {
+    title: "The Webhooks against the dynamic floor",
+    kinds: ["webhook", "native", "noop", "limit"],
+    ratios: [
+      { header: "w/no-op", of: "webhook", over: "noop" },
+      { header: "n/no-op", of: "native", over: "noop" },
+      { header: "n/w", of: "native", over: "webhook" },
+    ],
+    shows: () => true,
+  },
+  {
+    title: "The native Webhook against its own floors",
+    kinds: ["native", "native-noop", "native-limit", "limit"],
+    ratios: [
+      { header: "n/n-no-op", of: "native", over: "native-noop" },
+      { header: "n-lim/lim", of: "native-limit", over: "limit" },
+      { header: "n-no-op/lim", of: "native-noop", over: "limit" },
+    ],
+    shows: (row) => row.ratios && !row.figure.startsWith("emulator") && !row.figure.startsWith("  "),
+  },
 ];
-/** The kinds whose cost over the no-op floor the "largest cost" lines name. */
-const MEASURED: KindName[] = ["webhook", "native"];
+
+/** The kinds whose cost over a floor the "largest cost" lines name, and that floor. */
+const MEASURED: Array<{ kind: KindName; floor: KindName }> = [
+  { kind: "webhook", floor: "noop" },
+  { kind: "native", floor: "native-noop" },
+];
 
 /**
  * Prints the table and writes the JSON.
@@ -115,7 +159,7 @@ export function report(results: Results, load: LoadRound[], info: RunInfo, root:
   }
 
   // The emulator's own throughput: one figure, in the first column.
-  const webhookOnly = (value: number | string): Record<KindName, number | string> => ({ webhook: value, native: "-", noop: "-", limit: "-" });
+  const webhookOnly = (value: number | string): Record<KindName, number | string> => ({ ...each(() => "-"), webhook: value });
   const rps = median(load.map((round) => round.requestsPerSecond));
   rows.push({ figure: `emulator POST /v1/webhooks (req/s, ${info.load.connections} conn, ${seconds(info.load.durationMs)} s)`, values: webhookOnly(rps), ratios: false, digits: 0 });
   if (load.length > 1) {
@@ -130,31 +174,19 @@ export function report(results: Results, load: LoadRound[], info: RunInfo, root:
     digits: 0,
   });
 
-  const largestLines = Object.fromEntries(MEASURED.map((kind) => [kind, largestCost(kind, results, sizes, med, fileMarginal)])) as Record<string, string>;
+  const largestLines = Object.fromEntries(MEASURED.map(({ kind, floor }) => [kind, largestCost(kind, floor, results, sizes, med, fileMarginal)])) as Record<string, string>;
 
-  // Print: each column as wide as its widest cell, so the table stays within 120 columns.
-  const fmt = (value: number | string, digits: number): string => (typeof value === "number" ? (Number.isFinite(value) ? value.toFixed(digits) : "n/a") : value);
-  const ratio = (row: Row, of: KindName, over: KindName): string => {
-    const [a, b] = [row.values[of], row.values[over]];
-    return row.ratios && typeof a === "number" && typeof b === "number" ? fmt(a / b, 2) : "-";
-  };
-  const columns = [
-    ...KINDS.map((kind) => ({ header: HEADERS[kind], cell: (row: Row) => fmt(row.values[kind], row.digits) })),
-    ...RATIOS.map(({ header, of, over }) => ({ header, cell: (row: Row) => ratio(row, of, over) })),
-  ].map((column) => ({ ...column, width: Math.max(column.header.length, ...rows.map((row) => column.cell(row).length)) + 2 }));
-  const width = Math.max(...rows.map((row) => row.figure.length)) + 2;
-  const header = "figure".padEnd(width) + columns.map((column) => column.header.padStart(column.width)).join("");
-  const lines = rows.map((row) => row.figure.padEnd(width) + columns.map((column) => column.cell(row).padStart(column.width)).join(""));
+  for (const table of TABLES) printTable(table, rows.filter(table.shows));
   console.log("");
-  console.log([header, ...lines].join("\n"));
-  console.log("");
-  for (const kind of MEASURED) console.log(largestLines[kind]);
+  for (const { kind } of MEASURED) console.log(largestLines[kind]);
   console.log("webhook: the dynamic Webhook (pulumi-helpdesk); native: the native Webhook (pulumi-helpdesk/native, default");
   console.log("provider) run by the plugin pulumi-resource-helpdesk; no-op: the floor, a dynamic resource whose provider does");
   console.log("nothing (bench/programs/noop); limit: the same no-op program with PULUMI_SKIP_CHECKPOINTS=true, what the engine");
-  console.log("costs without writing state after each step (never for users). w/no-op = webhook / no-op, n/no-op = native /");
-  console.log("no-op, n/w = native / webhook. provider process: the dynamic provider's (webhook, no-op, limit), the plugin's");
-  console.log("(native). __provider none: a native resource stores no provider. HTTP = API requests / TCP connections.");
+  console.log("costs without writing state after each step (never for users). n-no-op: the native program run by a plugin whose");
+  console.log("create and delete do no work (bench/noop-plugin), same checkpoints and bytes per resource as native: the native");
+  console.log("floor; n-limit: native with PULUMI_SKIP_CHECKPOINTS=true. w = webhook, n = native, lim = limit; a/b = a's figure");
+  console.log("over b's. provider process: the dynamic provider's (webhook, no-op, limit), the plugin's (native, n-no-op,");
+  console.log("n-limit). __provider none: a native resource stores no provider. HTTP = API requests / TCP connections.");
   console.log(
     `${info.quick ? "quick run" : "full run"} in ${info.totalSeconds.toFixed(0)} s on ${cpus().length} cores, node ${process.version}, pulumi ${info.pulumiVersion}; ` +
       `load average (1 min) ${info.loadAverage.before} before, ${info.loadAverage.after} after (other processes share these cores)`,
@@ -178,13 +210,33 @@ export function report(results: Results, load: LoadRound[], info: RunInfo, root:
   console.log(`results written to ${join("bench-results", "bench.json")}`);
 }
 
+/** Prints one table: each column as wide as its widest cell, so the table stays within 120 columns. */
+function printTable(table: Table, rows: Row[]): void {
+  const fmt = (value: number | string, digits: number): string => (typeof value === "number" ? (Number.isFinite(value) ? value.toFixed(digits) : "n/a") : value);
+  const ratio = (row: Row, of: KindName, over: KindName): string => {
+    const [a, b] = [row.values[of], row.values[over]];
+    return row.ratios && typeof a === "number" && typeof b === "number" ? fmt(a / b, 2) : "-";
+  };
+  const columns = [
+    ...table.kinds.map((kind) => ({ header: HEADERS[kind], cell: (row: Row) => fmt(row.values[kind], row.digits) })),
+    ...table.ratios.map(({ header, of, over }) => ({ header, cell: (row: Row) => ratio(row, of, over) })),
+  ].map((column) => ({ ...column, width: Math.max(column.header.length, ...rows.map((row) => column.cell(row).length)) + 2 }));
+  const width = Math.max(...rows.map((row) => row.figure.length)) + 2;
+  const header = "figure".padEnd(width) + columns.map((column) => column.header.padStart(column.width)).join("");
+  const lines = rows.map((row) => row.figure.padEnd(width) + columns.map((column) => column.cell(row).padStart(column.width)).join(""));
+  console.log("");
+  console.log(`${table.title}:`);
+  console.log([header, ...lines].join("\n"));
+}
+
 /**
- * The largest cost a kind's provider adds over the floor, by ratio: times at the largest N (smaller N are dominated by
+ * The largest cost a kind's provider adds over its floor, by ratio: times at the largest N (smaller N are dominated by
  * the CLI's fixed start-up and too noisy), provider process memory at every N (loading the implementation is a fixed
  * cost), state. When no figure is above the floor, the line says so and names the closest.
  */
 function largestCost(
   kind: KindName,
+  floor: KindName,
   results: Results,
   sizes: number[],
   med: (kind: KindName, n: number, op: "up" | "preview" | "destroy") => number,
@@ -193,13 +245,13 @@ function largestCost(
   const large = sizes[sizes.length - 1]!;
   const peak = (kind: KindName, n: number): number => mib(median(results.get(`${kind}:${n}`)!.providerPeakKiB));
   const candidates = [
-    ...(["up", "preview", "destroy"] as const).map((op) => ({ name: `${op} at N=${large}`, w: med(kind, large, op), o: med("noop", large, op), unit: "s" })),
-    ...sizes.map((n) => ({ name: `provider process peak memory at N=${n}`, w: peak(kind, n), o: peak("noop", n), unit: "MiB" })),
-    { name: "state per resource", w: fileMarginal(kind), o: fileMarginal("noop"), unit: "bytes" },
+    ...(["up", "preview", "destroy"] as const).map((op) => ({ name: `${op} at N=${large}`, w: med(kind, large, op), o: med(floor, large, op), unit: "s" })),
+    ...sizes.map((n) => ({ name: `provider process peak memory at N=${n}`, w: peak(kind, n), o: peak(floor, n), unit: "MiB" })),
+    { name: "state per resource", w: fileMarginal(kind), o: fileMarginal(floor), unit: "bytes" },
   ];
   const largest = candidates.reduce((best, c) => (c.w / c.o > best.w / best.o ? c : best));
   const digits = largest.unit === "s" ? 2 : largest.unit === "MiB" ? 1 : 0;
-  const lead = largest.w > largest.o ? `largest cost over the no-op floor` : `no cost over the no-op floor; closest`;
+  const lead = largest.w > largest.o ? `largest cost over its floor (${HEADERS[floor]})` : `no cost over its floor (${HEADERS[floor]}); closest`;
   return (
     `${kind}: ${lead}: ${largest.name}, x${(largest.w / largest.o).toFixed(2)} ` +
     `(${largest.w >= largest.o ? "+" : ""}${(largest.w - largest.o).toFixed(digits)} ${largest.unit}: ${largest.w.toFixed(digits)} vs ${largest.o.toFixed(digits)})`

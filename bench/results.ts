@@ -5,8 +5,11 @@
 import type { HttpCount } from "./emulator-stats.ts";
 import type { StateSize } from "./state-size.ts";
 
-/** The columns of the table: the dynamic Webhook, the native Webhook, the floor and the engine's limit (see `KINDS` in bench.ts). */
-export type KindName = "webhook" | "native" | "noop" | "limit";
+/**
+ * The kinds measured (see `KINDS` in bench.ts): the dynamic Webhook, the native Webhook, the dynamic floor and the
+ * engine's limit for it; the native floor (the no-op plugin) and the native Webhook without checkpoints.
+ */
+export type KindName = "webhook" | "native" | "noop" | "limit" | "native-noop" | "native-limit";
 
 /** One timed operation and the API traffic the emulator saw during it. */
 export interface OperationSample {

@@ -160,7 +160,7 @@ export class HelpdeskClient {
     try {
       const answer = await exchange({
         method,
-        url: endpointUrl(this.options.baseUrl, path).href,
+        url: endpointUrl(this.options.baseUrl, path),
         headers: {
           authorization: `Bearer ${token}`,
           accept: "application/json",

@@ -23,8 +23,8 @@ export interface HttpAnswer {
 /** One request: method, absolute URL, headers, an optional body, and the deadline of the whole exchange. */
 export interface HttpExchange {
   method: "POST" | "DELETE";
-  /** Absolute http(s) URL. */
-  url: string;
+  /** Absolute http(s) URL; a `URL` is used as it is (the client has parsed it already: no second parse per request). */
+  url: string | URL;
   headers: Record<string, string>;
   body?: string;
   /** Deadline of the whole exchange (connect, send, headers and body), in milliseconds. */
@@ -64,7 +64,7 @@ const agents = {
  * @throws HttpExchangeError when no complete answer came (refused, reset, DNS failure, deadline passed)
  */
 export function exchange(request: HttpExchange): Promise<HttpAnswer> {
-  const url = new URL(request.url);
+  const url = typeof request.url === "string" ? new URL(request.url) : request.url;
   const secure = url.protocol === "https:";
   const send = secure ? httpsRequest : httpRequest;
   const signal = AbortSignal.timeout(request.timeoutMs);
