@@ -149,7 +149,7 @@ describe.skipIf(!pulumiAvailable())("credentials never reach a person, whatever 
       ["e2e:hooks", JSON.stringify([{ name: "plain", event: "ticket_opened", url: "https://hooks.example.test/plain" }, { name: "secret", event: "note_added", url: "", secretUrl: true }]), false],
       ["e2e:secretUrl", secretUrl, true],
     ] as const) {
-      const set = await run("config set", "pulumi", ["config", "set", key, value, "--stack", stackName, ...(secret ? ["--secret"] : ["--plaintext"])]);
+      const set = await run("config set", "pulumi", ["config", "set", "--stack", stackName, ...(secret ? ["--secret"] : ["--plaintext"]), "--", key, value]);
       expect(set.code, set.out).toBe(0);
     }
   }, 120_000);
