@@ -69,8 +69,8 @@ describe.skipIf(!pulumiToolsReady(["pulumi-language-yaml"]))("a plugin installed
     const tokens = await signInAutoApproved({ baseUrl: emulator.url, ...client });
     await run(["stack", "init", stack]);
     await run(["config", "set", "helpdesk:baseUrl", emulator.url, "--stack", stack]);
-    // `--` ends the flags: a token may start with "-" (base64url), which pulumi would otherwise read as a flag.
-    await run(["config", "set", "--secret", "--stack", stack, "--", "helpdesk:accessToken", tokens.accessToken]);
+    // key=value in one argument: a token may start with "-" (base64url), which `config set` would read as a flag.
+    await run(["config", "set-all", "--stack", stack, "--secret", `helpdesk:accessToken=${tokens.accessToken}`]);
   }, 300_000);
 
   afterAll(async () => {
