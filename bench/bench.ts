@@ -63,8 +63,6 @@ const REPS = quick ? 1 : 3;
 /** The load test: fixed connections and duration, after a warm-up whose requests are not counted. */
 const LOAD = { connections: 32, durationMs: 5000, warmupMs: 2000, rounds: REPS };
 
-const client = BENCH_CLIENT;
-
 interface Kind {
   name: KindName;
   /** Program directory (Pulumi.yaml). */
@@ -199,7 +197,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 /** One stack per kind in one throw-away file:// backend, with the stack config `pulumi-helpdesk login` would write. */
 async function createStacks(emulatorUrl: string): Promise<BenchStack[]> {
   const config = await signedInConfig(emulatorUrl, SIZES[0]!);
-  log(`emulator on ${emulatorUrl}; signed in as ${client.clientId}`);
+  log(`emulator on ${emulatorUrl}; signed in as ${BENCH_CLIENT.clientId}`);
   const stateDir = mkdtempSync(join(tmpdir(), "helpdesk-bench-state-"));
   cleanups.push(() => rmSync(stateDir, { recursive: true, force: true }));
   const stackName = `bench${randomBytes(4).toString("hex")}`;
@@ -278,9 +276,9 @@ async function measureOnce(entry: BenchStack, n: number, results: Results, emula
 /** The emulator's sustained rate for POST /v1/webhooks, from a loader in this process against an emulator in its own. */
 async function loadTest(): Promise<LoadRound[]> {
   log(`load test: POST /v1/webhooks, ${LOAD.connections} connections, ${seconds(LOAD.durationMs)} s (+${seconds(LOAD.warmupMs)} s warm-up) x ${LOAD.rounds}`);
-  const emulator = await startEmulatorProcess([client]);
+  const emulator = await startEmulatorProcess([BENCH_CLIENT]);
   cleanups.push(() => emulator.stop());
-  const tokens = await signIn({ baseUrl: emulator.url, ...client });
+  const tokens = await signIn({ baseUrl: emulator.url, ...BENCH_CLIENT });
   const rounds: LoadRound[] = [];
   for (let round = 0; round < LOAD.rounds; round++) {
     if (abort.signal.aborted) throw abort.signal.reason;
@@ -293,7 +291,7 @@ async function loadTest(): Promise<LoadRound[]> {
 
 async function run(): Promise<void> {
   const results: Results = new Map();
-  const emulator = await startEmulator({ port: 0, autoApprove: true, clients: [client] });
+  const emulator = await startEmulator({ port: 0, autoApprove: true, clients: [BENCH_CLIENT] });
   cleanups.push(() => emulator.close());
   const stacks = await createStacks(emulator.url);
   const pulumiVersion = (await stacks[0]!.stack.workspace.pulumiVersion) ?? "unknown";

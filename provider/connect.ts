@@ -11,8 +11,17 @@ import { HelpdeskError } from "./errors.js";
 import type { Target } from "./target.js";
 
 /**
- * A client of the help desk `target` names, sharing this process's token refresh with every other operation on the
- * same grant. Registers every credential with the redaction registry first.
+ * The client of each target, made on its first create or delete. A target's settings are resolved once and never
+ * change, so one client serves all its operations: the native plugin keeps one target per `Configure` and sends
+ * hundreds of creates through it in one `pulumi up`, which then skip building a client, looking up the grant and
+ * registering its credentials each time (the dynamic provider resolves a new target per call, by design).
+ */
+const clients = new WeakMap<Target, HelpdeskClient>();
+
+/**
+ * The client of the help desk `target` names (the same one for every call with this target), sharing this process's
+ * token refresh with every other operation on the same grant. Registers every credential with the redaction registry
+ * first.
  *
  * @param target the resolved settings and how to name them
  * @returns the client
@@ -21,6 +30,8 @@ import type { Target } from "./target.js";
  *   `pulumi-helpdesk login` writes them
  */
 export function connect(target: Target): HelpdeskClient {
+  const known = clients.get(target);
+  if (known) return known;
   const { settings, place } = target;
   for (const secret of [settings.accessToken, settings.refreshToken, settings.clientSecret]) registerSecret(secret);
   const missing = (["baseUrl", "accessToken"] as const).filter((name) => settings[name] === undefined);
@@ -32,10 +43,12 @@ export function connect(target: Target): HelpdeskClient {
         "Run `pulumi-helpdesk login --stack <stack>` in the project directory, or set the environment variables.",
     );
   }
-  return new HelpdeskClient({
+  const client = new HelpdeskClient({
     baseUrl: settings.baseUrl,
     grant: Grant.shared(settings, { namespace: place.namespace }),
     limits: settings.limits,
     describe: place.describe,
   });
+  clients.set(target, client);
+  return client;
 }

@@ -14,7 +14,6 @@
 import { webhookProblems } from "../sdk/webhook-rules.js";
 import { registerSecret } from "../auth/redact.js";
 import type { Target } from "./target.js";
-import type { HelpdeskClient } from "./client.js";
 import type { Webhook, WebhookField, WebhookSpec } from "./webhook-types.js";
 import { UNKNOWN } from "./unknown.js";
 import { warn } from "./warnings.js";
@@ -70,25 +69,6 @@ export function replacedFields(olds: Readonly<Record<string, unknown>>, news: Re
   return (["event", "url"] as const).filter((field) => olds[field] !== news[field]);
 }
 
-/** `./connect.js`, loaded on the first create or delete (see the module doc), then kept. */
-let connectModule: Promise<typeof import("./connect.js")> | undefined;
-/**
- * The client of each target, made on the target's first create or delete. A target's settings are resolved once and
- * never change, so one client serves all its operations: the native plugin keeps one target per `Configure` and
- * sends hundreds of creates through it in one `pulumi up`, which then skip the module lookup, the grant's look-up and
- * the registration of its credentials each time (the dynamic provider resolves a new target per call, by design).
- */
-const clients = new WeakMap<Target, HelpdeskClient>();
-
-async function clientOf(target: Target): Promise<HelpdeskClient> {
-  const known = clients.get(target);
-  if (known) return known;
-  const { connect } = await (connectModule ??= import("./connect.js"));
-  const client = connect(target);
-  clients.set(target, client);
-  return client;
-}
-
 /**
  * Create: registers the webhook (`POST /v1/webhooks`, docs/helpdesk-api.md §4.3), with retries and token refresh.
  *
@@ -101,7 +81,8 @@ async function clientOf(target: Target): Promise<HelpdeskClient> {
  */
 export async function createWebhook(target: Target, spec: WebhookSpec): Promise<Webhook> {
   registerSecret(spec.url); // a webhook url may carry a credential; a server echoing it must not show it
-  return (await clientOf(target)).createWebhook(spec);
+  const client = (await import("./connect.js")).connect(target);
+  return client.createWebhook(spec);
 }
 
 /**
@@ -114,7 +95,8 @@ export async function createWebhook(target: Target, spec: WebhookSpec): Promise<
  */
 export async function deleteWebhook(target: Target, webhook: Pick<Webhook, "id" | "event" | "url">): Promise<void> {
   registerSecret(webhook.url);
-  if ((await (await clientOf(target)).deleteWebhook(webhook.id)) === "not_found") {
+  const client = (await import("./connect.js")).connect(target);
+  if ((await client.deleteWebhook(webhook.id)) === "not_found") {
     warn(`webhook ${webhook.id} (${webhook.event}) was already gone from the help desk (deleted outside Pulumi); removed it from the stack`);
   }
 }

@@ -34,6 +34,17 @@ export function nodejsSdkPackageJson(): SdkPackageJson {
 }
 
 /**
+ * The tarball `npm pack` writes for the SDK: `@<scope>/<name>` becomes `<scope>-<name>-<version>.tgz`.
+ *
+ * @param version e.g. `"0.1.0"`
+ * @returns e.g. `"pulumi-helpdesk-helpdesk-0.1.0.tgz"`
+ * @throws Error when sdk/nodejs/package.json is missing
+ */
+export function nodejsSdkTarball(version: string): string {
+  return `${nodejsSdkPackageJson().name.replace(/^@/, "").replace("/", "-")}-${version}.tgz`;
+}
+
+/**
  * Writes the package's files into `dir` (created): `dist/native/**` but its package.json, then sdk/nodejs's
  * package.json and README.md, and the repository's LICENSE.
  *

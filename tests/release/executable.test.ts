@@ -37,6 +37,7 @@ import { heldWebhooks } from "../support/emulator.js";
 import { repoRoot } from "../support/package.js";
 import { waitFor } from "../support/processes.js";
 import { sharedRelease } from "../support/release.js";
+import { nodejsSdkTarball } from "../../scripts/release/nodejs-sdk.ts";
 
 const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string; repository: { url: string } };
 const ARCHIVES = [
@@ -47,8 +48,7 @@ const ARCHIVES = [
 /** Postject's sentinel in Node.js's binary: `:0` as built, `:1` once a blob is injected. */
 const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
 const PYTHON = [`pulumi_helpdesk-${pkg.version}-py3-none-any.whl`, `pulumi_helpdesk-${pkg.version}.tar.gz`];
-/** The TypeScript SDK's tarball, as `npm pack` names `@<scope>/<name>`. */
-const NODEJS_SDK = `${nodejsSdkPackageOf(githubRepository()).slice(1).replace("/", "-")}-${pkg.version}.tgz`;
+const NODEJS_SDK = nodejsSdkTarball(pkg.version);
 
 /**
  * The data of a named resource of a 64-bit PE file (what `FindResource` finds, and Node's SEA reads its blob by).

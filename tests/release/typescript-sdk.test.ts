@@ -14,12 +14,11 @@ import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { nodejsSdkPackageOf } from "../../provider/native/schema.js";
 import { githubRepository } from "../../sdk/repository.js";
+import { nodejsSdkTarball } from "../../scripts/release/nodejs-sdk.ts";
 import { repoRoot } from "../support/package.js";
 import { sharedRelease } from "../support/release.js";
 import { describeDownloadedPlugin, VERSION } from "../no-node/no-node-desks.js";
 
-/** The release's tarball of the TypeScript SDK, as `npm pack` names it (`@scope/name` → `scope-name-<version>.tgz`). */
-const SDK_TARBALL = `${nodejsSdkPackageOf(githubRepository()).slice(1).replace("/", "-")}-${VERSION}.tgz`;
 
 describeDownloadedPlugin("examples/typescript with the release's TypeScript SDK: the plugin downloaded by Pulumi", {
   hosts: ["pulumi-language-nodejs"],
@@ -32,7 +31,7 @@ describeDownloadedPlugin("examples/typescript with the release's TypeScript SDK:
     const pkg = JSON.parse(readFileSync(join(example, "package.json"), "utf8")) as { dependencies: Record<string, string> };
     const sdk = nodejsSdkPackageOf(githubRepository());
     if (!pkg.dependencies[sdk]) throw new Error(`examples/typescript/package.json does not depend on ${sdk}`);
-    pkg.dependencies[sdk] = `file:${join(await sharedRelease(), SDK_TARBALL)}`;
+    pkg.dependencies[sdk] = `file:${join(await sharedRelease(), nodejsSdkTarball(VERSION))}`;
     writeFileSync(join(programDir, "package.json"), `${JSON.stringify(pkg, null, 2)}\n`);
     execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: programDir, stdio: ["ignore", "ignore", "pipe"] });
     return { env: { PULUMI_NODEJS_TYPESCRIPT: "false" } };
