@@ -20,11 +20,9 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
+import { PLUGIN_EXECUTABLE, pluginExecutableFile } from "../../sdk/executables.js";
 import { builtInFacts, packageRoot, packageVersion } from "../../sdk/package-version.js";
 import { CliError, info, result, success } from "../output.js";
-
-/** The launcher's file name, as Pulumi looks for it: `pulumi-resource-<package>`. */
-export const LAUNCHER = "pulumi-resource-helpdesk";
 
 /**
  * @returns the absolute path of the folder holding the launcher in the installed package, e.g.
@@ -53,13 +51,13 @@ export interface PluginInstallOptions {
  */
 function stagePlugin(staging: string): string {
   if (builtInFacts()) {
-    // Pulumi looks for `pulumi-resource-helpdesk.exe` on Windows: a copy without the suffix would not be found there.
-    const name = process.platform === "win32" ? `${LAUNCHER}.exe` : LAUNCHER;
+    const name = pluginExecutableFile(process.platform);
     copyFileSync(process.execPath, join(staging, name));
     chmodSync(join(staging, name), 0o755);
     return "its own copy of this self-contained executable (no Node.js needed)";
   }
-  copyFileSync(join(pluginFolder(), LAUNCHER), join(staging, LAUNCHER));
+  // The npm package's launcher is a shell script (Linux and macOS), named as Pulumi looks for it there.
+  copyFileSync(join(pluginFolder(), PLUGIN_EXECUTABLE), join(staging, PLUGIN_EXECUTABLE));
   writeFileSync(join(staging, "package-root"), `${packageRoot()}\n`);
   return `${join(packageRoot(), "dist", "provider", "native", "main.js")}; run this command again if that package moves or is upgraded`;
 }

@@ -32,14 +32,11 @@ import { homedir, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
+import { pluginExecutableFile } from "../../sdk/executables.ts";
 import { factsOf, type PackageFacts } from "../../sdk/package-version.ts";
 
 /** The repository's root. */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-/** The plugin's executable name, the name Pulumi runs it by. */
-export const PLUGIN_EXECUTABLE = "pulumi-resource-helpdesk";
-/** The CLI's name (the same executable invoked under this name). */
-export const CLI_EXECUTABLE = "pulumi-helpdesk";
 
 /** A platform an executable is built for, in Node.js's words (`process.platform`, `process.arch`). */
 export interface Target {
@@ -58,12 +55,12 @@ export const BUILDABLE_TARGETS: readonly Target[] = [
 ];
 
 /**
- * The executable's file name for a target: Windows finds programs (and Pulumi finds a plugin there) by their `.exe`.
+ * The executable's file name for a target ({@link pluginExecutableFile}).
  *
  * @returns `pulumi-resource-helpdesk`, or `pulumi-resource-helpdesk.exe` for Windows
  */
 export function executableName(target: Target): string {
-  return target.os === "win32" ? `${PLUGIN_EXECUTABLE}.exe` : PLUGIN_EXECUTABLE;
+  return pluginExecutableFile(target.os);
 }
 
 /** The sentinel postject flips in the Node.js binary so that it runs the injected blob (Node's documented value). */
