@@ -20,14 +20,14 @@
  *    rotated, the only valid refresh token went with the answer, and presenting the old one would trip replay
  *    detection. So the next refresh stops with `refresh_interrupted` (sign in again) instead, unless the server is
  *    known to keep refresh tokens (then presenting it again is harmless). A request refused before it reached the
- *    server (`sdk/not-sent.ts`) or answered with an error clears the marker.
+ *    server (`kernel/not-sent.ts`) or answered with an error clears the marker.
  * 4. A damaged cache is an error naming the file, never a reason to fall back to the token in stack config.
  */
 import { hostname } from "node:os";
-import { baseUrlText } from "../sdk/base-url.js";
-import { configKeysFor, DEFAULT_CONFIG_NAMESPACE, stackConfigSettings } from "../sdk/config.js";
-import { neverSent } from "../sdk/not-sent.js";
-import { isSecretSetting, LOGIN_SETTING_NAMES, resolveSettings, type ResolvedSettings, type SettingName } from "../sdk/settings.js";
+import { baseUrlText } from "../kernel/base-url.js";
+import { configKeysFor, DEFAULT_CONFIG_NAMESPACE, stackConfigSettings } from "../kernel/config.js";
+import { neverSent } from "../kernel/not-sent.js";
+import { isSecretSetting, LOGIN_SETTING_NAMES, resolveSettings, type ResolvedSettings, type SettingName } from "../kernel/settings.js";
 import { OAuthError, refreshAccessToken, type TokenSet } from "./oauth.js";
 import { registerSecret } from "./redact.js";
 import {
@@ -46,7 +46,7 @@ import {
 
 /** The client registration that may use the refresh grant (RFC 6749 §2, §6; `client_secret_post`, §2.3.1). */
 export interface GrantClient {
-  /** API base URL (docs/helpdesk-api.md §1 `{base_url}`), as `sdk/base-url.ts` parsed it. */
+  /** API base URL (docs/helpdesk-api.md §1 `{base_url}`), as `kernel/base-url.ts` parsed it. */
   readonly baseUrl: URL;
   /** `client_id` (docs/helpdesk-api.md §4.1). */
   readonly clientId: string;
@@ -72,7 +72,7 @@ export interface GrantConfigEntry {
   readonly key: string;
   /** The value. */
   readonly value: string;
-  /** Store as a Pulumi secret: true for the secret settings of `sdk/settings.ts` (in any namespace). */
+  /** Store as a Pulumi secret: true for the secret settings of `kernel/settings.ts` (in any namespace). */
   readonly secret: boolean;
 }
 
@@ -228,7 +228,7 @@ export class Grant {
   private readonly known = new Set<string>();
 
   /**
-   * @param settings the help desk's settings, resolved once (`sdk/settings.ts` `resolveSettings`)
+   * @param settings the help desk's settings, resolved once (`kernel/settings.ts` `resolveSettings`)
    * @param options the stack and namespace they came from, the cache directory
    * @throws TypeError when the settings hold no access token (callers say which setting is missing first)
    * @throws ConfigNamespaceError when `options.namespace` is not allowed

@@ -1,6 +1,6 @@
 /**
  * OAuth 2.0 authorization-code client helpers for the help-desk API (docs/helpdesk-api.md §4.1, §4.2, §5), on `oauth4webapi` with
- * Node's global fetch (the undici bundled in Node.js; see provider/http.ts for why not the undici package) as its
+ * Node's global fetch (the undici bundled in Node.js; see provider/core/http.ts for why not the undici package) as its
  * HTTP client. Used by `pulumi-helpdesk login` / `refresh` and by the provider's refresh of expired
  * access tokens.
  *
@@ -9,14 +9,14 @@
  * `grant_type=refresh_token` (§6), `state` (§10.12) and PKCE S256 (RFC 7636) always sent.
  */
 import * as oauth from "oauth4webapi";
-import { PulumiHelpdeskError } from "../sdk/errors.js";
-import { baseUrlText, endpointUrl } from "../sdk/base-url.js";
-import { isLoopbackHost } from "../sdk/loopback.js";
+import { PulumiHelpdeskError } from "../kernel/errors.js";
+import { baseUrlText, endpointUrl } from "../kernel/base-url.js";
+import { isLoopbackHost } from "../kernel/loopback.js";
 import { registerSecret, serverText } from "./redact.js";
 
 /** The OAuth client registration of docs/helpdesk-api.md §5.2: issued id and secret, and the redirect URI supplied in advance. */
 export interface OAuthClientConfig {
-  /** API base URL (docs/helpdesk-api.md §1 `{base_url}`), as `sdk/base-url.ts` parsed it. */
+  /** API base URL (docs/helpdesk-api.md §1 `{base_url}`), as `kernel/base-url.ts` parsed it. */
   baseUrl: URL;
   /** `client_id` (docs/helpdesk-api.md §4.1). */
   clientId: string;

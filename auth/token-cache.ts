@@ -37,7 +37,7 @@ import { chmodSync, closeSync, fchmodSync, fstatSync, fsyncSync, mkdirSync, open
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { lock } from "proper-lockfile";
-import { PulumiHelpdeskError } from "../sdk/errors.js";
+import { PulumiHelpdeskError } from "../kernel/errors.js";
 
 /** Mode of the cache directory: only its owner may list or enter it. */
 const DIRECTORY_MODE = 0o700;

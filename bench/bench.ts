@@ -37,7 +37,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, 
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation/index.js";
-import { signInAutoApproved as signIn, startEmulator } from "pulumi-helpdesk/emulator";
+import { startEmulator } from "pulumi-helpdesk/emulator";
+import { signInAutoApproved as signIn } from "pulumi-helpdesk/emulator/client";
 import { heldWebhookCount, readStats, resetStats } from "./emulator-stats.ts";
 import { loadRound, startEmulatorProcess, type LoadRound } from "./load.ts";
 import { PROVIDER_PROCESSES, ProviderMemorySampler, type ProviderProcessKind } from "./memory.ts";

@@ -29,7 +29,8 @@ import { join, resolve } from "node:path";
 import { createInterface } from "node:readline";
 import { Pool } from "undici";
 import { EVENTS } from "pulumi-helpdesk";
-import { DEFAULT_CLIENT, EmulatorInspectionClient, signInAutoApproved, type EmulatorOptions } from "pulumi-helpdesk/emulator";
+import { DEFAULT_CLIENT, type EmulatorOptions } from "pulumi-helpdesk/emulator";
+import { EmulatorInspectionClient, signInAutoApproved } from "pulumi-helpdesk/emulator/client";
 import { loadRound, type LoadRound, type LoadSettings } from "./load.ts";
 import { median } from "./results.ts";
 
@@ -65,7 +66,7 @@ const log = (message: string): void => void process.stderr.write(`${message}\n`)
 // The base revision's emulator, built once per commit into a temporary directory
 
 /**
- * Builds the emulator of `rev` (its emulator/, sdk/ and auth/ from `git archive`, compiled with this tree's tsc and
+ * Builds the emulator of `rev` (its emulator/, kernel/ (sdk/ before the rooms moved) and auth/ from `git archive`, compiled with this tree's tsc and
  * node_modules) into `<tmpdir>/helpdesk-emulator-<commit>`, unless already there.
  * @returns the commit and the path of its `dist/emulator/index.js`
  */
@@ -77,7 +78,11 @@ function buildBase(rev: string): { commit: string; module: string } {
   log(`building the emulator of ${rev} (${commit.slice(0, 12)}) in ${dir}`);
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
-  const archive = execFileSync("git", ["archive", commit, "emulator", "sdk", "auth", "tsconfig.json", "package.json"], { cwd: root, maxBuffer: 256 * 1024 * 1024 });
+  // The rooms the emulator stands on, under the names they had at that commit (sdk/ held the kernel before kernel/).
+  const rooms = execFileSync("git", ["ls-tree", "--name-only", commit], { cwd: root, encoding: "utf8" })
+    .split("\n")
+    .filter((name) => ["emulator", "kernel", "sdk", "auth"].includes(name));
+  const archive = execFileSync("git", ["archive", commit, ...rooms, "tsconfig.json", "package.json"], { cwd: root, maxBuffer: 256 * 1024 * 1024 });
   execFileSync("tar", ["-x", "-C", dir], { input: archive });
   symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));
   writeFileSync(join(dir, "tsconfig.bench.json"), JSON.stringify({ extends: "./tsconfig.json", compilerOptions: { declaration: false }, include: ["emulator/**/*.ts"] }));

@@ -2,7 +2,7 @@
  * The emulator's request and connection counters, read through its inspection routes (outside `/v1`, no auth): how
  * many API requests and TCP connections one `up`, `preview` or `destroy` cost.
  */
-import { EmulatorInspectionClient } from "pulumi-helpdesk/emulator";
+import { EmulatorInspectionClient } from "pulumi-helpdesk/emulator/client";
 
 /** API traffic the emulator saw since the last reset. */
 export interface HttpCount {

@@ -4,7 +4,7 @@
  */
 import { randomBytes } from "node:crypto";
 import type { ConfigMap } from "@pulumi/pulumi/automation/index.js";
-import { signInAutoApproved } from "pulumi-helpdesk/emulator";
+import { signInAutoApproved } from "pulumi-helpdesk/emulator/client";
 import { CONFIG_KEYS } from "pulumi-helpdesk";
 
 /** The emulator's OAuth client the benchmark signs in as. */

@@ -13,8 +13,8 @@
  * program asked for (the other is never evaluated). Exit code 1 on an unsupported Node.js. No top-level await: the
  * release bundle is CommonJS.
  */
-import { CLI_EXECUTABLE as CLI_NAME, PLUGIN_EXECUTABLE as PLUGIN_NAME } from "../sdk/executables.js";
-import { nodeVersionProblem } from "../sdk/node-support.js";
+import { CLI_EXECUTABLE as CLI_NAME, PLUGIN_EXECUTABLE as PLUGIN_NAME } from "../kernel/executables.js";
+import { nodeVersionProblem } from "../kernel/node-support.js";
 
 /**
  * Which program this invocation asks for, and the `process.argv` that program must see.

@@ -21,7 +21,7 @@ import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { OAuthError } from "../auth/oauth.js";
 import { serverText } from "../auth/redact.js";
-import { isLoopbackHost } from "../sdk/loopback.js";
+import { isLoopbackHost } from "../kernel/loopback.js";
 import { CliError } from "./output.js";
 
 /** Default of {@link CallbackOptions.responseTimeoutSeconds}: how long the browser waits for the result, in seconds. */
@@ -79,7 +79,7 @@ export interface CallbackReceiver {
 }
 
 /**
- * Tells whether a redirect URI points at this machine (a loopback host of `sdk/loopback.ts`, over http), so that
+ * Tells whether a redirect URI points at this machine (a loopback host of `kernel/loopback.ts`, over http), so that
  * login can receive it itself (RFC 8252 §7.3, §8.3).
  */
 export function isLoopbackRedirect(redirectUri: URL): boolean {

@@ -1,7 +1,7 @@
 /**
  * The `pulumi-helpdesk` command. Exit codes: 0 success, 1 the operation failed, 2 bad usage.
  */
-import { packageVersion } from "../sdk/package-version.js";
+import { packageVersion } from "../kernel/package-version.js";
 import { Command, InvalidArgumentError } from "commander";
 import { login } from "./commands/login.js";
 import { runEmulator } from "./commands/emulator.js";
@@ -12,8 +12,8 @@ import { trigger } from "./commands/trigger.js";
 import { pluginInstall, pluginPath } from "./commands/plugin.js";
 import { NAMESPACE_FLAGS, NAMESPACE_HELP, parseNamespaceOption } from "./namespace.js";
 import { CliError, error as printError } from "./output.js";
-import { EVENTS } from "../sdk/events.js";
-import { DEFAULT_CONFIG_NAMESPACE } from "../sdk/config.js";
+import { EVENTS } from "../kernel/events.js";
+import { DEFAULT_CONFIG_NAMESPACE } from "../kernel/config.js";
 
 function positiveInt(name: string) {
   return (value: string): number => {
@@ -35,7 +35,7 @@ function share(name: string) {
   };
 }
 
-/** The installed package's version for `--version` (sdk/package-version.ts), or "unknown" on a broken installation. */
+/** The installed package's version for `--version` (kernel/package-version.ts), or "unknown" on a broken installation. */
 function versionForCli(): string {
   try {
     return packageVersion();

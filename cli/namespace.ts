@@ -1,12 +1,12 @@
 /**
  * The `--namespace <ns>` option of `login`, `status`, `refresh` and `logout`: which stack config namespace holds the
  * sign-in (`helpdesk`, the default provider's; or e.g. `eu`, read by an explicit provider of the native plugin through
- * `new pulumi.Config("eu")`). What a namespace may be, and which keys it holds, is decided in `sdk/config.ts`
+ * `new pulumi.Config("eu")`). What a namespace may be, and which keys it holds, is decided in `kernel/config.ts`
  * (`configNamespaceProblem`, `configKeysFor`); this module turns its answers into CLI usage errors and hints.
  */
 import { InvalidArgumentError } from "commander";
-import { configNamespaceProblem, DEFAULT_CONFIG_NAMESPACE } from "../sdk/config.js";
-import { SETTING_NAMES } from "../sdk/settings.js";
+import { configNamespaceProblem, DEFAULT_CONFIG_NAMESPACE } from "../kernel/config.js";
+import { SETTING_NAMES } from "../kernel/settings.js";
 import { CliError } from "./output.js";
 
 /** The option's flags, for commander's `.option(...)`. */
@@ -35,7 +35,7 @@ export function parseNamespaceOption(value: string): string {
  *
  * @param namespace the `--namespace` value, if any
  * @returns the namespace
- * @throws CliError (exit 2) when it is not a valid namespace (`sdk/config.ts` `configNamespaceProblem` says why)
+ * @throws CliError (exit 2) when it is not a valid namespace (`kernel/config.ts` `configNamespaceProblem` says why)
  */
 export function commandNamespace(namespace: string | undefined): string {
   const chosen = namespace ?? DEFAULT_CONFIG_NAMESPACE;

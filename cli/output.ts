@@ -4,7 +4,7 @@
  * the colour is added: no credential and no escape sequence from a server reaches the terminal.
  */
 import { forPerson } from "../auth/redact.js";
-import { PulumiHelpdeskError } from "../sdk/errors.js";
+import { PulumiHelpdeskError } from "../kernel/errors.js";
 
 const useColor = (stream: NodeJS.WriteStream): boolean =>
   Boolean(stream.isTTY) && !("NO_COLOR" in process.env && process.env.NO_COLOR !== "") && process.env.TERM !== "dumb";

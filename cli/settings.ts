@@ -1,12 +1,12 @@
 /**
  * The OAuth client settings `login` needs (docs/helpdesk-api.md §4.1, §4.2), resolved with the one precedence of the
- * settings table (`sdk/settings.ts`): a flag, then the stack's config in the command's namespace, then the
- * environment variable; each value checked by the table's rule (the base URL by `sdk/base-url.ts`, as the provider
+ * settings table (`kernel/settings.ts`): a flag, then the stack's config in the command's namespace, then the
+ * environment variable; each value checked by the table's rule (the base URL by `kernel/base-url.ts`, as the provider
  * checks it), and each missing one named with its flag and variable.
  */
-import { stackConfigSettings } from "../sdk/config.js";
-import { describeOrigin, pickSetting, settingProblem, settingReaderOf, SETTINGS, type SettingName } from "../sdk/settings.js";
-import { parseBaseUrl } from "../sdk/base-url.js";
+import { stackConfigSettings } from "../kernel/config.js";
+import { describeOrigin, pickSetting, settingProblem, settingReaderOf, SETTINGS, type SettingName } from "../kernel/settings.js";
+import { parseBaseUrl } from "../kernel/base-url.js";
 import { CliError } from "./output.js";
 
 /** The settings `login` needs before it can sign in. */
@@ -17,7 +17,7 @@ export type ClientSettingName = (typeof CLIENT_SETTING_NAMES)[number];
 
 /** The settings of docs/helpdesk-api.md §4.1 / §4.2 that login needs, checked. */
 export interface ClientSettings {
-  /** API base URL, as `sdk/base-url.ts` parsed it. */
+  /** API base URL, as `kernel/base-url.ts` parsed it. */
   baseUrl: URL;
   /** `client_id`. */
   clientId: string;

@@ -4,9 +4,9 @@
  */
 import { Hono } from "hono";
 import type { MiddlewareHandler } from "hono";
-import { EVENTS } from "../sdk/events.js";
-import { webhookProblems } from "../sdk/webhook-rules.js";
-import type { WebhookEvent } from "../sdk/events.js";
+import { EVENTS } from "../kernel/events.js";
+import { webhookProblems } from "../kernel/webhook-rules.js";
+import type { WebhookEvent } from "../kernel/events.js";
 import type { AppEnv } from "./app-env.js";
 import type { EmulatorContext } from "./context.js";
 import type { FieldError } from "./errors.js";
@@ -43,7 +43,7 @@ export function bearerAuth(ctx: EmulatorContext): MiddlewareHandler<AppEnv> {
 }
 
 /**
- * Validates `{ event, url }` with the shared rule (sdk/webhook-rules.ts; the provider's `check` uses the same) and
+ * Validates `{ event, url }` with the shared rule (kernel/webhook-rules.ts; the provider's `check` uses the same) and
  * returns it, or the 422 field errors: `[{ field: "event", message, allowed }, { field: "url", message }]` (only the
  * failing fields; each message a sentence starting with the field name that never contains the url).
  */
@@ -65,7 +65,7 @@ export function validateWebhook(
 export function validationFailed(errors: FieldError[]): ApiError {
   return new ApiError(
     "validation_failed",
-    // The messages are whole sentences that start with their field name (sdk/webhook-rules.ts).
+    // The messages are whole sentences that start with their field name (kernel/webhook-rules.ts).
     `Invalid webhook: ${errors.map((e) => e.message).join("; ")}`,
     { errors },
   );

@@ -21,7 +21,7 @@ import { createV1App } from "./api.js";
 import { createWebApp } from "./web.js";
 import { createInspectApp } from "./inspect.js";
 import { errorPage } from "./pages/layout.js";
-import { StoreError } from "./commits.js";
+import { StoreError } from "./store/commits.js";
 
 /** The token endpoint (RFC 6749 §3.2), whose every failure is answered in RFC 6749 §5.2's shape. */
 const TOKEN_PATH = "/oauth/token";

@@ -2,7 +2,7 @@
  * What every route module of the emulator shares: the store, resolved options, the fault controller, the delivery
  * engine and request statistics.
  */
-import type { Store } from "./store.js";
+import type { Store } from "./store/index.js";
 import type { FaultController } from "./faults.js";
 import type { DeliveryEngine } from "./deliveries.js";
 import type { Stats } from "./stats.js";

@@ -7,8 +7,8 @@
  * followed.
  */
 import { Agent, request } from "undici";
-import type { WebhookEvent } from "../sdk/events.js";
-import type { Store } from "./store.js";
+import type { WebhookEvent } from "../kernel/events.js";
+import type { Store } from "./store/index.js";
 import type { DeliveryLogEntry, DeliveryRetryOptions } from "./types.js";
 import { randomId } from "./secrets.js";
 import { buildRecord } from "./samples.js";

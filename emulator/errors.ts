@@ -11,7 +11,7 @@
  *   which RFC 6749 §4.1.2.1 forbids redirecting), rendered as HTML.
  */
 import { STATUS_CODES } from "node:http";
-import { PulumiHelpdeskError } from "../sdk/errors.js";
+import { PulumiHelpdeskError } from "../kernel/errors.js";
 
 /** What an {@link EmulatorHttpError} carries beside its code and message. */
 export interface EmulatorHttpErrorOptions {
@@ -25,7 +25,7 @@ export interface EmulatorHttpErrorOptions {
 
 /**
  * Base class of the emulator's error answers: a stable machine `code` (the `error` field of the answer), a message,
- * an HTTP status and extra response headers. Part of the package's error family (`sdk/errors.ts`), with its
+ * an HTTP status and extra response headers. Part of the package's error family (`kernel/errors.ts`), with its
  * constructor shape `(code, message, options)`.
  */
 export abstract class EmulatorHttpError<Code extends string = string> extends PulumiHelpdeskError<Code> {

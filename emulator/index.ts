@@ -6,9 +6,9 @@
  * event deliveries (docs/helpdesk-api.md §6), plus a web page for people, inspection routes under `/_emulator`, fault injection and
  * durability.
  *
- * This module only gathers the two sides: the server (start.ts and what it loads) and its clients
- * (inspection-client.ts for the `/_emulator` routes, sign-in.ts for headless sign-ins), which share the types of
- * types.ts and import nothing from each other.
+ * This module is the server side only (start.ts and what it loads, the shapes of types.ts). Its clients (the
+ * inspection client of the `/_emulator` routes, the headless sign-in) are the room `emulator-client/`, the entry
+ * `pulumi-helpdesk/emulator/client`: nothing the running emulator loads is a client of it.
  *
  * @example
  * ```ts
@@ -18,7 +18,7 @@
  * ```
  */
 // First: stop with one line on an unsupported Node.js, before any dependency is evaluated.
-import "../sdk/node-guard.js";
+import "../kernel/node-guard.js";
 
 export { DEFAULT_ACCOUNT, DEFAULT_BODY_LIMIT_BYTES, DEFAULT_CLIENT, startEmulator } from "./start.js";
 export type {
@@ -39,9 +39,6 @@ export type {
   WebhookIdShape,
 } from "./types.js";
 export { DEFAULT_HTTP_TIMEOUTS } from "./server.js";
-export { completeAuthorizationAutoApproved, signInAutoApproved } from "./sign-in.js";
-export { EmulatorInspectionClient, EmulatorInspectionError } from "./inspection-client.js";
-export type { EmulatorInspectionClientOptions, EmulatorInspectionErrorCode } from "./inspection-client.js";
-export { StoreError } from "./commits.js";
-export { DataFileError } from "./data-file.js";
+export { StoreError } from "./store/commits.js";
+export { DataFileError } from "./store/data-file.js";
 export { EmulatorOptionError } from "./options.js";

@@ -16,8 +16,8 @@
 import { Hono } from "hono";
 import type { Context } from "hono";
 import { z } from "zod";
-import { EVENTS } from "../sdk/events.js";
-import { webhookEventProblem } from "../sdk/webhook-rules.js";
+import { EVENTS } from "../kernel/events.js";
+import { webhookEventProblem } from "../kernel/webhook-rules.js";
 import type { AppEnv } from "./app-env.js";
 import type { EmulatorContext } from "./context.js";
 import { ApiError, methodNotAllowed, notFound } from "./errors.js";
@@ -27,7 +27,7 @@ import type { EmulatorState, FaultOptions, LoginLink, TriggeredEvent } from "./t
 import { LOGIN_LINK_TTL_MS } from "./store/sessions.js";
 
 const TriggerSchema = z.strictObject({
-  // The event rule is the webhook's (sdk/webhook-rules.ts): the same reason, suggestion and allowed list.
+  // The event rule is the webhook's (kernel/webhook-rules.ts): the same reason, suggestion and allowed list.
   event: z.enum(EVENTS, { error: (issue) => webhookEventProblem(issue.input) ?? "is not an event name" }),
   account: z.string().optional(),
   data: z.record(z.string(), z.unknown()).optional(),

@@ -15,7 +15,7 @@ import type { AppEnv } from "./app-env.js";
 import type { EmulatorContext } from "./context.js";
 import { OAuthErrorResponse, PageError, methodNotAllowed } from "./errors.js";
 import { readBodyParams } from "./body.js";
-import type { StoredClient } from "./tables.js";
+import type { StoredClient } from "./store/tables.js";
 import { checkCsrf, currentAccount, ensureCsrf, startSession } from "./cookies.js";
 import { consentPage, type ConsentView } from "./pages/consent.js";
 

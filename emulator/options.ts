@@ -2,7 +2,7 @@
  * The checks of `startEmulator`'s options (types.ts `EmulatorOptions`), made before anything starts, and the error
  * they throw.
  */
-import { PulumiHelpdeskError } from "../sdk/errors.js";
+import { PulumiHelpdeskError } from "../kernel/errors.js";
 import type { EmulatorOptions } from "./types.js";
 
 /**

@@ -1,10 +1,10 @@
 /**
  * Realistic sample records for event deliveries (docs/helpdesk-api.md §2.3–2.6), with links built from `{base_url}` as the spec shows.
- * Which record an event carries follows `EVENT_RECORD` of `sdk/records.ts`.
+ * Which record an event carries follows `EVENT_RECORD` of `kernel/records.ts`.
  */
-import type { WebhookEvent } from "../sdk/events.js";
-import { EVENT_RECORD, RECORD_SCHEMAS } from "../sdk/records.js";
-import type { Agent, Customer, Message, RecordKind, Ticket } from "../sdk/records.js";
+import type { WebhookEvent } from "../kernel/events.js";
+import { EVENT_RECORD, RECORD_SCHEMAS } from "../kernel/records.js";
+import type { Agent, Customer, Message, RecordKind, Ticket } from "../kernel/records.js";
 import type { FieldError } from "./errors.js";
 
 const AGENT = { email: "ada.lovelace@helpdesk.example", first_name: "Ada", last_name: "Lovelace" };
@@ -98,7 +98,7 @@ export function sampleAgent(s: SampleContext): Agent {
 
 /**
  * Builds the record for `event`, shallow-merges `overrides` over it, and validates the result against the event's
- * schema from `sdk/records.ts`.
+ * schema from `kernel/records.ts`.
  * @returns `{ kind, record }` or `{ errors }` naming the failing fields (`data.<path>`)
  */
 export function buildRecord(

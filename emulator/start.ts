@@ -4,14 +4,14 @@
  * puts both sides together.
  */
 // First: stop with one line on an unsupported Node.js, before any dependency is evaluated.
-import "../sdk/node-guard.js";
+import "../kernel/node-guard.js";
 import type { AddressInfo } from "node:net";
 import { createApp } from "./app.js";
 import type { EmulatorContext, ResolvedOptions } from "./context.js";
 import { DeliveryEngine } from "./deliveries.js";
 import { FaultController } from "./faults.js";
 import { Stats } from "./stats.js";
-import { PURGE_INTERVAL_MS, Store } from "./store.js";
+import { PURGE_INTERVAL_MS, Store } from "./store/index.js";
 import { newCsrfKey } from "./cookies.js";
 import { emulatorState, issueLoginLink } from "./inspect.js";
 import { checkOptions, invalidOption } from "./options.js";

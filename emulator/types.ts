@@ -5,7 +5,7 @@
  * the CLI, tests), so neither imports the other for a type, and no import cycle can pass through here.
  * Re-exported by `emulator/index.ts`.
  */
-import type { WebhookEvent } from "../sdk/events.js";
+import type { WebhookEvent } from "../kernel/events.js";
 
 /**
  * When a commit of the data file is on disk (SQLite's `PRAGMA synchronous` in WAL mode):

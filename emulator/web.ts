@@ -12,7 +12,7 @@ import { PageError } from "./errors.js";
 import { readBodyParams } from "./body.js";
 import { checkCsrf, currentAccount, endSession, ensureCsrf, startSession } from "./cookies.js";
 import { validateWebhook } from "./api.js";
-import { isWebhookEvent } from "../sdk/events.js";
+import { isWebhookEvent } from "../kernel/events.js";
 import { homePage, signInPage } from "./pages/home.js";
 import type { HomeView } from "./pages/home.js";
 

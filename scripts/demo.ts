@@ -17,7 +17,8 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
-import { completeAuthorizationAutoApproved, DEFAULT_CLIENT, startEmulator, type StoredWebhook } from "pulumi-helpdesk/emulator";
+import { DEFAULT_CLIENT, startEmulator, type StoredWebhook } from "pulumi-helpdesk/emulator";
+import { completeAuthorizationAutoApproved } from "pulumi-helpdesk/emulator/client";
 
 const root = resolve(import.meta.dirname, "..");
 const stackName = "demo";

@@ -5,14 +5,14 @@
  * the native plugin (one program, several help desks).
  */
 import open from "open";
-import { configKeysFor, DEFAULT_CONFIG_NAMESPACE } from "../../sdk/config.js";
+import { configKeysFor, DEFAULT_CONFIG_NAMESPACE } from "../../kernel/config.js";
 import { exchangeAuthorizationCode, OAuthError, startAuthorization, type AuthorizationRequest, type TokenSet } from "../../auth/oauth.js";
 import { loginConfigEntries } from "../../auth/grant.js";
 import { isLoopbackRedirect, listenForCallback, type AuthorizationCallback, type CallbackOptions } from "../callback-server.js";
 import { CliError, info, result, success, warn } from "../output.js";
 import { ask, isInteractive, readLineFromStdin } from "../prompt.js";
 import { checkAnswer, clientSettingsOf, missingSettingsError, pickClientSettings, type ClientFlags, type ClientSettingName, type ClientSettings } from "../settings.js";
-import { baseUrlText } from "../../sdk/base-url.js";
+import { baseUrlText } from "../../kernel/base-url.js";
 import { commandNamespace, foreignKeysIn, namespaceNote, programHint } from "../namespace.js";
 import { spinner } from "../spinner.js";
 import { openStack, PulumiNotFoundError, readStackConfig, resolveStackRef, writeStackConfig, type ConfigEntry } from "../stack-config.js";

@@ -4,7 +4,7 @@
  * one of its refresh tokens may share the grant and need its newest refresh token (`auth/token-cache.ts`); logout
  * says where it is.
  */
-import { configKeysFor } from "../../sdk/config.js";
+import { configKeysFor } from "../../kernel/config.js";
 import { Grant } from "../../auth/grant.js";
 import { TokenCacheError } from "../../auth/token-cache.js";
 import { commandNamespace, namespaceNote } from "../namespace.js";

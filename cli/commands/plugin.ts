@@ -20,8 +20,8 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import { PLUGIN_EXECUTABLE, pluginExecutableFile } from "../../sdk/executables.js";
-import { builtInFacts, packageRoot, packageVersion } from "../../sdk/package-version.js";
+import { PLUGIN_EXECUTABLE, pluginExecutableFile } from "../../kernel/executables.js";
+import { builtInFacts, packageRoot, packageVersion } from "../../kernel/package-version.js";
 import { CliError, info, result, success } from "../output.js";
 
 /**

@@ -2,7 +2,7 @@
  * `pulumi-helpdesk status`: what the stack's config (in one namespace: `helpdesk`, or `--namespace eu`) says about
  * the sign-in, without showing any credential.
  */
-import { configKeysFor, DEFAULT_CONFIG_NAMESPACE } from "../../sdk/config.js";
+import { configKeysFor, DEFAULT_CONFIG_NAMESPACE } from "../../kernel/config.js";
 import { Grant, stackArguments } from "../../auth/grant.js";
 import { TokenCacheError, tokenCacheDir } from "../../auth/token-cache.js";
 import { commandNamespace } from "../namespace.js";

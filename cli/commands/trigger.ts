@@ -3,10 +3,11 @@
  * registered for it, then shows how each delivery went. For testing receivers locally; the emulator only (the real
  * service has no such endpoint).
  */
-import { EVENTS, isWebhookEvent, nearestEvent } from "../../sdk/events.js";
-import { EmulatorInspectionClient, EmulatorInspectionError, type DeliveryLogEntry } from "../../emulator/index.js";
-import { parseBaseUrl } from "../../sdk/base-url.js";
-import { pickSetting, settingReaderOf } from "../../sdk/settings.js";
+import { EVENTS, isWebhookEvent, nearestEvent } from "../../kernel/events.js";
+import { type DeliveryLogEntry } from "../../emulator/index.js";
+import { EmulatorInspectionClient, EmulatorInspectionError } from "../../emulator-client/index.js";
+import { parseBaseUrl } from "../../kernel/base-url.js";
+import { pickSetting, settingReaderOf } from "../../kernel/settings.js";
 import { CliError, info, result } from "../output.js";
 
 /** Where `pulumi-helpdesk emulator` listens by default, and so where `trigger` looks when nothing says otherwise. */

@@ -2,7 +2,7 @@
  * The web page at `/`: a sign-in form, or (signed in) the account's webhooks with add/delete forms, a form to send a
  * test event, and the delivery log. Server-rendered; every value escaped; every form carries the CSRF token.
  */
-import { EVENTS } from "../../sdk/events.js";
+import { EVENTS } from "../../kernel/events.js";
 import type { DeliveryLogEntry, StoredWebhook } from "../types.js";
 import type { FieldError } from "../errors.js";
 import type { SafeHtml } from "./html.js";

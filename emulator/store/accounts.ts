@@ -3,7 +3,7 @@
  * Passwords are kept as scrypt hashes (secrets.ts). The first account (in registration order) is the default one.
  */
 import { hashPassword, verifyPassword } from "../secrets.js";
-import { putAccount } from "../tables.js";
+import { putAccount } from "./tables.js";
 import type { EmulatorAccount } from "../types.js";
 import type { StoreDatabase } from "./database.js";
 

@@ -3,7 +3,7 @@
  * {@link CODE_TTL_MS} past its expiry, so that a reuse is still recognised (and revokes its grant), then purged.
  */
 import { randomId, randomToken, sha256 } from "../secrets.js";
-import { CODE_COLUMNS, codeOf, insertCode, type StoredCode } from "../tables.js";
+import { CODE_COLUMNS, codeOf, insertCode, type StoredCode } from "./tables.js";
 import { MEMORY_MAP_HARD_LIMIT, MEMORY_MAP_SOFT_LIMIT, type StoreDatabase } from "./database.js";
 import type { LiveState } from "../types.js";
 

@@ -7,9 +7,9 @@
  * be one atomic change.
  */
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
-import { GroupCommit } from "../commits.js";
-import { newOwnerTag, openDatabase, releaseOwnerTag } from "../data-file.js";
-import { row, rows, run, type Values } from "../tables.js";
+import { GroupCommit } from "./commits.js";
+import { newOwnerTag, openDatabase, releaseOwnerTag } from "./data-file.js";
+import { row, rows, run, type Values } from "./tables.js";
 import type { Synchronous } from "../types.js";
 
 /** How long a change waits for the write lock another process holds on the data file (SQLite busy timeout): 5 s. */

@@ -3,8 +3,8 @@
  * account. An entry not yet done names the store running it (`owner`), so that the next store to open the file can
  * close the entries of a process that is gone.
  */
-import { ownerGone } from "../data-file.js";
-import { DELIVERY_COLUMNS, deliveryOf, insertDelivery } from "../tables.js";
+import { ownerGone } from "./data-file.js";
+import { DELIVERY_COLUMNS, deliveryOf, insertDelivery } from "./tables.js";
 import type { DeliveryLogEntry } from "../types.js";
 import { conditions, type StoreDatabase } from "./database.js";
 

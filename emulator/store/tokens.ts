@@ -4,7 +4,7 @@
  * {@link DEAD_TOKEN_RETENTION_MS}, then purged.
  */
 import { randomToken, sha256 } from "../secrets.js";
-import { TOKEN_COLUMNS, insertToken, tokenOf, type StoredToken } from "../tables.js";
+import { TOKEN_COLUMNS, insertToken, tokenOf, type StoredToken } from "./tables.js";
 import type { LiveState } from "../types.js";
 import type { StoreDatabase } from "./database.js";
 

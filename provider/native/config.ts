@@ -2,7 +2,7 @@
  * The native provider's configuration, the provider-config half of the plugin protocol: `CheckConfig`, `DiffConfig`,
  * and the resolution of `Configure`'s inputs into the {@link Target} the provider core takes. Which settings a
  * `helpdesk` provider has, which are secret or whole numbers, and their rules all come from the settings table
- * (`sdk/settings.ts`).
+ * (`kernel/settings.ts`).
  *
  * A provider's inputs are named by the bare setting (`accessToken`). The default provider's inputs are the stack's
  * `helpdesk:*` config with the namespace stripped (pulumi/pulumi `pkg/resource/deploy/target.go`
@@ -10,11 +10,11 @@
  * that `login --namespace eu` wrote, say). Either way they are the values set explicitly, and they win: the
  * environment variables only fill settings the inputs leave unset (docs/design.md "Settings precedence").
  */
-import { parseBaseUrl, baseUrlText } from "../../sdk/base-url.js";
-import { DEFAULT_CONFIG_NAMESPACE } from "../../sdk/config.js";
-import { isSecretSetting, resolveSettings, settingProblem, settingReaderOf, SETTINGS, type SettingName } from "../../sdk/settings.js";
+import { parseBaseUrl, baseUrlText } from "../../kernel/base-url.js";
+import { DEFAULT_CONFIG_NAMESPACE } from "../../kernel/config.js";
+import { isSecretSetting, resolveSettings, settingProblem, settingReaderOf, SETTINGS, type SettingName } from "../../kernel/settings.js";
 import { registerSecret } from "../../auth/redact.js";
-import type { Target } from "../target.js";
+import type { Target } from "../core/target.js";
 import type { PropertyMap } from "./proto.js";
 import { asSecret, containsUnknown, reveal, UNKNOWN } from "./properties.js";
 
@@ -75,7 +75,7 @@ export interface ConfigFailure {
 
 /**
  * `CheckConfig` of a `helpdesk` provider: validates each setting with its rule from the settings table
- * (`sdk/settings.ts` `settingProblem`: the base URL rule of `sdk/base-url.ts`, the integer ranges, ISO 8601 for
+ * (`kernel/settings.ts` `settingProblem`: the base URL rule of `kernel/base-url.ts`, the integer ranges, ISO 8601 for
  * `tokenExpiresAt`), so preview refuses exactly what `up` would; and marks credentials secret whatever the program did
  * (state never holds one in plaintext).
  *
@@ -108,7 +108,7 @@ export interface ConfigDiff {
 }
 
 /**
- * `DiffConfig` of a `helpdesk` provider. A different help desk (`baseUrl`, compared as `sdk/base-url.ts` parses it:
+ * `DiffConfig` of a `helpdesk` provider. A different help desk (`baseUrl`, compared as `kernel/base-url.ts` parses it:
  * `https://h.example/` and `https://h.example` are the same) makes the old webhooks unmanageable by the new provider,
  * so it replaces the provider (the engine then replaces its webhooks: created on the new help desk, deleted from the
  * old one with the old settings). Any other change (a new token after `pulumi-helpdesk login`, other limits) updates

@@ -7,7 +7,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import * as grpc from "@grpc/grpc-js";
-import { setWarningSink } from "../warnings.js";
+import { setWarningSink } from "../core/warnings.js";
 import { engineGrpc, enginePb } from "./proto.js";
 
 /** The URN of the resource whose operation is running, per async context. */
@@ -27,7 +27,7 @@ let client: InstanceType<typeof engineGrpc.EngineClient> | undefined;
 let clientAddress: string | undefined;
 
 /**
- * Routes the provider core's warnings (`provider/warnings.ts`) to the engine at `address`. Called with the address of
+ * Routes the provider core's warnings (`provider/core/warnings.ts`) to the engine at `address`. Called with the address of
  * the plugin's argument and again with the one of `Handshake`/`Attach` (the same engine; a new address replaces the
  * connection).
  *

@@ -12,7 +12,7 @@
  * engine no longer answering at the address it gave ({@link watchEngine}), as Pulumi's Go providers do.
  */
 // First: stop with one line on an unsupported Node.js, before any dependency is evaluated.
-import "../../sdk/node-guard.js";
+import "../../kernel/node-guard.js";
 import * as grpc from "@grpc/grpc-js";
 import { serve } from "./server.js";
 

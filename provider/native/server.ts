@@ -5,7 +5,7 @@
  * Why not `@pulumi/pulumi/provider`'s `main()`: its server answers `Configure` without handing the provider its
  * config (`configure()` in `provider/server.js` only sets the protocol flags), and `CheckConfig`/`DiffConfig` with
  * UNIMPLEMENTED; a provider whose credentials are its config cannot be built on it. So this server is our own, and
- * every resource operation is the provider core's (`./webhook.ts` over `provider/webhooks.ts`).
+ * every resource operation is the provider core's (`./webhook.ts` over `provider/core/webhooks.ts`).
  *
  * Methods: Handshake, GetPluginInfo, GetSchema, CheckConfig, DiffConfig, Configure, Check, Diff, Create, Read,
  * Update (adoption of an import only), Delete, Cancel, Attach, GetMapping, GetMappings. Parameterize, Invoke, Call,
@@ -17,8 +17,8 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import { forPerson } from "../../auth/redact.js";
-import type { Target } from "../target.js";
-import { packageVersion } from "../../sdk/package-version.js";
+import type { Target } from "../core/target.js";
+import { packageVersion } from "../../kernel/package-version.js";
 import { checkProviderConfig, diffProviderConfig, providerTarget } from "./config.js";
 import { logToEngine, withResource } from "./engine-log.js";
 import { containsUnknown } from "./properties.js";

@@ -1,6 +1,6 @@
 /**
  * `helpdesk:index:Webhook` for the native provider plugin: the resource half of the plugin protocol (Check, Diff,
- * Create, Read, Update, Delete) in terms of the provider core (`provider/webhooks.ts`), which the dynamic `Webhook`
+ * Create, Read, Update, Delete) in terms of the provider core (`provider/core/webhooks.ts`), which the dynamic `Webhook`
  * uses too. Validation, requests, retries, token refresh and error messages are the core's; this module adds only
  * what the plugin protocol needs besides:
  *
@@ -10,10 +10,10 @@
  * - Read, which the API cannot serve (spec: no read endpoint): see {@link readWebhook} for what it does instead;
  * - Update, for one case only: adopting a webhook imported with the `import` resource option (see {@link updateWebhook}).
  */
-import type { WebhookEvent } from "../../sdk/events.js";
-import { HelpdeskError } from "../errors.js";
-import type { Target } from "../target.js";
-import * as core from "../webhooks.js";
+import type { WebhookEvent } from "../../kernel/events.js";
+import { HelpdeskError } from "../core/errors.js";
+import type { Target } from "../core/target.js";
+import * as core from "../core/webhooks.js";
 import type { PropertyMap } from "./proto.js";
 import { reveal, UNKNOWN, unwrapProperties, wrapSecrets } from "./properties.js";
 
@@ -35,8 +35,8 @@ export interface CheckOutcome {
 }
 
 /**
- * Check: validates with the core's rule (`checkWebhook` of `provider/webhooks.ts`: 14 event names, the url rule of
- * `sdk/webhook-rules.ts`; unknowns pass in preview) and records `event` and `url` only, secret ones kept secret.
+ * Check: validates with the core's rule (`checkWebhook` of `provider/core/webhooks.ts`: 14 event names, the url rule of
+ * `kernel/webhook-rules.ts`; unknowns pass in preview) and records `event` and `url` only, secret ones kept secret.
  *
  * @param news the program's inputs, secrets wrapped
  * @throws HelpdeskError `operation` for `pulumi import` (the engine checks the read state itself as the new inputs, so

@@ -7,7 +7,7 @@
  * How (Node.js single executable applications, Node 24):
  * 1. esbuild bundles `cli/bin.ts` and everything it imports into one CommonJS file ({@link bundle}). A SEA's
  *    `require()` loads built-in modules only, so nothing may be left to resolve at run time; the package's version and
- *    repository are built in (`define __PULUMI_HELPDESK_PACKAGE__`, read by `sdk/package-version.ts`). The bundler's
+ *    repository are built in (`define __PULUMI_HELPDESK_PACKAGE__`, read by `kernel/package-version.ts`). The bundler's
  *    warnings are checked against a short list of known, harmless ones ({@link EXPECTED_WARNINGS}); any other fails.
  * 2. The Node.js that runs this script writes the SEA blob (`node --experimental-sea-config`), with V8's code cache
  *    for the host's own architecture (it halves the start time: ~0.19 s instead of ~0.42 s to print the port).
@@ -32,8 +32,8 @@ import { homedir, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
-import { pluginExecutableFile } from "../../sdk/executables.ts";
-import { factsOf, type PackageFacts } from "../../sdk/package-version.ts";
+import { pluginExecutableFile } from "../../kernel/executables.ts";
+import { factsOf, type PackageFacts } from "../../kernel/package-version.ts";
 
 /** The repository's root. */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -69,13 +69,13 @@ const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
 /**
  * Bundler warnings that are known and harmless, as `[warning id, file the warning is in]`; any other warning fails
  * the build, so a new dependency that resolves files at run time is caught here rather than in a user's `pulumi up`.
- * - `sdk/package-version.ts` reads package.json beside `import.meta.url` only when no facts are built in (never in
+ * - `kernel/package-version.ts` reads package.json beside `import.meta.url` only when no facts are built in (never in
  *   the bundle);
  * - `@npmcli/run-script` (reached through `@pulumi/pulumi/automation`, which the CLI uses for stack config) resolves
  *   node-gyp only to run an npm package's install scripts, which the CLI never does.
  */
 export const EXPECTED_WARNINGS: ReadonlyArray<readonly [string, string]> = [
-  ["empty-import-meta", "sdk/package-version.ts"],
+  ["empty-import-meta", "kernel/package-version.ts"],
   ["require-resolve-not-external", "node_modules/@npmcli/run-script/lib/make-spawn-args.js"],
 ];
 

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Regenerates the Java SDK of the native provider (package `helpdesk`) that the repository keeps in sdk/java, from the
 # build's dist/schema.json (run scripts/build.sh first). Nothing in sdk/java is edited by hand: run this after a change
-# of the schema (provider/native/schema.ts, sdk/settings.ts, the events, package.json's version or repository);
+# of the schema (provider/native/schema.ts, kernel/settings.ts, the events, package.json's version or repository);
 # tests/sdk/java-sdk.test.ts fails while sdk/java differs from what this writes. (sdk/go: scripts/sdk/generate.sh.)
 #
 #   scripts/sdk/generate-java.sh [OUT]      (default OUT: sdk/java; the test writes into a temporary folder)

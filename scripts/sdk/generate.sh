@@ -1,14 +1,14 @@
 #!/usr/bin/env bash
 # Regenerates the Go SDK of the native provider (package `helpdesk`) that the repository keeps in sdk/go, from the
 # build's dist/schema.json (run scripts/build.sh first). Nothing in sdk/go is edited by hand: run this after a change
-# of the schema (provider/native/schema.ts, sdk/settings.ts, the events, package.json's version or repository);
+# of the schema (provider/native/schema.ts, kernel/settings.ts, the events, package.json's version or repository);
 # tests/sdk/go-sdk.test.ts fails while sdk/go differs from what this writes.
 #
 #   scripts/sdk/generate.sh [OUT]      (default OUT: sdk/go; the test writes into a temporary folder)
 #
 # What it writes, all by tools:
 #   1. OUT/helpdesk/...: the Go package, by helpdesk-codegen --language go (Pulumi's codegen/go). The schema's
-#      language.go.importBasePath (from package.json's repository, sdk/repository.ts) is its import path;
+#      language.go.importBasePath (from package.json's repository, kernel/repository.ts) is its import path;
 #      respectSchemaVersion writes the plugin's version into its default resource options and pulumi-plugin.json;
 #   2. OUT/go.mod: `go mod init` with the module path, the parent of the import path (.../sdk/go), requiring
 #      github.com/pulumi/pulumi/sdk/v3 at the version of the Pulumi CLI and SDK pinned in scripts/lib/env.sh (the

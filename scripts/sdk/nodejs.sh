@@ -2,7 +2,7 @@
 # Regenerates the TypeScript SDK of the native provider (npm package `@pulumi-helpdesk/helpdesk`, the schema's
 # language.nodejs.packageName) that the repository keeps in sdk/nodejs, from the build's dist/schema.json (run
 # scripts/build.sh first), with helpdesk-codegen (Pulumi's codegen/nodejs; scripts/setup.sh --test builds it). Nothing
-# in sdk/nodejs is edited by hand: run this after a change of the schema (provider/native/schema.ts, sdk/settings.ts,
+# in sdk/nodejs is edited by hand: run this after a change of the schema (provider/native/schema.ts, kernel/settings.ts,
 # the events, package.json's version or repository); tests/sdk/nodejs-sdk.test.ts fails while sdk/nodejs differs from
 # what this writes. scripts/build.sh compiles it (into dist/native, `pulumi-helpdesk/native`) and the release
 # packs it as its own npm package (scripts/release/nodejs-sdk.ts), so `npm run build` needs no generator.

@@ -2,7 +2,7 @@
 # Regenerates the Python SDK of the native provider (package `pulumi_helpdesk`) that the repository keeps in
 # sdk/python, from the build's dist/schema.json (run scripts/build.sh first), with helpdesk-codegen (Pulumi's
 # codegen/python; scripts/setup.sh --test builds it). Nothing in sdk/python is edited by hand: run this after a change
-# of the schema (provider/native/schema.ts, sdk/settings.ts, the events, package.json's version or repository);
+# of the schema (provider/native/schema.ts, kernel/settings.ts, the events, package.json's version or repository);
 # tests/sdk/python-sdk.test.ts fails while sdk/python differs from what this writes. The release builds the wheel and
 # sdist from it (scripts/release/python.ts), so `npm run build`, the demo and `npm install` need no generator.
 #

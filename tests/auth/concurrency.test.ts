@@ -11,7 +11,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { RunningEmulator } from "../../emulator/index.js";
-import { CONFIG_KEYS } from "../../sdk/config.js";
+import { CONFIG_KEYS } from "../../kernel/config.js";
 import { createTestProject, runCli, type TestProject } from "../support/cli.js";
 import { pulumiAvailable } from "../support/pulumi.js";
 import { accessTokenWorks, cacheEntries, emulatorFor, initStack, onlyEntry, requireBuild, resetStats, signedInConfig, signIn, stackConfig, tokenRequests } from "./support/helpers.js";

@@ -13,7 +13,7 @@ import type { RunningEmulator } from "../../emulator/index.js";
 import { OAuthError } from "../../auth/oauth.js";
 import { accessTokenExpired, Grant, loginConfigEntries } from "../../auth/grant.js";
 import { refreshTokenHash, TokenCacheError, type CacheEntry } from "../../auth/token-cache.js";
-import { CONFIG_KEYS, ConfigNamespaceError } from "../../sdk/config.js";
+import { CONFIG_KEYS, ConfigNamespaceError } from "../../kernel/config.js";
 import { accessTokenWorks, cacheEntries, client, emulatorFor, onlyEntry, resetStats, signedInConfig, signIn, tokenRequests } from "./support/helpers.js";
 
 const emulators: RunningEmulator[] = [];

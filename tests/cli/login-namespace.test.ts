@@ -5,7 +5,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
-import { completeAuthorizationAutoApproved, startEmulator, type RunningEmulator } from "../../emulator/index.js";
+import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
+import { completeAuthorizationAutoApproved } from "../../emulator-client/index.js";
 import { refreshAccessToken } from "../../auth/oauth.js";
 import { createTestProject, freePort, pulumiConfigGet, runCli, startCli, type TestProject } from "../support/cli.js";
 import { accessTokenWorks, stackConfig } from "../auth/support/helpers.js";

@@ -12,7 +12,8 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { fileURLToPath } from "node:url";
-import { startEmulator, signInAutoApproved as signIn, type RunningEmulator } from "../../emulator/index.js";
+import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
+import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
 import type { TokenSet } from "../../auth/oauth.js";
 import { emulatorStats, heldWebhooks } from "../support/emulator.js";
 import { configAsLoginWrites, createTestStack, pulumiAvailable, type TestStack } from "../support/pulumi.js";

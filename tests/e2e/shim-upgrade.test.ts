@@ -8,7 +8,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { startEmulator, type RunningEmulator, signInAutoApproved as signIn } from "../../emulator/index.js";
+import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
+import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
 import { heldWebhooks } from "../support/emulator.js";
 import { configAsLoginWrites, createTestStack, pulumiAvailable, readStateFile, type TestStack } from "../support/pulumi.js";
 

@@ -1,10 +1,10 @@
 /**
  * Event deliveries (docs/helpdesk-api.md §6, records of §2.3–2.6) to a real receiver on 127.0.0.1, with retries, plus the public
- * `sdk/records.ts` parser.
+ * `kernel/records.ts` parser.
  */
 import { afterEach, describe, expect, test } from "vitest";
-import { EVENTS } from "../../sdk/events.js";
-import { Agent as AgentSchema, DeliveryParseError, EVENT_RECORD, Ticket, parseDelivery } from "../../sdk/records.js";
+import { EVENTS } from "../../kernel/events.js";
+import { Agent as AgentSchema, DeliveryParseError, EVENT_RECORD, Ticket, parseDelivery } from "../../kernel/records.js";
 import type { RunningEmulator } from "../../emulator/index.js";
 import { bearer, http, login, start, startReceiver, waitFor } from "./helpers.js";
 

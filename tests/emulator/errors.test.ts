@@ -1,14 +1,15 @@
 /**
- * The emulator's error classes share the shape of the package's error family (sdk/errors.ts): `(code, message,
+ * The emulator's error classes share the shape of the package's error family (kernel/errors.ts): `(code, message,
  * options?)`, the wrapped error kept as `cause`, extra fields from `options`, the class's own name; the answers'
  * statuses, headers and bodies follow from the code (errors.ts).
  */
 import { describe, expect, it } from "vitest";
-import { PulumiHelpdeskError } from "../../sdk/errors.js";
+import { PulumiHelpdeskError } from "../../kernel/errors.js";
 import { ApiError, BearerError, OAuthErrorResponse, PageError, asTokenEndpointError } from "../../emulator/errors.js";
-import { DataFileError, EmulatorInspectionError, EmulatorOptionError, StoreError } from "../../emulator/index.js";
+import { DataFileError, EmulatorOptionError, StoreError } from "../../emulator/index.js";
+import { EmulatorInspectionError } from "../../emulator-client/index.js";
 import { JsonLimitError } from "../../emulator/body.js";
-import { SchemaError } from "../../emulator/schema.js";
+import { SchemaError } from "../../emulator/store/schema.js";
 
 describe("the emulator's error classes", () => {
   const cause = new Error("underneath");

@@ -21,7 +21,7 @@ import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
 import { Agent, request } from "undici";
 import type { Dispatcher } from "undici";
-import { EVENTS } from "../../sdk/events.js";
+import { EVENTS } from "../../kernel/events.js";
 import { DEFAULT_CLIENT, startEmulator } from "../../emulator/index.js";
 import type { EmulatorState, RunningEmulator } from "../../emulator/index.js";
 import { bearer, cookiesOf, http, loginAs, rawExchange } from "./helpers.js";

@@ -20,7 +20,7 @@ import { request } from "undici";
 import { DEFAULT_CLIENT, DEFAULT_HTTP_TIMEOUTS, startEmulator } from "../../emulator/index.js";
 import type { EmulatorOptions, RunningEmulator } from "../../emulator/index.js";
 import { JSON_LIMITS, parseJsonBounded } from "../../emulator/body.js";
-import { PURGE_INTERVAL_MS, Store } from "../../emulator/store.js";
+import { PURGE_INTERVAL_MS, Store } from "../../emulator/store/index.js";
 import { CODE_TTL_MS } from "../../emulator/store/codes.js";
 import { DEAD_TOKEN_RETENTION_MS, MAX_ACCESS_TOKENS_PER_GRANT } from "../../emulator/store/tokens.js";
 import type { Answer } from "./helpers.js";

@@ -5,7 +5,7 @@
 import { afterEach, describe, expect, test } from "vitest";
 import { Readable } from "node:stream";
 import { request, Agent } from "undici";
-import { EVENTS } from "../../sdk/events.js";
+import { EVENTS } from "../../kernel/events.js";
 import type { RunningEmulator, WebhookIdShape } from "../../emulator/index.js";
 import { bearer, http, login, loginAs, start } from "./helpers.js";
 

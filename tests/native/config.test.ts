@@ -1,5 +1,5 @@
 /**
- * The native provider's CheckConfig applies the settings table's own rules (sdk/settings.ts, sdk/base-url.ts), the
+ * The native provider's CheckConfig applies the settings table's own rules (kernel/settings.ts, kernel/base-url.ts), the
  * ones both providers resolve their settings with, so a preview refuses exactly the settings an `up` would.
  */
 import { describe, expect, it } from "vitest";

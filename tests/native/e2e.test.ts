@@ -10,7 +10,8 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { startEmulator, signInAutoApproved as signIn, type RunningEmulator } from "../../emulator/index.js";
+import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
+import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
 import type { TokenSet } from "../../auth/oauth.js";
 import { freePort, loginAutoApproved, runCli } from "../support/cli.js";
 import { emulatorStats, heldWebhooks } from "../support/emulator.js";

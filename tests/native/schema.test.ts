@@ -7,10 +7,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
 import * as grpc from "@grpc/grpc-js";
-import { SECRET_CONFIG_KEYS } from "../../sdk/config.js";
-import { PROVIDER_SETTING_NAMES, SETTINGS, type SettingSpec } from "../../sdk/settings.js";
-import { EVENT_DESCRIPTION, EVENTS } from "../../sdk/events.js";
-import { URL_RULE_DESCRIPTION } from "../../sdk/webhook-rules.js";
+import { SECRET_CONFIG_KEYS } from "../../kernel/config.js";
+import { PROVIDER_SETTING_NAMES, SETTINGS, type SettingSpec } from "../../kernel/settings.js";
+import { EVENT_DESCRIPTION, EVENTS } from "../../kernel/events.js";
+import { URL_RULE_DESCRIPTION } from "../../kernel/webhook-rules.js";
 import { buildSchema, EVENT_TYPE } from "../../provider/native/schema.js";
 import { emptyPb, providerGrpc, providerPb } from "../../provider/native/proto.js";
 import { repoRoot } from "../support/package.js";
@@ -27,7 +27,7 @@ describe("native provider schema", () => {
     expect(schema.language.nodejs?.packageName).toBe("@pulumi-helpdesk/helpdesk");
   });
 
-  it("offers exactly the 14 events of sdk/events.ts as the event enum", () => {
+  it("offers exactly the 14 events of kernel/events.ts as the event enum", () => {
     expect(schema.types[EVENT_TYPE]?.enum.map((entry) => entry.value)).toEqual([...EVENTS]);
     expect(schema.types[EVENT_TYPE]?.description).toBe(EVENT_DESCRIPTION);
     const webhook = schema.resources["helpdesk:index:Webhook"]!;

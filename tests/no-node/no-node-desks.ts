@@ -23,7 +23,8 @@ import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpath
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import { completeAuthorizationAutoApproved, startEmulator, type RunningEmulator } from "../../emulator/index.js";
+import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
+import { completeAuthorizationAutoApproved } from "../../emulator-client/index.js";
 import { heldWebhooks } from "../support/emulator.js";
 import { freePort } from "../support/cli.js";
 import { repoRoot } from "../support/package.js";

@@ -28,11 +28,12 @@ import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
-import { startEmulator, signInAutoApproved, type RunningEmulator } from "../../emulator/index.js";
+import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
+import { signInAutoApproved } from "../../emulator-client/index.js";
 import { emptyPb, pluginPb, providerGrpc, providerPb, structPb, type PropertyMap } from "../../provider/native/proto.js";
 import { isSecret } from "../../provider/native/properties.js";
 import { buildSchema, nodejsSdkPackageOf, pluginDownloadUrlOf } from "../../provider/native/schema.js";
-import { githubRepository } from "../../sdk/repository.js";
+import { githubRepository } from "../../kernel/repository.js";
 import { heldWebhooks } from "../support/emulator.js";
 import { repoRoot } from "../support/package.js";
 import { waitFor } from "../support/processes.js";

@@ -13,7 +13,7 @@ import { execFileSync } from "node:child_process";
 import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { nodejsSdkPackageOf } from "../../provider/native/schema.js";
-import { githubRepository } from "../../sdk/repository.js";
+import { githubRepository } from "../../kernel/repository.js";
 import { nodejsSdkTarball } from "../../scripts/release/nodejs-sdk.ts";
 import { repoRoot } from "../support/package.js";
 import { sharedRelease } from "../support/release.js";

@@ -8,7 +8,7 @@ import { cpSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { javaBasePackageOf } from "../../provider/native/schema.js";
-import { githubRepository } from "../../sdk/repository.js";
+import { githubRepository } from "../../kernel/repository.js";
 import { machineMavenRepository, mavenEnv, mvn, pulumiJavaSdkDownloaded, PULUMI_JAVA_VERSION } from "../support/maven.js";
 import { testTempDir } from "../support/temp.js";
 import { expectSdkFresh } from "../support/tree.js";

@@ -8,7 +8,7 @@ import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { completeAuthorizationAutoApproved } from "../../emulator/index.js";
+import { completeAuthorizationAutoApproved } from "../../emulator-client/index.js";
 
 const cliPath = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
 

@@ -8,15 +8,21 @@ import { cruise, type ICruiseResult } from "dependency-cruiser";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
+/** The rooms of the repository's hand-written TypeScript that ships (docs/design.md "Rooms"); sdk/ is generated. */
+export const SHIPPED_ROOMS = ["kernel", "program", "auth", "provider", "cli", "emulator", "emulator-client"] as const;
+
+/** `includeOnly` for {@link reachedFrom}: the TypeScript of {@link SHIPPED_ROOMS}. */
+export const SHIPPED_SOURCE = `^(${SHIPPED_ROOMS.join("|")})/.*\\.ts$`;
+
 /**
  * The modules `entry` imports, directly or not, type-only imports included.
  *
  * @param entry a repository-relative path, e.g. `provider/native/main.ts`
  * @param includeOnly which modules count (a regular expression over repository-relative paths); default: this
- *   repository's TypeScript under sdk/, provider/, auth/, cli/, emulator/
+ *   repository's TypeScript in {@link SHIPPED_ROOMS}
  * @returns their repository-relative paths (packages as `node_modules/...`), sorted
  */
-export async function reachedFrom(entry: string, includeOnly = "^(sdk|provider|auth|cli|emulator)/.*\\.ts$"): Promise<string[]> {
+export async function reachedFrom(entry: string, includeOnly = SHIPPED_SOURCE): Promise<string[]> {
   const result = await cruise(
     [entry],
     { baseDir: ROOT, tsPreCompilationDeps: true, doNotFollow: { path: "node_modules" }, includeOnly },

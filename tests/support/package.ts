@@ -19,7 +19,7 @@ export interface PackedTarball {
   size: number;
   /** Unpacked size in bytes. */
   unpackedSize: number;
-  /** Paths inside the package, e.g. `dist/sdk/index.js`. */
+  /** Paths inside the package, e.g. `dist/program/index.js`. */
   files: string[];
 }
 

@@ -8,7 +8,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
 import { loginConfigEntries } from "../../auth/grant.js";
-import { parseBaseUrl } from "../../sdk/base-url.js";
+import { parseBaseUrl } from "../../kernel/base-url.js";
 import { LocalWorkspace, type ConfigMap, type Stack } from "@pulumi/pulumi/automation/index.js";
 
 /**

@@ -12,7 +12,7 @@
  * (c) paths of this repository's files: a path that starts with one of the top folders (sdk, provider, auth, cli,
  *     emulator, bench, examples, tests, scripts, docs, plugin) and ends in .ts, .md, .sh, .json, .yaml or .py must
  *     exist. Not checked: a path preceded by `/`, `.`, `@`, `:` or a word character, which is a package subpath
- *     (`@pulumi/pulumi/...`, `pulumi-helpdesk/provider`), part of a URL or of a longer path (`dist/sdk/index.d.ts`,
+ *     (`@pulumi/pulumi/...`, `pulumi-helpdesk/provider`), part of a URL or of a longer path (`dist/program/index.d.ts`,
  *     `./x`, `../x`); paths of other extensions (`.go`, `.js`, `.mod`: Pulumi's own repository, built files); and the
  *     few citations of other repositories' files in {@link EXTERNAL_PATHS}.
  *
@@ -22,12 +22,13 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { SHIPPED_ROOMS } from "../support/dependencies.js";
 import { describe, expect, it } from "vitest";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
 /** The top folders of this repository: a path starting with one of them names one of our files. */
-const TOP_FOLDERS = ["sdk", "provider", "auth", "cli", "emulator", "bench", "examples", "tests", "scripts", "docs", "plugin"];
+const TOP_FOLDERS = [...SHIPPED_ROOMS, "sdk", "bench", "examples", "tests", "scripts", "docs", "plugin"];
 
 /** Extensions of the files whose paths are checked under (c). */
 const CHECKED_PATH_EXTENSIONS = ["ts", "md", "sh", "json", "yaml", "py"];
@@ -192,9 +193,9 @@ describe("citations and file references", () => {
     expect(sectionsCited("2.3–2.6", `, ${S}6 and ${S}4.4`)).toEqual(["2.3", "2.6", "6", "4.4"]);
     expect([...`see ${doc} ${S}4.1, ${S}4.2 and ${S}9.`.matchAll(SECTION_CITATION)].map((m) => sectionsCited(m[2]!, m[3] ?? ""))).toEqual([["4.1", "4.2", "9"]]);
     const paths = (text: string): string[] => [...text.matchAll(REPO_PATH)].map((m) => m[1]!);
-    expect(paths("see `provider/native/config.ts` and sdk/webhook-rules.ts.")).toEqual(["provider/native/config.ts", "sdk/webhook-rules.ts"]);
+    expect(paths("see `provider/native/config.ts` and kernel/webhook-rules.ts.")).toEqual(["provider/native/config.ts", "kernel/webhook-rules.ts"]);
     expect(paths("sdk/a.ts.bak")).toEqual([]);
-    expect(paths("`pulumi-helpdesk/provider`, @pulumi/pulumi/proto/x.ts, https://h.example/docs/a.md, dist/sdk/index.d.ts, ./sdk/x.ts")).toEqual([]);
+    expect(paths("`pulumi-helpdesk/provider`, @pulumi/pulumi/proto/x.ts, https://h.example/docs/a.md, dist/program/index.d.ts, ./sdk/x.ts")).toEqual([]);
     expect(paths("pulumi/pulumi `sdk/go/common/resource/plugin/plugin.go`, `provider/server.js`")).toEqual([]);
     expect(BARE_CITATIONS.some(({ pattern }) => new RegExp(pattern.source).test(`the spec (${S}2.1)`))).toBe(true);
   });

@@ -1,5 +1,5 @@
 /**
- * The config keys (sdk/config.ts): one mapping from a setting to its `namespace:key`, for the default namespace
+ * The config keys (kernel/config.ts): one mapping from a setting to its `namespace:key`, for the default namespace
  * (`helpdesk:*`) and for the namespaces `pulumi-helpdesk login --namespace <ns>` writes, and what a namespace may be.
  */
 import { describe, expect, it } from "vitest";
@@ -10,9 +10,9 @@ import {
   configNamespaceProblem,
   SECRET_CONFIG_KEYS,
   secretConfigKeysFor,
-} from "../../sdk/config.js";
-import { PulumiHelpdeskError } from "../../sdk/errors.js";
-import { SETTING_NAMES } from "../../sdk/settings.js";
+} from "../../kernel/config.js";
+import { PulumiHelpdeskError } from "../../kernel/errors.js";
+import { SETTING_NAMES } from "../../kernel/settings.js";
 
 describe("config keys per namespace", () => {
   it("CONFIG_KEYS is the helpdesk namespace's, with the names the provider has always read", () => {

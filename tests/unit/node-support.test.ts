@@ -1,8 +1,8 @@
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { MINIMUM_NODE_VERSION, nodeVersionProblem } from "../../sdk/node-support.js";
+import { MINIMUM_NODE_VERSION, nodeVersionProblem } from "../../kernel/node-support.js";
 
-describe("the supported Node.js versions (one rule: sdk/node-support.ts)", () => {
+describe("the supported Node.js versions (one rule: kernel/node-support.ts)", () => {
   it("package.json's engines states the same floor", () => {
     const manifest = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { engines: { node: string } };
     expect(manifest.engines.node).toBe(`>=${MINIMUM_NODE_VERSION}`);

@@ -1,11 +1,11 @@
 /**
- * The repository's names (sdk/repository.ts): the GitHub owner and name read out of package.json's `repository` in
+ * The repository's names (kernel/repository.ts): the GitHub owner and name read out of package.json's `repository` in
  * every form npm accepts, and the Go SDK's module and import paths derived from them, which the schema carries.
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
 import { buildSchema, PACKAGE } from "../../provider/native/schema.js";
-import { githubRepository, githubRepositoryOf, goImportPath, goModulePath } from "../../sdk/repository.js";
+import { githubRepository, githubRepositoryOf, goImportPath, goModulePath } from "../../kernel/repository.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { repository: { type: string; url: string } };
 

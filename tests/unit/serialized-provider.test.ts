@@ -19,7 +19,7 @@ const programDir = join(root, "tests/e2e/program");
 function serializeProvider(): string {
   const script = `
     import * as pulumi from "@pulumi/pulumi";
-    const { webhookProviderShim: provider } = await import(${JSON.stringify(pathToFileURL(`${root}dist/sdk/webhook.js`).href)});
+    const { webhookProviderShim: provider } = await import(${JSON.stringify(pathToFileURL(`${root}dist/program/webhook.js`).href)});
     const { text } = await pulumi.runtime.serializeFunction(() => provider, { allowSecrets: true });
     process.stdout.write(text);`;
   return execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: root, encoding: "utf8" });
@@ -109,7 +109,7 @@ describe("the serialized Webhook provider (__provider in state)", () => {
       await provider.diff("wh_1", { event: "ticket_opened", url: "https://hooks.example.test/a" }, { event: "ticket_opened", url: "https://hooks.example.test/a" });
       report(loaded);`,
     ) as string[];
-    expect(loaded.some((url) => url.endsWith("/dist/provider/index.js"))).toBe(true);
+    expect(loaded.some((url) => url.endsWith("/dist/provider/dynamic/index.js"))).toBe(true);
     expect(loaded.filter((url) => /\/node_modules\/(undici|zod|oauth4webapi|proper-lockfile)\/|\/dist\/(provider\/client|auth\/oauth|auth\/token-cache)\.js$/.test(url))).toEqual([]);
   });
 

@@ -1,18 +1,18 @@
 /**
- * The settings model (sdk/settings.ts, sdk/base-url.ts): one precedence for every front end (explicit, stack config,
+ * The settings model (kernel/settings.ts, kernel/base-url.ts): one precedence for every front end (explicit, stack config,
  * environment, default), one base URL rule that `login` and both providers apply alike, the ranges and defaults of
  * the table.
  */
 import { describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { parseBaseUrl, endpointUrl, baseUrlText } from "../../sdk/base-url.js";
-import { stackConfigSettings } from "../../sdk/config.js";
-import { DEFAULT_LIMITS, pickSetting, resolveSettings, settingReaderOf, SETTINGS, SettingError, settingProblem, type SettingSpec } from "../../sdk/settings.js";
+import { parseBaseUrl, endpointUrl, baseUrlText } from "../../kernel/base-url.js";
+import { stackConfigSettings } from "../../kernel/config.js";
+import { DEFAULT_LIMITS, pickSetting, resolveSettings, settingReaderOf, SETTINGS, SettingError, settingProblem, type SettingSpec } from "../../kernel/settings.js";
 import { pickClientSettings } from "../../cli/settings.js";
 import { CliError } from "../../cli/output.js";
 import { checkProviderConfig, providerTarget } from "../../provider/native/config.js";
-import { isLoopbackHost } from "../../sdk/loopback.js";
+import { isLoopbackHost } from "../../kernel/loopback.js";
 
 const config = (values: Record<string, string>) => ({ get: (key: string) => values[key] });
 
@@ -189,7 +189,7 @@ describe("one loopback rule", () => {
 });
 
 describe("the README's settings table is the settings table's", () => {
-  it("gives every integer setting's range and default as sdk/settings.ts does", () => {
+  it("gives every integer setting's range and default as kernel/settings.ts does", () => {
     const readme = readFileSync(fileURLToPath(new URL("../../README.md", import.meta.url)), "utf8");
     for (const name of ["maxRetries", "requestTimeout"] as const) {
       const spec: SettingSpec = SETTINGS[name];

@@ -1,13 +1,13 @@
 /**
- * One table of webhook edge cases, each judged by both users of the shared rule (sdk/webhook-rules.ts): the
+ * One table of webhook edge cases, each judged by both users of the shared rule (kernel/webhook-rules.ts): the
  * provider's `check` and the real emulator over HTTP on 127.0.0.1 (`POST /v1/webhooks`, 201 or 422). Both must give
  * the same verdict and the same reasons, so that a green `pulumi preview` is never followed by a refused `pulumi up`.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { UNKNOWN } from "../../provider/unknown.js";
-import { checkWebhook } from "../../provider/webhooks.js";
-import { EVENTS } from "../../sdk/events.js";
-import { MAX_URL_LENGTH, webhookEventProblem, webhookProblems, webhookUrlProblem } from "../../sdk/webhook-rules.js";
+import { UNKNOWN } from "../../provider/core/unknown.js";
+import { checkWebhook } from "../../provider/core/webhooks.js";
+import { EVENTS } from "../../kernel/events.js";
+import { MAX_URL_LENGTH, webhookEventProblem, webhookProblems, webhookUrlProblem } from "../../kernel/webhook-rules.js";
 import type { RunningEmulator } from "../../emulator/index.js";
 import { bearer, http, login, start } from "../emulator/helpers.js";
 

@@ -24,8 +24,9 @@ import { fileURLToPath } from "node:url";
 // The built package (run scripts/build.sh first): Node runs this file with type stripping, which resolves no `.js`
 // import of a `.ts` source.
 import { loginConfigEntries } from "../../dist/auth/grant.js";
-import { parseBaseUrl } from "../../dist/sdk/base-url.js";
-import { signInAutoApproved, startEmulator } from "../../dist/emulator/index.js";
+import { parseBaseUrl } from "../../dist/kernel/base-url.js";
+import { startEmulator } from "../../dist/emulator/index.js";
+import { signInAutoApproved } from "../../dist/emulator-client/index.js";
 import { DESKS, PASSPHRASE, STACK } from "./fixture.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));

@@ -22,8 +22,9 @@ import { homedir, tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { completeAuthorizationAutoApproved, DEFAULT_CLIENT, startEmulator } from "../../emulator/index.js";
-import { MINIMUM_NODE_VERSION } from "../../sdk/node-support.js";
+import { DEFAULT_CLIENT, startEmulator } from "../../emulator/index.js";
+import { completeAuthorizationAutoApproved } from "../../emulator-client/index.js";
+import { MINIMUM_NODE_VERSION } from "../../kernel/node-support.js";
 import { freePort } from "../support/cli.js";
 import { packLikeACleanClone, repoRoot, type PackedTarball } from "../support/package.js";
 import { runCommand as run, shown, type Ran } from "../support/processes.js";
@@ -194,7 +195,7 @@ afterAll(async () => {
 describe("the npm package", () => {
   it("is built by prepack from a clean copy and holds what a user needs, and nothing else", () => {
     const files = tarball.files;
-    for (const needed of ["package.json", "README.md", "LICENSE", "dist/sdk/index.js", "dist/sdk/index.d.ts", "dist/cjs-types/sdk/index.d.ts", "dist/cjs-types/package.json", "dist/provider/index.js", "dist/emulator/index.js", "dist/sdk/records.js", "dist/cli/bin.js"]) {
+    for (const needed of ["package.json", "README.md", "LICENSE", "dist/program/index.js", "dist/program/index.d.ts", "dist/cjs-types/program/index.d.ts", "dist/cjs-types/package.json", "dist/provider/dynamic/index.js", "dist/emulator/index.js", "dist/kernel/records.js", "dist/cli/bin.js"]) {
       expect(files, needed).toContain(needed);
     }
     const unwanted = files.filter((f) => /^(tests|scripts|bench|examples|emulator|sdk|provider|cli)\//.test(f) || f.endsWith(".map") || (f.endsWith(".ts") && !f.endsWith(".d.ts")));

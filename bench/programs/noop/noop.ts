@@ -7,7 +7,7 @@
  * every resource's state with each method wrapped on its own. It takes the same inputs (`event`, `url`, `state`) and
  * gives the same outputs as a Webhook, from the same base class. So Webhook / no-op is what the Webhook costs against
  * a dynamic resource written as usual: its API calls and loaded libraries on one side, its smaller serialized shim
- * (sdk/webhook.ts) on the other.
+ * (program/webhook.ts) on the other.
  *
  * Type-stripped TypeScript (Node runs it as is): erasable syntax only.
  */

@@ -7,11 +7,12 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client, request } from "undici";
-import { startEmulator, signInAutoApproved, type EmulatorOptions, type RunningEmulator } from "../../../emulator/index.js";
+import { startEmulator, type EmulatorOptions, type RunningEmulator } from "../../../emulator/index.js";
+import { signInAutoApproved } from "../../../emulator-client/index.js";
 import type { TokenSet } from "../../../auth/oauth.js";
 import type { CacheEntry } from "../../../auth/token-cache.js";
 import { loginConfigEntries } from "../../../auth/grant.js";
-import { isSecretSetting } from "../../../sdk/settings.js";
+import { isSecretSetting } from "../../../kernel/settings.js";
 import { emulatorStats } from "../../support/emulator.js";
 import type { TestProject } from "../../support/cli.js";
 

@@ -4,10 +4,10 @@
  * - 429 and 503: retried for every method, after `Retry-After` (RFC 9110 §10.2.3: seconds or an HTTP date) when
  *   given, else exponential backoff. Both mean the request was not processed, so a POST is safe to resend.
  * - other 5xx: retried for DELETE only (idempotent, RFC 9110 §9.2.2); a POST may have created the webhook.
- * - no answer: DELETE always; POST only when the request never reached the server (`sdk/not-sent.ts`).
+ * - no answer: DELETE always; POST only when the request never reached the server (`kernel/not-sent.ts`).
  * Backoff: "full jitter", a random delay in [0, min(cap, base · 2^attempt)].
  */
-import { NOT_SENT_CODES } from "../sdk/not-sent.js";
+import { NOT_SENT_CODES } from "../../kernel/not-sent.js";
 
 /** What came back from one attempt. */
 export type AttemptOutcome =

@@ -1,4 +1,4 @@
-import { PulumiHelpdeskError } from "../sdk/errors.js";
+import { PulumiHelpdeskError } from "../../kernel/errors.js";
 
 /**
  * Stable error codes of the provider, for programs and tests that want to branch on a failure kind.

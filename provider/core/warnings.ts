@@ -1,4 +1,4 @@
-import { forPerson } from "../auth/redact.js";
+import { forPerson } from "../../auth/redact.js";
 
 /** Where a warning goes instead of stderr: set by the native provider plugin to the engine's `Log` service. */
 export type WarningSink = (message: string) => void;

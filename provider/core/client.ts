@@ -1,15 +1,15 @@
 import { exchange, HttpExchangeError, type HttpAnswer } from "./http.js";
 import { HelpdeskError } from "./errors.js";
-import { displayUrl, excerpt, serverText } from "../auth/redact.js";
-import type { RequestLimits } from "../sdk/settings.js";
+import { displayUrl, excerpt, serverText } from "../../auth/redact.js";
+import type { RequestLimits } from "../../kernel/settings.js";
 import type { SettingsPlace } from "./target.js";
-import { baseUrlText, endpointUrl } from "../sdk/base-url.js";
+import { baseUrlText, endpointUrl } from "../../kernel/base-url.js";
 import { retryDelay, type AttemptOutcome } from "./retry.js";
-import { OAuthError } from "../auth/oauth.js";
-import { stackArguments, type Grant } from "../auth/grant.js";
-import { TokenCacheError } from "../auth/token-cache.js";
+import { OAuthError } from "../../auth/oauth.js";
+import { stackArguments, type Grant } from "../../auth/grant.js";
+import { TokenCacheError } from "../../auth/token-cache.js";
 import type { Webhook, WebhookSpec } from "./webhook-types.js";
-import { NOT_SENT_CODES } from "../sdk/not-sent.js";
+import { NOT_SENT_CODES } from "../../kernel/not-sent.js";
 
 /**
  * The webhook of a create response (docs/helpdesk-api.md §4.3: `{webhook: {event, url, state, ...}}`). The id field is not shown in
@@ -45,7 +45,7 @@ function createdWebhook(body: string): CreatedWebhook | undefined {
 
 /** Options of {@link HelpdeskClient}. */
 export interface HelpdeskClientOptions {
-  /** API base URL (docs/helpdesk-api.md §1), as `sdk/base-url.ts` parsed it. */
+  /** API base URL (docs/helpdesk-api.md §1), as `kernel/base-url.ts` parsed it. */
   baseUrl: URL;
   /** How a person sets a setting (e.g. `config helpdesk:baseUrl`): hints name the base URL and the retries. */
   describe: SettingsPlace["describe"];

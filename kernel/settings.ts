@@ -1,6 +1,6 @@
 /**
  * The provider's settings: the one table ({@link SETTINGS}) from which everything else about a setting is derived —
- * the stack config keys (`sdk/config.ts`), the environment variables, which settings are secret, which are whole
+ * the stack config keys (`kernel/config.ts`), the environment variables, which settings are secret, which are whole
  * numbers with which range and default, the native schema's config and `Provider` inputs
  * (`provider/native/schema.ts`), the native TypeScript `Provider`'s arguments, the limit checks, the docs, and what
  * `pulumi-helpdesk login` writes — and the one resolution of a setting's value ({@link resolveSettings}).
@@ -22,7 +22,7 @@ export interface SettingSpec {
   /** Holds a credential: only ever stored as a Pulumi secret, registered for redaction, never shown. */
   readonly secret: boolean;
   /**
-   * `url`: an absolute http(s) base URL (`sdk/base-url.ts`); `redirect_uri`: an absolute http(s) URL without a
+   * `url`: an absolute http(s) base URL (`kernel/base-url.ts`); `redirect_uri`: an absolute http(s) URL without a
    * fragment (RFC 6749 §3.1.2); `timestamp`: ISO 8601; `integer`: a whole number in {@link SettingSpec.range};
    * `string`: any non-empty text.
    */
@@ -43,7 +43,7 @@ export interface SettingSpec {
 
 /**
  * The settings, in the order the schema, the SDKs and `login` list them. Stack config keys are `<namespace>:<name>`
- * (`helpdesk:baseUrl`; `eu:baseUrl` for `login --namespace eu`): see `sdk/config.ts`.
+ * (`helpdesk:baseUrl`; `eu:baseUrl` for `login --namespace eu`): see `kernel/config.ts`.
  */
 export const SETTINGS = {
   baseUrl: {
@@ -256,7 +256,7 @@ export const DEFAULT_LIMITS: RequestLimits = Object.freeze({
 
 /** Every setting resolved once into the typed values the provider core, the grant and the CLI take. */
 export interface ResolvedSettings {
-  /** The API base URL (`sdk/base-url.ts`), or undefined when no source sets it. */
+  /** The API base URL (`kernel/base-url.ts`), or undefined when no source sets it. */
   readonly baseUrl: URL | undefined;
   /** `client_id`, or undefined. */
   readonly clientId: string | undefined;
@@ -277,7 +277,7 @@ export interface ResolvedSettings {
 }
 
 /**
- * Why a setting's text breaks its rule, or undefined: the rule of {@link SETTINGS} (`url`: `sdk/base-url.ts`;
+ * Why a setting's text breaks its rule, or undefined: the rule of {@link SETTINGS} (`url`: `kernel/base-url.ts`;
  * `redirect_uri`: absolute http(s), no fragment; `integer`: a whole number in range, decimal text; `timestamp`: a date
  * `Date.parse` reads, ISO 8601).
  *

@@ -1,8 +1,8 @@
 /**
- * One help desk as a front end hands it to the provider core (`provider/webhooks.ts`): the settings it resolved once,
+ * One help desk as a front end hands it to the provider core (`provider/core/webhooks.ts`): the settings it resolved once,
  * and how its user sets each of them (for messages).
  */
-import type { ResolvedSettings, SettingName } from "../sdk/settings.js";
+import type { ResolvedSettings, SettingName } from "../../kernel/settings.js";
 
 /** How a front end's user sets a setting; messages about a missing setting say it. */
 export interface SettingsPlace {
@@ -21,7 +21,7 @@ export interface SettingsPlace {
 
 /** One help desk, as a front end resolved it. */
 export interface Target {
-  /** The settings, resolved once by the front end (explicit, stack config, environment, default: `sdk/settings.ts`). */
+  /** The settings, resolved once by the front end (explicit, stack config, environment, default: `kernel/settings.ts`). */
   readonly settings: ResolvedSettings;
   /** How a person sets each setting in this front end. */
   readonly place: SettingsPlace;

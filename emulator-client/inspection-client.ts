@@ -8,11 +8,11 @@
  * HTTP over undici, like the rest of the CLI and the emulator. A process that started the emulator itself reads it
  * through `RunningEmulator` instead (no HTTP request to itself).
  */
-import { baseUrlText, parseBaseUrl } from "../sdk/base-url.js";
+import { baseUrlText, parseBaseUrl } from "../kernel/base-url.js";
 import { Client, request, type Dispatcher } from "undici";
-import { PulumiHelpdeskError } from "../sdk/errors.js";
-import type { WebhookEvent } from "../sdk/events.js";
-import type { DeliveryLogEntry, EmulatorState, FaultOptions, LoginLink, StatsSnapshot, StoredWebhook, TriggeredEvent } from "./types.js";
+import { PulumiHelpdeskError } from "../kernel/errors.js";
+import type { WebhookEvent } from "../kernel/events.js";
+import type { DeliveryLogEntry, EmulatorState, FaultOptions, LoginLink, StatsSnapshot, StoredWebhook, TriggeredEvent } from "../emulator/types.js";
 
 /** Why an inspection call failed: `unreachable` (no answer: not running, wrong URL) or `refused` (a non-2xx answer). */
 export type EmulatorInspectionErrorCode = "unreachable" | "refused";
@@ -59,9 +59,9 @@ export class EmulatorInspectionClient {
 
   /**
    * @param baseUrl the emulator's base URL (`RunningEmulator.url`, or what `pulumi-helpdesk emulator` printed), as text
-   *   or as `sdk/base-url.ts` parsed it; trailing slashes are ignored
+   *   or as `kernel/base-url.ts` parsed it; trailing slashes are ignored
    * @param options see {@link EmulatorInspectionClientOptions}
-   * @throws TypeError when `baseUrl` is no base URL (the message says why: `sdk/base-url.ts`)
+   * @throws TypeError when `baseUrl` is no base URL (the message says why: `kernel/base-url.ts`)
    */
   constructor(baseUrl: string | URL, options: EmulatorInspectionClientOptions = {}) {
     const parsed = typeof baseUrl === "string" ? parseBaseUrl(baseUrl) : { url: baseUrl };

@@ -5,8 +5,8 @@
  * files (data-file.ts), so one record has one way into the database.
  */
 import type { DatabaseSync, SQLInputValue, SQLOutputValue, StatementSync } from "node:sqlite";
-import type { WebhookEvent } from "../sdk/events.js";
-import type { DeliveryLogEntry, StoredWebhook } from "./types.js";
+import type { WebhookEvent } from "../../kernel/events.js";
+import type { DeliveryLogEntry, StoredWebhook } from "../types.js";
 
 /** A registered OAuth client; the secret is kept as a SHA-256 hash. */
 export interface StoredClient {

@@ -105,7 +105,7 @@ export function configKeysFor<N extends string>(namespace: N): ConfigKeys<N> {
 export const CONFIG_KEYS: ConfigKeys = configKeysFor(DEFAULT_CONFIG_NAMESPACE);
 
 /**
- * The secret keys of one namespace: `SECRET_SETTING_NAMES` (`sdk/settings.ts`) under `namespace`, e.g. `eu:accessToken`.
+ * The secret keys of one namespace: `SECRET_SETTING_NAMES` (`kernel/settings.ts`) under `namespace`, e.g. `eu:accessToken`.
  *
  * @param namespace the config namespace
  * @throws ConfigNamespaceError when the namespace is not allowed (see {@link configKeysFor})
@@ -120,7 +120,7 @@ export const SECRET_CONFIG_KEYS: readonly string[] = secretConfigKeysFor(DEFAULT
 
 /**
  * The settings of one namespace of a stack config, read by bare name: `stackConfigSettings(config, "eu").get("baseUrl")`
- * reads `eu:baseUrl`. What `resolveSettings` (`sdk/settings.ts`) takes as its `config` source.
+ * reads `eu:baseUrl`. What `resolveSettings` (`kernel/settings.ts`) takes as its `config` source.
  *
  * @param config the stack config by namespaced key (Pulumi's `dynamic.Config`, or the CLI's decrypted map), or
  *   undefined when there is none

@@ -1,6 +1,6 @@
 /**
  * Where pulumi-helpdesk's source lives, derived from one place: package.json's `repository` (read by
- * `sdk/package-version.ts` `packageFacts`, or built into the release executable). Everything that names the
+ * `kernel/package-version.ts` `packageFacts`, or built into the release executable). Everything that names the
  * repository is computed here from it: the Go SDK's module path (the schema's `language.go.importBasePath`) and, for
  * the plugin's download URL, the repository's owner and name.
  *
@@ -39,7 +39,7 @@ export function githubRepositoryOf(repository: PackageFacts["repository"]): GitH
 
 /**
  * @returns {@link githubRepositoryOf} this package's `repository`
- * @throws Error as {@link githubRepositoryOf}, and when the package's facts cannot be read (`sdk/package-version.ts`)
+ * @throws Error as {@link githubRepositoryOf}, and when the package's facts cannot be read (`kernel/package-version.ts`)
  */
 export function githubRepository(): GitHubRepository {
   return githubRepositoryOf(packageFacts().repository);

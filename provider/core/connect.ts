@@ -1,11 +1,11 @@
 /**
  * From a help desk's resolved settings to a client of its API: the one place the provider core says which settings
- * an API call needs and what to do when they are missing. Loaded by `provider/webhooks.ts` on the first create or
+ * an API call needs and what to do when they are missing. Loaded by `provider/core/webhooks.ts` on the first create or
  * delete, never at start-up (it pulls in the HTTP client and the OAuth code).
  */
-import { SETTINGS, type SettingName } from "../sdk/settings.js";
-import { Grant } from "../auth/grant.js";
-import { registerSecret } from "../auth/redact.js";
+import { SETTINGS, type SettingName } from "../../kernel/settings.js";
+import { Grant } from "../../auth/grant.js";
+import { registerSecret } from "../../auth/redact.js";
 import { HelpdeskClient } from "./client.js";
 import { HelpdeskError } from "./errors.js";
 import type { Target } from "./target.js";

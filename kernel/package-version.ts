@@ -8,7 +8,7 @@
  *   the bundler replaces `__PULUMI_HELPDESK_PACKAGE__` with `{ "version": ..., "repository": ... }` taken from
  *   package.json (esbuild `define`), and no file is read at run time (no package lies beside the executable);
  * - everywhere else (`dist/`, the npm package, the sources under vitest), they are read from the package's own
- *   `package.json`, found by walking up from this module (`sdk/` in the sources, `dist/sdk/` when built) to the first
+ *   `package.json`, found by walking up from this module (`kernel/` in the sources, `dist/kernel/` when built) to the first
  *   `package.json` named `pulumi-helpdesk`.
  */
 import { readFileSync } from "node:fs";

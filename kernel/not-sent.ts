@@ -1,6 +1,6 @@
 /**
  * Which failed requests never reached the server, defined once. It decides two things that must agree: whether a
- * `POST /v1/webhooks` may be sent again without risking a second webhook (`provider/retry.ts`), and whether a refresh
+ * `POST /v1/webhooks` may be sent again without risking a second webhook (`provider/core/retry.ts`), and whether a refresh
  * request certainly issued no tokens, so its pending marker can be cleared (`auth/grant.ts`, RFC 9700 §4.14.2).
  */
 

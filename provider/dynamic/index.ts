@@ -1,5 +1,5 @@
 /**
- * The Webhook provider implementation, loaded by the serialized shim (`sdk/webhook.ts`) inside Pulumi's dynamic
+ * The Webhook provider implementation, loaded by the serialized shim (`program/webhook.ts`) inside Pulumi's dynamic
  * provider process as `pulumi-helpdesk/provider`. Never imported by a program at start-up.
  *
  * The shim loads this module synchronously, with `require()` of an ES module, when Pulumi configures the provider;
@@ -8,16 +8,16 @@
  * the first `create` or `delete`.
  */
 // First: stop with one line on an unsupported Node.js, before any dependency is evaluated.
-import "../sdk/node-guard.js";
+import "../../kernel/node-guard.js";
 import type * as pulumi from "@pulumi/pulumi";
-import type { ConfiguredWebhookProvider, WebhookInputs, WebhookOutputs, WebhookProviderImplementation } from "../sdk/provider-contract.js";
-import { DEFAULT_CONFIG_NAMESPACE, stackConfigSettings, type ConfigReader } from "../sdk/config.js";
-import { resolveSettings } from "../sdk/settings.js";
-import { forPerson } from "../auth/redact.js";
-import type { Target } from "./target.js";
-import { checkWebhook, createWebhook, deleteWebhook, replacedFields } from "./webhooks.js";
+import type { ConfiguredWebhookProvider, WebhookInputs, WebhookOutputs, WebhookProviderImplementation } from "../../kernel/provider-contract.js";
+import { DEFAULT_CONFIG_NAMESPACE, stackConfigSettings, type ConfigReader } from "../../kernel/config.js";
+import { resolveSettings } from "../../kernel/settings.js";
+import { forPerson } from "../../auth/redact.js";
+import type { Target } from "../core/target.js";
+import { checkWebhook, createWebhook, deleteWebhook, replacedFields } from "../core/webhooks.js";
 
-export { HelpdeskError, type HelpdeskErrorCode } from "./errors.js";
+export { HelpdeskError, type HelpdeskErrorCode } from "../core/errors.js";
 
 /**
  * Runs one provider operation so that whatever it throws is fit for a person: the message (and the stack, which
@@ -36,7 +36,7 @@ async function forPersonOnFailure<T>(run: () => Promise<T>): Promise<T> {
 
 /**
  * The help desk of a dynamic `Webhook`: the stack's `helpdesk:*` config, then the environment (read now, at call
- * time: `destroy` runs with the config stored in state), then the defaults (`sdk/settings.ts`).
+ * time: `destroy` runs with the config stored in state), then the defaults (`kernel/settings.ts`).
  *
  * @param config the stack config `configure` received (undefined: none)
  * @throws SettingError `config` when a setting breaks its rule (the message names `config helpdesk:<name>` or the
@@ -51,7 +51,7 @@ function targetOf(config: ConfigReader | undefined): Target {
 
 /**
  * The provider: Pulumi dynamic provider methods for `pulumi-nodejs:dynamic/helpdesk:Webhook`, the stack config passed
- * explicitly, over the provider core (`provider/webhooks.ts`). See {@link WebhookProviderImplementation} for the
+ * explicitly, over the provider core (`provider/core/webhooks.ts`). See {@link WebhookProviderImplementation} for the
  * contract (stored shims of 0.1.0 call it); docs/helpdesk-api.md §4.3 (create) and §4.4 (delete).
  */
 export const webhookProvider: WebhookProviderImplementation = {
@@ -79,7 +79,7 @@ export const webhookProvider: WebhookProviderImplementation = {
 };
 
 /**
- * Configures a serialized Webhook provider object (the shim of sdk/webhook.ts, whose `configure` calls this
+ * Configures a serialized Webhook provider object (the shim of program/webhook.ts, whose `configure` calls this
  * synchronously): installs `check`, `diff`, `create` and `delete` on it, bound to the stack config of `req`. Builds
  * closures only and loads nothing; the API client is loaded by the first `create` or `delete`. Stored shims call it by
  * this name and signature (see {@link ConfiguredWebhookProvider}).

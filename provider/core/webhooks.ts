@@ -1,18 +1,18 @@
 /**
  * The provider core: what a help-desk webhook is to Pulumi, in domain terms and for no protocol in particular —
  * check, which changes replace it, create, delete, and the adoption that stands in for a read — shared by the two
- * front ends: the dynamic provider (`provider/index.ts`, Pulumi's `dynamic.ResourceProvider` for the TypeScript
+ * front ends: the dynamic provider (`provider/dynamic/index.ts`, Pulumi's `dynamic.ResourceProvider` for the TypeScript
  * `Webhook`) and the native plugin (`provider/native/`, gRPC for every language). Neither front end imports the other;
  * both turn their protocol's values into the types here and back.
  *
- * The domain types (`WebhookSpec`, `Webhook`) are in `provider/webhook-types.ts`, which the HTTP client shares.
+ * The domain types (`WebhookSpec`, `Webhook`) are in `provider/core/webhook-types.ts`, which the HTTP client shares.
  *
- * Loading: `check` and `replacedFields` need only the webhook rule (`sdk/webhook-rules.ts`); the HTTP client, the
+ * Loading: `check` and `replacedFields` need only the webhook rule (`kernel/webhook-rules.ts`); the HTTP client, the
  * OAuth client and the token cache are loaded on the first `create` or `delete` (`./connect.ts`), so a `preview`
  * with nothing to create loads none of them.
  */
-import { webhookProblems } from "../sdk/webhook-rules.js";
-import { registerSecret } from "../auth/redact.js";
+import { webhookProblems } from "../../kernel/webhook-rules.js";
+import { registerSecret } from "../../auth/redact.js";
 import type { Target } from "./target.js";
 import type { Webhook, WebhookField, WebhookSpec } from "./webhook-types.js";
 import { UNKNOWN } from "./unknown.js";
@@ -41,7 +41,7 @@ export interface WebhookCheck {
 export const ADOPTED_STATE = "unknown";
 
 /**
- * Check: validates a webhook's inputs with the one webhook rule (`sdk/webhook-rules.ts`, also the emulator's 422), so
+ * Check: validates a webhook's inputs with the one webhook rule (`kernel/webhook-rules.ts`, also the emulator's 422), so
  * a green preview is not followed by a refused `up`. Other inputs (a dynamic provider's `__provider`) are dropped.
  *
  * @param news the inputs as the engine sends them, plain (no secret wrappers); a value may be {@link UNKNOWN}, which

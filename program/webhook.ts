@@ -1,7 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
-import type { WebhookEvent } from "./events.js";
-import { isLoopbackHost } from "./loopback.js";
-import type { WebhookInputs, WebhookOutputs } from "./provider-contract.js";
+import type { WebhookEvent } from "../kernel/events.js";
+import { isLoopbackHost } from "../kernel/loopback.js";
+import type { WebhookInputs, WebhookOutputs } from "../kernel/provider-contract.js";
 
 /**
  * Stands in for `check`, `diff`, `create` and `delete` until `configure` has installed the real ones. It runs only

@@ -11,7 +11,7 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import { PulumiHelpdeskError } from "../sdk/errors.js";
+import { PulumiHelpdeskError } from "../../kernel/errors.js";
 
 /** What the API answered: status, headers (lower-case names, repeated ones joined with ", ") and the body as text. */
 export interface HttpAnswer {

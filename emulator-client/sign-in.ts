@@ -4,12 +4,12 @@
  */
 import { request } from "undici";
 import { exchangeAuthorizationCode, startAuthorization, type OAuthClientConfig, type TokenSet } from "../auth/oauth.js";
-import { parseBaseUrl } from "../sdk/base-url.js";
+import { parseBaseUrl } from "../kernel/base-url.js";
 
 /**
  * Runs the authorization-code flow (docs/helpdesk-api.md §4.1, §4.2) against an emulator started with `autoApprove`.
  *
- * @param config the emulator's base URL (text, or as `sdk/base-url.ts` parsed it) and one of its registered clients
+ * @param config the emulator's base URL (text, or as `kernel/base-url.ts` parsed it) and one of its registered clients
  * @returns the token set of docs/helpdesk-api.md §2.2 (`expiresAt` as ISO 8601)
  * @throws Error when the authorize endpoint does not redirect (auto-approve off, unknown client, redirect URI
  *   mismatch); OAuthError from the code exchange

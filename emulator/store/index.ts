@@ -19,15 +19,15 @@
  * Secrets are never kept in clear: client secrets, codes and tokens are stored as SHA-256 hashes and passwords as
  * scrypt hashes (secrets.ts), so the data file holds nothing a caller could replay.
  */
-import type { LiveState, Synchronous } from "./types.js";
-import { BUSY_TIMEOUT_MS, StoreDatabase } from "./store/database.js";
-import { Accounts } from "./store/accounts.js";
-import { Clients } from "./store/clients.js";
-import { Codes } from "./store/codes.js";
-import { DELIVERY_LOG_LIMIT, DeliveryLog } from "./store/delivery-log.js";
-import { BrowserState } from "./store/sessions.js";
-import { Tokens } from "./store/tokens.js";
-import { Webhooks } from "./store/webhooks.js";
+import type { LiveState, Synchronous } from "../types.js";
+import { BUSY_TIMEOUT_MS, StoreDatabase } from "./database.js";
+import { Accounts } from "./accounts.js";
+import { Clients } from "./clients.js";
+import { Codes } from "./codes.js";
+import { DELIVERY_LOG_LIMIT, DeliveryLog } from "./delivery-log.js";
+import { BrowserState } from "./sessions.js";
+import { Tokens } from "./tokens.js";
+import { Webhooks } from "./webhooks.js";
 
 /** How often a running emulator purges dead codes, tokens, sessions, sign-in links and pending consents: 60 s. */
 export const PURGE_INTERVAL_MS = 60_000;

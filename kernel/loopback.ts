@@ -3,7 +3,7 @@
  * URIs; RFC 6890 for 127.0.0.0/8 and ::1), plus the name `localhost`, which resolves to them (RFC 6761 §6.3). Used
  * where plain `http` is acceptable because nothing crosses a network: the OAuth requests to a local help desk
  * (`auth/oauth.ts`), the redirect URI `login` listens on (`cli/callback-server.ts`), and the webhook url warning
- * (`sdk/webhook.ts`).
+ * (`program/webhook.ts`).
  */
 
 /**

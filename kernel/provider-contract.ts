@@ -46,7 +46,7 @@ export interface WebhookProviderImplementation {
 
 /**
  * The provider methods for one stack config, as `configure(provider, req)` of `pulumi-helpdesk/provider` installs them
- * on the serialized provider object (sdk/webhook.ts), where Pulumi's dynamic provider host calls them as
+ * on the serialized provider object (program/webhook.ts), where Pulumi's dynamic provider host calls them as
  * `provider.check(olds, news)`, ... `check` and `diff` take what the engine sends as it is (preview's unknown
  * sentinel, a `__provider` property, values of any type).
  *
@@ -67,7 +67,7 @@ export interface ConfiguredWebhookProvider {
 /**
  * What a Webhook and its `state` output are, for people: the descriptions of the native provider's schema
  * (`helpdesk:index:Webhook`) and of the native TypeScript `Webhook` class. `event` and `url` are described where their
- * rules live: `EVENT_DESCRIPTION` (sdk/events.ts) and `URL_RULE_DESCRIPTION` (sdk/webhook-rules.ts).
+ * rules live: `EVENT_DESCRIPTION` (kernel/events.ts) and `URL_RULE_DESCRIPTION` (kernel/webhook-rules.ts).
  */
 export const WEBHOOK_DESCRIPTIONS = {
   resource:

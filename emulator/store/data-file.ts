@@ -7,7 +7,7 @@
  * The database runs in WAL mode (the `-wal` and `-shm` files beside it belong to it) with a busy timeout, so several
  * processes may use one file at once (SQLite's locking; on one machine, not over a network file system).
  */
-import { PulumiHelpdeskError } from "../sdk/errors.js";
+import { PulumiHelpdeskError } from "../../kernel/errors.js";
 import { closeSync, constants, copyFileSync, fstatSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
@@ -17,7 +17,7 @@ import type { DatabaseSync as DatabaseSyncType } from "node:sqlite";
 /**
  * `node:sqlite`'s DatabaseSync, loaded when first used rather than by a static import: a static import of a built-in
  * that an old Node.js lacks fails while modules are linked, before the emulator's entry point can run its Node.js
- * check (sdk/node-guard.ts) and say which version it needs in one line.
+ * check (kernel/node-guard.ts) and say which version it needs in one line.
  */
 function sqlite(): typeof import("node:sqlite") {
   const module = process.getBuiltinModule("node:sqlite") as typeof import("node:sqlite") | undefined;
@@ -26,10 +26,10 @@ function sqlite(): typeof import("node:sqlite") {
 }
 type DatabaseSync = DatabaseSyncType;
 import { z } from "zod";
-import { EVENTS } from "../sdk/events.js";
+import { EVENTS } from "../../kernel/events.js";
 import { SchemaError, checkSchema, migrate } from "./schema.js";
 import { insertCode, insertDelivery, insertToken, insertWebhook, putAccount, putClient } from "./tables.js";
-import type { Synchronous } from "./types.js";
+import type { Synchronous } from "../types.js";
 
 /** How to open a data file. */
 export interface OpenOptions {

@@ -12,7 +12,7 @@
  * deliveries: oldest first). Secrets are stored only as hashes (see secrets.ts).
  */
 import type { DatabaseSync } from "node:sqlite";
-import { PulumiHelpdeskError } from "../sdk/errors.js";
+import { PulumiHelpdeskError } from "../../kernel/errors.js";
 
 /** `PRAGMA application_id` of an emulator data file: "HDEM" in ASCII. */
 export const APPLICATION_ID = 0x4844454d;

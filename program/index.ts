@@ -6,10 +6,10 @@
  * new Webhook("tickets", { event: "ticket_started", url: "https://example.test/hook" });
  */
 // First: stop with one line on an unsupported Node.js, before any dependency is evaluated.
-import "./node-guard.js";
+import "../kernel/node-guard.js";
 export { Webhook, type WebhookArgs } from "./webhook.js";
-export { EVENTS, isWebhookEvent, type WebhookEvent } from "./events.js";
-export type { WebhookInputs, WebhookOutputs } from "./provider-contract.js";
+export { EVENTS, isWebhookEvent, type WebhookEvent } from "../kernel/events.js";
+export type { WebhookInputs, WebhookOutputs } from "../kernel/provider-contract.js";
 export {
   CONFIG_KEYS,
   configKeysFor,
@@ -19,6 +19,6 @@ export {
   SECRET_CONFIG_KEYS,
   secretConfigKeysFor,
   type ConfigKeys,
-} from "./config.js";
-export { SETTINGS, SettingError, type SettingName, type SettingSpec } from "./settings.js";
-export { PulumiHelpdeskError } from "./errors.js";
+} from "../kernel/config.js";
+export { SETTINGS, SettingError, type SettingName, type SettingSpec } from "../kernel/settings.js";
+export { PulumiHelpdeskError } from "../kernel/errors.js";

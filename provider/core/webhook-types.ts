@@ -1,14 +1,14 @@
 /**
  * What a help-desk webhook is to the provider core, in the API's terms (docs/helpdesk-api.md §2.1) and no protocol's:
- * the types the core (`provider/webhooks.ts`), the HTTP client (`provider/client.ts`) and both front ends exchange.
+ * the types the core (`provider/core/webhooks.ts`), the HTTP client (`provider/core/client.ts`) and both front ends exchange.
  */
-import type { WebhookEvent } from "../sdk/events.js";
+import type { WebhookEvent } from "../../kernel/events.js";
 
 /** What a program declares: a webhook's own fields (docs/helpdesk-api.md §2.1; both required on create, §4.3). */
 export interface WebhookSpec {
   /** One event name of docs/helpdesk-api.md §6. */
   readonly event: WebhookEvent;
-  /** The absolute http(s) URL that receives the deliveries (`sdk/webhook-rules.ts`); may carry a credential. */
+  /** The absolute http(s) URL that receives the deliveries (`kernel/webhook-rules.ts`); may carry a credential. */
   readonly url: string;
 }
 

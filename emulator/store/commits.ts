@@ -10,7 +10,7 @@
  * {@link GroupCommit.committed}: the commit of every change made since. Reads in between see the open transaction's
  * changes (same connection); other processes see them once committed (WAL).
  */
-import { PulumiHelpdeskError } from "../sdk/errors.js";
+import { PulumiHelpdeskError } from "../../kernel/errors.js";
 import type { DatabaseSync } from "node:sqlite";
 
 /** The kinds of {@link StoreError}: the write lock was not obtained in time, or a commit failed. */
