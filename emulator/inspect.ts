@@ -5,7 +5,7 @@
  * - `GET /_emulator/webhooks[?account=]` → `{ webhooks: [{ id, event, url, state, account, createdAt (ISO 8601) }] }`
  * - `GET /_emulator/stats` → `{ requests, connections, byRoute }`; `POST /_emulator/reset-stats` → 204
  * - `GET /_emulator/login-link[?account=]` → `{ url }`, a one-time sign-in link valid 10 minutes
- * - `POST /_emulator/events` `{ event, account?, data? }` → 202 `{ deliveries: [id...] }`
+ * - `POST /_emulator/events` `{ event, account?, data? }` → 202 `{ event, account, deliveries: [id...] }`
  * - `GET /_emulator/deliveries[?account=&webhookId=]` → `{ deliveries: [{ id, time, webhookId, event, url, status,
  *   attempts, ok, done, account, error? }] }`
  * - `GET /_emulator/state` → {@link EmulatorState}: webhooks, live tokens and codes (no secrets), live session, sign-in
