@@ -6,7 +6,7 @@
  * variable.
  */
 import { stackConfigSettings } from "../kernel/config.js";
-import { collectSettings, settingFlag, settingProblem, settingReaderOf, SETTINGS, type SettingName } from "../kernel/settings.js";
+import { collectSettings, settingFlag, settingProblem, settingReaderOf, settingSourceName, type SettingName } from "../kernel/settings.js";
 import { parseBaseUrl } from "../kernel/base-url.js";
 import { CliError } from "./output.js";
 
@@ -89,6 +89,6 @@ export function clientSettingsOf(found: Readonly<Record<ClientSettingName, strin
  * @returns a CliError `usage` (exit 2) listing the flag and environment variable of each
  */
 export function missingSettingsError(missing: readonly ClientSettingName[]): CliError {
-  const lines = missing.map((name) => `  ${settingFlag(name).padEnd(16)} or env ${SETTINGS[name].env}`);
+  const lines = missing.map((name) => `  ${settingFlag(name).padEnd(16)} or ${settingSourceName(name, "environment")}`);
   return new CliError("usage", `missing ${missing.length === 1 ? "a setting" : "settings"} and no terminal to ask on; set:\n${lines.join("\n")}`);
 }
