@@ -25,9 +25,19 @@
  */
 import { hostname } from "node:os";
 import { baseUrlText } from "../kernel/base-url.js";
+import { signInAgain, stackArguments } from "../kernel/commands.js";
 import { configKeysFor, DEFAULT_CONFIG_NAMESPACE, stackConfigSettings } from "../kernel/config.js";
 import { neverSent } from "../kernel/not-sent.js";
-import { isSecretSetting, LOGIN_SETTING_NAMES, resolveSettings, type ResolvedSettings, type SettingName } from "../kernel/settings.js";
+import {
+  isSecretSetting,
+  LOGIN_SETTING_NAMES,
+  resolveSettings,
+  secretSettingValues,
+  SETTINGS,
+  type ResolvedSettings,
+  type SettingName,
+  type SettingOrigin,
+} from "../kernel/settings.js";
 import { OAuthError, refreshAccessToken, type TokenSet } from "./oauth.js";
 import { registerSecret } from "./redact.js";
 import {
@@ -150,21 +160,16 @@ export function accessTokenExpired(tokens: Pick<GrantTokens, "expiresAt" | "life
 }
 
 /**
- * The arguments that name a grant's place in a `pulumi-helpdesk` command: the stack, and `--namespace <ns>` unless
- * it is the default namespace, e.g. `dev --namespace eu` (what follows `login --stack` in a remedy).
- *
- * @param stack the stack name, or undefined when not known (the provider): then undefined
- * @param namespace the config namespace (default `helpdesk`)
+ * The settings `login` writes only when the token response carries them: `refresh_token` and `expires_in` are
+ * optional in a token response (RFC 6749 §5.1). A program reads them with `config.get` / `getSecret`.
  */
-export function stackArguments(stack: string | undefined, namespace: string = DEFAULT_CONFIG_NAMESPACE): string | undefined {
-  if (stack === undefined) return undefined;
-  return namespace === DEFAULT_CONFIG_NAMESPACE ? stack : `${stack} --namespace ${namespace}`;
-}
+export const OPTIONAL_LOGIN_SETTINGS = ["refreshToken", "tokenExpiresAt"] as const satisfies readonly SettingName[];
 
 /**
  * The stack config entries `pulumi-helpdesk login` writes for a new grant, in the settings table's order
- * (`LOGIN_SETTING_NAMES`): base URL, client id, client secret (secret), redirect URI, access and refresh token
- * (secret), and the access token's expiry (ISO 8601) when the token response gave `expires_in`.
+ * (`LOGIN_SETTING_NAMES`), secret as the table says: base URL, client id, client secret, redirect URI, access token,
+ * and ({@link OPTIONAL_LOGIN_SETTINGS}) the refresh token and the access token's expiry (ISO 8601) when the token
+ * response gave them.
  *
  * @param client the client registration and redirect URI the grant was obtained with
  * @param tokens the token response (RFC 6749 §5.1)
@@ -190,6 +195,25 @@ export function loginConfigEntries(
   return configEntriesOf(LOGIN_SETTING_NAMES, values, namespace);
 }
 
+/**
+ * The settings that hold a grant's tokens, in the settings table's order: what `refresh` writes
+ * ({@link Grant.configEntries}) and `logout` removes ({@link tokenConfigKeys}); the other settings `login` writes
+ * (base URL, client, redirect URI) stay for the next sign-in.
+ */
+export const TOKEN_SETTING_NAMES = ["accessToken", "refreshToken", "tokenExpiresAt"] as const satisfies readonly SettingName[];
+
+/**
+ * The stack config keys of a grant's tokens in one namespace ({@link TOKEN_SETTING_NAMES}), e.g. `eu:accessToken`,
+ * `eu:refreshToken`, `eu:tokenExpiresAt`: what `pulumi-helpdesk logout` removes.
+ *
+ * @param namespace the config namespace (default `helpdesk`)
+ * @throws ConfigNamespaceError when `namespace` is not allowed
+ */
+export function tokenConfigKeys(namespace: string = DEFAULT_CONFIG_NAMESPACE): string[] {
+  const keys = configKeysFor(namespace);
+  return TOKEN_SETTING_NAMES.map((name) => keys[name]);
+}
+
 /** The entries of `names` that have a value, under `namespace`, secret as the settings table says. */
 function configEntriesOf(names: readonly SettingName[], values: Partial<Record<SettingName, string | undefined>>, namespace: string): GrantConfigEntry[] {
   const keys = configKeysFor(namespace);
@@ -203,9 +227,9 @@ function configEntriesOf(names: readonly SettingName[], values: Partial<Record<S
  * One OAuth 2.0 grant: the access token to present, and, when the settings allow it, its refresh.
  *
  * A grant is refreshable when its settings hold a base URL, a client id and secret, an access token and a refresh
- * token, and the access token did not come from the environment (`HELPDESK_ACCESS_TOKEN` is used as given: the
- * refresh token of the config does not belong to it). A grant that is not refreshable presents its access token until
- * the recorded expiry passes.
+ * token, and the access token did not come from the environment (the access token's variable, `SETTINGS.accessToken.env`,
+ * is used as given: the refresh token of the config does not belong to it). A grant that is not refreshable presents
+ * its access token until the recorded expiry passes.
  *
  * Operations of one process on one grant share one refresh ({@link Grant.shared}); across processes the token cache's
  * lock and the protocol of this module's doc do.
@@ -219,6 +243,8 @@ export class Grant {
   readonly stack: string | undefined;
   /** The config namespace of the settings (`helpdesk` when not known). */
   readonly namespace: string;
+  /** Where the access token came from, and how messages name that source (`config eu:accessToken`). */
+  private readonly tokenSource: { readonly origin: SettingOrigin | undefined; readonly name: string | undefined };
   private readonly cacheDir: string | undefined;
   /** The newest tokens this process knows; read from the token cache on first use. */
   private newest: GrantTokens | undefined;
@@ -240,13 +266,14 @@ export class Grant {
     configKeysFor(this.namespace); // refuses a namespace that is not allowed
     this.stack = options.stack;
     this.cacheDir = options.cacheDir;
+    this.tokenSource = { origin: settings.origins.accessToken, name: settings.sourceNames.accessToken };
     const refreshable = settings.origins.accessToken !== "environment" && baseUrl && clientId && clientSecret && refreshToken;
     this.client = refreshable ? { baseUrl, clientId, clientSecret } : undefined;
     this.configTokens =
       refreshable && refreshToken
         ? { accessToken, refreshToken, expiresAt: tokenExpiresAt, lifetimeSeconds: undefined }
         : { accessToken, refreshToken: undefined, expiresAt: tokenExpiresAt, lifetimeSeconds: undefined };
-    for (const secret of [accessToken, refreshToken, clientSecret]) this.remember(secret);
+    this.remember(...secretSettingValues(settings));
   }
 
   /**
@@ -260,7 +287,7 @@ export class Grant {
    */
   static fromStackConfig(config: Readonly<Record<string, string | undefined>>, options: GrantOptions & { env?: NodeJS.ProcessEnv } = {}): Grant | undefined {
     const namespace = options.namespace ?? DEFAULT_CONFIG_NAMESPACE;
-    const settings = resolveSettings({ config: stackConfigSettings(config, namespace), env: options.env ?? process.env, configPrefix: `${namespace}:` });
+    const settings = resolveSettings({ config: stackConfigSettings(config, namespace), env: options.env ?? process.env });
     return settings.accessToken ? new Grant(settings, { ...options, namespace }) : undefined;
   }
 
@@ -303,14 +330,26 @@ export class Grant {
       if (accessTokenExpired(this.configTokens)) {
         throw new OAuthError(
           "invalid_token",
-          `the access token expired at ${this.configTokens.expiresAt} and no refresh token and client credentials are configured to refresh it. ` +
-            `Run \`pulumi-helpdesk login --stack ${stackArguments(this.stack, this.namespace) ?? "<stack>"}\`, or set HELPDESK_ACCESS_TOKEN to a valid token.`,
+          `the access token${this.tokenSource.name ? ` (${this.tokenSource.name})` : ""} expired at ${this.configTokens.expiresAt} and no refresh token ` +
+            `and client credentials are configured to refresh it: ${this.expiredTokenRemedy()}.`,
         );
       }
       return this.configTokens.accessToken;
     }
     const tokens = this.newestTokens();
     return accessTokenExpired(tokens) ? (await this.refresh({ because: "expired" })).tokens.accessToken : tokens.accessToken;
+  }
+
+  /**
+   * What to do about an access token that expired and cannot be refreshed, by where it came from. A token from the
+   * environment is replaced there; any other (the stack config, a provider's argument) wins over the environment
+   * (kernel/settings.ts `SETTING_PRECEDENCE`), so the remedy is to sign in again, never to set the variable.
+   */
+  private expiredTokenRemedy(): string {
+    const env = SETTINGS.accessToken.env;
+    const signIn = signInAgain({ stack: this.stack, namespace: this.namespace });
+    if (this.tokenSource.origin === "environment") return `set ${env} to a valid token, or unset it and ${signIn}`;
+    return `${signIn} (${env} does not replace ${this.tokenSource.name ?? "a configured token"}: it only fills an access token nothing else sets)`;
   }
 
   /**
@@ -351,6 +390,21 @@ export class Grant {
   }
 
   /**
+   * The tokens a stack's config should hold now: what `pulumi-helpdesk refresh` stores. When the cache holds tokens
+   * newer than the config's that are still valid (not {@link accessTokenExpired}: a provider run, or another stack
+   * sharing the grant, refreshed them), those, and nothing is spent; otherwise a refresh (reason `requested`).
+   *
+   * @param options `onStep`, as for {@link Grant.refresh}
+   * @returns the tokens, and whether this call spent a refresh token
+   * @throws TypeError when the grant is not refreshable; the errors of {@link Grant.state} and {@link Grant.refresh}
+   */
+  async tokensForConfig(options: { onStep?: (step: RefreshStep) => void } = {}): Promise<RefreshOutcome> {
+    const state = this.state();
+    if (state.newerThanConfig && !accessTokenExpired(state.tokens)) return { tokens: state.tokens, refreshed: false };
+    return this.refresh({ because: "requested" }, options);
+  }
+
+  /**
    * What the cache knows about this grant, without locking (entries are replaced atomically).
    *
    * @returns the state; for a grant that is not refreshable, its configured tokens and no file
@@ -374,13 +428,14 @@ export class Grant {
   }
 
   /**
-   * The stack config entries that record these tokens in this grant's namespace: access and refresh token (secret)
-   * and, when known, the expiry (ISO 8601, plain), in the settings table's order. What `refresh` writes.
+   * The stack config entries that record these tokens in this grant's namespace ({@link TOKEN_SETTING_NAMES}: access
+   * and refresh token, secret; when known, the expiry, ISO 8601, plain), in the settings table's order. What `refresh`
+   * writes.
    *
    * @param tokens the tokens to record (an undefined refresh token or expiry is left out)
    */
   configEntries(tokens: Pick<GrantTokens, "accessToken" | "expiresAt"> & { readonly refreshToken?: string | undefined }): GrantConfigEntry[] {
-    return configEntriesOf(["accessToken", "refreshToken", "tokenExpiresAt"], { accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, tokenExpiresAt: tokens.expiresAt }, this.namespace);
+    return configEntriesOf(TOKEN_SETTING_NAMES, { accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, tokenExpiresAt: tokens.expiresAt }, this.namespace);
   }
 
   /** @returns every token and secret of this grant seen by this process (for redaction) */
@@ -525,7 +580,8 @@ function refuseUnsettled(entry: CacheEntry, stored: StoredEntry | undefined): vo
       "and never stored the answer (the process ended, or the answer was lost). If the server rotated the refresh token, " +
       "the only valid one went with that answer, and presenting the old one again would get the whole grant revoked " +
       "(RFC 9700 §4.14.2), so nothing was sent. The current access token may still work until it expires. " +
-      `Run \`pulumi-helpdesk login --stack <stack>\` to sign in again (in every stack that shares this grant); ${stored.file} then stays as the record of it.`,
+      // The stack is filled in by TokenCacheError.forStack, with the namespace (Grant.named).
+      `To go on, ${signInAgain()} (in every stack that shares this grant); ${stored.file} then stays as the record of it.`,
     { file: stored.file },
   );
 }

@@ -37,6 +37,7 @@ import { chmodSync, closeSync, fchmodSync, fstatSync, fsyncSync, mkdirSync, open
 import { homedir } from "node:os";
 import { dirname, join } from "node:path";
 import { lock } from "proper-lockfile";
+import { signInAgain, STACK_PLACEHOLDER } from "../kernel/commands.js";
 import { PulumiHelpdeskError } from "../kernel/errors.js";
 
 /** Mode of the cache directory: only its owner may list or enter it. */
@@ -112,9 +113,6 @@ export class TokenCacheError extends PulumiHelpdeskError<TokenCacheErrorCode> {
     return stack === undefined ? this : new TokenCacheError(this.code, this.message.replaceAll(STACK_PLACEHOLDER, stack), { file: this.file, cause: this.cause });
   }
 }
-
-/** What messages say where the stack name belongs, until {@link TokenCacheError.forStack} fills it in. */
-const STACK_PLACEHOLDER = "<stack>";
 
 /** A refresh whose request may be at the token endpoint: written durably before the request is sent. */
 export interface PendingRefresh {
@@ -220,6 +218,12 @@ export interface StoredEntry {
   entry: CacheEntry;
 }
 
+/** The environment variable that names the cache directory (see the module doc); the CLI's help lists it. */
+export const TOKEN_CACHE_DIR_VARIABLE = {
+  name: "HELPDESK_TOKEN_CACHE_DIR",
+  meaning: "the folder of the local token cache (default $XDG_CACHE_HOME/pulumi-helpdesk/tokens, else ~/.cache/pulumi-helpdesk/tokens)",
+} as const;
+
 /**
  * The cache directory (see the module doc).
  *
@@ -227,7 +231,8 @@ export interface StoredEntry {
  * @returns an absolute or relative path; it may not exist yet
  */
 export function tokenCacheDir(env: NodeJS.ProcessEnv = process.env): string {
-  if (env.HELPDESK_TOKEN_CACHE_DIR) return env.HELPDESK_TOKEN_CACHE_DIR;
+  const named = env[TOKEN_CACHE_DIR_VARIABLE.name];
+  if (named) return named;
   const base = env.XDG_CACHE_HOME || join(homedir(), ".cache");
   return join(base, "pulumi-helpdesk", "tokens");
 }
@@ -436,7 +441,7 @@ function secureDirectory(dir: string, create: boolean): boolean {
     if (create && mkdirSync(dir, { recursive: true, mode: DIRECTORY_MODE }) !== undefined) fsyncDirectory(dirname(dir));
     const stats = statSync(dir, { throwIfNoEntry: false });
     if (!stats) return false;
-    if (!stats.isDirectory()) throw new TokenCacheError("cache_inaccessible", `the token cache ${dir} is not a directory: move it away, or set HELPDESK_TOKEN_CACHE_DIR to a directory`, { file: dir });
+    if (!stats.isDirectory()) throw new TokenCacheError("cache_inaccessible", `the token cache ${dir} is not a directory: move it away, or set ${TOKEN_CACHE_DIR_VARIABLE.name} to a directory`, { file: dir });
     if (ENFORCE_MODES && (stats.mode & 0o777) !== DIRECTORY_MODE) chmodSync(dir, DIRECTORY_MODE);
     return true;
   } catch (error) {
@@ -478,12 +483,12 @@ function fsyncDirectory(dir: string): void {
 function damagedError(file: string, why: string): TokenCacheError {
   return new TokenCacheError("cache_damaged", `the token cache file ${file} is damaged (${why}). It may hold the only valid refresh token of this grant, and ` +
       "presenting an older one could get the grant revoked (RFC 9700 §4.14.2), so nothing was refreshed. " +
-      `Run \`pulumi-helpdesk login --stack ${STACK_PLACEHOLDER}\` to obtain a new grant, then delete ${file}.`, { file });
+      `To go on, ${signInAgain()} (a new grant), then delete ${file}.`, { file });
 }
 
 function inaccessibleError(file: string, what: string, cause: unknown): TokenCacheError {
   const code = (cause as { code?: unknown } | undefined)?.code;
   return new TokenCacheError("cache_inaccessible", `the token cache path ${file} ${what}${typeof code === "string" ? ` (${code})` : ""}: check that it belongs to you and ` +
-      "that the disk is writable, or set HELPDESK_TOKEN_CACHE_DIR to a private directory.", { file, cause });
+      `that the disk is writable, or set ${TOKEN_CACHE_DIR_VARIABLE.name} to a private directory.`, { file, cause });
 }
 

@@ -1,11 +1,15 @@
 /**
  * What every benchmark driver (bench.ts, native-profile.ts) gives its stacks: the OAuth client it signs in with, the
- * environment of a throw-away file:// backend, and the stack config `pulumi-helpdesk login` would write.
+ * environment of a throw-away file:// backend, and the stack config `pulumi-helpdesk login` would write (made by the
+ * function login writes it with).
  */
 import { randomBytes } from "node:crypto";
 import type { ConfigMap } from "@pulumi/pulumi/automation/index.js";
 import { signInAutoApproved } from "pulumi-helpdesk/emulator/client";
-import { CONFIG_KEYS } from "pulumi-helpdesk";
+// The built package (bench/run.sh builds it): Node runs this file with type stripping, which resolves no `.js` import
+// of a `.ts` source, and the grant is no entry of the package.
+import { loginConfigEntries } from "../dist/auth/grant.js";
+import { parseBaseUrl } from "../dist/kernel/base-url.js";
 
 /** The emulator's OAuth client the benchmark signs in as. */
 export const BENCH_CLIENT = { clientId: "bench-client", clientSecret: "bench-client-secret-value", redirectUri: "http://127.0.0.1:1/callback", name: "bench" };
@@ -25,21 +29,20 @@ export function backendEnv(stateDir: string): Record<string, string> {
 }
 
 /**
- * Signs in to the emulator at `emulatorUrl` as {@link BENCH_CLIENT} and returns the stack config `login` would write,
- * plus `bench:count`, the number of resources the bench programs declare.
+ * Signs in to the emulator at `emulatorUrl` as {@link BENCH_CLIENT} and returns the stack config `login` writes
+ * (`auth/grant.ts` `loginConfigEntries`, secret settings as secrets), plus `bench:count`, the number of resources the
+ * bench programs declare.
  *
  * @param count the initial `bench:count`
+ * @throws Error when `emulatorUrl` is no base URL (kernel/base-url.ts), or the sign-in fails
  */
 export async function signedInConfig(emulatorUrl: string, count: number): Promise<ConfigMap> {
+  const baseUrl = parseBaseUrl(emulatorUrl);
+  if ("problem" in baseUrl) throw new Error(`bench: ${baseUrl.problem}`);
   const tokens = await signInAutoApproved({ baseUrl: emulatorUrl, ...BENCH_CLIENT });
+  const entries = loginConfigEntries({ ...BENCH_CLIENT, baseUrl: baseUrl.url }, tokens);
   return {
-    [CONFIG_KEYS.baseUrl]: { value: emulatorUrl },
-    [CONFIG_KEYS.clientId]: { value: BENCH_CLIENT.clientId },
-    [CONFIG_KEYS.redirectUri]: { value: BENCH_CLIENT.redirectUri },
-    [CONFIG_KEYS.clientSecret]: { value: BENCH_CLIENT.clientSecret, secret: true },
-    [CONFIG_KEYS.accessToken]: { value: tokens.accessToken, secret: true },
-    [CONFIG_KEYS.refreshToken]: { value: tokens.refreshToken ?? "", secret: true },
-    ...(tokens.expiresAt ? { [CONFIG_KEYS.tokenExpiresAt]: { value: tokens.expiresAt } } : {}),
+    ...Object.fromEntries(entries.map((entry) => [entry.key, { value: entry.value, secret: entry.secret }])),
     "bench:count": { value: String(count) },
   };
 }

@@ -8,12 +8,17 @@ import { runEmulator } from "./commands/emulator.js";
 import { logout } from "./commands/logout.js";
 import { refresh } from "./commands/refresh.js";
 import { status } from "./commands/status.js";
-import { trigger } from "./commands/trigger.js";
+import { DEFAULT_EMULATOR_URL, trigger } from "./commands/trigger.js";
 import { pluginInstall, pluginPath } from "./commands/plugin.js";
+import { loginPrecedence, programHelpAfter, settingOption } from "./help.js";
 import { NAMESPACE_FLAGS, NAMESPACE_HELP, parseNamespaceOption } from "./namespace.js";
-import { CliError, error as printError } from "./output.js";
+import { CliError, endQuietlyWhenOutputCloses, error as printError } from "./output.js";
 import { EVENTS } from "../kernel/events.js";
+import { STACK_FLAG } from "../kernel/commands.js";
 import { DEFAULT_CONFIG_NAMESPACE } from "../kernel/config.js";
+import { SETTINGS } from "../kernel/settings.js";
+
+endQuietlyWhenOutputCloses();
 
 function positiveInt(name: string) {
   return (value: string): number => {
@@ -23,7 +28,7 @@ function positiveInt(name: string) {
   };
 }
 
-const stackOption = ["-s, --stack <name>", "stack whose config holds the credentials (default: the selected stack)"] as const;
+const stackOption = [`-s, ${STACK_FLAG} <name>`, "stack whose config holds the credentials (default: the selected stack)"] as const;
 const namespaceOption = [NAMESPACE_FLAGS, NAMESPACE_HELP, parseNamespaceOption, DEFAULT_CONFIG_NAMESPACE] as const;
 const cwdOption = ["-C, --cwd <dir>", "project directory holding Pulumi.yaml (default: the nearest one from the current directory upwards, as pulumi finds it)"] as const;
 
@@ -50,32 +55,25 @@ const program = new Command()
   .description("Manage help-desk webhooks as code: sign a Pulumi stack in to the help desk, run the local emulator.")
   .showHelpAfterError()
   .exitOverride()
-  .addHelpText(
-    "after",
-    `
-Exit codes: 0 success, 1 the operation failed, 2 bad usage (unknown flag, missing setting).
-Environment: HELPDESK_BASE_URL, HELPDESK_CLIENT_ID, HELPDESK_CLIENT_SECRET, HELPDESK_REDIRECT_URI (login settings);
-HELPDESK_ACCESS_TOKEN (used by the provider instead of the stack's token, no login needed); CI=true (never prompt
-or open a browser); NO_COLOR (plain output).`,
-  );
+  .addHelpText("after", programHelpAfter());
 
 program
   .command("login")
   .description("Sign in with the help desk's OAuth authorization-code flow and store the tokens in the stack's config (as secrets).")
   .option(...stackOption)
   .option(...namespaceOption)
-  .option("--base-url <url>", "help-desk API base URL (env HELPDESK_BASE_URL)")
-  .option("--client-id <id>", "OAuth client id (env HELPDESK_CLIENT_ID)")
-  .option("--client-secret <secret>", "OAuth client secret (env HELPDESK_CLIENT_SECRET; prefer the env var: flags show in `ps`)")
-  .option("--redirect-uri <uri>", "registered redirect URI, e.g. http://127.0.0.1:8976/callback (env HELPDESK_REDIRECT_URI)")
+  .option(...settingOption("baseUrl", "url", "help-desk API base URL"))
+  .option(...settingOption("clientId", "id", "OAuth client id"))
+  .option(...settingOption("clientSecret", "secret", "OAuth client secret", "a flag shows in `ps`, the variable does not"))
+  .option(...settingOption("redirectUri", "uri", "registered redirect URI, e.g. http://127.0.0.1:8976/callback"))
   .option(...cwdOption)
   .option("--no-browser", "print the sign-in URL without opening a browser")
   .option("--timeout <seconds>", "how long to wait for the browser, in seconds", positiveInt("--timeout"), 300)
   .addHelpText(
     "after",
     `
-Settings come from flags, else the environment, else the stack's existing config (in the namespace); on a
-terminal, login asks for what is still missing (the secret without echo). With a loopback redirect URI, login
+${loginPrecedence()}.
+On a terminal, login asks for what is still missing (the secret without echo). With a loopback redirect URI, login
 listens there and opens the browser; otherwise it asks for the URL the browser was sent to (or the bare code).
 --namespace eu writes eu:baseUrl, eu:accessToken, ... instead of helpdesk:*, for an explicit provider that reads
 new pulumi.Config("eu") (several help desks in one program); helpdesk:* stays as it is.
@@ -83,8 +81,8 @@ new pulumi.Config("eu") (several help desks in one program); helpdesk:* stays as
 Examples:
   $ pulumi-helpdesk login --stack dev --base-url https://helpdesk.example.com \\
       --client-id my-app --redirect-uri http://127.0.0.1:8976/callback
-  $ HELPDESK_CLIENT_SECRET=... pulumi-helpdesk login --stack dev --no-browser
-  $ pulumi-helpdesk login            # again later: everything but the secret comes from the stack config
+  $ ${SETTINGS.clientSecret.env}=... pulumi-helpdesk login --stack dev --no-browser
+  $ pulumi-helpdesk login            # again later: every setting, the secret too, comes from the stack config
   $ pulumi-helpdesk login --stack dev --namespace eu --base-url https://eu.helpdesk.example.com \\
       --client-id my-app --redirect-uri http://127.0.0.1:8976/callback`,
   )
@@ -143,14 +141,14 @@ program
   .option("--rate-503 <share>", "fault: share (0..1) of API requests answered 503 with Retry-After", share("--rate-503"), 0)
   .option("--rate-500 <share>", "fault: share (0..1) of API requests answered 500", share("--rate-500"), 0)
   .option("--drop-rate <share>", "fault: share (0..1) of API connections dropped without an answer", share("--drop-rate"), 0)
-  .addHelpText("after", "\nExamples:\n  $ pulumi-helpdesk emulator --port 8080 --auto-approve\n  $ pulumi-helpdesk emulator --data ./helpdesk.json --rate-429 0.3 --latency 200")
+  .addHelpText("after", "\nExamples:\n  $ pulumi-helpdesk emulator --port 8080 --auto-approve\n  $ pulumi-helpdesk emulator --data ./helpdesk.db --rate-429 0.3 --latency 200")
   .action(runEmulator);
 
 program
   .command("trigger")
   .description("Make a running emulator deliver an event to the webhooks registered for it, and show the deliveries.")
   .argument("<event>", `one of: ${EVENTS.join(", ")}`)
-  .option("--base-url <url>", "emulator base URL (env HELPDESK_BASE_URL; default http://127.0.0.1:8080)")
+  .option(...settingOption("baseUrl", "url", "emulator base URL", `default ${DEFAULT_EMULATOR_URL}`))
   .option("--account <name>", "account whose webhooks receive it (default: the emulator's first account)")
   .option("--wait <seconds>", "how long to wait for the deliveries, in seconds", positiveInt("--wait"), 30)
   .addHelpText("after", "\nExample:\n  $ pulumi-helpdesk trigger ticket_opened --base-url http://127.0.0.1:8080")
@@ -178,9 +176,9 @@ program.parseAsync(process.argv).catch((error: unknown) => {
     printError(error.message);
     process.exitCode = error.exitCode;
   } else if (error && typeof error === "object" && "exitCode" in error && "code" in error) {
-    // commander's own exits (--help, usage errors) already printed their message.
-    const code = (error as { exitCode: number; code: string }).code;
-    process.exitCode = code === "commander.helpDisplayed" || code === "commander.version" ? 0 : 2;
+    // commander's own exits already printed their message: help asked for (`--help`, `help <command>`) and the
+    // version exit 0, usage errors (and help shown for a command missing) 2.
+    process.exitCode = (error as { exitCode: number }).exitCode === 0 ? 0 : 2;
   } else {
     printError(error instanceof Error ? error.message : String(error));
     process.exitCode = 1;

@@ -5,12 +5,14 @@
  * (`configNamespaceProblem`, `configKeysFor`); this module turns its answers into CLI usage errors and hints.
  */
 import { InvalidArgumentError } from "commander";
+import { NAMESPACE_FLAG } from "../kernel/commands.js";
 import { configNamespaceProblem, DEFAULT_CONFIG_NAMESPACE } from "../kernel/config.js";
-import { SETTING_NAMES } from "../kernel/settings.js";
+import { LOGIN_SETTING_NAMES, SETTING_NAMES, SETTINGS, type SettingName } from "../kernel/settings.js";
+import { OPTIONAL_LOGIN_SETTINGS } from "../auth/grant.js";
 import { CliError } from "./output.js";
 
 /** The option's flags, for commander's `.option(...)`. */
-export const NAMESPACE_FLAGS = "-n, --namespace <ns>";
+export const NAMESPACE_FLAGS = `-n, ${NAMESPACE_FLAG} <ns>`;
 
 /** The option's help text. */
 export const NAMESPACE_HELP = `stack config namespace of the sign-in: e.g. eu (keys eu:*) for an explicit provider that reads new pulumi.Config("eu")`;
@@ -40,7 +42,7 @@ export function parseNamespaceOption(value: string): string {
 export function commandNamespace(namespace: string | undefined): string {
   const chosen = namespace ?? DEFAULT_CONFIG_NAMESPACE;
   const problem = configNamespaceProblem(chosen);
-  if (problem) throw new CliError("usage", `--namespace: ${problem}`);
+  if (problem) throw new CliError("usage", `${NAMESPACE_FLAG}: ${problem}`);
   return chosen;
 }
 
@@ -71,13 +73,20 @@ export function foreignKeysIn(config: Readonly<Record<string, string>>, namespac
  */
 export function programHint(namespace: string): string[] {
   const ns = JSON.stringify(namespace);
+  // What login wrote that a provider takes, read as a program must: secrets as secrets, optional ones with get.
+  const names = LOGIN_SETTING_NAMES.filter((name) => SETTINGS[name].provider);
+  const read = (name: SettingName, secret: boolean): string =>
+    `cfg.${(OPTIONAL_LOGIN_SETTINGS as readonly SettingName[]).includes(name) ? "get" : "require"}${secret ? "Secret" : ""}(${JSON.stringify(name)})`;
+  const secrets = names.filter((name) => SETTINGS[name].secret);
+  const plain = names.filter((name) => !SETTINGS[name].secret);
+  const secret = SETTINGS.accessToken.secret;
   return [
     "Use them in a program through an explicit provider of the native plugin, e.g. in TypeScript (@pulumi-helpdesk/helpdesk):",
     `  const cfg = new pulumi.Config(${ns});`,
-    '  const accessToken = cfg.requireSecret("accessToken"), refreshToken = cfg.requireSecret("refreshToken"), clientSecret = cfg.requireSecret("clientSecret");',
-    `  const desk = new Provider(${ns}, { baseUrl: cfg.require("baseUrl"), clientId: cfg.require("clientId"), tokenExpiresAt: cfg.get("tokenExpiresAt"), accessToken, refreshToken, clientSecret });`,
+    `  const ${secrets.map((name) => `${name} = ${read(name, true)}`).join(", ")};`,
+    `  const desk = new Provider(${ns}, { ${[...plain.map((name) => `${name}: ${read(name, false)}`), ...secrets].join(", ")} });`,
     '  new Webhook("...", { event: "ticket_opened", url: "..." }, { provider: desk });',
-    `Python: pulumi.Config(${ns}).require_secret("accessToken"); YAML: a configuration: entry per key, e.g. name: ${namespace}:accessToken, type: String, secret: true.`,
+    `Python: pulumi.Config(${ns}).require${secret ? "_secret" : ""}("accessToken"); YAML: a configuration: entry per key, e.g. name: ${namespace}:accessToken, type: String, secret: ${secret}.`,
   ];
 }
 

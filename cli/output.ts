@@ -6,12 +6,30 @@
 import { forPerson } from "../auth/redact.js";
 import { PulumiHelpdeskError } from "../kernel/errors.js";
 
+/** The environment variable that turns colour off when set to anything (no-color.org); the CLI's help lists it. */
+export const NO_COLOR_VARIABLE = { name: "NO_COLOR", meaning: "plain output, no colour" } as const;
+
 const useColor = (stream: NodeJS.WriteStream): boolean =>
-  Boolean(stream.isTTY) && !("NO_COLOR" in process.env && process.env.NO_COLOR !== "") && process.env.TERM !== "dumb";
+  Boolean(stream.isTTY) && !process.env[NO_COLOR_VARIABLE.name] && process.env.TERM !== "dumb";
 
 function paint(stream: NodeJS.WriteStream, code: string, text: string): string {
   const clean = forPerson(text);
   return useColor(stream) ? `\u001b[${code}m${clean}\u001b[0m` : clean;
+}
+
+/**
+ * Makes a closed output end the CLI quietly (`pulumi-helpdesk help login | head -3`): a write to a pipe whose reader
+ * has gone fails with EPIPE, which Node.js reports as an unhandled 'error' event with a stack trace. Nothing more can
+ * reach that reader, so the process ends at once with the exit code it has so far (0 unless something failed). Call
+ * it once, before anything is written.
+ */
+export function endQuietlyWhenOutputCloses(): void {
+  for (const stream of [process.stdout, process.stderr]) {
+    stream.on("error", (error: NodeJS.ErrnoException) => {
+      if (error.code !== "EPIPE") throw error;
+      process.exit();
+    });
+  }
 }
 
 /** Writes a progress line to stderr (bold on a terminal). */

@@ -3,9 +3,12 @@
  */
 import { createInterface } from "node:readline";
 
-/** True when the CLI may prompt or open a browser: stdin and stderr are terminals and `CI` is not `true`. */
+/** The environment variable and value that keep the CLI from asking (CI systems set it); the CLI's help lists it. */
+export const NON_INTERACTIVE_VARIABLE = { name: "CI", value: "true", meaning: "never prompt or open a browser" } as const;
+
+/** True when the CLI may prompt or open a browser: stdin and stderr are terminals and not {@link NON_INTERACTIVE_VARIABLE}. */
 export function isInteractive(): boolean {
-  return Boolean(process.stdin.isTTY && process.stderr.isTTY) && process.env.CI !== "true";
+  return Boolean(process.stdin.isTTY && process.stderr.isTTY) && process.env[NON_INTERACTIVE_VARIABLE.name] !== NON_INTERACTIVE_VARIABLE.value;
 }
 
 /**

@@ -1,11 +1,12 @@
 /**
- * The OAuth client settings `login` needs (docs/helpdesk-api.md §4.1, §4.2), resolved with the one precedence of the
- * settings table (`kernel/settings.ts`): a flag, then the stack's config in the command's namespace, then the
- * environment variable; each value checked by the table's rule (the base URL by `kernel/base-url.ts`, as the provider
- * checks it), and each missing one named with its flag and variable.
+ * The OAuth client settings `login` needs (docs/helpdesk-api.md §4.1, §4.2), collected as every resolution collects
+ * settings (`kernel/settings.ts` `collectSettings`: the one precedence, `SETTING_PRECEDENCE`, with the flags as the
+ * explicit values and the stack's config in the command's namespace as the config); each value checked by the table's
+ * rule (the base URL by `kernel/base-url.ts`, as the provider checks it), and each missing one named with its flag and
+ * variable.
  */
 import { stackConfigSettings } from "../kernel/config.js";
-import { describeOrigin, pickSetting, settingProblem, settingReaderOf, SETTINGS, type SettingName } from "../kernel/settings.js";
+import { collectSettings, settingFlag, settingProblem, settingReaderOf, settingSourceName, type SettingName } from "../kernel/settings.js";
 import { parseBaseUrl } from "../kernel/base-url.js";
 import { CliError } from "./output.js";
 
@@ -27,16 +28,8 @@ export interface ClientSettings {
   redirectUri: string;
 }
 
-/** Flag values as commander parses them (all optional). */
+/** Flag values as commander parses them (all optional; each flag is `settingFlag(name)`, e.g. `--base-url`). */
 export type ClientFlags = Partial<Record<ClientSettingName, string>>;
-
-/** The command-line flag of each client setting. */
-export const CLIENT_FLAGS: Readonly<Record<ClientSettingName, string>> = {
-  baseUrl: "--base-url",
-  clientId: "--client-id",
-  clientSecret: "--client-secret",
-  redirectUri: "--redirect-uri",
-};
 
 /** What {@link pickClientSettings} found: values by name (trimmed, checked), and the names still missing. */
 export interface PickedClientSettings {
@@ -45,8 +38,8 @@ export interface PickedClientSettings {
 }
 
 /**
- * Picks each client setting by precedence: its flag, else the stack config of `namespace` (`<ns>:baseUrl`, ...),
- * else its environment variable, and checks it.
+ * Picks each client setting by the settings' precedence (`kernel/settings.ts` `collectSettings`): its flag, else the
+ * stack config of `namespace` (`<ns>:baseUrl`, ...), else its environment variable, and checks it.
  *
  * @param flags parsed command-line flags
  * @param stackConfig the stack's current config (decrypted, by namespaced key), or `{}`
@@ -58,21 +51,12 @@ export interface PickedClientSettings {
  * @throws ConfigNamespaceError when `namespace` is not a valid namespace
  */
 export function pickClientSettings(flags: ClientFlags, stackConfig: Readonly<Record<string, string>>, env: NodeJS.ProcessEnv = process.env, namespace?: string): PickedClientSettings {
-  const sources = { explicit: settingReaderOf(flags), config: stackConfigSettings(stackConfig, namespace), env, configPrefix: `${namespace ?? "helpdesk"}:` };
+  const sources = { explicit: settingReaderOf(flags), explicitSource: "flag", config: stackConfigSettings(stackConfig, namespace), env } as const;
+  const { picked, missing, problems } = collectSettings(CLIENT_SETTING_NAMES, sources);
+  if (problems[0]) throw new CliError("usage", problems[0].message);
   const found: Partial<Record<ClientSettingName, string>> = {};
-  const missing: ClientSettingName[] = [];
-  for (const name of CLIENT_SETTING_NAMES) {
-    const picked = pickSetting(name, sources);
-    if (!picked) {
-      missing.push(name);
-      continue;
-    }
-    const where = picked.origin === "explicit" ? CLIENT_FLAGS[name] : describeOrigin(name, picked.origin, sources);
-    const problem = settingProblem(name, picked.value, where);
-    if (problem) throw new CliError("usage", problem);
-    found[name] = picked.value;
-  }
-  return { found, missing };
+  for (const name of CLIENT_SETTING_NAMES) if (picked[name]) found[name] = picked[name].value;
+  return { found, missing: [...missing] };
 }
 
 /**
@@ -105,6 +89,6 @@ export function clientSettingsOf(found: Readonly<Record<ClientSettingName, strin
  * @returns a CliError `usage` (exit 2) listing the flag and environment variable of each
  */
 export function missingSettingsError(missing: readonly ClientSettingName[]): CliError {
-  const lines = missing.map((name) => `  ${CLIENT_FLAGS[name].padEnd(16)} or env ${SETTINGS[name].env}`);
+  const lines = missing.map((name) => `  ${settingFlag(name).padEnd(16)} or ${settingSourceName(name, "environment")}`);
   return new CliError("usage", `missing ${missing.length === 1 ? "a setting" : "settings"} and no terminal to ask on; set:\n${lines.join("\n")}`);
 }

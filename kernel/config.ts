@@ -120,7 +120,8 @@ export const SECRET_CONFIG_KEYS: readonly string[] = secretConfigKeysFor(DEFAULT
 
 /**
  * The settings of one namespace of a stack config, read by bare name: `stackConfigSettings(config, "eu").get("baseUrl")`
- * reads `eu:baseUrl`. What `resolveSettings` (`kernel/settings.ts`) takes as its `config` source.
+ * reads `eu:baseUrl`, and messages name that value `config eu:baseUrl` (its `key`). What `resolveSettings`
+ * (`kernel/settings.ts`) takes as its `config` source.
  *
  * @param config the stack config by namespaced key (Pulumi's `dynamic.Config`, or the CLI's decrypted map), or
  *   undefined when there is none
@@ -131,5 +132,5 @@ export function stackConfigSettings(config: ConfigReader | Readonly<Record<strin
   const keys = configKeysFor(namespace);
   const read = (key: string): string | undefined =>
     config === undefined ? undefined : typeof config.get === "function" ? (config as ConfigReader).get(key) : (config as Record<string, string | undefined>)[key];
-  return { get: (name) => read(keys[name]) };
+  return { get: (name) => read(keys[name]), key: (name) => keys[name] };
 }

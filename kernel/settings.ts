@@ -137,6 +137,20 @@ export const PROVIDER_SETTING_NAMES: readonly ProviderSettingName[] = Object.fre
 /** The settings that hold credentials and must only ever be stored as Pulumi secrets, in any namespace. */
 export const SECRET_SETTING_NAMES: readonly SettingName[] = Object.freeze(SETTING_NAMES.filter((name) => SETTINGS[name].secret));
 
+/**
+ * The values of the secret settings ({@link SECRET_SETTING_NAMES}) among `values`: what must be registered for
+ * redaction before anything can show them.
+ *
+ * @param values settings by name (resolved settings, or a provider's inputs as text); other keys are ignored
+ * @returns the non-empty string values of the secret settings, in table order
+ */
+export function secretSettingValues(values: Readonly<Partial<Record<SettingName, unknown>>>): string[] {
+  return SECRET_SETTING_NAMES.flatMap((name) => {
+    const value = values[name];
+    return typeof value === "string" && value !== "" ? [value] : [];
+  });
+}
+
 /** The settings `pulumi-helpdesk login` writes, in the order it writes them. */
 export const LOGIN_SETTING_NAMES: readonly SettingName[] = Object.freeze(SETTING_NAMES.filter((name) => SETTINGS[name].writtenByLogin));
 
@@ -189,16 +203,37 @@ export class SettingError extends PulumiHelpdeskError<"config"> {
   }
 }
 
+/** Where a resolved value came from; messages and the token logic use it. */
+export type SettingOrigin = "explicit" | "config" | "environment" | "default";
+
+/** The sources of a value, the first that sets one winning (see {@link SETTING_PRECEDENCE}). */
+export type SourceOrigin = Exclude<SettingOrigin, "default">;
+
+/**
+ * The precedence of the settings (docs/design.md "Settings precedence"): the sources a value is taken from, the first
+ * that sets one winning; {@link SettingSpec.default} fills what none sets. The one definition of the order: the
+ * resolution ({@link pickSetting}) follows it, and the CLI's help text is generated from it.
+ */
+export const SETTING_PRECEDENCE: readonly SourceOrigin[] = Object.freeze(["explicit", "config", "environment"] as const);
+
+/**
+ * What a front end's explicit values are: `flag`, a command-line flag of the CLI (named `--base-url`, see
+ * {@link settingFlag}); `argument`, a provider's argument or input (named by the bare setting, `baseUrl`).
+ */
+export type ExplicitSource = "flag" | "argument";
+
 /** Reads a setting by bare name (`baseUrl`) from one source; empty strings count as unset. */
 export interface SettingReader {
   /** @returns the setting's text, or undefined when this source does not set it */
   get(name: SettingName): string | undefined;
+  /**
+   * Where this source keeps a setting, for messages: the stack config key (`eu:baseUrl`, from kernel/config.ts
+   * `stackConfigSettings`); absent: the bare name.
+   */
+  readonly key?: (name: SettingName) => string;
 }
 
-/** Where a resolved value came from, in precedence order; messages and the token logic use it. */
-export type SettingOrigin = "explicit" | "config" | "environment" | "default";
-
-/** The sources of one resolution, each optional; see the module doc for the order. */
+/** The sources of one resolution, each optional, and how messages name them; see the module doc for the order. */
 export interface SettingSources {
   /** Values set explicitly: a native provider's arguments, a command's flags. */
   explicit?: SettingReader;
@@ -206,8 +241,42 @@ export interface SettingSources {
   config?: SettingReader;
   /** The environment (default: none; pass `process.env` to let {@link SettingSpec.env} variables fill gaps). */
   env?: NodeJS.ProcessEnv;
-  /** How messages name the config source, e.g. `config helpdesk:` or `config eu:` (default `config helpdesk:`). */
-  configPrefix?: string;
+  /** What the explicit values are, for messages (default `argument`). */
+  explicitSource?: ExplicitSource;
+}
+
+/**
+ * A setting's command-line flag: its name in kebab case, e.g. `--base-url` for `baseUrl` (the CLI's options are
+ * declared with it).
+ *
+ * @param name the setting
+ */
+export function settingFlag(name: SettingName): string {
+  return `--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
+}
+
+/**
+ * How a message names a setting's value by where it came from: the one spelling of every source, which messages put
+ * before what is wrong with a value (`--base-url: ...`, `config eu:baseUrl: ...`, `env HELPDESK_BASE_URL: ...`).
+ *
+ * @param name the setting
+ * @param origin where its value came from
+ * @param naming `explicitSource`: what explicit values are (default `argument`: the bare name, `baseUrl`);
+ *   `config`: the stack config source, whose {@link SettingReader.key} spells the key
+ * @returns `--base-url` (a flag), `baseUrl` (an argument), `config eu:baseUrl`, or `env HELPDESK_BASE_URL` (the
+ *   setting's variable; for a setting without one, the bare name)
+ */
+export function settingSourceName(name: SettingName, origin: SourceOrigin, naming: Pick<SettingSources, "explicitSource" | "config"> = {}): string {
+  switch (origin) {
+    case "explicit":
+      return naming.explicitSource === "flag" ? settingFlag(name) : name;
+    case "config":
+      return `config ${naming.config?.key?.(name) ?? name}`;
+    case "environment": {
+      const env = (SETTINGS[name] as SettingSpec).env;
+      return env ? `env ${env}` : name;
+    }
+  }
 }
 
 /** One resolved setting: its text and where it came from. */
@@ -215,12 +284,12 @@ export interface PickedSetting {
   /** The value as text, trimmed. */
   readonly value: string;
   /** Where it came from. */
-  readonly origin: SettingOrigin;
+  readonly origin: SourceOrigin;
 }
 
 /**
- * The value of one setting by precedence: explicit, then stack config, then the environment variable; not the default
- * (see {@link resolveSettings}). Values are trimmed; empty ones count as unset.
+ * The value of one setting by precedence ({@link SETTING_PRECEDENCE}): explicit, then stack config, then the
+ * environment variable; not the default (see {@link resolveSettings}). Values are trimmed; empty ones count as unset.
  *
  * @param name the setting
  * @param sources where to look
@@ -228,16 +297,65 @@ export interface PickedSetting {
  */
 export function pickSetting(name: SettingName, sources: SettingSources): PickedSetting | undefined {
   const spec: SettingSpec = SETTINGS[name];
-  const candidates: Array<[SettingOrigin, string | undefined]> = [
-    ["explicit", sources.explicit?.get(name)],
-    ["config", sources.config?.get(name)],
-    ["environment", spec.env ? sources.env?.[spec.env] : undefined],
-  ];
-  for (const [origin, raw] of candidates) {
-    const value = raw?.trim();
+  const read: Record<SourceOrigin, () => string | undefined> = {
+    explicit: () => sources.explicit?.get(name),
+    config: () => sources.config?.get(name),
+    environment: () => (spec.env ? sources.env?.[spec.env] : undefined),
+  };
+  for (const origin of SETTING_PRECEDENCE) {
+    const value = read[origin]()?.trim();
     if (value) return { value, origin };
   }
   return undefined;
+}
+
+/** A value that breaks its setting's rule, as {@link collectSettings} reports it. */
+export interface SettingProblem {
+  /** The setting refused. */
+  readonly setting: SettingName;
+  /** What is wrong and what is allowed, naming where the value came from ({@link settingSourceName}); never a secret. */
+  readonly message: string;
+}
+
+/**
+ * What {@link collectSettings} found.
+ *
+ * @typeParam N the settings collected
+ */
+export interface CollectedSettings<N extends SettingName = SettingName> {
+  /** The values that keep their rule, by setting: trimmed text and origin. */
+  readonly picked: Readonly<Partial<Record<N, PickedSetting>>>;
+  /** The settings of the collection that no source sets, in the order asked. */
+  readonly missing: readonly N[];
+  /** The values that break their rule, in the order asked. */
+  readonly problems: readonly SettingProblem[];
+}
+
+/**
+ * The one collection of settings from their sources, which every resolution runs (the providers' and the grant's
+ * {@link resolveSettings}, `login`'s client settings, the native `CheckConfig`): each setting picked by precedence
+ * ({@link pickSetting}) and checked by its rule ({@link settingProblem}), a refused value named by where it came from
+ * ({@link settingSourceName}).
+ *
+ * @param names the settings to collect, in the order messages should report them
+ * @param sources where to look, and how to name them
+ * @returns the values, the missing settings and the problems; throws nothing (the caller decides what a problem is)
+ */
+export function collectSettings<N extends SettingName>(names: readonly N[], sources: SettingSources): CollectedSettings<N> {
+  const picked: Partial<Record<N, PickedSetting>> = {};
+  const missing: N[] = [];
+  const problems: SettingProblem[] = [];
+  for (const name of names) {
+    const found = pickSetting(name, sources);
+    if (!found) {
+      missing.push(name);
+      continue;
+    }
+    const problem = settingProblem(name, found.value, settingSourceName(name, found.origin, sources));
+    if (problem) problems.push({ setting: name, message: problem });
+    else picked[name] = found;
+  }
+  return { picked, missing, problems };
 }
 
 /** Limits of the provider's HTTP behaviour. */
@@ -274,6 +392,8 @@ export interface ResolvedSettings {
   readonly limits: RequestLimits;
   /** Where each set value came from (absent: unset or default). */
   readonly origins: Readonly<Partial<Record<SettingName, SettingOrigin>>>;
+  /** How messages name where each set value came from ({@link settingSourceName}, e.g. `config eu:accessToken`). */
+  readonly sourceNames: Readonly<Partial<Record<SettingName, string>>>;
 }
 
 /**
@@ -321,50 +441,37 @@ export function settingProblem(name: SettingName, text: string, where: string = 
  *
  * @param sources where to look (see {@link SettingSources})
  * @returns the settings; a missing credential is `undefined` here (the caller says what it needs)
- * @throws SettingError (code `config`) for the first value that breaks its rule: the message names the setting, the
- *   source it came from (`config helpdesk:baseUrl`, env `HELPDESK_BASE_URL`, the argument) and what is allowed
+ * @throws SettingError (code `config`) for the first value that breaks its rule: the message names the source it came
+ *   from ({@link settingSourceName}: `config helpdesk:baseUrl`, `env HELPDESK_BASE_URL`, the argument `baseUrl`) and
+ *   what is allowed
  */
 export function resolveSettings(sources: SettingSources): ResolvedSettings {
-  const values: Partial<Record<SettingName, string>> = {};
+  const { picked, problems } = collectSettings(SETTING_NAMES, sources);
+  const problem = problems[0];
+  if (problem) throw new SettingError("config", problem.message, { setting: problem.setting });
+  const value = (name: SettingName): string | undefined => picked[name]?.value;
+  const integer = (name: IntegerSettingName): number => (picked[name] === undefined ? SETTINGS[name].default : Number(picked[name].value));
+  const baseUrl = picked.baseUrl === undefined ? undefined : parseBaseUrl(picked.baseUrl.value);
   const origins: Partial<Record<SettingName, SettingOrigin>> = {};
+  const sourceNames: Partial<Record<SettingName, string>> = {};
   for (const name of SETTING_NAMES) {
-    const picked = pickSetting(name, sources);
-    if (!picked) continue;
-    const problem = settingProblem(name, picked.value, describeOrigin(name, picked.origin, sources));
-    if (problem) throw new SettingError("config", problem, { setting: name });
-    values[name] = picked.value;
-    origins[name] = picked.origin;
+    const found = picked[name];
+    if (!found) continue;
+    origins[name] = found.origin;
+    sourceNames[name] = settingSourceName(name, found.origin, sources);
   }
-  const integer = (name: IntegerSettingName): number => (values[name] === undefined ? SETTINGS[name].default : Number(values[name]));
-  const baseUrl = values.baseUrl === undefined ? undefined : parseBaseUrl(values.baseUrl);
   return {
     baseUrl: baseUrl && "url" in baseUrl ? baseUrl.url : undefined,
-    clientId: values.clientId,
-    clientSecret: values.clientSecret,
-    redirectUri: values.redirectUri,
-    accessToken: values.accessToken,
-    refreshToken: values.refreshToken,
-    tokenExpiresAt: values.tokenExpiresAt,
+    clientId: value("clientId"),
+    clientSecret: value("clientSecret"),
+    redirectUri: value("redirectUri"),
+    accessToken: value("accessToken"),
+    refreshToken: value("refreshToken"),
+    tokenExpiresAt: value("tokenExpiresAt"),
     limits: { maxRetries: integer("maxRetries"), requestTimeoutSeconds: integer("requestTimeout") },
     origins,
+    sourceNames,
   };
-}
-
-/**
- * How a message names a setting from one origin: `config helpdesk:baseUrl`, `env HELPDESK_BASE_URL`, or `baseUrl`
- * (an explicit argument or flag).
- *
- * @param name the setting; @param origin where its value came from; @param sources for the config prefix
- */
-export function describeOrigin(name: SettingName, origin: SettingOrigin, sources: Pick<SettingSources, "configPrefix"> = {}): string {
-  switch (origin) {
-    case "config":
-      return `config ${sources.configPrefix ?? "helpdesk:"}${name}`;
-    case "environment":
-      return `env ${(SETTINGS[name] as SettingSpec).env}`;
-    default:
-      return name;
-  }
 }
 
 /**

@@ -65,8 +65,9 @@ export interface WebhookArgs {
  * - A change of `event` or `url` replaces the webhook (the spec has no update endpoint, docs/helpdesk-api.md §4.5).
  * - `pulumi refresh` keeps the recorded state and `pulumi import` is not possible: the API has no read endpoint.
  *
- * Credentials come from `HELPDESK_BASE_URL` / `HELPDESK_ACCESS_TOKEN` or, else, the stack config written by
- * `pulumi-helpdesk login` (`helpdesk:baseUrl`, `helpdesk:accessToken`, ...), read when the provider runs.
+ * Credentials come from the stack config written by `pulumi-helpdesk login` (`helpdesk:baseUrl`,
+ * `helpdesk:accessToken`, ...), each setting's environment variable filling only what the config leaves unset
+ * (`kernel/settings.ts` `SETTING_PRECEDENCE`); read when the provider runs.
  *
  * Type token: `pulumi-nodejs:dynamic/helpdesk:Webhook`.
  *

@@ -5,7 +5,8 @@
  * the native plugin (one program, several help desks).
  */
 import open from "open";
-import { configKeysFor, DEFAULT_CONFIG_NAMESPACE } from "../../kernel/config.js";
+import { DEFAULT_CONFIG_NAMESPACE } from "../../kernel/config.js";
+import { SETTINGS, settingSourceName } from "../../kernel/settings.js";
 import { exchangeAuthorizationCode, OAuthError, startAuthorization, type AuthorizationRequest, type TokenSet } from "../../auth/oauth.js";
 import { loginConfigEntries } from "../../auth/grant.js";
 import { isLoopbackRedirect, listenForCallback, type AuthorizationCallback, type CallbackOptions } from "../callback-server.js";
@@ -31,17 +32,25 @@ export interface LoginOptions extends ClientFlags {
   timeout: number;
 }
 
-const PROMPTS: Record<ClientSettingName, { question: string; secret: boolean }> = {
-  baseUrl: { question: "Help-desk API base URL: ", secret: false },
-  clientId: { question: "OAuth client id: ", secret: false },
-  clientSecret: { question: "OAuth client secret (not shown): ", secret: true },
-  redirectUri: { question: "Registered redirect URI (e.g. http://127.0.0.1:8976/callback): ", secret: false },
+/** What login asks for each missing client setting, on a terminal; a secret setting's answer is not echoed. */
+const PROMPTS: Record<ClientSettingName, { what: string; example?: string }> = {
+  baseUrl: { what: "Help-desk API base URL" },
+  clientId: { what: "OAuth client id" },
+  clientSecret: { what: "OAuth client secret" },
+  redirectUri: { what: "Registered redirect URI", example: "http://127.0.0.1:8976/callback" },
 };
 
+/** The question for one setting: `OAuth client secret (not shown): ` for a secret one (kernel/settings.ts `SETTINGS`). */
+function question(name: ClientSettingName): string {
+  const { what, example } = PROMPTS[name];
+  const note = SETTINGS[name].secret ? "not shown" : example ? `e.g. ${example}` : undefined;
+  return `${what}${note ? ` (${note})` : ""}: `;
+}
+
 /**
- * Runs the login: reads the settings (flags, environment, the stack's config in the namespace), signs in, and writes
- * `<ns>:baseUrl`, `<ns>:clientId`, `<ns>:redirectUri`, `<ns>:tokenExpiresAt` (plain) and `<ns>:clientSecret`,
- * `<ns>:accessToken`, `<ns>:refreshToken` (secret) to the stack config; no other key is touched. Prints the keys
+ * Runs the login: reads the client settings (`cli/settings.ts` `pickClientSettings`, by the settings' one precedence,
+ * in the namespace), signs in, and writes what `auth/grant.ts` `loginConfigEntries` gives (the settings the table marks
+ * `writtenByLogin`, secret ones as Pulumi secrets) to the stack config; no other key is touched. Prints the keys
  * written (never a value) and, for a namespace other than `helpdesk`, how a program declares a provider with them.
  *
  * @param options the parsed flags
@@ -53,7 +62,6 @@ const PROMPTS: Record<ClientSettingName, { question: string; secret: boolean }> 
  */
 export async function login(options: LoginOptions): Promise<void> {
   const namespace = commandNamespace(options.namespace);
-  const keys = configKeysFor(namespace);
   const ref = await resolveStackRef(options.stack, options.cwd);
   // Read what the stack already has without creating it: a login that fails must leave no trace. A missing stack is
   // fine (it is created after the sign-in); a missing `pulumi` is not, so stop before the browser step.
@@ -92,8 +100,8 @@ async function completeSettings(flags: ClientFlags, stackConfig: Record<string, 
   const { found, missing } = pickClientSettings(flags, stackConfig, process.env, namespace);
   if (missing.length > 0 && !isInteractive()) throw missingSettingsError(missing);
   for (const name of missing) {
-    const answer = await ask(PROMPTS[name].question, PROMPTS[name].secret);
-    if (!answer.trim()) throw new CliError("usage", `${PROMPTS[name].question.replace(/[:(].*$/, "").trim()} is required`);
+    const answer = await ask(question(name), SETTINGS[name].secret);
+    if (!answer.trim()) throw new CliError("usage", `${PROMPTS[name].what} is required`);
     found[name] = checkAnswer(name, answer);
   }
   return clientSettingsOf(found as Record<ClientSettingName, string>);
@@ -170,7 +178,8 @@ async function pastedCallback(request: AuthorizationRequest, redirectUri: URL): 
     throw new CliError(
       "failed",
       `the redirect URI ${redirectUri.href} is not on this machine, so login needs the redirected URL pasted on stdin, and none came. ` +
-        "Register a loopback redirect URI (http://127.0.0.1:<port>/callback) for unattended use, or set HELPDESK_ACCESS_TOKEN.",
+        "Register a loopback redirect URI (http://127.0.0.1:<port>/callback) for unattended use. (A token given through " +
+        `${settingSourceName("accessToken", "environment")} reaches only a stack whose config holds no access token: it never replaces a signed-in one.)`,
     );
   }
   if (/^https?:\/\//i.test(pasted)) return new URL(pasted);

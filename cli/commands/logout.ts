@@ -4,8 +4,7 @@
  * one of its refresh tokens may share the grant and need its newest refresh token (`auth/token-cache.ts`); logout
  * says where it is.
  */
-import { configKeysFor } from "../../kernel/config.js";
-import { Grant } from "../../auth/grant.js";
+import { Grant, tokenConfigKeys } from "../../auth/grant.js";
 import { TokenCacheError } from "../../auth/token-cache.js";
 import { commandNamespace, namespaceNote } from "../namespace.js";
 import { info, success, warn } from "../output.js";
@@ -22,8 +21,8 @@ export interface LogoutOptions {
 }
 
 /**
- * Signs the stack out of one namespace: removes `<ns>:accessToken`, `<ns>:refreshToken` and `<ns>:tokenExpiresAt`
- * (other namespaces and the client settings stay). Idempotent: a namespace with no tokens is left as it is.
+ * Signs the stack out of one namespace: removes the grant's token keys there (`auth/grant.ts` `tokenConfigKeys`;
+ * other namespaces and the client settings stay). Idempotent: a namespace with no tokens is left as it is.
  *
  * @param options the parsed flags
  * @throws CliError exit 2 on a bad `--namespace`, a wrong `--cwd`, no project or no stack selected; exit 1 when the
@@ -31,8 +30,7 @@ export interface LogoutOptions {
  */
 export async function logout(options: LogoutOptions): Promise<void> {
   const namespace = commandNamespace(options.namespace);
-  const keys = configKeysFor(namespace);
-  const tokenKeys = [keys.accessToken, keys.refreshToken, keys.tokenExpiresAt];
+  const tokenKeys = tokenConfigKeys(namespace);
   const ref = await resolveStackRef(options.stack, options.cwd);
   const stack = await openStack(ref, false);
   const config = await readStackConfig(stack);

@@ -25,6 +25,15 @@ import { builtInFacts, packageRoot, packageVersion } from "../../kernel/package-
 import { CliError, info, result, success } from "../output.js";
 
 /**
+ * The environment variables the npm package's launcher (`plugin/pulumi-resource-helpdesk`, a shell script) reads, as
+ * the CLI's help lists them; tests/cli/help.test.ts holds this list to the script.
+ */
+export const LAUNCHER_VARIABLES = [
+  { name: "PULUMI_HELPDESK_NODE", meaning: "the Node.js the plugin's launcher runs the provider with (default: node on PATH)" },
+  { name: "PULUMI_HELPDESK_PACKAGE_ROOT", meaning: "the pulumi-helpdesk package the plugin's launcher runs (default: the one it belongs to)" },
+] as const;
+
+/**
  * @returns the absolute path of the folder holding the launcher in the installed package, e.g.
  *   `/work/app/node_modules/pulumi-helpdesk/plugin`
  */

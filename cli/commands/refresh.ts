@@ -8,7 +8,8 @@
  *
  * For tests only: `HELPDESK_TEST_CRASH_AT=<step>` ends the process with SIGKILL at that step (see {@link CRASH_POINTS}).
  */
-import { accessTokenExpired, Grant, stackArguments, type RefreshOutcome } from "../../auth/grant.js";
+import { Grant, type RefreshOutcome } from "../../auth/grant.js";
+import { signInAgain } from "../../kernel/commands.js";
 import { OAuthError } from "../../auth/oauth.js";
 import { TokenCacheError } from "../../auth/token-cache.js";
 import { commandNamespace, namespaceNote } from "../namespace.js";
@@ -48,13 +49,12 @@ export async function refresh(options: RefreshOptions): Promise<void> {
   const crashAt = crashHook(process.env.HELPDESK_TEST_CRASH_AT);
   const namespace = commandNamespace(options.namespace);
   const ref = await resolveStackRef(options.stack, options.cwd);
-  const target = stackArguments(ref.stackName, namespace);
   const where = namespaceNote(namespace);
   const stack = await openStack(ref, false);
   const config = await readStackConfig(stack);
   const grant = Grant.fromStackConfig(config, { stack: ref.stackName, namespace });
   if (!grant?.refreshable) {
-    throw new CliError("failed", `stack "${ref.stackName}"${where} has no refresh token or client credentials to refresh with: run \`pulumi-helpdesk login --stack ${target}\``);
+    throw new CliError("failed", `stack "${ref.stackName}"${where} has no refresh token or client credentials to refresh with: ${signInAgain({ stack: ref.stackName, namespace })}`);
   }
   const { tokens, refreshed } = await newestTokens(grant, crashAt);
   const entries = grant.configEntries(tokens);
@@ -67,20 +67,13 @@ export async function refresh(options: RefreshOptions): Promise<void> {
   if (tokens.expiresAt) info(`The access token expires at ${tokens.expiresAt}.`);
 }
 
-/**
- * The tokens to store: the cache's when they are newer than the config's and still valid, else a refresh of the
- * grant (reason `requested`: it reuses another process's result when one refreshed meanwhile).
- */
+/** The tokens to store, as the grant decides them (`Grant.tokensForConfig`); its failures as CLI errors. */
 async function newestTokens(grant: Grant, crashAt: (step: string) => void): Promise<RefreshOutcome> {
   try {
-    const state = grant.state();
-    if (state.newerThanConfig && !accessTokenExpired(state.tokens)) return { tokens: state.tokens, refreshed: false };
-    return await grant.refresh({ because: "requested" }, { onStep: crashAt });
+    return await grant.tokensForConfig({ onStep: crashAt });
   } catch (error) {
     if (error instanceof TokenCacheError) throw new CliError("failed", error.message, { cause: error });
-    if (error instanceof OAuthError) {
-      throw new CliError("failed", `${error.message}. Run \`pulumi-helpdesk login --stack ${stackArguments(grant.stack, grant.namespace)}\` to sign in again.`, { cause: error });
-    }
+    if (error instanceof OAuthError) throw new CliError("failed", `${error.message}; ${signInAgain(grant)}.`, { cause: error });
     throw error;
   }
 }

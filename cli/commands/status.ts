@@ -3,7 +3,8 @@
  * the sign-in, without showing any credential.
  */
 import { configKeysFor, DEFAULT_CONFIG_NAMESPACE } from "../../kernel/config.js";
-import { Grant, stackArguments } from "../../auth/grant.js";
+import { accessTokenExpired, Grant } from "../../auth/grant.js";
+import { signInAgain, stackCommand, type SignInPlace } from "../../kernel/commands.js";
 import { TokenCacheError, tokenCacheDir } from "../../auth/token-cache.js";
 import { commandNamespace } from "../namespace.js";
 import { info, result, warn } from "../output.js";
@@ -36,6 +37,10 @@ export interface SignInStatus {
     expiresAt: string | null;
     /** Seconds until expiry (negative once expired), or null when unknown. */
     expiresInSeconds: number | null;
+    /**
+     * Whether the token counts as expired by the grant's rule (`auth/grant.ts` `accessTokenExpired`: a margin before
+     * the expiry, when the provider already refreshes it), or null when the expiry is unknown.
+     */
     expired: boolean | null;
   };
   refreshToken: { present: boolean };
@@ -75,9 +80,10 @@ export function describeStatus(stack: string, config: Record<string, string>, op
   const namespace = options.namespace ?? DEFAULT_CONFIG_NAMESPACE;
   const keys = configKeysFor(namespace);
   const get = (key: string): string | null => config[key] || null;
+  const now = options.now ?? Date.now();
   const expiresAt = get(keys.tokenExpiresAt);
   const at = expiresAt ? Date.parse(expiresAt) : Number.NaN;
-  const expiresInSeconds = Number.isFinite(at) ? Math.round((at - (options.now ?? Date.now())) / 1000) : null;
+  const expiresInSeconds = Number.isFinite(at) ? Math.round((at - now) / 1000) : null;
   const baseUrl = get(keys.baseUrl);
   const clientId = get(keys.clientId);
   const refreshToken = get(keys.refreshToken);
@@ -93,7 +99,7 @@ export function describeStatus(stack: string, config: Record<string, string>, op
       present: Boolean(get(keys.accessToken)),
       expiresAt,
       expiresInSeconds,
-      expired: expiresInSeconds === null ? null : expiresInSeconds <= 0,
+      expired: expiresInSeconds === null ? null : accessTokenExpired({ expiresAt: expiresAt ?? undefined, lifetimeSeconds: undefined }, now),
     },
     refreshToken: { present: Boolean(refreshToken) },
     newerTokensCached: cache.newer,
@@ -143,7 +149,7 @@ export async function status(options: StatusOptions): Promise<void> {
   const ref = await resolveStackRef(options.stack, options.cwd);
   const stack = await openStack(ref, false);
   const s = describeStatus(ref.stackName, await readStackConfig(stack), { namespace });
-  const target = stackArguments(s.stack, namespace);
+  const place: SignInPlace = { stack: s.stack, namespace };
   if (options.json) {
     result(JSON.stringify(s, null, 2));
     return;
@@ -151,7 +157,7 @@ export async function status(options: StatusOptions): Promise<void> {
   const token = s.accessToken;
   const expiry =
     token.expiresAt && token.expiresInSeconds !== null
-      ? `${token.expired ? "expired" : "expires"} ${relativeTime(token.expiresInSeconds)} (${token.expiresAt})`
+      ? `${token.expired ? (token.expiresInSeconds > 0 ? "counts as expired, expires" : "expired") : "expires"} ${relativeTime(token.expiresInSeconds)} (${token.expiresAt})`
       : "expiry unknown";
   result(`stack:          ${s.stack}`);
   result(`namespace:      ${s.namespace}`);
@@ -163,14 +169,14 @@ export async function status(options: StatusOptions): Promise<void> {
   result(`refresh token:  ${s.refreshToken.present ? "present (secret)" : "missing"}`);
   if (s.tokenCache.file) result(`token cache:    ${s.tokenCache.file}`);
   if (s.tokenCache.problem) warn(s.tokenCache.problem);
-  else if (s.tokenCache.interruptedAt) warn(`a refresh of this grant was interrupted at ${s.tokenCache.interruptedAt}: run \`pulumi-helpdesk refresh --stack ${target}\` to see what to do.`);
-  else if (s.newerTokensCached) info(`Newer tokens from a provider run wait in the local cache: run \`pulumi-helpdesk refresh --stack ${target}\` to store them.`);
-  if (!token.present) info(`Not signed in: run \`pulumi-helpdesk login --stack ${target}\`.`);
+  else if (s.tokenCache.interruptedAt) warn(`a refresh of this grant was interrupted at ${s.tokenCache.interruptedAt}: run ${stackCommand("refresh", place)} to see what to do.`);
+  else if (s.newerTokensCached) info(`Newer tokens from a provider run wait in the local cache: run ${stackCommand("refresh", place)} to store them.`);
+  if (!token.present) info(`Not signed in: run ${stackCommand("login", place)}.`);
   else if (token.expired) {
     info(
       s.refreshToken.present
-        ? `The access token expired; \`pulumi up\` renews it, or run \`pulumi-helpdesk refresh --stack ${target}\`.`
-        : `The access token expired: run \`pulumi-helpdesk login --stack ${target}\`.`,
+        ? `The access token expired; \`pulumi up\` renews it, or run ${stackCommand("refresh", place)}.`
+        : `The access token expired: ${signInAgain(place)}.`,
     );
   }
 }

@@ -7,15 +7,21 @@ import { EVENTS, isWebhookEvent, nearestEvent } from "../../kernel/events.js";
 import { type DeliveryLogEntry } from "../../emulator/index.js";
 import { EmulatorInspectionClient, EmulatorInspectionError } from "../../emulator-client/index.js";
 import { parseBaseUrl } from "../../kernel/base-url.js";
-import { pickSetting, settingReaderOf } from "../../kernel/settings.js";
+import { collectSettings, settingReaderOf, type SettingName } from "../../kernel/settings.js";
 import { CliError, info, result } from "../output.js";
 
 /** Where `pulumi-helpdesk emulator` listens by default, and so where `trigger` looks when nothing says otherwise. */
-const DEFAULT_EMULATOR_URL = "http://127.0.0.1:8080";
+export const DEFAULT_EMULATOR_URL = "http://127.0.0.1:8080";
+
+/**
+ * The settings `trigger` reads, as every command reads them (`kernel/settings.ts` `collectSettings`): its flag, else
+ * the setting's environment variable (there is no stack), else {@link DEFAULT_EMULATOR_URL}.
+ */
+export const TRIGGER_SETTING_NAMES = ["baseUrl"] as const satisfies readonly SettingName[];
 
 /** Options of `trigger`. */
 export interface TriggerOptions {
-  /** Emulator base URL (`--base-url`; else env `HELPDESK_BASE_URL`; else http://127.0.0.1:8080). */
+  /** Emulator base URL (see {@link TRIGGER_SETTING_NAMES}). */
   baseUrl?: string;
   /** Account whose webhooks receive the event (default: the emulator's first account). */
   account?: string;
@@ -34,9 +40,10 @@ export async function trigger(event: string, options: TriggerOptions): Promise<v
     const nearest = nearestEvent(event);
     throw new CliError("usage", `"${event}" is not a help-desk event${nearest ? `; did you mean "${nearest}"?` : ""} Allowed: ${EVENTS.join(", ")}`);
   }
-  const picked = pickSetting("baseUrl", { explicit: settingReaderOf({ baseUrl: options.baseUrl }), env: process.env });
-  const baseUrl = parseBaseUrl(picked?.value ?? DEFAULT_EMULATOR_URL);
-  if ("problem" in baseUrl) throw new CliError("usage", `${picked?.origin === "environment" ? "env HELPDESK_BASE_URL" : "--base-url"}: ${baseUrl.problem}`);
+  const { picked, problems } = collectSettings(TRIGGER_SETTING_NAMES, { explicit: settingReaderOf({ baseUrl: options.baseUrl }), explicitSource: "flag", env: process.env });
+  if (problems[0]) throw new CliError("usage", problems[0].message);
+  const baseUrl = parseBaseUrl(picked.baseUrl?.value ?? DEFAULT_EMULATOR_URL);
+  if ("problem" in baseUrl) throw new CliError("usage", baseUrl.problem); // checked already (or the default); kept for the type
   const emulator = new EmulatorInspectionClient(baseUrl.url);
   const { account, deliveries: ids } = await asCliError(emulator.trigger(event, options.account ? { account: options.account } : {}));
   if (ids.length === 0) {

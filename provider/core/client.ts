@@ -6,7 +6,8 @@ import type { SettingsPlace } from "./target.js";
 import { baseUrlText, endpointUrl } from "../../kernel/base-url.js";
 import { retryDelay, type AttemptOutcome } from "./retry.js";
 import { OAuthError } from "../../auth/oauth.js";
-import { stackArguments, type Grant } from "../../auth/grant.js";
+import type { Grant } from "../../auth/grant.js";
+import { signInAgain, stackCommand, type SignInPlace } from "../../kernel/commands.js";
 import { TokenCacheError } from "../../auth/token-cache.js";
 import type { Webhook, WebhookSpec } from "./webhook-types.js";
 import { NOT_SENT_CODES } from "../../kernel/not-sent.js";
@@ -194,7 +195,7 @@ export class HelpdeskClient {
   private httpError(operation: string, method: string, path: string, status: number, body: string): HelpdeskError {
     return new HelpdeskError(
       "http",
-      `${operation} failed: ${method} ${path} answered ${status}: ${excerpt(body, this.secrets()) || "(empty body)"}. ${hintFor(status, this.options.describe)}`,
+      `${operation} failed: ${method} ${path} answered ${status}: ${excerpt(body, this.secrets()) || "(empty body)"}. ${hintFor(status, this.options.describe, this.options.grant)}`,
       { status },
     );
   }
@@ -216,17 +217,12 @@ function refreshFailure(error: unknown, grant: Pick<Grant, "stack" | "namespace"
   if (error instanceof TokenCacheError) return new HelpdeskError("credentials", error.message, { cause: error });
   if (error instanceof OAuthError && error.code === "invalid_token") return new HelpdeskError("credentials", error.message, { cause: error });
   const why = error instanceof OAuthError ? error.message : String(error);
-  const target = stackArguments(grant.stack, grant.namespace) ?? "<stack>";
-  return new HelpdeskError(
-    "credentials",
-    `the access token expired and refreshing it failed (${why}). Run \`pulumi-helpdesk login --stack ${target}\` to sign in again.`,
-    { cause: error },
-  );
+  return new HelpdeskError("credentials", `the access token expired and refreshing it failed (${why}): ${signInAgain(grant)}.`, { cause: error });
 }
 
 /** What a person should do about an HTTP status from the API. */
-function hintFor(status: number, describe: SettingsPlace["describe"]): string {
-  if (status === 401) return "The access token was rejected or expired: run `pulumi-helpdesk login` (or `pulumi-helpdesk refresh`).";
+function hintFor(status: number, describe: SettingsPlace["describe"], place: SignInPlace): string {
+  if (status === 401) return `The access token was rejected or expired: ${signInAgain(place)} (or run ${stackCommand("refresh", place)}).`;
   if (status === 403) return "The signed-in account may not manage webhooks: sign in with an account that can.";
   if (status === 404) return `The API has no such resource: check ${describe("baseUrl")}.`;
   if (status === 422 || status === 400) return "The API rejected the webhook's fields: fix event or url in the program.";

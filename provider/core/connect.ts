@@ -3,9 +3,9 @@
  * an API call needs and what to do when they are missing. Loaded by `provider/core/webhooks.ts` on the first create or
  * delete, never at start-up (it pulls in the HTTP client and the OAuth code).
  */
-import { SETTINGS, type SettingName } from "../../kernel/settings.js";
+import { stackCommand } from "../../kernel/commands.js";
+import { settingSourceName, type SettingName } from "../../kernel/settings.js";
 import { Grant } from "../../auth/grant.js";
-import { registerSecret } from "../../auth/redact.js";
 import { HelpdeskClient } from "./client.js";
 import { HelpdeskError } from "./errors.js";
 import type { Target } from "./target.js";
@@ -18,29 +18,34 @@ import type { Target } from "./target.js";
  */
 const clients = new WeakMap<Target, HelpdeskClient>();
 
+/** The settings an API call cannot do without, and how messages name each. */
+const REQUIRED_SETTING_WORDS = { baseUrl: "the API base URL", accessToken: "the access token" } as const satisfies Partial<Record<SettingName, string>>;
+
+/** The keys of {@link REQUIRED_SETTING_WORDS}. */
+const REQUIRED_SETTINGS = Object.keys(REQUIRED_SETTING_WORDS) as Array<keyof typeof REQUIRED_SETTING_WORDS>;
+
 /**
  * The client of the help desk `target` names (the same one for every call with this target), sharing this process's
- * token refresh with every other operation on the same grant. Registers every credential with the redaction registry
- * first.
+ * token refresh with every other operation on the same grant (whose settings' credentials the grant registers with the
+ * redaction registry, `auth/grant.ts`).
  *
  * @param target the resolved settings and how to name them
  * @returns the client
  * @throws HelpdeskError `credentials` when the base URL or the access token is missing: the message names each
- *   missing setting with where to set it (the front end's place, or its environment variable) and says that
- *   `pulumi-helpdesk login` writes them
+ *   missing setting with where to set it (the front end's place, or its environment variable, which fills it as
+ *   nothing else sets it) and says that `pulumi-helpdesk login` writes them
  */
 export function connect(target: Target): HelpdeskClient {
   const known = clients.get(target);
   if (known) return known;
   const { settings, place } = target;
-  for (const secret of [settings.accessToken, settings.refreshToken, settings.clientSecret]) registerSecret(secret);
-  const missing = (["baseUrl", "accessToken"] as const).filter((name) => settings[name] === undefined);
+  const missing = REQUIRED_SETTINGS.filter((name) => settings[name] === undefined);
   if (missing.length > 0 || settings.baseUrl === undefined || settings.accessToken === undefined) {
-    const named = missing.map((name) => `${name === "baseUrl" ? "the API base URL" : "the access token"} (${place.describe(name)}, or env ${SETTINGS[name].env})`);
+    const named = missing.map((name) => `${REQUIRED_SETTING_WORDS[name]} (${place.describe(name)}, or ${settingSourceName(name, "environment")})`);
     throw new HelpdeskError(
       "credentials",
       `helpdesk credentials are missing: ${named.join(" and ")} ${named.length > 1 ? "are" : "is"} not set. ` +
-        "Run `pulumi-helpdesk login --stack <stack>` in the project directory, or set the environment variables.",
+        `Run ${stackCommand("login", { namespace: place.namespace })} in the project directory, or set the environment variables.`,
     );
   }
   const client = new HelpdeskClient({

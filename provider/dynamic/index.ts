@@ -12,7 +12,7 @@ import "../../kernel/node-guard.js";
 import type * as pulumi from "@pulumi/pulumi";
 import type { ConfiguredWebhookProvider, WebhookInputs, WebhookOutputs, WebhookProviderImplementation } from "../../kernel/provider-contract.js";
 import { DEFAULT_CONFIG_NAMESPACE, stackConfigSettings, type ConfigReader } from "../../kernel/config.js";
-import { resolveSettings } from "../../kernel/settings.js";
+import { resolveSettings, settingSourceName } from "../../kernel/settings.js";
 import { forPerson } from "../../auth/redact.js";
 import type { Target } from "../core/target.js";
 import { checkWebhook, createWebhook, deleteWebhook, replacedFields } from "../core/webhooks.js";
@@ -43,9 +43,10 @@ async function forPersonOnFailure<T>(run: () => Promise<T>): Promise<T> {
  *   environment variable)
  */
 function targetOf(config: ConfigReader | undefined): Target {
+  const stackConfig = stackConfigSettings(config);
   return {
-    settings: resolveSettings({ config: stackConfigSettings(config), env: process.env }),
-    place: { describe: (name) => `config ${DEFAULT_CONFIG_NAMESPACE}:${name}`, namespace: DEFAULT_CONFIG_NAMESPACE },
+    settings: resolveSettings({ config: stackConfig, env: process.env }),
+    place: { describe: (name) => settingSourceName(name, "config", { config: stackConfig }), namespace: DEFAULT_CONFIG_NAMESPACE },
   };
 }
 

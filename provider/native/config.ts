@@ -11,8 +11,17 @@
  * environment variables only fill settings the inputs leave unset (docs/design.md "Settings precedence").
  */
 import { parseBaseUrl, baseUrlText } from "../../kernel/base-url.js";
-import { DEFAULT_CONFIG_NAMESPACE } from "../../kernel/config.js";
-import { isSecretSetting, resolveSettings, settingProblem, settingReaderOf, SETTINGS, type SettingName } from "../../kernel/settings.js";
+import { stackConfigSettings } from "../../kernel/config.js";
+import {
+  collectSettings,
+  isSecretSetting,
+  resolveSettings,
+  secretSettingValues,
+  settingReaderOf,
+  SETTINGS,
+  settingSourceName,
+  type SettingName,
+} from "../../kernel/settings.js";
 import { registerSecret } from "../../auth/redact.js";
 import type { Target } from "../core/target.js";
 import type { PropertyMap } from "./proto.js";
@@ -39,6 +48,23 @@ function isSetting(name: string): name is SettingName {
 }
 
 /**
+ * The inputs that are settings, as text ({@link asSettingText}), in the order given; inputs that are no setting
+ * (`version`), absent, null or (in part) unknown are left out.
+ */
+function settingTexts(inputs: PropertyMap): Partial<Record<SettingName, string>> {
+  const texts: Partial<Record<SettingName, string>> = {};
+  for (const [name, value] of Object.entries(inputs)) {
+    if (!isSetting(name) || containsUnknown(value)) continue;
+    const text = asSettingText(value);
+    if (text !== undefined) texts[name] = text;
+  }
+  return texts;
+}
+
+/** The stack config the default provider's inputs come from (`helpdesk:*`), for messages that say where to set one. */
+const DEFAULT_PROVIDER_CONFIG = stackConfigSettings(undefined);
+
+/**
  * The help desk of one provider instance: its inputs (what `Configure` received) resolved once with the settings
  * table's precedence (the inputs, then the environment, then the defaults). Registers every secret input with the
  * redaction registry (`auth/redact.ts`) at once, so no later error can show one.
@@ -49,17 +75,13 @@ function isSetting(name: string): name is SettingName {
  *   the environment)
  */
 export function providerTarget(inputs: PropertyMap): Target {
-  const values: Record<string, string> = {};
-  for (const [name, value] of Object.entries(inputs)) {
-    const text = asSettingText(value);
-    if (text === undefined || !isSetting(name)) continue;
-    values[name] = text;
-    if (isSecretSetting(name)) registerSecret(text);
-  }
+  const values = settingTexts(inputs);
+  for (const secret of secretSettingValues(values)) registerSecret(secret);
   return {
-    settings: resolveSettings({ explicit: settingReaderOf(values), env: process.env }),
+    settings: resolveSettings({ explicit: settingReaderOf(values), explicitSource: "argument", env: process.env }),
     place: {
-      describe: (name) => `the provider's \`${name}\` (config ${DEFAULT_CONFIG_NAMESPACE}:${name} for the default provider)`,
+      describe: (name) =>
+        `the provider's \`${settingSourceName(name, "explicit", { explicitSource: "argument" })}\` (${settingSourceName(name, "config", { config: DEFAULT_PROVIDER_CONFIG })} for the default provider)`,
       namespace: undefined,
     },
   };
@@ -86,17 +108,11 @@ export interface ConfigFailure {
  * @returns the inputs to record (secret settings wrapped as secrets) and the failures
  */
 export function checkProviderConfig(news: PropertyMap): { inputs: PropertyMap; failures: ConfigFailure[] } {
-  const failures: ConfigFailure[] = [];
   const inputs: PropertyMap = {};
-  for (const [name, value] of Object.entries(news)) {
-    inputs[name] = isSecretSetting(name) && value !== null && value !== undefined ? asSecret(value) : value;
-    if (containsUnknown(value) || !isSetting(name)) continue;
-    const text = asSettingText(value);
-    if (text === undefined || text.trim() === "") continue;
-    const problem = settingProblem(name, text.trim());
-    if (problem) failures.push({ property: name, reason: problem });
-  }
-  return { inputs, failures };
+  for (const [name, value] of Object.entries(news)) inputs[name] = isSecretSetting(name) && value !== null && value !== undefined ? asSecret(value) : value;
+  const texts = settingTexts(news);
+  const { problems } = collectSettings(Object.keys(texts) as SettingName[], { explicit: settingReaderOf(texts), explicitSource: "argument" });
+  return { inputs, failures: problems.map((problem) => ({ property: problem.setting, reason: problem.message })) };
 }
 
 /** What `DiffConfig` decided. */

@@ -11,9 +11,10 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RunningEmulator } from "../../emulator/index.js";
 import { OAuthError } from "../../auth/oauth.js";
-import { accessTokenExpired, Grant, loginConfigEntries } from "../../auth/grant.js";
+import { accessTokenExpired, Grant, loginConfigEntries, tokenConfigKeys } from "../../auth/grant.js";
 import { refreshTokenHash, TokenCacheError, type CacheEntry } from "../../auth/token-cache.js";
 import { CONFIG_KEYS, ConfigNamespaceError } from "../../kernel/config.js";
+import { SETTINGS } from "../../kernel/settings.js";
 import { accessTokenWorks, cacheEntries, client, emulatorFor, onlyEntry, resetStats, signedInConfig, signIn, tokenRequests } from "./support/helpers.js";
 
 const emulators: RunningEmulator[] = [];
@@ -129,6 +130,24 @@ describe("Grant.fromStackConfig: the one mapping from stack config to a grant", 
     expect(await fixed.rejected("access-token-value")).toBeUndefined();
   });
 
+  it("never advises the access token's variable for a token the stack config holds (config wins over it), only for one it gave", async () => {
+    const env = SETTINGS.accessToken.env;
+    const expired = { ...config, [CONFIG_KEYS.refreshToken]: undefined, [CONFIG_KEYS.tokenExpiresAt]: "2001-01-01T00:00:00Z" };
+    const fromConfig = (await rejection(grantOf(expired, { env: { [env]: "env-token" }, stack: "dev" })!.accessToken())) as Error;
+    expect(fromConfig.message).toContain(`the access token (config ${CONFIG_KEYS.accessToken}) expired`);
+    expect(fromConfig.message).toContain("run `pulumi-helpdesk login --stack dev` to sign in again");
+    expect(fromConfig.message).not.toMatch(new RegExp(`set ${env}`));
+    const fromEnv = (await rejection(grantOf({ ...expired, [CONFIG_KEYS.accessToken]: undefined }, { env: { [env]: "env-token" }, stack: "dev" })!.accessToken())) as Error;
+    expect(fromEnv.message).toContain(`the access token (env ${env}) expired`);
+    expect(fromEnv.message).toContain(`set ${env} to a valid token`);
+  });
+
+  it("names the token keys logout removes and refresh writes: the access and refresh token and the expiry", () => {
+    expect(tokenConfigKeys("eu")).toEqual(["eu:accessToken", "eu:refreshToken", "eu:tokenExpiresAt"]);
+    const grant = grantOf(config, { env: {} })!;
+    expect(grant.configEntries({ accessToken: "a", refreshToken: "r", expiresAt: "2030-01-01T00:00:00.000Z" }).map((entry) => entry.key)).toEqual(tokenConfigKeys());
+  });
+
   it("maps tokens to the config entries login writes, in the settings table's order, secret as the table says", () => {
     const entries = loginConfigEntries(
       { baseUrl: new URL("http://127.0.0.1:9/"), clientId: "c", clientSecret: "s", redirectUri: "http://127.0.0.1:1/cb" },
@@ -186,6 +205,18 @@ describe("a grant shared by two stacks, across rotation", () => {
     const only = onlyEntry(dir); // one grant
     expect(only.entry.refreshTokenHashes).toHaveLength(4); // root + three rotations
     expect(only.entry.rotation).toBe("rotates");
+  });
+
+  it("tokensForConfig (what `refresh` stores): the cache's newer valid tokens without spending, else a refresh", async () => {
+    const emu = await emulator();
+    const dir = cacheDir();
+    const config = signedInConfig(emu, await signIn(emu));
+    expect((await grantFrom(config, dir).tokensForConfig()).refreshed).toBe(true); // nothing newer cached: refreshes
+    await resetStats(emu);
+    const cached = onlyEntry(dir).entry;
+    const stale = grantFrom(config, dir); // a stack whose config lags behind the cache
+    expect(await stale.tokensForConfig()).toEqual({ tokens: { accessToken: cached.accessToken, refreshToken: cached.refreshToken, expiresAt: cached.expiresAt ?? undefined, lifetimeSeconds: cached.lifetimeSeconds ?? undefined }, refreshed: false });
+    expect(await tokenRequests(emu)).toBe(0);
   });
 
   it("reuses what another process obtained instead of spending again", async () => {

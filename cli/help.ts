@@ -1,0 +1,128 @@
+/**
+ * The parts of the CLI's help that state a rule kept elsewhere, generated from its home so they cannot drift: the
+ * settings' precedence (`kernel/settings.ts` `SETTING_PRECEDENCE`), each setting's flag and environment variable
+ * (`SETTINGS`), and the environment variables of the other homes (the token cache's folder, the plugin launcher's,
+ * `CI`, `NO_COLOR`). tests/cli/help.test.ts holds the built CLI's `--help` to them.
+ */
+import { TOKEN_CACHE_DIR_VARIABLE } from "../auth/token-cache.js";
+import { NAMESPACE_FLAG } from "../kernel/commands.js";
+import { DEFAULT_CONFIG_NAMESPACE } from "../kernel/config.js";
+import { SETTING_NAMES, SETTING_PRECEDENCE, SETTINGS, settingFlag, settingSourceName, type SettingName, type SourceOrigin } from "../kernel/settings.js";
+import { LAUNCHER_VARIABLES } from "./commands/plugin.js";
+import { TRIGGER_SETTING_NAMES } from "./commands/trigger.js";
+import { NO_COLOR_VARIABLE } from "./output.js";
+import { NON_INTERACTIVE_VARIABLE } from "./prompt.js";
+import { CLIENT_SETTING_NAMES } from "./settings.js";
+
+/** The width the generated paragraphs are wrapped to: that of the help's hand-written text. */
+const WIDTH = 115;
+
+/**
+ * Wraps text at spaces to {@link WIDTH} columns.
+ *
+ * @param text one paragraph
+ * @param first what the first line starts with; @param rest what every further line starts with
+ */
+function wrap(text: string, first = "", rest = ""): string[] {
+  const lines: string[] = [];
+  let line = first;
+  let empty = true;
+  for (const word of text.split(/\s+/).filter(Boolean)) {
+    if (!empty && line.length + 1 + word.length > WIDTH) {
+      lines.push(line);
+      line = rest;
+      empty = true;
+    }
+    line += empty ? word : ` ${word}`;
+    empty = false;
+  }
+  lines.push(line);
+  return lines;
+}
+
+/** An environment variable as the help lists it. */
+interface VariableHelp {
+  /** The variable, e.g. `HELPDESK_BASE_URL`, or `CI=true` when one value matters. */
+  readonly name: string;
+  /** What it does. */
+  readonly meaning: string;
+}
+
+/**
+ * The settings' precedence as a phrase, in the order `SETTING_PRECEDENCE` gives: "flags, else the stack's config,
+ * else the environment".
+ *
+ * @param words how this help names each source
+ */
+export function precedencePhrase(words: Readonly<Record<SourceOrigin, string>>): string {
+  return SETTING_PRECEDENCE.map((origin) => words[origin]).join(", else ");
+}
+
+/** The top-level help's sentence on where every setting comes from. */
+function settingsParagraph(): string {
+  const phrase = precedencePhrase({
+    explicit: "its flag (for a provider: its argument)",
+    config: `the stack's config (${DEFAULT_CONFIG_NAMESPACE}:<name>, or <ns>:<name> with ${NAMESPACE_FLAG} <ns>)`,
+    environment: "its environment variable",
+  });
+  return `Settings: each comes from ${phrase}; the first that sets it wins, and a default fills the rest. So an environment variable only fills what the flags and the stack's config leave unset.`;
+}
+
+/** Who reads a setting's environment variable: `login --base-url`, `trigger --base-url`, the provider. */
+function readersOf(name: SettingName): string {
+  const readers: string[] = [];
+  if ((CLIENT_SETTING_NAMES as readonly SettingName[]).includes(name)) readers.push(`login ${settingFlag(name)}`);
+  if ((TRIGGER_SETTING_NAMES as readonly SettingName[]).includes(name)) readers.push(`trigger ${settingFlag(name)}`);
+  // refresh, status and logout read the provider's settings as the provider does (auth/grant.ts `Grant.fromStackConfig`).
+  if (SETTINGS[name].provider) readers.push("the provider and refresh");
+  return `${name}${SETTINGS[name].secret ? " (secret)" : ""}: ${readers.join(", ")}`;
+}
+
+/** Every environment variable the CLI and the plugin read: the settings' rows, then those of the other homes. */
+export function environmentVariables(): VariableHelp[] {
+  const settings = SETTING_NAMES.flatMap((name) => {
+    const env = (SETTINGS[name] as { env?: string }).env;
+    return env ? [{ name: env, meaning: readersOf(name) }] : [];
+  });
+  return [
+    ...settings,
+    TOKEN_CACHE_DIR_VARIABLE,
+    ...LAUNCHER_VARIABLES,
+    { name: `${NON_INTERACTIVE_VARIABLE.name}=${NON_INTERACTIVE_VARIABLE.value}`, meaning: NON_INTERACTIVE_VARIABLE.meaning },
+    NO_COLOR_VARIABLE,
+  ];
+}
+
+/** The top-level help's text after the commands: exit codes, the settings' precedence, the environment. */
+export function programHelpAfter(): string {
+  const variables = environmentVariables();
+  const width = Math.max(...variables.map((variable) => variable.name.length)) + 2;
+  return [
+    "",
+    "Exit codes: 0 success, 1 the operation failed, 2 bad usage (unknown flag, missing setting).",
+    "",
+    ...wrap(settingsParagraph()),
+    "",
+    "Environment:",
+    ...variables.flatMap((variable) => wrap(variable.meaning, `  ${variable.name.padEnd(width)}`, " ".repeat(width + 2))),
+  ].join("\n");
+}
+
+/** `login --help`'s sentence on where its settings come from. */
+export function loginPrecedence(): string {
+  return `Settings come from ${precedencePhrase({ explicit: "flags", config: "the stack's existing config (in the namespace)", environment: "the environment" })}`;
+}
+
+/**
+ * A commander option for a setting: its flag (`settingFlag`) with a value name, and its description followed by the
+ * setting's environment variable.
+ *
+ * @param name the setting
+ * @param value the value's name in the usage line, e.g. `url`
+ * @param what what the value is
+ * @param more further words after the variable, e.g. a default
+ * @returns `[flags, description]` for `Command.option`
+ */
+export function settingOption(name: SettingName, value: string, what: string, more?: string): [string, string] {
+  return [`${settingFlag(name)} <${value}>`, `${what} (${settingSourceName(name, "environment")}${more ? `; ${more}` : ""})`];
+}
