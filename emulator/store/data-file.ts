@@ -8,7 +8,8 @@
  * processes may use one file at once (SQLite's locking; on one machine, not over a network file system).
  */
 import { PulumiHelpdeskError } from "../../kernel/errors.js";
-import { closeSync, constants, copyFileSync, fstatSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { syncDirectory, syncFile } from "../../kernel/fsync.js";
+import { closeSync, constants, copyFileSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { dirname } from "node:path";
@@ -291,20 +292,6 @@ function withImportLock<T>(file: string, work: () => T): T {
   }
 }
 
-/** Makes a rename or link in `dir` durable (fsync of the directory); some file systems refuse, which is harmless. */
-function syncDirectory(dir: string): void {
-  try {
-    const fd = openSync(dir, "r");
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    // The rename already happened.
-  }
-}
-
 /**
  * Gives the version-1 file the name `keep` too (a hard link: the same file, untouched; where links are not supported,
  * an exclusive copy). A `keep` that is already the same file, or holds the same bytes (an import interrupted after
@@ -318,9 +305,7 @@ function keepOriginal(file: string, keep: string): void {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
       copyFileSync(file, keep, constants.COPYFILE_EXCL);
-      const fd = openSync(keep, "r");
-      fsyncSync(fd);
-      closeSync(fd);
+      syncFile(keep);
       return;
     }
   }
@@ -370,8 +355,10 @@ function writeV1(db: DatabaseSync, state: V1State, now: number): void {
  * Imports a version-1 JSON data file into an SQLite database at the same path: the database is built beside it
  * (`<file>.import-<pid>.tmp`) and committed, the JSON file gets the name `<file>.v1.json` too, then the database is
  * renamed over `<file>` (atomic, POSIX rename(2)). Interrupted at any point, `<file>` is either still the JSON file
- * (imported again at the next start) or the complete database.
+ * (imported again at the next start) or the complete database. The folder is fsynced (`kernel/fsync.ts`) after the
+ * kept name is made and after the rename, so neither is undone by a crash once the import is reported.
  * @returns the name the JSON file is kept under
+ * @throws DataFileError when the import failed (the file is unchanged); Error when the rename could not be made durable
  */
 function importV1(file: string, state: V1State, now: number): string {
   const keep = `${file}.v1.json`;
@@ -386,13 +373,22 @@ function importV1(file: string, state: V1State, now: number): string {
       db.close();
     }
     keepOriginal(file, keep);
+    syncDirectory(dirname(file)); // the kept name is on disk before the database takes the file's name
     renameSync(tmp, file);
   } catch (error) {
     removeDatabase(tmp);
     if (error instanceof DataFileError) throw error;
     throw refused(file, `it is a version-1 JSON data file that could not be imported (${messageOf(error)})`, error);
   }
-  syncDirectory(dirname(file));
+  try {
+    syncDirectory(dirname(file));
+  } catch (error) {
+    throw new Error(
+      `emulator data file ${file}: the version-1 JSON data file was imported into an SQLite database at this path, but the rename could not be made durable ` +
+        `(fsync of its folder: ${messageOf(error)}), so the emulator does not start on it. Start it again: it finds the database, or the JSON file to import again.`,
+      { cause: error },
+    );
+  }
   return keep;
 }
 
@@ -441,7 +437,8 @@ function openSqlite(file: string, options: OpenOptions): DatabaseSync {
  * @param file the data file's path, or `undefined` for a database in memory
  * @returns an open connection at the current schema version
  * @throws DataFileError when the file is refused (see {@link DataFileError}); the file is not changed then
- * @throws Error when a missing file cannot be created (its directory is created when missing)
+ * @throws Error when a missing file cannot be created (its directory is created when missing), or when the import of a
+ *   version-1 file could not be made durable (the message says so; the next start finds the database or imports again)
  */
 export function openDatabase(file: string | undefined, options: OpenOptions): DatabaseSync {
   if (file === undefined) {
