@@ -22,7 +22,7 @@ import { packageVersion } from "../../kernel/package-version.js";
 import { checkProviderConfig, diffProviderConfig, providerTarget } from "./config.js";
 import { logToEngine, withResource } from "./engine-log.js";
 import { containsUnknown } from "./properties.js";
-import { emptyPb, pluginPb, providerGrpc, providerPb, toProperties, toStruct, type ConfigureRequest, type PropertyMap, type ResourceProviderServer } from "./proto.js";
+import { checkResponse, diffResponse, emptyPb, pluginPb, providerGrpc, providerPb, toProperties, toStruct, type ConfigureRequest, type PropertyMap, type ResourceProviderServer } from "./proto.js";
 import { schemaJson } from "./schema.js";
 import { checkWebhook, createWebhook, deleteWebhook, diffWebhook, readWebhook, updateWebhook, WEBHOOK_TYPE } from "./webhook.js";
 
@@ -118,24 +118,12 @@ export function resourceProviderService(engineAddress: string | undefined): grpc
 
     checkConfig: unary(
       (request) => request.getUrn(),
-      async (request) => {
-        const { inputs, failures } = checkProviderConfig(toProperties(request.getNews()));
-        const response = new providerPb.CheckResponse().setInputs(toStruct(inputs));
-        response.setFailuresList(failures.map((failure) => new providerPb.CheckFailure().setProperty(failure.property).setReason(failure.reason)));
-        return response;
-      },
+      async (request) => checkResponse(checkProviderConfig(toProperties(request.getNews()))),
     ),
 
     diffConfig: unary(
       (request) => request.getUrn(),
-      async (request) => {
-        const { changed, replaces } = diffProviderConfig(toProperties(request.getOlds()), toProperties(request.getNews()));
-        const response = new providerPb.DiffResponse();
-        response.setChanges(changed.length > 0 ? providerPb.DiffResponse.DiffChanges.DIFF_SOME : providerPb.DiffResponse.DiffChanges.DIFF_NONE);
-        response.setDiffsList(changed);
-        response.setReplacesList(replaces);
-        return response;
-      },
+      async (request) => diffResponse(diffProviderConfig(toProperties(request.getOlds()), toProperties(request.getNews()))),
     ),
 
     configure: unary(noUrn, async (request) => {
@@ -154,10 +142,7 @@ export function resourceProviderService(engineAddress: string | undefined): grpc
       (request) => request.getUrn(),
       async (request) => {
         assertWebhookType(request.getType(), request.getUrn());
-        const { inputs, failures } = checkWebhook(toProperties(request.getNews()));
-        const response = new providerPb.CheckResponse().setInputs(toStruct(inputs));
-        response.setFailuresList(failures.map((failure) => new providerPb.CheckFailure().setProperty(failure.property).setReason(failure.reason)));
-        return response;
+        return checkResponse(checkWebhook(toProperties(request.getNews())));
       },
     ),
 
@@ -165,13 +150,7 @@ export function resourceProviderService(engineAddress: string | undefined): grpc
       (request) => request.getUrn(),
       async (request) => {
         assertWebhookType(request.getType(), request.getUrn());
-        const outcome = diffWebhook(toProperties(request.getOlds()), toProperties(request.getNews()));
-        const response = new providerPb.DiffResponse();
-        response.setChanges(outcome.changes ? providerPb.DiffResponse.DiffChanges.DIFF_SOME : providerPb.DiffResponse.DiffChanges.DIFF_NONE);
-        response.setReplacesList(outcome.replaces);
-        response.setDiffsList(outcome.diffs);
-        response.setDeletebeforereplace(false);
-        return response;
+        return diffResponse(diffWebhook(toProperties(request.getOlds()), toProperties(request.getNews())));
       },
     ),
 
