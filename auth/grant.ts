@@ -27,6 +27,7 @@ import { hostname } from "node:os";
 import { baseUrlText } from "../kernel/base-url.js";
 import { configKeysFor, DEFAULT_CONFIG_NAMESPACE, stackConfigSettings } from "../kernel/config.js";
 import { neverSent } from "../kernel/not-sent.js";
+import { processExists } from "../kernel/processes.js";
 import { isSecretSetting, LOGIN_SETTING_NAMES, resolveSettings, type ResolvedSettings, type SettingName } from "../kernel/settings.js";
 import { OAuthError, refreshAccessToken, type TokenSet } from "./oauth.js";
 import { registerSecret } from "./redact.js";
@@ -510,7 +511,7 @@ const REFRESH_IN_PROGRESS_MS = 120_000;
 function refuseUnsettled(entry: CacheEntry, stored: StoredEntry | undefined): void {
   const pending = entry.pending;
   if (!pending || !stored || entry.rotation === "keeps") return;
-  const running = pending.hostname === hostname() && pending.pid !== process.pid && processAlive(pending.pid);
+  const running = pending.hostname === hostname() && pending.pid !== process.pid && processExists(pending.pid);
   if (running && Date.now() - Date.parse(pending.startedAt) < REFRESH_IN_PROGRESS_MS) {
     throw new TokenCacheError(
       "refresh_in_progress",
@@ -528,16 +529,6 @@ function refuseUnsettled(entry: CacheEntry, stored: StoredEntry | undefined): vo
       `Run \`pulumi-helpdesk login --stack <stack>\` to sign in again (in every stack that shares this grant); ${stored.file} then stays as the record of it.`,
     { file: stored.file },
   );
-}
-
-/** Whether a process with this id exists on this machine (EPERM: it exists, under another user). */
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as { code?: unknown }).code === "EPERM";
-  }
 }
 
 /**

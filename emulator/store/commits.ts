@@ -32,8 +32,12 @@ export class StoreError extends PulumiHelpdeskError<StoreErrorCode> {
   }
 }
 
-/** SQLite's primary result code of an error thrown by `node:sqlite` (`errcode` may carry an extended code). */
-function sqliteCode(error: unknown): number | undefined {
+/**
+ * SQLite's primary result code of an error thrown by `node:sqlite` (`errcode` may carry an extended code: its low 8
+ * bits are the primary one, https://www.sqlite.org/rescode.html).
+ * @returns e.g. 5 (`SQLITE_BUSY`), or undefined for an error that is not SQLite's
+ */
+export function sqliteCode(error: unknown): number | undefined {
   const code = (error as { errcode?: unknown } | null)?.errcode;
   return typeof code === "number" ? code & 0xff : undefined;
 }

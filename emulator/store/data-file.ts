@@ -9,6 +9,7 @@
  */
 import { PulumiHelpdeskError } from "../../kernel/errors.js";
 import { syncDirectory, syncFile } from "../../kernel/fsync.js";
+import { processExists } from "../../kernel/processes.js";
 import { closeSync, constants, copyFileSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
@@ -29,6 +30,7 @@ type DatabaseSync = DatabaseSyncType;
 import { z } from "zod";
 import { EVENTS } from "../../kernel/events.js";
 import { SchemaError, checkSchema, migrate } from "./schema.js";
+import { sqliteCode } from "./commits.js";
 import { insertCode, insertDelivery, insertToken, insertWebhook, putAccount, putClient } from "./tables.js";
 import type { Synchronous } from "../types.js";
 
@@ -232,14 +234,8 @@ export function ownerGone(tag: string): boolean {
   const [host, pidText] = tag.split(":");
   if (host !== hostname()) return false;
   const pid = Number(pidText);
-  if (!Number.isInteger(pid) || pid <= 0) return true;
   if (pid === process.pid) return !liveTags.has(tag);
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ESRCH";
-  }
+  return !processExists(pid);
 }
 
 /** Blocks this thread for `ms` milliseconds (only while waiting for another process's import, at start). */
@@ -394,8 +390,8 @@ function importV1(file: string, state: V1State, now: number): string {
 
 /** `node:sqlite` errors that mean the file is not a usable database: NOTADB (26), CORRUPT (11), FORMAT (24). */
 function isDamage(error: unknown): boolean {
-  const code = (error as { errcode?: unknown }).errcode;
-  return typeof code === "number" && [11, 24, 26].includes(code & 0xff);
+  const code = sqliteCode(error);
+  return code !== undefined && [11, 24, 26].includes(code);
 }
 
 /**
