@@ -23,6 +23,7 @@ import { createInspectApp } from "./inspect.js";
 import { errorPage } from "./pages/layout.js";
 import { StoreError } from "./store/commits.js";
 import { isLoopbackHost } from "../kernel/loopback.js";
+import { messageOf } from "../kernel/errors.js";
 
 /** The token endpoint (RFC 6749 §3.2), whose every failure is answered in RFC 6749 §5.2's shape. */
 const TOKEN_PATH = "/oauth/token";
@@ -56,7 +57,7 @@ export function errorResponse(c: Context<AppEnv>, error: unknown, log?: (line: s
   if (error instanceof EmulatorHttpError) {
     return c.json(error.body(), error.status as 400, error.headers);
   }
-  log?.(`internal error: ${error instanceof Error ? error.message : String(error)}`);
+  log?.(`internal error: ${messageOf(error)}`);
   if (c.req.path === TOKEN_PATH) return c.json({ error: "server_error", error_description: "Internal error" }, 500);
   return c.json({ error: "internal_error", message: "Internal error" }, 500);
 }

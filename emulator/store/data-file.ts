@@ -7,7 +7,7 @@
  * The database runs in WAL mode (the `-wal` and `-shm` files beside it belong to it) with a busy timeout, so several
  * processes may use one file at once (SQLite's locking; on one machine, not over a network file system).
  */
-import { PulumiHelpdeskError } from "../../kernel/errors.js";
+import { messageOf, PulumiHelpdeskError } from "../../kernel/errors.js";
 import { syncDirectory, syncFile } from "../../kernel/fsync.js";
 import { processExists } from "../../kernel/processes.js";
 import { closeSync, constants, copyFileSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
@@ -146,11 +146,6 @@ type V1State = z.infer<typeof V1DataFile>;
 
 /** What a path holds. */
 type Found = { kind: "missing" } | { kind: "sqlite" } | { kind: "v1"; state: V1State };
-
-/** The text of an error, for a message. */
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
 
 /**
  * Reads enough of `file` to tell what it is. A missing file and an empty one (which SQLite takes as a new database)

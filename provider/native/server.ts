@@ -25,6 +25,7 @@ import { containsUnknown } from "./properties.js";
 import { checkResponse, diffResponse, emptyPb, pluginPb, providerGrpc, providerPb, toProperties, toStruct, type ConfigureRequest, type PropertyMap, type ResourceProviderServer } from "./proto.js";
 import { schemaJson } from "./schema.js";
 import { checkWebhook, createWebhook, deleteWebhook, diffWebhook, readWebhook, updateWebhook, WEBHOOK_TYPE } from "./webhook.js";
+import { messageOf } from "../../kernel/errors.js";
 
 /**
  * The configuration of this provider instance (one plugin process serves one provider resource): its inputs from
@@ -44,7 +45,7 @@ function unary<Req, Res>(urnOf: (request: Req) => string, handler: (request: Req
     withResource(urnOf(call.request), () => handler(call.request)).then(
       (response) => callback(null, response),
       (error: unknown) => {
-        const message = forPerson(error instanceof Error ? error.message : String(error));
+        const message = forPerson(messageOf(error));
         callback({ code: grpc.status.UNKNOWN, details: message, message, name: "Error", metadata: new grpc.Metadata() });
       },
     );
