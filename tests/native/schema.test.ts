@@ -137,6 +137,11 @@ describe("native provider schema", () => {
       expect(changes(await diff("diffConfig", olds, { baseUrl: "https://helpdesk.example.com", maxRetries: 5 }))).toEqual({ some: true, diffs: ["maxRetries"], replaces: [], deleteBeforeReplace: false });
       expect(changes(await diff("diffConfig", olds, { baseUrl: "https://other.example.com", maxRetries: 3 }))).toEqual({ some: true, diffs: ["baseUrl"], replaces: ["baseUrl"], deleteBeforeReplace: false });
       expect(changes(await diff("diffConfig", olds, { baseUrl: "https://helpdesk.example.com", maxRetries: 3 })).some).toBe(false);
+
+      // Every resource operation refuses a type the provider does not have, before anything else.
+      const other = new providerPb.CheckRequest().setUrn("urn:pulumi:dev::p::helpdesk:index:Ticket::t").setType("helpdesk:index:Ticket").setNews(struct({}));
+      const refused = await new Promise<grpc.ServiceError>((resolve, reject) => client.check(other, (error) => (error ? resolve(error) : reject(new Error("Check accepted a Ticket")))));
+      expect(refused.details).toBe(`the helpdesk provider has no resource type "helpdesk:index:Ticket"; it offers ${WEBHOOK_TYPE}`);
     });
   });
 });
