@@ -38,6 +38,7 @@ import {
   type SettingName,
   type SettingOrigin,
 } from "../kernel/settings.js";
+import { processExists } from "../kernel/processes.js";
 import { OAuthError, refreshAccessToken, type TokenSet } from "./oauth.js";
 import { registerSecret } from "./redact.js";
 import {
@@ -565,7 +566,7 @@ const REFRESH_IN_PROGRESS_MS = 120_000;
 function refuseUnsettled(entry: CacheEntry, stored: StoredEntry | undefined): void {
   const pending = entry.pending;
   if (!pending || !stored || entry.rotation === "keeps") return;
-  const running = pending.hostname === hostname() && pending.pid !== process.pid && processAlive(pending.pid);
+  const running = pending.hostname === hostname() && pending.pid !== process.pid && processExists(pending.pid);
   if (running && Date.now() - Date.parse(pending.startedAt) < REFRESH_IN_PROGRESS_MS) {
     throw new TokenCacheError(
       "refresh_in_progress",
@@ -584,16 +585,6 @@ function refuseUnsettled(entry: CacheEntry, stored: StoredEntry | undefined): vo
       `To go on, ${signInAgain()} (in every stack that shares this grant); ${stored.file} then stays as the record of it.`,
     { file: stored.file },
   );
-}
-
-/** Whether a process with this id exists on this machine (EPERM: it exists, under another user). */
-function processAlive(pid: number): boolean {
-  try {
-    process.kill(pid, 0);
-    return true;
-  } catch (error) {
-    return (error as { code?: unknown }).code === "EPERM";
-  }
 }
 
 /**

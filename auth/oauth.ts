@@ -9,7 +9,7 @@
  * `grant_type=refresh_token` (§6), `state` (§10.12) and PKCE S256 (RFC 7636) always sent.
  */
 import * as oauth from "oauth4webapi";
-import { PulumiHelpdeskError } from "../kernel/errors.js";
+import { messageOf, PulumiHelpdeskError } from "../kernel/errors.js";
 import { baseUrlText, endpointUrl } from "../kernel/base-url.js";
 import { isLoopbackHost } from "../kernel/loopback.js";
 import { registerSecret, serverText } from "./redact.js";
@@ -218,6 +218,6 @@ function toOAuthError(error: unknown, what: string): OAuthError {
     const code = error.code === oauth.INVALID_RESPONSE && /state/i.test(error.message) ? "state_mismatch" : "bad_response";
     return new OAuthError(code, `${what} failed: ${serverText(error.message)}`, { cause: error });
   }
-  const message = error instanceof Error ? error.message : String(error);
+  const message = messageOf(error);
   return new OAuthError("network", `${what} failed: ${serverText(message)}`, { cause: error });
 }

@@ -22,9 +22,11 @@
  *   grant might be in it), never skipped.
  *
  * Durability and permissions: every write goes to a temp file (`.<grant>.<random>.tmp`, mode 0600), is fsynced,
- * renamed over the entry, and the directory is fsynced, so a crash leaves the old or the new entry, never a torn one. The directory is mode
- * 0700 and files 0600, like the Pulumi CLI's `~/.pulumi/credentials.json`, enforced with chmod on every open even
- * when they already existed with wider modes. Not on Windows (see {@link ENFORCE_MODES}).
+ * renamed over the entry, and the directory is fsynced (`kernel/fsync.ts`, whose failure rule applies: a failed sync
+ * is a `cache_inaccessible` error, the write is not taken as done), so a crash leaves the old or the new entry, never
+ * a torn one. Directories it creates are fsynced into their parents the same way. The directory is mode 0700 and files
+ * 0600, like the Pulumi CLI's `~/.pulumi/credentials.json`, enforced with chmod on every open even when they already
+ * existed with wider modes. Not on Windows (see {@link ENFORCE_MODES}).
  *
  * One refresh at a time per grant, across processes: {@link withGrantLock} holds `<grant>.lock` (a directory,
  * `proper-lockfile`) around read-refresh-write; see {@link LOCK_OPTIONS} for its staleness and retry parameters.
@@ -35,10 +37,11 @@
 import { createHash, randomBytes } from "node:crypto";
 import { chmodSync, closeSync, fchmodSync, fstatSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, join } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { lock } from "proper-lockfile";
 import { signInAgain, STACK_PLACEHOLDER } from "../kernel/commands.js";
 import { PulumiHelpdeskError } from "../kernel/errors.js";
+import { syncDirectory } from "../kernel/fsync.js";
 
 /** Mode of the cache directory: only its owner may list or enter it. */
 const DIRECTORY_MODE = 0o700;
@@ -354,7 +357,7 @@ export function writeEntry(dir: string, entry: CacheEntry): string {
       closeSync(fd);
     }
     renameSync(temp, file);
-    fsyncDirectory(dir);
+    syncDirectory(dir);
   } catch (error) {
     rmSync(temp, { force: true });
     throw inaccessibleError(file, "cannot be written", error);
@@ -374,7 +377,7 @@ export function removeEntry(dir: string, grant: string): void {
   const file = entryFile(dir, grant);
   try {
     rmSync(file, { force: true });
-    fsyncDirectory(dir);
+    syncDirectory(dir);
   } catch (error) {
     throw inaccessibleError(file, "cannot be removed", error);
   }
@@ -438,7 +441,15 @@ function lockBudgetMs(): number {
  */
 function secureDirectory(dir: string, create: boolean): boolean {
   try {
-    if (create && mkdirSync(dir, { recursive: true, mode: DIRECTORY_MODE }) !== undefined) fsyncDirectory(dirname(dir));
+    const first = create ? mkdirSync(dir, { recursive: true, mode: DIRECTORY_MODE }) : undefined;
+    if (first !== undefined) {
+      // Each directory created, from `dir` up to the first one, is a new name in its parent.
+      const top = resolve(first);
+      for (let created = resolve(dir); ; created = dirname(created)) {
+        syncDirectory(dirname(created));
+        if (created === top || dirname(created) === created) break;
+      }
+    }
     const stats = statSync(dir, { throwIfNoEntry: false });
     if (!stats) return false;
     if (!stats.isDirectory()) throw new TokenCacheError("cache_inaccessible", `the token cache ${dir} is not a directory: move it away, or set ${TOKEN_CACHE_DIR_VARIABLE.name} to a directory`, { file: dir });
@@ -464,17 +475,6 @@ function readSecured(file: string): string | undefined {
     return readFileSync(fd, "utf8");
   } catch (error) {
     throw inaccessibleError(file, "cannot be read or made private (mode 0600)", error);
-  } finally {
-    closeSync(fd);
-  }
-}
-
-/** fsync of a directory, so a rename or removal in it survives a crash (not supported on Windows). */
-function fsyncDirectory(dir: string): void {
-  if (process.platform === "win32") return;
-  const fd = openSync(dir, "r");
-  try {
-    fsyncSync(fd);
   } finally {
     closeSync(fd);
   }

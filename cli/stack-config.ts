@@ -9,6 +9,7 @@ import { statSync, type Stats } from "node:fs";
 import { dirname, join, resolve as resolvePath } from "node:path";
 import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation/index.js";
 import { CliError } from "./output.js";
+import { messageOf } from "../kernel/errors.js";
 
 /**
  * The names the `pulumi` CLI accepts for a project file, in the order it tries them in each directory (the Go SDK's
@@ -195,7 +196,7 @@ function statOrUndefined(path: string): Stats | undefined {
  */
 function firstLine(error: unknown): string {
   const stderr = (error as { commandResult?: { stderr?: unknown } } | undefined)?.commandResult?.stderr;
-  const text = typeof stderr === "string" && stderr.trim() !== "" ? stderr : error instanceof Error ? error.message : String(error);
+  const text = typeof stderr === "string" && stderr.trim() !== "" ? stderr : messageOf(error);
   const pulumiError = /^error: (.+)$/m.exec(text)?.[1] ?? /stderr: ([^\n]+)/.exec(text)?.[1];
   return (pulumiError ?? text.split("\n").find((line) => line.trim() !== "") ?? text).trim();
 }

@@ -10,7 +10,7 @@
  */
 import { baseUrlText, parseBaseUrl } from "../kernel/base-url.js";
 import { Client, request, type Dispatcher } from "undici";
-import { PulumiHelpdeskError } from "../kernel/errors.js";
+import { messageOf, PulumiHelpdeskError } from "../kernel/errors.js";
 import type { WebhookEvent } from "../kernel/events.js";
 import type { DeliveryLogEntry, EmulatorState, FaultOptions, LoginLink, StatsSnapshot, StoredWebhook, TriggeredEvent } from "../emulator/types.js";
 
@@ -142,7 +142,7 @@ export class EmulatorInspectionClient {
           ...(body !== undefined && { body: JSON.stringify(body), headers: { "content-type": "application/json" } }),
         });
       } catch (error) {
-        const why = error instanceof Error ? error.message : String(error);
+        const why = messageOf(error);
         throw new EmulatorInspectionError(
           "unreachable",
           `cannot reach the emulator at ${this.baseUrl} (${method} ${path}: ${why}); start it with \`pulumi-helpdesk emulator\``,

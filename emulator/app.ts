@@ -22,6 +22,8 @@ import { createWebApp } from "./web.js";
 import { createInspectApp } from "./inspect.js";
 import { errorPage } from "./pages/layout.js";
 import { StoreError } from "./store/commits.js";
+import { isLoopbackHost } from "../kernel/loopback.js";
+import { messageOf } from "../kernel/errors.js";
 
 /** The token endpoint (RFC 6749 §3.2), whose every failure is answered in RFC 6749 §5.2's shape. */
 const TOKEN_PATH = "/oauth/token";
@@ -55,7 +57,7 @@ export function errorResponse(c: Context<AppEnv>, error: unknown, log?: (line: s
   if (error instanceof EmulatorHttpError) {
     return c.json(error.body(), error.status as 400, error.headers);
   }
-  log?.(`internal error: ${error instanceof Error ? error.message : String(error)}`);
+  log?.(`internal error: ${messageOf(error)}`);
   if (c.req.path === TOKEN_PATH) return c.json({ error: "server_error", error_description: "Internal error" }, 500);
   return c.json({ error: "internal_error", message: "Internal error" }, 500);
 }
@@ -239,6 +241,17 @@ function routeKey(c: Context<AppEnv>): string {
 }
 
 /**
+ * Whether a `Host` header names this emulator: a loopback host (`kernel/loopback.ts`: `localhost`, 127.0.0.0/8,
+ * `[::1]`) and the port it listens on (RFC 9110 §7.2: `host[:port]`, port 80 when left out).
+ * @param host the header's value, e.g. `localhost:8976`
+ * @param port the port this emulator listens on
+ */
+function namesThisEmulator(host: string, port: number): boolean {
+  const parts = /^(\[[^\]]*\]|[^:]*)(?::(\d+))?$/.exec(host);
+  return parts !== null && isLoopbackHost(parts[1]!) && Number(parts[2] ?? 80) === port;
+}
+
+/**
  * Builds the application for one emulator.
  * @param ctx shared state; `ctx.baseUrl()` must answer once the server listens
  * @param port the listening port (for the Host check), read lazily
@@ -287,14 +300,11 @@ export function createApp(ctx: EmulatorContext, port: () => number): Hono<AppEnv
   app.use("*", declaredBodyLimit(ctx.options.bodyLimitBytes));
   app.use("*", framingCheck());
 
-  // DNS-rebinding guard: only loopback Host names are served.
+  // DNS-rebinding guard: a page whose site name an attacker points at 127.0.0.1 sends that name as its Host, so only a
+  // loopback Host with this emulator's port is served.
   app.use("*", async (c, next) => {
     const host = c.req.header("host");
-    if (host !== undefined) {
-      const p = port();
-      const allowed = [`127.0.0.1:${p}`, `localhost:${p}`, `[::1]:${p}`];
-      if (!allowed.includes(host.toLowerCase())) throw new ApiError("forbidden", "Unexpected Host header");
-    }
+    if (host !== undefined && !namesThisEmulator(host, port())) throw new ApiError("forbidden", "Unexpected Host header");
     await next();
   });
 

@@ -17,6 +17,7 @@ import { emulatorState, issueLoginLink } from "./inspect.js";
 import { checkOptions, invalidOption } from "./options.js";
 import { DEFAULT_HTTP_TIMEOUTS, createHttpServer } from "./server.js";
 import type { EmulatorAccount, EmulatorClient, EmulatorOptions, RunningEmulator } from "./types.js";
+import { messageOf } from "../kernel/errors.js";
 
 /**
  * The demo OAuth client registered when `clients` is not given. Its secret is a fixed, public demo value (this is a
@@ -115,7 +116,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     try {
       store.purge();
     } catch (error) {
-      notice(`purge failed (tried again in ${PURGE_INTERVAL_MS / 1000} s): ${error instanceof Error ? error.message : String(error)}`);
+      notice(`purge failed (tried again in ${PURGE_INTERVAL_MS / 1000} s): ${messageOf(error)}`);
     }
   }, PURGE_INTERVAL_MS);
   purger.unref();

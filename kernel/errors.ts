@@ -32,3 +32,13 @@ export class PulumiHelpdeskError<Code extends string = string> extends Error {
     this.code = code;
   }
 }
+
+/**
+ * The message of anything thrown, for a log line or a message that quotes it: an `Error`'s `message`, else the value
+ * as a string (JavaScript can throw any value).
+ *
+ * @param error what a `catch` caught
+ */
+export function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}

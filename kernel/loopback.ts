@@ -2,8 +2,9 @@
  * What a loopback host is, defined once: the addresses that never leave this machine (RFC 8252 §7.3 for redirect
  * URIs; RFC 6890 for 127.0.0.0/8 and ::1), plus the name `localhost`, which resolves to them (RFC 6761 §6.3). Used
  * where plain `http` is acceptable because nothing crosses a network: the OAuth requests to a local help desk
- * (`auth/oauth.ts`), the redirect URI `login` listens on (`cli/callback-server.ts`), and the webhook url warning
- * (`program/webhook.ts`).
+ * (`auth/oauth.ts`), the redirect URI `login` listens on (`cli/callback-server.ts`), the webhook url warning
+ * (`program/webhook.ts`); and the emulator's guard against DNS rebinding, which serves only a loopback `Host`
+ * (`emulator/app.ts`).
  */
 
 /**

@@ -19,6 +19,9 @@ set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib/env.sh"
 
 want_test=false
+# The Python that makes $HELPDESK_PYTHON_VENV, and the pinned requirements it installs there (--test).
+SETUP_PYTHON="${HELPDESK_PYTHON:-python3}"
+PYTHON_REQUIREMENTS="$ROOT/scripts/pulumi-build/python/requirements.txt"
 for arg in "$@"; do
   case "$arg" in
     --test) want_test=true ;;
@@ -33,6 +36,34 @@ timed() { # timed LABEL CMD...: runs CMD, prints its duration
 }
 
 node_major() { node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
+
+# cached STAMP HASH MAKE [PROGRAM...]: the rebuild-when-stale rule of every cached step, once. Does nothing when each
+# PROGRAM is an executable file and STAMP holds HASH (`stamp_matches`, scripts/lib/env.sh); else runs the function
+# MAKE (which says what it does and dies on failure), then writes HASH to STAMP.
+cached() {
+  local stamp="$1" hash="$2" make="$3"; shift 3
+  executables "$@" && stamp_matches "$stamp" "$hash" && return
+  "$make"
+  mkdir -p "$(dirname "$stamp")"
+  echo "$hash" > "$stamp"
+}
+
+# executables PROGRAM...: true when each PROGRAM is an executable file.
+executables() {
+  local program
+  for program in "$@"; do [ -x "$program" ] || return 1; done
+}
+
+# logged LOG WHAT CMD...: runs CMD with its output in LOG; when it fails, shows the log's last 40 lines and stops,
+# saying that WHAT failed.
+logged() {
+  local log="$1" what="$2"; shift 2
+  mkdir -p "$(dirname "$log")"
+  if ! "$@" > "$log" 2>&1; then
+    tail -n 40 "$log" >&2
+    die "$what failed (full log: $log)"
+  fi
+}
 
 node_supported() { node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>22||(a===22&&b>=12)?0:1)' 2>/dev/null; }
 
@@ -53,12 +84,12 @@ ensure_old_node() {
 }
 
 ensure_modules() {
-  local stamp="$ROOT/node_modules/.setup-lock-hash" hash
-  hash="$(sha256sum "$ROOT/package-lock.json" | cut -d' ' -f1)-$(node -v)"
-  if [ -f "$stamp" ] && [ "$(cat "$stamp")" = "$hash" ]; then return; fi
+  cached "$ROOT/node_modules/.setup-lock-hash" "$(hash_files "$ROOT/package-lock.json")-$(node -v)" install_modules
+}
+
+install_modules() {
   step "Installing npm dependencies (npm ci)"
   (cd "$ROOT" && npm ci --no-audit --no-fund --loglevel=error) || die "npm ci failed"
-  echo "$hash" > "$stamp"
 }
 
 build() {
@@ -94,13 +125,9 @@ ensure_pulumi() {
   if ! download_pulumi; then
     echo "    the official download is not reachable; building from the Go module proxy (first time: several minutes)" >&2
     command -v go >/dev/null || die "no Pulumi CLI, no download and no 'go' to build one: install Go or the Pulumi CLI $PULUMI_VERSION"
-    mkdir -p "$HELPDESK_CACHE"
     local log="$HELPDESK_CACHE/pulumi-build.log"
     local start=$SECONDS
-    if ! bash "$ROOT/scripts/pulumi-build/build.sh" "$PULUMI_BIN" "$PULUMI_VERSION" > "$log" 2>&1; then
-      tail -n 40 "$log" >&2
-      die "building the Pulumi CLI failed (full log: $log)"
-    fi
+    logged "$log" "building the Pulumi CLI" bash "$ROOT/scripts/pulumi-build/build.sh" "$PULUMI_BIN" "$PULUMI_VERSION"
     printf '    pulumi build: %ss (log: %s)\n' "$((SECONDS - start))" "$log" >&2
   fi
   install_shim
@@ -118,57 +145,52 @@ ensure_codegen() {
   # helpdesk-codegen (scripts/pulumi-build/cli/cmd/helpdesk-codegen) regenerates the SDKs kept in sdk/ (scripts/sdk/);
   # only the tests need it (they check those SDKs are fresh). It is built in the CLI's wrapper module, with its pinned
   # pkg/v3 (after the CLI, whose modules it shares), and stamped with the hash of its sources.
-  local stamp="$HELPDESK_CODEGEN.sources-hash" hash log="$HELPDESK_CACHE/codegen-build.log"
-  hash="$(codegen_sources_hash)"
-  [ -x "$HELPDESK_CODEGEN" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$hash" ] && return
+  cached "$HELPDESK_CODEGEN.sources-hash" "$(codegen_sources_hash)" build_codegen "$HELPDESK_CODEGEN"
+}
+
+build_codegen() {
   command -v go >/dev/null || die "the tests regenerate the SDKs with helpdesk-codegen, which is built with Go: install Go >= 1.25"
   step "Building the SDK generator helpdesk-codegen into $HELPDESK_CACHE/bin (first time: a few minutes)"
   mkdir -p "$(dirname "$HELPDESK_CODEGEN")"
-  if ! (cd "$ROOT/scripts/pulumi-build/cli" && GOFLAGS="-mod=readonly -trimpath" \
-      go build -ldflags "-s -w" -o "$HELPDESK_CODEGEN" ./cmd/helpdesk-codegen) > "$log" 2>&1; then
-    tail -n 40 "$log" >&2
-    die "building helpdesk-codegen failed (full log: $log)"
-  fi
-  echo "$hash" > "$stamp"
+  logged "$HELPDESK_CACHE/codegen-build.log" "building helpdesk-codegen" go_build_codegen
 }
+
+go_build_codegen() ( # a subshell: its cd stays inside
+  cd "$ROOT/scripts/pulumi-build/cli" &&
+    GOFLAGS="-mod=readonly -trimpath" go build -ldflags "-s -w" -o "$HELPDESK_CODEGEN" ./cmd/helpdesk-codegen
+)
 
 ensure_language_hosts() {
   # The YAML and Python language hosts. A Pulumi release archive ships both: binaries there without our stamp are
   # used as they are; ours are rebuilt when their wrapper modules change.
-  local here="$ROOT/scripts/pulumi-build" stamp="$HELPDESK_CACHE/language-hosts.sources-hash" hash
-  local log="$HELPDESK_CACHE/language-hosts-build.log"
-  hash="$(cat "$here/hosts.sh" "$here"/yaml/go.mod "$here"/yaml/go.sum "$here"/langhost/go.mod "$here"/langhost/go.sum |
-    sha256sum | cut -d' ' -f1)"
-  if [ -x "$PULUMI_BIN/pulumi-language-yaml" ] && [ -x "$PULUMI_BIN/pulumi-language-python" ] &&
-    [ -x "$PULUMI_BIN/pulumi-language-python-exec" ]; then
-    [ ! -f "$stamp" ] || [ "$(cat "$stamp")" = "$hash" ] && return
-  fi
+  local here="$ROOT/scripts/pulumi-build" stamp="$HELPDESK_CACHE/language-hosts.sources-hash"
+  local hosts=("$PULUMI_BIN/pulumi-language-yaml" "$PULUMI_BIN/pulumi-language-python" "$PULUMI_BIN/pulumi-language-python-exec")
+  [ ! -f "$stamp" ] && executables "${hosts[@]}" && return
+  cached "$stamp" "$(hash_files "$here/hosts.sh" "$here"/yaml/go.mod "$here"/yaml/go.sum "$here"/langhost/go.mod "$here"/langhost/go.sum)" \
+    build_language_hosts "${hosts[@]}"
+}
+
+build_language_hosts() {
   command -v go >/dev/null || die "pulumi-language-yaml or pulumi-language-python is missing in $PULUMI_BIN and there is no 'go' to build them: install Go >= 1.25"
   step "Building pulumi-language-yaml and pulumi-language-python into $PULUMI_BIN (first time: a few minutes)"
-  mkdir -p "$HELPDESK_CACHE"
-  if ! bash "$here/hosts.sh" "$PULUMI_BIN" > "$log" 2>&1; then
-    tail -n 40 "$log" >&2
-    die "building the YAML and Python language hosts failed (full log: $log)"
-  fi
-  echo "$hash" > "$stamp"
+  logged "$HELPDESK_CACHE/language-hosts-build.log" "building the YAML and Python language hosts" \
+    bash "$ROOT/scripts/pulumi-build/hosts.sh" "$PULUMI_BIN"
 }
 
 ensure_java_tools() {
   # pulumi-language-java (in $PULUMI_BIN, on PATH: the engine runs `runtime: java` projects with it) and
   # pulumi-java-gen ($HELPDESK_JAVA_GEN), both from github.com/pulumi/pulumi-java/pkg, rebuilt when the wrapper
   # module or its build script change. A Pulumi release archive ships no Java host: the stamp is always ours.
-  local here="$ROOT/scripts/pulumi-build/java" stamp="$HELPDESK_CACHE/java-tools.sources-hash" hash
-  local log="$HELPDESK_CACHE/java-tools-build.log"
-  hash="$(cat "$here/build.sh" "$here/go.mod" "$here/go.sum" | sha256sum | cut -d' ' -f1)"
-  [ -x "$PULUMI_BIN/pulumi-language-java" ] && [ -x "$HELPDESK_JAVA_GEN" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$hash" ] && return
+  local here="$ROOT/scripts/pulumi-build/java"
+  cached "$HELPDESK_CACHE/java-tools.sources-hash" "$(hash_files "$here/build.sh" "$here/go.mod" "$here/go.sum")" \
+    build_java_tools "$PULUMI_BIN/pulumi-language-java" "$HELPDESK_JAVA_GEN"
+}
+
+build_java_tools() {
   command -v go >/dev/null || die "pulumi-language-java or pulumi-java-gen is missing and there is no 'go' to build them: install Go >= 1.25"
   step "Building pulumi-language-java into $PULUMI_BIN and pulumi-java-gen into $(dirname "$HELPDESK_JAVA_GEN") (first time: a few minutes)"
-  mkdir -p "$HELPDESK_CACHE"
-  if ! bash "$here/build.sh" "$PULUMI_BIN" "$(dirname "$HELPDESK_JAVA_GEN")" > "$log" 2>&1; then
-    tail -n 40 "$log" >&2
-    die "building pulumi-language-java and pulumi-java-gen failed (full log: $log)"
-  fi
-  echo "$hash" > "$stamp"
+  logged "$HELPDESK_CACHE/java-tools-build.log" "building pulumi-language-java and pulumi-java-gen" \
+    bash "$ROOT/scripts/pulumi-build/java/build.sh" "$PULUMI_BIN" "$(dirname "$HELPDESK_JAVA_GEN")"
 }
 
 ensure_maven_dependencies() {
@@ -180,44 +202,47 @@ ensure_maven_dependencies() {
   # needs (`mvn compile exec:java` of its bootstrap class, no engine needed), which resolves the program's classpath
   # and the plugins' own dependencies. Redone when the two pom.xml files change; skipped with a warning when Java or
   # Maven is missing (the Java tests then say so, and fail under CI=true).
-  local stamp="$HELPDESK_CACHE/maven-dependencies.sources-hash" hash tmp log="$HELPDESK_CACHE/maven-dependencies.log"
   if ! command -v java >/dev/null || ! command -v mvn >/dev/null; then
     echo "    warning: no java or mvn on PATH: the Java tests cannot run (Debian: apt-get install openjdk-17-jdk-headless maven)" >&2
     return
   fi
-  hash="$(cat "$ROOT/sdk/java/pom.xml" "$ROOT/examples/java/pom.xml" | sha256sum | cut -d' ' -f1)"
-  [ "$(cat "$stamp" 2>/dev/null)" = "$hash" ] && return
-  step "Downloading the Maven dependencies of sdk/java and examples/java (first time: about a minute)"
-  mkdir -p "$HELPDESK_CACHE"
-  tmp="$(mktemp -d)"
-  cp -r "$ROOT/sdk/java" "$tmp/sdk" && rm -rf "$tmp/sdk/target"
-  cp -r "$ROOT/examples/java" "$tmp/example" && rm -rf "$tmp/example/target"
-  if ! { (cd "$tmp/sdk" && mvn -B install) && (cd "$tmp/example" && mvn -B compile exec:java -DmainClass=com.pulumi.bootstrap.internal.Main -DmainArgs=packages); } > "$log" 2>&1; then
-    rm -rf "$tmp"
-    tail -n 40 "$log" >&2
-    die "Maven could not download the dependencies of sdk/java and examples/java (full log: $log)"
-  fi
-  rm -rf "$tmp"
-  echo "$hash" > "$stamp"
+  cached "$HELPDESK_CACHE/maven-dependencies.sources-hash" "$(hash_files "$ROOT/sdk/java/pom.xml" "$ROOT/examples/java/pom.xml")" \
+    download_maven_dependencies
 }
+
+download_maven_dependencies() {
+  step "Downloading the Maven dependencies of sdk/java and examples/java (first time: about a minute)"
+  logged "$HELPDESK_CACHE/maven-dependencies.log" "Maven's download of the dependencies of sdk/java and examples/java" maven_resolve
+}
+
+maven_resolve() ( # a subshell: its cd and its trap stay inside; the copies go whatever Maven does
+  local tmp; tmp="$(mktemp -d)"
+  trap 'rm -rf "$tmp"' EXIT
+  cp -r "$ROOT/sdk/java" "$tmp/sdk" && rm -rf "$tmp/sdk/target" &&
+    cp -r "$ROOT/examples/java" "$tmp/example" && rm -rf "$tmp/example/target" &&
+    (cd "$tmp/sdk" && mvn -B install) &&
+    (cd "$tmp/example" && mvn -B compile exec:java -DmainClass=com.pulumi.bootstrap.internal.Main -DmainArgs=packages)
+)
 
 ensure_python_venv() {
   # Programs in Python run with $HELPDESK_PYTHON_VENV/bin first on PATH (the Python host built here ignores
   # Pulumi.yaml's runtime.options.virtualenv). Rebuilt when the requirements or the Python change.
-  local req="$ROOT/scripts/pulumi-build/python/requirements.txt" python="${HELPDESK_PYTHON:-python3}"
-  local stamp="$HELPDESK_PYTHON_VENV/.requirements-hash" hash
+  local python="$SETUP_PYTHON" req="$PYTHON_REQUIREMENTS"
   command -v "$python" >/dev/null || die "no $python on PATH: Pulumi programs in Python need Python >= 3.10 (Debian: apt-get install python3 python3-venv)"
   "$python" -c 'import sys; sys.exit(sys.version_info < (3, 10))' ||
     die "$python is $("$python" -V 2>&1); Pulumi's Python SDK needs Python >= 3.10 (set HELPDESK_PYTHON to another)"
-  hash="$( { cat "$req"; command -v "$python"; "$python" -VV; } | sha256sum | cut -d' ' -f1)"
-  [ -x "$HELPDESK_PYTHON_VENV/bin/python" ] && [ "$(cat "$stamp" 2>/dev/null)" = "$hash" ] && return
+  cached "$HELPDESK_PYTHON_VENV/.requirements-hash" "$( { cat "$req"; command -v "$python"; "$python" -VV; } | sha256sum | cut -d' ' -f1)" \
+    create_python_venv "$HELPDESK_PYTHON_VENV/bin/python"
+}
+
+create_python_venv() {
+  local python="$SETUP_PYTHON" req="$PYTHON_REQUIREMENTS"
   step "Creating the Python virtualenv $HELPDESK_PYTHON_VENV (Pulumi's Python SDK, pinned with hashes)"
   rm -rf "$HELPDESK_PYTHON_VENV"
   "$python" -m venv "$HELPDESK_PYTHON_VENV" || die "$python -m venv failed (Debian: apt-get install python3-venv)"
   "$HELPDESK_PYTHON_VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
     --require-hashes --only-binary=:all: -r "$req" ||
     die "pip could not install $req into $HELPDESK_PYTHON_VENV (hashes cover CPython 3.11-3.13 on Linux x86_64)"
-  echo "$hash" > "$stamp"
 }
 
 ensure_browser() {

@@ -10,7 +10,7 @@
  * {@link GroupCommit.committed}: the commit of every change made since. Reads in between see the open transaction's
  * changes (same connection); other processes see them once committed (WAL).
  */
-import { PulumiHelpdeskError } from "../../kernel/errors.js";
+import { messageOf, PulumiHelpdeskError } from "../../kernel/errors.js";
 import type { DatabaseSync } from "node:sqlite";
 
 /** The kinds of {@link StoreError}: the write lock was not obtained in time, or a commit failed. */
@@ -32,8 +32,12 @@ export class StoreError extends PulumiHelpdeskError<StoreErrorCode> {
   }
 }
 
-/** SQLite's primary result code of an error thrown by `node:sqlite` (`errcode` may carry an extended code). */
-function sqliteCode(error: unknown): number | undefined {
+/**
+ * SQLite's primary result code of an error thrown by `node:sqlite` (`errcode` may carry an extended code: its low 8
+ * bits are the primary one, https://www.sqlite.org/rescode.html).
+ * @returns e.g. 5 (`SQLITE_BUSY`), or undefined for an error that is not SQLite's
+ */
+export function sqliteCode(error: unknown): number | undefined {
   const code = (error as { errcode?: unknown } | null)?.errcode;
   return typeof code === "number" ? code & 0xff : undefined;
 }
@@ -127,8 +131,7 @@ export class GroupCommit {
     } catch {
       // The connection is unusable; the next change reports it.
     }
-    const reason = cause instanceof Error ? cause.message : String(cause);
-    const error = new StoreError("commit", `${this.describe}: the changes could not be committed (${reason}); they did not take effect`, { cause });
+    const error = new StoreError("commit", `${this.describe}: the changes could not be committed (${messageOf(cause)}); they did not take effect`, { cause });
     this.lastFailure = { id: batch.id, error };
     this.onCommitError(error);
     batch.settle();

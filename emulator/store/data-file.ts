@@ -7,8 +7,10 @@
  * The database runs in WAL mode (the `-wal` and `-shm` files beside it belong to it) with a busy timeout, so several
  * processes may use one file at once (SQLite's locking; on one machine, not over a network file system).
  */
-import { PulumiHelpdeskError } from "../../kernel/errors.js";
-import { closeSync, constants, copyFileSync, fstatSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { messageOf, PulumiHelpdeskError } from "../../kernel/errors.js";
+import { syncDirectory, syncFile } from "../../kernel/fsync.js";
+import { processExists } from "../../kernel/processes.js";
+import { closeSync, constants, copyFileSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { dirname } from "node:path";
@@ -28,6 +30,7 @@ type DatabaseSync = DatabaseSyncType;
 import { z } from "zod";
 import { EVENTS } from "../../kernel/events.js";
 import { SchemaError, checkSchema, migrate } from "./schema.js";
+import { sqliteCode } from "./commits.js";
 import { insertCode, insertDelivery, insertToken, insertWebhook, putAccount, putClient } from "./tables.js";
 import type { Synchronous } from "../types.js";
 
@@ -144,11 +147,6 @@ type V1State = z.infer<typeof V1DataFile>;
 /** What a path holds. */
 type Found = { kind: "missing" } | { kind: "sqlite" } | { kind: "v1"; state: V1State };
 
-/** The text of an error, for a message. */
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
-
 /**
  * Reads enough of `file` to tell what it is. A missing file and an empty one (which SQLite takes as a new database)
  * are databases to create.
@@ -231,14 +229,8 @@ export function ownerGone(tag: string): boolean {
   const [host, pidText] = tag.split(":");
   if (host !== hostname()) return false;
   const pid = Number(pidText);
-  if (!Number.isInteger(pid) || pid <= 0) return true;
   if (pid === process.pid) return !liveTags.has(tag);
-  try {
-    process.kill(pid, 0);
-    return false;
-  } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "ESRCH";
-  }
+  return !processExists(pid);
 }
 
 /** Blocks this thread for `ms` milliseconds (only while waiting for another process's import, at start). */
@@ -291,20 +283,6 @@ function withImportLock<T>(file: string, work: () => T): T {
   }
 }
 
-/** Makes a rename or link in `dir` durable (fsync of the directory); some file systems refuse, which is harmless. */
-function syncDirectory(dir: string): void {
-  try {
-    const fd = openSync(dir, "r");
-    try {
-      fsyncSync(fd);
-    } finally {
-      closeSync(fd);
-    }
-  } catch {
-    // The rename already happened.
-  }
-}
-
 /**
  * Gives the version-1 file the name `keep` too (a hard link: the same file, untouched; where links are not supported,
  * an exclusive copy). A `keep` that is already the same file, or holds the same bytes (an import interrupted after
@@ -318,9 +296,7 @@ function keepOriginal(file: string, keep: string): void {
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code !== "EEXIST") {
       copyFileSync(file, keep, constants.COPYFILE_EXCL);
-      const fd = openSync(keep, "r");
-      fsyncSync(fd);
-      closeSync(fd);
+      syncFile(keep);
       return;
     }
   }
@@ -370,8 +346,10 @@ function writeV1(db: DatabaseSync, state: V1State, now: number): void {
  * Imports a version-1 JSON data file into an SQLite database at the same path: the database is built beside it
  * (`<file>.import-<pid>.tmp`) and committed, the JSON file gets the name `<file>.v1.json` too, then the database is
  * renamed over `<file>` (atomic, POSIX rename(2)). Interrupted at any point, `<file>` is either still the JSON file
- * (imported again at the next start) or the complete database.
+ * (imported again at the next start) or the complete database. The folder is fsynced (`kernel/fsync.ts`) after the
+ * kept name is made and after the rename, so neither is undone by a crash once the import is reported.
  * @returns the name the JSON file is kept under
+ * @throws DataFileError when the import failed (the file is unchanged); Error when the rename could not be made durable
  */
 function importV1(file: string, state: V1State, now: number): string {
   const keep = `${file}.v1.json`;
@@ -386,20 +364,29 @@ function importV1(file: string, state: V1State, now: number): string {
       db.close();
     }
     keepOriginal(file, keep);
+    syncDirectory(dirname(file)); // the kept name is on disk before the database takes the file's name
     renameSync(tmp, file);
   } catch (error) {
     removeDatabase(tmp);
     if (error instanceof DataFileError) throw error;
     throw refused(file, `it is a version-1 JSON data file that could not be imported (${messageOf(error)})`, error);
   }
-  syncDirectory(dirname(file));
+  try {
+    syncDirectory(dirname(file));
+  } catch (error) {
+    throw new Error(
+      `emulator data file ${file}: the version-1 JSON data file was imported into an SQLite database at this path, but the rename could not be made durable ` +
+        `(fsync of its folder: ${messageOf(error)}), so the emulator does not start on it. Start it again: it finds the database, or the JSON file to import again.`,
+      { cause: error },
+    );
+  }
   return keep;
 }
 
 /** `node:sqlite` errors that mean the file is not a usable database: NOTADB (26), CORRUPT (11), FORMAT (24). */
 function isDamage(error: unknown): boolean {
-  const code = (error as { errcode?: unknown }).errcode;
-  return typeof code === "number" && [11, 24, 26].includes(code & 0xff);
+  const code = sqliteCode(error);
+  return code !== undefined && [11, 24, 26].includes(code);
 }
 
 /**
@@ -441,7 +428,8 @@ function openSqlite(file: string, options: OpenOptions): DatabaseSync {
  * @param file the data file's path, or `undefined` for a database in memory
  * @returns an open connection at the current schema version
  * @throws DataFileError when the file is refused (see {@link DataFileError}); the file is not changed then
- * @throws Error when a missing file cannot be created (its directory is created when missing)
+ * @throws Error when a missing file cannot be created (its directory is created when missing), or when the import of a
+ *   version-1 file could not be made durable (the message says so; the next start finds the database or imports again)
  */
 export function openDatabase(file: string | undefined, options: OpenOptions): DatabaseSync {
   if (file === undefined) {

@@ -7,6 +7,7 @@ import { ownerGone } from "./data-file.js";
 import { DELIVERY_COLUMNS, deliveryOf, insertDelivery } from "./tables.js";
 import type { DeliveryLogEntry } from "../types.js";
 import { conditions, type StoreDatabase } from "./database.js";
+import { messageOf } from "../../kernel/errors.js";
 
 /** The delivery log keeps the newest this many entries of each account (default of `deliveryLogLimit`). */
 export const DELIVERY_LOG_LIMIT = 1000;
@@ -61,7 +62,7 @@ export class DeliveryLog {
         ),
       );
     } catch (error) {
-      this.database.options.notice(`delivery ${entry.id} could not be logged: ${error instanceof Error ? error.message : String(error)}`);
+      this.database.options.notice(`delivery ${entry.id} could not be logged: ${messageOf(error)}`);
     }
   }
 

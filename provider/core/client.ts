@@ -4,13 +4,12 @@ import { displayUrl, excerpt, serverText } from "../../auth/redact.js";
 import type { RequestLimits } from "../../kernel/settings.js";
 import type { SettingsPlace } from "./target.js";
 import { baseUrlText, endpointUrl } from "../../kernel/base-url.js";
-import { retryDelay, type AttemptOutcome } from "./retry.js";
+import { mayHaveCreated, retryDelay, type AttemptOutcome } from "./retry.js";
 import { OAuthError } from "../../auth/oauth.js";
 import type { Grant } from "../../auth/grant.js";
 import { signInAgain, stackCommand, type SignInPlace } from "../../kernel/commands.js";
 import { TokenCacheError } from "../../auth/token-cache.js";
 import type { Webhook, WebhookSpec } from "./webhook-types.js";
-import { NOT_SENT_CODES } from "../../kernel/not-sent.js";
 
 /**
  * The webhook of a create response (docs/helpdesk-api.md §4.3: `{webhook: {event, url, state, ...}}`). The id field is not shown in
@@ -177,13 +176,11 @@ export class HelpdeskClient {
     }
   }
 
-  private networkError(operation: string, method: string, path: string, error: unknown, attempts: number): HelpdeskError {
-    const code = errorCode(error);
-    const reason = error instanceof Error ? `${code ?? error.name}: ${error.message}` : String(error);
-    const mayExist =
-      method === "POST" && !(code !== undefined && NOT_SENT_CODES.has(code))
-        ? " The request may have reached the API: a webhook may have been created without Pulumi knowing; check the help desk's webhook page."
-        : "";
+  private networkError(operation: string, method: "POST" | "DELETE", path: string, error: unknown, attempts: number): HelpdeskError {
+    const reason = error instanceof Error ? `${errorCode(error) ?? error.name}: ${error.message}` : String(error);
+    const mayExist = mayHaveCreated(method, error)
+      ? " The request may have reached the API: a webhook may have been created without Pulumi knowing; check the help desk's webhook page."
+      : "";
     return new HelpdeskError(
       "network",
       `${operation} failed: ${method} ${path} got no answer from ${baseUrlText(this.options.baseUrl)} after ${attempts} attempt(s) ` +
@@ -238,7 +235,7 @@ type Attempt = { kind: "answer"; answer: HttpAnswer } | { kind: "failure"; error
 function outcomeOf(result: Attempt): AttemptOutcome {
   return result.kind === "answer"
     ? { kind: "response", status: result.answer.status, retryAfter: result.answer.headers["retry-after"] }
-    : { kind: "error", code: errorCode(result.error) };
+    : { kind: "error", error: result.error };
 }
 
 /** The network error code of a failed exchange (`ECONNREFUSED`, `TIMEOUT`, ...; see http.ts). */

@@ -11,7 +11,7 @@
  */
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
-import { PulumiHelpdeskError } from "../../kernel/errors.js";
+import { messageOf, PulumiHelpdeskError } from "../../kernel/errors.js";
 
 /** What the API answered: status, headers (lower-case names, repeated ones joined with ", ") and the body as text. */
 export interface HttpAnswer {
@@ -75,7 +75,7 @@ export function exchange(request: HttpExchange): Promise<HttpAnswer> {
         return;
       }
       const code = (error as { code?: unknown }).code;
-      const message = error instanceof Error ? error.message : String(error);
+      const message = messageOf(error);
       reject(new HttpExchangeError(typeof code === "string" ? code : "NETWORK", message, { cause: error }));
     };
     const headers = request.body === undefined ? request.headers : { ...request.headers, "content-length": String(Buffer.byteLength(request.body)) };

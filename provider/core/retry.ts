@@ -4,15 +4,27 @@
  * - 429 and 503: retried for every method, after `Retry-After` (RFC 9110 §10.2.3: seconds or an HTTP date) when
  *   given, else exponential backoff. Both mean the request was not processed, so a POST is safe to resend.
  * - other 5xx: retried for DELETE only (idempotent, RFC 9110 §9.2.2); a POST may have created the webhook.
- * - no answer: DELETE always; POST only when the request never reached the server (`kernel/not-sent.ts`).
+ * - no answer: DELETE always; POST only when it cannot have created a webhook ({@link mayHaveCreated}).
  * Backoff: "full jitter", a random delay in [0, min(cap, base · 2^attempt)].
  */
-import { NOT_SENT_CODES } from "../../kernel/not-sent.js";
+import { neverSent } from "../../kernel/not-sent.js";
 
-/** What came back from one attempt. */
+/** What came back from one attempt: an answer, or the failure of an exchange that got none. */
 export type AttemptOutcome =
   | { kind: "response"; status: number; retryAfter: string | undefined }
-  | { kind: "error"; code: string | undefined };
+  | { kind: "error"; error: unknown };
+
+/**
+ * Whether a request that got no answer may have created a webhook: a POST that may have reached the API, that is,
+ * one not proven never sent (`kernel/not-sent.ts`). Decided here once, for both consequences: such a request is not
+ * sent again ({@link retryDelay}), and the person is told a webhook may exist (`client.ts`).
+ *
+ * @param method HTTP method of the request (a DELETE creates nothing)
+ * @param error the failure of the exchange (`HttpExchangeError` of http.ts, which keeps Node's error as `cause`)
+ */
+export function mayHaveCreated(method: "POST" | "DELETE", error: unknown): boolean {
+  return method === "POST" && !neverSent(error);
+}
 
 /** Base and cap of the exponential backoff, in milliseconds. */
 export const BACKOFF = { baseMs: 250, capMs: 20_000, retryAfterCapMs: 60_000 } as const;
@@ -28,10 +40,7 @@ export const BACKOFF = { baseMs: 250, capMs: 20_000, retryAfterCapMs: 60_000 } a
  */
 export function retryDelay(method: "POST" | "DELETE", outcome: AttemptOutcome, attempt: number, random: () => number = Math.random): number | undefined {
   const backoff = () => Math.floor(random() * Math.min(BACKOFF.capMs, BACKOFF.baseMs * 2 ** attempt));
-  if (outcome.kind === "error") {
-    const safe = method === "DELETE" || (outcome.code !== undefined && NOT_SENT_CODES.has(outcome.code));
-    return safe ? backoff() : undefined;
-  }
+  if (outcome.kind === "error") return mayHaveCreated(method, outcome.error) ? undefined : backoff();
   const { status } = outcome;
   if (status === 429 || status === 503) {
     const hinted = parseRetryAfter(outcome.retryAfter);

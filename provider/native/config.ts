@@ -24,7 +24,7 @@ import {
 } from "../../kernel/settings.js";
 import { registerSecret } from "../../auth/redact.js";
 import type { Target } from "../core/target.js";
-import type { PropertyMap } from "./proto.js";
+import type { CheckOutcome, DiffOutcome, PropertyMap } from "./proto.js";
 import { asSecret, containsUnknown, reveal, UNKNOWN } from "./properties.js";
 
 /**
@@ -87,14 +87,6 @@ export function providerTarget(inputs: PropertyMap): Target {
   };
 }
 
-/** One failing provider setting, as `CheckConfig` reports it. */
-export interface ConfigFailure {
-  /** The setting, e.g. `maxRetries`. */
-  property: string;
-  /** Why, for people; never a secret's value. */
-  reason: string;
-}
-
 /**
  * `CheckConfig` of a `helpdesk` provider: validates each setting with its rule from the settings table
  * (`kernel/settings.ts` `settingProblem`: the base URL rule of `kernel/base-url.ts`, the integer ranges, ISO 8601 for
@@ -107,20 +99,12 @@ export interface ConfigFailure {
  * @param news the proposed inputs (the engine sends CheckConfig values without secret wrappers)
  * @returns the inputs to record (secret settings wrapped as secrets) and the failures
  */
-export function checkProviderConfig(news: PropertyMap): { inputs: PropertyMap; failures: ConfigFailure[] } {
+export function checkProviderConfig(news: PropertyMap): CheckOutcome {
   const inputs: PropertyMap = {};
   for (const [name, value] of Object.entries(news)) inputs[name] = isSecretSetting(name) && value !== null && value !== undefined ? asSecret(value) : value;
   const texts = settingTexts(news);
   const { problems } = collectSettings(Object.keys(texts) as SettingName[], { explicit: settingReaderOf(texts), explicitSource: "argument" });
   return { inputs, failures: problems.map((problem) => ({ property: problem.setting, reason: problem.message })) };
-}
-
-/** What `DiffConfig` decided. */
-export interface ConfigDiff {
-  /** Settings whose value changed (or may change: unknown). */
-  changed: string[];
-  /** Settings whose change replaces the provider, and with it every webhook it manages: `baseUrl` only. */
-  replaces: string[];
 }
 
 /**
@@ -132,8 +116,10 @@ export interface ConfigDiff {
  *
  * @param olds the recorded provider outputs; @param news the new inputs (both as the engine sends them: no secret
  *   wrappers, maybe unknowns). `version` is ignored.
+ * @returns `diffs`: the settings whose value changed (or may change: unknown); `replaces`: those whose change replaces
+ *   the provider, and with it every webhook it manages (`baseUrl` only); `changes`: whether `diffs` has any
  */
-export function diffProviderConfig(olds: PropertyMap, news: PropertyMap): ConfigDiff {
+export function diffProviderConfig(olds: PropertyMap, news: PropertyMap): DiffOutcome {
   const names = new Set([...Object.keys(olds), ...Object.keys(news)].filter((name) => name !== "version"));
   const changed: string[] = [];
   const replaces: string[] = [];
@@ -145,7 +131,7 @@ export function diffProviderConfig(olds: PropertyMap, news: PropertyMap): Config
     changed.push(name);
     if (name === "baseUrl" && !containsUnknown(after)) replaces.push(name);
   }
-  return { changed, replaces };
+  return { changes: changed.length > 0, replaces, diffs: changed };
 }
 
 /** A base URL as the one parser normalises it, for comparison; other values as they are. */

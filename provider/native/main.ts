@@ -15,6 +15,7 @@
 import "../../kernel/node-guard.js";
 import * as grpc from "@grpc/grpc-js";
 import { serve } from "./server.js";
+import { messageOf } from "../../kernel/errors.js";
 
 /**
  * The engine address among the plugin's arguments: the last argument that is not a flag or a flag's value.
@@ -103,7 +104,7 @@ serve(engineAddress).then(
     }
   },
   (error: unknown) => {
-    process.stderr.write(`pulumi-resource-helpdesk: cannot serve: ${error instanceof Error ? error.message : String(error)}\n`);
+    process.stderr.write(`pulumi-resource-helpdesk: cannot serve: ${messageOf(error)}\n`);
     process.exit(1);
   },
 );

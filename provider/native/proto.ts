@@ -67,3 +67,51 @@ export function toStruct(properties: PropertyMap): Struct {
 export type ResourceProviderServer = ProviderGrpc.IResourceProviderServer;
 /** A `pulumirpc.ConfigureRequest`. */
 export type ConfigureRequest = ProviderPb.ConfigureRequest;
+
+/** One failing input of Check or CheckConfig: the property, and why (for people; never a secret's value). */
+export interface CheckFailure {
+  readonly property: string;
+  readonly reason: string;
+}
+
+/** What Check (a webhook) and CheckConfig (the provider) decide: the inputs to record, and every failing input. */
+export interface CheckOutcome {
+  inputs: PropertyMap;
+  failures: readonly CheckFailure[];
+}
+
+/** What Diff (a webhook) and DiffConfig (the provider) decide. */
+export interface DiffOutcome {
+  /** Whether anything changed. */
+  changes: boolean;
+  /** The changed properties that replace the resource. */
+  replaces: string[];
+  /** Every changed property (or one that may change: unknown). */
+  diffs: string[];
+}
+
+/**
+ * The one builder of a `pulumirpc.CheckResponse`, for Check and CheckConfig alike.
+ *
+ * @param outcome the inputs to record (as a `Struct`) and the failures (each a `CheckFailure` message)
+ */
+export function checkResponse({ inputs, failures }: CheckOutcome): ProviderPb.CheckResponse {
+  const response = new providerPb.CheckResponse().setInputs(toStruct(inputs));
+  response.setFailuresList(failures.map(({ property, reason }) => new providerPb.CheckFailure().setProperty(property).setReason(reason)));
+  return response;
+}
+
+/**
+ * The one builder of a `pulumirpc.DiffResponse`, for Diff and DiffConfig alike: `DIFF_SOME` when anything changed,
+ * else `DIFF_NONE`; never delete-before-replace (a new webhook, or provider, can stand beside the old one).
+ *
+ * @param outcome whether anything changed, the changed properties and those that replace
+ */
+export function diffResponse({ changes, diffs, replaces }: DiffOutcome): ProviderPb.DiffResponse {
+  const response = new providerPb.DiffResponse();
+  response.setChanges(changes ? providerPb.DiffResponse.DiffChanges.DIFF_SOME : providerPb.DiffResponse.DiffChanges.DIFF_NONE);
+  response.setDiffsList(diffs);
+  response.setReplacesList(replaces);
+  response.setDeletebeforereplace(false);
+  return response;
+}

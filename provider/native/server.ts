@@ -22,9 +22,10 @@ import { packageVersion } from "../../kernel/package-version.js";
 import { checkProviderConfig, diffProviderConfig, providerTarget } from "./config.js";
 import { logToEngine, withResource } from "./engine-log.js";
 import { containsUnknown } from "./properties.js";
-import { emptyPb, pluginPb, providerGrpc, providerPb, toProperties, toStruct, type ConfigureRequest, type PropertyMap, type ResourceProviderServer } from "./proto.js";
+import { checkResponse, diffResponse, emptyPb, pluginPb, providerGrpc, providerPb, toProperties, toStruct, type ConfigureRequest, type PropertyMap, type ResourceProviderServer } from "./proto.js";
 import { schemaJson } from "./schema.js";
 import { checkWebhook, createWebhook, deleteWebhook, diffWebhook, readWebhook, updateWebhook, WEBHOOK_TYPE } from "./webhook.js";
+import { messageOf } from "../../kernel/errors.js";
 
 /**
  * The configuration of this provider instance (one plugin process serves one provider resource): its inputs from
@@ -39,12 +40,12 @@ interface Configured {
  * Wraps an async handler as a grpc-js unary handler: the result goes to the callback; a thrown error becomes status
  * UNKNOWN with its message, redacted (the engine shows that message to the person running Pulumi).
  */
-function unary<Req, Res>(urnOf: (request: Req) => string, handler: (request: Req) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
+function unary<Req, Res>(urnOf: (request: NoInfer<Req>) => string, handler: (request: Req) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
     withResource(urnOf(call.request), () => handler(call.request)).then(
       (response) => callback(null, response),
       (error: unknown) => {
-        const message = forPerson(error instanceof Error ? error.message : String(error));
+        const message = forPerson(messageOf(error));
         callback({ code: grpc.status.UNKNOWN, details: message, message, name: "Error", metadata: new grpc.Metadata() });
       },
     );
@@ -53,11 +54,24 @@ function unary<Req, Res>(urnOf: (request: Req) => string, handler: (request: Req
 
 /** No URN: provider-level calls. */
 const noUrn = (): string => "";
+/** The URN a request names: resource operations, and CheckConfig and DiffConfig (the provider resource's). */
+const requestUrn = (request: { getUrn(): string }): string => request.getUrn();
 
 /** Refuses a resource type this provider does not have. */
 function assertWebhookType(type: string, urn: string): void {
   const token = type || urn.split("::")[2]?.split("$").pop() || "";
   if (token !== WEBHOOK_TYPE) throw new Error(`the helpdesk provider has no resource type ${JSON.stringify(token)}; it offers ${WEBHOOK_TYPE}`);
+}
+
+/**
+ * A resource operation (Check, Diff, Create, Read, Update, Delete) as a grpc-js handler: {@link unary} under the
+ * request's URN, after refusing any resource type but the webhook.
+ */
+function webhookOperation<Req extends { getUrn(): string; getType(): string }, Res>(handler: (request: Req) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
+  return unary(requestUrn, async (request) => {
+    assertWebhookType(request.getType(), request.getUrn());
+    return handler(request);
+  });
 }
 
 /**
@@ -116,27 +130,9 @@ export function resourceProviderService(engineAddress: string | undefined): grpc
 
     cancel: unary(noUrn, async () => new emptyPb.Empty()),
 
-    checkConfig: unary(
-      (request) => request.getUrn(),
-      async (request) => {
-        const { inputs, failures } = checkProviderConfig(toProperties(request.getNews()));
-        const response = new providerPb.CheckResponse().setInputs(toStruct(inputs));
-        response.setFailuresList(failures.map((failure) => new providerPb.CheckFailure().setProperty(failure.property).setReason(failure.reason)));
-        return response;
-      },
-    ),
+    checkConfig: unary(requestUrn, async (request) => checkResponse(checkProviderConfig(toProperties(request.getNews())))),
 
-    diffConfig: unary(
-      (request) => request.getUrn(),
-      async (request) => {
-        const { changed, replaces } = diffProviderConfig(toProperties(request.getOlds()), toProperties(request.getNews()));
-        const response = new providerPb.DiffResponse();
-        response.setChanges(changed.length > 0 ? providerPb.DiffResponse.DiffChanges.DIFF_SOME : providerPb.DiffResponse.DiffChanges.DIFF_NONE);
-        response.setDiffsList(changed);
-        response.setReplacesList(replaces);
-        return response;
-      },
-    ),
+    diffConfig: unary(requestUrn, async (request) => diffResponse(diffProviderConfig(toProperties(request.getOlds()), toProperties(request.getNews())))),
 
     configure: unary(noUrn, async (request) => {
       const inputs = configureInputs(request);
@@ -150,69 +146,32 @@ export function resourceProviderService(engineAddress: string | undefined): grpc
       return response;
     }),
 
-    check: unary(
-      (request) => request.getUrn(),
-      async (request) => {
-        assertWebhookType(request.getType(), request.getUrn());
-        const { inputs, failures } = checkWebhook(toProperties(request.getNews()));
-        const response = new providerPb.CheckResponse().setInputs(toStruct(inputs));
-        response.setFailuresList(failures.map((failure) => new providerPb.CheckFailure().setProperty(failure.property).setReason(failure.reason)));
-        return response;
-      },
-    ),
+    check: webhookOperation(async (request) => checkResponse(checkWebhook(toProperties(request.getNews())))),
 
-    diff: unary(
-      (request) => request.getUrn(),
-      async (request) => {
-        assertWebhookType(request.getType(), request.getUrn());
-        const outcome = diffWebhook(toProperties(request.getOlds()), toProperties(request.getNews()));
-        const response = new providerPb.DiffResponse();
-        response.setChanges(outcome.changes ? providerPb.DiffResponse.DiffChanges.DIFF_SOME : providerPb.DiffResponse.DiffChanges.DIFF_NONE);
-        response.setReplacesList(outcome.replaces);
-        response.setDiffsList(outcome.diffs);
-        response.setDeletebeforereplace(false);
-        return response;
-      },
-    ),
+    diff: webhookOperation(async (request) => diffResponse(diffWebhook(toProperties(request.getOlds()), toProperties(request.getNews())))),
 
-    create: unary(
-      (request) => request.getUrn(),
-      async (request) => {
-        assertWebhookType(request.getType(), request.getUrn());
-        const { id, outputs } = await createWebhook(target, toProperties(request.getProperties()), request.getPreview());
-        return new providerPb.CreateResponse().setId(id).setProperties(toStruct(outputs));
-      },
-    ),
+    create: webhookOperation(async (request) => {
+      const { id, outputs } = await createWebhook(target, toProperties(request.getProperties()), request.getPreview());
+      return new providerPb.CreateResponse().setId(id).setProperties(toStruct(outputs));
+    }),
 
-    read: unary(
-      (request) => request.getUrn(),
-      async (request) => {
-        assertWebhookType(request.getType(), request.getUrn());
-        const inputs = request.getInputs();
-        const outcome = readWebhook(request.getId(), toProperties(request.getProperties()), inputs ? toProperties(inputs) : undefined);
-        const response = new providerPb.ReadResponse().setId(outcome.id).setProperties(toStruct(outcome.properties));
-        if (outcome.inputs) response.setInputs(toStruct(outcome.inputs));
-        return response;
-      },
-    ),
+    read: webhookOperation(async (request) => {
+      const inputs = request.getInputs();
+      const outcome = readWebhook(request.getId(), toProperties(request.getProperties()), inputs ? toProperties(inputs) : undefined);
+      const response = new providerPb.ReadResponse().setId(outcome.id).setProperties(toStruct(outcome.properties));
+      if (outcome.inputs) response.setInputs(toStruct(outcome.inputs));
+      return response;
+    }),
 
-    update: unary(
-      (request) => request.getUrn(),
-      async (request) => {
-        assertWebhookType(request.getType(), request.getUrn());
-        const outputs = updateWebhook(toProperties(request.getOlds()), toProperties(request.getNews()));
-        return new providerPb.UpdateResponse().setProperties(toStruct(outputs));
-      },
-    ),
+    update: webhookOperation(async (request) => {
+      const outputs = updateWebhook(toProperties(request.getOlds()), toProperties(request.getNews()));
+      return new providerPb.UpdateResponse().setProperties(toStruct(outputs));
+    }),
 
-    delete: unary(
-      (request) => request.getUrn(),
-      async (request) => {
-        assertWebhookType(request.getType(), request.getUrn());
-        await deleteWebhook(target, request.getId(), toProperties(request.getProperties()));
-        return new emptyPb.Empty();
-      },
-    ),
+    delete: webhookOperation(async (request) => {
+      await deleteWebhook(target, request.getId(), toProperties(request.getProperties()));
+      return new emptyPb.Empty();
+    }),
   };
   return handlers as grpc.UntypedServiceImplementation;
 }

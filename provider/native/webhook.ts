@@ -14,7 +14,7 @@ import type { WebhookEvent } from "../../kernel/events.js";
 import { HelpdeskError } from "../core/errors.js";
 import type { Target } from "../core/target.js";
 import * as core from "../core/webhooks.js";
-import type { PropertyMap } from "./proto.js";
+import type { CheckOutcome, DiffOutcome, PropertyMap } from "./proto.js";
 import { reveal, UNKNOWN, unwrapProperties, wrapSecrets } from "./properties.js";
 
 /** The resource type token (schema `resources`). */
@@ -27,12 +27,6 @@ export const WEBHOOK_TYPE = "helpdesk:index:Webhook";
 export const IMPORT_MARKER = "__helpdeskImportNotRead";
 /** The marker's value, which says why to anyone who sees it in a preview. */
 const IMPORT_MARKER_VALUE = "the help-desk API has no read endpoint: event and url come from the program";
-
-/** What {@link checkWebhook} returns: the inputs to record and the failures. */
-export interface CheckOutcome {
-  inputs: PropertyMap;
-  failures: Array<{ property: string; reason: string }>;
-}
 
 /**
  * Check: validates with the core's rule (`checkWebhook` of `provider/core/webhooks.ts`: 14 event names, the url rule of
@@ -54,17 +48,7 @@ export function checkWebhook(news: PropertyMap): CheckOutcome {
   }
   const { plain, secretKeys } = unwrapProperties(news);
   const { inputs, failures } = core.checkWebhook(plain);
-  return { inputs: wrapSecrets({ ...inputs }, secretKeys), failures: failures.map(({ property, reason }) => ({ property, reason })) };
-}
-
-/** What {@link diffWebhook} returns. */
-export interface DiffOutcome {
-  /** Whether anything changed. */
-  changes: boolean;
-  /** The changed properties that replace the webhook. */
-  replaces: string[];
-  /** Every changed property. */
-  diffs: string[];
+  return { inputs: wrapSecrets({ ...inputs }, secretKeys), failures };
 }
 
 /**

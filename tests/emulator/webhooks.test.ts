@@ -210,6 +210,13 @@ describe("other /v1 requests", () => {
     const res = await http(`${e.url}/_emulator/webhooks`, { headers: { host: "evil.example" } });
     expect(res.status).toBe(403);
     expect((await http(`${e.url}/_emulator/webhooks`, { headers: { host: `localhost:${e.port}` } })).status).toBe(200);
+    // Loopback is kernel/loopback.ts's: any 127.0.0.0/8 address and [::1]; the port must be this emulator's.
+    for (const host of [`127.0.0.2:${e.port}`, `[::1]:${e.port}`, `LOCALHOST:${e.port}`]) {
+      expect((await http(`${e.url}/_emulator/webhooks`, { headers: { host } })).status, host).toBe(200);
+    }
+    for (const host of [`evil.example:${e.port}`, `localhost:${e.port + 1}`, "localhost", `127.0.0.1.evil.example:${e.port}`]) {
+      expect((await http(`${e.url}/_emulator/webhooks`, { headers: { host } })).status, host).toBe(403);
+    }
   });
 });
 

@@ -1,7 +1,8 @@
 /**
  * The native provider's package schema: built from the project's definitions (events, url rule, config keys and
  * which are secret, descriptions, version), and served unchanged by the real plugin over gRPC (`GetSchema`, after
- * `Handshake` and `GetPluginInfo`), the way the engine asks for it.
+ * `Handshake` and `GetPluginInfo`), the way the engine asks for it; and the same plugin's answers to Check,
+ * CheckConfig, Diff and DiffConfig, built by one builder per message (`provider/native/proto.ts`).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn, type ChildProcess } from "node:child_process";
@@ -12,7 +13,8 @@ import { PROVIDER_SETTING_NAMES, SETTINGS, type SettingSpec } from "../../kernel
 import { EVENT_DESCRIPTION, EVENTS } from "../../kernel/events.js";
 import { URL_RULE_DESCRIPTION } from "../../kernel/webhook-rules.js";
 import { buildSchema, EVENT_TYPE } from "../../provider/native/schema.js";
-import { emptyPb, providerGrpc, providerPb } from "../../provider/native/proto.js";
+import { emptyPb, providerGrpc, providerPb, structPb } from "../../provider/native/proto.js";
+import { WEBHOOK_TYPE } from "../../provider/native/webhook.js";
 import { repoRoot } from "../support/package.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
@@ -99,6 +101,47 @@ describe("native provider schema", () => {
         written = undefined;
       }
       if (written !== undefined) expect(JSON.parse(written)).toEqual(schema);
+    });
+
+    it("answers Check and CheckConfig with the inputs to record and every failure, Diff and DiffConfig with what changed and what replaces", async () => {
+      const struct = (properties: Record<string, unknown>) => structPb.Struct.fromJavaScript(properties as Parameters<typeof structPb.Struct.fromJavaScript>[0]);
+      const urn = "urn:pulumi:dev::p::helpdesk:index:Webhook::w";
+      const check = (method: "check" | "checkConfig", news: Record<string, unknown>) =>
+        new Promise<InstanceType<typeof providerPb.CheckResponse>>((resolve, reject) =>
+          client[method](new providerPb.CheckRequest().setUrn(urn).setType(WEBHOOK_TYPE).setNews(struct(news)), (error, response) => (error ? reject(error) : resolve(response))),
+        );
+      const diff = (method: "diff" | "diffConfig", olds: Record<string, unknown>, news: Record<string, unknown>) =>
+        new Promise<InstanceType<typeof providerPb.DiffResponse>>((resolve, reject) =>
+          client[method](new providerPb.DiffRequest().setUrn(urn).setType(WEBHOOK_TYPE).setOlds(struct(olds)).setNews(struct(news)), (error, response) => (error ? reject(error) : resolve(response))),
+        );
+      const failures = (response: InstanceType<typeof providerPb.CheckResponse>) => response.getFailuresList().map((failure) => failure.getProperty());
+      const changes = (response: InstanceType<typeof providerPb.DiffResponse>) => ({
+        some: response.getChanges() === providerPb.DiffResponse.DiffChanges.DIFF_SOME,
+        diffs: response.getDiffsList(),
+        replaces: response.getReplacesList(),
+        deleteBeforeReplace: response.getDeletebeforereplace(),
+      });
+
+      const webhook = await check("check", { event: "ticket_open", url: "ftp://hooks.example.com/x", extra: 1 });
+      expect(failures(webhook)).toEqual(["event", "url"]);
+      expect(webhook.getInputs()?.toJavaScript()).toEqual({ event: "ticket_open", url: "ftp://hooks.example.com/x" });
+      expect(failures(await check("check", { event: "ticket_opened", url: "https://hooks.example.com/x" }))).toEqual([]);
+      const config = await check("checkConfig", { baseUrl: "ftp://helpdesk.example.com", maxRetries: "3" });
+      expect(failures(config)).toEqual(["baseUrl"]);
+      expect(config.getInputs()?.toJavaScript()).toEqual({ baseUrl: "ftp://helpdesk.example.com", maxRetries: "3" });
+
+      const recorded = { event: "ticket_opened", url: "https://hooks.example.com/x", state: "active" };
+      expect(changes(await diff("diff", recorded, { event: "ticket_opened", url: "https://hooks.example.com/y" }))).toEqual({ some: true, diffs: ["url"], replaces: ["url"], deleteBeforeReplace: false });
+      expect(changes(await diff("diff", recorded, { event: "ticket_opened", url: "https://hooks.example.com/x" }))).toEqual({ some: false, diffs: [], replaces: [], deleteBeforeReplace: false });
+      const olds = { baseUrl: "https://helpdesk.example.com/", maxRetries: 3 };
+      expect(changes(await diff("diffConfig", olds, { baseUrl: "https://helpdesk.example.com", maxRetries: 5 }))).toEqual({ some: true, diffs: ["maxRetries"], replaces: [], deleteBeforeReplace: false });
+      expect(changes(await diff("diffConfig", olds, { baseUrl: "https://other.example.com", maxRetries: 3 }))).toEqual({ some: true, diffs: ["baseUrl"], replaces: ["baseUrl"], deleteBeforeReplace: false });
+      expect(changes(await diff("diffConfig", olds, { baseUrl: "https://helpdesk.example.com", maxRetries: 3 })).some).toBe(false);
+
+      // Every resource operation refuses a type the provider does not have, before anything else.
+      const other = new providerPb.CheckRequest().setUrn("urn:pulumi:dev::p::helpdesk:index:Ticket::t").setType("helpdesk:index:Ticket").setNews(struct({}));
+      const refused = await new Promise<grpc.ServiceError>((resolve, reject) => client.check(other, (error) => (error ? resolve(error) : reject(new Error("Check accepted a Ticket")))));
+      expect(refused.details).toBe(`the helpdesk provider has no resource type "helpdesk:index:Ticket"; it offers ${WEBHOOK_TYPE}`);
     });
   });
 });

@@ -163,6 +163,20 @@ describe("retries", () => {
     expect(error.message).toMatch(/POST \/v1\/webhooks got no answer .* after 2 attempt\(s\) \(ECONNREFUSED/);
     expect(error.message).not.toMatch(/may have been created/);
   });
+
+  it("never resends a POST whose connection dropped (it may have reached the API) and says a webhook may exist; resends a DELETE", async () => {
+    const emu = await emulator();
+    const config = fullConfig(emu, await login(emu), { [CONFIG_KEYS.maxRetries]: "2" });
+    const { id } = await webhookProvider.create(config, hook);
+    await setFaults(emu, { dropRate: 1 });
+    const createError = await failureOf(webhookProvider.create(config, hook));
+    expect(createError.code).toBe("network");
+    expect(createError.message).toMatch(/POST \/v1\/webhooks got no answer .* after 1 attempt\(s\).*may have been created/);
+    const deleteError = await failureOf(webhookProvider.delete(config, id, { ...hook, state: "active" }));
+    expect(deleteError.code).toBe("network");
+    expect(deleteError.message).toMatch(/DELETE \/v1\/webhooks\/.* got no answer .* after 3 attempt\(s\)/);
+    expect(deleteError.message).not.toMatch(/may have been created/);
+  });
 });
 
 describe("access tokens", () => {

@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { PulumiHelpdeskError } from "../../kernel/errors.js";
+import { messageOf, PulumiHelpdeskError } from "../../kernel/errors.js";
 import { HelpdeskError } from "../../provider/dynamic/index.js";
 import { resolveSettings, SettingError } from "../../kernel/settings.js";
 import { stackConfigSettings } from "../../kernel/config.js";
@@ -119,5 +119,15 @@ describe("one constructor shape for every error class", () => {
     }
     expect(classes.length).toBeGreaterThanOrEqual(15);
     expect(offenders).toEqual([]);
+  });
+});
+
+describe("messageOf, the message of anything thrown", () => {
+  it("is an Error's message (a subclass's too), else the value as a string", () => {
+    expect(messageOf(new Error("disk full"))).toBe("disk full");
+    expect(messageOf(new TokenCacheError("cache_damaged", "damaged", { file: "/x" }))).toBe("damaged");
+    expect(messageOf("plain text")).toBe("plain text");
+    expect(messageOf(42)).toBe("42");
+    expect(messageOf(undefined)).toBe("undefined");
   });
 });
