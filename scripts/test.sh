@@ -8,6 +8,7 @@ bash "$ROOT/scripts/setup.sh" --test
 . "$ROOT/scripts/lib/env.sh"   # pick up the Node that setup may have just installed
 cd "$ROOT"
 export HELPDESK_TEST_OLD_NODE="$OLD_NODE_HOME/bin/node"
+export HELPDESK_TEST_FLOOR_NODES="$FLOOR_NODES"
 step "Type-checking everything (tests and scripts included)"
 node node_modules/typescript/bin/tsc -p tsconfig.check.json || die "type errors (see above)"
 mkdir -p test-results

@@ -11,6 +11,7 @@ import { messageOf, PulumiHelpdeskError } from "../../kernel/errors.js";
 import { syncDirectory, syncFile } from "../../kernel/fsync.js";
 import { processExists } from "../../kernel/processes.js";
 import { closeSync, constants, copyFileSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import { SUPPORTED_NODE_TEXT } from "../../kernel/node-support.js";
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { dirname } from "node:path";
@@ -23,7 +24,7 @@ import type { DatabaseSync as DatabaseSyncType } from "node:sqlite";
  */
 function sqlite(): typeof import("node:sqlite") {
   const module = process.getBuiltinModule("node:sqlite") as typeof import("node:sqlite") | undefined;
-  if (!module) throw new Error(`the emulator's data store needs node:sqlite, which this Node.js ${process.versions.node} lacks: use Node.js 22.12 or newer`);
+  if (!module) throw new Error(`the emulator's data store needs node:sqlite, which this Node.js ${process.versions.node} lacks: use ${SUPPORTED_NODE_TEXT}`);
   return module;
 }
 type DatabaseSync = DatabaseSyncType;

@@ -9,7 +9,9 @@
  * Node 24), so there is no native addon to compile or download; its synchronous API fits a store whose methods are
  * synchronous and whose every change must be committed before the answer that acknowledges it is sent; and SQLite
  * gives atomic commits, a write-ahead log, indexes and locking between processes, where the JSON file before it was
- * rewritten whole, 25 ms after a change, and lost what was acknowledged in between.
+ * rewritten whole, 25 ms after a change, and lost what was acknowledged in between. Some statements use a numbered
+ * parameter twice (`?1`), which `node:sqlite` binds by position only from Node.js 22.20 and 24.7: one reason for the
+ * package's Node.js floor (kernel/node-support.ts).
  *
  * Every change is committed before it is acknowledged: the app waits for {@link Store.committed} before sending any
  * answer, and changes of one event-loop turn, whatever tables they touch, share one commit (commits.ts). Every read

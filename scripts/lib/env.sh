@@ -15,6 +15,9 @@ NODE_HOME="$HELPDESK_CACHE/node-v$NODE_VERSION"
 # A Node.js the package does not support, only for the tests of its one-line refusal (the machine image's major).
 OLD_NODE_VERSION="20.20.2"
 OLD_NODE_HOME="$HELPDESK_CACHE/node-v$OLD_NODE_VERSION"
+# For each floor of package.json's engines.node (kernel/node-support.ts): <floor>/at is Node at exactly that version,
+# <floor>/below the release just below it (setup.sh --test fetches both; tests/node-floor/ runs on them).
+FLOOR_NODES="$HELPDESK_CACHE/node-floors"
 # The SDK generator that scripts/sdk/ runs to regenerate sdk/go and sdk/python (built by setup.sh --test from
 # scripts/pulumi-build/cli).
 HELPDESK_CODEGEN="$HELPDESK_CACHE/bin/helpdesk-codegen"

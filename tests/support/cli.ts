@@ -11,6 +11,18 @@ import { fileURLToPath } from "node:url";
 import { completeAuthorizationAutoApproved } from "../../emulator-client/index.js";
 
 const cliPath = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
+/** The installed command's entry (`bin` in package.json): checks the Node.js version, then loads main.js. */
+const binPath = fileURLToPath(new URL("../../dist/cli/bin.js", import.meta.url));
+
+/** How to run the CLI. */
+export interface CliOptions {
+  /**
+   * The Node.js executable to run it with, e.g. a floor of the supported versions (tests/node-floor/). Given, the CLI
+   * starts at the installed command's entry, dist/cli/bin.js (which refuses an unsupported Node.js), as `npx
+   * pulumi-helpdesk` would; by default it is dist/cli/main.js under the test's own Node.js.
+   */
+  node?: string;
+}
 
 /** A temporary Pulumi project (no program needed: the CLI only touches its config) and its backend. */
 export interface TestProject {
@@ -68,9 +80,11 @@ export interface CliRun {
  * @param args command-line arguments after `pulumi-helpdesk`
  * @param project the project whose directory is the cwd and whose env is used
  * @param env extra environment variables
+ * @param options which Node.js runs it
  */
-export function startCli(args: string[], project: Pick<TestProject, "dir" | "env">, env: NodeJS.ProcessEnv = {}): CliRun {
-  const child = spawn(process.execPath, [cliPath, ...args], { cwd: project.dir, env: { ...project.env, ...env } });
+export function startCli(args: string[], project: Pick<TestProject, "dir" | "env">, env: NodeJS.ProcessEnv = {}, options: CliOptions = {}): CliRun {
+  const [node, entry] = options.node === undefined ? [process.execPath, cliPath] : [options.node, binPath];
+  const child = spawn(node, [entry, ...args], { cwd: project.dir, env: { ...project.env, ...env } });
   let stdout = "";
   let stderr = "";
   let resolveUrl: (url: string) => void = () => undefined;
@@ -87,9 +101,14 @@ export function startCli(args: string[], project: Pick<TestProject, "dir" | "env
   return { child, authorizeUrl, done };
 }
 
-/** Runs the CLI to completion. */
-export async function runCli(args: string[], project: Pick<TestProject, "dir" | "env">, env: NodeJS.ProcessEnv = {}): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const run = startCli(args, project, env);
+/** Runs the CLI to completion (see {@link startCli}). */
+export async function runCli(
+  args: string[],
+  project: Pick<TestProject, "dir" | "env">,
+  env: NodeJS.ProcessEnv = {},
+  options: CliOptions = {},
+): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const run = startCli(args, project, env, options);
   run.child.stdin.end();
   return run.done;
 }
@@ -113,13 +132,14 @@ export interface CliLogin {
  *
  * @param where the project directory (cwd; holds `Pulumi.yaml`) and the environment (backend, passphrase, token cache)
  * @param login stack, help desk, client and namespace
+ * @param options which Node.js runs the CLI (see {@link startCli})
  * @returns the run's stdout and stderr
  * @throws Error with the run's output when login exits non-zero or the emulator does not redirect
  */
-export async function loginAutoApproved(where: Pick<TestProject, "dir" | "env">, login: CliLogin): Promise<{ stdout: string; stderr: string }> {
+export async function loginAutoApproved(where: Pick<TestProject, "dir" | "env">, login: CliLogin, options: CliOptions = {}): Promise<{ stdout: string; stderr: string }> {
   const { client } = login;
   const args = ["login", "--stack", login.stack, "--base-url", login.baseUrl, "--client-id", client.clientId, "--redirect-uri", client.redirectUri, "--no-browser", "--timeout", "120"];
-  const run = startCli([...args, ...(login.namespace ? ["--namespace", login.namespace] : [])], where, { HELPDESK_CLIENT_SECRET: client.clientSecret });
+  const run = startCli([...args, ...(login.namespace ? ["--namespace", login.namespace] : [])], where, { HELPDESK_CLIENT_SECRET: client.clientSecret }, options);
   run.child.stdin.end();
   const url = await Promise.race([run.authorizeUrl, run.done.then(() => undefined)]);
   if (url) {
