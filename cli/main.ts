@@ -14,6 +14,7 @@ import { NAMESPACE_FLAGS, NAMESPACE_HELP, parseNamespaceOption } from "./namespa
 import { CliError, error as printError } from "./output.js";
 import { EVENTS } from "../kernel/events.js";
 import { DEFAULT_CONFIG_NAMESPACE } from "../kernel/config.js";
+import { CLI_EXECUTABLE, PLUGIN_EXECUTABLE, PULUMI_PACKAGE } from "../kernel/names.js";
 
 function positiveInt(name: string) {
   return (value: string): number => {
@@ -45,7 +46,7 @@ function versionForCli(): string {
 }
 
 const program = new Command()
-  .name("pulumi-helpdesk")
+  .name(CLI_EXECUTABLE)
   .version(versionForCli(), "-V, --version", "print the version of pulumi-helpdesk and exit")
   .description("Manage help-desk webhooks as code: sign a Pulumi stack in to the help desk, run the local emulator.")
   .showHelpAfterError()
@@ -158,11 +159,11 @@ program
 
 const plugin = program
   .command("plugin")
-  .description("Make the native provider plugin pulumi-resource-helpdesk (resources helpdesk:index:*) findable by Pulumi.");
+  .description(`Make the native provider plugin ${PLUGIN_EXECUTABLE} (resources ${PULUMI_PACKAGE}:index:*) findable by Pulumi.`);
 
 plugin
   .command("path")
-  .description("Print the folder holding the plugin's launcher, for Pulumi.yaml `plugins: providers: - name: helpdesk, path: <folder>`.")
+  .description(`Print the folder holding the plugin's launcher, for Pulumi.yaml \`plugins: providers: - name: ${PULUMI_PACKAGE}, path: <folder>\`.`)
   .action(pluginPath);
 
 plugin

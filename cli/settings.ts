@@ -4,7 +4,7 @@
  * environment variable; each value checked by the table's rule (the base URL by `kernel/base-url.ts`, as the provider
  * checks it), and each missing one named with its flag and variable.
  */
-import { stackConfigSettings } from "../kernel/config.js";
+import { DEFAULT_CONFIG_NAMESPACE, stackConfigSettings } from "../kernel/config.js";
 import { describeOrigin, pickSetting, settingProblem, settingReaderOf, SETTINGS, type SettingName } from "../kernel/settings.js";
 import { parseBaseUrl } from "../kernel/base-url.js";
 import { CliError } from "./output.js";
@@ -58,7 +58,7 @@ export interface PickedClientSettings {
  * @throws ConfigNamespaceError when `namespace` is not a valid namespace
  */
 export function pickClientSettings(flags: ClientFlags, stackConfig: Readonly<Record<string, string>>, env: NodeJS.ProcessEnv = process.env, namespace?: string): PickedClientSettings {
-  const sources = { explicit: settingReaderOf(flags), config: stackConfigSettings(stackConfig, namespace), env, configPrefix: `${namespace ?? "helpdesk"}:` };
+  const sources = { explicit: settingReaderOf(flags), config: stackConfigSettings(stackConfig, namespace), env, configPrefix: `${namespace ?? DEFAULT_CONFIG_NAMESPACE}:` };
   const found: Partial<Record<ClientSettingName, string>> = {};
   const missing: ClientSettingName[] = [];
   for (const name of CLIENT_SETTING_NAMES) {

@@ -13,6 +13,7 @@
  */
 import { parseBaseUrl } from "./base-url.js";
 import { PulumiHelpdeskError } from "./errors.js";
+import { PULUMI_PACKAGE } from "./names.js";
 
 /** What a setting's value is. */
 export type SettingType = "string" | "url" | "redirect_uri" | "timestamp" | "integer";
@@ -359,7 +360,8 @@ export function resolveSettings(sources: SettingSources): ResolvedSettings {
 export function describeOrigin(name: SettingName, origin: SettingOrigin, sources: Pick<SettingSources, "configPrefix"> = {}): string {
   switch (origin) {
     case "config":
-      return `config ${sources.configPrefix ?? "helpdesk:"}${name}`;
+      // Without a prefix: the default namespace, the package name (kernel/config.ts imports this module, not the reverse).
+      return `config ${sources.configPrefix ?? `${PULUMI_PACKAGE}:`}${name}`;
     case "environment":
       return `env ${(SETTINGS[name] as SettingSpec).env}`;
     default:

@@ -11,7 +11,8 @@ import { SECRET_CONFIG_KEYS } from "../../kernel/config.js";
 import { PROVIDER_SETTING_NAMES, SETTINGS, type SettingSpec } from "../../kernel/settings.js";
 import { EVENT_DESCRIPTION, EVENTS } from "../../kernel/events.js";
 import { URL_RULE_DESCRIPTION } from "../../kernel/webhook-rules.js";
-import { buildSchema, EVENT_TYPE } from "../../provider/native/schema.js";
+import { WEBHOOK_EVENT_TYPE } from "../../kernel/names.js";
+import { buildSchema } from "../../provider/native/schema.js";
 import { emptyPb, providerGrpc, providerPb } from "../../provider/native/proto.js";
 import { repoRoot } from "../support/package.js";
 
@@ -28,10 +29,10 @@ describe("native provider schema", () => {
   });
 
   it("offers exactly the 14 events of kernel/events.ts as the event enum", () => {
-    expect(schema.types[EVENT_TYPE]?.enum.map((entry) => entry.value)).toEqual([...EVENTS]);
-    expect(schema.types[EVENT_TYPE]?.description).toBe(EVENT_DESCRIPTION);
+    expect(schema.types[WEBHOOK_EVENT_TYPE]?.enum.map((entry) => entry.value)).toEqual([...EVENTS]);
+    expect(schema.types[WEBHOOK_EVENT_TYPE]?.description).toBe(EVENT_DESCRIPTION);
     const webhook = schema.resources["helpdesk:index:Webhook"]!;
-    expect(webhook.inputProperties.event?.$ref).toBe(`#/types/${EVENT_TYPE}`);
+    expect(webhook.inputProperties.event?.$ref).toBe(`#/types/${WEBHOOK_EVENT_TYPE}`);
     expect(webhook.inputProperties.url?.description).toContain(URL_RULE_DESCRIPTION);
     expect(webhook.requiredInputs).toEqual(["event", "url"]);
     expect(Object.keys(webhook.properties).sort()).toEqual(["event", "state", "url"]);
