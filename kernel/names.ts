@@ -11,7 +11,7 @@
  * - the executables: the CLI `pulumi-helpdesk` (package.json's `bin`) and the plugin `pulumi-resource-helpdesk`;
  * - from the repository (GitHub only: Go resolves a `github.com/<owner>/<name>/...` module path from the repository
  *   itself, and release downloads follow GitHub's URL scheme): the Go module path, the npm scope and Java package of
- *   the SDKs, the plugin's download URL and the repository's URL.
+ *   the SDKs, the plugin's download URL, the repository's and the logo's URLs.
  *
  * Constants are computed when this module loads (they need only the package's name); what comes from the repository
  * is computed when asked for, since reading it can fail.
@@ -126,6 +126,34 @@ export function repositoryUrl(repository: GitHubRepository = githubRepository())
 }
 
 /**
+ * The git tag of a release: the tag whose GitHub release holds the plugin archives, and at which the Pulumi Registry
+ * reads a package's files.
+ *
+ * @param version e.g. `"0.1.0"`, or the engine's placeholder `"${VERSION}"`
+ * @returns e.g. `"v0.1.0"`
+ */
+export function releaseTag(version: string): string {
+  return `v${version}`;
+}
+
+/** The package's logo, an SVG file of the repository (what the Pulumi Registry shows beside the package's name). */
+export const LOGO_FILE = "docs/logo.svg";
+
+/**
+ * The web address of {@link LOGO_FILE} at the release tag of a version ({@link releaseTag}), as GitHub serves a raw
+ * file: the schema's `logoUrl`, which the Pulumi Registry shows (its publishing guide asks for an SVG in the package's
+ * repository). It answers once that tag is pushed to GitHub.
+ *
+ * @param version the package version, default this package's (package.json's)
+ * @param repository default: this package's
+ * @returns e.g. `"https://raw.githubusercontent.com/pulumi-helpdesk/pulumi-helpdesk/v0.1.0/docs/logo.svg"`
+ * @throws Error as {@link githubRepositoryOf}
+ */
+export function logoUrl(version: string = packageFacts().version, repository: GitHubRepository = githubRepository()): string {
+  return `https://raw.githubusercontent.com/${repository.owner}/${repository.name}/${releaseTag(version)}/${LOGO_FILE}`;
+}
+
+/**
  * The URL from which the Pulumi engine downloads the plugin when a program needs it and the plugin cache lacks it:
  * the release page of the package's GitHub repository. The engine appends the archive's name
  * (`pulumi-resource-helpdesk-v<version>-<os>-<arch>.tar.gz`) and fills in `${VERSION}` (pulumi/pulumi
@@ -136,7 +164,7 @@ export function repositoryUrl(repository: GitHubRepository = githubRepository())
  * @throws Error when there is no repository, or it is not on GitHub (no release URL scheme is known for it)
  */
 export function pluginDownloadUrlOf(repository: PackageFacts["repository"]): string {
-  return `${repositoryUrl(githubRepositoryOf(repository))}/releases/download/v\${VERSION}/`;
+  return `${repositoryUrl(githubRepositoryOf(repository))}/releases/download/${releaseTag("${VERSION}")}/`;
 }
 
 /**

@@ -3,9 +3,10 @@
  * project's own definitions so it cannot drift from them: the event names (`kernel/events.ts` `EVENTS`), the url rule
  * (`kernel/webhook-rules.ts` `URL_RULE_DESCRIPTION`), the config keys, which of them are secret, and their descriptions
  * (`kernel/settings.ts`), the resource's descriptions (`kernel/provider-contract.ts` `WEBHOOK_DESCRIPTIONS`) and the package
- * version, and the names (`kernel/names.ts`: the package name, the type tokens, the SDKs' package names and the plugin's
- * download URL, from package.json's `name` and `repository`). Served by the plugin's `GetSchema`; written to `dist/schema.json` by the build
- * (`scripts/build/schema.ts`) for SDK generation (the SDKs in sdk/ are generated from it: scripts/sdk/).
+ * version, and the names (`kernel/names.ts`: the package name, the type tokens, the SDKs' package names, the plugin's
+ * download URL, the repository's and the logo's URLs, from package.json's `name` and `repository`). Served by the
+ * plugin's `GetSchema`; written to `dist/schema.json` by the build (`scripts/build/schema.ts`) for SDK generation (the
+ * SDKs in sdk/ are generated from it: scripts/sdk/).
  */
 import { isSecretSetting, PROVIDER_SETTING_NAMES, settingDocumentation, SETTINGS } from "../../kernel/settings.js";
 import { EVENT_DESCRIPTION, EVENTS } from "../../kernel/events.js";
@@ -15,11 +16,13 @@ import {
   githubRepository,
   goImportPath,
   javaBasePackage,
+  logoUrl,
   nodejsSdkPackage,
   PLUGIN_EXECUTABLE,
   pluginDownloadUrl,
   PULUMI_PACKAGE,
   PYTHON_PACKAGE,
+  repositoryUrl,
   WEBHOOK_EVENT_TYPE,
   WEBHOOK_TYPE,
 } from "../../kernel/names.js";
@@ -45,6 +48,9 @@ export interface PackageSchema {
   keywords: string[];
   license: string;
   publisher: string;
+  homepage: string;
+  repository: string;
+  logoUrl: string;
   config: { variables: Record<string, SchemaProperty> };
   provider: { description: string; inputProperties: Record<string, SchemaProperty>; properties: Record<string, SchemaProperty> };
   types: Record<string, { type: "string"; description: string; enum: Array<{ value: string; name: string }> }>;
@@ -102,6 +108,9 @@ export function buildSchema(): PackageSchema {
     keywords: ["pulumi", PULUMI_PACKAGE, "webhooks", "category/utility", "kind/native"],
     license: "Apache-2.0",
     publisher: githubRepository().owner,
+    homepage: repositoryUrl(),
+    repository: repositoryUrl(),
+    logoUrl: logoUrl(),
     config: { variables: configProperties },
     provider: {
       description:

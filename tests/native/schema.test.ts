@@ -11,12 +11,12 @@ import { SECRET_CONFIG_KEYS } from "../../kernel/config.js";
 import { PROVIDER_SETTING_NAMES, SETTINGS, type SettingSpec } from "../../kernel/settings.js";
 import { EVENT_DESCRIPTION, EVENTS } from "../../kernel/events.js";
 import { URL_RULE_DESCRIPTION } from "../../kernel/webhook-rules.js";
-import { WEBHOOK_EVENT_TYPE } from "../../kernel/names.js";
+import { githubRepository, LOGO_FILE, WEBHOOK_EVENT_TYPE } from "../../kernel/names.js";
 import { buildSchema } from "../../provider/native/schema.js";
 import { emptyPb, providerGrpc, providerPb } from "../../provider/native/proto.js";
 import { repoRoot } from "../support/package.js";
 
-const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string; repository: { url: string } };
 
 describe("native provider schema", () => {
   const schema = buildSchema();
@@ -26,6 +26,14 @@ describe("native provider schema", () => {
     expect(schema.version).toBe(pkg.version);
     expect(schema.language.python?.packageName).toBe("pulumi_helpdesk");
     expect(schema.language.nodejs?.packageName).toBe("@pulumi-helpdesk/helpdesk");
+  });
+
+  it("links the repository as its homepage and repository, and a logo that is an SVG file of the repository at the release's tag", () => {
+    const repository = pkg.repository.url.replace(/^git\+/, "").replace(/\.git$/, "");
+    expect(schema).toMatchObject({ homepage: repository, repository });
+    const { owner, name } = githubRepository();
+    expect(schema.logoUrl).toBe(`https://raw.githubusercontent.com/${owner}/${name}/v${pkg.version}/${LOGO_FILE}`);
+    expect(readFileSync(`${repoRoot}${LOGO_FILE}`, "utf8")).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" viewBox="0 0 \d+ \d+"/);
   });
 
   it("offers exactly the 14 events of kernel/events.ts as the event enum", () => {

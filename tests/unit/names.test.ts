@@ -16,12 +16,15 @@ import {
   githubRepositoryOf,
   goImportPath,
   goModulePath,
+  logoUrl,
   PLUGIN_EXECUTABLE,
   pluginCacheFolder,
   pluginExecutableFile,
   PROVIDER_TYPE,
   PULUMI_PACKAGE,
   PYTHON_PACKAGE,
+  releaseTag,
+  repositoryUrl,
   WEBHOOK_EVENT_TYPE,
   WEBHOOK_TYPE,
 } from "../../kernel/names.js";
@@ -87,6 +90,13 @@ describe("the repository", () => {
     const octo = { owner: "octo", name: "helpdesk" };
     expect(goModulePath(octo)).toBe("github.com/octo/helpdesk/sdk/go");
     expect(goImportPath(octo)).toBe("github.com/octo/helpdesk/sdk/go/helpdesk");
+  });
+
+  it("gives the web addresses of the repository and of the logo at a release's tag", () => {
+    const octo = { owner: "octo", name: "helpdesk" };
+    expect(repositoryUrl(octo)).toBe("https://github.com/octo/helpdesk");
+    expect(releaseTag("1.2.3")).toBe("v1.2.3");
+    expect(logoUrl("1.2.3", octo)).toBe("https://raw.githubusercontent.com/octo/helpdesk/v1.2.3/docs/logo.svg");
   });
 
   it("is this package's own in the schema's language.go.importBasePath", () => {
