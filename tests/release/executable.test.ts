@@ -227,7 +227,7 @@ describe("the release folder", () => {
     expect(blob, "no RT_RCDATA resource NODE_SEA_BLOB").toBeDefined();
     // The SEA blob's magic (Node's src/node_sea.cc kMagic 0x143da20), then the bundle: the plugin's own text.
     expect(blob!.readUInt32LE(0)).toBe(0x143da20);
-    expect(blob!.includes("pulumi-resource-helpdesk: cannot serve: ")).toBe(true);
+    expect(blob!.includes("}: cannot serve: ")).toBe(true); // `${PLUGIN_EXECUTABLE}: cannot serve: ...` (provider/native/main.ts)
     expect(blob!.includes("has not answered for")).toBe(true);
     expect(blob!.includes(`"${pkg.version}"`)).toBe(true); // the version built in (define __PULUMI_HELPDESK_PACKAGE__)
   });
