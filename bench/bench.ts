@@ -39,6 +39,8 @@ import { join, resolve } from "node:path";
 import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation/index.js";
 import { startEmulator } from "pulumi-helpdesk/emulator";
 import { signInAutoApproved as signIn } from "pulumi-helpdesk/emulator/client";
+// The type tokens from the build, as the project code above (kernel/names.ts is not a package entry).
+import { DYNAMIC_WEBHOOK_TYPE, WEBHOOK_TYPE } from "../dist/kernel/names.js";
 import { heldWebhookCount, readStats, resetStats } from "./emulator-stats.ts";
 import { loadRound, startEmulatorProcess, type LoadRound } from "./load.ts";
 import { PROVIDER_PROCESSES, ProviderMemorySampler, type ProviderProcessKind } from "./memory.ts";
@@ -95,7 +97,7 @@ const KINDS: Kind[] = [
     ...dynamic,
     dir: join(root, "bench/programs/webhook"),
     project: "helpdesk-bench-webhook",
-    type: "pulumi-nodejs:dynamic/helpdesk:Webhook",
+    type: DYNAMIC_WEBHOOK_TYPE,
     stackSuffix: "",
     env: {},
     createsWebhooks: true,
@@ -105,7 +107,7 @@ const KINDS: Kind[] = [
     providerProcess: PROVIDER_PROCESSES.native,
     dir: join(root, "bench/programs/native"),
     project: "helpdesk-bench-native",
-    type: "helpdesk:index:Webhook",
+    type: WEBHOOK_TYPE,
     stackSuffix: "",
     env: {},
     createsWebhooks: true,
@@ -117,7 +119,7 @@ const KINDS: Kind[] = [
     providerProcess: PROVIDER_PROCESSES.nativeNoop,
     dir: join(root, "bench/programs/native-noop"),
     project: "helpdesk-bench-native",
-    type: "helpdesk:index:Webhook",
+    type: WEBHOOK_TYPE,
     stackSuffix: "",
     backend: "native-noop",
     env: {},
@@ -128,7 +130,7 @@ const KINDS: Kind[] = [
     providerProcess: PROVIDER_PROCESSES.native,
     dir: join(root, "bench/programs/native"),
     project: "helpdesk-bench-native",
-    type: "helpdesk:index:Webhook",
+    type: WEBHOOK_TYPE,
     // The suffix the limit kind's stack has too: the two stand side by side in the report.
     stackSuffix: "-limit",
     env: { PULUMI_SKIP_CHECKPOINTS: "true" },

@@ -17,6 +17,7 @@ import { spawn } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { PLUGIN_EXECUTABLE } from "../dist/kernel/names.js"; // from the build, as scripts/release/executable.ts says
 import { buildExecutable } from "../scripts/release/executable.ts";
 import { readProc } from "./memory.ts";
 
@@ -95,7 +96,7 @@ export async function measurePluginStart(root: string, log: (line: string) => vo
   try {
     const kinds: StartKind[] = [
       { name: "executable", command: executable.path, args: [], env: { PATH: emptyPath, HOME: process.env.HOME } },
-      { name: "launcher", command: join(root, "plugin", "pulumi-resource-helpdesk"), args: [], env: { ...process.env, PULUMI_HELPDESK_NODE: process.execPath } },
+      { name: "launcher", command: join(root, "plugin", PLUGIN_EXECUTABLE), args: [], env: { ...process.env, PULUMI_HELPDESK_NODE: process.execPath } },
       { name: "floor", command: process.execPath, args: ["-e", 'process.stdout.write("1\\n"); setInterval(() => {}, 1000);'], env: process.env },
     ];
     const results = Object.fromEntries(kinds.map((kind) => [kind.name, { startsMs: [] as number[], rssKiB: [] as number[] }])) as PluginStartResults;
@@ -117,7 +118,7 @@ export async function measurePluginStart(root: string, log: (line: string) => vo
     }
     console.log(
       "executable: the release's self-contained plugin (Node SEA, PATH empty); launcher: the npm package's\n" +
-        "plugin/pulumi-resource-helpdesk running node on dist/; floor: the same Node.js printing one line. Goal: executable <= 300 ms.",
+        `plugin/${PLUGIN_EXECUTABLE} running node on dist/; floor: the same Node.js printing one line. Goal: executable <= 300 ms.`,
     );
     return results;
   } finally {

@@ -5,6 +5,7 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
+import { PLUGIN_EXECUTABLE } from "../dist/kernel/names.js"; // from the build, as the benchmark's project code
 import type { LoadRound, LoadSettings } from "./load.ts";
 import { SAMPLE_INTERVAL_MS } from "./memory.ts";
 import { median, type KindName, type Results, type Samples } from "./results.ts";
@@ -180,7 +181,7 @@ export function report(results: Results, load: LoadRound[], info: RunInfo, root:
   console.log("");
   for (const { kind } of MEASURED) console.log(largestLines[kind]);
   console.log("webhook: the dynamic Webhook (pulumi-helpdesk); native: the native Webhook (pulumi-helpdesk/native, default");
-  console.log("provider) run by the plugin pulumi-resource-helpdesk; no-op: the floor, a dynamic resource whose provider does");
+  console.log(`provider) run by the plugin ${PLUGIN_EXECUTABLE}; no-op: the floor, a dynamic resource whose provider does`);
   console.log("nothing (bench/programs/noop); limit: the same no-op program with PULUMI_SKIP_CHECKPOINTS=true, what the engine");
   console.log("costs without writing state after each step (never for users). n-no-op: the native program run by a plugin whose");
   console.log("create and delete do no work (bench/noop-plugin), same checkpoints and bytes per resource as native: the native");

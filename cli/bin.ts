@@ -13,7 +13,7 @@
  * program asked for (the other is never evaluated). Exit code 1 on an unsupported Node.js. No top-level await: the
  * release bundle is CommonJS.
  */
-import { CLI_EXECUTABLE as CLI_NAME, PLUGIN_EXECUTABLE as PLUGIN_NAME } from "../kernel/executables.js";
+import { CLI_EXECUTABLE as CLI_NAME, PLUGIN_EXECUTABLE as PLUGIN_NAME } from "../kernel/names.js";
 import { nodeVersionProblem } from "../kernel/node-support.js";
 
 /**

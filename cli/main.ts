@@ -19,6 +19,7 @@ import { DEFAULT_CONFIG_NAMESPACE } from "../kernel/config.js";
 import { SETTINGS } from "../kernel/settings.js";
 
 endQuietlyWhenOutputCloses();
+import { CLI_EXECUTABLE, PLUGIN_EXECUTABLE, PULUMI_PACKAGE } from "../kernel/names.js";
 
 function positiveInt(name: string) {
   return (value: string): number => {
@@ -50,7 +51,7 @@ function versionForCli(): string {
 }
 
 const program = new Command()
-  .name("pulumi-helpdesk")
+  .name(CLI_EXECUTABLE)
   .version(versionForCli(), "-V, --version", "print the version of pulumi-helpdesk and exit")
   .description("Manage help-desk webhooks as code: sign a Pulumi stack in to the help desk, run the local emulator.")
   .showHelpAfterError()
@@ -156,11 +157,11 @@ program
 
 const plugin = program
   .command("plugin")
-  .description("Make the native provider plugin pulumi-resource-helpdesk (resources helpdesk:index:*) findable by Pulumi.");
+  .description(`Make the native provider plugin ${PLUGIN_EXECUTABLE} (resources ${PULUMI_PACKAGE}:index:*) findable by Pulumi.`);
 
 plugin
   .command("path")
-  .description("Print the folder holding the plugin's launcher, for Pulumi.yaml `plugins: providers: - name: helpdesk, path: <folder>`.")
+  .description(`Print the folder holding the plugin's launcher, for Pulumi.yaml \`plugins: providers: - name: ${PULUMI_PACKAGE}, path: <folder>\`.`)
   .action(pluginPath);
 
 plugin

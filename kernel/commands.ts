@@ -5,7 +5,7 @@
  * `--stack` and `--namespace` options with the same flags.
  */
 import { DEFAULT_CONFIG_NAMESPACE } from "./config.js";
-import { CLI_EXECUTABLE } from "./executables.js";
+import { CLI_EXECUTABLE } from "./names.js";
 
 /** The CLI's flag that names the stack whose config holds the sign-in. */
 export const STACK_FLAG = "--stack";

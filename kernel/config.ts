@@ -1,12 +1,13 @@
 import { PulumiHelpdeskError } from "./errors.js";
+import { PULUMI_PACKAGE } from "./names.js";
 import { SECRET_SETTING_NAMES, SETTING_NAMES, type SettingName, type SettingReader } from "./settings.js";
 
 /**
  * The stack config namespace of the default `helpdesk` provider and of the dynamic `Webhook`: the one that
  * `pulumi-helpdesk login` writes when no `--namespace` is given (`helpdesk:baseUrl`, ...). It is the Pulumi package
- * name, so the engine hands these keys to the default provider (pulumi/pulumi `GetPackageConfig`).
+ * name (`kernel/names.ts`), so the engine hands these keys to the default provider (pulumi/pulumi `GetPackageConfig`).
  */
-export const DEFAULT_CONFIG_NAMESPACE = "helpdesk";
+export const DEFAULT_CONFIG_NAMESPACE = PULUMI_PACKAGE;
 
 /**
  * Read access to the stack config, as Pulumi's `dynamic.Config` offers it: `get("helpdesk:accessToken")` returns the

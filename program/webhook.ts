@@ -1,6 +1,7 @@
 import * as pulumi from "@pulumi/pulumi";
 import type { WebhookEvent } from "../kernel/events.js";
 import { isLoopbackHost } from "../kernel/loopback.js";
+import { DYNAMIC_MODULE, DYNAMIC_WEBHOOK_NAME } from "../kernel/names.js";
 import type { WebhookInputs, WebhookOutputs } from "../kernel/provider-contract.js";
 
 /**
@@ -69,7 +70,7 @@ export interface WebhookArgs {
  * `helpdesk:accessToken`, ...), each setting's environment variable filling only what the config leaves unset
  * (`kernel/settings.ts` `SETTING_PRECEDENCE`); read when the provider runs.
  *
- * Type token: `pulumi-nodejs:dynamic/helpdesk:Webhook`.
+ * Type token: `pulumi-nodejs:dynamic/helpdesk:Webhook` (`kernel/names.ts` `DYNAMIC_WEBHOOK_TYPE`).
  *
  * @example
  * new Webhook("ticket-opened", { event: "ticket_opened", url: "https://hooks.example.com/helpdesk" });
@@ -88,7 +89,7 @@ export class Webhook extends pulumi.dynamic.Resource {
    * @param opts standard Pulumi resource options
    */
   constructor(name: string, args: WebhookArgs, opts?: pulumi.CustomResourceOptions) {
-    super(webhookProviderShim, name, { event: args.event, url: args.url, state: undefined }, opts, "helpdesk", "Webhook");
+    super(webhookProviderShim, name, { event: args.event, url: args.url, state: undefined }, opts, DYNAMIC_MODULE, DYNAMIC_WEBHOOK_NAME);
     // Plain http is allowed (docs/helpdesk-api.md §2.1 says only "URL"), but deliveries carry ticket and customer data: say so.
     pulumi.output(args.url).apply((url) => {
       if (isPlainHttpToAnotherHost(url)) {

@@ -20,7 +20,7 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import { PLUGIN_EXECUTABLE, pluginExecutableFile } from "../../kernel/executables.js";
+import { PLUGIN_EXECUTABLE, pluginCacheFolder, pluginExecutableFile, PULUMI_PACKAGE } from "../../kernel/names.js";
 import { builtInFacts, packageRoot, packageVersion } from "../../kernel/package-version.js";
 import { CliError, info, result, success } from "../output.js";
 
@@ -85,7 +85,7 @@ export async function pluginInstall(options: PluginInstallOptions): Promise<void
   try {
     const runs = stagePlugin(staging);
     const pulumi = options.pulumi ?? "pulumi";
-    const args = ["plugin", "install", "resource", "helpdesk", version, "--file", staging, "--reinstall"];
+    const args = ["plugin", "install", "resource", PULUMI_PACKAGE, version, "--file", staging, "--reinstall"];
     info(`Running: ${pulumi} ${args.join(" ")}`);
     const ran = spawnSync(pulumi, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
     if (ran.error) throw new CliError("failed", `could not run ${pulumi}: ${ran.error.message}. Install the Pulumi CLI, or pass --pulumi <path>.`);
@@ -93,7 +93,7 @@ export async function pluginInstall(options: PluginInstallOptions): Promise<void
       throw new CliError("failed", `${pulumi} plugin install failed (exit ${ran.status ?? ran.signal}):\n${`${ran.stdout}${ran.stderr}`.trim()}`);
     }
     const home = process.env.PULUMI_HOME || join(homedir(), ".pulumi");
-    success(`Installed the helpdesk resource plugin ${version} into ${join(home, "plugins", `resource-helpdesk-v${version}`)}`);
+    success(`Installed the ${PULUMI_PACKAGE} resource plugin ${version} into ${join(home, "plugins", pluginCacheFolder(version))}`);
     info(`It runs ${runs}.`);
   } finally {
     rmSync(staging, { recursive: true, force: true });

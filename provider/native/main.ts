@@ -14,6 +14,7 @@
 // First: stop with one line on an unsupported Node.js, before any dependency is evaluated.
 import "../../kernel/node-guard.js";
 import * as grpc from "@grpc/grpc-js";
+import { PLUGIN_EXECUTABLE } from "../../kernel/names.js";
 import { serve } from "./server.js";
 import { messageOf } from "../../kernel/errors.js";
 
@@ -98,13 +99,13 @@ serve(engineAddress).then(
     process.stdout.write(`${port}\n`);
     if (engineAddress) {
       watchEngine(engineAddress, (silentMs) => {
-        process.stderr.write(`pulumi-resource-helpdesk: the engine at ${engineAddress} has not answered for ${(silentMs / 1000).toFixed(1)} s; exiting\n`);
+        process.stderr.write(`${PLUGIN_EXECUTABLE}: the engine at ${engineAddress} has not answered for ${(silentMs / 1000).toFixed(1)} s; exiting\n`);
         process.exit(0);
       });
     }
   },
   (error: unknown) => {
-    process.stderr.write(`pulumi-resource-helpdesk: cannot serve: ${messageOf(error)}\n`);
+    process.stderr.write(`${PLUGIN_EXECUTABLE}: cannot serve: ${messageOf(error)}\n`);
     process.exit(1);
   },
 );

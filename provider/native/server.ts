@@ -18,13 +18,14 @@
 import * as grpc from "@grpc/grpc-js";
 import { forPerson } from "../../auth/redact.js";
 import type { Target } from "../core/target.js";
+import { PULUMI_PACKAGE, WEBHOOK_TYPE } from "../../kernel/names.js";
 import { packageVersion } from "../../kernel/package-version.js";
 import { checkProviderConfig, diffProviderConfig, providerTarget } from "./config.js";
 import { logToEngine, withResource } from "./engine-log.js";
 import { containsUnknown } from "./properties.js";
 import { checkResponse, diffResponse, emptyPb, pluginPb, providerGrpc, providerPb, toProperties, toStruct, type ConfigureRequest, type PropertyMap, type ResourceProviderServer } from "./proto.js";
 import { schemaJson } from "./schema.js";
-import { checkWebhook, createWebhook, deleteWebhook, diffWebhook, readWebhook, updateWebhook, WEBHOOK_TYPE } from "./webhook.js";
+import { checkWebhook, createWebhook, deleteWebhook, diffWebhook, readWebhook, updateWebhook } from "./webhook.js";
 import { messageOf } from "../../kernel/errors.js";
 
 /**
@@ -60,8 +61,11 @@ const requestUrn = (request: { getUrn(): string }): string => request.getUrn();
 /** Refuses a resource type this provider does not have. */
 function assertWebhookType(type: string, urn: string): void {
   const token = type || urn.split("::")[2]?.split("$").pop() || "";
-  if (token !== WEBHOOK_TYPE) throw new Error(`the helpdesk provider has no resource type ${JSON.stringify(token)}; it offers ${WEBHOOK_TYPE}`);
+  if (token !== WEBHOOK_TYPE) throw new Error(`the ${PULUMI_PACKAGE} provider has no resource type ${JSON.stringify(token)}; it offers ${WEBHOOK_TYPE}`);
 }
+
+/** The package's prefix of a key in the deprecated `variables` map: `helpdesk:config:` or `helpdesk:`. */
+const VARIABLE_PREFIX = new RegExp(`^${PULUMI_PACKAGE}:(config:)?`);
 
 /**
  * A resource operation (Check, Diff, Create, Read, Update, Delete) as a grpc-js handler: {@link unary} under the
@@ -83,7 +87,7 @@ function configureInputs(request: ConfigureRequest): PropertyMap {
   if (args) return toProperties(args);
   const inputs: PropertyMap = {};
   request.getVariablesMap().forEach((value: string, key: string) => {
-    const name = key.replace(/^helpdesk:(config:)?/, "");
+    const name = key.replace(VARIABLE_PREFIX, "");
     inputs[name] = value;
   });
   return inputs;

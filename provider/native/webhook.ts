@@ -1,5 +1,5 @@
 /**
- * `helpdesk:index:Webhook` for the native provider plugin: the resource half of the plugin protocol (Check, Diff,
+ * The native resource `Webhook` (`kernel/names.ts` `WEBHOOK_TYPE`) for the native provider plugin: the resource half of the plugin protocol (Check, Diff,
  * Create, Read, Update, Delete) in terms of the provider core (`provider/core/webhooks.ts`), which the dynamic `Webhook`
  * uses too. Validation, requests, retries, token refresh and error messages are the core's; this module adds only
  * what the plugin protocol needs besides:
@@ -16,9 +16,6 @@ import type { Target } from "../core/target.js";
 import * as core from "../core/webhooks.js";
 import type { CheckOutcome, DiffOutcome, PropertyMap } from "./proto.js";
 import { reveal, UNKNOWN, unwrapProperties, wrapSecrets } from "./properties.js";
-
-/** The resource type token (schema `resources`). */
-export const WEBHOOK_TYPE = "helpdesk:index:Webhook";
 
 /**
  * The property by which {@link readWebhook} marks the state of an import it could not read. It lives only between

@@ -32,7 +32,9 @@ import { homedir, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import * as esbuild from "esbuild";
-import { pluginExecutableFile } from "../../kernel/executables.ts";
+// The names come from the build: kernel/names.ts imports its neighbours by their `.js` names, which Node's type
+// stripping does not map to the `.ts` sources (kernel/package-version.ts imports nothing of the project's).
+import { pluginExecutableFile } from "../../dist/kernel/names.js";
 import { factsOf, type PackageFacts } from "../../kernel/package-version.ts";
 
 /** The repository's root. */

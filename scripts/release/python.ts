@@ -1,5 +1,5 @@
 /**
- * Builds the Python SDK `pulumi_helpdesk` of a release: its wheel and its sdist, with PyPA's `build`
+ * Builds the Python SDK (`pulumi_helpdesk`, kernel/names.ts `PYTHON_PACKAGE`) of a release: its wheel and its sdist, with PyPA's `build`
  * (`python -m build`) from the generated project the repository keeps in `sdk/python/` (scripts/sdk/python.sh writes
  * it with helpdesk-codegen, with package.json's version in `pyproject.toml` and in `pulumi_helpdesk/pulumi-plugin.json`, whose `server` is the
  * schema's `pluginDownloadURL`: so `pip install` of the wheel is all a Python program needs to have Pulumi download
@@ -21,13 +21,11 @@ import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { PYTHON_PACKAGE } from "../../dist/kernel/names.js"; // from the build, as executable.ts says
 import { cacheDir, ROOT } from "./executable.ts";
 
 /** The pinned requirements of the build virtualenv. */
 const REQUIREMENTS = join(ROOT, "scripts", "release", "python-requirements.txt");
-
-/** The Python SDK's distribution name (the generated pyproject.toml's `project.name`). */
-export const PYTHON_DISTRIBUTION = "pulumi_helpdesk";
 
 /**
  * The file names `python -m build` gives the SDK's artefacts (PEP 427 wheel, PEP 625 sdist names).
@@ -36,7 +34,8 @@ export const PYTHON_DISTRIBUTION = "pulumi_helpdesk";
  * @returns `{ wheel: "pulumi_helpdesk-0.1.0-py3-none-any.whl", sdist: "pulumi_helpdesk-0.1.0.tar.gz" }`
  */
 export function pythonArtefactNames(version: string): { wheel: string; sdist: string } {
-  return { wheel: `${PYTHON_DISTRIBUTION}-${version}-py3-none-any.whl`, sdist: `${PYTHON_DISTRIBUTION}-${version}.tar.gz` };
+  // The distribution's name is the package's (the generated pyproject.toml's `project.name`).
+  return { wheel: `${PYTHON_PACKAGE}-${version}-py3-none-any.whl`, sdist: `${PYTHON_PACKAGE}-${version}.tar.gz` };
 }
 
 /** Runs a command, its output shown only when it fails. */
@@ -97,7 +96,7 @@ function checkGenerated(version: string): void {
   const sdk = join(ROOT, "sdk", "python");
   const cure = "run `npm run build`, then scripts/sdk/python.sh to regenerate it";
   if (!existsSync(join(sdk, "pyproject.toml"))) throw new Error(`there is no generated Python SDK in ${sdk}: ${cure}`);
-  const plugin = JSON.parse(readFileSync(join(sdk, PYTHON_DISTRIBUTION, "pulumi-plugin.json"), "utf8")) as { version?: string; server?: string };
+  const plugin = JSON.parse(readFileSync(join(sdk, PYTHON_PACKAGE, "pulumi-plugin.json"), "utf8")) as { version?: string; server?: string };
   const schema = JSON.parse(readFileSync(join(ROOT, "dist", "schema.json"), "utf8")) as { version?: string; pluginDownloadURL?: string };
   if (plugin.version !== version || schema.version !== version) {
     throw new Error(`sdk/python is version ${plugin.version} and dist/schema.json ${schema.version}, package.json ${version}: ${cure}`);

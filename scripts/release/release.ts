@@ -28,7 +28,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { packNodejsSdk } from "./nodejs-sdk.ts";
 import { buildPythonPackages } from "./python.ts";
-import { CLI_EXECUTABLE, PLUGIN_EXECUTABLE } from "../../kernel/executables.ts";
+import { CLI_EXECUTABLE, PLUGIN_EXECUTABLE } from "../../dist/kernel/names.js"; // from the build, as executable.ts says
 import { BUILDABLE_TARGETS, buildExecutable, executableName, releaseFacts, ROOT, type Target } from "./executable.ts";
 
 /** Pulumi's operating system names (Go's GOOS) for Node.js's. */

@@ -8,7 +8,7 @@
 #
 # What it writes, all by tools:
 #   1. OUT/helpdesk/...: the Go package, by helpdesk-codegen --language go (Pulumi's codegen/go). The schema's
-#      language.go.importBasePath (from package.json's repository, kernel/repository.ts) is its import path;
+#      language.go.importBasePath (from package.json's repository, kernel/names.ts) is its import path;
 #      respectSchemaVersion writes the plugin's version into its default resource options and pulumi-plugin.json;
 #   2. OUT/go.mod: `go mod init` with the module path, the parent of the import path (.../sdk/go), requiring
 #      github.com/pulumi/pulumi/sdk/v3 at the version of the Pulumi CLI and SDK pinned in scripts/lib/env.sh (the
@@ -25,6 +25,7 @@ require_codegen
 
 version="$(node -p 'require("./package.json").version')"
 module="$(node -p 'require("node:path").posix.dirname(require("./dist/schema.json").language.go.importBasePath)')"
+name="$(node -p 'require("./dist/schema.json").name')"
 
 "$HELPDESK_CODEGEN" --schema dist/schema.json --language go --out "$out" --version "$version"
 cd "$out"
@@ -33,4 +34,4 @@ export GOFLAGS=-buildvcs=false GOWORK=off GOTOOLCHAIN=local
 go mod init "$module" 2>/dev/null
 go mod edit -go=1.25 -require="github.com/pulumi/pulumi/sdk/v3@v$PULUMI_VERSION"
 go mod tidy
-echo "Go SDK: $out (module $module, plugin helpdesk v$version)" >&2
+echo "Go SDK: $out (module $module, plugin $name v$version)" >&2

@@ -14,4 +14,4 @@ out="$(realpath -m "${1:-sdk/python}")"
 require_codegen
 version="$(node -p 'require("./package.json").version')"
 "$HELPDESK_CODEGEN" --schema dist/schema.json --language python --out "$out" --version "$version"
-echo "Python SDK: $out (pulumi_helpdesk $version)" >&2
+echo "Python SDK: $out ($(node -p 'require("./dist/schema.json").language.python.packageName') $version)" >&2

@@ -12,12 +12,12 @@ import { SECRET_CONFIG_KEYS } from "../../kernel/config.js";
 import { PROVIDER_SETTING_NAMES, SETTINGS, type SettingSpec } from "../../kernel/settings.js";
 import { EVENT_DESCRIPTION, EVENTS } from "../../kernel/events.js";
 import { URL_RULE_DESCRIPTION } from "../../kernel/webhook-rules.js";
-import { buildSchema, EVENT_TYPE } from "../../provider/native/schema.js";
+import { githubRepository, LOGO_FILE, WEBHOOK_EVENT_TYPE, WEBHOOK_TYPE } from "../../kernel/names.js";
+import { buildSchema } from "../../provider/native/schema.js";
 import { emptyPb, providerGrpc, providerPb, structPb } from "../../provider/native/proto.js";
-import { WEBHOOK_TYPE } from "../../provider/native/webhook.js";
 import { repoRoot } from "../support/package.js";
 
-const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string; repository: { url: string } };
 
 describe("native provider schema", () => {
   const schema = buildSchema();
@@ -29,11 +29,19 @@ describe("native provider schema", () => {
     expect(schema.language.nodejs?.packageName).toBe("@pulumi-helpdesk/helpdesk");
   });
 
+  it("links the repository as its homepage and repository, and a logo that is an SVG file of the repository at the release's tag", () => {
+    const repository = pkg.repository.url.replace(/^git\+/, "").replace(/\.git$/, "");
+    expect(schema).toMatchObject({ homepage: repository, repository });
+    const { owner, name } = githubRepository();
+    expect(schema.logoUrl).toBe(`https://raw.githubusercontent.com/${owner}/${name}/v${pkg.version}/${LOGO_FILE}`);
+    expect(readFileSync(`${repoRoot}${LOGO_FILE}`, "utf8")).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" viewBox="0 0 \d+ \d+"/);
+  });
+
   it("offers exactly the 14 events of kernel/events.ts as the event enum", () => {
-    expect(schema.types[EVENT_TYPE]?.enum.map((entry) => entry.value)).toEqual([...EVENTS]);
-    expect(schema.types[EVENT_TYPE]?.description).toBe(EVENT_DESCRIPTION);
+    expect(schema.types[WEBHOOK_EVENT_TYPE]?.enum.map((entry) => entry.value)).toEqual([...EVENTS]);
+    expect(schema.types[WEBHOOK_EVENT_TYPE]?.description).toBe(EVENT_DESCRIPTION);
     const webhook = schema.resources["helpdesk:index:Webhook"]!;
-    expect(webhook.inputProperties.event?.$ref).toBe(`#/types/${EVENT_TYPE}`);
+    expect(webhook.inputProperties.event?.$ref).toBe(`#/types/${WEBHOOK_EVENT_TYPE}`);
     expect(webhook.inputProperties.url?.description).toContain(URL_RULE_DESCRIPTION);
     expect(webhook.requiredInputs).toEqual(["event", "url"]);
     expect(Object.keys(webhook.properties).sort()).toEqual(["event", "state", "url"]);

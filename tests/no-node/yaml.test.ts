@@ -8,7 +8,7 @@
  */
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { pluginDownloadUrl } from "../../provider/native/schema.js";
+import { pluginDownloadUrl } from "../../kernel/names.js";
 import { repoRoot } from "../support/package.js";
 import { describeDownloadedPlugin, VERSION } from "./no-node-desks.js";
 

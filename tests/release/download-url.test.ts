@@ -4,13 +4,14 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { buildSchema, pluginDownloadUrl, pluginDownloadUrlOf } from "../../provider/native/schema.js";
+import { pluginDownloadUrl, pluginDownloadUrlOf } from "../../kernel/names.js";
+import { buildSchema } from "../../provider/native/schema.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { repository: { type: string; url: string } };
 const RELEASES = "https://github.com/octo/helpdesk/releases/download/v${VERSION}/";
 
 describe("pluginDownloadURL", () => {
-  // Every form of package.json's repository is read by kernel/repository.ts (tests/unit/repository.test.ts): here, the URL
+  // Every form of package.json's repository is read by kernel/names.ts (tests/unit/names.test.ts): here, the URL
   // built from what it reads, and its refusals passed on.
   it("is the GitHub release URL of the repository", () => {
     expect(pluginDownloadUrlOf({ type: "git", url: "git+https://github.com/octo/helpdesk.git" })).toBe(RELEASES);

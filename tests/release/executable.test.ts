@@ -32,8 +32,8 @@ import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
 import { signInAutoApproved } from "../../emulator-client/index.js";
 import { emptyPb, pluginPb, providerGrpc, providerPb, structPb, type PropertyMap } from "../../provider/native/proto.js";
 import { isSecret } from "../../provider/native/properties.js";
-import { buildSchema, nodejsSdkPackageOf, pluginDownloadUrlOf } from "../../provider/native/schema.js";
-import { githubRepository } from "../../kernel/repository.js";
+import { buildSchema } from "../../provider/native/schema.js";
+import { nodejsSdkPackage, pluginDownloadUrlOf } from "../../kernel/names.js";
 import { heldWebhooks } from "../support/emulator.js";
 import { repoRoot } from "../support/package.js";
 import { waitFor } from "../support/processes.js";
@@ -227,7 +227,7 @@ describe("the release folder", () => {
     expect(blob, "no RT_RCDATA resource NODE_SEA_BLOB").toBeDefined();
     // The SEA blob's magic (Node's src/node_sea.cc kMagic 0x143da20), then the bundle: the plugin's own text.
     expect(blob!.readUInt32LE(0)).toBe(0x143da20);
-    expect(blob!.includes("pulumi-resource-helpdesk: cannot serve: ")).toBe(true);
+    expect(blob!.includes("}: cannot serve: ")).toBe(true); // `${PLUGIN_EXECUTABLE}: cannot serve: ...` (provider/native/main.ts)
     expect(blob!.includes("has not answered for")).toBe(true);
     expect(blob!.includes(`"${pkg.version}"`)).toBe(true); // the version built in (define __PULUMI_HELPDESK_PACKAGE__)
   });
@@ -286,7 +286,7 @@ describe("the executable, with no Node.js on PATH", () => {
       expect(JSON.parse(inSdist)).toEqual(expected);
       // The TypeScript SDK: its package.json's "pulumi" section, which the Node.js language host reads.
       const npm = JSON.parse(execFileSync("tar", ["-xzOf", join(releaseDir, NODEJS_SDK), "package/package.json"], { encoding: "utf8" })) as { name: string; version: string; pulumi: unknown };
-      expect(npm).toMatchObject({ name: nodejsSdkPackageOf(githubRepository()), version: pkg.version, pulumi: expected });
+      expect(npm).toMatchObject({ name: nodejsSdkPackage(), version: pkg.version, pulumi: expected });
     });
 
     it("checks the provider config: a bad base URL fails, the token comes back secret", async () => {

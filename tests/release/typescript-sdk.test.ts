@@ -12,8 +12,7 @@
 import { execFileSync } from "node:child_process";
 import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { nodejsSdkPackageOf } from "../../provider/native/schema.js";
-import { githubRepository } from "../../kernel/repository.js";
+import { nodejsSdkPackage } from "../../kernel/names.js";
 import { nodejsSdkTarball } from "../../scripts/release/nodejs-sdk.ts";
 import { repoRoot } from "../support/package.js";
 import { sharedRelease } from "../support/release.js";
@@ -29,7 +28,7 @@ describeDownloadedPlugin("examples/typescript with the release's TypeScript SDK:
     for (const file of ["Pulumi.yaml", "index.ts"]) copyFileSync(join(example, file), join(programDir, file));
     // The example's package.json, its SDK taken from the release instead of the registry (not published from here).
     const pkg = JSON.parse(readFileSync(join(example, "package.json"), "utf8")) as { dependencies: Record<string, string> };
-    const sdk = nodejsSdkPackageOf(githubRepository());
+    const sdk = nodejsSdkPackage();
     if (!pkg.dependencies[sdk]) throw new Error(`examples/typescript/package.json does not depend on ${sdk}`);
     pkg.dependencies[sdk] = `file:${join(await sharedRelease(), nodejsSdkTarball(VERSION))}`;
     writeFileSync(join(programDir, "package.json"), `${JSON.stringify(pkg, null, 2)}\n`);

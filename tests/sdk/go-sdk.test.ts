@@ -7,7 +7,7 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { goModulePath } from "../../kernel/repository.js";
+import { goModulePath } from "../../kernel/names.js";
 import { go } from "../support/go.js";
 import { expectSdkFresh } from "../support/tree.js";
 import { onPath, toolAvailable } from "../support/tools.js";

@@ -7,8 +7,7 @@
 import { cpSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { javaBasePackageOf } from "../../provider/native/schema.js";
-import { githubRepository } from "../../kernel/repository.js";
+import { javaBasePackage } from "../../kernel/names.js";
 import { machineMavenRepository, mavenEnv, mvn, pulumiJavaSdkDownloaded, PULUMI_JAVA_VERSION } from "../support/maven.js";
 import { testTempDir } from "../support/temp.js";
 import { expectSdkFresh } from "../support/tree.js";
@@ -18,17 +17,17 @@ const root = new URL("../../", import.meta.url).pathname;
 const sdk = join(root, "sdk", "java");
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string };
 const javaGen = join(process.env.HELPDESK_CACHE ?? join(process.env.HOME ?? "", ".cache", "pulumi-helpdesk"), "bin", "pulumi-java-gen");
-const base = javaBasePackageOf(githubRepository());
+const base = javaBasePackage();
 const packageDir = `${base.replaceAll(".", "/")}/helpdesk`;
 
 /** The files of a Java SDK folder, without Maven's build output. */
 
 describe("the Java base package (the schema's language.java.basePackage)", () => {
   it("is com.github.<owner>, the owner made a Java package name part (JLS §6.1)", () => {
-    expect(javaBasePackageOf({ owner: "pulumi-helpdesk", name: "pulumi-helpdesk" })).toBe("com.github.pulumi_helpdesk");
-    expect(javaBasePackageOf({ owner: "Acme.Corp", name: "x" })).toBe("com.github.acme_corp");
-    expect(javaBasePackageOf({ owner: "42labs", name: "x" })).toBe("com.github._42labs");
-    expect(javaBasePackageOf({ owner: "int", name: "x" })).toBe("com.github._int");
+    expect(javaBasePackage({ owner: "pulumi-helpdesk", name: "pulumi-helpdesk" })).toBe("com.github.pulumi_helpdesk");
+    expect(javaBasePackage({ owner: "Acme.Corp", name: "x" })).toBe("com.github.acme_corp");
+    expect(javaBasePackage({ owner: "42labs", name: "x" })).toBe("com.github._42labs");
+    expect(javaBasePackage({ owner: "int", name: "x" })).toBe("com.github._int");
   });
 });
 

@@ -1,0 +1,303 @@
+/**
+ * Writes the package's pages for the Pulumi Registry, as its publishing guide asks of a package repository
+ * (pulumi/docs `content/docs/iac/guides/building-extending/packages/publishing-packages.md`): `docs/_index.md`, the
+ * Overview tab (front matter `title` = the schema's `displayName`, `meta_desc`, `layout: package`; installation per
+ * language, an overview, an example per language), and `docs/installation-configuration.md`, the Installation &
+ * Configuration tab (titled `<displayName> Installation & Configuration`: install per language, sign-in, every setting).
+ *
+ * Every fact on them is taken from its home, so the pages cannot drift: the names (`kernel/names.ts`), the settings
+ * table (`kernel/settings.ts` `SETTINGS`, its config keys from `kernel/config.ts`, `login`'s flags from
+ * `cli/settings.ts`), the schema (`provider/native/schema.ts`: display name, descriptions, events, version), the
+ * release's file names (`scripts/release/`), the Java SDK's Maven coordinates (`sdk/java/pom.xml`) and the example
+ * programs (`examples/`, shown as they are). tests/unit/registry-pages.test.ts renders them from the sources and fails
+ * while the committed pages differ: after a change to any of those, run
+ *
+ *   npm run build && node scripts/docs/registry-pages.ts
+ *
+ * Node runs this file directly (type stripping); it takes the project's modules from the build (dist/), since the
+ * sources import each other by `.js` names that Node does not map to `.ts` files. {@link registryPages} itself takes
+ * them as arguments, so the test can hand it the sources.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { archiveEntries, archiveName } from "../release/release.ts";
+import { BUILDABLE_TARGETS, ROOT } from "../release/executable.ts";
+import { nodejsSdkTarball } from "../release/nodejs-sdk.ts";
+import { pythonArtefactNames } from "../release/python.ts";
+import type { CLIENT_SETTING_NAMES } from "../../cli/settings.js";
+import type * as Config from "../../kernel/config.js";
+import type * as Names from "../../kernel/names.js";
+import type * as PackageVersion from "../../kernel/package-version.js";
+import type * as Settings from "../../kernel/settings.js";
+import type { PackageSchema } from "../../provider/native/schema.js";
+
+/** The project's modules the pages are written from: the sources (in the test) or their build. */
+
+/**
+ * `login`'s flag of each client setting.
+ *
+ * @param names cli/settings.ts `CLIENT_SETTING_NAMES`
+ * @param flagOf kernel/settings.ts `settingFlag`
+ * @returns e.g. `{ baseUrl: "--base-url", ... }`
+ */
+export function clientFlagsOf<Name extends string>(names: readonly Name[], flagOf: (name: Name) => string): Readonly<Record<Name, string>> {
+  return Object.fromEntries(names.map((name) => [name, flagOf(name)])) as Record<Name, string>;
+}
+
+export interface PageSources {
+  /** `buildSchema()` of provider/native/schema.ts */
+  schema: PackageSchema;
+  names: typeof Names;
+  settings: typeof Settings;
+  config: typeof Config;
+  packageVersion: typeof PackageVersion;
+  /** `login`'s flag of each client setting (cli/settings.ts `CLIENT_SETTING_NAMES`, each `settingFlag` of kernel/settings.ts) */
+  clientFlags: Readonly<Partial<Record<(typeof CLIENT_SETTING_NAMES)[number], string>>>;
+}
+
+/** The pages, by file name under docs/. */
+export type RegistryPages = Record<"_index.md" | "installation-configuration.md", string>;
+
+/** Where the generated Java SDK is (scripts/sdk/generate-java.sh writes it there): users install it from a clone. */
+const JAVA_SDK_DIR = "sdk/java";
+
+/** The example programs, one per language, in the order the pages show them: Hugo's chooser language, file, code fence. */
+const EXAMPLES = [
+  { language: "typescript", file: "examples/typescript/index.ts", fence: "typescript" },
+  { language: "python", file: "examples/python/__main__.py", fence: "python" },
+  { language: "go", file: "examples/go/main.go", fence: "go" },
+  { language: "java", file: "examples/java/src/main/java/helpdeskexample/App.java", fence: "java" },
+  { language: "yaml", file: "examples/yaml/Pulumi.yaml", fence: "yaml" },
+] as const;
+
+/**
+ * The Pulumi program of the Go example: its `program` function and the comment above it. The rest of main.go runs it
+ * inline with the Automation API, which the page points to rather than shows.
+ *
+ * @param source main.go's text
+ * @returns the function's lines
+ * @throws Error when main.go has no top-level `func program(` ending in a line `}`
+ */
+export function goProgramOf(source: string): string {
+  const lines = source.split("\n");
+  let start = lines.findIndex((line) => line.startsWith("func program("));
+  const end = lines.findIndex((line, index) => index > start && line === "}");
+  if (start < 0 || end < 0) throw new Error("examples/go/main.go has no top-level `func program(...)` ending in a line `}`: the registry page shows that function");
+  while (start > 0 && lines[start - 1]!.startsWith("//")) start--;
+  return lines.slice(start, end + 1).join("\n");
+}
+
+/**
+ * Maven's coordinates of the Java SDK, as its generated pom.xml states them (scripts/sdk/generate-java.sh).
+ *
+ * @param pom sdk/java/pom.xml's text
+ * @returns e.g. `"com.github.pulumi_helpdesk:helpdesk"`
+ * @throws Error when the pom has no project `groupId` or `artifactId` after its `modelVersion`
+ */
+export function javaCoordinatesOf(pom: string): string {
+  const project = /<modelVersion>[^<]*<\/modelVersion>\s*<groupId>([^<]+)<\/groupId>\s*<artifactId>([^<]+)<\/artifactId>/.exec(pom);
+  if (!project) throw new Error("sdk/java/pom.xml names no groupId and artifactId after its modelVersion: run scripts/sdk/generate-java.sh");
+  return `${project[1]}:${project[2]}`;
+}
+
+/** A table cell: no line breaks, pipes escaped. */
+function cell(text: string): string {
+  return text.replace(/\s*\n\s*/g, " ").replace(/\|/g, "\\|");
+}
+
+/** A fenced code block. */
+function fenced(language: string, code: string): string {
+  return `\`\`\`${language}\n${code.replace(/\n+$/, "")}\n\`\`\``;
+}
+
+/** The front matter: the generator's note, then the fields the Registry reads. */
+function frontMatter(title: string, metaDesc: string): string {
+  return [
+    "---",
+    "# Written by scripts/docs/registry-pages.ts from the package's schema, names, settings and examples: do not edit by",
+    "# hand. tests/unit/registry-pages.test.ts fails while this file differs from what the script writes.",
+    `title: ${JSON.stringify(title)}`,
+    `meta_desc: ${JSON.stringify(metaDesc)}`,
+    "layout: package",
+    "---",
+  ].join("\n");
+}
+
+/**
+ * Renders both pages.
+ *
+ * @param sources the project's modules (see {@link PageSources})
+ * @param root the repository, whose examples/ and sdk/java/pom.xml are read (default: this one)
+ * @returns the pages' texts, each ending in a newline
+ * @throws Error when an example or the Java SDK's pom.xml is missing or not as {@link goProgramOf} and
+ *   {@link javaCoordinatesOf} expect, or when sdk/nodejs/package.json is missing
+ */
+export function registryPages(sources: PageSources, root: string = ROOT): RegistryPages {
+  const { schema, names, settings, config, packageVersion, clientFlags } = sources;
+  const version = schema.version;
+  const repository = names.repositoryUrl();
+  const cli = names.CLI_EXECUTABLE;
+  const npmPackage = packageVersion.PACKAGE_NAME;
+  const nodejsSdk = names.nodejsSdkPackage();
+  const javaCoordinates = javaCoordinatesOf(readFileSync(join(root, JAVA_SDK_DIR, "pom.xml"), "utf8"));
+  const python = pythonArtefactNames(version);
+  const nodejsTarball = nodejsSdkTarball(version);
+  const linuxArchive = archiveName(version, { os: "linux", arch: "x64" });
+  // The archives that hold the CLI beside the plugin (Windows's holds the plugin only: release.ts archiveEntries).
+  const withCli = BUILDABLE_TARGETS.filter((target) => archiveEntries(target).includes(cli)).map((target) => `\`${archiveName(version, target)}\``);
+  const goTag = `${names.GO_SDK_DIR}/${names.releaseTag(version)}`;
+  const releasesPage = `${repository}/releases`;
+  const installationPage = `/registry/packages/${names.PULUMI_PACKAGE}/installation-configuration/`;
+  const notPublished =
+    `Version ${version} is not published yet: none of these packages is on its language's package registry (npm, the ` +
+    `Python Package Index, Maven Central), the Go module has no tag \`${goTag}\`, and the plugin's release ` +
+    `${names.releaseTag(version)} is not on [${releasesPage}](${releasesPage}), from where Pulumi is to download the plugin. ` +
+    `Until they are, \`npm run release\` in a clone of the repository builds the plugin's archives and the packages into \`release/\`.`;
+
+  const index = [
+    frontMatter(schema.displayName, schema.description),
+    "",
+    "## Installation",
+    "",
+    `The ${schema.displayName} provider (Pulumi package \`${names.PULUMI_PACKAGE}\`, plugin \`${names.PLUGIN_EXECUTABLE}\`) is available as a package in these Pulumi languages:`,
+    "",
+    `* JavaScript/TypeScript: \`${nodejsSdk}\``,
+    `* Python: \`${names.PYTHON_PACKAGE}\``,
+    `* Go: \`${names.goImportPath()}\``,
+    `* Java: \`${javaCoordinates}\``,
+    "* YAML: no package; the program names the plugin",
+    "",
+    `${notPublished} See [Installation & Configuration](${installationPage}).`,
+    "",
+    "## Overview",
+    "",
+    `${schema.description} ${schema.provider.description}`,
+    "",
+    `\`${names.WEBHOOK_TYPE}\`: ${schema.resources[names.WEBHOOK_TYPE]!.description}`,
+    "",
+    `${schema.types[names.WEBHOOK_EVENT_TYPE]!.description} The events: ${schema.types[names.WEBHOOK_EVENT_TYPE]!.enum.map((member) => `\`${member.value}\``).join(", ")}.`,
+    "",
+    `Paths such as \`docs/helpdesk-api.md\` name files of [the repository](${repository}).`,
+    "",
+    "## Example",
+    "",
+    "One webhook on the help desk of the default provider, and one on a second help desk through an explicit provider:",
+    `the example programs of the repository's \`examples/\`. The Go one is the \`program\` function of \`examples/go/main.go\`,`,
+    "which runs it inline with the Automation API.",
+    "",
+    `{{< chooser language "${EXAMPLES.map((example) => example.language).join(",")}" >}}`,
+    ...EXAMPLES.flatMap((example) => {
+      const source = readFileSync(join(root, example.file), "utf8");
+      return [
+        `{{% choosable language ${example.language} %}}`,
+        "",
+        fenced(example.fence, example.language === "go" ? goProgramOf(source) : source),
+        "",
+        "{{% /choosable %}}",
+      ];
+    }),
+    "{{< /chooser >}}",
+    "",
+  ].join("\n");
+
+  const row = (name: Settings.SettingName): string => {
+    const spec: Settings.SettingSpec = settings.SETTINGS[name];
+    const defaultValue = spec.default === undefined ? "none" : `${spec.default}${spec.range?.unit ? ` ${spec.range.unit}` : ""}`;
+    const flag = (clientFlags as Readonly<Record<string, string>>)[name];
+    const login = [spec.writtenByLogin ? "writes it" : "", flag ? `takes \`${flag}\`` : ""].filter(Boolean).join("; ") || "no";
+    return `| \`${config.CONFIG_KEYS[name]}\` | ${spec.env ? `\`${spec.env}\`` : "none"} | ${spec.secret ? "yes" : "no"} | ${defaultValue} | ${spec.provider ? "yes" : "no"} | ${login} | ${cell(settings.settingDocumentation(name))} |`;
+  };
+  const secretSettings = settings.SECRET_SETTING_NAMES.map((name) => `\`${name}\``).join(", ");
+
+  const installation = [
+    frontMatter(`${schema.displayName} Installation & Configuration`, `How to install the ${schema.displayName} provider, sign in to a help desk and configure the provider.`),
+    "",
+    "## Installation",
+    "",
+    notPublished,
+    "",
+    "What the release holds:",
+    "",
+    `* ${BUILDABLE_TARGETS.map((target) => `\`${archiveName(version, target)}\``).join(", ")}: the plugin as Pulumi installs it; ${withCli.join(" and ")} also hold the CLI \`${cli}\` (the same executable, no Node.js needed)`,
+    `* \`${nodejsTarball}\`: the TypeScript SDK \`${nodejsSdk}\``,
+    `* \`${python.wheel}\` and \`${python.sdist}\`: the Python SDK \`${names.PYTHON_PACKAGE}\``,
+    `* the npm package \`${npmPackage}\`: the CLI on Node.js, and a dynamic \`Webhook\` for TypeScript programs with one help desk per stack`,
+    "* `SHA256SUMS` of all of them",
+    "",
+    "### The plugin",
+    "",
+    `The SDKs name the plugin, its version and its download URL (\`${schema.pluginDownloadURL}\`), so \`pulumi up\` downloads it into the plugin cache once the release is published there. Until then, install it from its archive:`,
+    "",
+    fenced("bash", `pulumi plugin install resource ${names.PULUMI_PACKAGE} ${version} --file ${linuxArchive}`),
+    "",
+    "### Node.js (JavaScript/TypeScript)",
+    "",
+    fenced("bash", `npm install ./${nodejsTarball}`),
+    "",
+    "### Python",
+    "",
+    fenced("bash", `pip install ./${python.wheel}`),
+    "",
+    "### Go",
+    "",
+    fenced("bash", `go get ${names.goModulePath()}`),
+    "",
+    `This resolves once the repository is published with the tag \`${goTag}\`. Until then, point your module at the \`${names.GO_SDK_DIR}\` folder of a clone: \`go mod edit -replace ${names.goModulePath()}=<clone>/${names.GO_SDK_DIR}\`.`,
+    "",
+    "### Java",
+    "",
+    fenced("bash", `mvn install -f ${JAVA_SDK_DIR}   # in a clone of the repository`),
+    "",
+    `Then depend on \`${javaCoordinates}:${version}\` in the program's \`pom.xml\`.`,
+    "",
+    "### YAML",
+    "",
+    `No package: the program names the plugin, with the resource options \`version: ${version}\` and \`pluginDownloadURL\` on its resources (or a \`plugins:\` section in \`Pulumi.yaml\`).`,
+    "",
+    "## Sign-in",
+    "",
+    `\`${cli} login\` signs a stack in to a help desk with its OAuth 2.0 authorization-code flow and writes the settings so marked below into the stack's config, the secret ones (${secretSettings}) as Pulumi secrets:`,
+    "",
+    fenced("bash", `${cli} login --stack dev ${settings.LOGIN_SETTING_NAMES.filter((name) => name in clientFlags && !settings.SETTINGS[name].secret).map((name) => `${(clientFlags as Readonly<Record<string, string>>)[name]} <${name}>`).join(" ")}`),
+    "",
+    `Give the client secret through \`${settings.SETTINGS.clientSecret.env}\` rather than a flag (flags show in process lists). The CLI is \`${cli}\` in the plugin archives above, or \`npx ${cli}\` with the npm package \`${npmPackage}\`. With \`--namespace <ns>\`, \`login\` writes the same settings as \`<ns>:*\`, for an explicit provider (\`Provider\` in the SDKs, \`${names.PROVIDER_TYPE}\` in YAML) that takes them as inputs: one program, several help desks.`,
+    "",
+    "## Configuration",
+    "",
+    `The default provider reads the stack's \`${config.DEFAULT_CONFIG_NAMESPACE}:*\` config; an explicit provider takes the same settings as inputs. Every setting:`,
+    "",
+    `| Config key | Environment variable | Secret | Default | Provider input | \`${cli} login\` | Description |`,
+    "|---|---|---|---|---|---|---|",
+    ...settings.SETTING_NAMES.map(row),
+    "",
+  ].join("\n");
+
+  return { "_index.md": index, "installation-configuration.md": installation };
+}
+
+/**
+ * @returns the project's modules from the build (dist/), for running this file with Node
+ * @throws Error when dist/ is missing (run `npm run build`)
+ */
+export async function sourcesFromBuild(): Promise<PageSources> {
+  const dist = (module: string): string => new URL(`../../dist/${module}.js`, import.meta.url).href;
+  const { buildSchema } = (await import(dist("provider/native/schema"))) as { buildSchema: () => PackageSchema };
+  const settings = (await import(dist("kernel/settings"))) as typeof Settings;
+  return {
+    schema: buildSchema(),
+    names: (await import(dist("kernel/names"))) as typeof Names,
+    settings,
+    config: (await import(dist("kernel/config"))) as typeof Config,
+    packageVersion: (await import(dist("kernel/package-version"))) as typeof PackageVersion,
+    clientFlags: clientFlagsOf(((await import(dist("cli/settings"))) as { CLIENT_SETTING_NAMES: typeof CLIENT_SETTING_NAMES }).CLIENT_SETTING_NAMES, settings.settingFlag),
+  };
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const pages = registryPages(await sourcesFromBuild());
+  for (const [file, text] of Object.entries(pages)) {
+    writeFileSync(join(ROOT, "docs", file), text);
+    console.error(`registry page: docs/${file}`);
+  }
+}

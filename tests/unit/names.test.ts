@@ -1,0 +1,160 @@
+/**
+ * The package's names (kernel/names.ts): the Pulumi package name and what is named after it, derived from
+ * package.json's `name`; the GitHub owner and name read out of package.json's `repository` in every form npm accepts,
+ * and the Go SDK's module and import paths derived from them, which the schema carries. And the rule that gives them
+ * one home: no other hand-written module spells one of them out.
+ */
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join, relative } from "node:path";
+import ts from "typescript";
+import { describe, expect, it } from "vitest";
+import { buildSchema } from "../../provider/native/schema.js";
+import {
+  CLI_EXECUTABLE,
+  DYNAMIC_WEBHOOK_TYPE,
+  githubRepository,
+  githubRepositoryOf,
+  goImportPath,
+  goModulePath,
+  logoUrl,
+  PLUGIN_EXECUTABLE,
+  pluginCacheFolder,
+  pluginExecutableFile,
+  PROVIDER_TYPE,
+  PULUMI_PACKAGE,
+  PYTHON_PACKAGE,
+  releaseTag,
+  repositoryUrl,
+  WEBHOOK_EVENT_TYPE,
+  WEBHOOK_TYPE,
+} from "../../kernel/names.js";
+import { repoRoot } from "../support/package.js";
+
+const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+  name: string;
+  bin: Record<string, string>;
+  repository: { type: string; url: string };
+};
+
+describe("the package's names", () => {
+  it("are derived from package.json's name by Pulumi's conventions", () => {
+    expect(pkg.name).toBe("pulumi-helpdesk");
+    expect(PULUMI_PACKAGE).toBe("helpdesk");
+    expect(CLI_EXECUTABLE).toBe("pulumi-helpdesk");
+    expect(PLUGIN_EXECUTABLE).toBe("pulumi-resource-helpdesk");
+    expect(PYTHON_PACKAGE).toBe("pulumi_helpdesk");
+    expect([WEBHOOK_TYPE, WEBHOOK_EVENT_TYPE, PROVIDER_TYPE, DYNAMIC_WEBHOOK_TYPE]).toEqual([
+      "helpdesk:index:Webhook",
+      "helpdesk:index:WebhookEvent",
+      "pulumi:providers:helpdesk",
+      "pulumi-nodejs:dynamic/helpdesk:Webhook",
+    ]);
+    expect(pluginCacheFolder("0.1.0")).toBe("resource-helpdesk-v0.1.0");
+    expect([pluginExecutableFile("linux"), pluginExecutableFile("win32")]).toEqual(["pulumi-resource-helpdesk", "pulumi-resource-helpdesk.exe"]);
+  });
+
+  it("are the ones package.json and the package's files go by", () => {
+    expect(Object.keys(pkg.bin)).toEqual([CLI_EXECUTABLE]);
+    expect(existsSync(join(repoRoot, "plugin", PLUGIN_EXECUTABLE))).toBe(true);
+    const schema = buildSchema();
+    expect(schema.name).toBe(PULUMI_PACKAGE);
+    expect(Object.keys(schema.resources)).toEqual([WEBHOOK_TYPE]);
+    expect(Object.keys(schema.types)).toEqual([WEBHOOK_EVENT_TYPE]);
+    expect(schema.language.python).toMatchObject({ packageName: PYTHON_PACKAGE });
+  });
+});
+
+describe("the repository", () => {
+  it("is read from every way package.json may name a GitHub repository", () => {
+    for (const repository of [
+      { type: "git", url: "git+https://github.com/octo/helpdesk.git" },
+      { url: "https://github.com/octo/helpdesk" },
+      "https://github.com/octo/helpdesk.git",
+      "git+ssh://git@github.com/octo/helpdesk.git",
+      "git@github.com:octo/helpdesk.git",
+      "github:octo/helpdesk",
+      "octo/helpdesk",
+    ]) {
+      expect(githubRepositoryOf(repository), JSON.stringify(repository)).toEqual({ owner: "octo", name: "helpdesk" });
+    }
+  });
+
+  it("refuses a missing repository and one not on GitHub, saying why", () => {
+    expect(() => githubRepositoryOf(undefined)).toThrow(/has no repository/);
+    expect(() => githubRepositoryOf({ type: "git" })).toThrow(/has no repository/);
+    expect(() => githubRepositoryOf("gitlab:octo/helpdesk")).toThrow(/not a GitHub repository/);
+    expect(() => githubRepositoryOf("https://git.example.com/octo/helpdesk.git")).toThrow(/not a GitHub repository/);
+  });
+
+  it("gives the Go SDK its module path (sdk/go) and import path (sdk/go/<package>)", () => {
+    const octo = { owner: "octo", name: "helpdesk" };
+    expect(goModulePath(octo)).toBe("github.com/octo/helpdesk/sdk/go");
+    expect(goImportPath(octo)).toBe("github.com/octo/helpdesk/sdk/go/helpdesk");
+  });
+
+  it("gives the web addresses of the repository and of the logo at a release's tag", () => {
+    const octo = { owner: "octo", name: "helpdesk" };
+    expect(repositoryUrl(octo)).toBe("https://github.com/octo/helpdesk");
+    expect(releaseTag("1.2.3")).toBe("v1.2.3");
+    expect(logoUrl("1.2.3", octo)).toBe("https://raw.githubusercontent.com/octo/helpdesk/v1.2.3/docs/logo.svg");
+  });
+
+  it("is this package's own in the schema's language.go.importBasePath", () => {
+    const own = githubRepositoryOf(pkg.repository);
+    expect(githubRepository()).toEqual(own);
+    expect(buildSchema().language.go).toMatchObject({ importBasePath: `github.com/${own.owner}/${own.name}/sdk/go/${PULUMI_PACKAGE}`, respectSchemaVersion: true });
+  });
+});
+
+/** The hand-written rooms whose code must take the names from kernel/names.ts (tests may spell them: they check them). */
+const ROOMS = ["kernel", "program", "provider", "auth", "cli", "emulator", "emulator-client", "scripts", "bench"];
+
+/** A name spelled out: the package name alone, a type token, the plugin's name, the Python package's name. */
+const SPELLED_NAME = /^helpdesk$|helpdesk:index|providers:helpdesk|resource-helpdesk|pulumi_helpdesk/;
+
+/** Every file below `dir` whose name ends in `extension`, as paths relative to the repository. */
+function filesIn(dir: string, extension: string): string[] {
+  return readdirSync(join(repoRoot, dir), { recursive: true, withFileTypes: true })
+    .filter((entry) => entry.isFile() && entry.name.endsWith(extension) && !entry.parentPath.includes("node_modules"))
+    .map((entry) => relative(repoRoot, join(entry.parentPath, entry.name)));
+}
+
+/** The texts of a TypeScript source's string and template literals (comments are not code). */
+function literalsIn(fileName: string, text: string): string[] {
+  const texts: string[] = [];
+  const visit = (node: ts.Node): void => {
+    if (ts.isStringLiteralLike(node) || ts.isTemplateLiteralToken(node)) texts.push(node.text);
+    node.forEachChild(visit);
+  };
+  visit(ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, false));
+  return texts;
+}
+
+/** The lines of a shell script, comments aside, that spell a name out: the package name quoted, or a name made from it. */
+function spelledInShell(text: string): string[] {
+  return text
+    .split("\n")
+    .filter((line) => !/^\s*#/.test(line) && /"helpdesk"|helpdesk:index|providers:helpdesk|resource-helpdesk|pulumi_helpdesk/.test(line))
+    .map((line) => line.trim());
+}
+
+describe("one home for the names", () => {
+  it("the check finds a name spelled out in a literal, and not in a comment", () => {
+    const texts = literalsIn("x.ts", '// helpdesk:index:Webhook\nconst a = "helpdesk"; const b = `x ${a} pulumi-resource-helpdesk`;');
+    expect(texts.filter((text) => SPELLED_NAME.test(text))).toEqual(["helpdesk", " pulumi-resource-helpdesk"]);
+    expect(spelledInShell('# pulumi-resource-helpdesk\n  echo "pulumi_helpdesk"\necho helpdesk')).toEqual(['echo "pulumi_helpdesk"']);
+  });
+
+  it("no hand-written module spells a name out (kernel/names.ts derives them), nor a shell script outside its comments", () => {
+    const spelled: string[] = [];
+    for (const room of ROOMS) {
+      for (const path of filesIn(room, ".ts")) {
+        for (const text of literalsIn(path, readFileSync(join(repoRoot, path), "utf8"))) if (SPELLED_NAME.test(text)) spelled.push(`${path}: ${JSON.stringify(text)}`);
+      }
+      for (const path of filesIn(room, ".sh")) {
+        for (const line of spelledInShell(readFileSync(join(repoRoot, path), "utf8"))) spelled.push(`${path}: ${line}`);
+      }
+    }
+    expect(spelled).toEqual([]);
+  });
+});
