@@ -108,7 +108,7 @@ export const SETTINGS = {
     default: 10,
     provider: true,
     writtenByLogin: false,
-    description: "Retries of one API request after 429 / 503 (after `Retry-After`), 5xx on delete, or a lost connection.",
+    description: "Retries of one API request after 429 / 503 (after `Retry-After`), 5xx on delete, or a lost connection (a create only when its request was never sent).",
   },
   requestTimeout: {
     secret: false,

@@ -34,6 +34,17 @@ import type { PackageSchema } from "../../provider/native/schema.js";
 
 /** The project's modules the pages are written from: the sources (in the test) or their build. */
 
+export interface PageSources {
+  /** `buildSchema()` of provider/native/schema.ts */
+  schema: PackageSchema;
+  names: typeof Names;
+  settings: typeof Settings;
+  config: typeof Config;
+  packageVersion: typeof PackageVersion;
+  /** `login`'s flag of each client setting (cli/settings.ts `CLIENT_SETTING_NAMES`, each `settingFlag` of kernel/settings.ts) */
+  clientFlags: Readonly<Partial<Record<(typeof CLIENT_SETTING_NAMES)[number], string>>>;
+}
+
 /**
  * `login`'s flag of each client setting.
  *
@@ -45,16 +56,6 @@ export function clientFlagsOf<Name extends string>(names: readonly Name[], flagO
   return Object.fromEntries(names.map((name) => [name, flagOf(name)])) as Record<Name, string>;
 }
 
-export interface PageSources {
-  /** `buildSchema()` of provider/native/schema.ts */
-  schema: PackageSchema;
-  names: typeof Names;
-  settings: typeof Settings;
-  config: typeof Config;
-  packageVersion: typeof PackageVersion;
-  /** `login`'s flag of each client setting (cli/settings.ts `CLIENT_SETTING_NAMES`, each `settingFlag` of kernel/settings.ts) */
-  clientFlags: Readonly<Partial<Record<(typeof CLIENT_SETTING_NAMES)[number], string>>>;
-}
 
 /** The pages, by file name under docs/. */
 export type RegistryPages = Record<"_index.md" | "installation-configuration.md", string>;
@@ -122,6 +123,30 @@ function frontMatter(title: string, metaDesc: string): string {
     "layout: package",
     "---",
   ].join("\n");
+}
+
+/**
+ * The table of every setting, one row each of `kernel/settings.ts` `SETTINGS`: its config key, environment variable,
+ * secretness, default, whether a provider takes it, what `login` does with it, and its description. The one statement
+ * of the table: the registry's Installation & Configuration page and the README (scripts/docs/readme.ts) show it.
+ *
+ * @param sources the homes (only `settings`, `config`, `names` and `clientFlags` are read)
+ * @returns the Markdown table's lines
+ */
+export function settingsTable(sources: Pick<PageSources, "settings" | "config" | "names" | "clientFlags">): string[] {
+  const { settings, config, names, clientFlags } = sources;
+  const row = (name: Settings.SettingName): string => {
+    const spec: Settings.SettingSpec = settings.SETTINGS[name];
+    const defaultValue = spec.default === undefined ? "none" : `${spec.default}${spec.range?.unit ? ` ${spec.range.unit}` : ""}`;
+    const flag = (clientFlags as Readonly<Record<string, string>>)[name];
+    const login = [spec.writtenByLogin ? "writes it" : "", flag ? `takes \`${flag}\`` : ""].filter(Boolean).join("; ") || "no";
+    return `| \`${config.CONFIG_KEYS[name]}\` | ${spec.env ? `\`${spec.env}\`` : "none"} | ${spec.secret ? "yes" : "no"} | ${defaultValue} | ${spec.provider ? "yes" : "no"} | ${login} | ${cell(settings.settingDocumentation(name))} |`;
+  };
+  return [
+    `| Config key | Environment variable | Secret | Default | Provider input | \`${names.CLI_EXECUTABLE} login\` | Description |`,
+    "|---|---|---|---|---|---|---|",
+    ...settings.SETTING_NAMES.map(row),
+  ];
 }
 
 /**
@@ -201,13 +226,6 @@ export function registryPages(sources: PageSources, root: string = ROOT): Regist
     "",
   ].join("\n");
 
-  const row = (name: Settings.SettingName): string => {
-    const spec: Settings.SettingSpec = settings.SETTINGS[name];
-    const defaultValue = spec.default === undefined ? "none" : `${spec.default}${spec.range?.unit ? ` ${spec.range.unit}` : ""}`;
-    const flag = (clientFlags as Readonly<Record<string, string>>)[name];
-    const login = [spec.writtenByLogin ? "writes it" : "", flag ? `takes \`${flag}\`` : ""].filter(Boolean).join("; ") || "no";
-    return `| \`${config.CONFIG_KEYS[name]}\` | ${spec.env ? `\`${spec.env}\`` : "none"} | ${spec.secret ? "yes" : "no"} | ${defaultValue} | ${spec.provider ? "yes" : "no"} | ${login} | ${cell(settings.settingDocumentation(name))} |`;
-  };
   const secretSettings = settings.SECRET_SETTING_NAMES.map((name) => `\`${name}\``).join(", ");
 
   const installation = [
@@ -267,9 +285,7 @@ export function registryPages(sources: PageSources, root: string = ROOT): Regist
     "",
     `The default provider reads the stack's \`${config.DEFAULT_CONFIG_NAMESPACE}:*\` config; an explicit provider takes the same settings as inputs. Every setting:`,
     "",
-    `| Config key | Environment variable | Secret | Default | Provider input | \`${cli} login\` | Description |`,
-    "|---|---|---|---|---|---|---|",
-    ...settings.SETTING_NAMES.map(row),
+    ...settingsTable(sources),
     "",
   ].join("\n");
 

@@ -4,11 +4,9 @@
  * the table.
  */
 import { describe, expect, it } from "vitest";
-import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { parseBaseUrl, endpointUrl, baseUrlText } from "../../kernel/base-url.js";
 import { stackConfigSettings } from "../../kernel/config.js";
-import { DEFAULT_LIMITS, pickSetting, resolveSettings, settingReaderOf, SETTINGS, SettingError, settingProblem, type SettingSpec } from "../../kernel/settings.js";
+import { DEFAULT_LIMITS, pickSetting, resolveSettings, settingReaderOf, SETTINGS, SettingError, settingProblem } from "../../kernel/settings.js";
 import { pickClientSettings } from "../../cli/settings.js";
 import { CliError } from "../../cli/output.js";
 import { checkProviderConfig, providerTarget } from "../../provider/native/config.js";
@@ -185,19 +183,5 @@ describe("one loopback rule", () => {
     ["example.com", false],
   ])("%s → %s", (host, loopback) => {
     expect(isLoopbackHost(host)).toBe(loopback);
-  });
-});
-
-describe("the README's settings table is the settings table's", () => {
-  it("gives every integer setting's range and default as kernel/settings.ts does", () => {
-    const readme = readFileSync(fileURLToPath(new URL("../../README.md", import.meta.url)), "utf8");
-    for (const name of ["maxRetries", "requestTimeout"] as const) {
-      const spec: SettingSpec = SETTINGS[name];
-      const row = readme.split("\n").find((line) => line.startsWith(`| \`helpdesk:${name}\` |`));
-      expect(row, name).toBeDefined();
-      const [, , range, defaultValue] = row!.split("|").map((cell) => cell.trim());
-      expect(range).toBe(`${spec.range!.min} to ${spec.range!.max}${spec.range!.unit === "seconds" ? " s" : ""}`);
-      expect(defaultValue).toBe(String(spec.default));
-    }
   });
 });

@@ -55,7 +55,7 @@ type providerArgs struct {
 	ClientId *string `pulumi:"clientId"`
 	// OAuth 2.0 client secret (docs/helpdesk-api.md §4.2, RFC 6749 §2.3.1, sent as `client_secret_post`). Secret. When neither the program nor the stack config sets it, the environment variable `HELPDESK_CLIENT_SECRET` fills it.
 	ClientSecret *string `pulumi:"clientSecret"`
-	// Retries of one API request after 429 / 503 (after `Retry-After`), 5xx on delete, or a lost connection: a whole number from 0 to 50 (default 10).
+	// Retries of one API request after 429 / 503 (after `Retry-After`), 5xx on delete, or a lost connection (a create only when its request was never sent): a whole number from 0 to 50 (default 10).
 	MaxRetries *int `pulumi:"maxRetries"`
 	// Refresh token (docs/helpdesk-api.md §2.2, RFC 6749 §6), used to refresh the access token when it has expired or is rejected. Secret.
 	RefreshToken *string `pulumi:"refreshToken"`
@@ -75,7 +75,7 @@ type ProviderArgs struct {
 	ClientId pulumi.StringPtrInput
 	// OAuth 2.0 client secret (docs/helpdesk-api.md §4.2, RFC 6749 §2.3.1, sent as `client_secret_post`). Secret. When neither the program nor the stack config sets it, the environment variable `HELPDESK_CLIENT_SECRET` fills it.
 	ClientSecret pulumi.StringPtrInput
-	// Retries of one API request after 429 / 503 (after `Retry-After`), 5xx on delete, or a lost connection: a whole number from 0 to 50 (default 10).
+	// Retries of one API request after 429 / 503 (after `Retry-After`), 5xx on delete, or a lost connection (a create only when its request was never sent): a whole number from 0 to 50 (default 10).
 	MaxRetries pulumi.IntPtrInput
 	// Refresh token (docs/helpdesk-api.md §2.2, RFC 6749 §6), used to refresh the access token when it has expired or is rejected. Secret.
 	RefreshToken pulumi.StringPtrInput

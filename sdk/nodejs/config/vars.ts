@@ -52,7 +52,7 @@ Object.defineProperty(exports, "clientSecret", {
 });
 
 /**
- * Retries of one API request after 429 / 503 (after `Retry-After`), 5xx on delete, or a lost connection: a whole number from 0 to 50 (default 10).
+ * Retries of one API request after 429 / 503 (after `Retry-After`), 5xx on delete, or a lost connection (a create only when its request was never sent): a whole number from 0 to 50 (default 10).
  */
 export declare const maxRetries: number | undefined;
 Object.defineProperty(exports, "maxRetries", {

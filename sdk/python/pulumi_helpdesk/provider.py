@@ -34,7 +34,7 @@ class ProviderArgs:
         :param pulumi.Input[_builtins.str] base_url: Base URL of the help-desk API, e.g. `https://helpdesk.example.com` (docs/helpdesk-api.md §1 `{base_url}`): absolute http or https, no query, fragment or user info. When neither the program nor the stack config sets it, the environment variable `HELPDESK_BASE_URL` fills it.
         :param pulumi.Input[_builtins.str] client_id: OAuth 2.0 client identifier (docs/helpdesk-api.md §4.1, RFC 6749 §2.2); with `clientSecret` and `refreshToken` it lets the provider refresh an expired access token. When neither the program nor the stack config sets it, the environment variable `HELPDESK_CLIENT_ID` fills it.
         :param pulumi.Input[_builtins.str] client_secret: OAuth 2.0 client secret (docs/helpdesk-api.md §4.2, RFC 6749 §2.3.1, sent as `client_secret_post`). Secret. When neither the program nor the stack config sets it, the environment variable `HELPDESK_CLIENT_SECRET` fills it.
-        :param pulumi.Input[_builtins.int] max_retries: Retries of one API request after 429 / 503 (after `Retry-After`), 5xx on delete, or a lost connection: a whole number from 0 to 50 (default 10).
+        :param pulumi.Input[_builtins.int] max_retries: Retries of one API request after 429 / 503 (after `Retry-After`), 5xx on delete, or a lost connection (a create only when its request was never sent): a whole number from 0 to 50 (default 10).
         :param pulumi.Input[_builtins.str] refresh_token: Refresh token (docs/helpdesk-api.md §2.2, RFC 6749 §6), used to refresh the access token when it has expired or is rejected. Secret.
         :param pulumi.Input[_builtins.int] request_timeout: Timeout of one API request attempt: a whole number of seconds from 1 to 600 (default 30).
         :param pulumi.Input[_builtins.str] token_expires_at: When the access token expires: ISO 8601 UTC, login time + `expires_in` seconds. Past it, the provider refreshes the token first.
@@ -108,7 +108,7 @@ class ProviderArgs:
     @pulumi.getter(name="maxRetries")
     def max_retries(self) -> pulumi.Input[Optional[_builtins.int]]:
         """
-        Retries of one API request after 429 / 503 (after `Retry-After`), 5xx on delete, or a lost connection: a whole number from 0 to 50 (default 10).
+        Retries of one API request after 429 / 503 (after `Retry-After`), 5xx on delete, or a lost connection (a create only when its request was never sent): a whole number from 0 to 50 (default 10).
         """
         return pulumi.get(self, "max_retries")
 
@@ -177,7 +177,7 @@ class Provider(pulumi.ProviderResource):
         :param pulumi.Input[_builtins.str] base_url: Base URL of the help-desk API, e.g. `https://helpdesk.example.com` (docs/helpdesk-api.md §1 `{base_url}`): absolute http or https, no query, fragment or user info. When neither the program nor the stack config sets it, the environment variable `HELPDESK_BASE_URL` fills it.
         :param pulumi.Input[_builtins.str] client_id: OAuth 2.0 client identifier (docs/helpdesk-api.md §4.1, RFC 6749 §2.2); with `clientSecret` and `refreshToken` it lets the provider refresh an expired access token. When neither the program nor the stack config sets it, the environment variable `HELPDESK_CLIENT_ID` fills it.
         :param pulumi.Input[_builtins.str] client_secret: OAuth 2.0 client secret (docs/helpdesk-api.md §4.2, RFC 6749 §2.3.1, sent as `client_secret_post`). Secret. When neither the program nor the stack config sets it, the environment variable `HELPDESK_CLIENT_SECRET` fills it.
-        :param pulumi.Input[_builtins.int] max_retries: Retries of one API request after 429 / 503 (after `Retry-After`), 5xx on delete, or a lost connection: a whole number from 0 to 50 (default 10).
+        :param pulumi.Input[_builtins.int] max_retries: Retries of one API request after 429 / 503 (after `Retry-After`), 5xx on delete, or a lost connection (a create only when its request was never sent): a whole number from 0 to 50 (default 10).
         :param pulumi.Input[_builtins.str] refresh_token: Refresh token (docs/helpdesk-api.md §2.2, RFC 6749 §6), used to refresh the access token when it has expired or is rejected. Secret.
         :param pulumi.Input[_builtins.int] request_timeout: Timeout of one API request attempt: a whole number of seconds from 1 to 600 (default 30).
         :param pulumi.Input[_builtins.str] token_expires_at: When the access token expires: ISO 8601 UTC, login time + `expires_in` seconds. Past it, the provider refreshes the token first.

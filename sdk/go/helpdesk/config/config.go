@@ -31,7 +31,7 @@ func GetClientSecret(ctx *pulumi.Context) string {
 	return config.Get(ctx, "helpdesk:clientSecret")
 }
 
-// Retries of one API request after 429 / 503 (after `Retry-After`), 5xx on delete, or a lost connection: a whole number from 0 to 50 (default 10).
+// Retries of one API request after 429 / 503 (after `Retry-After`), 5xx on delete, or a lost connection (a create only when its request was never sent): a whole number from 0 to 50 (default 10).
 func GetMaxRetries(ctx *pulumi.Context) int {
 	return config.GetInt(ctx, "helpdesk:maxRetries")
 }

@@ -36,7 +36,7 @@ OAuth 2.0 client secret (docs/helpdesk-api.md §4.2, RFC 6749 §2.3.1, sent as `
 
 maxRetries: Optional[int]
 """
-Retries of one API request after 429 / 503 (after `Retry-After`), 5xx on delete, or a lost connection: a whole number from 0 to 50 (default 10).
+Retries of one API request after 429 / 503 (after `Retry-After`), 5xx on delete, or a lost connection (a create only when its request was never sent): a whole number from 0 to 50 (default 10).
 """
 
 refreshToken: Optional[str]

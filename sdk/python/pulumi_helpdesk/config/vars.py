@@ -51,7 +51,7 @@ class _ExportableConfig(types.ModuleType):
     @_builtins.property
     def max_retries(self) -> Optional[int]:
         """
-        Retries of one API request after 429 / 503 (after `Retry-After`), 5xx on delete, or a lost connection: a whole number from 0 to 50 (default 10).
+        Retries of one API request after 429 / 503 (after `Retry-After`), 5xx on delete, or a lost connection (a create only when its request was never sent): a whole number from 0 to 50 (default 10).
         """
         return __config__.get_int('maxRetries')
 

@@ -40,7 +40,7 @@ public final class Config {
         return Codegen.stringProp("clientSecret").config(config).get();
     }
 /**
- * Retries of one API request after 429 / 503 (after `Retry-After`), 5xx on delete, or a lost connection: a whole number from 0 to 50 (default 10).
+ * Retries of one API request after 429 / 503 (after `Retry-After`), 5xx on delete, or a lost connection (a create only when its request was never sent): a whole number from 0 to 50 (default 10).
  * 
  */
     public Optional<Integer> maxRetries() {

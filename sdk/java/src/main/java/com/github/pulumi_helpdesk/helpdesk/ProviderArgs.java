@@ -77,14 +77,14 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
     }
 
     /**
-     * Retries of one API request after 429 / 503 (after `Retry-After`), 5xx on delete, or a lost connection: a whole number from 0 to 50 (default 10).
+     * Retries of one API request after 429 / 503 (after `Retry-After`), 5xx on delete, or a lost connection (a create only when its request was never sent): a whole number from 0 to 50 (default 10).
      * 
      */
     @Import(name="maxRetries", json=true)
     private @Nullable Output<Integer> maxRetries;
 
     /**
-     * @return Retries of one API request after 429 / 503 (after `Retry-After`), 5xx on delete, or a lost connection: a whole number from 0 to 50 (default 10).
+     * @return Retries of one API request after 429 / 503 (after `Retry-After`), 5xx on delete, or a lost connection (a create only when its request was never sent): a whole number from 0 to 50 (default 10).
      * 
      */
     public Optional<Output<Integer>> maxRetries() {
@@ -252,7 +252,7 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param maxRetries Retries of one API request after 429 / 503 (after `Retry-After`), 5xx on delete, or a lost connection: a whole number from 0 to 50 (default 10).
+         * @param maxRetries Retries of one API request after 429 / 503 (after `Retry-After`), 5xx on delete, or a lost connection (a create only when its request was never sent): a whole number from 0 to 50 (default 10).
          * 
          * @return builder
          * 
@@ -263,7 +263,7 @@ public final class ProviderArgs extends com.pulumi.resources.ResourceArgs {
         }
 
         /**
-         * @param maxRetries Retries of one API request after 429 / 503 (after `Retry-After`), 5xx on delete, or a lost connection: a whole number from 0 to 50 (default 10).
+         * @param maxRetries Retries of one API request after 429 / 503 (after `Retry-After`), 5xx on delete, or a lost connection (a create only when its request was never sent): a whole number from 0 to 50 (default 10).
          * 
          * @return builder
          * 

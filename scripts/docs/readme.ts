@@ -1,0 +1,88 @@
+/**
+ * Writes the parts of README.md that state a rule kept elsewhere, between markers
+ * `<!-- generated: NAME -->` and `<!-- /generated: NAME -->`:
+ *
+ * - `settings`: the table of every setting (the same table as the registry's Installation & Configuration page,
+ *   `settingsTable` of scripts/docs/registry-pages.ts, from `kernel/settings.ts` `SETTINGS`);
+ * - `precedence`: where a setting's value comes from, in the order of `kernel/settings.ts` `SETTING_PRECEDENCE`
+ *   (`precedencePhrase` of cli/help.ts, which the CLI's help uses too), with the environment variables of the table.
+ *
+ * The prose around them is hand-written; tests/unit/readme.test.ts fails while a block differs from what this writes,
+ * and holds the README's versions, Node.js floor and names to their homes. After a change to a home, run
+ *
+ *   npm run build && node scripts/docs/readme.ts
+ *
+ * Node runs this file directly (type stripping) and takes the project's modules from the build (dist/), as
+ * scripts/docs/registry-pages.ts does.
+ */
+import { readFileSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { ROOT } from "../release/executable.ts";
+import { settingsTable, sourcesFromBuild, type PageSources } from "./registry-pages.ts";
+import type * as Help from "../../cli/help.js";
+
+/** What the blocks are written from: the registry pages' sources and the help's precedence phrase. */
+export interface ReadmeSources extends PageSources {
+  /** cli/help.ts `precedencePhrase` */
+  precedencePhrase: typeof Help.precedencePhrase;
+}
+
+/** The README's generated blocks, by name. */
+export type ReadmeBlocks = Record<"settings" | "precedence", string>;
+
+/**
+ * Renders the README's generated blocks.
+ *
+ * @param sources the homes
+ * @returns each block's text (without its markers), ending in a newline
+ */
+export function readmeBlocks(sources: ReadmeSources): ReadmeBlocks {
+  const { settings, config, names } = sources;
+  const variables = settings.SETTING_NAMES.flatMap((name) => {
+    const env = (settings.SETTINGS[name] as Partial<Pick<typeof settings.SETTINGS.baseUrl, "env">>).env;
+    return env ? [`\`${env}\``] : [];
+  });
+  const phrase = sources.precedencePhrase({
+    explicit: `a value set explicitly (a \`${names.CLI_EXECUTABLE} login\` flag, or an argument of an explicit \`Provider\`)`,
+    config: `the stack's config (\`${config.DEFAULT_CONFIG_NAMESPACE}:<name>\`, or \`<ns>:<name>\` for \`login --namespace <ns>\`)`,
+    environment: `the environment variable (${variables.join(", ")})`,
+  });
+  return {
+    settings: `${settingsTable(sources).join("\n")}\n`,
+    precedence: `Where a value comes from, first match wins: ${phrase}, else the default.\n`,
+  };
+}
+
+/** The markers around a block. */
+function markers(name: string): { open: string; close: string } {
+  return { open: `<!-- generated: ${name} -->`, close: `<!-- /generated: ${name} -->` };
+}
+
+/**
+ * The README with each block replaced by its generated text.
+ *
+ * @param readme the README's text
+ * @param blocks the blocks to put in
+ * @returns the new text
+ * @throws Error naming the block when its markers are missing or out of order
+ */
+export function fillBlocks(readme: string, blocks: Readonly<Record<string, string>>): string {
+  let text = readme;
+  for (const [name, body] of Object.entries(blocks)) {
+    const { open, close } = markers(name);
+    const start = text.indexOf(open);
+    const end = text.indexOf(close);
+    if (start < 0 || end < start) throw new Error(`README.md has no block ${open} ... ${close}`);
+    text = `${text.slice(0, start + open.length)}\n${body}${text.slice(end)}`;
+  }
+  return text;
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const dist = (module: string): string => new URL(`../../dist/${module}.js`, import.meta.url).href;
+  const { precedencePhrase } = (await import(dist("cli/help"))) as typeof Help;
+  const file = join(ROOT, "README.md");
+  writeFileSync(file, fillBlocks(readFileSync(file, "utf8"), readmeBlocks({ ...(await sourcesFromBuild()), precedencePhrase })));
+  console.error("README.md: generated blocks written");
+}
