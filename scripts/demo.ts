@@ -4,7 +4,9 @@
  *
  *   1. start the emulator on 127.0.0.1 (auto-approve, so no person has to click);
  *   2. `pulumi-helpdesk login` through the OAuth authorization-code exchange; this script plays the browser;
- *   3. `pulumi up` of examples/basic with a local file:// backend;
+ *   3. `pulumi up` of examples/basic with a local file:// backend, in a temporary copy of the example (its own
+ *      Pulumi.yaml and package.json) whose node_modules links this checkout as `pulumi-helpdesk`, and its
+ *      `@pulumi/pulumi`, as `npm install` of the package would give it;
  *   4. print the webhooks the emulator now holds;
  *   5. `pulumi destroy`; print that none are left;
  *   6. remove the demo stack and stop the emulator.
@@ -12,7 +14,7 @@
  * Any failing step stops the demo with a message that names the step, and a non-zero exit code.
  */
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -23,13 +25,31 @@ import { completeAuthorizationAutoApproved } from "pulumi-helpdesk/emulator/clie
 const root = resolve(import.meta.dirname, "..");
 const stackName = "demo";
 const stateDir = mkdtempSync(join(tmpdir(), "helpdesk-demo-state-"));
+const projectDir = mkdtempSync(join(tmpdir(), "helpdesk-demo-project-"));
 const env: NodeJS.ProcessEnv = {
   ...process.env,
   PULUMI_BACKEND_URL: `file://${stateDir}`,
   PULUMI_CONFIG_PASSPHRASE: randomBytes(16).toString("hex"),
   PULUMI_SKIP_UPDATE_CHECK: "true",
   PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+  // The example's Pulumi.yaml says `typescript: false` (Node.js strips the types); the Node.js language host built
+  // here ignores runtime options, so the demo tells @pulumi/pulumi itself, as a current host does.
+  PULUMI_NODEJS_TYPESCRIPT: "false",
 };
+
+/**
+ * Makes the demo's project: examples/basic (its Pulumi.yaml, package.json and index.ts) in a temporary folder, its
+ * node_modules holding this checkout as `pulumi-helpdesk` and the checkout's `@pulumi/pulumi` (links: one copy of
+ * each, as npm installs them), so that the program and the dynamic provider resolve them as in a user's project.
+ */
+function makeProject(): void {
+  // Not what a person's copy would lack: installed modules, stack files.
+  const skipped = /\/(node_modules|Pulumi\.(?!yaml$)[^/]*\.yaml)$/;
+  cpSync(join(root, "examples", "basic"), projectDir, { recursive: true, filter: (path) => !skipped.test(path) });
+  mkdirSync(join(projectDir, "node_modules", "@pulumi"), { recursive: true });
+  symlinkSync(root, join(projectDir, "node_modules", "pulumi-helpdesk"), "dir");
+  symlinkSync(join(root, "node_modules", "@pulumi", "pulumi"), join(projectDir, "node_modules", "@pulumi", "pulumi"), "dir");
+}
 const bold = (text: string): string => (process.stdout.isTTY && !process.env.NO_COLOR ? `\u001b[1m${text}\u001b[0m` : text);
 
 class StepError extends Error {}
@@ -49,7 +69,7 @@ async function step<T>(title: string, run: () => Promise<T>): Promise<T> {
 /** Runs a command with inherited output; rejects with its exit code. */
 function run(command: string, args: string[]): Promise<void> {
   return new Promise((resolvePromise, reject) => {
-    const child = spawn(command, args, { cwd: root, env, stdio: "inherit" });
+    const child = spawn(command, args, { cwd: projectDir, env, stdio: "inherit" });
     child.on("error", reject);
     child.on("close", (code) => (code === 0 ? resolvePromise() : reject(new Error(`${command} ${args[0]} exited with code ${code}`))));
   });
@@ -76,7 +96,7 @@ function login(baseUrl: string, clientId: string, clientSecret: string, redirect
     const child = spawn(
       process.execPath,
       [join(root, "dist/cli/bin.js"), "login", "--stack", stackName, "--base-url", baseUrl, "--client-id", clientId, "--redirect-uri", redirectUri, "--no-browser", "--timeout", "60"],
-      { cwd: root, env: { ...env, HELPDESK_CLIENT_SECRET: clientSecret }, stdio: ["ignore", "inherit", "pipe"] },
+      { cwd: projectDir, env: { ...env, HELPDESK_CLIENT_SECRET: clientSecret }, stdio: ["ignore", "inherit", "pipe"] },
     );
     let buffered = "";
     let browsed = false;
@@ -112,6 +132,7 @@ function printWebhooks(webhooks: readonly StoredWebhook[]): void {
 }
 
 async function main(): Promise<void> {
+  makeProject();
   const redirectUri = `http://127.0.0.1:${await freePort()}/callback`;
   const client = { ...DEFAULT_CLIENT, redirectUri };
   const emulator = await step("Starting the help-desk emulator", async () => {
@@ -148,6 +169,7 @@ async function main(): Promise<void> {
     if (upDone) await run("pulumi", ["destroy", "--yes", "--stack", stackName, "--non-interactive", "--skip-preview"]).catch(() => undefined);
     await run("pulumi", ["stack", "rm", "--yes", "--force", "--stack", stackName, "--non-interactive"]).catch(() => undefined);
     rmSync(stateDir, { recursive: true, force: true });
+    rmSync(projectDir, { recursive: true, force: true });
     await emulator.close();
     console.log("\n    emulator stopped");
   }
@@ -155,6 +177,8 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
+  rmSync(stateDir, { recursive: true, force: true });
+  rmSync(projectDir, { recursive: true, force: true });
   console.error(`\ndemo failed: ${error instanceof Error ? error.message : String(error)}`);
   process.exit(1);
 });

@@ -1,7 +1,7 @@
 // The basic example: route help-desk events to the services that act on them.
 //
-// Run it from the repository root (its Pulumi.yaml points here) after `pulumi-helpdesk login --stack <stack>`,
-// or let `npm run demo` do everything against the bundled emulator.
+// Run it from this folder (README.md: install, `npx pulumi-helpdesk login --stack dev`, `pulumi up`), or, in this
+// repository, let `npm run demo` do everything against the bundled emulator.
 import * as pulumi from "@pulumi/pulumi";
 import { Webhook } from "pulumi-helpdesk";
 

@@ -3,7 +3,7 @@ module github.com/pulumi-helpdesk/pulumi-helpdesk/examples/go
 go 1.25.11
 
 require (
-	github.com/pulumi-helpdesk/pulumi-helpdesk/sdk/go v0.0.0
+	github.com/pulumi-helpdesk/pulumi-helpdesk/sdk/go v0.2.0
 	github.com/pulumi/pulumi/sdk/v3 v3.259.0
 )
 
@@ -123,6 +123,3 @@ require (
 	lukechampine.com/frand v1.4.2 // indirect
 )
 
-// The Go SDK of this repository, as generated (sdk/go). A program outside the repository does
-// `go get github.com/pulumi-helpdesk/pulumi-helpdesk/sdk/go` instead.
-replace github.com/pulumi-helpdesk/pulumi-helpdesk/sdk/go => ../../sdk/go

@@ -14,8 +14,8 @@
 //	go run . [-stack dev] up        creates or updates the webhooks; prints the stack outputs as JSON on stdout
 //	go run . [-stack dev] destroy   removes them
 //
-// The state goes to Pulumi.yaml's backend (file://., the folder .pulumi/ here) unless $PULUMI_BACKEND_URL names
-// another; the stack's secrets are encrypted with the passphrase in $PULUMI_CONFIG_PASSPHRASE (or the file named by
+// The state goes to the backend `pulumi login` chose (or $PULUMI_BACKEND_URL names), as for `pulumi` commands run
+// in this folder; the stack's secrets are encrypted with the passphrase in $PULUMI_CONFIG_PASSPHRASE (or the file named by
 // $PULUMI_CONFIG_PASSPHRASE_FILE). The engine's progress goes to stderr. A failure prints the engine's error messages
 // and exits with status 1 (2 for a wrong command line).
 package main
@@ -128,8 +128,8 @@ func run(ctx context.Context, command, stackName string) error {
 	if err != nil {
 		return err
 	}
-	// With a WorkDir that holds Pulumi.yaml, the Automation API uses that project file (its backend and plugins) and
-	// the stack's Pulumi.<stack>.yaml there, instead of making up a project in a temporary folder.
+	// With a WorkDir that holds Pulumi.yaml, the Automation API uses that project file and the stack's
+	// Pulumi.<stack>.yaml there, instead of making up a project in a temporary folder.
 	stack, err := auto.UpsertStackInlineSource(ctx, stackName, project, program, auto.WorkDir(workDir))
 	if err != nil {
 		return fmt.Errorf("opening stack %q in %s: %w", stackName, workDir, err)

@@ -1,12 +1,23 @@
 /**
  * `pulumi-helpdesk emulator` and `pulumi-helpdesk trigger` as a person runs them: the emulator in the foreground,
- * a receiver on 127.0.0.1, an event delivered to it.
+ * printing what a newcomer needs to sign in (its client secret, the commands to type), a stack signed in to it by
+ * exactly those commands, a receiver on 127.0.0.1, an event delivered to it.
  */
 import { afterAll, describe, expect, it } from "vitest";
+import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
+import { delimiter, join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { request } from "undici";
-import { createTestProject, runCli, startCli, type CliRun } from "../support/cli.js";
+import { shellWord } from "../../cli/commands/emulator.js";
+import { DEFAULT_CLIENT } from "../../emulator/index.js";
+import { completeAuthorizationAutoApproved } from "../../emulator-client/index.js";
+import { CLI_EXECUTABLE } from "../../kernel/names.js";
+import { SETTINGS } from "../../kernel/settings.js";
+import { createTestProject, freePort, pulumiConfigGet, runCli, startCli, type CliRun } from "../support/cli.js";
+import { pulumiAvailable } from "../support/pulumi.js";
+import { runCommand, shown } from "../support/processes.js";
 
 const project = createTestProject();
 
@@ -15,18 +26,61 @@ afterAll(() => project.dispose());
 describe("pulumi-helpdesk emulator + trigger", () => {
   let emulator: CliRun;
   let baseUrl: string;
+  let printed: string;
+  let redirectUri: string;
 
-  it("starts in the foreground and prints its base URL, client and a one-time sign-in link", async () => {
-    emulator = startCli(["emulator", "--port", "0", "--auto-approve"], project);
-    baseUrl = await new Promise<string>((resolve) => {
+  it("starts in the foreground and prints its base URL, its client with the demo secret, a sign-in link and the commands to sign in", async () => {
+    // A redirect URI of its own: the default port (8976) may be another test's.
+    redirectUri = `http://127.0.0.1:${await freePort()}/callback`;
+    emulator = startCli(["emulator", "--port", "0", "--auto-approve", "--redirect-uri", redirectUri], project);
+    printed = await new Promise<string>((resolve) => {
       let out = "";
       emulator.child.stdout.on("data", (chunk: Buffer) => {
         out += chunk.toString();
-        const match = /sign-in link:\s+(\S+)/.exec(out);
-        if (match) resolve(/base URL:\s+(\S+)/.exec(out)![1]!);
+        if (new RegExp(`^  ${CLI_EXECUTABLE} login .*\\n`, "m").test(out)) resolve(out);
       });
     });
+    baseUrl = /^base URL:\s+(\S+)$/m.exec(printed)![1]!;
     expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
+    expect(printed).toMatch(new RegExp(`^client id:\\s+${DEFAULT_CLIENT.clientId}$`, "m"));
+    expect(printed).toMatch(new RegExp(`^client secret:\\s+${DEFAULT_CLIENT.clientSecret} \\(.*public, for this local emulator only\\)$`, "m"));
+    expect(printed).toContain(`redirect URI:  ${redirectUri}\n`);
+    // The link works (a redacted token would not): it opens a session on the web page, once.
+    const link = /^sign-in link:\s+(\S+) \(one use, 10 minutes\)$/m.exec(printed)![1]!;
+    expect(link.startsWith(`${baseUrl}/`)).toBe(true);
+    const opened = await request(link);
+    await opened.body.dump();
+    expect(opened.statusCode).toBe(303);
+    expect(String(opened.headers["set-cookie"])).toMatch(/\S+=\S+/);
+    const exported = [`${SETTINGS.baseUrl.env}=${baseUrl}`, `${SETTINGS.clientId.env}=${DEFAULT_CLIENT.clientId}`, `${SETTINGS.clientSecret.env}=${DEFAULT_CLIENT.clientSecret}`, `${SETTINGS.redirectUri.env}=${redirectUri}`];
+    expect(printed).toContain(`\n  export ${exported.join(" ")}\n  ${CLI_EXECUTABLE} login --stack dev\n`);
+  });
+
+  it.skipIf(!pulumiAvailable())("the printed commands, typed in a project's folder, sign its stack in to the emulator", async () => {
+    const commands = printed.split("\n").filter((line) => new RegExp(`^ {2}(export |${CLI_EXECUTABLE} )`).test(line)).map((line) => line.trim());
+    expect(commands).toHaveLength(2);
+    // `pulumi-helpdesk` on PATH, as an installed CLI is: this build's, run by this Node.js.
+    const bin = join(project.dir, ".bin");
+    mkdirSync(bin);
+    const main = fileURLToPath(new URL("../../dist/cli/bin.js", import.meta.url));
+    writeFileSync(join(bin, CLI_EXECUTABLE), `#!/bin/sh\nexec ${shellWord(process.execPath)} ${shellWord(main)} "$@"\n`, { mode: 0o755 });
+    let browsed: Promise<void> | undefined;
+    const ran = await runCommand("sh", ["-ec", commands.join("\n")], {
+      cwd: project.dir,
+      env: { ...project.env, PATH: `${bin}${delimiter}${project.env.PATH ?? ""}` },
+      // No browser here (CI=true): login prints the sign-in URL, and the test opens it as a browser would.
+      onStderr: (text) => {
+        const url = /(http:\/\/\S+\/oauth\/authorize\?\S+)/.exec(text)?.[1];
+        if (url && !browsed) browsed = completeAuthorizationAutoApproved(url);
+      },
+    });
+    await browsed;
+    if (ran.code !== 0) throw new Error(shown(commands.join("; "), ran));
+    expect(pulumiConfigGet(project, "dev", "helpdesk:baseUrl")).toBe(baseUrl);
+    expect(pulumiConfigGet(project, "dev", "helpdesk:clientId")).toBe(DEFAULT_CLIENT.clientId);
+    expect(pulumiConfigGet(project, "dev", "helpdesk:redirectUri")).toBe(redirectUri);
+    expect(pulumiConfigGet(project, "dev", "helpdesk:accessToken")).toMatch(/\S{16,}/);
+    expect(project.stackFile("dev")).not.toContain(DEFAULT_CLIENT.clientSecret);
   });
 
   it("trigger delivers the event to the webhooks registered for it and reports each delivery", async () => {
@@ -43,13 +97,13 @@ describe("pulumi-helpdesk emulator + trigger", () => {
     const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
     try {
       // Register a webhook the way the provider does: an OAuth token, then POST /v1/webhooks.
-      const authorize = await request(`${baseUrl}/oauth/authorize?client_id=helpdesk-demo&response_type=code&redirect_uri=${encodeURIComponent("http://127.0.0.1:8976/callback")}`);
+      const authorize = await request(`${baseUrl}/oauth/authorize?client_id=${DEFAULT_CLIENT.clientId}&response_type=code&redirect_uri=${encodeURIComponent(redirectUri)}`);
       await authorize.body.dump();
       const code = new URL(authorize.headers.location as string).searchParams.get("code")!;
       const tokenResponse = await request(`${baseUrl}/oauth/token`, {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ grant_type: "authorization_code", code, client_id: "helpdesk-demo", client_secret: "demo-client-secret", redirect_uri: "http://127.0.0.1:8976/callback" }).toString(),
+        body: new URLSearchParams({ grant_type: "authorization_code", code, client_id: DEFAULT_CLIENT.clientId, client_secret: DEFAULT_CLIENT.clientSecret, redirect_uri: redirectUri }).toString(),
       });
       const { access_token } = (await tokenResponse.body.json()) as { access_token: string };
       const created = await request(`${baseUrl}/v1/webhooks`, {

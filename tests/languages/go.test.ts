@@ -1,12 +1,12 @@
 /**
  * examples/go, a Go program that runs its Pulumi program inline through the Automation API
- * (`auto.UpsertStackInlineSource`), built with `go` against the repository's generated Go SDK (sdk/go, by the
- * `replace` directive of its go.mod) and run as a person runs it (`go run . up`, here the built binary) with the real
+ * (`auto.UpsertStackInlineSource`), built with `go` from a copy whose go.mod takes the repository's generated Go SDK
+ * (sdk/go, by a `replace` directive, as its README does before the SDK is published) and run as a person runs it (`go run . up`, here the built binary) with the real
  * Pulumi CLI against two emulators: one webhook on the help desk of the stack's `helpdesk:*` config (the default
  * provider), one on that of its `eu:*` config (an explicit provider, written by the real
  * `pulumi-helpdesk login --namespace eu`); see two-helpdesks.ts. No Go language host takes part: the Go process
- * serves the program to the CLI itself. The plugin is found through examples/go/Pulumi.yaml's `plugins.providers`
- * path (the repository's plugin/ folder). Checks are made on the emulators' side and in the state file the backend
+ * serves the program to the CLI itself. The plugin is this repository's launcher (plugin/), named by a `plugins:`
+ * section the test adds to the copy's Pulumi.yaml (tests/support/examples.ts). Checks are made on the emulators' side and in the state file the backend
  * wrote (the Automation API's export would show secrets decrypted).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -15,13 +15,13 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { RunningEmulator } from "../../emulator/index.js";
 import { heldWebhooks } from "../support/emulator.js";
-import { go } from "../support/go.js";
+import { copyExampleWithLocalPlugin } from "../support/examples.js";
+import { go, goModuleOfRepositorySdk } from "../support/go.js";
 import { pulumi, pulumiEnv, removeStack } from "../support/pulumi-cli.js";
 import { runCommand, shown, type Ran } from "../support/processes.js";
 import { onPath, toolAvailable } from "../support/tools.js";
-import { expectNoCredentialIn, expectOneWebhookEach, pluginBuilt, repoRoot, signInTwoHelpdesks, type Desk } from "./two-helpdesks.js";
+import { expectNoCredentialIn, expectOneWebhookEach, pluginBuilt, signInTwoHelpdesks, type Desk } from "./two-helpdesks.js";
 
-const programDir = join(repoRoot, "examples", "go");
 /** examples/go/Pulumi.yaml's `name`: the folder of the stack's state in the backend. */
 const project = "helpdesk-go";
 /** The first build compiles Pulumi's Go SDK and its dependencies: minutes on two cores; later builds take seconds. */
@@ -39,9 +39,10 @@ describe.skipIf(
   let desks: [Desk, Desk];
   let workDir: string;
   let program: string;
+  let programDir: string;
   let env: NodeJS.ProcessEnv;
 
-  /** Runs the example (`go run . -stack <stack> <command>`, as its built binary) in examples/go. */
+  /** Runs the example (`go run . -stack <stack> <command>`, as its built binary) in the copy of examples/go. */
   function example(...args: string[]): Promise<Ran> {
     return runCommand(program, ["-stack", stack, ...args], { cwd: programDir, env });
   }
@@ -57,6 +58,8 @@ describe.skipIf(
     mkdirSync(join(workDir, "state"));
     env = pulumiEnv(`file://${join(workDir, "state")}`, join(workDir, "token-cache"));
     program = join(workDir, "helpdesk-go");
+    programDir = copyExampleWithLocalPlugin("go", join(workDir, "program"));
+    await goModuleOfRepositorySdk(programDir);
     const started = Date.now();
     await go(["build", "-o", program, "."], programDir);
     console.info(`examples/go: go build took ${((Date.now() - started) / 1000).toFixed(1)} s`);
@@ -66,7 +69,7 @@ describe.skipIf(
 
   afterAll(async () => {
     if (env && program && existsSync(program)) await example("destroy").catch(() => undefined);
-    if (env) await removeStack(stack, programDir, env);
+    if (env && programDir) await removeStack(stack, programDir, env);
     for (const emulator of emulators) await emulator.close();
     if (workDir) rmSync(workDir, { recursive: true, force: true });
   });

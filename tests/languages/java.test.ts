@@ -1,8 +1,8 @@
 /**
  * examples/java, a Pulumi program in Java (`runtime: java`, a Maven project), run by the real `pulumi` with
  * pulumi-language-java (built by scripts/setup.sh --test from pulumi-java v1.16.0), which runs it with
- * `mvn compile exec:java`, against two emulators: see two-helpdesks.ts. The plugin is found through
- * examples/java/Pulumi.yaml's `plugins.providers` path (the repository's plugin/ folder).
+ * `mvn compile exec:java`, against two emulators: see two-helpdesks.ts (a copy of the example, with a `plugins:`
+ * section naming the repository's plugin/ folder).
  *
  * The program depends on the Java SDK `com.github.pulumi_helpdesk:helpdesk` as a user's program does (a Maven
  * dependency); the test installs the repository's sdk/java (a copy: a build in place would leave target/ there) with
@@ -17,7 +17,7 @@ import { onPath, toolAvailable } from "../support/tools.js";
 const sdk = join(repoRoot, "sdk", "java");
 
 describeTwoHelpdesks("a Java program with two help desks (examples/java)", {
-  programDir: join(repoRoot, "examples", "java"),
+  example: "java",
   ready: () =>
     toolAvailable("the Pulumi CLI", onPath("pulumi")) &&
     toolAvailable("pulumi-language-java (scripts/setup.sh --test)", onPath("pulumi-language-java")) &&

@@ -16,7 +16,7 @@ const venv = process.env.HELPDESK_PYTHON_VENV ?? join(process.env.HELPDESK_CACHE
 const sdk = join(repoRoot, "sdk", "python");
 
 describeTwoHelpdesks("a Python program with two help desks (examples/python)", {
-  programDir: join(repoRoot, "examples", "python"),
+  example: "python",
   ready: () =>
     toolAvailable("the Pulumi CLI", onPath("pulumi")) &&
     toolAvailable("pulumi-language-python", onPath("pulumi-language-python") && onPath("pulumi-language-python-exec")) &&

@@ -5,7 +5,8 @@
  * pulumi-resource-helpdesk. The `eu:*` config is written by the real `pulumi-helpdesk login --namespace eu` (the
  * emulator auto-approves; the test plays the browser). The real `pulumi` command runs the program against two real
  * emulators on 127.0.0.1, with a file:// backend; every check is made on the emulators' side or in what the backend
- * recorded. go.test.ts, whose program is not a `pulumi up` project but a Go program of its own (an Automation API
+ * recorded. The program runs from a copy of examples/<language> with a `plugins:` section the test adds, naming this
+ * repository's plugin launcher (tests/support/examples.ts): the examples name none. go.test.ts, whose program is not a `pulumi up` project but a Go program of its own (an Automation API
  * inline program), shares the help desks' set-up only ({@link signInTwoHelpdesks}).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -20,6 +21,7 @@ import type { ConfigMap } from "@pulumi/pulumi/automation/index.js";
 import { heldWebhooks } from "../support/emulator.js";
 import { configAsLoginWrites } from "../support/pulumi.js";
 import { freePort, loginAutoApproved } from "../support/cli.js";
+import { copyExampleWithLocalPlugin } from "../support/examples.js";
 import { pulumi, pulumiEnv, removeStack } from "../support/pulumi-cli.js";
 import { shown } from "../support/processes.js";
 
@@ -124,23 +126,24 @@ export function expectNoCredentialIn(state: string, desks: Desk[]): void {
  * Defines the suite.
  *
  * @param title the describe title
- * @param options.programDir the program (examples/<language>)
+ * @param options.example the example's folder name (examples/<example>), run from a copy
  * @param options.ready whether the tools the language needs are there (tests/support/tools.ts `toolAvailable`)
  * @param options.prepare returns the environment of `pulumi` runs for this language (given the base environment)
  */
 export function describeTwoHelpdesks(
   title: string,
-  options: { programDir: string; ready: () => boolean; prepare: (env: NodeJS.ProcessEnv, workDir: string) => Promise<NodeJS.ProcessEnv> },
+  options: { example: string; ready: () => boolean; prepare: (env: NodeJS.ProcessEnv, workDir: string) => Promise<NodeJS.ProcessEnv> },
 ): void {
   describe.skipIf(!options.ready())(title, () => {
     const desks: Desk[] = [];
     const emulators: RunningEmulator[] = [];
     const stack = `t${Math.random().toString(16).slice(2, 10)}`;
     let workDir: string;
+    let programDir: string;
     let env: NodeJS.ProcessEnv;
 
     async function run(args: string[]): Promise<string> {
-      const ran = await pulumi([...args, "--stack", stack], options.programDir, env);
+      const ran = await pulumi([...args, "--stack", stack], programDir, env);
       if (ran.code !== 0) throw new Error(shown(`pulumi ${args.join(" ")}`, ran));
       return ran.stdout;
     }
@@ -148,15 +151,16 @@ export function describeTwoHelpdesks(
     beforeAll(async () => {
       workDir = mkdtempSync(join(tmpdir(), "helpdesk-language-"));
       mkdirSync(join(workDir, "state"));
+      programDir = copyExampleWithLocalPlugin(options.example, join(workDir, "program"));
       env = await options.prepare(pulumiEnv(`file://${join(workDir, "state")}`, join(workDir, "token-cache")), workDir);
       await run(["stack", "init"]);
-      desks.push(...(await signInTwoHelpdesks(options.programDir, stack, env, run, emulators)));
+      desks.push(...(await signInTwoHelpdesks(programDir, stack, env, run, emulators)));
     });
 
     afterAll(async () => {
-      if (env) {
-        await pulumi(["destroy", "--yes", "--stack", stack], options.programDir, env).catch(() => undefined);
-        await removeStack(stack, options.programDir, env);
+      if (env && programDir) {
+        await pulumi(["destroy", "--yes", "--stack", stack], programDir, env).catch(() => undefined);
+        await removeStack(stack, programDir, env);
       }
       for (const emulator of emulators) await emulator.close();
       if (workDir) rmSync(workDir, { recursive: true, force: true });

@@ -2,12 +2,11 @@
  * examples/yaml, a Pulumi program in YAML, run by the real `pulumi` with pulumi-language-yaml (built by
  * scripts/setup.sh --test from pulumi-yaml v1.19.1) against two emulators: see two-helpdesks.ts.
  */
-import { join } from "node:path";
-import { describeTwoHelpdesks, pluginBuilt, repoRoot } from "./two-helpdesks.js";
+import { describeTwoHelpdesks, pluginBuilt } from "./two-helpdesks.js";
 import { onPath, toolAvailable } from "../support/tools.js";
 
 describeTwoHelpdesks("a YAML program with two help desks (examples/yaml)", {
-  programDir: join(repoRoot, "examples", "yaml"),
+  example: "yaml",
   ready: () =>
     toolAvailable("the Pulumi CLI", onPath("pulumi")) &&
     toolAvailable("pulumi-language-yaml", onPath("pulumi-language-yaml")) &&

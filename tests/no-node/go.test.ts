@@ -1,16 +1,17 @@
 /**
  * examples/go with no Node.js (see no-node-desks.ts): the Go program of the Automation API, built beforehand with `go`
- * (a set-up step, as a person builds it), then run as `helpdesk-go up` / `helpdesk-go destroy` in a folder holding
- * examples/go's Pulumi.yaml without its `plugins:` section. The Go SDK (sdk/go) passes the plugin's version and
- * download URL as default resource options, so the engine downloads the plugin when the program registers its first
- * webhook. PATH: the Pulumi CLI and `systemWithoutNode` (Go programs need no language host).
+ * from a copy of examples/go whose go.mod takes the Go SDK from the repository's sdk/go (a set-up step, as a person
+ * builds it before the SDK is published), then run as `helpdesk-go up` / `helpdesk-go destroy` in a folder holding
+ * examples/go's Pulumi.yaml, as it is. The Go SDK (sdk/go) passes the plugin's version and download URL as default
+ * resource options, so the engine downloads the plugin when the program registers its first webhook. PATH: the
+ * Pulumi CLI and `systemWithoutNode` (Go programs need no language host).
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { copyFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { go } from "../support/go.js";
-import { repoRoot } from "../support/package.js";
+import { copyExample, EXAMPLES_DIR } from "../support/examples.js";
+import { go, goModuleOfRepositorySdk } from "../support/go.js";
 import { runCommand, shown } from "../support/processes.js";
-import { describeDownloadedPlugin, systemWithoutNode, withoutPluginsSection } from "./no-node-desks.js";
+import { describeDownloadedPlugin, systemWithoutNode } from "./no-node-desks.js";
 
 let program = "";
 
@@ -18,10 +19,12 @@ describeDownloadedPlugin("examples/go with no Node.js: the plugin downloaded by 
   hosts: [],
   project: "helpdesk-go",
   prepare: async (work, programDir) => {
-    const example = join(repoRoot, "examples", "go");
+    const source = copyExample("go", join(work, "source"));
+    await goModuleOfRepositorySdk(source);
     program = join(work, "helpdesk-go");
-    await go(["build", "-o", program, "."], example);
-    writeFileSync(join(programDir, "Pulumi.yaml"), withoutPluginsSection(readFileSync(join(example, "Pulumi.yaml"), "utf8"), "examples/go/Pulumi.yaml"));
+    await go(["build", "-o", program, "."], source);
+    mkdirSync(programDir, { recursive: true });
+    copyFileSync(join(EXAMPLES_DIR, "go", "Pulumi.yaml"), join(programDir, "Pulumi.yaml"));
     return { pathDirs: [systemWithoutNode(join(work, "system"))] };
   },
   operate: async (operation, stack, programDir, env) => {

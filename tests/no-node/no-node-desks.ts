@@ -110,19 +110,6 @@ export function systemWithoutNode(dir: string): string {
   return dir;
 }
 
-/**
- * A program's Pulumi.yaml without its `plugins:` section (which points at this repository's launcher), so that the
- * plugin comes from the release through its download URL.
- *
- * @param text the Pulumi.yaml; @param name how errors name it
- * @throws Error when it has no such section (the test would then not prove the download)
- */
-export function withoutPluginsSection(text: string, name: string): string {
-  const pattern = /^plugins:\n(?:(?:[ \t].*)?\n)*/m;
-  if (!pattern.test(text)) throw new Error(`${name} has no plugins: section: update the no-node test that uses it`);
-  return text.replace(pattern, "");
-}
-
 /** Whether the Pulumi CLI and the given language hosts are on the test's PATH (fails under CI when not). */
 export function pulumiToolsReady(hosts: string[]): boolean {
   return toolAvailable("the Pulumi CLI", onPath("pulumi")) && hosts.every((host) => toolAvailable(host, onPath(host)));

@@ -4,6 +4,9 @@
  * `sharedCaches`: `GOMODCACHE`, `GOCACHE`, `GOPATH`, `GOENV`), so a test compiles Pulumi's Go SDK once per machine,
  * not once per run; modules missing from the cache come from the Go module proxy through `go` itself.
  */
+import { join } from "node:path";
+import { GO_SDK_DIR, goModulePath } from "../../kernel/names.js";
+import { repoRoot } from "./package.js";
 import { runCommand, shown, type Ran } from "./processes.js";
 
 /**
@@ -32,4 +35,15 @@ export async function go(args: string[], cwd: string, env: NodeJS.ProcessEnv = p
   const ran = await runCommand("go", args, { cwd, env: goEnv(env) });
   if (ran.code !== 0) throw new Error(shown(`go ${args.join(" ")} (in ${cwd})`, ran));
   return ran;
+}
+
+/**
+ * Points a copy of a Go program (e.g. examples/go) at the repository's generated Go SDK, as a person does before the
+ * SDK is published: `go mod edit -replace <module>=<repository>/sdk/go` (the module path from kernel/names.ts).
+ *
+ * @param moduleDir the copy's folder (its go.mod is edited)
+ * @throws Error as {@link go}
+ */
+export async function goModuleOfRepositorySdk(moduleDir: string): Promise<void> {
+  await go(["mod", "edit", "-replace", `${goModulePath()}=${join(repoRoot, GO_SDK_DIR)}`], moduleDir);
 }

@@ -28,6 +28,7 @@ import { parseBaseUrl } from "../../dist/kernel/base-url.js";
 import { startEmulator } from "../../dist/emulator/index.js";
 import { signInAutoApproved } from "../../dist/emulator-client/index.js";
 import { DESKS, PASSPHRASE, STACK } from "./fixture.ts";
+import { withLocalPlugin } from "../support/examples.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const fixture = join(root, "tests/upgrade/native-0.1.0");
@@ -37,7 +38,8 @@ async function record(baseline: string): Promise<void> {
   rmSync(fixture, { recursive: true, force: true });
   mkdirSync(fixture, { recursive: true });
   const work = mkdtempSync(join(tmpdir(), "helpdesk-record-"));
-  const program = readFileSync(join(root, "examples/yaml/Pulumi.yaml"), "utf8").replace("path: ../../plugin", `path: ${join(baseline, "plugin")}`);
+  const example = readFileSync(join(root, "examples/yaml/Pulumi.yaml"), "utf8");
+  const program = withLocalPlugin(example, join(baseline, "plugin"));
   writeFileSync(join(work, "Pulumi.yaml"), program);
   const env = {
     ...process.env,
@@ -70,7 +72,8 @@ async function record(baseline: string): Promise<void> {
   } finally {
     for (const emulator of emulators) await emulator.close();
   }
-  writeFileSync(join(fixture, "Pulumi.yaml"), readFileSync(join(root, "examples/yaml/Pulumi.yaml"), "utf8"));
+  // The program as native-upgrade.test.ts runs it: its plugin path is replaced there by today's executable's folder.
+  writeFileSync(join(fixture, "Pulumi.yaml"), withLocalPlugin(example, "../../plugin"));
   copyFileSync(join(work, `Pulumi.${STACK}.yaml`), join(fixture, `Pulumi.${STACK}.yaml`));
   for (const name of Object.keys(DESKS)) copyFileSync(join(work, `${name}.db`), join(fixture, `${name}.db`));
   rmSync(work, { recursive: true, force: true });
