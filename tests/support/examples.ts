@@ -4,9 +4,10 @@
  * it). A test that runs an example against this repository's build instead copies it and gives the copy a `plugins:`
  * section naming the repository's launcher (plugin/), which needs only the build's dist/.
  */
-import { cpSync, readFileSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative, sep } from "node:path";
 import { fileURLToPath } from "node:url";
+import { PLUGIN_EXECUTABLE } from "../../kernel/names.js";
 
 /** The repository's examples folder. */
 export const EXAMPLES_DIR = fileURLToPath(new URL("../../examples/", import.meta.url));
@@ -56,6 +57,23 @@ export function withLocalPlugin(pulumiYaml: string, pluginDir: string): string {
 export function copyExampleWithLocalPlugin(name: string, dest: string): string {
   copyExample(name, dest);
   const project = join(dest, "Pulumi.yaml");
-  writeFileSync(project, withLocalPlugin(readFileSync(project, "utf8"), LOCAL_PLUGIN_DIR));
+  writeFileSync(project, withLocalPlugin(readFileSync(project, "utf8"), localPluginIn(dest)));
   return dest;
+}
+
+/**
+ * A plugin folder of the test's own for this repository's launcher: a copy of it with a `package-root` file naming
+ * this checkout (the launcher runs that package's dist/). Pulumi caches a plugin's schema beside the folder a
+ * `plugins:` path names (`schema-helpdesk.json` in its parent, by the language hosts of v3.68): with the repository's
+ * own plugin/ folder, that would be the repository's root, a trace a test must not leave.
+ *
+ * @param dest the test's project folder, which gets the subfolder `helpdesk-plugin/pulumi-resource-helpdesk`
+ * @returns the plugin folder
+ */
+export function localPluginIn(dest: string): string {
+  const dir = join(dest, "helpdesk-plugin");
+  mkdirSync(dir, { recursive: true });
+  cpSync(join(LOCAL_PLUGIN_DIR, PLUGIN_EXECUTABLE), join(dir, PLUGIN_EXECUTABLE));
+  writeFileSync(join(dir, "package-root"), fileURLToPath(new URL("../..", import.meta.url)));
+  return dir;
 }
