@@ -158,3 +158,56 @@ export function webhookProblems(inputs: { event?: unknown; url?: unknown }): Web
 function typeName(value: unknown): string {
   return Array.isArray(value) ? "an array" : typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
+
+/**
+ * The longest accepted webhook id, in UTF-16 code units. The spec shows no id format (docs/helpdesk-api.md §4.4 only
+ * says `:id` identifies the webhook); 255 is this project's bound, far above any id an API mints (`wh_` plus a few
+ * dozen characters) and short enough that a hostile answer cannot grow state or requests.
+ */
+export const MAX_ID_LENGTH = 255;
+
+/**
+ * The id rule in one sentence, for people: what an error about an id says is allowed. Keep it in step with
+ * {@link webhookIdProblem}.
+ */
+export const ID_RULE_DESCRIPTION =
+  `a webhook id is one non-empty path segment of at most ${MAX_ID_LENGTH} characters: no "/", ` +
+  "no whitespace, control or invisible characters, and not \".\" or \"..\"";
+
+/**
+ * Why `value` is not a webhook id, or `undefined` when it is one: the one rule for every place an id enters (the
+ * create answer, `pulumi import`, `pulumi-helpdesk import`'s file, a delete), so that an id is always exactly the one
+ * path segment of `DELETE /v1/webhooks/:id` (docs/helpdesk-api.md §4.4) and can never become the collection
+ * (`.` resolves to `/v1/webhooks/`) or the API root (`..` to `/v1/`) under RFC 3986 §5.2.4 dot-segment removal.
+ *
+ * Valid: a string of 1 to {@link MAX_ID_LENGTH} characters with no `/`, no whitespace, control or invisible format
+ * character, and not `.` or `..`. Anything else in it (`%`, `?`, `#`, non-ASCII) is percent-encoded when sent
+ * ({@link webhookIdPath}).
+ *
+ * @param value anything: a create answer's field, an import id, a file's cell
+ * @returns a sentence starting with `id` that says what is wrong and what is allowed, echoing at most 100 characters
+ *   of the id (ids are not secret); never throws
+ */
+export function webhookIdProblem(value: unknown): string | undefined {
+  const allowed = ID_RULE_DESCRIPTION;
+  if (value === undefined || value === null || value === "") return `id is required: ${allowed}`;
+  if (typeof value !== "string") return `id must be a string, got ${typeName(value)}: ${allowed}`;
+  if (value.length > MAX_ID_LENGTH) return `id is ${value.length} characters long: ${allowed}`;
+  const shown = value.length > MAX_ECHOED_EVENT ? `${JSON.stringify(value.slice(0, MAX_ECHOED_EVENT))}…` : JSON.stringify(value);
+  if (value === "." || value === "..") return `id ${shown} is a dot-segment, which would address another path than one webhook: ${allowed}`;
+  if (value.includes("/")) return `id ${shown} contains "/": ${allowed}`;
+  if (INVISIBLE.test(value)) return `id ${shown} contains whitespace or an invisible or control character: ${allowed}`;
+  return undefined;
+}
+
+/**
+ * The API path of one webhook, `/v1/webhooks/<id>` with the id percent-encoded (docs/helpdesk-api.md §4.4).
+ *
+ * @param id a webhook id
+ * @throws Error with {@link webhookIdProblem}'s reason when `id` breaks the id rule: no request may be built from it
+ */
+export function webhookIdPath(id: string): string {
+  const problem = webhookIdProblem(id);
+  if (problem !== undefined) throw new Error(problem);
+  return `/v1/webhooks/${encodeURIComponent(id)}`;
+}
