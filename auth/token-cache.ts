@@ -26,7 +26,8 @@
  * is a `cache_inaccessible` error, the write is not taken as done), so a crash leaves the old or the new entry, never
  * a torn one. Directories it creates are fsynced into their parents the same way. The directory is mode 0700 and files
  * 0600, like the Pulumi CLI's `~/.pulumi/credentials.json`, enforced with chmod on every open even when they already
- * existed with wider modes. Not on Windows (see {@link ENFORCE_MODES}).
+ * existed with wider modes. Not on Windows (see {@link ENFORCE_MODES}). A directory that is a symbolic link, belongs
+ * to another user, or is wider than 0700 and holds other files is refused, never chmodded (see `secureDirectory`).
  *
  * One refresh at a time per grant, across processes: {@link withGrantLock} holds `<grant>.lock` (a directory,
  * `proper-lockfile`) around read-refresh-write; see {@link LOCK_OPTIONS} for its staleness and retry parameters.
@@ -35,7 +36,7 @@
  * `~/.cache/pulumi-helpdesk/tokens`.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { chmodSync, closeSync, fchmodSync, fstatSync, fsyncSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, fchmodSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { lock } from "proper-lockfile";
@@ -359,7 +360,12 @@ export function writeEntry(dir: string, entry: CacheEntry): string {
     renameSync(temp, file);
     syncDirectory(dir);
   } catch (error) {
-    rmSync(temp, { force: true });
+    // The cleanup may fail for the same reason as the write (EACCES): the write's error is the one to report.
+    try {
+      rmSync(temp, { force: true });
+    } catch {
+      // nothing more to do: a temp file left behind is never read (only `<grant>.json` is)
+    }
     throw inaccessibleError(file, "cannot be written", error);
   }
   return file;
@@ -434,10 +440,22 @@ function lockBudgetMs(): number {
   return total;
 }
 
+/** Names the cache itself puts in its directory: entries, their temp files, and the lock directories. */
+const CACHE_NAME = /^(?:[0-9a-f]{32}\.json|\.[0-9a-f]{32}\.[0-9a-f]{12}\.tmp|[0-9a-f]{32}\.lock)$/;
+
 /**
- * Creates (when asked) the directory and enforces its mode 0700 with chmod, even when it already existed.
+ * Creates (when asked) the directory, checks that it is a private folder of this user's, and enforces its mode 0700.
+ *
+ * Refused with `cache_inaccessible` (never chmodded): a symbolic link (the chmod and the files would land on whatever
+ * it points at), a folder another user owns (they could read or swap the entries), a path that is not a directory.
+ * A folder of this user's with a wider mode is tightened to 0700 when it holds only cache files (or nothing): it is
+ * the cache's own folder (one created by an older version, or by a person with `mkdir` under umask 022), the chmod
+ * changes only what other users may do with the user's own tokens, and failing instead would stop every `pulumi up`
+ * over a mode. A wider folder that holds anything else (say `$HOME` named in {@link TOKEN_CACHE_DIR_VARIABLE}) is
+ * refused: its mode is the person's choice, not the cache's.
  *
  * @returns false when it does not exist and `create` is false
+ * @throws TokenCacheError `cache_inaccessible` (the message says what is wrong and what to do)
  */
 function secureDirectory(dir: string, create: boolean): boolean {
   try {
@@ -450,15 +468,33 @@ function secureDirectory(dir: string, create: boolean): boolean {
         if (created === top || dirname(created) === created) break;
       }
     }
-    const stats = statSync(dir, { throwIfNoEntry: false });
+    const stats = lstatSync(resolve(dir), { throwIfNoEntry: false }); // resolve: `link/` would follow the link
     if (!stats) return false;
-    if (!stats.isDirectory()) throw new TokenCacheError("cache_inaccessible", `the token cache ${dir} is not a directory: move it away, or set ${TOKEN_CACHE_DIR_VARIABLE.name} to a directory`, { file: dir });
-    if (ENFORCE_MODES && (stats.mode & 0o777) !== DIRECTORY_MODE) chmodSync(dir, DIRECTORY_MODE);
+    if (stats.isSymbolicLink()) throw refused(dir, "is a symbolic link, and the cache follows none (its files and mode 0700 would land on the link's target)", "replace the link with a directory of your own");
+    if (!stats.isDirectory()) throw refused(dir, "is not a directory", "move it away");
+    // process.getuid is absent on Windows, where the folder's access list, not an owner id, makes it private.
+    const uid = process.getuid?.();
+    if (uid !== undefined && stats.uid !== uid) {
+      throw refused(dir, `belongs to another user (uid ${stats.uid}, not yours: ${uid}), who could read or replace the tokens in it`, "use a directory of your own");
+    }
+    if (ENFORCE_MODES && (stats.mode & 0o777) !== DIRECTORY_MODE) {
+      const others = readdirSync(dir).filter((name) => !CACHE_NAME.test(name));
+      if (others.length > 0) {
+        const wide = (stats.mode & 0o777).toString(8);
+        throw refused(dir, `is mode 0${wide} and holds other files (${others.length}, such as ${JSON.stringify(others[0])}), so it is not the cache's own folder to make private`, "point it at a folder of its own");
+      }
+      chmodSync(dir, DIRECTORY_MODE);
+    }
     return true;
   } catch (error) {
     if (error instanceof TokenCacheError) throw error;
     throw inaccessibleError(dir, "cannot be created or made private (mode 0700)", error);
   }
+}
+
+/** A cache directory refused before any file in it is touched: what is wrong, and what to do. */
+function refused(dir: string, what: string, remedy: string): TokenCacheError {
+  return new TokenCacheError("cache_inaccessible", `the token cache ${dir} ${what}: ${remedy}, or set ${TOKEN_CACHE_DIR_VARIABLE.name} to a private directory (a new path is created with mode 0700).`, { file: dir });
 }
 
 /** Reads a file after enforcing its mode 0600; undefined when it does not exist. */

@@ -1,7 +1,8 @@
 /**
  * The loopback redirect receiver of `pulumi-helpdesk login` (RFC 8252 §7.3: loopback interface redirection).
  *
- * Listens on exactly the host, port and path of the registered `redirect_uri` (docs/helpdesk-api.md §5.3 requires an exact match).
+ * Listens on exactly the host, port and path of the registered `redirect_uri` (docs/helpdesk-api.md §5.3 requires an exact match);
+ * for the host `localhost`, on both loopback addresses it names (127.0.0.1 and ::1), so no other process can take one.
  * Only the redirect that carries this login's `state` (RFC 6749 §4.1.2, §10.12) ends the wait; anything else that
  * reaches the port (a browser prefetch, a favicon request, a local scanner, a forged link) gets a short 4xx page and
  * the wait goes on. The browser's request for the genuine redirect is held open until the caller has finished the
@@ -92,7 +93,8 @@ export function isLoopbackRedirect(redirectUri: URL): boolean {
  * @param redirectUri the registered redirect URI (loopback, http, with an explicit port)
  * @param options the expected `state`, the timeouts in seconds, an optional `onIgnored` observer
  * @returns a {@link CallbackReceiver} whose `callback` settles only for the request that carries `options.state`
- * @throws CliError when the port is taken (the message names it) or cannot be bound
+ * @throws CliError when the port is taken on any address to listen on (the message names it) or cannot be bound;
+ *   nothing is left listening then
  * @throws TypeError when `options.state` is empty
  */
 export async function listenForCallback(redirectUri: URL, options: CallbackOptions): Promise<CallbackReceiver> {
@@ -100,8 +102,7 @@ export async function listenForCallback(redirectUri: URL, options: CallbackOptio
   const expectedState = Buffer.from(options.state, "utf8");
   const responseTimeoutMs = (options.responseTimeoutSeconds ?? DEFAULT_RESPONSE_TIMEOUT_SECONDS) * 1000;
   const port = Number(redirectUri.port || 80);
-  const host = redirectUri.hostname === "localhost" ? "127.0.0.1" : redirectUri.hostname.replace(/^\[|\]$/g, "");
-
+  const hosts = listenAddresses(redirectUri.hostname);
   let settled = false;
   let settle: { resolve(callback: AuthorizationCallback): void; reject(error: Error): void } | undefined;
   const callback = new Promise<AuthorizationCallback>((resolve, reject) => (settle = { resolve, reject }));
@@ -115,7 +116,7 @@ export async function listenForCallback(redirectUri: URL, options: CallbackOptio
     options.onIgnored?.(reason, { method: req.method ?? "", path });
   };
 
-  const server: Server = createServer((req, res) => {
+  const handle = (req: IncomingMessage, res: ServerResponse) => {
     let received: URL;
     try {
       received = new URL(req.url ?? "/", "http://loopback.invalid");
@@ -144,21 +145,9 @@ export async function listenForCallback(redirectUri: URL, options: CallbackOptio
     }
     held = holdResponse(res, responseTimeoutMs);
     settle?.resolve({ url, respond: held.answer });
-  });
+  };
 
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", (error: NodeJS.ErrnoException) => {
-      reject(
-        new CliError(
-          "failed",
-          error.code === "EADDRINUSE"
-            ? `cannot receive the sign-in redirect: ${host}:${port} is already in use. Stop what listens there, or register a different redirect URI.`
-            : `cannot listen on ${host}:${port} for the sign-in redirect: ${error.message}`,
-        ),
-      );
-    });
-    server.listen(port, host, resolve);
-  });
+  const servers = await listenOnAll(hosts, port, handle);
 
   waitTimer = setTimeout(() => {
     if (settled) return;
@@ -173,16 +162,63 @@ export async function listenForCallback(redirectUri: URL, options: CallbackOptio
       closed = true;
       clearTimeout(waitTimer);
       held?.answer("late");
-      await new Promise<void>((resolve) => {
-        const force = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
-        server.close(() => {
-          clearTimeout(force);
-          resolve();
-        });
-        server.closeIdleConnections();
-      });
+      await Promise.all(servers.map(closeServer));
     },
   };
+}
+
+/**
+ * The addresses to listen on for a redirect URI's host. `localhost` is every loopback address the name stands for,
+ * 127.0.0.1 and ::1 (RFC 6761 §6.3; browsers resolve it themselves and may try ::1 first, whatever /etc/hosts says):
+ * listening on one only would leave the other free for another local process to take and receive the code and
+ * `state` (RFC 8252 §8.3 prefers the IP literal for this reason). An IP literal is that address alone.
+ */
+function listenAddresses(hostname: string): string[] {
+  return hostname === "localhost" ? ["127.0.0.1", "::1"] : [hostname.replace(/^\[|\]$/g, "")];
+}
+
+/**
+ * Listens on `port` of every address in `hosts` (one server each, one request handler), all or none: when one cannot
+ * be bound, those already listening are closed and a {@link CliError} names the address. The one exception is ::1 of
+ * `localhost` on a machine without IPv6 loopback (EADDRNOTAVAIL, EAFNOSUPPORT): nobody can listen there, so 127.0.0.1
+ * alone is complete.
+ */
+async function listenOnAll(hosts: string[], port: number, handle: (req: IncomingMessage, res: ServerResponse) => void): Promise<Server[]> {
+  const servers: Server[] = [];
+  for (const host of hosts) {
+    const server = createServer(handle);
+    const failure = await new Promise<NodeJS.ErrnoException | undefined>((resolve) => {
+      server.once("error", resolve);
+      server.listen(port, host, () => resolve(undefined));
+    });
+    if (!failure) {
+      servers.push(server);
+      continue;
+    }
+    if (hosts.length > 1 && host === "::1" && (failure.code === "EADDRNOTAVAIL" || failure.code === "EAFNOSUPPORT")) continue;
+    await Promise.all(servers.map(closeServer));
+    const address = host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
+    throw new CliError(
+      "failed",
+      failure.code === "EADDRINUSE"
+        ? `cannot receive the sign-in redirect: ${address} is already in use. Stop what listens there, or register a different redirect URI.`
+        : `cannot listen on ${address} for the sign-in redirect: ${failure.message}`,
+    );
+  }
+  return servers;
+}
+
+/** Stops a server: idle connections now, answered ones after {@link CLOSE_GRACE_MS}. */
+function closeServer(server: Server): Promise<void> {
+  return new Promise<void>((resolve) => {
+    if (!server.listening) return resolve();
+    const force = setTimeout(() => server.closeAllConnections(), CLOSE_GRACE_MS);
+    server.close(() => {
+      clearTimeout(force);
+      resolve();
+    });
+    server.closeIdleConnections();
+  });
 }
 
 const PLAIN_HEADERS = {

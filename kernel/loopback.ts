@@ -3,8 +3,8 @@
  * URIs; RFC 6890 for 127.0.0.0/8 and ::1), plus the name `localhost`, which resolves to them (RFC 6761 §6.3). Used
  * where plain `http` is acceptable because nothing crosses a network: the OAuth requests to a local help desk
  * (`auth/oauth.ts`), the redirect URI `login` listens on (`cli/callback-server.ts`), the webhook url warning
- * (`program/webhook.ts`); and the emulator's guard against DNS rebinding, which serves only a loopback `Host`
- * (`emulator/app.ts`).
+ * (`program/webhook.ts`); the emulator's guard against DNS rebinding, which serves only a loopback `Host`
+ * (`emulator/app.ts`); and the engine addresses the native plugin follows (`provider/native/engine-log.ts`).
  */
 
 /**

@@ -307,13 +307,14 @@ function keepOriginal(file: string, keep: string): void {
 }
 
 /**
- * Creates an empty file readable by its owner only (0600; SQLite gives its journals the same mode), and its
- * directory when missing. An empty file is a new database to SQLite. One created meanwhile by another process is
- * left as it is.
+ * Creates an empty file readable by its owner only (0600; SQLite gives its journals the same mode), and the folders
+ * to it that are missing, private (0700, whatever the umask: one another user could write to would let them swap the
+ * database or its journals between runs). An empty file is a new database to SQLite. One created meanwhile by
+ * another process is left as it is; folders that existed are left as they are.
  */
 function createPrivateFile(file: string): void {
   try {
-    mkdirSync(dirname(file), { recursive: true });
+    mkdirSync(dirname(file), { recursive: true, mode: 0o700 });
     closeSync(openSync(file, "wx", 0o600));
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === "EEXIST") return;

@@ -7,6 +7,7 @@
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import * as grpc from "@grpc/grpc-js";
+import { isLoopbackHost } from "../../kernel/loopback.js";
 import { setWarningSink } from "../core/warnings.js";
 import { engineGrpc, enginePb } from "./proto.js";
 
@@ -27,14 +28,25 @@ let client: InstanceType<typeof engineGrpc.EngineClient> | undefined;
 let clientAddress: string | undefined;
 
 /**
+ * Whether an engine address is `host:port` on this machine (`kernel/loopback.ts`). The engine's own server listens on
+ * 127.0.0.1 (pulumi/pulumi v3.259 `pkg/host/host_server.go`: `127.0.0.1:<port>`); `Handshake` and `Attach` arrive on
+ * the plugin's unauthenticated loopback port, so an address elsewhere cannot be the engine's, and following it would
+ * send the warnings (webhook ids, events) off the machine.
+ */
+function isLoopbackAddress(address: string): boolean {
+  const parts = /^(\[[0-9a-fA-F:.]+\]|[^:]+):(\d{1,5})$/.exec(address);
+  return parts !== null && isLoopbackHost(parts[1]!);
+}
+
+/**
  * Routes the provider core's warnings (`provider/core/warnings.ts`) to the engine at `address`. Called with the address of
  * the plugin's argument and again with the one of `Handshake`/`Attach` (the same engine; a new address replaces the
- * connection).
+ * connection). An address that is not loopback is ignored (see {@link isLoopbackAddress}).
  *
  * @param address the engine's gRPC address, `host:port`; empty or undefined keeps stderr
  */
 export function logToEngine(address: string | undefined): void {
-  if (!address || address === clientAddress) return;
+  if (!address || address === clientAddress || !isLoopbackAddress(address)) return;
   client?.close();
   client = new engineGrpc.EngineClient(address, grpc.credentials.createInsecure());
   clientAddress = address;

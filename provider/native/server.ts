@@ -12,6 +12,10 @@
  * Construct and List are not served: grpc-js answers UNIMPLEMENTED, which is what the v3.259 engine expects of a
  * provider without parameterization, functions, methods, components or listing.
  *
+ * The port is loopback and unauthenticated, as every Pulumi provider's is, so any local process can call it: a second
+ * `Configure` with other inputs is refused (the engine configures once), and `Handshake`/`Attach` engine addresses that
+ * are not loopback are ignored (`engine-log.ts`).
+ *
  * Every error message passes through the redaction registry (`auth/redact.ts` `forPerson`), which knows the provider's
  * credentials from `Configure` on.
  */
@@ -94,6 +98,26 @@ function configureInputs(request: ConfigureRequest): PropertyMap {
 }
 
 /**
+ * Why a second `Configure` with other inputs is refused. The engine configures a plugin process once (pulumi/pulumi
+ * v3.259 `pkg/resource/deploy/providers/registry.go`: a provider is loaded, configured and registered, "only configure
+ * them once"; `pkg/resource/plugin/provider_plugin.go` `Configure` fulfils a one-time promise, so a second call on the
+ * same provider would panic the engine). A different second call therefore comes from another local process that
+ * found the plugin's unauthenticated loopback port, and would point this process's credentials (the ones the engine
+ * configured, or the environment fills in) at a URL of its choice. The same inputs again change nothing and pass.
+ */
+const RECONFIGURE_REFUSED =
+  "this provider plugin is already configured with other settings; Pulumi configures a plugin process once, so a " +
+  "second Configure with different settings did not come from the engine and is refused (the first settings stay). " +
+  "To use other settings, run another provider (a provider resource of its own starts its own plugin process).";
+
+/** JSON of a value with every object's keys sorted: the same inputs in any key order give the same text. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value, (_key, item: unknown) =>
+    item !== null && typeof item === "object" && !Array.isArray(item) ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : item,
+  );
+}
+
+/**
  * Builds the `ResourceProvider` service implementation of one provider instance.
  *
  * @param engineAddress the engine address given on the command line, if any (for warnings, see `engine-log.ts`)
@@ -102,6 +126,8 @@ function configureInputs(request: ConfigureRequest): PropertyMap {
 export function resourceProviderService(engineAddress: string | undefined): grpc.UntypedServiceImplementation {
   logToEngine(engineAddress);
   let configured: Configured = { inputs: {}, target: undefined };
+  // The first Configure's inputs (canonical JSON); see RECONFIGURE_REFUSED.
+  let configuredWith: string | undefined;
   // Resolved on first use: a bad value the environment fills in fails the operation that needs it, not Configure.
   const target = (): Target => (configured.target ??= providerTarget(configured.inputs));
 
@@ -140,6 +166,9 @@ export function resourceProviderService(engineAddress: string | undefined): grpc
 
     configure: unary(noUrn, async (request) => {
       const inputs = configureInputs(request);
+      const identity = canonicalJson(inputs);
+      if (configuredWith !== undefined && identity !== configuredWith) throw new Error(RECONFIGURE_REFUSED);
+      configuredWith = identity;
       // The engine does not configure a provider whose inputs are unknown (preview); guard anyway.
       configured = { inputs: containsUnknown(inputs) ? {} : inputs, target: undefined };
       const response = new providerPb.ConfigureResponse();

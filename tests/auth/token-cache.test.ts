@@ -4,9 +4,11 @@
  * damaged file as a clear, typed error that names it, never a silent fallback.
  */
 import { afterEach, describe, expect, it } from "vitest";
-import { chmodSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, utimesSync, writeFileSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import {
   entryFile,
   findEntry,
@@ -97,6 +99,76 @@ describe("permissions", () => {
     const error = cacheError(() => writeEntry(dir, entryOf(["refresh-token-root-0004"])));
     expect(error.code).toBe("cache_inaccessible");
     expect(error.message).toContain(dir);
+  });
+
+  it("refuses a cache directory that is a symbolic link, reading or writing, and chmods nothing at its target", () => {
+    const dir = cacheDir();
+    const target = join(dir, "..", "elsewhere");
+    mkdirSync(target);
+    chmodSync(target, 0o755);
+    symlinkSync(target, dir);
+    for (const path of [dir, `${dir}/`]) {
+      for (const open of [() => writeEntry(path, entryOf(["refresh-token-root-0005"])), () => findEntry(refreshTokenHash("refresh-token-root-0005"), path)]) {
+        const error = cacheError(open);
+        expect(error.code).toBe("cache_inaccessible");
+        expect(error.message).toContain(`the token cache ${path} is a symbolic link`);
+        expect(error.message).toContain("replace the link with a directory of your own, or set HELPDESK_TOKEN_CACHE_DIR to a private directory");
+      }
+    }
+    expect(mode(target)).toBe(0o755);
+    expect(readdirSync(target)).toEqual([]);
+  });
+
+  it("refuses a directory another user owns, and leaves its mode alone", () => {
+    // As root (how the suite runs here), a fresh folder given to nobody (65534); as anyone else, `/` is root's.
+    const asRoot = process.getuid!() === 0;
+    const dir = asRoot ? cacheDir() : "/";
+    if (asRoot) {
+      mkdirSync(dir, { mode: 0o755 });
+      chownSync(dir, 65534, 65534);
+    }
+    const before = statSync(dir).mode;
+    const error = cacheError(() => writeEntry(dir, entryOf(["refresh-token-root-0006"])));
+    expect(error.code).toBe("cache_inaccessible");
+    expect(error.message).toContain(`the token cache ${dir} belongs to another user (uid ${statSync(dir).uid}, not yours: ${process.getuid!()})`);
+    expect(error.message).toContain("use a directory of your own, or set HELPDESK_TOKEN_CACHE_DIR");
+    expect(statSync(dir).mode).toBe(before);
+    if (asRoot) expect(readdirSync(dir)).toEqual([]);
+  });
+
+  it("refuses a wider directory of yours that holds other files (say $HOME), and does not chmod it", () => {
+    const dir = cacheDir();
+    mkdirSync(dir);
+    chmodSync(dir, 0o755);
+    writeFileSync(join(dir, ".profile"), "");
+    const error = cacheError(() => writeEntry(dir, entryOf(["refresh-token-root-0007"])));
+    expect(error.code).toBe("cache_inaccessible");
+    expect(error.message).toContain(`the token cache ${dir} is mode 0755 and holds other files (1, such as ".profile")`);
+    expect(error.message).toContain("point it at a folder of its own, or set HELPDESK_TOKEN_CACHE_DIR");
+    expect(mode(dir)).toBe(0o755);
+    expect(readdirSync(dir)).toEqual([".profile"]);
+  });
+
+  // The audit's case c: another user's 0700 folder, opened as uid 65534, used to end in a raw EACCES from the cleanup.
+  it.skipIf(process.getuid?.() !== 0)("as another user (setpriv, needs root), a folder it cannot enter is cache_inaccessible, never a raw EACCES", () => {
+    const dir = cacheDir();
+    chmodSync(join(dir, ".."), 0o755);
+    mkdirSync(dir, { mode: 0o700 });
+    const module = fileURLToPath(new URL("../../dist/auth/token-cache.js", import.meta.url));
+    const script = `const { writeEntry } = await import(${JSON.stringify(module)});
+const { readFileSync } = await import("node:fs");
+try { writeEntry(process.argv[1], JSON.parse(readFileSync(0, "utf8"))); console.log("written"); }
+catch (error) { console.log(JSON.stringify({ name: error.constructor.name, code: error.code, message: error.message })); }`;
+    const run = spawnSync("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, "--input-type=module", "-e", script, dir], {
+      encoding: "utf8",
+      input: JSON.stringify(entryOf(["refresh-token-root-0008"])), // the tokens go on stdin, never on a command line
+    });
+    expect(run.stderr).toBe("");
+    const outcome = JSON.parse(run.stdout) as { name: string; code: string; message: string };
+    expect(outcome).toMatchObject({ name: "TokenCacheError", code: "cache_inaccessible" });
+    expect(outcome.message).toContain(`the token cache ${dir} belongs to another user (uid 0, not yours: 65534)`);
+    expect(outcome.message).not.toContain("EACCES");
+    expect(readdirSync(dir)).toEqual([]);
   });
 });
 

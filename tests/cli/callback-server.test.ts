@@ -4,7 +4,10 @@
  * request is held until the login says how it went.
  */
 import { afterEach, describe, expect, it } from "vitest";
+import { spawnSync } from "node:child_process";
+import { createServer, type Server } from "node:net";
 import { setTimeout as delay } from "node:timers/promises";
+import { fileURLToPath } from "node:url";
 import { request } from "undici";
 import { OAuthError } from "../../auth/oauth.js";
 import { listenForCallback, type CallbackOptions, type CallbackReceiver, type IgnoredReason } from "../../cli/callback-server.js";
@@ -172,5 +175,82 @@ describe("loopback callback receiver", () => {
     const first = await listen();
     await expect(listenForCallback(redirectUri, { state: STATE, timeoutSeconds: 1 })).rejects.toThrow(`127.0.0.1:${redirectUri.port} is already in use`);
     await first.close();
+  });
+});
+
+/** A process that holds `host:port` (a squatter, or anything else listening there). */
+async function squat(host: string, port: number): Promise<Server> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(port, host, resolve));
+  return server;
+}
+const stop = (server: Server) => new Promise<void>((resolve) => server.close(() => resolve()));
+
+describe("a localhost redirect URI: both loopback addresses, or none (audit L3)", () => {
+  it("listens on 127.0.0.1 and on [::1]: a redirect arriving on either is received", async () => {
+    for (const address of ["[::1]", "127.0.0.1"]) {
+      const port = await freePort();
+      const redirectUri = new URL(`http://localhost:${port}/callback`);
+      const receiver = await listenForCallback(redirectUri, { state: STATE, timeoutSeconds: 30 });
+      try {
+        // Both addresses are held (a stray request is answered, not refused by the system).
+        for (const host of ["127.0.0.1", "[::1]"]) expect((await get(`http://${host}:${port}/callback?state=forged`)).status, host).toBe(400);
+        const page = get(`http://${address}:${port}/callback?code=the-code&state=${STATE}`);
+        const redirect = await receiver.callback;
+        expect(redirect.url.href).toBe(`http://localhost:${port}/callback?code=the-code&state=${STATE}`);
+        redirect.respond({ ok: true });
+        expect((await page).body).toContain("You are signed in");
+      } finally {
+        await receiver.close();
+      }
+    }
+  });
+
+  for (const [squatted, shown] of [["::1", "[::1]"], ["127.0.0.1", "127.0.0.1"]] as const) {
+    it(`fails with "already in use" when ${shown}:port is taken, leaving nothing listening on the other address`, async () => {
+      const port = await freePort();
+      const squatter = await squat(squatted, port);
+      try {
+        const listening = listenForCallback(new URL(`http://localhost:${port}/callback`), { state: STATE, timeoutSeconds: 30 });
+        await expect(listening).rejects.toThrow(CliError);
+        await expect(listening).rejects.toThrow(`cannot receive the sign-in redirect: ${shown}:${port} is already in use.`);
+        // No half-listen: both addresses other than the squatter's are free again.
+        for (const host of ["127.0.0.1", "::1"].filter((host) => host !== squatted)) await stop(await squat(host, port));
+      } finally {
+        await stop(squatter);
+      }
+    });
+  }
+
+  // A machine without IPv6 loopback (a network namespace whose `lo` has IPv6 disabled): nobody can listen on ::1
+  // there, so 127.0.0.1 alone is complete; any other failure still fails. Linux: `unshare` (user and network
+  // namespaces) and `ip` from util-linux and iproute2.
+  it.runIf(process.platform === "linux")("without IPv6 loopback, listens on 127.0.0.1 alone; a taken 127.0.0.1 still fails", () => {
+    const module = fileURLToPath(new URL("../../dist/cli/callback-server.js", import.meta.url));
+    const script = `
+const { listenForCallback } = await import(${JSON.stringify(module)});
+const net = await import("node:net");
+const results = {};
+const ipv6 = await new Promise((resolve) => net.createServer().once("error", (e) => resolve(e.code)).listen(18990, "::1", function () { this.close(); resolve("bound"); }));
+results.ipv6 = ipv6;
+const receiver = await listenForCallback(new URL("http://localhost:18990/callback"), { state: "s", timeoutSeconds: 5 });
+const answer = await fetch("http://127.0.0.1:18990/callback?state=x");
+results.answered = answer.status;
+await receiver.close();
+const squatter = await new Promise((resolve) => { const s = net.createServer().listen(18991, "127.0.0.1", () => resolve(s)); });
+results.taken = await listenForCallback(new URL("http://localhost:18991/callback"), { state: "s", timeoutSeconds: 5 }).then(() => "listened", (e) => e.message);
+squatter.close();
+console.log(JSON.stringify(results));`;
+    const run = spawnSync(
+      "unshare",
+      ["--user", "--map-root-user", "--net", "sh", "-ec", 'ip link set lo up; echo 1 > /proc/sys/net/ipv6/conf/lo/disable_ipv6; exec "$@"', "sh", process.execPath, "--input-type=module", "-e", script],
+      { encoding: "utf8" },
+    );
+    expect(run.stderr).toBe("");
+    expect(JSON.parse(run.stdout)).toEqual({
+      ipv6: "EADDRNOTAVAIL",
+      answered: 400,
+      taken: "cannot receive the sign-in redirect: 127.0.0.1:18991 is already in use. Stop what listens there, or register a different redirect URI.",
+    });
   });
 });

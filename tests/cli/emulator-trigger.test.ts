@@ -51,7 +51,12 @@ describe("pulumi-helpdesk emulator + trigger", () => {
     const opened = await request(link);
     await opened.body.dump();
     expect(opened.statusCode).toBe(303);
-    expect(String(opened.headers["set-cookie"])).toMatch(/\S+=\S+/);
+    const session = /^[^;]+/.exec(String(opened.headers["set-cookie"]))![0];
+    expect(session).toMatch(/\S+=\S+/);
+    // Following the 303 with the session it set, as a browser does: the web page, signed in as the demo account.
+    const home = await request(new URL(String(opened.headers.location), link), { headers: { cookie: session } });
+    expect(home.statusCode).toBe(200);
+    expect(await home.body.text()).toMatch(/Signed in as <strong id="account">demo<\/strong>/);
     const exported = [`${SETTINGS.baseUrl.env}=${baseUrl}`, `${SETTINGS.clientId.env}=${DEFAULT_CLIENT.clientId}`, `${SETTINGS.clientSecret.env}=${DEFAULT_CLIENT.clientSecret}`, `${SETTINGS.redirectUri.env}=${redirectUri}`];
     expect(printed).toContain(`\n  export ${exported.join(" ")}\n  ${CLI_EXECUTABLE} login --stack dev\n`);
   });

@@ -29,11 +29,13 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk login / status / refresh / 
   let emulator: RunningEmulator;
   let project: TestProject;
   let redirectUri: string;
+  let localhostRedirect: string;
   const remoteRedirect = "https://app.example.test/helpdesk/callback";
   const client = { clientId: "cli-tests", clientSecret: "cli-tests-client-secret-4d2e" };
 
   beforeAll(async () => {
     redirectUri = `http://127.0.0.1:${await freePort()}/callback`;
+    localhostRedirect = `http://localhost:${await freePort()}/callback`;
     emulator = await startEmulator({
       port: 0,
       autoApprove: true,
@@ -41,6 +43,7 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk login / status / refresh / 
       clients: [
         { ...client, redirectUri, name: "CLI tests" },
         { clientId: "cli-remote", clientSecret: "cli-remote-secret-9a1b", redirectUri: remoteRedirect, name: "CLI tests (remote redirect)" },
+        { clientId: "cli-localhost", clientSecret: "cli-localhost-secret-7c3f", redirectUri: localhostRedirect, name: "CLI tests (localhost redirect)" },
       ],
     });
     project = createTestProject();
@@ -248,6 +251,29 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk login / status / refresh / 
     } finally {
       blocker.close();
     }
+  });
+
+  it("a localhost redirect URI: login signs in, and a squatter on [::1]:port makes it fail as already in use", async () => {
+    const { port } = new URL(localhostRedirect);
+    const localhostArgs = (stack: string) => ["login", "--stack", stack, "--base-url", emulator.url, "--client-id", "cli-localhost", "--redirect-uri", localhostRedirect, "--no-browser"];
+    const env = { HELPDESK_CLIENT_SECRET: "cli-localhost-secret-7c3f" };
+    const squatter = createServer().listen(Number(port), "::1");
+    await new Promise((resolve) => squatter.once("listening", resolve));
+    try {
+      const { code, stderr } = await runCli(localhostArgs("squatted"), project, env);
+      expect(code).toBe(1);
+      expect(stderr).toContain(`error: cannot receive the sign-in redirect: [::1]:${port} is already in use.`);
+    } finally {
+      await new Promise((resolve) => squatter.close(resolve));
+    }
+    // The browser comes back on [::1], as one that tries IPv6 first for `localhost` does.
+    const run = startCli(localhostArgs("local"), project, env);
+    const location = new URL(await approve(await run.authorizeUrl));
+    expect(location.hostname).toBe("localhost");
+    location.hostname = "[::1]";
+    expect((await follow(location.href)).body).toContain("You are signed in");
+    expect((await run.done).code).toBe(0);
+    expect(pulumiConfigGet(project, "local", "helpdesk:redirectUri")).toBe(localhostRedirect);
   });
 
   it("non-interactive: never prompts, says which flags or env vars to set (exit 2)", async () => {

@@ -34,8 +34,8 @@ async function emulator(options: EmulatorOptions): Promise<RunningEmulator> {
   cleanups.push(() => e.close());
   return e;
 }
-async function emulatorProcess(file: string): Promise<EmulatorProcess> {
-  const p = await spawnEmulator(["--data", file]);
+async function emulatorProcess(file: string, umask?: string): Promise<EmulatorProcess> {
+  const p = await spawnEmulator(["--data", file], umask);
   cleanups.push(() => p.stop("SIGKILL"));
   return p;
 }
@@ -388,6 +388,19 @@ describe("bounds and purging", () => {
     await emulator({ dataFile: file });
     const { statSync } = await import("node:fs");
     expect(statSync(file).mode & 0o777).toBe(0o600);
+  });
+
+  test("the folders it creates for the data file are private (0700) even under umask 000; existing ones are kept", async () => {
+    const { mkdirSync, statSync } = await import("node:fs");
+    const existing = testTempDir("helpdesk-durability-");
+    mkdirSync(join(existing, "shared"), { mode: 0o755 });
+    const file = join(existing, "shared", "nested", "dir", "helpdesk.db");
+    const p = await emulatorProcess(file, "000");
+    const mode = (path: string) => statSync(path).mode & 0o777;
+    expect([mode(join(existing, "shared", "nested")), mode(join(existing, "shared", "nested", "dir"))]).toEqual([0o700, 0o700]);
+    expect(mode(join(existing, "shared"))).toBe(0o755);
+    expect(mode(file)).toBe(0o600);
+    await p.stop();
   });
 });
 

@@ -246,10 +246,13 @@ const cliMain = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url)
 /**
  * Starts `node dist/cli/main.js emulator --port 0 --auto-approve <args>` (build dist/ first: `bash scripts/build.sh`)
  * and waits for its base URL on stdout.
+ * @param umask the process's umask, octal as `sh` takes it ("000"), set by `sh` before it runs node; default: this one's
  * @throws Error with its exit code and stderr when it exits before listening (a refused data file, say)
  */
-export function spawnEmulator(args: string[]): Promise<EmulatorProcess> {
-  const child = spawn(process.execPath, [cliMain, "emulator", "--port", "0", "--auto-approve", ...args], {
+export function spawnEmulator(args: string[], umask?: string): Promise<EmulatorProcess> {
+  const command = [process.execPath, cliMain, "emulator", "--port", "0", "--auto-approve", ...args];
+  const [file, ...rest] = umask === undefined ? command : ["sh", "-c", `umask ${umask} && exec "$@"`, "sh", ...command];
+  const child = spawn(file!, rest, {
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, NO_COLOR: "1" },
   });

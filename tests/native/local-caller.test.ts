@@ -1,0 +1,104 @@
+/**
+ * The native plugin's port is loopback and unauthenticated, as every Pulumi provider's is (audit L2). What the
+ * plugin does about another local process calling it: a second `Configure` with other settings is refused (the
+ * engine configures a plugin process once) and the first settings stay; the same settings again pass; `Handshake` and
+ * `Attach` engine addresses that are not loopback are ignored, so warnings keep going to the engine. Real plugin
+ * process, real gRPC and HTTP on 127.0.0.1: a stand-in engine `Log` service and two help desks that record requests.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import * as grpc from "@grpc/grpc-js";
+import { WEBHOOK_TYPE } from "../../kernel/names.js";
+import { emptyPb, engineGrpc, pluginPb, providerPb, structPb } from "../../provider/native/proto.js";
+import { startPlugin, type RunningPlugin } from "../support/plugin.js";
+import { waitFor } from "../support/processes.js";
+
+/** A help desk that answers every request 404 (a webhook already gone) and records what it received. */
+async function recordingHelpDesk(): Promise<{ url: string; requests: { method: string; path: string; headers: IncomingHttpHeaders }[]; server: Server }> {
+  const requests: { method: string; path: string; headers: IncomingHttpHeaders }[] = [];
+  const server = createServer((req, res) => {
+    requests.push({ method: req.method ?? "", path: req.url ?? "", headers: req.headers });
+    res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { code: "not_found", message: "no such webhook" } }));
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, server };
+}
+
+const struct = (properties: Record<string, unknown>) => structPb.Struct.fromJavaScript(properties as Parameters<typeof structPb.Struct.fromJavaScript>[0]);
+
+describe("a local process other than the engine on the plugin's port", () => {
+  const ENV_TOKEN = "ENV-FILLED-TOKEN-abc123";
+  const ENGINE_TOKEN = "engine-configured-token-0001";
+  let plugin: RunningPlugin;
+  let engine: grpc.Server;
+  let engineAddress: string;
+  const logged: string[] = [];
+  let helpDesk: Awaited<ReturnType<typeof recordingHelpDesk>>;
+  let other: Awaited<ReturnType<typeof recordingHelpDesk>>;
+
+  /** One unary call of the plugin's ResourceProvider service. */
+  function call<Req, Res>(method: (request: Req, callback: (error: grpc.ServiceError | null, response: Res) => void) => unknown, request: Req): Promise<Res> {
+    return new Promise((resolve, reject) => method.call(plugin.client, request, (error, response) => (error ? reject(error) : resolve(response))));
+  }
+  const configure = (settings: Record<string, unknown>) => call(plugin.client.configure, new providerPb.ConfigureRequest().setArgs(struct(settings)).setAcceptsecrets(true));
+  const deleteWebhook = (id: string) =>
+    call(
+      plugin.client.delete,
+      new providerPb.DeleteRequest().setUrn(`urn:pulumi:dev::p::${WEBHOOK_TYPE}::${id}`).setType(WEBHOOK_TYPE).setId(id).setProperties(struct({ event: "ticket_opened", url: "https://hooks.example.com/x" })),
+    );
+
+  beforeAll(async () => {
+    engine = new grpc.Server();
+    engine.addService(engineGrpc.EngineService, {
+      log: (request: { request: { getMessage(): string } }, callback: (error: null, response: unknown) => void) => {
+        logged.push(request.request.getMessage());
+        callback(null, new emptyPb.Empty());
+      },
+    } as unknown as grpc.UntypedServiceImplementation);
+    const port = await new Promise<number>((resolve, reject) => engine.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))));
+    engineAddress = `127.0.0.1:${port}`;
+    [helpDesk, other] = await Promise.all([recordingHelpDesk(), recordingHelpDesk()]);
+    // The environment fills the access token when Configure leaves it unset (config.ts): what the audit's probe stole.
+    plugin = await startPlugin({ ...process.env, HELPDESK_ACCESS_TOKEN: ENV_TOKEN });
+  });
+
+  afterAll(async () => {
+    await plugin?.close();
+    engine?.forceShutdown();
+    helpDesk?.server.close();
+    other?.server.close();
+  });
+
+  it("follows a loopback engine address, and ignores Handshake and Attach addresses that are not loopback", async () => {
+    await call(plugin.client.handshake, new providerPb.ProviderHandshakeRequest().setEngineAddress(engineAddress));
+    for (const address of ["192.0.2.1:50051", "evil.example:443", "[2001:db8::1]:50051", "127.0.0.1.evil.example:1", "127.0.0.1"]) {
+      await call(plugin.client.attach, new pluginPb.PluginAttach().setAddress(address));
+      await call(plugin.client.handshake, new providerPb.ProviderHandshakeRequest().setEngineAddress(address));
+    }
+    await configure({ baseUrl: helpDesk.url, accessToken: ENGINE_TOKEN });
+    await deleteWebhook("wh_gone_1");
+    // The warning about the webhook already gone reaches the engine's Log service, not an address given later.
+    await waitFor("the warning at the engine", () => logged.find((line) => line.includes("webhook wh_gone_1 (ticket_opened) was already gone")), 20_000);
+    expect(plugin.stderr()).not.toContain("wh_gone_1");
+  });
+
+  it("refuses a second Configure with other settings, clearly; the engine's settings stay, and the same settings again pass", async () => {
+    const refused = await configure({ baseUrl: other.url }).then(
+      () => undefined,
+      (error: grpc.ServiceError) => error,
+    );
+    expect(refused?.details).toBe(
+      "this provider plugin is already configured with other settings; Pulumi configures a plugin process once, so a second Configure with different " +
+        "settings did not come from the engine and is refused (the first settings stay). To use other settings, run another provider (a provider resource " +
+        "of its own starts its own plugin process).",
+    );
+    await configure({ accessToken: ENGINE_TOKEN, baseUrl: helpDesk.url }); // the same, in another key order
+    await deleteWebhook("wh_gone_2");
+    expect(other.requests).toEqual([]);
+    const deletes = helpDesk.requests.filter((request) => request.method === "DELETE");
+    expect(deletes.map((request) => request.path)).toEqual(["/v1/webhooks/wh_gone_1", "/v1/webhooks/wh_gone_2"]);
+    for (const request of deletes) expect(request.headers.authorization).toBe(`Bearer ${ENGINE_TOKEN}`);
+    expect(JSON.stringify(helpDesk.requests)).not.toContain(ENV_TOKEN);
+  });
+});
