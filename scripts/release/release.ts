@@ -23,7 +23,7 @@
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { createReadStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, createReadStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { packNodejsSdk } from "./nodejs-sdk.ts";
@@ -88,8 +88,13 @@ export function writeArchive(executable: string, archive: string, target: Target
     const [name, ...rest] = archiveEntries(target);
     if (basename(executable) !== name) throw new Error(`${executable} must be named ${name}`);
     if (rest.includes(CLI_EXECUTABLE)) symlinkSync(name!, join(staging, CLI_EXECUTABLE));
-    execFileSync("cp", [join(ROOT, "LICENSE"), join(staging, "LICENSE")]);
-    const common = ["--owner=0", "--group=0", "--numeric-owner", `--mtime=@${entryTime()}`, "--mode=go-w"];
+    copyFileSync(join(ROOT, "LICENSE"), join(staging, "LICENSE"));
+    // The archive's bytes must not depend on the builder's machine: modes set here, whatever the umask (LICENSE
+    // 0644; the executable is 0755 from buildExecutable, and `u=rwX,go=rX` records 0755/0644 whatever the files
+    // say), owner 0, the commit's time, GNU format (tar's default format is a build option), names in the order
+    // given (--sort=name orders what tar would read from a folder), and gzip without a name or time stamp.
+    chmodSync(join(staging, "LICENSE"), 0o644);
+    const common = ["--format=gnu", "--sort=name", "--owner=0", "--group=0", "--numeric-owner", `--mtime=@${entryTime()}`, "--mode=u=rwX,go=rX"];
     execFileSync("tar", [
       "--create",
       "--file",

@@ -5,8 +5,9 @@
  *
  * - as `pulumi-resource-helpdesk` it is the plugin: GetPluginInfo, GetSchema, CheckConfig, Configure, Create and
  *   Delete of a Webhook against an emulator, over gRPC as the engine calls them;
- * - as `pulumi-helpdesk` (the archive's link) it is the CLI: `--version`, and the emulator (node:sqlite, HTTP, OAuth)
- *   with a data file, signed in to;
+ * - as `pulumi-helpdesk` (the archive's link) it is the CLI: `--version` (and `NODE_OPTIONS=--require <file>` does
+ *   not run the file in it: the SEA ignores NODE_OPTIONS), and the emulator (node:sqlite, HTTP, OAuth) with a data
+ *   file, signed in to;
  * - the archives' names and layout, SHA256SUMS, and the one version in all of them, GetPluginInfo and the schema;
  * - the windows-amd64 archive's executable, by its format only (it cannot run here: no Windows, no wine): an x86-64
  *   PE file with Node's SEA fuse flipped and the blob, holding the bundle, in its `NODE_SEA_BLOB` resource;
@@ -22,9 +23,9 @@
  * A missing tool (tar, npm, the registry, Python) fails the suite: nothing is skipped.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
@@ -322,6 +323,20 @@ describe("the executable, with no Node.js on PATH", () => {
       const run = start("pulumi-helpdesk", ["--version"]);
       expect((await run.exited).code).toBe(0);
       expect(run.stdout.trim()).toBe(pkg.version);
+    });
+
+    it("takes no Node.js options from NODE_OPTIONS: a --require'd file does not run in it", async () => {
+      const required = join(work, "required.cjs");
+      const ran = join(work, "required-ran");
+      writeFileSync(required, `require("node:fs").writeFileSync(${JSON.stringify(ran)}, "ran");\n`);
+      // The same file does run under a plain Node.js (this one), so the check below can fail.
+      execFileSync(process.execPath, ["-e", ""], { env: { ...bareEnv, NODE_OPTIONS: `--require ${required}` } });
+      expect(existsSync(ran)).toBe(true);
+      rmSync(ran);
+      const run = spawnSync(join(installed, "pulumi-helpdesk"), ["--version"], { env: { ...bareEnv, NODE_OPTIONS: `--require ${required}` }, cwd: work, encoding: "utf8" });
+      expect(run.status, run.stderr).toBe(0);
+      expect(run.stdout.trim()).toBe(pkg.version);
+      expect(existsSync(ran), "NODE_OPTIONS=--require ran a file inside the release executable").toBe(false);
     });
 
     it("runs the emulator on a data file (node:sqlite), which a sign-in reaches", async () => {

@@ -27,11 +27,15 @@ export function pulumiJavaSdkDownloaded(): boolean {
   return existsSync(join(machineMavenRepository, "com", "pulumi", "pulumi", PULUMI_JAVA_VERSION, `pulumi-${PULUMI_JAVA_VERSION}.pom`));
 }
 
-/** Maven settings: `localRepository` the run's own, the machine's repository a remote one read first. */
+/**
+ * Maven settings: `localRepository` the run's own, the machine's repository a remote one read first, whose files
+ * must match their checksums (`checksumPolicy` fail; Maven's default only warns). This holds for every Maven the
+ * run starts, the Java language host's included, which no command-line flag reaches.
+ */
 function settings(localRepository: string): string {
   const repository = (element: string): string =>
     `<${element}><id>machine</id><url>${pathToFileURL(machineMavenRepository).href}</url>` +
-    `<releases><enabled>true</enabled></releases><snapshots><enabled>false</enabled></snapshots></${element}>`;
+    `<releases><enabled>true</enabled><checksumPolicy>fail</checksumPolicy></releases><snapshots><enabled>false</enabled></snapshots></${element}>`;
   return `<?xml version="1.0" encoding="UTF-8"?>
 <settings xmlns="http://maven.apache.org/SETTINGS/1.0.0">
   <localRepository>${localRepository}</localRepository>
@@ -64,7 +68,8 @@ export function mavenEnv(env: NodeJS.ProcessEnv, localRepository: string): NodeJ
 }
 
 /**
- * Runs `mvn -B -q <args>` in `cwd` and throws with its output when it fails.
+ * Runs `mvn -B -q --strict-checksums <args>` in `cwd` (a download from any repository whose checksum does not match
+ * fails) and throws with its output when it fails.
  *
  * @param args Maven's arguments, e.g. `["install"]`
  * @param cwd the project's folder (its pom.xml)
@@ -72,7 +77,7 @@ export function mavenEnv(env: NodeJS.ProcessEnv, localRepository: string): NodeJ
  * @throws Error naming the command, its exit code and its output, when it exits non-zero
  */
 export async function mvn(args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Ran> {
-  const ran = await runCommand("mvn", ["-B", "-q", ...args], { cwd, env });
+  const ran = await runCommand("mvn", ["-B", "-q", "--strict-checksums", ...args], { cwd, env });
   if (ran.code !== 0) throw new Error(shown(`mvn ${args.join(" ")} (in ${cwd})`, ran));
   return ran;
 }
