@@ -51,7 +51,7 @@ export function hostEntry(entry: string): HostEntry | undefined {
   // A wildcard's domain is parsed below a one-letter label, so that it is canonicalised as a host name is.
   const host = canonicalHost(wildcard ? `x${entry.slice(1)}` : entry);
   if (host === undefined) return undefined;
-  return wildcard ? { below: host.slice(1) } : { exact: host };
+  return wildcard ? { below: host.slice(2) } : { exact: host };
 }
 
 /** @returns the host as WHATWG URL canonicalises it, without a trailing dot; undefined when it is no host */
