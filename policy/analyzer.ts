@@ -11,7 +11,7 @@
  * constructor reads the pack's version with `require(<working directory>/package.json)`, a file a self-contained
  * executable does not have (its `require` loads built-in modules only) and a folder the engine chooses (the program's).
  * `serve` is what the constructor calls next, with the version given. It is pinned by the exact `@pulumi/policy`
- * version the release bundles (package.json devDependencies), and tests/policy/analyzer.test.ts runs it.
+ * version the release bundles (package.json devDependencies), and tests/policy/policies.test.ts runs it.
  *
  * The engine's address (the argument) is not used: policies log nothing to the engine.
  */

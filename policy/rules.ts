@@ -9,7 +9,7 @@
  * matches as egress allowlists usually do (any depth below the named domain, never the domain itself).
  *
  * No function here returns or throws text holding a url, its path, query or user info: a url may carry a credential
- * and policies see secret urls in plain text (docs/design.md "Policy packs").
+ * and policies see secret urls in plain text (docs/design.md "Rooms").
  */
 import { baseUrlText, parseBaseUrl } from "../kernel/base-url.js";
 import { webhookUrlProblem } from "../kernel/webhook-rules.js";
