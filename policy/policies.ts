@@ -128,7 +128,7 @@ const urlAllowedHosts: ResourceValidationPolicy = {
     if (allowedHosts === undefined) return;
     const webhook = webhookOf(args, ["url"]);
     if (webhook === undefined || hostAllowed(webhook.url, allowedHosts)) return;
-    reportViolation(`${webhook.named}: its url's host ${shownHost(webhook.url)} is not in the policy's allowedHosts (${allowedHosts.length} entries); send it to an allowed host or add the host to allowedHosts.`);
+    reportViolation(`${webhook.named}: its url's host ${shownHost(webhook.url)} is not in the policy's allowedHosts (${allowedHosts.length === 1 ? "1 entry" : `${allowedHosts.length} entries`}); send it to an allowed host or add the host to allowedHosts.`);
   },
 };
 

@@ -106,6 +106,7 @@ describe.skipIf(!pulumiAvailable())("the policy pack with pulumi preview and up,
       it("up with the pack creates nothing", async () => {
         const outcome = await run("up", packs[form]!);
         expect(outcome.ok, outcome.output).toBe(false);
+        expect(outcome.output).toContain(POLICY_NAMES.https); // stopped by the pack, not by anything else
         expect(await heldWebhooks(emulator)).toEqual([]);
         for (const part of FORBIDDEN_IN_OUTPUT) expect(outcome.output, part).not.toContain(part);
       });
