@@ -8,7 +8,8 @@
  *   `aws`). It is the type tokens' package (`helpdesk:index:Webhook`, `pulumi:providers:helpdesk`), the default
  *   config namespace (`helpdesk:baseUrl`), the plugin's name (`pulumi-resource-helpdesk`) and the SDKs' package
  *   names (`pulumi_helpdesk`, `@<owner>/helpdesk`, `.../sdk/go/helpdesk`, `<base>.helpdesk`);
- * - the executables: the CLI `pulumi-helpdesk` (package.json's `bin`) and the plugin `pulumi-resource-helpdesk`;
+ * - the executables: the CLI `pulumi-helpdesk` (package.json's `bin`), the plugin `pulumi-resource-helpdesk` and the
+ *   policy pack `pulumi-analyzer-helpdesk`, and the policy pack's name `helpdesk`;
  * - from the repository (GitHub only: Go resolves a `github.com/<owner>/<name>/...` module path from the repository
  *   itself, and release downloads follow GitHub's URL scheme): the Go module path, the npm scope and Java package of
  *   the SDKs, the plugin's download URL, the repository's and the logo's URLs.
@@ -55,6 +56,19 @@ export const DYNAMIC_WEBHOOK_TYPE = `pulumi-nodejs:dynamic/${DYNAMIC_MODULE}:${D
 export const CLI_EXECUTABLE = PACKAGE_NAME;
 /** The plugin's name, as Pulumi runs the resource plugin of a package (`pulumi-resource-<package>`): `pulumi-resource-helpdesk`. */
 export const PLUGIN_EXECUTABLE = `pulumi-resource-${PULUMI_PACKAGE}` as const;
+
+/**
+ * The policy pack's executable name, as Pulumi names an analyzer plugin (`pulumi-analyzer-<name>`, pulumi/pulumi
+ * `sdk/go/common/workspace/plugins.go`): `pulumi-analyzer-helpdesk`. The release's executable is the policy pack
+ * under this name (`cli/bin.ts`), which `pulumi preview --policy-pack <folder>/pulumi-analyzer-helpdesk` runs.
+ */
+export const ANALYZER_EXECUTABLE = `pulumi-analyzer-${PULUMI_PACKAGE}` as const;
+
+/**
+ * The policy pack's name, as `pulumi preview` shows it beside each violation (`helpdesk@v0.2.0`), and the name both
+ * shipping forms serve their policies under (`policy/`): the Pulumi package name, `helpdesk`.
+ */
+export const POLICY_PACK = PULUMI_PACKAGE;
 
 /**
  * The plugin executable's file name on a platform: Windows finds programs by their `.exe`, and so does Pulumi's

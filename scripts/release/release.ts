@@ -5,9 +5,10 @@
  * - `pulumi-resource-helpdesk-v<version>-<os>-<arch>.tar.gz` per buildable platform (linux-amd64, linux-arm64,
  *   windows-amd64), the plugin archive as Pulumi downloads and installs it (pulumi/pulumi
  *   `sdk/go/common/workspace/plugins.go`): the self-contained executable `pulumi-resource-helpdesk` at the archive's
- *   root (mode 0755), beside it `pulumi-helpdesk`, a symbolic link to it (the same executable is the CLI under that
- *   name; a link costs nothing, a copy would double the download), and `LICENSE`. The Windows archive holds
- *   `pulumi-resource-helpdesk.exe` and `LICENSE` only (see {@link archiveEntries} for why no CLI name);
+ *   root (mode 0755), beside it `pulumi-helpdesk` and `pulumi-analyzer-helpdesk`, symbolic links to it (the same
+ *   executable is the CLI and the policy pack under those names; a link costs nothing, a copy would double the
+ *   download), and `LICENSE`. The Windows archive holds `pulumi-resource-helpdesk.exe` and `LICENSE` only (see
+ *   {@link archiveEntries} for why no other name);
  * - the npm package (`npm pack`, which builds dist/ through `prepack`);
  * - the TypeScript SDK's npm package `@pulumi-helpdesk/helpdesk` (scripts/release/nodejs-sdk.ts);
  * - the Python SDK's wheel and sdist (`python -m build` of the generated sdk/python/: scripts/release/python.ts);
@@ -28,7 +29,7 @@ import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { packNodejsSdk } from "./nodejs-sdk.ts";
 import { buildPythonPackages } from "./python.ts";
-import { CLI_EXECUTABLE, PLUGIN_EXECUTABLE } from "../../dist/kernel/names.js"; // from the build, as executable.ts says
+import { ANALYZER_EXECUTABLE, CLI_EXECUTABLE, PLUGIN_EXECUTABLE } from "../../dist/kernel/names.js"; // from the build, as executable.ts says
 import { BUILDABLE_TARGETS, buildExecutable, executableName, releaseFacts, ROOT, type Target } from "./executable.ts";
 
 /** Pulumi's operating system names (Go's GOOS) for Node.js's. */
@@ -47,22 +48,26 @@ export function archiveName(version: string, target: Target): string {
   return `${PLUGIN_EXECUTABLE}-v${version}-${PULUMI_OS[target.os]}-${PULUMI_ARCH[target.arch]}.tar.gz`;
 }
 
+/** The names under which the Linux archives link the executable: the CLI's and the policy pack's (`cli/bin.ts`). */
+const LINKED_NAMES = [CLI_EXECUTABLE, ANALYZER_EXECUTABLE];
+
 /**
  * The names of the files a target's archive holds, in order.
  *
- * Linux: the executable, `pulumi-helpdesk` (a symbolic link to it: the CLI's name), `LICENSE`. Windows: the
- * executable `pulumi-resource-helpdesk.exe` and `LICENSE`, no CLI name. A symbolic link is a poor fit there: creating
+ * Linux: the executable, `pulumi-helpdesk` and `pulumi-analyzer-helpdesk` (symbolic links to it: the CLI's and the
+ * policy pack's names), `LICENSE`. Windows: the executable `pulumi-resource-helpdesk.exe` and `LICENSE`, no other name. A symbolic link is a poor fit there: creating
  * one needs a privilege that ordinary accounts lack unless Developer Mode is on, so an archive holding one could fail
  * to install as a whole, the plugin with it; a hard link is not something every extractor makes; a copy would double a
  * ~40 MB download for a name. The executable is the CLI when its first argument is the CLI's name (`cli/bin.ts`):
  * `pulumi-resource-helpdesk.exe pulumi-helpdesk login ...`; a user who wants the short name can copy or hard-link it
- * to `pulumi-helpdesk.exe` (`cli/bin.ts` drops the `.exe` before it looks at the name).
+ * to `pulumi-helpdesk.exe`, or to `pulumi-analyzer-helpdesk.exe` for the policy pack (`cli/bin.ts` drops the `.exe`
+ * before it looks at the name).
  *
  * @param target the platform
- * @returns e.g. `["pulumi-resource-helpdesk", "pulumi-helpdesk", "LICENSE"]`
+ * @returns e.g. `["pulumi-resource-helpdesk", "pulumi-helpdesk", "pulumi-analyzer-helpdesk", "LICENSE"]`
  */
 export function archiveEntries(target: Target): string[] {
-  return target.os === "win32" ? [executableName(target), "LICENSE"] : [executableName(target), CLI_EXECUTABLE, "LICENSE"];
+  return target.os === "win32" ? [executableName(target), "LICENSE"] : [executableName(target), ...LINKED_NAMES, "LICENSE"];
 }
 
 /** The time stamp of the artefacts' entries, in seconds: the last commit's (reproducible), or now outside a git checkout. */
@@ -87,7 +92,7 @@ export function writeArchive(executable: string, archive: string, target: Target
     // The executable is archived from where it was built (no 130 MB copy); the rest comes from the staging folder.
     const [name, ...rest] = archiveEntries(target);
     if (basename(executable) !== name) throw new Error(`${executable} must be named ${name}`);
-    if (rest.includes(CLI_EXECUTABLE)) symlinkSync(name!, join(staging, CLI_EXECUTABLE));
+    for (const link of LINKED_NAMES.filter((linked) => rest.includes(linked))) symlinkSync(name!, join(staging, link));
     copyFileSync(join(ROOT, "LICENSE"), join(staging, "LICENSE"));
     // The archive's bytes must not depend on the builder's machine: modes set here, whatever the umask (LICENSE
     // 0644; the executable is 0755 from buildExecutable, and `u=rwX,go=rX` records 0755/0644 whatever the files

@@ -265,7 +265,7 @@ export function describeDownloadedPlugin(title: string, language: Language): voi
       // Asked once, for this machine's archive: the override sent the engine here, at the mirror's root.
       expect(mirror.requests).toEqual([`GET /${ARCHIVE}`]);
       const plugin = join(pulumiHome, "plugins", `resource-helpdesk-v${VERSION}`);
-      expect(readdirSync(plugin).filter((name) => !name.startsWith(".")).sort()).toEqual(["LICENSE", "pulumi-helpdesk", "pulumi-resource-helpdesk"]);
+      expect(readdirSync(plugin).filter((name) => !name.startsWith(".")).sort()).toEqual(["LICENSE", "pulumi-analyzer-helpdesk", "pulumi-helpdesk", "pulumi-resource-helpdesk"]);
       const outputs = JSON.parse(await run(["stack", "output", "--json"])) as Record<string, string>;
       const [home, eu] = desks as [Desk, Desk];
       const held = async (desk: Desk) => (await heldWebhooks(desk.emulator)).map(({ id, event, url, state }) => ({ id, event, url, state }));

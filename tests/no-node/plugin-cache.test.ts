@@ -143,9 +143,9 @@ describe.skipIf(!pulumiToolsReady(["pulumi-language-yaml"]))("a plugin installed
     expect(helpdeskPlugins(home)).toEqual([]);
   });
 
-  it("holds the archive's files only: the executable, its CLI link, LICENSE", () => {
+  it("holds the archive's files only: the executable, its CLI and policy pack links, LICENSE", () => {
     const plugin = join(pulumiHome, "plugins", `resource-helpdesk-v${VERSION}`);
-    expect(readdirSync(plugin).filter((name) => !name.startsWith(".")).sort()).toEqual(["LICENSE", "pulumi-helpdesk", "pulumi-resource-helpdesk"]);
+    expect(readdirSync(plugin).filter((name) => !name.startsWith(".")).sort()).toEqual(["LICENSE", "pulumi-analyzer-helpdesk", "pulumi-helpdesk", "pulumi-resource-helpdesk"]);
     expect(lstatSync(join(plugin, "pulumi-resource-helpdesk")).isFile()).toBe(true);
     expect(readlinkSync(join(plugin, "pulumi-helpdesk"))).toBe("pulumi-resource-helpdesk");
   });

@@ -11,6 +11,8 @@
  * - the archives' names and layout, SHA256SUMS, and the one version in all of them, GetPluginInfo and the schema;
  * - the windows-amd64 archive's executable, by its format only (it cannot run here: no Windows, no wine): an x86-64
  *   PE file with Node's SEA fuse flipped and the blob, holding the bundle, in its `NODE_SEA_BLOB` resource;
+ * - as `pulumi-analyzer-helpdesk` (the archive's other link) it is the policy pack: GetAnalyzerInfo gives the pack's
+ *   name and policies at the plugin's version (the release's version check covers it), and Analyze finds a violation;
  * - it exits within 5 s of its engine no longer answering, and not while the engine answers.
  *
  * - the Python SDK's wheel and sdist: their `pulumi_helpdesk/pulumi-plugin.json` names this plugin with the version
@@ -34,7 +36,9 @@ import { signInAutoApproved } from "../../emulator-client/index.js";
 import { emptyPb, pluginPb, providerGrpc, providerPb, structPb, type PropertyMap } from "../../provider/native/proto.js";
 import { isSecret } from "../../provider/native/properties.js";
 import { buildSchema } from "../../provider/native/schema.js";
-import { nodejsSdkPackage, pluginDownloadUrlOf } from "../../kernel/names.js";
+import { ANALYZER_EXECUTABLE, nodejsSdkPackage, pluginDownloadUrlOf, POLICY_PACK, WEBHOOK_TYPE } from "../../kernel/names.js";
+import { POLICY_NAMES } from "../../policy/policies.js";
+import { startAnalyzer } from "../support/analyzer.js";
 import { heldWebhooks } from "../support/emulator.js";
 import { repoRoot } from "../support/package.js";
 import { waitFor } from "../support/processes.js";
@@ -176,13 +180,14 @@ describe("the release folder", () => {
     }
   });
 
-  it("archives the executable at the root (0755), pulumi-helpdesk as a link to it, and LICENSE", () => {
+  it("archives the executable at the root (0755), pulumi-helpdesk and pulumi-analyzer-helpdesk as links to it, and LICENSE", () => {
     for (const name of ARCHIVES.slice(0, 2)) {
       const listing = execFileSync("tar", ["-tvzf", join(releaseDir, name)], { encoding: "utf8" }).trim().split("\n");
-      expect(listing).toHaveLength(3);
+      expect(listing).toHaveLength(4);
       expect(listing[0]).toMatch(/^-rwxr-xr-x 0\/0 +\d+ .* pulumi-resource-helpdesk$/);
       expect(listing[1]).toMatch(/^l\S+ 0\/0 +0 .* pulumi-helpdesk -> pulumi-resource-helpdesk$/);
-      expect(listing[2]).toMatch(/^-rw-r--r-- 0\/0 +\d+ .* LICENSE$/);
+      expect(listing[2]).toMatch(/^l\S+ 0\/0 +0 .* pulumi-analyzer-helpdesk -> pulumi-resource-helpdesk$/);
+      expect(listing[3]).toMatch(/^-rw-r--r-- 0\/0 +\d+ .* LICENSE$/);
     }
   });
 
@@ -315,6 +320,21 @@ describe("the executable, with no Node.js on PATH", () => {
         client.delete(new providerPb.DeleteRequest().setUrn(urn).setType("helpdesk:index:Webhook").setId(id).setProperties(created.getProperties()!), done),
       );
       expect(await heldWebhooks(emulator)).toEqual([]);
+    });
+  });
+
+  describe("as pulumi-analyzer-helpdesk (the archive's link), the policy pack", () => {
+    it("is the helpdesk pack at the plugin's version, and finds a violation, with no Node.js", async () => {
+      const analyzer = await startAnalyzer([join(installed, ANALYZER_EXECUTABLE)], bareEnv);
+      try {
+        const info = await analyzer.info();
+        expect(info).toEqual({ name: POLICY_PACK, version: pkg.version, policies: Object.values(POLICY_NAMES) });
+        await analyzer.configure({});
+        const found = await analyzer.analyze({ type: WEBHOOK_TYPE, name: "plain", properties: { event: "ticket_opened", url: "http://h.example/x" } });
+        expect(found.map(({ policy, level }) => ({ policy, level }))).toEqual([{ policy: POLICY_NAMES.https, level: "mandatory" }]);
+      } finally {
+        await analyzer.close();
+      }
     });
   });
 

@@ -10,6 +10,7 @@ import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { buildSchema } from "../../provider/native/schema.js";
 import {
+  ANALYZER_EXECUTABLE,
   CLI_EXECUTABLE,
   DYNAMIC_WEBHOOK_TYPE,
   githubRepository,
@@ -19,6 +20,7 @@ import {
   logoUrl,
   PLUGIN_EXECUTABLE,
   pluginCacheFolder,
+  POLICY_PACK,
   pluginExecutableFile,
   PROVIDER_TYPE,
   PULUMI_PACKAGE,
@@ -42,6 +44,7 @@ describe("the package's names", () => {
     expect(PULUMI_PACKAGE).toBe("helpdesk");
     expect(CLI_EXECUTABLE).toBe("pulumi-helpdesk");
     expect(PLUGIN_EXECUTABLE).toBe("pulumi-resource-helpdesk");
+    expect([ANALYZER_EXECUTABLE, POLICY_PACK]).toEqual(["pulumi-analyzer-helpdesk", "helpdesk"]);
     expect(PYTHON_PACKAGE).toBe("pulumi_helpdesk");
     expect([WEBHOOK_TYPE, WEBHOOK_EVENT_TYPE, PROVIDER_TYPE, DYNAMIC_WEBHOOK_TYPE]).toEqual([
       "helpdesk:index:Webhook",
@@ -107,10 +110,10 @@ describe("the repository", () => {
 });
 
 /** The hand-written rooms whose code must take the names from kernel/names.ts (tests may spell them: they check them). */
-const ROOMS = ["kernel", "program", "provider", "auth", "cli", "emulator", "emulator-client", "scripts", "bench"];
+const ROOMS = ["kernel", "program", "provider", "policy", "auth", "cli", "emulator", "emulator-client", "scripts", "bench"];
 
 /** A name spelled out: the package name alone, a type token, the plugin's name, the Python package's name. */
-const SPELLED_NAME = /^helpdesk$|helpdesk:index|providers:helpdesk|resource-helpdesk|pulumi_helpdesk/;
+const SPELLED_NAME = /^helpdesk$|helpdesk:index|providers:helpdesk|resource-helpdesk|analyzer-helpdesk|pulumi_helpdesk/;
 
 /** Every file below `dir` whose name ends in `extension`, as paths relative to the repository. */
 function filesIn(dir: string, extension: string): string[] {

@@ -67,7 +67,7 @@ describe("README.md states the rules as their homes do", () => {
 
   it("every version of this package it names is package.json's", () => {
     const versions = found(
-      /(?:-v|helpdesk-|helpdesk_|pulumi_helpdesk-|resource helpdesk |version: |helpdesk:|releases\/download\/v|pulumi-helpdesk )(\d+\.\d+\.\d+)\b/g,
+      /(?:-v|helpdesk-|helpdesk_|pulumi_helpdesk-|resource helpdesk |version: |helpdesk:|releases\/download\/v|pulumi-helpdesk |helpdesk@v)(\d+\.\d+\.\d+)\b/g,
     );
     expect(versions.length, "the README names the version in its install commands").toBeGreaterThan(5);
     expect(versions.filter((entry) => !entry.endsWith(`: ${version}`))).toEqual([]);

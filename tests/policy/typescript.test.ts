@@ -1,0 +1,128 @@
+/**
+ * The policy pack with the real Pulumi CLI, the dynamic `Webhook` (TypeScript: tests/e2e/program) and the emulator,
+ * in both shipping forms:
+ *
+ * - the release's executable as `pulumi-analyzer-helpdesk` (the archive's link: tests/support/release.ts builds the
+ *   release once per run), which the engine runs as a binary policy pack;
+ * - the npm package's folder `policy/` (its `index.js`, `PulumiPolicy.yaml` and the compiled `dist/policy/pack.js`,
+ *   on `@pulumi/policy`'s public `PolicyPack`). The CLI built here cannot run a folder pack: its Node.js language host
+ *   lacks `RunPlugin` (measured with the v3.68 host scripts/pulumi-build builds; official hosts have it). So the engine is given a two-line launcher that does what
+ *   official hosts' `RunPlugin` does: `node @pulumi/pulumi/cmd/run-policy-pack <engine> .` in the folder.
+ *
+ * For each: a program with an http webhook, one on a host outside `allowedHosts`, a duplicate pair (url given as a
+ * secret) and a compliant one fails `pulumi preview`, each violation naming its resource, and no url, path, query or
+ * token anywhere in the output; `pulumi up` with the pack creates nothing on the emulator; the compliant webhooks
+ * alone pass preview and are created.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
+import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
+import { ANALYZER_EXECUTABLE } from "../../kernel/names.js";
+import { POLICY_NAMES } from "../../policy/policies.js";
+import { heldWebhooks } from "../support/emulator.js";
+import { repoRoot } from "../support/package.js";
+import { configAsLoginWrites, createTestStack, pulumiAvailable, type TestStack } from "../support/pulumi.js";
+import { sharedRelease } from "../support/release.js";
+import { ARCHIVE } from "../no-node/no-node-desks.js";
+import { COMPLIANT, FORBIDDEN_IN_OUTPUT, PACK_CONFIG, SECRET_URL, VIOLATING, VIOLATORS } from "./program-hooks.js";
+
+const programDir = fileURLToPath(new URL("../e2e/program", import.meta.url));
+const client = { clientId: "policy-client", clientSecret: "policy-client-secret-value", redirectUri: "http://127.0.0.1:1/callback", name: "policy" };
+
+/** What a Pulumi run printed and whether it succeeded. */
+interface Outcome {
+  ok: boolean;
+  output: string;
+}
+
+describe.skipIf(!pulumiAvailable())("the policy pack with pulumi preview and up, the dynamic Webhook and the emulator", () => {
+  let emulator: RunningEmulator;
+  let test: TestStack;
+  let work: string;
+  const packs: Record<string, string> = {};
+  let configFile: string;
+
+  /** Runs preview or up with a pack and the config file, never throwing for a failed run. */
+  async function run(operation: "preview" | "up", pack: string): Promise<Outcome> {
+    let output = "";
+    const options = { policyPacks: [pack], policyPackConfigs: [configFile], onOutput: (text: string) => (output += text) };
+    try {
+      if (operation === "preview") await test.stack.preview(options);
+      else await test.stack.up(options);
+      return { ok: true, output };
+    } catch (error) {
+      return { ok: false, output: `${output}\n${error instanceof Error ? error.message : String(error)}` };
+    }
+  }
+
+  beforeAll(async () => {
+    work = mkdtempSync(join(tmpdir(), "helpdesk-policy-ts-"));
+    const release = await sharedRelease();
+    mkdirSync(join(work, "release"));
+    execFileSync("tar", ["-xzf", join(release, ARCHIVE), "-C", join(work, "release")]);
+    packs.executable = join(work, "release", ANALYZER_EXECUTABLE);
+    // The folder form, launched as official Node.js hosts' RunPlugin launches it (see the file's comment).
+    packs.folder = join(work, "folder-pack");
+    writeFileSync(
+      packs.folder,
+      `#!/bin/sh\ncd ${JSON.stringify(join(repoRoot, "policy"))} && exec ${JSON.stringify(process.execPath)} ${JSON.stringify(join(repoRoot, "node_modules/@pulumi/pulumi/cmd/run-policy-pack"))} "$1" .\n`,
+    );
+    chmodSync(packs.folder, 0o755);
+    configFile = join(work, "policy-config.json");
+    writeFileSync(configFile, JSON.stringify(PACK_CONFIG));
+    emulator = await startEmulator({ port: 0, autoApprove: true, clients: [client] });
+    const tokens = await signIn({ baseUrl: emulator.url, ...client });
+    test = await createTestStack(programDir, {
+      ...configAsLoginWrites(emulator.url, client, tokens),
+      "e2e:secretUrl": { value: SECRET_URL, secret: true },
+    });
+  }, 300_000);
+
+  afterAll(async () => {
+    await test?.stack.destroy().catch(() => undefined);
+    await test?.dispose();
+    await emulator?.close();
+    if (work) rmSync(work, { recursive: true, force: true });
+  });
+
+  for (const form of ["executable", "folder"] as const) {
+    describe(`as the ${form === "executable" ? "release's executable" : "npm package's folder"}`, () => {
+      it("fails preview of the violating program, naming each violation's resource and no url", async () => {
+        await test.stack.setConfig("e2e:hooks", { value: JSON.stringify(VIOLATING) });
+        const outcome = await run("preview", packs[form]!);
+        expect(outcome.ok, outcome.output).toBe(false);
+        for (const { name, policy } of VIOLATORS) {
+          expect(outcome.output, `${policy} on ${name}`).toMatch(new RegExp(`${policy}[\\s\\S]*"${name}"`));
+        }
+        expect(outcome.output).not.toMatch(new RegExp(`${POLICY_NAMES.https}[^\\n]*\\n[^\\n]*"compliant"`));
+        for (const part of FORBIDDEN_IN_OUTPUT) expect(outcome.output, part).not.toContain(part);
+      });
+
+      it("up with the pack creates nothing", async () => {
+        const outcome = await run("up", packs[form]!);
+        expect(outcome.ok, outcome.output).toBe(false);
+        expect(outcome.output).toContain(POLICY_NAMES.https); // stopped by the pack, not by anything else
+        expect(await heldWebhooks(emulator)).toEqual([]);
+        for (const part of FORBIDDEN_IN_OUTPUT) expect(outcome.output, part).not.toContain(part);
+      });
+
+      it("passes the compliant program, which up creates", async () => {
+        await test.stack.setConfig("e2e:hooks", { value: JSON.stringify(COMPLIANT) });
+        const previewed = await run("preview", packs[form]!);
+        expect(previewed.ok, previewed.output).toBe(true);
+        const created = await run("up", packs[form]!);
+        expect(created.ok, created.output).toBe(true);
+        expect((await heldWebhooks(emulator)).map(({ event, url }) => ({ event, url })).sort((a, b) => a.event.localeCompare(b.event))).toEqual(
+          COMPLIANT.map(({ event, url }) => ({ event, url })).sort((a, b) => a.event.localeCompare(b.event)),
+        );
+        await test.stack.destroy();
+        expect(await heldWebhooks(emulator)).toEqual([]);
+      });
+    });
+  }
+});

@@ -1,0 +1,141 @@
+/**
+ * Test support: the policy pack's analyzer (`policy/analyzer.ts`) as the Pulumi engine speaks to it, over gRPC with
+ * the Analyzer service's own stubs (`@pulumi/pulumi/proto/analyzer_grpc_pb.js`): start it (the built CLI under the
+ * analyzer's name, or the release executable), configure it, and ask it about resources and stacks.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import * as grpc from "@grpc/grpc-js";
+import analyzerGrpcModule from "@pulumi/pulumi/proto/analyzer_grpc_pb.js";
+import analyzerPbModule from "@pulumi/pulumi/proto/analyzer_pb.js";
+import { emptyPb, structPb, type PropertyMap } from "../../provider/native/proto.js";
+import { waitFor } from "./processes.js";
+
+const analyzerPb = analyzerPbModule;
+
+/** A violation as the analyzer reports it. */
+export interface Diagnostic {
+  policy: string;
+  message: string;
+  /** `advisory`, `mandatory` or `disabled` */
+  level: string;
+  urn: string;
+}
+
+/** A resource as the engine describes it to the analyzer. */
+export interface AnalyzedResource {
+  type: string;
+  name: string;
+  properties: PropertyMap;
+  /** its provider: type, name and properties (the URN is made from them) */
+  provider?: { type: string; name: string; properties: PropertyMap };
+}
+
+/** A running analyzer and a client of it. */
+export interface RunningAnalyzer {
+  /** how long it took to print its port, in milliseconds */
+  startMs: number;
+  /** what it wrote on stderr */
+  stderr(): string;
+  /** Sets the policies' config, as `--policy-pack-config` does: `{ "<policy>": { enforcementLevel?, ...properties } }`. */
+  configure(config: Record<string, Record<string, unknown>>): Promise<void>;
+  /** `GetAnalyzerInfo`: the pack's name, version and policies. */
+  info(): Promise<{ name: string; version: string; policies: string[] }>;
+  /** `Analyze` of one resource. */
+  analyze(resource: AnalyzedResource): Promise<Diagnostic[]>;
+  /** `AnalyzeStack` of the given resources. */
+  analyzeStack(resources: AnalyzedResource[]): Promise<Diagnostic[]>;
+  close(): Promise<void>;
+}
+
+const LEVELS = ["advisory", "mandatory", "disabled", "remediate"];
+
+/** The URN the engine would give a resource of the test stack. */
+export function urnOf(type: string, name: string): string {
+  return `urn:pulumi:test::policy::${type}::${name}`;
+}
+
+/** A unary call as a promise. */
+function ask<T>(call: (done: (error: grpc.ServiceError | null, response?: T) => void) => unknown): Promise<T> {
+  return new Promise((resolve, reject) => call((error, response) => (error ? reject(error) : resolve(response!))));
+}
+
+/** Fills a request or stack resource from a test's resource. */
+function describeResource<M extends InstanceType<typeof analyzerPb.AnalyzeRequest> | InstanceType<typeof analyzerPb.AnalyzerResource>>(message: M, resource: AnalyzedResource): M {
+  message.setType(resource.type);
+  message.setName(resource.name);
+  message.setUrn(urnOf(resource.type, resource.name));
+  message.setProperties(structPb.Struct.fromJavaScript(resource.properties as Parameters<typeof structPb.Struct.fromJavaScript>[0]));
+  // The engine always sends the resource's options (`@pulumi/policy` refuses a request without them).
+  message.setOptions(new analyzerPb.AnalyzerResourceOptions());
+  if (resource.provider) {
+    const provider = new analyzerPb.AnalyzerProviderResource();
+    provider.setType(resource.provider.type);
+    provider.setName(resource.provider.name);
+    provider.setUrn(urnOf(resource.provider.type, resource.provider.name));
+    provider.setProperties(structPb.Struct.fromJavaScript(resource.provider.properties as Parameters<typeof structPb.Struct.fromJavaScript>[0]));
+    message.setProvider(provider);
+  }
+  return message;
+}
+
+/** The diagnostics of a response. */
+function diagnosticsOf(response: InstanceType<typeof analyzerPb.AnalyzeResponse>): Diagnostic[] {
+  return response.getDiagnosticsList().map((diagnostic) => ({
+    policy: diagnostic.getPolicyname(),
+    message: diagnostic.getMessage(),
+    level: LEVELS[diagnostic.getEnforcementlevel()] ?? String(diagnostic.getEnforcementlevel()),
+    urn: diagnostic.getUrn(),
+  }));
+}
+
+/**
+ * Starts an analyzer and connects to the port it prints.
+ *
+ * @param command the executable and its arguments before the engine's address, e.g. `[process.execPath, "dist/cli/bin.js", "pulumi-analyzer-helpdesk"]`
+ * @param env its environment
+ */
+export async function startAnalyzer(command: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<RunningAnalyzer> {
+  const began = performance.now();
+  const child: ChildProcess = spawn(command[0]!, [...command.slice(1), "127.0.0.1:1"], { env, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
+  const line = await waitFor(`the analyzer's port (stderr: ${stderr})`, () => (stdout.includes("\n") ? stdout.split("\n")[0] : undefined), 30_000, 5);
+  const startMs = performance.now() - began;
+  const client = new analyzerGrpcModule.AnalyzerClient(`127.0.0.1:${line.trim()}`, grpc.credentials.createInsecure());
+  return {
+    startMs,
+    stderr: () => stderr,
+    async configure(config) {
+      const request = new analyzerPb.ConfigureAnalyzerRequest();
+      for (const [policy, { enforcementLevel, ...properties }] of Object.entries(config)) {
+        const policyConfig = new analyzerPb.PolicyConfig();
+        policyConfig.setEnforcementlevel(LEVELS.indexOf(String(enforcementLevel ?? "mandatory")) as never);
+        policyConfig.setProperties(structPb.Struct.fromJavaScript(properties as Parameters<typeof structPb.Struct.fromJavaScript>[0]));
+        request.getPolicyconfigMap().set(policy, policyConfig);
+      }
+      await ask((done) => client.configure(request, done));
+    },
+    async info() {
+      const info = await ask<InstanceType<typeof analyzerPb.AnalyzerInfo>>((done) => client.getAnalyzerInfo(new emptyPb.Empty(), done));
+      return { name: info.getName(), version: info.getVersion(), policies: info.getPoliciesList().map((policy) => policy.getName()) };
+    },
+    async analyze(resource) {
+      const response = await ask<InstanceType<typeof analyzerPb.AnalyzeResponse>>((done) => client.analyze(describeResource(new analyzerPb.AnalyzeRequest(), resource), done));
+      return diagnosticsOf(response);
+    },
+    async analyzeStack(resources) {
+      const request = new analyzerPb.AnalyzeStackRequest();
+      request.setResourcesList(resources.map((resource) => describeResource(new analyzerPb.AnalyzerResource(), resource)));
+      const response = await ask<InstanceType<typeof analyzerPb.AnalyzeResponse>>((done) => client.analyzeStack(request, done));
+      return diagnosticsOf(response);
+    },
+    async close() {
+      client.close();
+      if (child.exitCode === null && child.signalCode === null) child.kill();
+      await exited;
+    },
+  };
+}
