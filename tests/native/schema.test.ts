@@ -5,17 +5,17 @@
  * CheckConfig, Diff and DiffConfig, built by one builder per message (`provider/native/proto.ts`).
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawn, type ChildProcess } from "node:child_process";
 import { readFileSync } from "node:fs";
-import * as grpc from "@grpc/grpc-js";
+import type * as grpc from "@grpc/grpc-js";
 import { SECRET_CONFIG_KEYS } from "../../kernel/config.js";
 import { PROVIDER_SETTING_NAMES, SETTINGS, type SettingSpec } from "../../kernel/settings.js";
 import { EVENT_DESCRIPTION, EVENTS } from "../../kernel/events.js";
 import { URL_RULE_DESCRIPTION } from "../../kernel/webhook-rules.js";
 import { githubRepository, LOGO_FILE, WEBHOOK_EVENT_TYPE, WEBHOOK_TYPE } from "../../kernel/names.js";
 import { buildSchema } from "../../provider/native/schema.js";
-import { emptyPb, providerGrpc, providerPb, structPb } from "../../provider/native/proto.js";
+import { emptyPb, providerPb } from "../../provider/native/proto.js";
 import { repoRoot } from "../support/package.js";
+import { startPlugin, struct, type ProviderClient, type RunningPlugin } from "../support/plugin.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string; repository: { url: string } };
 
@@ -66,27 +66,15 @@ describe("native provider schema", () => {
   });
 
   describe("served by the plugin", () => {
-    let plugin: ChildProcess;
-    let client: InstanceType<typeof providerGrpc.ResourceProviderClient>;
+    let plugin: RunningPlugin;
+    let client: ProviderClient;
 
     beforeAll(async () => {
-      plugin = spawn(`${repoRoot}plugin/pulumi-resource-helpdesk`, [], { stdio: ["ignore", "pipe", "inherit"] });
-      const port = await new Promise<string>((resolve, reject) => {
-        let out = "";
-        plugin.stdout!.on("data", (chunk: Buffer) => {
-          out += chunk.toString();
-          if (out.includes("\n")) resolve(out.trim());
-        });
-        plugin.on("exit", (code) => reject(new Error(`the plugin exited with ${code} before printing its port`)));
-      });
-      expect(port).toMatch(/^\d+$/);
-      client = new providerGrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
+      plugin = await startPlugin();
+      client = plugin.client;
     });
 
-    afterAll(() => {
-      client?.close();
-      plugin?.kill();
-    });
+    afterAll(() => plugin?.stop());
 
     it("answers Handshake, GetPluginInfo and GetSchema with the built schema", async () => {
       const handshake = await new Promise<InstanceType<typeof providerPb.ProviderHandshakeResponse>>((resolve, reject) =>
@@ -112,7 +100,6 @@ describe("native provider schema", () => {
     });
 
     it("answers Check and CheckConfig with the inputs to record and every failure, Diff and DiffConfig with what changed and what replaces", async () => {
-      const struct = (properties: Record<string, unknown>) => structPb.Struct.fromJavaScript(properties as Parameters<typeof structPb.Struct.fromJavaScript>[0]);
       const urn = "urn:pulumi:dev::p::helpdesk:index:Webhook::w";
       const check = (method: "check" | "checkConfig", news: Record<string, unknown>) =>
         new Promise<InstanceType<typeof providerPb.CheckResponse>>((resolve, reject) =>
