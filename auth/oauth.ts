@@ -10,8 +10,8 @@
  */
 import * as oauth from "oauth4webapi";
 import { messageOf, PulumiHelpdeskError } from "../kernel/errors.js";
-import { baseUrlText, endpointUrl } from "../kernel/base-url.js";
-import { isLoopbackHost } from "../kernel/loopback.js";
+import { allowsPlainHttp, baseUrlText, endpointUrl } from "../kernel/base-url.js";
+import { MAX_ANSWER_BYTES, readAtMost, tooLargeText } from "../kernel/answer-limit.js";
 import { registerSecret, serverText } from "./redact.js";
 
 /** The OAuth client registration of docs/helpdesk-api.md §5.2: issued id and secret, and the redirect URI supplied in advance. */
@@ -83,12 +83,39 @@ export function authorizationServer(baseUrl: URL): oauth.AuthorizationServer {
   };
 }
 
-/** Options every oauth4webapi request gets: plain http allowed only on loopback, a 30 s deadline. */
+/**
+ * Options every oauth4webapi request gets: plain http only where the base URL rule allows it (loopback hosts,
+ * `kernel/base-url.ts` `allowsPlainHttp`), a 30 s deadline for the whole exchange (body included), and
+ * {@link boundedFetch}.
+ */
 function requestOptions(baseUrl: URL): oauth.TokenEndpointRequestOptions {
   return {
-    [oauth.allowInsecureRequests]: isLoopbackHost(baseUrl.hostname),
+    [oauth.allowInsecureRequests]: allowsPlainHttp(baseUrl),
+    [oauth.customFetch]: boundedFetch,
     signal: AbortSignal.timeout(30_000),
   };
+}
+
+/** Final statuses whose answer has no body (Fetch standard "null body status"): a `Response` with one cannot be built. */
+const NULL_BODY_STATUSES = new Set([204, 205, 304]);
+
+/**
+ * Node's global fetch with the answer's body read here, at most `MAX_ANSWER_BYTES` (kernel/answer-limit.ts: 1 MiB,
+ * far above any token answer), and handed to oauth4webapi as a `Response` already in memory. oauth4webapi reads
+ * the body with `response.json()`, which has no limit; its `customFetch` option is the hook it offers for this.
+ * Bytes are counted after fetch's decompression, so a small compressed body that inflates is cut off too.
+ *
+ * @param url the token endpoint; @param options what oauth4webapi passes to fetch (method, headers, body, signal)
+ * @throws OAuthError `bad_response` when the body is longer than the limit (the connection is closed at once);
+ *   fetch's errors as they are
+ */
+async function boundedFetch(url: string, options: oauth.CustomFetchOptions<"POST", URLSearchParams>): Promise<Response> {
+  const response = await fetch(url, options);
+  const stream = response.body;
+  const body = stream === null ? Buffer.alloc(0) : await readAtMost(stream, MAX_ANSWER_BYTES, response.headers.get("content-length"), () => void stream.cancel().catch(() => undefined));
+  if (body === undefined) throw new OAuthError("bad_response", tooLargeText("the token endpoint", MAX_ANSWER_BYTES), { status: response.status });
+  const init = { status: response.status, statusText: response.statusText, headers: response.headers };
+  return new Response(NULL_BODY_STATUSES.has(response.status) ? null : new Uint8Array(body), init);
 }
 
 /**
@@ -201,6 +228,7 @@ function toOAuthError(error: unknown, what: string): OAuthError {
   // Everything a server wrote (error codes, descriptions, messages quoting the body) is untrusted text: it passes
   // through serverText (escapes removed, credentials removed, shortened) before it is part of a message.
   const described = (description: string | undefined): string => (description ? `: ${serverText(description, [], 200)}` : "");
+  if (error instanceof OAuthError) return new OAuthError(error.code, `${what} failed: ${error.message}`, { status: error.status, cause: error });
   if (error instanceof oauth.AuthorizationResponseError) {
     const code = serverText(error.error, [], 64);
     const hint = code === "access_denied" ? " (access was denied in the browser)" : "";

@@ -11,10 +11,21 @@
 import { baseUrlText, parseBaseUrl } from "../kernel/base-url.js";
 import { Client, request, type Dispatcher } from "undici";
 import { messageOf, PulumiHelpdeskError } from "../kernel/errors.js";
+import { readAtMost, tooLargeText } from "../kernel/answer-limit.js";
 import type { WebhookEvent } from "../kernel/events.js";
 import type { DeliveryLogEntry, EmulatorState, FaultOptions, LoginLink, StatsSnapshot, StoredWebhook, TriggeredEvent } from "../emulator/types.js";
 
-/** Why an inspection call failed: `unreachable` (no answer: not running, wrong URL) or `refused` (a non-2xx answer). */
+/**
+ * The most bytes read of one inspection answer: 64 MiB. The largest answers list every webhook or delivery-log entry
+ * (each well under 3 KiB: a url is at most 2048 characters; the log keeps 1000 entries per account), so a benchmark's
+ * few hundred webhooks need a few MiB; the bound only stops a wrong URL that serves something else without end.
+ */
+const MAX_INSPECTION_ANSWER_BYTES = 64 * 1024 * 1024;
+
+/**
+ * Why an inspection call failed: `unreachable` (no answer: not running, wrong URL) or `refused` (a non-2xx answer,
+ * or one longer than 64 MiB).
+ */
 export type EmulatorInspectionErrorCode = "unreachable" | "refused";
 
 /**
@@ -149,7 +160,11 @@ export class EmulatorInspectionClient {
           { cause: error },
         );
       }
-      const text = await response.body.text();
+      const bytes = await readAtMost(response.body, MAX_INSPECTION_ANSWER_BYTES, headerText(response.headers["content-length"]), () => response.body.destroy());
+      if (bytes === undefined) {
+        throw new EmulatorInspectionError("refused", `${method} ${path}: ${tooLargeText(`the emulator at ${this.baseUrl}`, MAX_INSPECTION_ANSWER_BYTES)}`, { status: response.statusCode });
+      }
+      const text = bytes.toString("utf8");
       if (response.statusCode < 200 || response.statusCode >= 300) {
         throw new EmulatorInspectionError(
           "refused",
@@ -162,4 +177,9 @@ export class EmulatorInspectionClient {
       await dispatcher?.close();
     }
   }
+}
+
+/** A header's value as one string (undici gives repeated headers as an array). */
+function headerText(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
 }

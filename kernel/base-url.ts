@@ -3,10 +3,15 @@
  * the token refresh, `DiffConfig`, `trigger` and the emulator's inspection client parse a base URL here and nowhere
  * else, so they accept and refuse the same values.
  *
- * Allowed: an absolute `http` or `https` URL, optionally with a path (`https://h.example/helpdesk`), without a query,
- * a fragment or user info (`https://user:pass@...` would put a credential in plain config). Surrounding whitespace
- * and trailing slashes are dropped: `https://h.example/api/` and `https://h.example/api` are the same help desk.
+ * Allowed: an absolute `https` URL, or `http` to a loopback host (`kernel/loopback.ts`: a local help desk or the
+ * emulator), optionally with a path (`https://h.example/helpdesk`), without a query, a fragment or user info
+ * (`https://user:pass@...` would put a credential in plain config). Surrounding whitespace and trailing slashes are
+ * dropped: `https://h.example/api/` and `https://h.example/api` are the same help desk.
+ *
+ * Plain http elsewhere is refused because every request to the base URL carries a credential: the bearer access
+ * token (RFC 6750 §5.3: tokens only over TLS), the client secret and the refresh token (RFC 6749 §10.3, §10.4).
  */
+import { isLoopbackHost, LOOPBACK_HOSTS } from "./loopback.js";
 
 /** What {@link parseBaseUrl} returns: the URL, or why the text is none. */
 export type BaseUrlParse = { readonly url: URL } | { readonly problem: string };
@@ -38,11 +43,30 @@ export function parseBaseUrl(raw: string): BaseUrlParse {
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     return { problem: `base URL ${shown} must use http or https, not ${url.protocol.replace(/:$/, "")}; ${EXAMPLE}` };
   }
+  if (url.protocol === "http:" && !allowsPlainHttp(url)) {
+    return {
+      problem:
+        `base URL ${shown} uses plain http to a host that is not this machine, so the access token would cross the network unencrypted: ` +
+        `use https (${EXAMPLE}); plain http is allowed only to a loopback host (${LOOPBACK_HOSTS})`,
+    };
+  }
   if (text.includes("?") || text.includes("#")) {
     return { problem: `base URL ${shown} must not carry a query ("?") or fragment ("#"): the API's paths are appended to it; ${EXAMPLE}` };
   }
   url.pathname = url.pathname.replace(/\/+$/, "") || "/";
   return { url };
+}
+
+/**
+ * Whether requests to `url` may go over plain http, credentials and all: only when its host is a loopback host
+ * (`kernel/loopback.ts`), where nothing crosses a network. The one rule for every sender of a token: {@link parseBaseUrl}
+ * refuses other http base URLs (so `login`, CheckConfig and both providers refuse alike), and the OAuth client
+ * (`auth/oauth.ts`) allows oauth4webapi's insecure requests only here.
+ *
+ * @param url an http(s) URL
+ */
+export function allowsPlainHttp(url: URL): boolean {
+  return isLoopbackHost(url.hostname);
 }
 
 /**

@@ -10,6 +10,7 @@ import type { Grant } from "../../auth/grant.js";
 import { signInAgain, stackCommand, type SignInPlace } from "../../kernel/commands.js";
 import { TokenCacheError } from "../../auth/token-cache.js";
 import type { Webhook, WebhookSpec } from "./webhook-types.js";
+import { webhookIdPath, webhookIdProblem } from "../../kernel/webhook-rules.js";
 
 /**
  * The webhook of a create response (docs/helpdesk-api.md §4.3: `{webhook: {event, url, state, ...}}`). The id field is not shown in
@@ -71,15 +72,19 @@ export class HelpdeskClient {
   /**
    * Registers a webhook: `POST /v1/webhooks` with JSON `{event, url}` (docs/helpdesk-api.md §4.3; JSON body per docs/design.md "Decisions the service leaves open").
    *
-   * The id is taken from `webhook.id`, else the last path segment of `webhook.href`, else of the `Location` header.
+   * The id is taken from `webhook.id`, else the last path segment of `webhook.href`, else of the `Location` header,
+   * and must pass the id rule (`kernel/webhook-rules.ts` `webhookIdProblem`).
    *
    * @returns the registered webhook (`state` defaults to `"active"` when the service omits it, docs/helpdesk-api.md §2.1)
    * @throws HelpdeskError `http` on a non-201/200 status, `network` when no answer came, `protocol` when the answer
-   *   has no usable id (the message then says a webhook may exist and how to remove it)
+   *   has no usable id or a body longer than kernel/answer-limit.ts reads (the message then says a webhook may exist
+   *   and how to remove it)
    */
   async createWebhook(inputs: WebhookSpec): Promise<Webhook> {
     const path = "/v1/webhooks";
-    const { status, headers, body } = await this.send("create webhook", "POST", path, JSON.stringify(inputs));
+    const unread = (failure: HttpExchangeError): HelpdeskError =>
+      this.orphanError(inputs, failure.status ?? 0, `its body was not read: ${failure.message}`, failure);
+    const { status, headers, body } = await this.send("create webhook", "POST", path, JSON.stringify(inputs), unread);
     if (status !== 201 && status !== 200) throw this.httpError("create webhook", "POST", path, status, body);
     const webhook = createdWebhook(body);
     if (!webhook) throw this.orphanError(inputs, status, `its body is not the {"webhook": {...}} object of docs/helpdesk-api.md §4.3: ${excerpt(body, this.secrets())}`);
@@ -89,6 +94,8 @@ export class HelpdeskClient {
       lastPathSegment(webhook.href) ??
       lastPathSegment(location);
     if (!id) throw this.orphanError(inputs, status, "it carries no webhook id (no webhook.id, webhook.href or Location header)");
+    const problem = webhookIdProblem(id);
+    if (problem !== undefined) throw this.orphanError(inputs, status, `its webhook ${serverText(problem, this.secrets())}`);
     return {
       id,
       event: (webhook.event ?? inputs.event) as WebhookSpec["event"],
@@ -100,12 +107,23 @@ export class HelpdeskClient {
   /**
    * Removes a webhook: `DELETE /v1/webhooks/:id` (docs/helpdesk-api.md §4.4).
    *
+   * @param id a webhook id that passes the id rule (`kernel/webhook-rules.ts`; the provider core checks it first and
+   *   says what to do, this is the last guard)
    * @returns `"deleted"` on 204 (or any 2xx), `"not_found"` on 404 (already gone: removed in the web UI, say)
-   * @throws HelpdeskError `http` on any other status, `network` when no answer came
+   * @throws HelpdeskError `http` on any other status, `network` when no answer came, `protocol` when the answer's
+   *   body is longer than kernel/answer-limit.ts reads; Error from `webhookIdPath` for an id that breaks the rule,
+   *   before any request
    */
   async deleteWebhook(id: string): Promise<"deleted" | "not_found"> {
-    const path = `/v1/webhooks/${encodeURIComponent(id)}`;
-    const { status, body } = await this.send("delete webhook", "DELETE", path);
+    const path = webhookIdPath(id);
+    const { status, body } = await this.send("delete webhook", "DELETE", path, undefined, (failure) =>
+      new HelpdeskError(
+        "protocol",
+        `delete webhook failed: DELETE ${path} answered ${failure.status} but its body was not read: ${failure.message}. ` +
+          "Whether the webhook was deleted is unknown: run the command again (a webhook already gone counts as deleted).",
+        { status: failure.status, cause: failure },
+      ),
+    );
     if (status >= 200 && status < 300) return "deleted";
     if (status === 404) return "not_found";
     throw this.httpError("delete webhook", "DELETE", path, status, body);
@@ -132,10 +150,20 @@ export class HelpdeskClient {
    * (the grant's reaction to a rejected token, once per request) and resends at once; that resend is part of the same
    * attempt, not a retry.
    *
+   * An answer whose body is longer than kernel/answer-limit.ts reads is not retried: `unread` makes its error.
+   *
+   * @param unread the error for an answer whose body was not read (the `TOO_LARGE` failure of http.ts, with the status)
    * @returns the last answer, whatever its status
-   * @throws HelpdeskError `network` when the last attempt got no answer; `credentials` when the grant gives no token
+   * @throws HelpdeskError `network` when the last attempt got no answer; `credentials` when the grant gives no token;
+   *   what `unread` returns
    */
-  private async send(operation: string, method: "POST" | "DELETE", path: string, json?: string): Promise<HttpAnswer> {
+  private async send(
+    operation: string,
+    method: "POST" | "DELETE",
+    path: string,
+    json: string | undefined,
+    unread: (failure: HttpExchangeError) => HelpdeskError,
+  ): Promise<HttpAnswer> {
     const { limits, grant } = this.options;
     let mayRefresh = true;
     for (let retry = 0; ; retry++) {
@@ -145,6 +173,9 @@ export class HelpdeskClient {
         mayRefresh = false;
         const refreshed = await this.token(() => grant.rejected(token));
         if (refreshed !== undefined) result = await this.attempt(method, path, json, refreshed);
+      }
+      if (result.kind === "failure" && result.error instanceof HttpExchangeError && result.error.code === "TOO_LARGE") {
+        throw unread(result.error);
       }
       const delay = retry < limits.maxRetries ? retryDelay(method, outcomeOf(result), retry) : undefined;
       if (delay === undefined) {
@@ -197,13 +228,13 @@ export class HelpdeskClient {
     );
   }
 
-  private orphanError(inputs: WebhookSpec, status: number, why: string): HelpdeskError {
+  private orphanError(inputs: WebhookSpec, status: number, why: string, cause?: unknown): HelpdeskError {
     return new HelpdeskError(
       "protocol",
       `create webhook: POST /v1/webhooks answered ${status} but ${why}. A webhook for event ${JSON.stringify(inputs.event)} ` +
         `and url ${displayUrl(inputs.url)} may have been created and is not in Pulumi state: ` +
         "find it in the help desk's webhook page and delete it there, then run `pulumi up` again.",
-      { status },
+      { status, cause },
     );
   }
 }
@@ -247,15 +278,23 @@ function sleep(ms: number): Promise<void> {
   return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
-/** Last non-empty path segment of an absolute or relative URL, or undefined. */
+/**
+ * The last non-empty path segment of an absolute or relative URL (RFC 3986 §3.3), percent-decoded, or undefined.
+ * Read from the text as written, without URL resolution: resolving would remove dot-segments, so that
+ * `/v1/webhooks/..` (or `%2e%2e`) named the id `v1` instead of being refused by the id rule. A malformed escape
+ * (`%E0%A4%A`) gives undefined, so the create's "may have been created" message still applies.
+ */
 function lastPathSegment(href: string | undefined): string | undefined {
   if (!href) return undefined;
-  let pathname: string;
+  const path = href
+    .replace(/[?#][\s\S]*$/, "") // query and fragment
+    .replace(/^[A-Za-z][A-Za-z0-9+.-]*:/, "") // scheme
+    .replace(/^\/\/[^/]*/, ""); // authority
+  const segment = path.split("/").filter(Boolean).pop();
+  if (!segment) return undefined;
   try {
-    pathname = new URL(href, "http://base.invalid").pathname;
+    return decodeURIComponent(segment);
   } catch {
-    return undefined;
+    return undefined; // URIError: not a percent-encoded segment
   }
-  const segment = pathname.split("/").filter(Boolean).pop();
-  return segment ? decodeURIComponent(segment) : undefined;
 }

@@ -12,6 +12,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { messageOf, PulumiHelpdeskError } from "../../kernel/errors.js";
+import { MAX_ANSWER_BYTES, readAtMost, tooLargeText } from "../../kernel/answer-limit.js";
 
 /** What the API answered: status, headers (lower-case names, repeated ones joined with ", ") and the body as text. */
 export interface HttpAnswer {
@@ -32,18 +33,24 @@ export interface HttpExchange {
 }
 
 /**
- * A failed exchange: no answer. `code` is Node's network error code (`ECONNREFUSED`, `ECONNRESET`, `ENOTFOUND`, ...),
- * `TIMEOUT` when the deadline passed, or `NETWORK`; the retry policy (retry.ts) decides on it. Internal to the
- * provider: the client turns it into a `HelpdeskError` `network` that keeps it as `cause`.
+ * A failed exchange: no usable answer. `code` is Node's network error code (`ECONNREFUSED`, `ECONNRESET`,
+ * `ENOTFOUND`, ...), `TIMEOUT` when the deadline passed, `NETWORK`, or `TOO_LARGE` when the answer's body was longer
+ * than {@link MAX_ANSWER_BYTES} (then `status` is the answer's status; the body was not kept). The retry policy
+ * (retry.ts) decides on the network codes. Internal to the provider: the client turns it into a `HelpdeskError`
+ * that keeps it as `cause`.
  */
 export class HttpExchangeError extends PulumiHelpdeskError {
+  /** The answer's HTTP status, for `TOO_LARGE`; else undefined (no answer came). */
+  readonly status: number | undefined;
+
   /**
-   * @param code Node's network error code, `TIMEOUT`, or `NETWORK` when Node gave none
+   * @param code Node's network error code, `TIMEOUT`, `TOO_LARGE`, or `NETWORK` when Node gave none
    * @param message what happened (may quote Node's message; never a header value)
-   * @param options `cause`: Node's error
+   * @param options `cause`: Node's error; `status`: the answer's status, for `TOO_LARGE`
    */
-  constructor(code: string, message: string, options: { cause?: unknown } = {}) {
+  constructor(code: string, message: string, options: { cause?: unknown; status?: number } = {}) {
     super(code, message, options);
+    this.status = options.status;
   }
 }
 
@@ -57,11 +64,13 @@ const agents = {
 };
 
 /**
- * Sends one request and reads the whole answer. Never follows redirects (a redirect would carry the bearer token
- * elsewhere; the API never redirects, docs/helpdesk-api.md §4).
+ * Sends one request and reads the whole answer, at most {@link MAX_ANSWER_BYTES} of body (kernel/answer-limit.ts).
+ * Never follows redirects (a redirect would carry the bearer token elsewhere; the API never redirects,
+ * docs/helpdesk-api.md §4).
  *
  * @returns the answer, whatever its status
- * @throws HttpExchangeError when no complete answer came (refused, reset, DNS failure, deadline passed)
+ * @throws HttpExchangeError when no complete answer came (refused, reset, DNS failure, deadline passed), or
+ *   `TOO_LARGE` when the body is longer than the limit (the connection is closed at once, the body never kept)
  */
 export function exchange(request: HttpExchange): Promise<HttpAnswer> {
   const url = typeof request.url === "string" ? new URL(request.url) : request.url;
@@ -70,6 +79,10 @@ export function exchange(request: HttpExchange): Promise<HttpAnswer> {
   const signal = AbortSignal.timeout(request.timeoutMs);
   return new Promise<HttpAnswer>((resolve, reject) => {
     const fail = (error: unknown): void => {
+      if (error instanceof HttpExchangeError) {
+        reject(error);
+        return;
+      }
       if (signal.aborted) {
         reject(new HttpExchangeError("TIMEOUT", `no complete answer within ${request.timeoutMs / 1000} s`, { cause: error }));
         return;
@@ -80,18 +93,28 @@ export function exchange(request: HttpExchange): Promise<HttpAnswer> {
     };
     const headers = request.body === undefined ? request.headers : { ...request.headers, "content-length": String(Buffer.byteLength(request.body)) };
     const outgoing = send(url, { method: request.method, headers, agent: secure ? agents.https : agents.http, signal }, (response: IncomingMessage) => {
-      const chunks: Buffer[] = [];
-      response.on("data", (chunk: Buffer) => chunks.push(chunk));
-      response.on("error", fail);
-      response.on("end", () => {
-        const flat: Record<string, string> = {};
-        for (const [name, value] of Object.entries(response.headers)) {
-          if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(", ") : value;
-        }
-        resolve({ status: response.statusCode ?? 0, headers: flat, body: Buffer.concat(chunks).toString("utf8") });
-      });
+      answerOf(response).then(resolve, fail);
     });
     outgoing.on("error", fail);
     outgoing.end(request.body);
   });
+}
+
+/**
+ * The answer of `response`, its body read with the limit of kernel/answer-limit.ts and decoded as UTF-8. Async, so
+ * that whatever goes wrong while reading or decoding rejects (and reaches the caller) rather than throwing from a
+ * stream's event listener, where it would be uncaught and end the provider process.
+ *
+ * @throws HttpExchangeError `TOO_LARGE` (with the status) when the body is longer than {@link MAX_ANSWER_BYTES};
+ *   the stream's error when the connection failed while reading
+ */
+async function answerOf(response: IncomingMessage): Promise<HttpAnswer> {
+  const status = response.statusCode ?? 0;
+  const body = await readAtMost(response, MAX_ANSWER_BYTES, response.headers["content-length"], () => response.destroy());
+  if (body === undefined) throw new HttpExchangeError("TOO_LARGE", tooLargeText("the API", MAX_ANSWER_BYTES), { status });
+  const flat: Record<string, string> = {};
+  for (const [name, value] of Object.entries(response.headers)) {
+    if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(", ") : value;
+  }
+  return { status, headers: flat, body: body.toString("utf8") };
 }

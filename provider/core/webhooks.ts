@@ -11,7 +11,8 @@
  * OAuth client and the token cache are loaded on the first `create` or `delete` (`./connect.ts`), so a `preview`
  * with nothing to create loads none of them.
  */
-import { webhookProblems } from "../../kernel/webhook-rules.js";
+import { webhookIdProblem, webhookProblems } from "../../kernel/webhook-rules.js";
+import { HelpdeskError } from "./errors.js";
 import { registerSecret } from "../../auth/redact.js";
 import type { Target } from "./target.js";
 import type { Webhook, WebhookField, WebhookSpec } from "./webhook-types.js";
@@ -89,11 +90,24 @@ export async function createWebhook(target: Target, spec: WebhookSpec): Promise<
  * Delete: removes the webhook (`DELETE /v1/webhooks/:id`, docs/helpdesk-api.md §4.4). A webhook already gone (404:
  * removed in the web UI, say) counts as deleted, with a warning.
  *
+ * The id is checked first, with the id rule (`kernel/webhook-rules.ts` `webhookIdProblem`): an id that breaks it
+ * (`.`, `..`, `a/b`, empty, too long: from a state written before the rule, or edited by hand) would address another
+ * path than one webhook, so nothing is sent and the message says how to drop the resource from the stack.
+ *
  * @param target the help desk
  * @param webhook the recorded webhook (its `url` is registered for redaction; `event` names it in the warning)
- * @throws HelpdeskError as {@link createWebhook}, without `protocol`
+ * @throws HelpdeskError `operation` for an id that breaks the id rule (before any request or token refresh); as
+ *   {@link createWebhook} otherwise (`protocol` only for an answer too long to read)
  */
 export async function deleteWebhook(target: Target, webhook: Pick<Webhook, "id" | "event" | "url">): Promise<void> {
+  const problem = webhookIdProblem(webhook.id);
+  if (problem !== undefined) {
+    throw new HelpdeskError(
+      "operation",
+      `delete webhook: refused to send a request: the recorded ${problem}. Delete the webhook in the help desk's webhook page, ` +
+        "then remove the resource from the stack with `pulumi state delete <urn>` (`pulumi stack --show-urns` lists the URNs).",
+    );
+  }
   registerSecret(webhook.url);
   const client = (await import("./connect.js")).connect(target);
   if ((await client.deleteWebhook(webhook.id)) === "not_found") {

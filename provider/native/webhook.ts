@@ -11,6 +11,7 @@
  * - Update, for one case only: adopting a webhook imported with the `import` resource option (see {@link updateWebhook}).
  */
 import type { WebhookEvent } from "../../kernel/events.js";
+import { webhookIdProblem } from "../../kernel/webhook-rules.js";
 import { HelpdeskError } from "../core/errors.js";
 import type { Target } from "../core/target.js";
 import * as core from "../core/webhooks.js";
@@ -102,11 +103,17 @@ export interface ReadOutcome {
  *   adopted with the declared `event` and `url`, trusted, not read. `pulumi import` instead checks the read state
  *   itself, and {@link checkWebhook} stops it with a message that says to use the `import` option.
  *
+ * An import is where a person's id enters: it must pass the id rule (`kernel/webhook-rules.ts` `webhookIdProblem`),
+ * or a later delete would address another path than one webhook.
+ *
  * @param id the webhook id; @param properties the recorded outputs (`{}` for an import); @param inputs the recorded
  *   inputs, or undefined (import)
+ * @throws HelpdeskError `operation` for an import whose id breaks the id rule (the message says what is allowed)
  */
 export function readWebhook(id: string, properties: PropertyMap, inputs: PropertyMap | undefined): ReadOutcome {
   if (Object.keys(properties).length === 0 && (inputs === undefined || Object.keys(inputs).length === 0)) {
+    const problem = webhookIdProblem(id);
+    if (problem !== undefined) throw new HelpdeskError("operation", `cannot import the webhook: its ${problem}. Give the id the help desk shows for the webhook.`);
     const marker = { [IMPORT_MARKER]: IMPORT_MARKER_VALUE };
     return { id, properties: marker, inputs: marker };
   }

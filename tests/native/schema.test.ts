@@ -6,16 +6,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { readFileSync } from "node:fs";
-import * as grpc from "@grpc/grpc-js";
+import type * as grpc from "@grpc/grpc-js";
 import { SECRET_CONFIG_KEYS } from "../../kernel/config.js";
 import { PROVIDER_SETTING_NAMES, SETTINGS, type SettingSpec } from "../../kernel/settings.js";
 import { EVENT_DESCRIPTION, EVENTS } from "../../kernel/events.js";
 import { URL_RULE_DESCRIPTION } from "../../kernel/webhook-rules.js";
 import { githubRepository, LOGO_FILE, WEBHOOK_EVENT_TYPE, WEBHOOK_TYPE } from "../../kernel/names.js";
 import { buildSchema } from "../../provider/native/schema.js";
-import { emptyPb, providerPb, structPb } from "../../provider/native/proto.js";
+import { emptyPb, providerPb } from "../../provider/native/proto.js";
 import { repoRoot } from "../support/package.js";
-import { startPlugin, type RunningPlugin } from "../support/plugin.js";
+import { startPlugin, struct, type ProviderClient, type RunningPlugin } from "../support/plugin.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string; repository: { url: string } };
 
@@ -67,7 +67,7 @@ describe("native provider schema", () => {
 
   describe("served by the plugin", () => {
     let plugin: RunningPlugin;
-    let client: RunningPlugin["client"];
+    let client: ProviderClient;
 
     beforeAll(async () => {
       plugin = await startPlugin();
@@ -100,7 +100,6 @@ describe("native provider schema", () => {
     });
 
     it("answers Check and CheckConfig with the inputs to record and every failure, Diff and DiffConfig with what changed and what replaces", async () => {
-      const struct = (properties: Record<string, unknown>) => structPb.Struct.fromJavaScript(properties as Parameters<typeof structPb.Struct.fromJavaScript>[0]);
       const urn = "urn:pulumi:dev::p::helpdesk:index:Webhook::w";
       const check = (method: "check" | "checkConfig", news: Record<string, unknown>) =>
         new Promise<InstanceType<typeof providerPb.CheckResponse>>((resolve, reject) =>

@@ -98,3 +98,12 @@ export async function waitFor<T>(what: string, condition: () => T | Promise<T>, 
     await new Promise((resolve) => setTimeout(resolve, intervalMs));
   }
 }
+
+/**
+ * A process's peak resident memory so far (`VmHWM` of `/proc/<pid>/status`, Linux), in MiB.
+ *
+ * @param pid the process, or `self` for this one
+ */
+export function peakRssMiB(pid: number | "self"): number {
+  return Number(/^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
+}

@@ -122,6 +122,11 @@ const BASE_URLS: Array<{ raw: string; ok: boolean; href?: string; why?: RegExp }
   { raw: "/v1", ok: false, why: /not an absolute URL/ },
   { raw: "https://", ok: false, why: /not an absolute URL/ },
   { raw: "mailto:a@h.example", ok: false, why: /must use http or https/ },
+  // Plain http only to a loopback host: every request to the base URL carries a token (L1 of the d785ad2 audit).
+  { raw: "http://helpdesk.example.test", ok: false, why: /plain http to a host that is not this machine.*use https.*localhost, 127\.0\.0\.1 \(any 127\.x\.y\.z\) or \[::1\]/ },
+  { raw: "http://10.0.0.7:8080/api", ok: false, why: /plain http/ },
+  { raw: "HTTP://LOCALHOST:8080/api/", ok: true, href: "http://localhost:8080/api" },
+  { raw: "http://127.8.9.10", ok: true, href: "http://127.8.9.10/" },
 ];
 
 describe("one base URL rule: login and the providers accept and refuse the same values", () => {

@@ -1,0 +1,190 @@
+/**
+ * The dynamic provider (through `webhookProvider`, the object the serialized shim loads, as Pulumi's Node.js dynamic
+ * provider host runs it) and the OAuth client (login's code exchange and the refresh) against a hostile or broken
+ * help desk (issue 28; M2, L1, L4, L5 of the d785ad2 audit), with a scripted server on 127.0.0.1 that counts what
+ * reaches it; and the emulator's inspection client against an endless answer. The native plugin's side is
+ * tests/native/hostile-server.test.ts.
+ */
+import dns from "node:dns";
+import { request as httpRequest } from "node:http";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createRequire } from "node:module";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { webhookProvider } from "../../provider/dynamic/index.js";
+import { HelpdeskError } from "../../provider/core/errors.js";
+import { exchangeAuthorizationCode, OAuthError, refreshAccessToken, startAuthorization } from "../../auth/oauth.js";
+import { CONFIG_KEYS } from "../../kernel/config.js";
+import { SettingError } from "../../kernel/settings.js";
+import { webhookIdProblem } from "../../kernel/webhook-rules.js";
+import { EmulatorInspectionClient, EmulatorInspectionError } from "../../emulator-client/index.js";
+import * as hostile from "../support/answer-server.js";
+import { peakRssMiB, waitFor } from "../support/processes.js";
+
+const { ACCESS_TOKEN, SPEC, RECORDED: OUTPUTS, OK_ANSWER, PEAK_RSS_CEILING_MIB, ORPHAN_MESSAGE, HUGE_ANSWERS, hugeBody, json } = hostile;
+
+/** A stack config for the dynamic provider: `helpdesk:*` keys. */
+function stackConfig(baseUrl: string) {
+  const values: Record<string, string> = {
+    [CONFIG_KEYS.baseUrl]: baseUrl,
+    [CONFIG_KEYS.accessToken]: ACCESS_TOKEN,
+    [CONFIG_KEYS.maxRetries]: "0",
+    [CONFIG_KEYS.requestTimeout]: "60",
+  };
+  return { get: (key: string) => values[key] };
+}
+
+/** What `run` threw (fails the test when it threw nothing). */
+async function thrown(run: () => Promise<unknown>): Promise<Error> {
+  try {
+    await run();
+  } catch (error) {
+    return error as Error;
+  }
+  throw new Error("expected an error");
+}
+
+let server: hostile.AnswerServer;
+let config: ReturnType<typeof stackConfig>;
+
+beforeAll(async () => {
+  server = await hostile.startAnswerServer();
+  config = stackConfig(server.url);
+  for (const key of Object.keys(process.env)) if (key.startsWith("HELPDESK_")) delete process.env[key];
+});
+
+afterAll(async () => {
+  await server?.close();
+});
+
+describe("the dynamic provider against a hostile help desk", () => {
+  it("answers a huge create answer with the orphan message, closes the connection early, serves on, and stays bounded in memory", async () => {
+    const log: hostile.HugeBodyLog = { sentBytes: 0, cutOff: 0 };
+    for (const huge of HUGE_ANSWERS) {
+      server.answer(hugeBody(201, huge.bytes, huge.declare, log));
+      const before = server.requests.length;
+      const error = await thrown(() => webhookProvider.create(config, SPEC));
+      expect(error, huge.what).toBeInstanceOf(HelpdeskError);
+      expect(error).toMatchObject({ code: "protocol", status: 201 });
+      expect(error.message, huge.what).toMatch(/^create webhook: POST \/v1\/webhooks answered 201 but its body was not read: the API answered more than 1048576 bytes \(1 MiB\)/);
+      expect(error.message, huge.what).toMatch(ORPHAN_MESSAGE);
+      expect(server.requests.length - before, `${huge.what}: one POST, not resent`).toBe(1);
+
+      server.answer(OK_ANSWER);
+      expect((await webhookProvider.create(config, SPEC)).id, `${huge.what}: the next create`).toBe("wh_ok");
+    }
+    await waitFor("the streamed gigabyte cut off", () => log.cutOff >= 1, 10_000);
+    expect(log.sentBytes).toBeLessThan(10 * 1024 * 1024 + 64 * 1024 * 1024);
+    console.log(`test process peak RSS after a 10 MiB and a 1 GiB answer: ${peakRssMiB("self").toFixed(0)} MiB; bytes the server wrote: ${(log.sentBytes / 2 ** 20).toFixed(1)} MiB`);
+    expect(peakRssMiB("self")).toBeLessThan(PEAK_RSS_CEILING_MIB);
+  });
+
+  it("refuses a create answer whose id breaks the id rule, with the orphan message, after exactly one request", async () => {
+    for (const answer of hostile.BAD_ID_ANSWERS) {
+      server.answer(json(201, answer.body, answer.headers));
+      const before = server.requests.length;
+      const error = await thrown(() => webhookProvider.create(config, SPEC));
+      expect(error, answer.what).toMatchObject({ code: "protocol" });
+      expect(error.message, answer.what).toMatch(ORPHAN_MESSAGE);
+      expect(server.requests.length - before, answer.what).toBe(1);
+    }
+  });
+
+  it("refuses to delete an id that breaks the id rule, before any request", async () => {
+    const before = server.requests.length;
+    for (const id of hostile.BAD_IDS) {
+      const error = await thrown(() => webhookProvider.delete(config, id, OUTPUTS));
+      expect(error, id.slice(0, 12)).toMatchObject({ code: "operation" });
+      expect(error.message).toContain(`the recorded ${webhookIdProblem(id)!}`);
+    }
+    expect(server.requests.length - before).toBe(0);
+  });
+});
+
+describe("the OAuth client against a huge token endpoint answer", () => {
+  const client = { baseUrl: new URL("http://127.0.0.1"), clientId: "helpdesk-demo", clientSecret: "cs-hostile-test", redirectUri: "http://127.0.0.1:8976/callback" };
+
+  it("refresh and the authorization code exchange (login) fail with a clear OAuthError, the connection closed early", async () => {
+    const log: hostile.HugeBodyLog = { sentBytes: 0, cutOff: 0 };
+    const settings = { ...client, baseUrl: new URL(server.url) };
+    for (const huge of HUGE_ANSWERS) {
+      server.answer(hugeBody(200, huge.bytes, huge.declare, log));
+      const refreshed = await thrown(() => refreshAccessToken(settings, "rt-hostile"));
+      expect(refreshed, huge.what).toBeInstanceOf(OAuthError);
+      expect(refreshed).toMatchObject({ code: "bad_response", status: 200 });
+      expect(refreshed.message).toBe("refresh failed: the token endpoint answered more than 1048576 bytes (1 MiB), the most read of one answer");
+
+      const authorization = await startAuthorization(settings);
+      const callback = new URLSearchParams({ code: "code-hostile", state: authorization.state });
+      const exchanged = await thrown(() => exchangeAuthorizationCode(settings, callback, authorization));
+      expect(exchanged).toMatchObject({ code: "bad_response" });
+      expect(exchanged.message).toBe("authorization code exchange failed: the token endpoint answered more than 1048576 bytes (1 MiB), the most read of one answer");
+    }
+    await waitFor("every streamed gigabyte cut off", () => log.cutOff >= 2, 10_000);
+    expect(log.sentBytes).toBeLessThan(2 * 10 * 1024 * 1024 + 64 * 1024 * 1024);
+    expect(peakRssMiB("self")).toBeLessThan(PEAK_RSS_CEILING_MIB);
+    // A token answer of ordinary size still works.
+    server.answer(json(200, { access_token: "at-fresh", token_type: "Bearer", expires_in: 3600 }));
+    expect((await refreshAccessToken(settings, "rt-hostile")).accessToken).toBe("at-fresh");
+  });
+});
+
+describe("a plain-http base URL to a host that is not loopback", () => {
+  let folder: string;
+  const lookup = dns.lookup;
+
+  beforeAll(() => {
+    folder = mkdtempSync(join(tmpdir(), "helpdesk-resolve-"));
+    // From here on, this process resolves helpdesk.example.test to 127.0.0.1, where the server listens.
+    createRequire(import.meta.url)(hostile.resolveToLoopback(folder));
+  });
+
+  afterAll(() => {
+    dns.lookup = lookup;
+    rmSync(folder, { recursive: true, force: true });
+  });
+
+  it("is refused before any connection, by the provider and by the OAuth client; loopback http works", async () => {
+    const remote = `http://${hostile.REMOTE_NAME}:${server.port}`;
+    // The name does reach the server: a plain request to it is counted.
+    server.answer(json(200, {}));
+    const connectionsBefore = server.connections();
+    await new Promise<void>((resolve, reject) => httpRequest(`${remote}/probe`, (response) => response.resume().on("end", resolve)).on("error", reject).end());
+    expect(server.connections()).toBe(connectionsBefore + 1);
+    const requestsBefore = server.requests.length;
+
+    const remoteConfig = stackConfig(remote);
+    for (const run of [() => webhookProvider.create(remoteConfig, SPEC), () => webhookProvider.delete(remoteConfig, "wh_1", OUTPUTS)]) {
+      const error = await thrown(run);
+      expect(error).toBeInstanceOf(SettingError);
+      expect(error).toMatchObject({ code: "config", setting: "baseUrl" });
+      expect(error.message).toMatch(
+        /^config helpdesk:baseUrl: base URL "http:\/\/helpdesk\.example\.test:\d+" uses plain http to a host that is not this machine, so the access token would cross the network unencrypted: use https \(e\.g\. https:\/\/helpdesk\.example\.com\); plain http is allowed only to a loopback host \(localhost, 127\.0\.0\.1 \(any 127\.x\.y\.z\) or \[::1\]\)$/,
+      );
+    }
+    // The OAuth client, given the URL without the parser, applies the same rule (kernel/base-url.ts allowsPlainHttp).
+    const refreshed = await thrown(() => refreshAccessToken({ baseUrl: new URL(remote), clientId: "helpdesk-demo", clientSecret: "cs-hostile-test" }, "rt-hostile"));
+    expect(refreshed).toBeInstanceOf(OAuthError);
+    expect(refreshed.message).toMatch(/^refresh failed: .*https/i);
+    expect(server.connections(), "no connection").toBe(connectionsBefore + 1);
+    expect(server.requests.length).toBe(requestsBefore);
+
+    server.answer(OK_ANSWER);
+    expect((await webhookProvider.create(stackConfig(`http://localhost:${server.port}`), SPEC)).id).toBe("wh_ok");
+    expect(server.requests.slice(requestsBefore).map((request) => request.authorization)).toEqual([`Bearer ${ACCESS_TOKEN}`]);
+  });
+});
+
+describe("the emulator's inspection client against a huge answer", () => {
+  it("stops at 64 MiB with a clear error, the connection closed early", async () => {
+    const log: hostile.HugeBodyLog = { sentBytes: 0, cutOff: 0 };
+    server.answer(hugeBody(200, 1024 * 1024 * 1024, false, log));
+    const error = await thrown(() => new EmulatorInspectionClient(server.url).stats());
+    expect(error).toBeInstanceOf(EmulatorInspectionError);
+    expect(error.message).toBe(`GET /_emulator/stats: the emulator at ${server.url} answered more than 67108864 bytes (64 MiB), the most read of one answer`);
+    await waitFor("the server to see the client hang up", () => log.cutOff === 1, 10_000);
+    expect(log.sentBytes).toBeLessThan(2 * 64 * 1024 * 1024);
+    expect(peakRssMiB("self")).toBeLessThan(PEAK_RSS_CEILING_MIB);
+  });
+});
