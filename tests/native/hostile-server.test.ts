@@ -92,31 +92,43 @@ describe("the plugin against a hostile help desk", () => {
   });
 
   it("answers a huge token endpoint answer to the refresh with a clear error and serves on", async () => {
-    const log: hostile.HugeBodyLog = { sentBytes: 0, cutOff: 0 };
-    for (const huge of HUGE_ANSWERS) {
-      // An expired access token: the create refreshes it first (auth/grant.ts), at {baseUrl}/oauth/token.
-      await calls.configure({
+    // A plugin process of its own: the engine configures a plugin once (provider/native/server.ts refuses a second
+    // Configure with other settings), and this one holds an expired access token, so each create first refreshes it
+    // (auth/grant.ts) at {baseUrl}/oauth/token.
+    const own = await startPlugin(pluginEnv());
+    try {
+      const ownCalls = webhookCalls(own.client);
+      await ownCalls.configure({
         baseUrl: server.url,
         accessToken: ACCESS_TOKEN,
-        refreshToken: `rt-hostile-${huge.bytes}`,
+        refreshToken: "rt-hostile-refresh",
         clientId: "helpdesk-demo",
         clientSecret: "cs-hostile-test",
         tokenExpiresAt: "2000-01-01T00:00:00Z",
         maxRetries: 0,
       });
-      server.answer(hugeBody(200, huge.bytes, huge.declare, log));
-      const before = server.requests.length;
-      const error = await failure(calls.create(SPEC));
-      expect(error.details, huge.what).toMatch(/refresh failed: the token endpoint answered more than 1048576 bytes \(1 MiB\)/);
-      expect(server.requests.slice(before).map((request) => `${request.method} ${request.path}`), huge.what).toEqual(["POST /oauth/token"]);
-      expect(plugin.alive(), huge.what).toBe(true);
+      const log: hostile.HugeBodyLog = { sentBytes: 0, cutOff: 0 };
+      for (const huge of HUGE_ANSWERS) {
+        server.answer(hugeBody(200, huge.bytes, huge.declare, log));
+        const before = server.requests.length;
+        const error = await failure(ownCalls.create(SPEC));
+        expect(error.details, huge.what).toMatch(/refresh failed: the token endpoint answered more than 1048576 bytes \(1 MiB\)/);
+        expect(server.requests.slice(before).map((request) => `${request.method} ${request.path}`), huge.what).toEqual(["POST /oauth/token"]);
+        expect(own.alive(), huge.what).toBe(true);
+      }
+      await waitFor("the streamed gigabyte cut off", () => log.cutOff >= 1, 10_000);
+      expect(log.sentBytes).toBeLessThan(10 * 1024 * 1024 + 64 * 1024 * 1024);
+      // Serves on: a sound token answer, then the create.
+      server.answer((request, response) => {
+        if (request.url === "/oauth/token") {
+          response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ access_token: "at-renewed", token_type: "bearer", expires_in: 3600, refresh_token: "rt-renewed" }));
+        } else OK_ANSWER(request, response);
+      });
+      expect((await ownCalls.create(SPEC)).getId()).toBe("wh_ok");
+      expect(own.peakRssMiB()).toBeLessThan(PEAK_RSS_CEILING_MIB);
+    } finally {
+      await own.close();
     }
-    await waitFor("the streamed gigabyte cut off", () => log.cutOff >= 1, 10_000);
-    expect(log.sentBytes).toBeLessThan(10 * 1024 * 1024 + 64 * 1024 * 1024);
-    await calls.configure({ baseUrl: server.url, accessToken: ACCESS_TOKEN, maxRetries: 0 });
-    server.answer(OK_ANSWER);
-    expect((await calls.create(SPEC)).getId()).toBe("wh_ok");
-    expect(plugin.peakRssMiB()).toBeLessThan(PEAK_RSS_CEILING_MIB);
   });
 
   it("refuses a create answer whose id breaks the id rule, with the orphan message, after exactly one request", async () => {
@@ -184,9 +196,16 @@ describe("the plugin and a plain-http base URL", () => {
     expect(refusedDelete.details).toMatch(/uses plain http/);
     expect(server.connections(), "no connection to the server").toBe(0);
 
-    await calls.configure({ baseUrl: `http://localhost:${server.port}`, accessToken: ACCESS_TOKEN, maxRetries: 0 });
-    server.answer(OK_ANSWER);
-    expect((await calls.create(SPEC)).getId()).toBe("wh_ok");
-    expect(server.requests.map((request) => [request.method, request.authorization])).toEqual([["POST", `Bearer ${ACCESS_TOKEN}`]]);
+    // Loopback http works: another plugin process, as the engine starts one per provider configuration.
+    const loopback = await startPlugin(pluginEnv({ NODE_OPTIONS: `--require ${hostile.resolveToLoopback(folder)}` }));
+    try {
+      const loopbackCalls = webhookCalls(loopback.client);
+      await loopbackCalls.configure({ baseUrl: `http://localhost:${server.port}`, accessToken: ACCESS_TOKEN, maxRetries: 0 });
+      server.answer(OK_ANSWER);
+      expect((await loopbackCalls.create(SPEC)).getId()).toBe("wh_ok");
+      expect(server.requests.map((request) => [request.method, request.authorization])).toEqual([["POST", `Bearer ${ACCESS_TOKEN}`]]);
+    } finally {
+      await loopback.close();
+    }
   });
 });
