@@ -12,6 +12,7 @@
  * `HELPDESK_BASE_URL` for one help desk must not redirect a stack or a provider configured for another.
  */
 import { parseBaseUrl } from "./base-url.js";
+import { LOOPBACK_HOSTS } from "./loopback.js";
 import { PulumiHelpdeskError } from "./errors.js";
 import { PULUMI_PACKAGE } from "./names.js";
 
@@ -53,7 +54,7 @@ export const SETTINGS = {
     env: "HELPDESK_BASE_URL",
     provider: true,
     writtenByLogin: true,
-    description: "Base URL of the help-desk API, e.g. `https://helpdesk.example.com` (docs/helpdesk-api.md §1 `{base_url}`): absolute http or https, no query, fragment or user info.",
+    description: `Base URL of the help-desk API, e.g. \`https://helpdesk.example.com\` (docs/helpdesk-api.md §1 \`{base_url}\`): absolute https (plain http only to a loopback host: ${LOOPBACK_HOSTS}), no query, fragment or user info.`,
   },
   clientId: {
     secret: false,

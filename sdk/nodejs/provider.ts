@@ -23,7 +23,7 @@ export class Provider extends pulumi.ProviderResource {
     }
 
     /**
-     * Base URL of the help-desk API, e.g. `https://helpdesk.example.com` (docs/helpdesk-api.md §1 `{base_url}`): absolute http or https, no query, fragment or user info. When neither the program nor the stack config sets it, the environment variable `HELPDESK_BASE_URL` fills it.
+     * Base URL of the help-desk API, e.g. `https://helpdesk.example.com` (docs/helpdesk-api.md §1 `{base_url}`): absolute https (plain http only to a loopback host: localhost, 127.0.0.1 (any 127.x.y.z) or [::1]), no query, fragment or user info. When neither the program nor the stack config sets it, the environment variable `HELPDESK_BASE_URL` fills it.
      */
     declare public readonly baseUrl: pulumi.Output<string | undefined>;
     /**
@@ -65,7 +65,7 @@ export interface ProviderArgs {
      */
     accessToken?: pulumi.Input<string | undefined>;
     /**
-     * Base URL of the help-desk API, e.g. `https://helpdesk.example.com` (docs/helpdesk-api.md §1 `{base_url}`): absolute http or https, no query, fragment or user info. When neither the program nor the stack config sets it, the environment variable `HELPDESK_BASE_URL` fills it.
+     * Base URL of the help-desk API, e.g. `https://helpdesk.example.com` (docs/helpdesk-api.md §1 `{base_url}`): absolute https (plain http only to a loopback host: localhost, 127.0.0.1 (any 127.x.y.z) or [::1]), no query, fragment or user info. When neither the program nor the stack config sets it, the environment variable `HELPDESK_BASE_URL` fills it.
      */
     baseUrl?: pulumi.Input<string | undefined>;
     /**

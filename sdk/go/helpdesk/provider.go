@@ -15,7 +15,7 @@ import (
 type Provider struct {
 	pulumi.ProviderResourceState
 
-	// Base URL of the help-desk API, e.g. `https://helpdesk.example.com` (docs/helpdesk-api.md §1 `{base_url}`): absolute http or https, no query, fragment or user info. When neither the program nor the stack config sets it, the environment variable `HELPDESK_BASE_URL` fills it.
+	// Base URL of the help-desk API, e.g. `https://helpdesk.example.com` (docs/helpdesk-api.md §1 `{base_url}`): absolute https (plain http only to a loopback host: localhost, 127.0.0.1 (any 127.x.y.z) or [::1]), no query, fragment or user info. When neither the program nor the stack config sets it, the environment variable `HELPDESK_BASE_URL` fills it.
 	BaseUrl pulumi.StringPtrOutput `pulumi:"baseUrl"`
 	// OAuth 2.0 client identifier (docs/helpdesk-api.md §4.1, RFC 6749 §2.2); with `clientSecret` and `refreshToken` it lets the provider refresh an expired access token. When neither the program nor the stack config sets it, the environment variable `HELPDESK_CLIENT_ID` fills it.
 	ClientId pulumi.StringPtrOutput `pulumi:"clientId"`
@@ -49,7 +49,7 @@ func NewProvider(ctx *pulumi.Context,
 type providerArgs struct {
 	// Bearer access token (docs/helpdesk-api.md §2.2, RFC 6750 §2.1), as written by `pulumi-helpdesk login`. Secret. When neither the program nor the stack config sets it, the environment variable `HELPDESK_ACCESS_TOKEN` fills it.
 	AccessToken *string `pulumi:"accessToken"`
-	// Base URL of the help-desk API, e.g. `https://helpdesk.example.com` (docs/helpdesk-api.md §1 `{base_url}`): absolute http or https, no query, fragment or user info. When neither the program nor the stack config sets it, the environment variable `HELPDESK_BASE_URL` fills it.
+	// Base URL of the help-desk API, e.g. `https://helpdesk.example.com` (docs/helpdesk-api.md §1 `{base_url}`): absolute https (plain http only to a loopback host: localhost, 127.0.0.1 (any 127.x.y.z) or [::1]), no query, fragment or user info. When neither the program nor the stack config sets it, the environment variable `HELPDESK_BASE_URL` fills it.
 	BaseUrl *string `pulumi:"baseUrl"`
 	// OAuth 2.0 client identifier (docs/helpdesk-api.md §4.1, RFC 6749 §2.2); with `clientSecret` and `refreshToken` it lets the provider refresh an expired access token. When neither the program nor the stack config sets it, the environment variable `HELPDESK_CLIENT_ID` fills it.
 	ClientId *string `pulumi:"clientId"`
@@ -69,7 +69,7 @@ type providerArgs struct {
 type ProviderArgs struct {
 	// Bearer access token (docs/helpdesk-api.md §2.2, RFC 6750 §2.1), as written by `pulumi-helpdesk login`. Secret. When neither the program nor the stack config sets it, the environment variable `HELPDESK_ACCESS_TOKEN` fills it.
 	AccessToken pulumi.StringPtrInput
-	// Base URL of the help-desk API, e.g. `https://helpdesk.example.com` (docs/helpdesk-api.md §1 `{base_url}`): absolute http or https, no query, fragment or user info. When neither the program nor the stack config sets it, the environment variable `HELPDESK_BASE_URL` fills it.
+	// Base URL of the help-desk API, e.g. `https://helpdesk.example.com` (docs/helpdesk-api.md §1 `{base_url}`): absolute https (plain http only to a loopback host: localhost, 127.0.0.1 (any 127.x.y.z) or [::1]), no query, fragment or user info. When neither the program nor the stack config sets it, the environment variable `HELPDESK_BASE_URL` fills it.
 	BaseUrl pulumi.StringPtrInput
 	// OAuth 2.0 client identifier (docs/helpdesk-api.md §4.1, RFC 6749 §2.2); with `clientSecret` and `refreshToken` it lets the provider refresh an expired access token. When neither the program nor the stack config sets it, the environment variable `HELPDESK_CLIENT_ID` fills it.
 	ClientId pulumi.StringPtrInput
@@ -122,7 +122,7 @@ func (o ProviderOutput) ToProviderOutputWithContext(ctx context.Context) Provide
 	return o
 }
 
-// Base URL of the help-desk API, e.g. `https://helpdesk.example.com` (docs/helpdesk-api.md §1 `{base_url}`): absolute http or https, no query, fragment or user info. When neither the program nor the stack config sets it, the environment variable `HELPDESK_BASE_URL` fills it.
+// Base URL of the help-desk API, e.g. `https://helpdesk.example.com` (docs/helpdesk-api.md §1 `{base_url}`): absolute https (plain http only to a loopback host: localhost, 127.0.0.1 (any 127.x.y.z) or [::1]), no query, fragment or user info. When neither the program nor the stack config sets it, the environment variable `HELPDESK_BASE_URL` fills it.
 func (o ProviderOutput) BaseUrl() pulumi.StringPtrOutput {
 	return o.ApplyT(func(v *Provider) pulumi.StringPtrOutput { return v.BaseUrl }).(pulumi.StringPtrOutput)
 }

@@ -31,7 +31,7 @@ class ProviderArgs:
         The set of arguments for constructing a Provider resource.
 
         :param pulumi.Input[_builtins.str] access_token: Bearer access token (docs/helpdesk-api.md §2.2, RFC 6750 §2.1), as written by `pulumi-helpdesk login`. Secret. When neither the program nor the stack config sets it, the environment variable `HELPDESK_ACCESS_TOKEN` fills it.
-        :param pulumi.Input[_builtins.str] base_url: Base URL of the help-desk API, e.g. `https://helpdesk.example.com` (docs/helpdesk-api.md §1 `{base_url}`): absolute http or https, no query, fragment or user info. When neither the program nor the stack config sets it, the environment variable `HELPDESK_BASE_URL` fills it.
+        :param pulumi.Input[_builtins.str] base_url: Base URL of the help-desk API, e.g. `https://helpdesk.example.com` (docs/helpdesk-api.md §1 `{base_url}`): absolute https (plain http only to a loopback host: localhost, 127.0.0.1 (any 127.x.y.z) or [::1]), no query, fragment or user info. When neither the program nor the stack config sets it, the environment variable `HELPDESK_BASE_URL` fills it.
         :param pulumi.Input[_builtins.str] client_id: OAuth 2.0 client identifier (docs/helpdesk-api.md §4.1, RFC 6749 §2.2); with `clientSecret` and `refreshToken` it lets the provider refresh an expired access token. When neither the program nor the stack config sets it, the environment variable `HELPDESK_CLIENT_ID` fills it.
         :param pulumi.Input[_builtins.str] client_secret: OAuth 2.0 client secret (docs/helpdesk-api.md §4.2, RFC 6749 §2.3.1, sent as `client_secret_post`). Secret. When neither the program nor the stack config sets it, the environment variable `HELPDESK_CLIENT_SECRET` fills it.
         :param pulumi.Input[_builtins.int] max_retries: Retries of one API request after 429 / 503 (after `Retry-After`), 5xx on delete, or a lost connection (a create only when its request was never sent): a whole number from 0 to 50 (default 10).
@@ -72,7 +72,7 @@ class ProviderArgs:
     @pulumi.getter(name="baseUrl")
     def base_url(self) -> pulumi.Input[Optional[_builtins.str]]:
         """
-        Base URL of the help-desk API, e.g. `https://helpdesk.example.com` (docs/helpdesk-api.md §1 `{base_url}`): absolute http or https, no query, fragment or user info. When neither the program nor the stack config sets it, the environment variable `HELPDESK_BASE_URL` fills it.
+        Base URL of the help-desk API, e.g. `https://helpdesk.example.com` (docs/helpdesk-api.md §1 `{base_url}`): absolute https (plain http only to a loopback host: localhost, 127.0.0.1 (any 127.x.y.z) or [::1]), no query, fragment or user info. When neither the program nor the stack config sets it, the environment variable `HELPDESK_BASE_URL` fills it.
         """
         return pulumi.get(self, "base_url")
 
@@ -174,7 +174,7 @@ class Provider(pulumi.ProviderResource):
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
         :param pulumi.Input[_builtins.str] access_token: Bearer access token (docs/helpdesk-api.md §2.2, RFC 6750 §2.1), as written by `pulumi-helpdesk login`. Secret. When neither the program nor the stack config sets it, the environment variable `HELPDESK_ACCESS_TOKEN` fills it.
-        :param pulumi.Input[_builtins.str] base_url: Base URL of the help-desk API, e.g. `https://helpdesk.example.com` (docs/helpdesk-api.md §1 `{base_url}`): absolute http or https, no query, fragment or user info. When neither the program nor the stack config sets it, the environment variable `HELPDESK_BASE_URL` fills it.
+        :param pulumi.Input[_builtins.str] base_url: Base URL of the help-desk API, e.g. `https://helpdesk.example.com` (docs/helpdesk-api.md §1 `{base_url}`): absolute https (plain http only to a loopback host: localhost, 127.0.0.1 (any 127.x.y.z) or [::1]), no query, fragment or user info. When neither the program nor the stack config sets it, the environment variable `HELPDESK_BASE_URL` fills it.
         :param pulumi.Input[_builtins.str] client_id: OAuth 2.0 client identifier (docs/helpdesk-api.md §4.1, RFC 6749 §2.2); with `clientSecret` and `refreshToken` it lets the provider refresh an expired access token. When neither the program nor the stack config sets it, the environment variable `HELPDESK_CLIENT_ID` fills it.
         :param pulumi.Input[_builtins.str] client_secret: OAuth 2.0 client secret (docs/helpdesk-api.md §4.2, RFC 6749 §2.3.1, sent as `client_secret_post`). Secret. When neither the program nor the stack config sets it, the environment variable `HELPDESK_CLIENT_SECRET` fills it.
         :param pulumi.Input[_builtins.int] max_retries: Retries of one API request after 429 / 503 (after `Retry-After`), 5xx on delete, or a lost connection (a create only when its request was never sent): a whole number from 0 to 50 (default 10).
@@ -241,7 +241,7 @@ class Provider(pulumi.ProviderResource):
     @pulumi.getter(name="baseUrl")
     def base_url(self) -> pulumi.Output[Optional[_builtins.str]]:
         """
-        Base URL of the help-desk API, e.g. `https://helpdesk.example.com` (docs/helpdesk-api.md §1 `{base_url}`): absolute http or https, no query, fragment or user info. When neither the program nor the stack config sets it, the environment variable `HELPDESK_BASE_URL` fills it.
+        Base URL of the help-desk API, e.g. `https://helpdesk.example.com` (docs/helpdesk-api.md §1 `{base_url}`): absolute https (plain http only to a loopback host: localhost, 127.0.0.1 (any 127.x.y.z) or [::1]), no query, fragment or user info. When neither the program nor the stack config sets it, the environment variable `HELPDESK_BASE_URL` fills it.
         """
         return pulumi.get(self, "base_url")
 

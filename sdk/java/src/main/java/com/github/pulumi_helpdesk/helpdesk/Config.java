@@ -19,7 +19,7 @@ public final class Config {
         return Codegen.stringProp("accessToken").config(config).get();
     }
 /**
- * Base URL of the help-desk API, e.g. `https://helpdesk.example.com` (docs/helpdesk-api.md §1 `{base_url}`): absolute http or https, no query, fragment or user info. When neither the program nor the stack config sets it, the environment variable `HELPDESK_BASE_URL` fills it.
+ * Base URL of the help-desk API, e.g. `https://helpdesk.example.com` (docs/helpdesk-api.md §1 `{base_url}`): absolute https (plain http only to a loopback host: localhost, 127.0.0.1 (any 127.x.y.z) or [::1]), no query, fragment or user info. When neither the program nor the stack config sets it, the environment variable `HELPDESK_BASE_URL` fills it.
  * 
  */
     public Optional<String> baseUrl() {
