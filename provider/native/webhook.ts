@@ -11,6 +11,7 @@
  * - Update, for one case only: adopting a webhook imported with the `import` resource option (see {@link updateWebhook}).
  */
 import type { WebhookEvent } from "../../kernel/events.js";
+import { CLI_EXECUTABLE } from "../../kernel/names.js";
 import { HelpdeskError } from "../core/errors.js";
 import type { Target } from "../core/target.js";
 import * as core from "../core/webhooks.js";
@@ -38,9 +39,11 @@ export function checkWebhook(news: PropertyMap): CheckOutcome {
     throw new HelpdeskError(
       "operation",
       "a help-desk webhook cannot be imported with `pulumi import`: the help-desk API has no endpoint to read a webhook, so its " +
-        "event and url cannot be found. Declare the webhook in your program with the `import` resource option instead, giving its " +
-        'event and url as they are, e.g. in TypeScript new Webhook("name", { event: "ticket_opened", url: "https://..." }, { import: "<webhook id>" }), ' +
-        "and run `pulumi up`: it adopts the webhook without a request, trusting the declared event and url.",
+        `event and url cannot be found. Adopt existing webhooks with \`${CLI_EXECUTABLE} import --from <file>\` (a CSV of id,event,url: ` +
+        "one `pulumi import` run that takes event and url from the file, and prints the declarations for your program), or declare one " +
+        "webhook in your program with the `import` resource option, giving its event and url as they are, e.g. in TypeScript " +
+        'new Webhook("name", { event: "ticket_opened", url: "https://..." }, { import: "<webhook id>" }), and run `pulumi up`: ' +
+        "either way the webhook is adopted without a request, trusting the given event and url.",
     );
   }
   const { plain, secretKeys } = unwrapProperties(news);

@@ -203,7 +203,7 @@ describe.skipIf(!pulumiAvailable())("native provider plugin: pulumi up / refresh
     expect(outputsOf(after)).toEqual(outputsOf(previous));
   });
 
-  it("`pulumi import` is refused with a message that points to the import option", async () => {
+  it("`pulumi import` is refused with a message that points to `pulumi-helpdesk import --from` and the import option", async () => {
     const id = await createOutsidePulumi(desk("default"), "note_added", "https://hooks.example.test/cli-import");
     const env = {
       ...process.env,
@@ -215,6 +215,7 @@ describe.skipIf(!pulumiAvailable())("native provider plugin: pulumi up / refresh
     const ran = await runCommand("pulumi", ["import", "helpdesk:index:Webhook", "cli-imported", id, "--yes", "--stack", test.stack.name, "--non-interactive"], { cwd: programDir, env });
     expect(ran.code, shown("pulumi import", ran)).not.toBe(0);
     expect(`${ran.stdout}${ran.stderr}`).toContain("import` resource option");
+    expect(`${ran.stdout}${ran.stderr}`).toContain("pulumi-helpdesk import --from <file>");
     // Nothing recorded: the webhook is not in the stack.
     expect(readStateFile(test, projectName)).not.toContain(id);
   });
