@@ -3,7 +3,7 @@
  * before anything happens. Every row is held to the one webhook rule (`kernel/webhook-rules.ts`: `webhookIdProblem`
  * for the id, `webhookProblems` for event and url), the rule of the provider's check and of the emulator.
  *
- * Two forms, told apart by the first character that is not whitespace (`[` is JSON):
+ * Two forms, told apart by the first character that is not whitespace (`[` or `{` is JSON):
  * - CSV (RFC 4180, parsed by `csv-parse`): a header naming the columns `id`, `event`, `url` and optionally `name`, in
  *   any order, then one record per webhook;
  * - JSON: an array of objects with those fields, each a string.
@@ -92,7 +92,7 @@ type RawRow = Partial<Record<Column, unknown>> & { row: number };
  */
 export function parseWebhookFile(bytes: Uint8Array, source: string): WebhookRow[] {
   const text = decode(bytes, source);
-  const raws = text.trimStart().startsWith("[") ? readJson(text, source) : readCsv(text, source);
+  const raws = /^[[{]/.test(text.trimStart()) ? readJson(text, source) : readCsv(text, source);
   if (raws.length === 0) throw new WebhookFileError(source, [`no webhook rows: ${formatHint()}`]);
   return checkRows(raws, source);
 }
@@ -123,7 +123,7 @@ function decode(bytes: Uint8Array, source: string): string {
 const CSV_ERRORS: Readonly<Record<string, string>> = {
   CSV_QUOTE_NOT_CLOSED: "a quoted field is not closed",
   CSV_INVALID_CLOSING_QUOTE: 'a closing quote is followed by a character other than a separator or the end of the line (write a quote inside a quoted field as "")',
-  CSV_INVALID_OPENING_QUOTE: "a quote appears inside an unquoted field (quote the whole field)",
+  INVALID_OPENING_QUOTE: "a quote appears inside an unquoted field (quote the whole field)",
   CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE: "a closing quote is followed by other characters",
 };
 
@@ -171,7 +171,7 @@ function readJson(text: string, source: string): RawRow[] {
   } catch (error) {
     // V8's message may quote the text around the error: keep only where it is.
     const position = /position (\d+)/.exec(error instanceof Error ? error.message : "")?.[1];
-    throw new WebhookFileError(source, [`the file starts with "[" but is not valid JSON${position ? ` (at character ${Number(position) + 1})` : ""}: ${formatHint()}`]);
+    throw new WebhookFileError(source, [`the file starts as JSON but is not valid JSON${position ? ` (at character ${Number(position) + 1})` : ""}: ${formatHint()}`]);
   }
   if (!Array.isArray(value)) throw new WebhookFileError(source, [`the JSON is not an array: ${formatHint()}`]);
   const problems: string[] = [];
