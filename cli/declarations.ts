@@ -126,7 +126,8 @@ export function declarations(language: DeclarationLanguage, webhooks: readonly D
 function preface(comment: string, options: DeclarationOptions): string[] {
   const lines = [
     `Webhooks adopted by \`pulumi-helpdesk import\`. Each url is read from the secret stack config ${WEBHOOK_URLS_KEY}, which the`,
-    "command wrote (the urls separated by spaces): no url is written here.",
+    "command wrote (the urls separated by spaces): no url is written here. A program needs the import lines and the line that",
+    "reads the urls once: leave them out when you paste the declarations of a later import.",
   ];
   if (options.provider !== undefined) {
     lines.push(`${JSON.stringify(options.provider)} is the explicit provider your program declares under that name.`);
@@ -147,7 +148,7 @@ function typescript(webhooks: readonly Declared[], options: DeclarationOptions):
     `const ${camel(WEBHOOK_URLS_KEY)} = new pulumi.Config().requireSecret(${JSON.stringify(WEBHOOK_URLS_KEY)}).apply((urls) => urls.split(${JSON.stringify(WEBHOOK_URLS_SEPARATOR)}));`,
     ...webhooks.map(
       (hook, at) =>
-        `export const ${ids[at]} = new Webhook(${JSON.stringify(hook.name)}, { event: ${JSON.stringify(hook.event)}, url: ${camel(WEBHOOK_URLS_KEY)}.apply((urls) => urls[${hook.urlIndex}]!) }${trailer});`,
+        `const ${ids[at]} = new Webhook(${JSON.stringify(hook.name)}, { event: ${JSON.stringify(hook.event)}, url: ${camel(WEBHOOK_URLS_KEY)}.apply((urls) => urls[${hook.urlIndex}]!) }${trailer});`,
     ),
   ].join("\n");
 }
