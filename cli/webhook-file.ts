@@ -64,17 +64,29 @@ export class WebhookFileError extends CliError {
   readonly problems: readonly string[];
 
   /**
-   * @param source how the message names the file (`webhooks.csv`, `standard input`)
-   * @param problems what is wrong, at least one
+   * @param code always `usage` (exit code 2)
+   * @param message the whole report ({@link fileProblems} writes it)
+   * @param options `problems`: what is wrong, at least one; `cause`: what this wraps, if anything
    */
-  constructor(source: string, problems: readonly string[]) {
-    const listed = problems.slice(0, MAX_LISTED_PROBLEMS).map((problem) => `  ${problem}`);
-    const more = problems.length > MAX_LISTED_PROBLEMS ? [`  ... and ${problems.length - MAX_LISTED_PROBLEMS} more`] : [];
-    const count = problems.length === 1 ? "a problem" : `${problems.length} problems`;
-    super("usage", [`${source} has ${count}; nothing was imported:`, ...listed, ...more].join("\n"));
+  constructor(code: "usage", message: string, options: { problems: readonly string[]; cause?: unknown }) {
+    super(code, message, options);
     this.name = "WebhookFileError";
-    this.problems = problems;
+    this.problems = options.problems;
   }
+}
+
+/**
+ * The error of a file with problems: `<source> has 2 problems; nothing was imported:` and one line per problem (the
+ * first 20, then how many more).
+ *
+ * @param source how the message names the file (`webhooks.csv`, `standard input`)
+ * @param problems what is wrong, at least one
+ */
+export function fileProblems(source: string, problems: readonly string[]): WebhookFileError {
+  const listed = problems.slice(0, MAX_LISTED_PROBLEMS).map((problem) => `  ${problem}`);
+  const more = problems.length > MAX_LISTED_PROBLEMS ? [`  ... and ${problems.length - MAX_LISTED_PROBLEMS} more`] : [];
+  const count = problems.length === 1 ? "a problem" : `${problems.length} problems`;
+  return new WebhookFileError("usage", [`${source} has ${count}; nothing was imported:`, ...listed, ...more].join("\n"), { problems });
 }
 
 /** A row as read, before its checks: each field as it was, if present. */
@@ -93,7 +105,7 @@ type RawRow = Partial<Record<Column, unknown>> & { row: number };
 export function parseWebhookFile(bytes: Uint8Array, source: string): WebhookRow[] {
   const text = decode(bytes, source);
   const raws = /^[[{]/.test(text.trimStart()) ? readJson(text, source) : readCsv(text, source);
-  if (raws.length === 0) throw new WebhookFileError(source, [`no webhook rows: ${formatHint()}`]);
+  if (raws.length === 0) throw fileProblems(source, [`no webhook rows: ${formatHint()}`]);
   return checkRows(raws, source);
 }
 
@@ -104,18 +116,18 @@ function formatHint(): string {
 
 /** The file as text: UTF-8 (a byte-order mark dropped), no NUL. */
 function decode(bytes: Uint8Array, source: string): string {
-  if (bytes.length === 0) throw new WebhookFileError(source, [`the file is empty: ${formatHint()}`]);
+  if (bytes.length === 0) throw fileProblems(source, [`the file is empty: ${formatHint()}`]);
   if (bytes.length > MAX_FILE_BYTES) {
-    throw new WebhookFileError(source, [`the file is ${bytes.length} bytes long; at most ${MAX_FILE_BYTES} are read: ${formatHint()}`]);
+    throw fileProblems(source, [`the file is ${bytes.length} bytes long; at most ${MAX_FILE_BYTES} are read: ${formatHint()}`]);
   }
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
   } catch {
-    throw new WebhookFileError(source, [`the file is not UTF-8 text: ${formatHint()}`]);
+    throw fileProblems(source, [`the file is not UTF-8 text: ${formatHint()}`]);
   }
-  if (text.includes("\u0000")) throw new WebhookFileError(source, [`the file holds NUL characters, so it is no text file: ${formatHint()}`]);
-  if (text.trim() === "") throw new WebhookFileError(source, [`the file holds only whitespace: ${formatHint()}`]);
+  if (text.includes("\u0000")) throw fileProblems(source, [`the file holds NUL characters, so it is no text file: ${formatHint()}`]);
+  if (text.trim() === "") throw fileProblems(source, [`the file holds only whitespace: ${formatHint()}`]);
   return text;
 }
 
@@ -135,10 +147,10 @@ function readCsv(text: string, source: string): RawRow[] {
   } catch (error) {
     const { code, lines } = (error ?? {}) as { code?: string; lines?: number };
     const what = (code && CSV_ERRORS[code]) ?? `the CSV cannot be read (${code ?? "unknown error"})`;
-    throw new WebhookFileError(source, [`${lines ? `line ${lines}: ` : ""}${what}`]);
+    throw fileProblems(source, [`${lines ? `line ${lines}: ` : ""}${what}`]);
   }
   const [header, ...body] = records;
-  if (!header) throw new WebhookFileError(source, [`no header: ${formatHint()}`]);
+  if (!header) throw fileProblems(source, [`no header: ${formatHint()}`]);
   const columns = header.map((name) => name.trim().toLowerCase());
   const problems: string[] = [];
   const unknown = columns.filter((name) => !(COLUMNS as readonly string[]).includes(name));
@@ -147,7 +159,7 @@ function readCsv(text: string, source: string): RawRow[] {
   if (missing.length > 0) problems.push(`the header lacks the column${missing.length > 1 ? "s" : ""} ${missing.join(", ")}: ${formatHint()}`);
   const repeated = columns.filter((name, index) => columns.indexOf(name) !== index);
   if (repeated.length > 0) problems.push(`the header names ${[...new Set(repeated)].join(", ")} more than once`);
-  if (problems.length > 0) throw new WebhookFileError(source, problems);
+  if (problems.length > 0) throw fileProblems(source, problems);
   const fieldProblems: string[] = [];
   const rows = body.map((record, index) => {
     const row: RawRow = { row: index + 1 };
@@ -159,7 +171,7 @@ function readCsv(text: string, source: string): RawRow[] {
     });
     return row;
   });
-  if (fieldProblems.length > 0) throw new WebhookFileError(source, fieldProblems);
+  if (fieldProblems.length > 0) throw fileProblems(source, fieldProblems);
   return rows;
 }
 
@@ -171,9 +183,9 @@ function readJson(text: string, source: string): RawRow[] {
   } catch (error) {
     // V8's message may quote the text around the error: keep only where it is.
     const position = /position (\d+)/.exec(error instanceof Error ? error.message : "")?.[1];
-    throw new WebhookFileError(source, [`the file starts as JSON but is not valid JSON${position ? ` (at character ${Number(position) + 1})` : ""}: ${formatHint()}`]);
+    throw fileProblems(source, [`the file starts as JSON but is not valid JSON${position ? ` (at character ${Number(position) + 1})` : ""}: ${formatHint()}`]);
   }
-  if (!Array.isArray(value)) throw new WebhookFileError(source, [`the JSON is not an array: ${formatHint()}`]);
+  if (!Array.isArray(value)) throw fileProblems(source, [`the JSON is not an array: ${formatHint()}`]);
   const problems: string[] = [];
   const rows = value.map((element: unknown, index) => {
     const row: RawRow = { row: index + 1 };
@@ -187,7 +199,7 @@ function readJson(text: string, source: string): RawRow[] {
     }
     return row;
   });
-  if (problems.length > 0) throw new WebhookFileError(source, problems);
+  if (problems.length > 0) throw fileProblems(source, problems);
   return rows;
 }
 
@@ -225,6 +237,6 @@ function checkRows(raws: readonly RawRow[], source: string): WebhookRow[] {
     rowOfName.set(name, raw.row);
     rows.push({ row: raw.row, id, event, url: raw.url as string, name });
   }
-  if (problems.length > 0) throw new WebhookFileError(source, problems);
+  if (problems.length > 0) throw fileProblems(source, problems);
   return rows;
 }

@@ -31,7 +31,7 @@ import { declarationLanguage, declarations, WEBHOOK_URLS_KEY, WEBHOOK_URLS_SEPAR
 import { commandNamespace, namespaceNote, programHint } from "../namespace.js";
 import { CliError, info, result, success, warn } from "../output.js";
 import { openStack, readProjectFacts, readStackConfig, resolveStackRef, runPulumi, writeStackConfig } from "../stack-config.js";
-import { MAX_FILE_BYTES, parseWebhookFile, WebhookFileError, type WebhookRow } from "../webhook-file.js";
+import { fileProblems, MAX_FILE_BYTES, parseWebhookFile, type WebhookRow } from "../webhook-file.js";
 
 /** Options of `import`. */
 export interface ImportOptions {
@@ -77,16 +77,16 @@ async function readSource(from: string): Promise<{ bytes: Uint8Array; source: st
     let size = 0;
     for await (const chunk of process.stdin) {
       size += (chunk as Buffer).length;
-      if (size > MAX_FILE_BYTES) throw new WebhookFileError("standard input", [`more than ${MAX_FILE_BYTES} bytes: no file of webhooks is that large`]);
+      if (size > MAX_FILE_BYTES) throw fileProblems("standard input", [`more than ${MAX_FILE_BYTES} bytes: no file of webhooks is that large`]);
       chunks.push(chunk as Buffer);
     }
     return { bytes: Buffer.concat(chunks), source: "standard input" };
   }
   const path = resolvePath(from);
   const stats = statSync(path, { throwIfNoEntry: false });
-  if (!stats) throw new WebhookFileError(from, ["the file does not exist"]);
-  if (!stats.isFile()) throw new WebhookFileError(from, ["is not a file"]);
-  if (stats.size > MAX_FILE_BYTES) throw new WebhookFileError(from, [`the file is ${stats.size} bytes long; at most ${MAX_FILE_BYTES} are read`]);
+  if (!stats) throw fileProblems(from, ["the file does not exist"]);
+  if (!stats.isFile()) throw fileProblems(from, ["is not a file"]);
+  if (stats.size > MAX_FILE_BYTES) throw fileProblems(from, [`the file is ${stats.size} bytes long; at most ${MAX_FILE_BYTES} are read`]);
   return { bytes: readFileSync(path), source: from };
 }
 
@@ -176,7 +176,7 @@ function adoptedRows(rows: readonly WebhookRow[], resources: readonly StateResou
     else if (sameId) problems.push(`row ${row.row}: id ${JSON.stringify(row.id)} is already in stack "${stackName}" as ${sameId.type} ${JSON.stringify(nameOf(sameId.urn))}`);
     else if (sameName) problems.push(`row ${row.row}: name ${JSON.stringify(row.name)} is already the webhook ${JSON.stringify(sameName.id)} of stack "${stackName}"; give the row another name`);
   }
-  if (problems.length > 0) throw new WebhookFileError(source, problems);
+  if (problems.length > 0) throw fileProblems(source, problems);
   return adopted;
 }
 
