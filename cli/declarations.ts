@@ -63,9 +63,9 @@ function camel(name: string): string {
   return /^[0-9]/.test(id) || RESERVED.has(id) ? `webhook${id.charAt(0).toUpperCase()}${id.slice(1)}` : id;
 }
 
-/** A snake_case identifier for a name (Python), `webhook_...` when it would start with a digit or be a reserved word. */
+/** A snake_case identifier for a name (Python; camelCase words split), `webhook_...` when it would start with a digit or be a reserved word. */
 function snake(name: string): string {
-  const id = words(name).join("_").toLowerCase() || "webhook";
+  const id = words(name.replace(/([a-z0-9])([A-Z])/g, "$1_$2")).join("_").toLowerCase() || "webhook";
   return /^[0-9]/.test(id) || RESERVED.has(id) ? `webhook_${id}` : id;
 }
 
