@@ -11,7 +11,7 @@
  * and not a JSON list: Pulumi YAML 1.19 cannot index a secret list from config ("receiver must be a list or
  * object, not *[]string"), while `fn::split` of a secret string works.
  */
-import { PULUMI_PACKAGE, PYTHON_PACKAGE, WEBHOOK_TYPE, goImportPath, javaBasePackage, nodejsSdkPackage } from "../kernel/names.js";
+import { CLI_EXECUTABLE, PULUMI_PACKAGE, PYTHON_PACKAGE, WEBHOOK_TYPE, goImportPath, javaBasePackage, nodejsSdkPackage } from "../kernel/names.js";
 
 /** The stack config key (in the project's namespace, as `new pulumi.Config()` reads it) holding the adopted urls. */
 export const WEBHOOK_URLS_KEY = "helpdeskWebhookUrls";
@@ -125,7 +125,7 @@ export function declarations(language: DeclarationLanguage, webhooks: readonly D
 /** The comment that opens every language's declarations. */
 function preface(comment: string, options: DeclarationOptions): string[] {
   const lines = [
-    `Webhooks adopted by \`pulumi-helpdesk import\`. Each url is read from the secret stack config ${WEBHOOK_URLS_KEY}, which the`,
+    `Webhooks adopted by \`${CLI_EXECUTABLE} import\`. Each url is read from the secret stack config ${WEBHOOK_URLS_KEY}, which the`,
     "command wrote (the urls separated by spaces): no url is written here. A program needs the import lines and the line that",
     "reads the urls once: leave them out when you paste the declarations of a later import.",
   ];

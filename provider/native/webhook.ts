@@ -32,7 +32,7 @@ const IMPORT_MARKER_VALUE = "the help-desk API has no read endpoint: event and u
  *
  * @param news the program's inputs, secrets wrapped
  * @throws HelpdeskError `operation` for `pulumi import` (the engine checks the read state itself as the new inputs, so
- *   the marker of {@link readWebhook} is in `news`): the message says to use the `import` resource option instead
+ *   the marker of {@link readWebhook} is in `news`): the message names `pulumi-helpdesk import --from` and the `import` resource option instead
  */
 export function checkWebhook(news: PropertyMap): CheckOutcome {
   if (IMPORT_MARKER in news) {
@@ -103,7 +103,7 @@ export interface ReadOutcome {
  *   option alike): a state holding only {@link IMPORT_MARKER}. With the `import` option the engine next checks and
  *   diffs the program's inputs against it ({@link diffWebhook}), and {@link updateWebhook} records them: the webhook is
  *   adopted with the declared `event` and `url`, trusted, not read. `pulumi import` instead checks the read state
- *   itself, and {@link checkWebhook} stops it with a message that says to use the `import` option.
+ *   itself, and {@link checkWebhook} stops it with a message that names `pulumi-helpdesk import --from` and the `import` option.
  *
  * @param id the webhook id; @param properties the recorded outputs (`{}` for an import); @param inputs the recorded
  *   inputs, or undefined (import)
