@@ -13,6 +13,9 @@ import { TRIGGER_SETTING_NAMES } from "./commands/trigger.js";
 import { NO_COLOR_VARIABLE } from "./output.js";
 import { NON_INTERACTIVE_VARIABLE } from "./prompt.js";
 import { CLIENT_SETTING_NAMES } from "./settings.js";
+import { WEBHOOK_URLS_KEY } from "./declarations.js";
+import { NAME_RULE, OPTIONAL_COLUMNS, REQUIRED_COLUMNS } from "./webhook-file.js";
+import { ID_RULE_DESCRIPTION } from "../kernel/webhook-rules.js";
 
 /** The width the generated paragraphs are wrapped to: that of the help's hand-written text. */
 const WIDTH = 115;
@@ -125,4 +128,33 @@ export function loginPrecedence(): string {
  */
 export function settingOption(name: SettingName, value: string, what: string, more?: string): [string, string] {
   return [`${settingFlag(name)} <${value}>`, `${what} (${settingSourceName(name, "environment")}${more ? `; ${more}` : ""})`];
+}
+
+/**
+ * `import --help`'s text after the options: the file's form and rules (from `webhook-file.ts` and the webhook rule's
+ * home), what is trusted, where the urls go, the exit codes.
+ */
+export function importHelpAfter(): string {
+  return [
+    "",
+    ...wrap(
+      `The file: CSV whose header names the columns ${REQUIRED_COLUMNS.join(",")} (and optionally ${OPTIONAL_COLUMNS.join(",")}: the resource name, ` +
+        "by default the event and the id), or a JSON array of objects with those fields. Every row is checked first: the event is one of the " +
+        `help desk's events, the url follows the url rule, ${ID_RULE_DESCRIPTION}, ${NAME_RULE}; no id or name twice, and none held by ` +
+        "another webhook of the stack. A bad row ends the command with exit code 2, its row number and what is wrong (never the url), and " +
+        "nothing changed. Rows already adopted are skipped, so a rerun is harmless.",
+    ),
+    "",
+    ...wrap(
+      "The help desk cannot be asked (no read endpoint): event and url are recorded as the file gives them. They are adopted in one " +
+        `\`pulumi import\` run, each url a secret; the urls go to the secret stack config ${WEBHOOK_URLS_KEY}, which the printed ` +
+        "declarations read, so no url lands in code. Under the default provider, or with --namespace <ns> under the stack's explicit provider " +
+        "configured from <ns>:*. Not protected unless --protect.",
+    ),
+    "",
+    "Examples:",
+    "  $ pulumi-helpdesk import --stack dev --from webhooks.csv",
+    "  $ pulumi-helpdesk import --stack dev --namespace eu --from webhooks.json",
+    "  $ cat webhooks.csv | pulumi-helpdesk import --from -",
+  ].join("\n");
 }

@@ -7,10 +7,11 @@ import { login } from "./commands/login.js";
 import { runEmulator } from "./commands/emulator.js";
 import { logout } from "./commands/logout.js";
 import { refresh } from "./commands/refresh.js";
+import { importWebhooks } from "./commands/import.js";
 import { status } from "./commands/status.js";
 import { DEFAULT_EMULATOR_URL, trigger } from "./commands/trigger.js";
 import { pluginInstall, pluginPath } from "./commands/plugin.js";
-import { loginPrecedence, programHelpAfter, settingOption } from "./help.js";
+import { importHelpAfter, loginPrecedence, programHelpAfter, settingOption } from "./help.js";
 import { NAMESPACE_FLAGS, NAMESPACE_HELP, parseNamespaceOption } from "./namespace.js";
 import { CliError, endQuietlyWhenOutputCloses, error as printError } from "./output.js";
 import { EVENTS } from "../kernel/events.js";
@@ -119,6 +120,17 @@ program
   .option(...cwdOption)
   .addHelpText("after", "\nExamples:\n  $ pulumi-helpdesk logout --stack dev\n  $ pulumi-helpdesk logout --stack dev --namespace eu")
   .action(logout);
+
+program
+  .command("import")
+  .description("Adopt the help desk's existing webhooks into the stack in one `pulumi import` run (no request to the help desk), and print their declarations.")
+  .requiredOption("--from <file>", "CSV (header id,event,url[,name]) or JSON array of the webhooks; - reads standard input")
+  .option(...stackOption)
+  .option(...namespaceOption)
+  .option(...cwdOption)
+  .option("--protect", "adopt them protected (pulumi import --protect)", false)
+  .addHelpText("after", importHelpAfter())
+  .action(importWebhooks);
 
 program
   .command("emulator")

@@ -5,7 +5,7 @@
  * process's arguments are readable by every user of the machine (`/proc/<pid>/cmdline`, `ps`).
  */
 import { spawn } from "node:child_process";
-import { statSync, type Stats } from "node:fs";
+import { readFileSync, statSync, type Stats } from "node:fs";
 import { dirname, join, resolve as resolvePath } from "node:path";
 import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation/index.js";
 import { CliError } from "./output.js";
@@ -78,6 +78,45 @@ export function findProjectDir(cwd: string | undefined): string {
   );
 }
 
+/** A project's name and runtime, as its project file gives them. */
+export interface ProjectFacts {
+  /** `name`: the namespace of the program's own config (`new pulumi.Config()`). */
+  name: string;
+  /** `runtime` (or `runtime.name`): `nodejs`, `python`, `go`, `java`, `yaml`, ... */
+  runtime: string;
+}
+
+/**
+ * Reads the `name` and `runtime` of the project file in `workDir` ({@link findProjectDir}'s), without a YAML library:
+ * both are top-level scalars (`runtime` possibly a mapping with a `name:` line under it), which a line-wise reading
+ * finds; quotes around a value are dropped.
+ *
+ * @param workDir the project directory
+ * @throws CliError (exit 2) when the file lacks either
+ */
+export function readProjectFacts(workDir: string): ProjectFacts {
+  for (const file of PROJECT_FILES) {
+    const path = join(workDir, file);
+    if (!statOrUndefined(path)?.isFile()) continue;
+    const text = readFileSync(path, "utf8");
+    let name: string | undefined;
+    let runtime: string | undefined;
+    if (file.endsWith(".json")) {
+      const json = JSON.parse(text) as { name?: unknown; runtime?: unknown };
+      name = typeof json.name === "string" ? json.name : undefined;
+      const given = json.runtime;
+      runtime = typeof given === "string" ? given : typeof (given as { name?: unknown })?.name === "string" ? (given as { name: string }).name : undefined;
+    } else {
+      const unquote = (value: string | undefined): string | undefined => value?.trim().replace(/^(["'])(.*)\1$/, "$2") || undefined;
+      name = unquote(/^name:[ \t]*(\S[^#\n]*)/m.exec(text)?.[1]);
+      runtime = unquote(/^runtime:[ \t]*([^\s#][^#\n]*)/m.exec(text)?.[1]) ?? unquote(/^runtime:[ \t]*(?:#.*)?\n(?:[ \t]+.*\n)*?[ \t]+name:[ \t]*([^#\n]+)/m.exec(text)?.[1]);
+    }
+    if (!name || !runtime) throw new CliError("usage", `${path} names no project ${name ? "runtime" : "name"}`);
+    return { name, runtime };
+  }
+  throw new CliError("usage", `no Pulumi.yaml in ${workDir}`);
+}
+
 /**
  * Which stack of which project a command works on: the project is found by {@link findProjectDir} before any
  * `pulumi` command runs; the stack is `--stack` when given, else the project's currently selected stack
@@ -140,7 +179,7 @@ export async function writeStackConfig(stack: Stack, ref: StackRef, entries: rea
     await stack.setAllConfig(Object.fromEntries(plain.map((entry) => [entry.key, { value: entry.value, secret: false }])));
   }
   for (const entry of entries.filter((e) => e.secret)) {
-    await runPulumi(["config", "set", "--secret", "--stack", ref.stackName, entry.key], ref.workDir, entry.value);
+    await runPulumi(["config", "set", "--secret", "--stack", ref.stackName, entry.key], ref.workDir, { stdin: entry.value });
   }
 }
 
@@ -153,16 +192,35 @@ export async function removeStackConfig(stack: Stack, keys: readonly string[]): 
   if (toRemove.length > 0) await stack.removeAllConfig(toRemove);
 }
 
-function runPulumi(args: string[], cwd: string, stdin: string): Promise<void> {
+/**
+ * Runs `pulumi <args>` in `cwd` (with `PULUMI_SKIP_UPDATE_CHECK=true`).
+ *
+ * @param args the arguments
+ * @param cwd the project directory
+ * @param options `stdin`: text written to its standard input (how secrets reach it: never on its command line);
+ *   `show`: pass its output on to this process's stderr as it comes (a long run the person watches), instead of
+ *   collecting its standard output
+ * @returns its standard output (empty with `show`)
+ * @throws PulumiNotFoundError when `pulumi` is not on PATH; CliError (exit 1) when it fails: the message names the
+ *   command and carries the first line of its stderr (it never echoes values), or with `show` says to read its output
+ */
+export function runPulumi(args: readonly string[], cwd: string, options: { stdin?: string; show?: boolean } = {}): Promise<string> {
   return new Promise((resolve, reject) => {
-    const child = spawn("pulumi", args, { cwd, stdio: ["pipe", "ignore", "pipe"], env: { ...process.env, PULUMI_SKIP_UPDATE_CHECK: "true" } });
+    const output = options.show ? process.stderr : "pipe";
+    const child = spawn("pulumi", args, { cwd, stdio: ["pipe", output, output], env: { ...process.env, PULUMI_SKIP_UPDATE_CHECK: "true" } });
+    const stdout: Buffer[] = [];
     let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
+    child.stdout?.on("data", (chunk: Buffer) => stdout.push(chunk));
+    child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     child.on("error", (error) => reject(pulumiFailure(error, "cannot run pulumi")));
-    child.on("close", (code) =>
-      code === 0 ? resolve() : reject(new CliError("failed", `pulumi ${args.slice(0, 3).join(" ")} failed: ${stderr.trim().split("\n")[0] ?? ""}`)),
-    );
-    child.stdin.end(stdin);
+    child.on("close", (code) => {
+      if (code === 0) resolve(Buffer.concat(stdout).toString("utf8"));
+      else {
+        const why = options.show ? `exit code ${code}, see its output above` : (stderr.trim().split("\n")[0] ?? "");
+        reject(new CliError("failed", `pulumi ${args.slice(0, 3).join(" ")} failed: ${why}`));
+      }
+    });
+    child.stdin?.end(options.stdin ?? "");
   });
 }
 

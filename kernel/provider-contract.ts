@@ -62,6 +62,12 @@ export interface ConfiguredWebhookProvider {
   create(inputs: WebhookInputs): Promise<pulumi.dynamic.CreateResult<WebhookOutputs>>;
   /** Removes the webhook: `DELETE /v1/webhooks/:id` (docs/helpdesk-api.md §4.4); an already-deleted webhook is a success. */
   delete(id: string, outputs: WebhookOutputs): Promise<void>;
+  /**
+   * Refresh (Pulumi `read`): the API cannot read a webhook (docs/helpdesk-api.md §4.5), so the recorded outputs come back
+   * unchanged, and the run ends with one warning saying so (provider/core/refresh.ts). Installed by `configure` from
+   * the release after 0.2.0 on, so stacks whose stored shims call `configure` (0.2.0) get it when the package is upgraded.
+   */
+  read(id: string, props: Record<string, unknown>): Promise<{ id: string; props: Record<string, unknown> }>;
 }
 
 /**

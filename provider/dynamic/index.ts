@@ -16,6 +16,8 @@ import { resolveSettings, settingSourceName } from "../../kernel/settings.js";
 import { forPerson } from "../../auth/redact.js";
 import type { Target } from "../core/target.js";
 import { checkWebhook, createWebhook, deleteWebhook, replacedFields } from "../core/webhooks.js";
+import { RefreshTally } from "../core/refresh.js";
+import { warn } from "../core/warnings.js";
 
 export { HelpdeskError, type HelpdeskErrorCode } from "../core/errors.js";
 
@@ -79,9 +81,37 @@ export const webhookProvider: WebhookProviderImplementation = {
   },
 };
 
+/** The webhooks this process's refreshes kept as recorded: one per dynamic provider host process, whatever its shims. */
+const refreshTally = new RefreshTally();
+let warnsOnInterrupt = false;
+
+/**
+ * Read (`pulumi refresh`, `pulumi up --refresh`): the help-desk API cannot read a webhook (docs/helpdesk-api.md §4.5),
+ * so the recorded outputs come back as they are, and the webhook is counted for the one warning of the run
+ * (provider/core/refresh.ts). The dynamic provider host answers the engine's `Cancel` itself, so the warning is
+ * written when the engine interrupts the process at the end of the run (SIGINT, `host.ReleaseContext`); the engine
+ * shows what a provider writes to stderr, and waits for it. Then the signal is raised again, to end the process as
+ * it would have ended.
+ *
+ * @param id the webhook id; @param props the recorded outputs (with `__provider`)
+ * @returns the same id and outputs: the state stays byte for byte as it was
+ */
+async function readWebhook(id: string, props: Record<string, unknown>): Promise<{ id: string; props: Record<string, unknown> }> {
+  refreshTally.keep();
+  if (!warnsOnInterrupt) {
+    warnsOnInterrupt = true;
+    process.once("SIGINT", () => {
+      const warning = refreshTally.take("the dynamic Webhook provider");
+      if (warning) warn(warning);
+      process.kill(process.pid, "SIGINT");
+    });
+  }
+  return { id, props };
+}
+
 /**
  * Configures a serialized Webhook provider object (the shim of program/webhook.ts, whose `configure` calls this
- * synchronously): installs `check`, `diff`, `create` and `delete` on it, bound to the stack config of `req`. Builds
+ * synchronously): installs `check`, `diff`, `create`, `delete` and `read` on it, bound to the stack config of `req`. Builds
  * closures only and loads nothing; the API client is loaded by the first `create` or `delete`. Stored shims call it by
  * this name and signature (see {@link ConfiguredWebhookProvider}).
  *
@@ -96,6 +126,7 @@ export function configure(provider: object, req: { config: ConfigReader }): void
     diff,
     create: (inputs) => create(config, inputs),
     delete: (id, outputs) => remove(config, id, outputs),
+    read: readWebhook,
   };
   Object.assign(provider, methods);
 }

@@ -55,16 +55,30 @@ export function logToEngine(address: string | undefined): void {
 
 /** Sends one warning to the engine's Log service, or to stderr when there is no engine or the call fails. */
 function sendWarning(message: string): void {
+  void logWarning(message, currentUrn.getStore() ?? "");
+}
+
+/**
+ * Sends one warning to the engine's Log service as a warning of `urn`, or to stderr when there is no engine or the
+ * call fails; settles once the engine has taken it (or stderr has).
+ *
+ * @param message the warning, already free of credentials
+ * @param urn the resource it belongs to (empty: the stack)
+ */
+export function logWarning(message: string, urn: string): Promise<void> {
   const engine = client;
   if (!engine) {
     process.stderr.write(`warning: ${message}\n`);
-    return;
+    return Promise.resolve();
   }
   const request = new enginePb.LogRequest();
   request.setSeverity(enginePb.LogSeverity.WARNING);
   request.setMessage(message);
-  request.setUrn(currentUrn.getStore() ?? "");
-  engine.log(request, (error) => {
-    if (error) process.stderr.write(`warning: ${message}\n`);
+  request.setUrn(urn);
+  return new Promise((resolve) => {
+    engine.log(request, (error) => {
+      if (error) process.stderr.write(`warning: ${message}\n`);
+      resolve();
+    });
   });
 }

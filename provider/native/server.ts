@@ -25,11 +25,12 @@ import type { Target } from "../core/target.js";
 import { PULUMI_PACKAGE, WEBHOOK_TYPE } from "../../kernel/names.js";
 import { packageVersion } from "../../kernel/package-version.js";
 import { checkProviderConfig, diffProviderConfig, providerTarget } from "./config.js";
-import { logToEngine, withResource } from "./engine-log.js";
+import { logToEngine, logWarning, withResource } from "./engine-log.js";
+import { RefreshTally } from "../core/refresh.js";
 import { containsUnknown } from "./properties.js";
 import { checkResponse, diffResponse, emptyPb, pluginPb, providerGrpc, providerPb, toProperties, toStruct, type ConfigureRequest, type PropertyMap, type ResourceProviderServer } from "./proto.js";
 import { schemaJson } from "./schema.js";
-import { checkWebhook, createWebhook, deleteWebhook, diffWebhook, readWebhook, updateWebhook } from "./webhook.js";
+import { checkWebhook, createWebhook, deleteWebhook, diffWebhook, IMPORT_MARKER, readWebhook, updateWebhook } from "./webhook.js";
 import { messageOf } from "../../kernel/errors.js";
 
 /**
@@ -39,6 +40,14 @@ import { messageOf } from "../../kernel/errors.js";
 interface Configured {
   inputs: PropertyMap;
   target: Target | undefined;
+  /** The provider resource's URN and name from `Configure` (`default_0_2_0` for the default provider; empty if not sent). */
+  urn: string;
+  name: string;
+}
+
+/** How the refresh warning names a provider instance: its resource name, or "the default provider". */
+function providerTitle(name: string): string {
+  return name === "" || name.startsWith("default") ? `the default ${PULUMI_PACKAGE} provider` : `the ${PULUMI_PACKAGE} provider ${JSON.stringify(name)}`;
 }
 
 /**
@@ -125,7 +134,9 @@ function canonicalJson(value: unknown): string {
  */
 export function resourceProviderService(engineAddress: string | undefined): grpc.UntypedServiceImplementation {
   logToEngine(engineAddress);
-  let configured: Configured = { inputs: {}, target: undefined };
+  let configured: Configured = { inputs: {}, target: undefined, urn: "", name: "" };
+  // Refresh keeps every webhook as recorded; the count is warned about once, when the engine ends the run (Cancel).
+  const refreshTally = new RefreshTally();
   // The first Configure's inputs (canonical JSON); see RECONFIGURE_REFUSED.
   let configuredWith: string | undefined;
   // Resolved on first use: a bad value the environment fills in fails the operation that needs it, not Configure.
@@ -158,7 +169,13 @@ export function resourceProviderService(engineAddress: string | undefined): grpc
     getMapping: unary(noUrn, async () => new providerPb.GetMappingResponse()),
     getMappings: unary(noUrn, async () => new providerPb.GetMappingsResponse()),
 
-    cancel: unary(noUrn, async () => new emptyPb.Empty()),
+    // The engine calls Cancel when it releases the run's plugins (host.ReleaseContext), and on a cancelled run: the
+    // end of this instance's Reads, when the refresh warning's count is known (provider/core/refresh.ts).
+    cancel: unary(noUrn, async () => {
+      const warning = refreshTally.take(providerTitle(configured.name));
+      if (warning) await logWarning(forPerson(warning), configured.urn);
+      return new emptyPb.Empty();
+    }),
 
     checkConfig: unary(requestUrn, async (request) => checkResponse(checkProviderConfig(toProperties(request.getNews())))),
 
@@ -170,7 +187,7 @@ export function resourceProviderService(engineAddress: string | undefined): grpc
       if (configuredWith !== undefined && identity !== configuredWith) throw new Error(RECONFIGURE_REFUSED);
       configuredWith = identity;
       // The engine does not configure a provider whose inputs are unknown (preview); guard anyway.
-      configured = { inputs: containsUnknown(inputs) ? {} : inputs, target: undefined };
+      configured = { inputs: containsUnknown(inputs) ? {} : inputs, target: undefined, urn: request.getUrn() ?? "", name: request.getName() ?? "" };
       const response = new providerPb.ConfigureResponse();
       response.setAcceptsecrets(true);
       response.setAcceptresources(true);
@@ -191,6 +208,7 @@ export function resourceProviderService(engineAddress: string | undefined): grpc
     read: webhookOperation(async (request) => {
       const inputs = request.getInputs();
       const outcome = readWebhook(request.getId(), toProperties(request.getProperties()), inputs ? toProperties(inputs) : undefined);
+      if (!(IMPORT_MARKER in outcome.properties)) refreshTally.keep();
       const response = new providerPb.ReadResponse().setId(outcome.id).setProperties(toStruct(outcome.properties));
       if (outcome.inputs) response.setInputs(toStruct(outcome.inputs));
       return response;

@@ -11,6 +11,7 @@
  * - Update, for one case only: adopting a webhook imported with the `import` resource option (see {@link updateWebhook}).
  */
 import type { WebhookEvent } from "../../kernel/events.js";
+import { CLI_EXECUTABLE } from "../../kernel/names.js";
 import { webhookIdProblem } from "../../kernel/webhook-rules.js";
 import { HelpdeskError } from "../core/errors.js";
 import type { Target } from "../core/target.js";
@@ -32,16 +33,18 @@ const IMPORT_MARKER_VALUE = "the help-desk API has no read endpoint: event and u
  *
  * @param news the program's inputs, secrets wrapped
  * @throws HelpdeskError `operation` for `pulumi import` (the engine checks the read state itself as the new inputs, so
- *   the marker of {@link readWebhook} is in `news`): the message says to use the `import` resource option instead
+ *   the marker of {@link readWebhook} is in `news`): the message names `pulumi-helpdesk import --from` and the `import` resource option instead
  */
 export function checkWebhook(news: PropertyMap): CheckOutcome {
   if (IMPORT_MARKER in news) {
     throw new HelpdeskError(
       "operation",
       "a help-desk webhook cannot be imported with `pulumi import`: the help-desk API has no endpoint to read a webhook, so its " +
-        "event and url cannot be found. Declare the webhook in your program with the `import` resource option instead, giving its " +
-        'event and url as they are, e.g. in TypeScript new Webhook("name", { event: "ticket_opened", url: "https://..." }, { import: "<webhook id>" }), ' +
-        "and run `pulumi up`: it adopts the webhook without a request, trusting the declared event and url.",
+        `event and url cannot be found. Adopt existing webhooks with \`${CLI_EXECUTABLE} import --from <file>\` (a CSV of id,event,url: ` +
+        "one `pulumi import` run that takes event and url from the file, and prints the declarations for your program), or declare one " +
+        "webhook in your program with the `import` resource option, giving its event and url as they are, e.g. in TypeScript " +
+        'new Webhook("name", { event: "ticket_opened", url: "https://..." }, { import: "<webhook id>" }), and run `pulumi up`: ' +
+        "either way the webhook is adopted without a request, trusting the given event and url.",
     );
   }
   const { plain, secretKeys } = unwrapProperties(news);
@@ -101,7 +104,7 @@ export interface ReadOutcome {
  *   option alike): a state holding only {@link IMPORT_MARKER}. With the `import` option the engine next checks and
  *   diffs the program's inputs against it ({@link diffWebhook}), and {@link updateWebhook} records them: the webhook is
  *   adopted with the declared `event` and `url`, trusted, not read. `pulumi import` instead checks the read state
- *   itself, and {@link checkWebhook} stops it with a message that says to use the `import` option.
+ *   itself, and {@link checkWebhook} stops it with a message that names `pulumi-helpdesk import --from` and the `import` option.
  *
  * An import is where a person's id enters: it must pass the id rule (`kernel/webhook-rules.ts` `webhookIdProblem`),
  * or a later delete would address another path than one webhook.

@@ -17,6 +17,7 @@ import { freePort, loginAutoApproved, runCli } from "../support/cli.js";
 import { emulatorStats, heldWebhooks } from "../support/emulator.js";
 import { configAsLoginWrites, createTestStack, pulumiAvailable, readStateFile, type TestStack } from "../support/pulumi.js";
 import { runCommand, shown } from "../support/processes.js";
+import type { EngineEvent } from "@pulumi/pulumi/automation/index.js";
 
 const programDir = fileURLToPath(new URL("./program", import.meta.url));
 const projectName = "helpdesk-native";
@@ -193,17 +194,26 @@ describe.skipIf(!pulumiAvailable())("native provider plugin: pulumi up / refresh
     expect(again.summary.resourceChanges?.update ?? 0).toBe(0);
   });
 
-  it("refresh keeps the recorded state (the API cannot read a webhook)", async () => {
+  it("refresh keeps the recorded state (the API cannot read a webhook) and says so: one warning per provider instance, no url", async () => {
     const before = readStateFile(test, projectName);
-    const result = await test.stack.refresh();
+    const events: EngineEvent[] = [];
+    const result = await test.stack.refresh({ onEvent: (event) => events.push(event) });
     expect(result.summary.result).toBe("succeeded");
+    // One warning of each provider resource (the engine's Log service, at its Cancel), counting that instance's webhooks.
+    const warnings = events.flatMap((event) => (event.diagnosticEvent?.message.includes("refresh cannot ask the help desk") ? [event.diagnosticEvent] : []));
+    const byProvider = Object.fromEntries(warnings.map((warning) => [warning.urn?.split("::").pop(), warning.message.match(/kept (\d+) webhooks?/)?.[1]]));
+    expect(warnings.every((warning) => warning.severity === "warning")).toBe(true);
+    expect(warnings).toHaveLength(3);
+    const count = (provider: string | undefined) => String(hooks.filter((hook) => hook.provider === provider).length);
+    expect(byProvider).toEqual({ a: count("a"), b: count("b"), [Object.keys(byProvider).find((name) => name?.startsWith("default")) ?? "default"]: count(undefined) });
+    for (const hook of hooks) expect(`${result.stdout}${result.stderr}`).not.toContain(hook.url);
     const after = JSON.parse(readStateFile(test, projectName)) as { checkpoint: { latest: { resources: Array<{ urn: string; id?: string; outputs?: Record<string, unknown> }> } } };
     const previous = JSON.parse(before) as typeof after;
     const outputsOf = (s: typeof after) => Object.fromEntries(s.checkpoint.latest.resources.filter((r) => r.id).map((r) => [r.urn, { id: r.id, event: r.outputs?.event, state: r.outputs?.state }]));
     expect(outputsOf(after)).toEqual(outputsOf(previous));
   });
 
-  it("`pulumi import` is refused with a message that points to the import option", async () => {
+  it("`pulumi import` is refused with a message that points to `pulumi-helpdesk import --from` and the import option", async () => {
     const id = await createOutsidePulumi(desk("default"), "note_added", "https://hooks.example.test/cli-import");
     const env = {
       ...process.env,
@@ -215,6 +225,7 @@ describe.skipIf(!pulumiAvailable())("native provider plugin: pulumi up / refresh
     const ran = await runCommand("pulumi", ["import", "helpdesk:index:Webhook", "cli-imported", id, "--yes", "--stack", test.stack.name, "--non-interactive"], { cwd: programDir, env });
     expect(ran.code, shown("pulumi import", ran)).not.toBe(0);
     expect(`${ran.stdout}${ran.stderr}`).toContain("import` resource option");
+    expect(`${ran.stdout}${ran.stderr}`).toContain("pulumi-helpdesk import --from <file>");
     // Nothing recorded: the webhook is not in the stack.
     expect(readStateFile(test, projectName)).not.toContain(id);
   });

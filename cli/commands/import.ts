@@ -1,0 +1,247 @@
+/**
+ * `pulumi-helpdesk import --from <file>`: brings a help desk's existing webhooks under a stack in one `pulumi import`
+ * run, with no request to the help desk (it has no read endpoint, docs/helpdesk-api.md §4.5): the file's event and url
+ * are trusted as given, as the `import` resource option trusts the declared ones.
+ *
+ * 1. The file is read and every row checked (`../webhook-file.ts`, the one webhook rule); then the stack's state
+ *    (`pulumi stack export`, secrets left encrypted): a row whose id the stack holds under its name is skipped as
+ *    adopted already; an id under another name, or a name taken by another webhook, is a problem of that row.
+ *    Any problem ends the command with exit code 2 before anything changes.
+ * 2. The urls are written to the secret stack config `<project>:helpdeskWebhookUrls` (`../declarations.ts` says why
+ *    one value), through `pulumi config set --secret` with the value on stdin.
+ * 3. `pulumi import --file` (CLI >= 3.259, pulumi/pulumi#23987) with each webhook's `inputs` and `outputs` (the
+ *    provider's Read is skipped), the url a secret in the state's form; the file lives in a private temporary folder
+ *    (0700, the file 0600) and is removed afterwards. Under the default provider each entry names the plugin's
+ *    version and download URL, so Pulumi installs a missing plugin itself (PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES
+ *    redirects it to a mirror); with `--namespace` under the explicit provider of the stack configured from `<ns>:*`.
+ *    Not protected unless `--protect`. Pulumi's code generation is off: it needs the language host's
+ *    `GenerateProgram`, and would write urls into code.
+ * 4. The declarations are printed on stdout, in the stack's language (`../declarations.ts`).
+ */
+import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join, resolve as resolvePath } from "node:path";
+import { stackCommand } from "../../kernel/commands.js";
+import { DEFAULT_CONFIG_NAMESPACE } from "../../kernel/config.js";
+import { DYNAMIC_WEBHOOK_TYPE, PROVIDER_TYPE, WEBHOOK_TYPE, pluginDownloadUrl } from "../../kernel/names.js";
+import { packageVersion } from "../../kernel/package-version.js";
+import { adoptWebhook } from "../../provider/core/webhooks.js";
+import { SECRET_SIG, SIG_KEY } from "../../provider/native/properties.js";
+import { declarationLanguage, declarations, WEBHOOK_URLS_KEY, WEBHOOK_URLS_SEPARATOR, type Declared } from "../declarations.js";
+import { commandNamespace, namespaceNote, programHint } from "../namespace.js";
+import { CliError, info, result, success, warn } from "../output.js";
+import { openStack, readProjectFacts, readStackConfig, resolveStackRef, runPulumi, writeStackConfig } from "../stack-config.js";
+import { fileProblems, MAX_FILE_BYTES, parseWebhookFile, type WebhookRow } from "../webhook-file.js";
+
+/** Options of `import`. */
+export interface ImportOptions {
+  /** The file of webhooks (`-`: standard input). */
+  from: string;
+  /** Stack name (default: the selected stack). */
+  stack?: string;
+  /** Project directory (default: the current directory). */
+  cwd?: string;
+  /** Config namespace of the explicit provider to adopt under (default `helpdesk`: the default provider). */
+  namespace?: string;
+  /** Adopt the webhooks protected (`pulumi import --protect`). */
+  protect?: boolean;
+}
+
+/** A resource of the stack's state as `pulumi stack export` gives it (the fields read here). */
+interface StateResource {
+  urn: string;
+  type: string;
+  id?: string;
+  inputs?: Record<string, unknown>;
+}
+
+/**
+ * A secret in the form of a state file (pulumi/pulumi `sdk/go/common/apitype` `SecretV1`, read by `pulumi import`'s
+ * `DeserializeProperties`): the engine encrypts it into the state as it imports.
+ *
+ * @param value the plain value
+ */
+const stateSecret = (value: string): Record<string, string> => ({ [SIG_KEY]: SECRET_SIG, plaintext: JSON.stringify(value) });
+
+/** The last part of a URN: the resource's name. */
+const nameOf = (urn: string): string => urn.slice(urn.lastIndexOf("::") + 2);
+
+/**
+ * Reads the file of `--from`, or standard input for `-`.
+ *
+ * @throws WebhookFileError (exit 2) when it cannot be read, is not a file, or is larger than MAX_FILE_BYTES
+ */
+async function readSource(from: string): Promise<{ bytes: Uint8Array; source: string }> {
+  if (from === "-") {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const chunk of process.stdin) {
+      size += (chunk as Buffer).length;
+      if (size > MAX_FILE_BYTES) throw fileProblems("standard input", [`more than ${MAX_FILE_BYTES} bytes: no file of webhooks is that large`]);
+      chunks.push(chunk as Buffer);
+    }
+    return { bytes: Buffer.concat(chunks), source: "standard input" };
+  }
+  const path = resolvePath(from);
+  const stats = statSync(path, { throwIfNoEntry: false });
+  if (!stats) throw fileProblems(from, ["the file does not exist"]);
+  if (!stats.isFile()) throw fileProblems(from, ["is not a file"]);
+  if (stats.size > MAX_FILE_BYTES) throw fileProblems(from, [`the file is ${stats.size} bytes long; at most ${MAX_FILE_BYTES} are read`]);
+  return { bytes: readFileSync(path), source: from };
+}
+
+/**
+ * Adopts the webhooks of a file into a stack (see the module's description).
+ *
+ * @param options the parsed flags
+ * @throws WebhookFileError (exit 2) for a bad file or a row that conflicts with the stack; CliError exit 2 when the
+ *   namespace is not signed in or has no explicit provider in the stack yet (the message shows how to declare one),
+ *   exit 1 when `pulumi` fails
+ */
+export async function importWebhooks(options: ImportOptions): Promise<void> {
+  const namespace = commandNamespace(options.namespace);
+  const ref = await resolveStackRef(options.stack, options.cwd);
+  const project = readProjectFacts(ref.workDir);
+  const { bytes, source } = await readSource(options.from);
+  const rows = parseWebhookFile(bytes, source);
+
+  const stack = await openStack(ref, false);
+  const exported = JSON.parse(await runPulumi(["stack", "export", "--stack", ref.stackName], ref.workDir)) as { deployment?: { resources?: StateResource[] } };
+  const resources = exported.deployment?.resources ?? [];
+  const adopted = adoptedRows(rows, resources, source, ref.stackName);
+  const config = await readStackConfig(stack);
+  const provider = namespace === DEFAULT_CONFIG_NAMESPACE ? undefined : explicitProvider(resources, config, namespace, ref.stackName);
+
+  // Every url gets a place in the config list: the one it has from an earlier run, else a new one at the end.
+  const urlsKey = `${project.name}:${WEBHOOK_URLS_KEY}`;
+  const urls = (config[urlsKey] ?? "").split(WEBHOOK_URLS_SEPARATOR).filter(Boolean);
+  const before = urls.length;
+  const declared: Declared[] = rows.map((row) => {
+    let urlIndex = urls.indexOf(row.url);
+    if (urlIndex < 0) urlIndex = urls.push(row.url) - 1;
+    return { name: row.name, event: row.event, urlIndex };
+  });
+  if (urls.length !== before) {
+    info(`writing the urls to the secret stack config ${urlsKey}`);
+    await writeStackConfig(stack, ref, [{ key: urlsKey, value: urls.join(WEBHOOK_URLS_SEPARATOR), secret: true }]);
+  }
+
+  const version = packageVersion();
+  const fresh = rows.filter((row) => !adopted.has(row.row));
+  if (adopted.size > 0) info(`skipped ${adopted.size} row${adopted.size === 1 ? "" : "s"} adopted before (${listRows([...adopted])})`);
+  if (fresh.length > 0) {
+    info(`adopting ${fresh.length} webhook${fresh.length === 1 ? "" : "s"} into stack "${ref.stackName}"${namespaceNote(namespace)} with pulumi import`);
+    await runImport(fresh, { stackName: ref.stackName, workDir: ref.workDir, provider, version, protect: options.protect ?? false });
+    success(`adopted ${fresh.length} webhook${fresh.length === 1 ? "" : "s"}; the help desk received no request`);
+  } else {
+    success("nothing to adopt: every row is in the stack already");
+  }
+
+  const language = declarationLanguage(project.runtime);
+  if (!language) warn(`no declarations for the runtime ${JSON.stringify(project.runtime)}: here they are in Pulumi YAML; write the same in your program's language`);
+  info("Declare them in your program as follows; then `pulumi preview` shows no change:");
+  result(
+    declarations(language ?? "yaml", declared, {
+      provider: provider?.name,
+      protect: options.protect ?? false,
+      version,
+      pluginDownloadUrl: pluginDownloadUrl().replace("${VERSION}", version),
+    }),
+  );
+}
+
+/** Row numbers for a message: at most 20, then how many more. */
+function listRows(numbers: readonly number[]): string {
+  const shown = numbers.slice(0, 20).join(", ");
+  return `row${numbers.length === 1 ? "" : "s"} ${shown}${numbers.length > 20 ? `, ... (${numbers.length - 20} more)` : ""}`;
+}
+
+/**
+ * The rows the stack holds already: their id under their name, as a native Webhook.
+ *
+ * @returns the numbers of those rows
+ * @throws WebhookFileError (exit 2) when a row's id is in the stack under another name or type, or its name belongs
+ *   to another webhook of the stack
+ */
+function adoptedRows(rows: readonly WebhookRow[], resources: readonly StateResource[], source: string, stackName: string): Set<number> {
+  const webhooks = resources.filter((resource) => resource.type === WEBHOOK_TYPE || resource.type === DYNAMIC_WEBHOOK_TYPE);
+  const byId = new Map(webhooks.filter((hook) => hook.id).map((hook) => [hook.id!, hook]));
+  const byName = new Map(webhooks.filter((hook) => hook.type === WEBHOOK_TYPE).map((hook) => [nameOf(hook.urn), hook]));
+  const adopted = new Set<number>();
+  const problems: string[] = [];
+  for (const row of rows) {
+    const sameId = byId.get(row.id);
+    const sameName = byName.get(row.name);
+    if (sameId && sameId.type === WEBHOOK_TYPE && nameOf(sameId.urn) === row.name) adopted.add(row.row);
+    else if (sameId) problems.push(`row ${row.row}: id ${JSON.stringify(row.id)} is already in stack "${stackName}" as ${sameId.type} ${JSON.stringify(nameOf(sameId.urn))}`);
+    else if (sameName) problems.push(`row ${row.row}: name ${JSON.stringify(row.name)} is already the webhook ${JSON.stringify(sameName.id)} of stack "${stackName}"; give the row another name`);
+  }
+  if (problems.length > 0) throw fileProblems(source, problems);
+  return adopted;
+}
+
+/**
+ * The explicit provider of the stack configured from `<ns>:*`: a `pulumi:providers:helpdesk` of the state whose
+ * `baseUrl` input is the config's `<ns>:baseUrl` (preferring one named `<ns>` among several).
+ *
+ * @returns its name and URN
+ * @throws CliError (exit 2) when the namespace has no base URL (sign in first), no such provider is in the stack
+ *   (declare it and run `pulumi up` first: the message shows how), or several match
+ */
+function explicitProvider(resources: readonly StateResource[], config: Readonly<Record<string, string>>, namespace: string, stackName: string): { name: string; urn: string } {
+  const baseUrl = config[`${namespace}:baseUrl`];
+  if (!baseUrl) {
+    throw new CliError("usage", `stack "${stackName}" has no ${namespace}:baseUrl: sign in first with ${stackCommand("login", { stack: stackName, namespace })}`);
+  }
+  const matching = resources.filter(
+    (resource) => resource.type === PROVIDER_TYPE && !nameOf(resource.urn).startsWith("default") && resource.inputs?.baseUrl === baseUrl,
+  );
+  const chosen = matching.length === 1 ? matching[0] : matching.find((resource) => nameOf(resource.urn) === namespace);
+  if (chosen) return { name: nameOf(chosen.urn), urn: chosen.urn };
+  if (matching.length > 1) {
+    throw new CliError("usage", `stack "${stackName}" has ${matching.length} explicit providers for ${namespace}:baseUrl (${matching.map((r) => JSON.stringify(nameOf(r.urn))).join(", ")}) and none is named ${JSON.stringify(namespace)}: name the one to adopt under ${JSON.stringify(namespace)}`);
+  }
+  throw new CliError(
+    "usage",
+    [
+      `stack "${stackName}" has no explicit provider configured from ${namespace}:* yet; the webhooks are adopted under it, so it must exist first.`,
+      `Declare it in your program (name it ${JSON.stringify(namespace)}) and run \`pulumi up\`, then run this command again.`,
+      ...programHint(namespace),
+    ].join("\n"),
+  );
+}
+
+/** What {@link runImport} needs besides the rows. */
+interface ImportRun {
+  stackName: string;
+  workDir: string;
+  provider: { name: string; urn: string } | undefined;
+  version: string;
+  protect: boolean;
+}
+
+/**
+ * Runs one `pulumi import --file` for the rows, from a private file that is removed afterwards.
+ *
+ * @throws CliError (exit 1) when `pulumi import` fails (its output, shown as it came, says why)
+ */
+async function runImport(rows: readonly WebhookRow[], run: ImportRun): Promise<void> {
+  const placement = run.provider ? { provider: run.provider.name } : { version: run.version, pluginDownloadUrl: pluginDownloadUrl() };
+  const file = {
+    ...(run.provider ? { nameTable: { [run.provider.name]: run.provider.urn } } : {}),
+    resources: rows.map((row) => {
+      const { event, url, state } = adoptWebhook(row.id, { event: row.event, url: row.url });
+      return { type: WEBHOOK_TYPE, name: row.name, id: row.id, ...placement, inputs: { event, url: stateSecret(url) }, outputs: { event, url: stateSecret(url), state } };
+    }),
+  };
+  const dir = mkdtempSync(join(tmpdir(), "helpdesk-import-"));
+  try {
+    chmodSync(dir, 0o700);
+    const path = join(dir, "import.json");
+    writeFileSync(path, JSON.stringify(file), { mode: 0o600 });
+    const args = ["import", "--file", path, "--stack", run.stackName, "--yes", "--skip-preview", "--generate-code=false", `--protect=${run.protect}`, "--non-interactive"];
+    await runPulumi(args, run.workDir, { show: true });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -1,0 +1,242 @@
+/**
+ * The file of `pulumi-helpdesk import --from <file>`: the help desk's existing webhooks, one row each, read and checked
+ * before anything happens. Every row is held to the one webhook rule (`kernel/webhook-rules.ts`: `webhookIdProblem`
+ * for the id, `webhookProblems` for event and url), the rule of the provider's check and of the emulator.
+ *
+ * Two forms, told apart by the first character that is not whitespace (`[` or `{` is JSON):
+ * - CSV (RFC 4180, parsed by `csv-parse`): a header naming the columns `id`, `event`, `url` and optionally `name`, in
+ *   any order, then one record per webhook;
+ * - JSON: an array of objects with those fields, each a string.
+ *
+ * Nothing a problem says repeats a url (webhook urls often carry a credential): `webhookProblems` never does, and the
+ * parsers' own messages, which may quote the text around an error, are replaced by ours (line or position only).
+ */
+import { parse as parseCsv } from "csv-parse/sync";
+import { isWebhookEvent, type WebhookEvent } from "../kernel/events.js";
+import { webhookIdProblem, webhookProblems } from "../kernel/webhook-rules.js";
+import { CliError } from "./output.js";
+
+/** The columns every row has: the webhook's id (docs/helpdesk-api.md §4.4 `:id`), event and url (§2.1). */
+export const REQUIRED_COLUMNS = ["id", "event", "url"] as const;
+/** The optional column: the Pulumi resource name (default {@link defaultResourceName}). */
+export const OPTIONAL_COLUMNS = ["name"] as const;
+type Column = (typeof REQUIRED_COLUMNS)[number] | (typeof OPTIONAL_COLUMNS)[number];
+const COLUMNS: readonly Column[] = [...REQUIRED_COLUMNS, ...OPTIONAL_COLUMNS];
+
+/** The largest file read, in bytes (64 MiB: 1,000 rows take about 150 KB; a file far beyond is not such a list). */
+export const MAX_FILE_BYTES = 64 * 1024 * 1024;
+
+/** How many problems an error lists before it says how many more there are. */
+const MAX_LISTED_PROBLEMS = 20;
+
+/** What a resource name may be: a letter or digit, then letters, digits, `_`, `-` or `.`, at most 100 characters. */
+const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
+/** The name rule in words, for problems. */
+export const NAME_RULE = 'a name is 1 to 100 letters, digits, "_", "-" or ".", starting with a letter or digit';
+
+/** One webhook of the file, checked. */
+export interface WebhookRow {
+  /** The row's number: 1 for the first webhook (the CSV header is not counted; in JSON, the array's first element). */
+  row: number;
+  /** The webhook id in the help desk. */
+  id: string;
+  /** The subscribed event (docs/helpdesk-api.md §6). */
+  event: WebhookEvent;
+  /** The url that receives deliveries: secret, never shown. */
+  url: string;
+  /** The Pulumi resource name: the file's `name`, else {@link defaultResourceName}. */
+  name: string;
+}
+
+/**
+ * The resource name of a row without a `name`: its event and id, e.g. `ticket_opened-wh_1`, each character of the
+ * id that {@link NAME_RULE} does not allow written as `_`.
+ *
+ * @param event the row's event; @param id the row's id
+ */
+export function defaultResourceName(event: string, id: string): string {
+  return `${event}-${id.replace(/[^A-Za-z0-9_.-]/g, "_")}`.slice(0, 100);
+}
+
+/** A file that cannot be imported: exit code 2, and the problems, each naming its row, in the message. */
+export class WebhookFileError extends CliError {
+  /** Each problem, e.g. `row 3: url is not an absolute URL ...`. */
+  readonly problems: readonly string[];
+
+  /**
+   * @param code always `usage` (exit code 2)
+   * @param message the whole report ({@link fileProblems} writes it)
+   * @param options `problems`: what is wrong, at least one; `cause`: what this wraps, if anything
+   */
+  constructor(code: "usage", message: string, options: { problems: readonly string[]; cause?: unknown }) {
+    super(code, message, options);
+    this.name = "WebhookFileError";
+    this.problems = options.problems;
+  }
+}
+
+/**
+ * The error of a file with problems: `<source> has 2 problems; nothing was imported:` and one line per problem (the
+ * first 20, then how many more).
+ *
+ * @param source how the message names the file (`webhooks.csv`, `standard input`)
+ * @param problems what is wrong, at least one
+ */
+export function fileProblems(source: string, problems: readonly string[]): WebhookFileError {
+  const listed = problems.slice(0, MAX_LISTED_PROBLEMS).map((problem) => `  ${problem}`);
+  const more = problems.length > MAX_LISTED_PROBLEMS ? [`  ... and ${problems.length - MAX_LISTED_PROBLEMS} more`] : [];
+  const count = problems.length === 1 ? "a problem" : `${problems.length} problems`;
+  return new WebhookFileError("usage", [`${source} has ${count}; nothing was imported:`, ...listed, ...more].join("\n"), { problems });
+}
+
+/** A row as read, before its checks: each field as it was, if present. */
+type RawRow = Partial<Record<Column, unknown>> & { row: number };
+
+/**
+ * Reads and checks the webhooks of a file.
+ *
+ * @param bytes the file's content
+ * @param source how messages name the file
+ * @returns one {@link WebhookRow} per row, in the file's order
+ * @throws WebhookFileError (exit 2) when the file is empty, larger than {@link MAX_FILE_BYTES}, not UTF-8 text, not
+ *   CSV with the header `id,event,url[,name]` nor a JSON array of such objects, or when any row breaks the webhook
+ *   rule, lacks a field, has a bad name, or repeats the id or name of another row; every problem is listed by row
+ */
+export function parseWebhookFile(bytes: Uint8Array, source: string): WebhookRow[] {
+  const text = decode(bytes, source);
+  const raws = /^[[{]/.test(text.trimStart()) ? readJson(text, source) : readCsv(text, source);
+  if (raws.length === 0) throw fileProblems(source, [`no webhook rows: ${formatHint()}`]);
+  return checkRows(raws, source);
+}
+
+/** How the file must look, for problems. */
+function formatHint(): string {
+  return `expected CSV with the header ${REQUIRED_COLUMNS.join(",")} (and optionally ${OPTIONAL_COLUMNS.join(",")}), or a JSON array of objects with those fields`;
+}
+
+/** The file as text: UTF-8 (a byte-order mark dropped), no NUL. */
+function decode(bytes: Uint8Array, source: string): string {
+  if (bytes.length === 0) throw fileProblems(source, [`the file is empty: ${formatHint()}`]);
+  if (bytes.length > MAX_FILE_BYTES) {
+    throw fileProblems(source, [`the file is ${bytes.length} bytes long; at most ${MAX_FILE_BYTES} are read: ${formatHint()}`]);
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
+  } catch {
+    throw fileProblems(source, [`the file is not UTF-8 text: ${formatHint()}`]);
+  }
+  if (text.includes("\u0000")) throw fileProblems(source, [`the file holds NUL characters, so it is no text file: ${formatHint()}`]);
+  if (text.trim() === "") throw fileProblems(source, [`the file holds only whitespace: ${formatHint()}`]);
+  return text;
+}
+
+/** What csv-parse's error codes mean, in words that quote nothing of the file. */
+const CSV_ERRORS: Readonly<Record<string, string>> = {
+  CSV_QUOTE_NOT_CLOSED: "a quoted field is not closed",
+  CSV_INVALID_CLOSING_QUOTE: 'a closing quote is followed by a character other than a separator or the end of the line (write a quote inside a quoted field as "")',
+  INVALID_OPENING_QUOTE: "a quote appears inside an unquoted field (quote the whole field)",
+  CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE: "a closing quote is followed by other characters",
+};
+
+/** The rows of a CSV file: the header's columns checked, each record's field count checked. */
+function readCsv(text: string, source: string): RawRow[] {
+  let records: string[][];
+  try {
+    records = parseCsv(text, { bom: true, skip_empty_lines: true, relax_column_count: true }) as string[][];
+  } catch (error) {
+    const { code, lines } = (error ?? {}) as { code?: string; lines?: number };
+    const what = (code && CSV_ERRORS[code]) ?? `the CSV cannot be read (${code ?? "unknown error"})`;
+    throw fileProblems(source, [`${lines ? `line ${lines}: ` : ""}${what}`]);
+  }
+  const [header, ...body] = records;
+  if (!header) throw fileProblems(source, [`no header: ${formatHint()}`]);
+  const columns = header.map((name) => name.trim().toLowerCase());
+  const problems: string[] = [];
+  const unknown = columns.filter((name) => !(COLUMNS as readonly string[]).includes(name));
+  if (unknown.length > 0) problems.push(`the header names unknown columns ${unknown.map((name) => JSON.stringify(name.slice(0, 40))).join(", ")}: ${formatHint()}`);
+  const missing = REQUIRED_COLUMNS.filter((name) => !columns.includes(name));
+  if (missing.length > 0) problems.push(`the header lacks the column${missing.length > 1 ? "s" : ""} ${missing.join(", ")}: ${formatHint()}`);
+  const repeated = columns.filter((name, index) => columns.indexOf(name) !== index);
+  if (repeated.length > 0) problems.push(`the header names ${[...new Set(repeated)].join(", ")} more than once`);
+  if (problems.length > 0) throw fileProblems(source, problems);
+  const fieldProblems: string[] = [];
+  const rows = body.map((record, index) => {
+    const row: RawRow = { row: index + 1 };
+    if (record.length !== columns.length) {
+      fieldProblems.push(`row ${index + 1}: has ${record.length} field${record.length === 1 ? "" : "s"}, the header ${columns.length} (${columns.join(",")})`);
+    }
+    columns.forEach((column, at) => {
+      if (at < record.length) row[column as Column] = record[at];
+    });
+    return row;
+  });
+  if (fieldProblems.length > 0) throw fileProblems(source, fieldProblems);
+  return rows;
+}
+
+/** The rows of a JSON file: an array of objects whose keys are columns. */
+function readJson(text: string, source: string): RawRow[] {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch (error) {
+    // V8's message may quote the text around the error: keep only where it is.
+    const position = /position (\d+)/.exec(error instanceof Error ? error.message : "")?.[1];
+    throw fileProblems(source, [`the file starts as JSON but is not valid JSON${position ? ` (at character ${Number(position) + 1})` : ""}: ${formatHint()}`]);
+  }
+  if (!Array.isArray(value)) throw fileProblems(source, [`the JSON is not an array: ${formatHint()}`]);
+  const problems: string[] = [];
+  const rows = value.map((element: unknown, index) => {
+    const row: RawRow = { row: index + 1 };
+    if (typeof element !== "object" || element === null || Array.isArray(element)) {
+      problems.push(`row ${index + 1}: is not an object with the fields ${REQUIRED_COLUMNS.join(", ")}`);
+      return row;
+    }
+    for (const [key, field] of Object.entries(element)) {
+      if ((COLUMNS as readonly string[]).includes(key)) row[key as Column] = field;
+      else problems.push(`row ${index + 1}: has the unknown field ${JSON.stringify(key.slice(0, 40))}; the fields are ${COLUMNS.join(", ")}`);
+    }
+    return row;
+  });
+  if (problems.length > 0) throw fileProblems(source, problems);
+  return rows;
+}
+
+/** Every row held to the webhook rule, the name rule, and unique ids and names. */
+function checkRows(raws: readonly RawRow[], source: string): WebhookRow[] {
+  const problems: string[] = [];
+  const rowOfId = new Map<string, number>();
+  const rowOfName = new Map<string, number>();
+  const rows: WebhookRow[] = [];
+  for (const raw of raws) {
+    const at = `row ${raw.row}`;
+    const own: string[] = [];
+    const idProblem = webhookIdProblem(raw.id);
+    if (idProblem) own.push(idProblem);
+    for (const { reason } of webhookProblems({ event: raw.event, url: raw.url })) own.push(reason);
+    const named = raw.name !== undefined && raw.name !== "";
+    if (named && (typeof raw.name !== "string" || !NAME_PATTERN.test(raw.name))) {
+      own.push(`name ${typeof raw.name === "string" ? JSON.stringify(raw.name.slice(0, 100)) : "is not a string"}: ${NAME_RULE}`);
+    }
+    if (own.length > 0) {
+      problems.push(...own.map((problem) => `${at}: ${problem}`));
+      continue;
+    }
+    const id = raw.id as string;
+    const event = raw.event as string;
+    if (!isWebhookEvent(event)) continue; // checked above; narrows the type
+    const name = named ? (raw.name as string) : defaultResourceName(event, id);
+    const sameId = rowOfId.get(id);
+    if (sameId !== undefined) problems.push(`${at}: id ${JSON.stringify(id)} is also on row ${sameId}; each webhook is adopted once`);
+    const sameName = rowOfName.get(name);
+    if (sameName !== undefined) {
+      problems.push(`${at}: name ${JSON.stringify(name)} is also ${named ? "on" : "made for"} row ${sameName}; give each row its own name (the ${OPTIONAL_COLUMNS[0]} column)`);
+    }
+    rowOfId.set(id, raw.row);
+    rowOfName.set(name, raw.row);
+    rows.push({ row: raw.row, id, event, url: raw.url as string, name });
+  }
+  if (problems.length > 0) throw fileProblems(source, problems);
+  return rows;
+}

@@ -1,0 +1,45 @@
+/**
+ * The declarations `pulumi-helpdesk import` prints (cli/declarations.ts): one per adopted webhook in the stack's
+ * language, each reading its url from the secret stack config by position, with the provider and protect options
+ * the adoption used; identifiers unique and valid; never a url. The TypeScript, Python and YAML forms run against
+ * the real CLI in tests/native/import.test.ts and tests/no-node/import.test.ts.
+ */
+import { describe, expect, it } from "vitest";
+import { declarationLanguage, declarations, type Declared } from "../../cli/declarations.js";
+
+const webhooks: Declared[] = [
+  { name: "ticket_opened-wh_1", event: "ticket_opened", urlIndex: 0 },
+  { name: "ticket-opened.wh-1", event: "customer_replied", urlIndex: 3 },
+  { name: "new", event: "note_added", urlIndex: 1 },
+];
+const plain = { protect: false, version: "0.2.0", pluginDownloadUrl: "https://github.com/o/r/releases/download/v0.2.0/" };
+
+describe("the declarations of adopted webhooks", () => {
+  it("TypeScript: unique identifiers, the url by position, provider and protect when used", () => {
+    const code = declarations("nodejs", webhooks, { ...plain, provider: "eu", protect: true });
+    expect(code).toContain('const helpdeskWebhookUrls = new pulumi.Config().requireSecret("helpdeskWebhookUrls").apply((urls) => urls.split(" "));');
+    expect(code).toContain('const ticketOpenedWh1 = new Webhook("ticket_opened-wh_1", { event: "ticket_opened", url: helpdeskWebhookUrls.apply((urls) => urls[0]!) }, { provider: eu, protect: true });');
+    expect(code).toContain('const ticketOpenedWh12 = new Webhook("ticket-opened.wh-1", { event: "customer_replied", url: helpdeskWebhookUrls.apply((urls) => urls[3]!) }');
+    expect(code).toContain('const webhookNew = new Webhook("new"');
+  });
+
+  it("Python, Go, Java and YAML", () => {
+    expect(declarations("python", webhooks, plain)).toContain(
+      'ticket_opened_wh_1 = helpdesk.Webhook("ticket_opened-wh_1", event="ticket_opened", url=helpdesk_webhook_urls.apply(lambda urls: urls[0]))',
+    );
+    expect(declarations("go", webhooks, { ...plain, provider: "eu" })).toContain(
+      'if _, err := helpdesk.NewWebhook(ctx, "ticket_opened-wh_1", &helpdesk.WebhookArgs{Event: helpdesk.WebhookEventTicketOpened, Url: adoptedUrl(0)}, pulumi.Provider(eu)); err != nil {',
+    );
+    expect(declarations("java", webhooks, plain)).toContain(
+      'new Webhook("new", WebhookArgs.builder().event(WebhookEvent.NoteAdded).url(helpdeskWebhookUrls.applyValue(urls -> urls[1])).build());',
+    );
+    const yaml = declarations("yaml", webhooks, plain);
+    expect(yaml).toContain('        fn::select: [3, {"fn::split": [" ", "${helpdeskWebhookUrls}"]}]');
+    expect(yaml).toContain("      pluginDownloadURL: https://github.com/o/r/releases/download/v0.2.0/");
+    expect(declarations("yaml", webhooks, { ...plain, provider: "euDesk" })).toContain("      provider: ${euDesk}");
+  });
+
+  it("knows the runtimes it writes for", () => {
+    expect(["nodejs", "python", "go", "java", "yaml", "dotnet"].map(declarationLanguage)).toEqual(["nodejs", "python", "go", "java", "yaml", undefined]);
+  });
+});

@@ -1,0 +1,96 @@
+/**
+ * The file of `pulumi-helpdesk import --from` (cli/webhook-file.ts): both forms read, every row held to the one webhook
+ * rule (kernel/webhook-rules.ts), each bad file refused with exit code 2, the problem and its row, and never the url.
+ */
+import { randomBytes } from "node:crypto";
+import { describe, expect, it } from "vitest";
+import { defaultResourceName, MAX_FILE_BYTES, parseWebhookFile, WebhookFileError } from "../../cli/webhook-file.js";
+
+const secretUrl = "https://hooks.example.test/in/secret-token-7f3a";
+const text = (value: string): Uint8Array => new TextEncoder().encode(value);
+
+/** The error a file is refused with (exit code 2, the file named), checked to hold no url. */
+function refusal(content: string | Uint8Array): WebhookFileError {
+  try {
+    parseWebhookFile(typeof content === "string" ? text(content) : content, "hooks.csv");
+  } catch (error) {
+    expect(error).toBeInstanceOf(WebhookFileError);
+    const refused = error as WebhookFileError;
+    expect(refused.exitCode).toBe(2);
+    expect(refused.message).toMatch(/^hooks\.csv has (a problem|\d+ problems); nothing was imported:/);
+    expect(refused.message).not.toContain("secret-token");
+    return refused;
+  }
+  throw new Error("the file was accepted");
+}
+
+describe("the file of pulumi-helpdesk import", () => {
+  it("reads CSV with the columns in any order, a byte-order mark, CRLF and quoted fields; rows without a name get event-id", () => {
+    const csv = `\uFEFFurl,Event,id,name\r\n"${secretUrl}?a=1,2",ticket_opened,wh_1,\r\nhttps://h.example.test/b,ticket_closed,wh:2,closed-hook\r\n`;
+    expect(parseWebhookFile(text(csv), "f")).toEqual([
+      { row: 1, id: "wh_1", event: "ticket_opened", url: `${secretUrl}?a=1,2`, name: "ticket_opened-wh_1" },
+      { row: 2, id: "wh:2", event: "ticket_closed", url: "https://h.example.test/b", name: "closed-hook" },
+    ]);
+    expect(defaultResourceName("ticket_opened", "wh:2 %x")).toBe("ticket_opened-wh_2__x");
+  });
+
+  it("reads a JSON array of the same fields", () => {
+    const json = JSON.stringify([{ id: "wh_1", event: "note_added", url: secretUrl }, { id: "wh_2", event: "ticket_opened", url: secretUrl, name: "second" }]);
+    expect(parseWebhookFile(text(`  ${json}`), "f").map((row) => [row.row, row.name])).toEqual([
+      [1, "note_added-wh_1"],
+      [2, "second"],
+    ]);
+  });
+
+  it("refuses each bad row with its number and what is wrong, listing every problem", () => {
+    const csv = [
+      "id,event,url,name",
+      `wh_1,ticket_open,${secretUrl},`,
+      "wh_2,ticket_opened,ftp://files.example.test/x,",
+      `wh_3,ticket_opened,${secretUrl} x,`,
+      `..,ticket_opened,${secretUrl},`,
+      `wh_5,ticket_opened,${secretUrl},bad name`,
+      `wh_6,ticket_opened,${secretUrl},same`,
+      `wh_6,ticket_closed,${secretUrl},other`,
+      `wh_8,ticket_closed,${secretUrl},same`,
+      `,ticket_closed,${secretUrl},`,
+    ].join("\n");
+    const { problems } = refusal(csv);
+    expect(problems).toEqual([
+      expect.stringMatching(/^row 1: event "ticket_open" is not a help-desk event\. Did you mean "ticket_opened"\?/),
+      expect.stringMatching(/^row 2: url must use http or https, got "ftp"/),
+      expect.stringMatching(/^row 3: url contains whitespace or an invisible or control character at position 48/),
+      expect.stringMatching(/^row 4: id "\.\." is a dot-segment/),
+      expect.stringMatching(/^row 5: name "bad name": a name is 1 to 100 letters/),
+      expect.stringMatching(/^row 7: id "wh_6" is also on row 6/),
+      expect.stringMatching(/^row 8: name "same" is also on row 6/),
+      expect.stringMatching(/^row 9: id is required/),
+    ]);
+  });
+
+  it("refuses a header without a required column, an unknown column, and a row with the wrong field count", () => {
+    expect(refusal(`id,event\nwh_1,ticket_opened\n`).problems).toEqual([expect.stringMatching(/^the header lacks the column url: expected CSV with the header id,event,url/)]);
+    expect(refusal(`id,event,url,secret\nwh_1,ticket_opened,${secretUrl},x\n`).problems).toEqual([expect.stringMatching(/^the header names unknown columns "secret"/)]);
+    expect(refusal(`id,event,url\nwh_1,ticket_opened\nwh_2,ticket_opened,${secretUrl},extra\n`).problems).toEqual([
+      "row 1: has 2 fields, the header 3 (id,event,url)",
+      "row 2: has 4 fields, the header 3 (id,event,url)",
+    ]);
+    expect(refusal(`[{"id":"wh_1","event":"ticket_opened"}]`).problems).toEqual([expect.stringMatching(/^row 1: url is required/)]);
+    expect(refusal(`[{"id":"wh_1","event":"ticket_opened","url":"${secretUrl}","token":"x"}, 3]`).problems).toEqual([
+      expect.stringMatching(/^row 1: has the unknown field "token"/),
+      expect.stringMatching(/^row 2: is not an object/),
+    ]);
+  });
+
+  it("refuses an empty file, whitespace, a header alone, random bytes, and malformed CSV or JSON without quoting them", () => {
+    expect(refusal("").problems).toEqual([expect.stringMatching(/^the file is empty: expected CSV with the header id,event,url/)]);
+    expect(refusal(" \n\t\n").problems).toEqual([expect.stringMatching(/^the file holds only whitespace/)]);
+    expect(refusal("id,event,url\n").problems).toEqual([expect.stringMatching(/^no webhook rows/)]);
+    expect(refusal(randomBytes(10 * 1024 * 1024)).problems).toEqual([expect.stringMatching(/^the file is not UTF-8 text/)]);
+    expect(refusal(Buffer.alloc(MAX_FILE_BYTES + 1, 0x61)).problems).toEqual([expect.stringMatching(/bytes long; at most/)]);
+    expect(refusal(`id,event,url\nwh_1,ticket_opened,"${secretUrl}\n`).problems).toEqual(["line 2: a quoted field is not closed"]);
+    expect(refusal(`id,event,url\nwh_1,ticket_opened,x"${secretUrl}"\n`).problems).toEqual([expect.stringMatching(/^line 2: a quote appears inside an unquoted field/)]);
+    expect(refusal(`[{"id":"wh_1","event":"ticket_opened","url":"${secretUrl}"}`).problems).toEqual([expect.stringMatching(/^the file starts as JSON but is not valid JSON \(at character \d+\)/)]);
+    expect(refusal(`{"id":"wh_1"}`).problems).toEqual([expect.stringMatching(/^the JSON is not an array/)]);
+  });
+});
