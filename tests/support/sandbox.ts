@@ -126,6 +126,10 @@ export function enterSandbox(testFile: string): Sandbox {
   Object.assign(process.env, env);
   // The token cache follows XDG_CACHE_HOME into the sandbox; a directory named by the person's shell would not.
   delete process.env.HELPDESK_TOKEN_CACHE_DIR;
+  // `npm test` exports this repository's .npmrc to its children as npm_config_*; its install-script policy is for
+  // this repository's own `npm ci`, not for the user projects the tests install the packed package into, which must
+  // install as a person's npm does (the lockfile of @pulumi/pulumi's dependencies has scripts this policy names not).
+  delete process.env.npm_config_strict_allow_scripts;
   return {
     root,
     env,
