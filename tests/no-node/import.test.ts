@@ -19,12 +19,10 @@ import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
 import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
 import { createDirectly, creations, csvOf, expectAdoptedInState, type ExistingWebhook } from "../support/adoption.js";
 import { heldWebhooks } from "../support/emulator.js";
-import { mustRun, toolVenv, wheelhouse } from "../support/python.js";
 import { pulumi, removeStack } from "../support/pulumi-cli.js";
 import { runCommand, shown, type Ran } from "../support/processes.js";
 import { sharedRelease } from "../support/release.js";
-import { toolAvailable } from "../support/tools.js";
-import { ARCHIVE, linkTools, pulumiToolsReady, serveRelease, VERSION, type Mirror } from "./no-node-desks.js";
+import { ARCHIVE, linkTools, pulumiToolsReady, releaseWheelVenv, serveRelease, VERSION, type Mirror } from "./no-node-desks.js";
 
 /** A language of the suite: its hosts, its project file, and where the printed declarations go. */
 interface Adopter {
@@ -158,15 +156,10 @@ describeAdoption({
   hosts: ["pulumi-language-python", "pulumi-language-python-exec"],
   runtime: "python",
   prepare: async (work, programDir) => {
-    const python = join(toolVenv, "bin", "python");
-    if (!toolAvailable(`the Python virtualenv ${toolVenv} (scripts/setup.sh --test)`, existsSync(python))) throw new Error(`no ${python}`);
-    const wheel = join(await sharedRelease(), `pulumi_helpdesk-${VERSION}-py3-none-any.whl`);
-    const venv = join(work, "venv");
-    await mustRun(python, ["-m", "venv", venv], work);
-    await mustRun(join(venv, "bin", "python"), ["-m", "pip", "install", "--quiet", "--no-index", "--find-links", await wheelhouse(python), wheel], work);
+    const venvBin = await releaseWheelVenv(work);
     writeFileSync(join(programDir, "Pulumi.yaml"), "name: helpdesk-adopt-python\nruntime: python\n");
     writeFileSync(join(programDir, "__main__.py"), "import pulumi\n");
-    return [join(venv, "bin")];
+    return [venvBin];
   },
   declare: (programDir, printed) => writeFileSync(join(programDir, "__main__.py"), `${printed}\n`),
 });

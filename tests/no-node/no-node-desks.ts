@@ -30,6 +30,7 @@ import { freePort } from "../support/cli.js";
 import { repoRoot } from "../support/package.js";
 import { pulumi, removeStack } from "../support/pulumi-cli.js";
 import { runCommand, shown, type Ran } from "../support/processes.js";
+import { mustRun, toolVenv, wheelhouse } from "../support/python.js";
 import { sharedRelease } from "../support/release.js";
 import { onPath, toolAvailable } from "../support/tools.js";
 
@@ -291,4 +292,21 @@ export function describeDownloadedPlugin(title: string, language: Language): voi
       for (const { emulator } of desks) expect(await heldWebhooks(emulator)).toEqual([]);
     });
   });
+}
+
+/**
+ * A fresh virtualenv in `work` holding the release's wheel and Pulumi's Python SDK only (from the wheelhouse of the
+ * tools' virtualenv, no index), as a Python user installs them.
+ *
+ * @returns the virtualenv's `bin` folder, to put on the program's PATH
+ * @throws Error when the tools' virtualenv is missing (scripts/setup.sh --test makes it) or pip fails
+ */
+export async function releaseWheelVenv(work: string): Promise<string> {
+  const python = join(toolVenv, "bin", "python");
+  if (!toolAvailable(`the Python virtualenv ${toolVenv} (scripts/setup.sh --test)`, existsSync(python))) throw new Error(`no ${python}`);
+  const wheel = join(await sharedRelease(), `pulumi_helpdesk-${VERSION}-py3-none-any.whl`);
+  const venv = join(work, "venv");
+  await mustRun(python, ["-m", "venv", venv], work);
+  await mustRun(join(venv, "bin", "python"), ["-m", "pip", "install", "--quiet", "--no-index", "--find-links", await wheelhouse(python), wheel], work);
+  return join(venv, "bin");
 }

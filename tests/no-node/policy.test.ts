@@ -11,7 +11,7 @@
  * the compliant program passes and `up` creates it; `destroy` removes it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
@@ -24,11 +24,9 @@ import { repoRoot } from "../support/package.js";
 import { configAsLoginWrites } from "../support/pulumi.js";
 import { pulumi, removeStack } from "../support/pulumi-cli.js";
 import { runCommand, shown } from "../support/processes.js";
-import { mustRun, toolVenv, wheelhouse } from "../support/python.js";
 import { sharedRelease } from "../support/release.js";
-import { toolAvailable } from "../support/tools.js";
 import { COMPLIANT, FORBIDDEN_IN_OUTPUT, PACK_CONFIG, SECRET_URL, VIOLATING, VIOLATORS, type ProgramHook } from "../policy/program-hooks.js";
-import { ARCHIVE, linkTools, pulumiToolsReady, VERSION } from "./no-node-desks.js";
+import { ARCHIVE, linkTools, pulumiToolsReady, releaseWheelVenv, VERSION } from "./no-node-desks.js";
 
 /** A language of the suite: its hosts, how it is given a list of webhooks. */
 interface PolicyLanguage {
@@ -51,14 +49,9 @@ const LANGUAGES: Record<string, PolicyLanguage> = {
   python: {
     hosts: ["pulumi-language-python", "pulumi-language-python-exec"],
     async prepare(work, programDir) {
-      const python = join(toolVenv, "bin", "python");
-      if (!toolAvailable(`the Python virtualenv ${toolVenv} (scripts/setup.sh --test)`, existsSync(python))) throw new Error(`no ${python}`);
-      const wheel = join(await sharedRelease(), `pulumi_helpdesk-${VERSION}-py3-none-any.whl`);
-      const venv = join(work, "venv");
-      await mustRun(python, ["-m", "venv", venv], work);
-      await mustRun(join(venv, "bin", "python"), ["-m", "pip", "install", "--quiet", "--no-index", "--find-links", await wheelhouse(python), wheel], work);
+      const venvBin = await releaseWheelVenv(work);
       cpSync(join(repoRoot, "tests", "no-node", "policy-python"), programDir, { recursive: true });
-      return [join(venv, "bin")];
+      return [venvBin];
     },
     async declare(hooks, _programDir, run) {
       await run(["config", "set", "hooks", JSON.stringify(hooks)]);
