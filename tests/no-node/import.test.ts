@@ -11,7 +11,7 @@
  * destroy` deletes exactly those three.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
@@ -35,20 +35,6 @@ interface Adopter {
   declare(programDir: string, printed: string): void;
 }
 
-/** Runs a command with `stdin` on its standard input (how secrets reach `pulumi config set`). */
-function withInput(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, stdin = ""): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
-    child.stdin.end(stdin);
-  });
-}
-
 function describeAdoption(language: Adopter): void {
   describe.skipIf(!pulumiToolsReady(language.hosts))(language.title, () => {
     const stack = `adopt${Math.random().toString(16).slice(2, 8)}`;
@@ -65,7 +51,7 @@ function describeAdoption(language: Adopter): void {
     let bystander: ExistingWebhook;
 
     const run = async (args: string[], stdin?: string): Promise<Ran> => {
-      const ran = stdin === undefined ? await pulumi([...args, "--stack", stack], programDir, env) : await withInput("pulumi", [...args, "--stack", stack], programDir, env, stdin);
+      const ran = stdin === undefined ? await pulumi([...args, "--stack", stack], programDir, env) : await runCommand("pulumi", [...args, "--stack", stack], { cwd: programDir, env, input: stdin });
       if (ran.code !== 0) throw new Error(shown(`pulumi ${args.join(" ")}`, ran));
       return ran;
     };

@@ -18,19 +18,22 @@ export interface Ran {
 /**
  * Runs a command to completion. Never rejects for a non-zero exit (the test asserts and shows the output).
  *
- * @param onStderr receives the whole stderr so far after each chunk (e.g. to wait for a printed URL)
+ * @param options.onStderr receives the whole stderr so far after each chunk (e.g. to wait for a printed URL)
+ * @param options.input written to its standard input, then closed (how a secret reaches `pulumi config set`);
+ *   without it, standard input is closed from the start
  */
 export function runCommand(
   command: string,
   args: string[],
-  options: { cwd: string; env: NodeJS.ProcessEnv; onStderr?: (text: string) => void },
+  options: { cwd: string; env: NodeJS.ProcessEnv; onStderr?: (text: string) => void; input?: string },
 ): Promise<Ran> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: ["ignore", "pipe", "pipe"] });
+    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    if (options.input !== undefined) child.stdin!.end(options.input);
     let stdout = "";
     let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => {
+    child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    child.stderr!.on("data", (chunk: Buffer) => {
       stderr += chunk.toString();
       options.onStderr?.(stderr);
     });
