@@ -5,6 +5,7 @@
  */
 import { afterEach, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
+import { buildSync } from "esbuild";
 import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -154,12 +155,17 @@ describe("permissions", () => {
     const dir = cacheDir();
     chmodSync(join(dir, ".."), 0o755);
     mkdirSync(dir, { mode: 0o700 });
-    const module = fileURLToPath(new URL("../../dist/auth/token-cache.js", import.meta.url));
-    const script = `const { writeEntry } = await import(${JSON.stringify(module)});
-const { readFileSync } = await import("node:fs");
+    // The other user may not read this checkout (a clone under a 0700 folder): the module goes beside the cache
+    // folder, whose parent it can search, as one bundled file.
+    const module = join(dir, "..", "token-cache.cjs");
+    buildSync({ entryPoints: [fileURLToPath(new URL("../../dist/auth/token-cache.js", import.meta.url))], bundle: true, platform: "node", format: "cjs", keepNames: true, outfile: module, logLevel: "error" });
+    chmodSync(module, 0o644);
+    const script = `const { writeEntry } = require(${JSON.stringify(module)});
+const { readFileSync } = require("node:fs");
 try { writeEntry(process.argv[1], JSON.parse(readFileSync(0, "utf8"))); console.log("written"); }
 catch (error) { console.log(JSON.stringify({ name: error.constructor.name, code: error.code, message: error.message })); }`;
-    const run = spawnSync("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, "--input-type=module", "-e", script, dir], {
+    const run = spawnSync("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, "-e", script, dir], {
+      cwd: join(dir, ".."), // Node.js looks for a package.json upwards from here
       encoding: "utf8",
       input: JSON.stringify(entryOf(["refresh-token-root-0008"])), // the tokens go on stdin, never on a command line
     });
