@@ -13,6 +13,7 @@ import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { messageOf, PulumiHelpdeskError } from "../../kernel/errors.js";
 import { MAX_ANSWER_BYTES, readAtMost, tooLargeText } from "../../kernel/answer-limit.js";
+import { localhostLookup } from "../../kernel/loopback.js";
 
 /** What the API answered: status, headers (lower-case names, repeated ones joined with ", ") and the body as text. */
 export interface HttpAnswer {
@@ -66,7 +67,7 @@ const agents = {
 /**
  * Sends one request and reads the whole answer, at most {@link MAX_ANSWER_BYTES} of body (kernel/answer-limit.ts).
  * Never follows redirects (a redirect would carry the bearer token elsewhere; the API never redirects,
- * docs/helpdesk-api.md §4).
+ * docs/helpdesk-api.md §4). `localhost` connects to the loopback addresses without a lookup (kernel/loopback.ts).
  *
  * @returns the answer, whatever its status
  * @throws HttpExchangeError when no complete answer came (refused, reset, DNS failure, deadline passed), or
@@ -92,7 +93,7 @@ export function exchange(request: HttpExchange): Promise<HttpAnswer> {
       reject(new HttpExchangeError(typeof code === "string" ? code : "NETWORK", message, { cause: error }));
     };
     const headers = request.body === undefined ? request.headers : { ...request.headers, "content-length": String(Buffer.byteLength(request.body)) };
-    const outgoing = send(url, { method: request.method, headers, agent: secure ? agents.https : agents.http, signal }, (response: IncomingMessage) => {
+    const outgoing = send(url, { method: request.method, headers, agent: secure ? agents.https : agents.http, lookup: localhostLookup, signal }, (response: IncomingMessage) => {
       answerOf(response).then(resolve, fail);
     });
     outgoing.on("error", fail);
