@@ -67,7 +67,7 @@ function rawProperty(props: object, key: string): unknown {
 
 /** A webhook as a resource policy reads it. */
 interface Webhook {
-  /** `webhook "<name>" (event <event>)`: how reasons name it */
+  /** `webhook "<name>" (event "<event>")`: how reasons name it ({@link webhookTitle}) */
   readonly named: string;
   readonly url: URL;
 }
@@ -90,8 +90,21 @@ function webhookOf(args: ResourceValidationArgs, needs: ReadonlyArray<"event" | 
   }
   const parsed = webhookUrl(url);
   if (parsed === undefined) return undefined;
-  const shownEvent = typeof event === "string" && event !== UNKNOWN ? `event ${event.slice(0, 100)}` : "event not known yet";
-  return { named: `webhook ${JSON.stringify(args.name)} (${shownEvent})`, url: parsed };
+  return { named: webhookTitle(args.name, event), url: parsed };
+}
+
+/**
+ * How a violation names a webhook: `webhook "<name>" (event "<event>")`, both JSON-quoted, so an escape sequence or a
+ * line break in either (the program's author chooses both) shows as `\u001b` or `\n` and cannot forge lines or colours
+ * on the terminal; the event is cut to 100 characters (a help-desk event name is at most 19).
+ *
+ * @param name the resource name
+ * @param event the `event` input as the policy sees it: a string, or {@link UNKNOWN} or anything else (shown as
+ *   "event not known yet")
+ */
+function webhookTitle(name: string, event: unknown): string {
+  const shownEvent = typeof event === "string" && event !== UNKNOWN ? `event ${JSON.stringify(event.slice(0, 100))}` : "event not known yet";
+  return `webhook ${JSON.stringify(name)} (${shownEvent})`;
 }
 
 /** `webhook-url-https`: the url uses https. */
@@ -154,7 +167,7 @@ const eventAllowed: ResourceValidationPolicy = {
     if (event === UNKNOWN) args.notApplicable("the event is not known until the webhook is created: pulumi up checks it then");
     // An event that is no help-desk event at all is the provider's check's to refuse.
     if (typeof event !== "string" || !(EVENTS as readonly string[]).includes(event) || events.includes(event)) return;
-    reportViolation(`webhook ${JSON.stringify(args.name)} (event ${event}): the event is not in the policy's events (${events.join(", ")}).`);
+    reportViolation(`${webhookTitle(args.name, event)}: the event is not in the policy's events (${events.join(", ")}).`);
   },
 };
 
@@ -181,7 +194,7 @@ const noDuplicates: StackValidationPolicy = {
       }));
     for (const { duplicate, first } of duplicateWebhooks(webhooks)) {
       reportViolation(
-        `webhook ${JSON.stringify(duplicate.name)} (event ${String(duplicate.event)}) has the same event and url as webhook ${JSON.stringify(first.name)} on the same help desk: every delivery would be sent twice; remove one of them.`,
+        `${webhookTitle(duplicate.name, duplicate.event)} has the same event and url as webhook ${JSON.stringify(first.name)} on the same help desk: every delivery would be sent twice; remove one of them.`,
         duplicate.urn,
       );
     }

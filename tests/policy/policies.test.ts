@@ -197,4 +197,17 @@ describe("the analyzer (the built executable under its name), asked as the engin
     expect(found[0]!.message).toContain('"first"');
     expectSafe(found[1]!, "dyn-b", "note_added");
   });
+
+  it("quotes the event as JSON in every message: an escape sequence or a line break in it cannot forge terminal output", async () => {
+    await analyzer.configure({});
+    const event = "ticket_opened\u001b[31mFAKE\nline";
+    const quoted = '(event "ticket_opened\\u001b[31mFAKE\\nline")';
+    const single = await analyzer.analyze(nativeHook("raw", event, "http://h.example/x"));
+    const stack = await analyzer.analyzeStack([dynamicHook("raw-a", event, "https://h.example/x"), dynamicHook("raw-b", event, "https://h.example/x")]);
+    expect(single.map(({ policy }) => policy)).toEqual([POLICY_NAMES.https]);
+    expect(stack.map(({ policy }) => policy)).toEqual([POLICY_NAMES.noDuplicates]);
+    expect(single[0]!.message).toBe(`webhook "raw" ${quoted}: its url uses http, so every delivery would cross the network unencrypted; use an https url.`);
+    expect(stack[0]!.message).toContain(`webhook "raw-b" ${quoted} has the same event and url`);
+    for (const { message } of [...single, ...stack]) expect(message).not.toMatch(/[\u001b\n]/);
+  });
 });
