@@ -165,6 +165,16 @@ const RECONFIGURE_REFUSED =
   "second Configure with different settings did not come from the engine and is refused (the first settings stay). " +
   "To use other settings, run another provider (a provider resource of its own starts its own plugin process).";
 
+/**
+ * The engine warning about a refused second `Configure`: who sent it (its address as grpc-js gives it, e.g.
+ * `127.0.0.1:51234`), so the person running Pulumi can find the process.
+ *
+ * @param peer the caller's address
+ */
+function reconfigureWarning(peer: string): string {
+  return `a second Configure with other settings, from ${JSON.stringify(peer)}, was refused: Pulumi configures a plugin once, so another local process sent it; the first settings stay.`;
+}
+
 /** JSON of a value with every object's keys sorted: the same inputs in any key order give the same text. */
 function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, item: unknown) =>
@@ -228,20 +238,25 @@ export function resourceProviderService(engineAddress: string | undefined): grpc
 
     diffConfig: unary(requestUrn, async (request) => diffResponse(diffProviderConfig(toProperties(request.getOlds()), toProperties(request.getNews())))),
 
-    configure: unary(noUrn, async (request) => {
-      const inputs = configureInputs(request);
-      const identity = canonicalJson(inputs);
-      if (configuredWith !== undefined && identity !== configuredWith) throw new Error(RECONFIGURE_REFUSED);
-      configuredWith = identity;
-      // The engine does not configure a provider whose inputs are unknown (preview); guard anyway.
-      configured = { inputs: containsUnknown(inputs) ? {} : inputs, target: undefined, urn: request.getUrn() ?? "", name: request.getName() ?? "" };
-      const response = new providerPb.ConfigureResponse();
-      response.setAcceptsecrets(true);
-      response.setAcceptresources(true);
-      response.setSupportspreview(true);
-      response.setAcceptoutputs(false);
-      return response;
-    }),
+    // A refused Configure is also warned about at the engine, naming the caller's address (grpc-js `getPeer`).
+    configure: (call, callback) =>
+      unary(noUrn, async (request: ConfigureRequest) => {
+        const inputs = configureInputs(request);
+        const identity = canonicalJson(inputs);
+        if (configuredWith !== undefined && identity !== configuredWith) {
+          await logWarning(reconfigureWarning(call.getPeer()), configured.urn);
+          throw new Error(RECONFIGURE_REFUSED);
+        }
+        configuredWith = identity;
+        // The engine does not configure a provider whose inputs are unknown (preview); guard anyway.
+        configured = { inputs: containsUnknown(inputs) ? {} : inputs, target: undefined, urn: request.getUrn() ?? "", name: request.getName() ?? "" };
+        const response = new providerPb.ConfigureResponse();
+        response.setAcceptsecrets(true);
+        response.setAcceptresources(true);
+        response.setSupportspreview(true);
+        response.setAcceptoutputs(false);
+        return response;
+      })(call, callback),
 
     check: webhookOperation("Check", isConfigured, async (request) => checkResponse(checkWebhook(toProperties(request.getNews())))),
 

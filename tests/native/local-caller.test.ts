@@ -3,7 +3,7 @@
  * plugin does about another local process calling it: a resource operation before `Configure` is refused with
  * FAILED_PRECONDITION (the engine configures first; audit N5), while the calls the engine makes before it are served;
  * a second `Configure` with other settings is refused (the engine configures a plugin process once) and the first
- * settings stay; the same settings again pass; `Handshake` and
+ * settings stay, and the engine is warned with the caller's address; the same settings again pass; `Handshake` and
  * `Attach` engine addresses that are not loopback are ignored, so warnings keep going to the engine. Real plugin
  * process, real gRPC and HTTP on 127.0.0.1: a stand-in engine `Log` service and two help desks that record requests.
  */
@@ -95,6 +95,9 @@ describe("a local process other than the engine on the plugin's port", () => {
         "settings did not come from the engine and is refused (the first settings stay). To use other settings, run another provider (a provider resource " +
         "of its own starts its own plugin process).",
     );
+    // The engine hears of it, with the caller's address.
+    const warning = await waitFor("the refusal's warning at the engine", () => logged.find((line) => line.includes("a second Configure with other settings")), 20_000);
+    expect(warning).toMatch(/^a second Configure with other settings, from "(ipv4:)?127\.0\.0\.1:\d+", was refused: Pulumi configures a plugin once, so another local process sent it; the first settings stay\.$/);
     await configure({ accessToken: ENGINE_TOKEN, baseUrl: helpDesk.url }); // the same, in another key order
     await deleteWebhook("wh_gone_2");
     expect(other.requests).toEqual([]);

@@ -206,8 +206,10 @@ describe("the analyzer (the built executable under its name), asked as the engin
     const stack = await analyzer.analyzeStack([dynamicHook("raw-a", event, "https://h.example/x"), dynamicHook("raw-b", event, "https://h.example/x")]);
     expect(single.map(({ policy }) => policy)).toEqual([POLICY_NAMES.https]);
     expect(stack.map(({ policy }) => policy)).toEqual([POLICY_NAMES.noDuplicates]);
-    expect(single[0]!.message).toBe(`webhook "raw" ${quoted}: its url uses http, so every delivery would cross the network unencrypted; use an https url.`);
-    expect(stack[0]!.message).toContain(`webhook "raw-b" ${quoted} has the same event and url`);
-    for (const { message } of [...single, ...stack]) expect(message).not.toMatch(/[\u001b\n]/);
+    // The engine's message is the policy's description, a line break, then the reason: the reason is one line.
+    const reasons = [...single, ...stack].map(({ message }) => message.split("\n").slice(1).join("\n"));
+    expect(reasons[0]).toBe(`webhook "raw" ${quoted}: its url uses http, so every delivery would cross the network unencrypted; use an https url.`);
+    expect(reasons[1]).toContain(`webhook "raw-b" ${quoted} has the same event and url as webhook "raw-a"`);
+    for (const reason of reasons) expect(reason).not.toMatch(/[\u001b\n]/);
   });
 });
