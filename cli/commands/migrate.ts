@@ -26,6 +26,7 @@
  * A dynamic `Webhook` inside a component is adopted at the top level of the stack under its own name (the printed
  * declarations declare it there); the README shows the `aliases` option that moves it back into a component.
  */
+import { stackCommand } from "../../kernel/commands.js";
 import { DEFAULT_CONFIG_NAMESPACE, stackConfigSettings } from "../../kernel/config.js";
 import type { WebhookEvent } from "../../kernel/events.js";
 import { DYNAMIC_WEBHOOK_TYPE, WEBHOOK_TYPE, pluginDownloadUrl } from "../../kernel/names.js";
@@ -142,7 +143,15 @@ export async function migrate(options: MigrateOptions): Promise<void> {
     await runImport(fresh, { stackName: ref.stackName, workDir: ref.workDir, provider: undefined, version, protect: true });
   }
   info(`removing the ${moves.length} dynamic Webhook${plural(moves.length)} from the state with pulumi state delete (the help desk keeps them)`);
-  await removeFromState([...moves.map((move) => move.urn), ...unusedDynamicProviders(resources, moves)], moves.some((move) => move.protect), ref);
+  try {
+    await removeFromState([...moves.map((move) => move.urn), ...unusedDynamicProviders(resources, moves)], moves.some((move) => move.protect), ref);
+  } catch (error) {
+    if (!(error instanceof CliError) || error.exitCode !== 1) throw error;
+    throw new CliError(
+      "failed",
+      `${error.message}\nThe native webhooks are adopted and the dynamic ones still in the state (the help desk is untouched): run ${stackCommand("migrate", { stack: ref.stackName })} again to finish.`,
+    );
+  }
   success(`moved ${moves.length} webhook${plural(moves.length)} to the native provider, same ids; the help desk received no request`);
 
   const components = moves.filter((move) => move.component !== undefined);

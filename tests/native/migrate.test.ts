@@ -43,9 +43,9 @@ const HOOKS = Array.from({ length: 20 }, (_, at) => ({
 
 /** The program before the migration: the dynamic `Webhook` of `pulumi-helpdesk`. */
 const DYNAMIC_PROGRAM = `import * as pulumi from "@pulumi/pulumi";
-import { Webhook } from "${PACKAGE_NAME}";
+import { Webhook, type WebhookEvent } from "${PACKAGE_NAME}";
 
-const hooks = ${JSON.stringify(HOOKS)};
+const hooks: Array<{ name: string; event: WebhookEvent; url: string; secret: boolean }> = ${JSON.stringify(HOOKS)};
 for (const hook of hooks) {
   new Webhook(hook.name, { event: hook.event, url: hook.secret ? pulumi.secret(hook.url) : hook.url });
 }
@@ -151,7 +151,7 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk migrate: dynamic Webhooks t
     const ran = await cli(["migrate", "--stack", test.stack.name, "--dry-run"]);
     expect(ran.code, ran.stderr).toBe(0);
     const lines = ran.stdout.trim().split("\n");
-    expect(lines.map((line) => line.split("\t").slice(0, 2))).toEqual(HOOKS.map((hook) => [hook.name, ids.get(hook.name)]));
+    expect(lines.map((line) => line.split("\t").slice(0, 3)).sort()).toEqual(HOOKS.map((hook) => [hook.name, ids.get(hook.name), hook.event]).sort());
     for (const hook of HOOKS) expect(`${ran.stdout}${ran.stderr}`).not.toContain(hook.url);
     expect(state()).toBe(before);
   });
@@ -175,10 +175,11 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk migrate: dynamic Webhooks t
     const failed = await cli(["migrate", "--stack", test.stack.name], { PATH: `${shimDir}${delimiter}${env.PATH}` });
     expect(failed.code, failed.stderr).toBe(1);
     expect(failed.stderr).toContain("pulumi state delete");
+    expect(failed.stderr).toContain("again to finish");
     expect(existsSync(join(shimDir, "failed"))).toBe(true);
     const between = await resources();
     for (const [name, id] of ids) {
-      expect(between.filter((resource) => resource.id === id).map((resource) => resource.type).sort(), name).toEqual([DYNAMIC_WEBHOOK_TYPE, WEBHOOK_TYPE]);
+      expect(between.filter((resource) => resource.id === id).map((resource) => resource.type).sort(), name).toEqual([DYNAMIC_WEBHOOK_TYPE, WEBHOOK_TYPE].sort());
     }
     expect((await heldWebhooks(emulator)).map((hook) => hook.id).sort()).toEqual([bystander.id, ...ids.values()].sort());
 
