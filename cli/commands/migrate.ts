@@ -167,7 +167,7 @@ export async function migrate(options: MigrateOptions): Promise<void> {
     `In your program, replace the dynamic Webhook declarations of ${moves.map((move) => JSON.stringify(move.name)).join(", ")} ` +
       "(and their import of pulumi-helpdesk's Webhook) with the following; then `pulumi preview` shows no change:",
   );
-  result(declarations(language, declared, { protect: true, version, pluginDownloadUrl: pluginDownloadUrl().replace("${VERSION}", version) }));
+  result(declarations(language, declared, { protect: true, version, pluginDownloadUrl: pluginDownloadUrl().replace("${VERSION}", version), command: "migrate" }));
 }
 
 /** `"s"` for a count other than one. */

@@ -188,6 +188,8 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk migrate: dynamic Webhooks t
     expect(ran.stderr).toContain("skipped 20 webhooks adopted as native before");
     printed = ran.stdout;
     expect(printed).toContain(`import { Webhook } from "${nodejsSdkPackage()}";`);
+    expect(printed).toContain("// Webhooks adopted by `pulumi-helpdesk migrate`.");
+    expect(printed).toContain(`new Webhook("hook-0", { event: "${HOOKS[0]!.event}", url: helpdeskWebhookUrls.apply((urls) => urls[`);
     for (const hook of HOOKS) expect(`${ran.stdout}${ran.stderr}${failed.stdout}${failed.stderr}`).not.toContain(hook.url);
 
     const after = await resources();
