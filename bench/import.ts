@@ -7,39 +7,17 @@
  * preview` of the printed declarations, and the ratio of the largest N to the smallest in the same run (the floor).
  * Timings are printed, never asserted: a table on stdout, progress on stderr.
  */
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync, appendFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { startEmulator } from "pulumi-helpdesk/emulator";
 import { signInAutoApproved } from "pulumi-helpdesk/emulator/client";
 import { BENCH_CLIENT, backendEnv } from "./stack-config.ts";
+import { timed } from "./timed.ts";
 
 const root = resolve(import.meta.dirname, "..");
 const sizes = process.argv.includes("--quick") ? [10, 100] : [10, 1000];
 const events = ["ticket_opened", "ticket_closed", "customer_replied", "note_added"];
-
-/**
- * Runs a command, failing the benchmark when it fails; returns its stdout and how long it took, in seconds. Never
- * synchronously: the emulator answers from this process's event loop.
- */
-function timed(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, input = ""): Promise<{ seconds: number; stdout: string; stderr: string }> {
-  const began = process.hrtime.bigint();
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(command, args, { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => {
-      const seconds = Number(process.hrtime.bigint() - began) / 1e9;
-      if (code === 0) resolvePromise({ seconds, stdout, stderr });
-      else reject(new Error(`${command} ${args.join(" ")} exited with ${code}:\n${stderr.slice(-4000)}`));
-    });
-    child.stdin.end(input);
-  });
-}
 
 const emulator = await startEmulator({ port: 0, autoApprove: true, clients: [BENCH_CLIENT] });
 const rows: Array<{ n: number; importSeconds: number; pulumiImport: string; previewSeconds: number }> = [];

@@ -40,6 +40,8 @@ export interface DeclarationOptions {
   /** The plugin's version and download URL, which YAML declarations of the default provider name. */
   version: string;
   pluginDownloadUrl: string;
+  /** The command that adopted them, named in the comment above the declarations (default `import`). */
+  command?: "import" | "migrate";
 }
 
 /** Words that cannot be identifiers in one of the languages. */
@@ -125,7 +127,7 @@ export function declarations(language: DeclarationLanguage, webhooks: readonly D
 /** The comment that opens every language's declarations. */
 function preface(comment: string, options: DeclarationOptions): string[] {
   const lines = [
-    `Webhooks adopted by \`${CLI_EXECUTABLE} import\`. Each url is read from the secret stack config ${WEBHOOK_URLS_KEY}, which the`,
+    `Webhooks adopted by \`${CLI_EXECUTABLE} ${options.command ?? "import"}\`. Each url is read from the secret stack config ${WEBHOOK_URLS_KEY}, which the`,
     "command wrote (the urls separated by spaces): no url is written here. A program needs the import lines and the line that",
     "reads the urls once: leave them out when you paste the declarations of a later import.",
   ];

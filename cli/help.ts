@@ -158,3 +158,28 @@ export function importHelpAfter(): string {
     "  $ cat webhooks.csv | pulumi-helpdesk import --from -",
   ].join("\n");
 }
+
+/**
+ * The text after `migrate --help`: the two steps, what a failure leaves, what is checked first, and examples.
+ */
+export function migrateHelpAfter(): string {
+  return [
+    "",
+    ...wrap(
+      "First every dynamic Webhook is checked (its event and url, its name free among the native webhooks, nothing depending on it) " +
+        "and the stack's helpdesk:* config by the native provider's rules: a problem ends the command with exit code 2, all problems " +
+        "listed, nothing changed.",
+    ),
+    "",
+    ...wrap(
+      "Then the native webhooks are adopted, protected, in one `pulumi import` run (each url a secret, the urls also in the secret stack " +
+        `config ${WEBHOOK_URLS_KEY} that the printed declarations read), under the default provider, which reads the same helpdesk:* ` +
+        "config. Only then do the dynamic ones leave the state with `pulumi state delete` (never a destroy: the help desk keeps them). " +
+        "If the import fails, nothing is removed; if the removal fails, run the command again: it skips what is adopted and finishes.",
+    ),
+    "",
+    "Examples:",
+    "  $ pulumi-helpdesk migrate --stack dev --dry-run",
+    "  $ pulumi-helpdesk migrate --stack dev > migrated.ts",
+  ].join("\n");
+}

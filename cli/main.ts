@@ -8,10 +8,11 @@ import { runEmulator } from "./commands/emulator.js";
 import { logout } from "./commands/logout.js";
 import { refresh } from "./commands/refresh.js";
 import { importWebhooks } from "./commands/import.js";
+import { migrate } from "./commands/migrate.js";
 import { status } from "./commands/status.js";
 import { DEFAULT_EMULATOR_URL, trigger } from "./commands/trigger.js";
 import { pluginInstall, pluginPath } from "./commands/plugin.js";
-import { importHelpAfter, loginPrecedence, programHelpAfter, settingOption } from "./help.js";
+import { importHelpAfter, loginPrecedence, migrateHelpAfter, programHelpAfter, settingOption } from "./help.js";
 import { NAMESPACE_FLAGS, NAMESPACE_HELP, parseNamespaceOption } from "./namespace.js";
 import { CliError, endQuietlyWhenOutputCloses, error as printError } from "./output.js";
 import { EVENTS } from "../kernel/events.js";
@@ -131,6 +132,15 @@ program
   .option("--protect", "adopt them protected (pulumi import --protect)", false)
   .addHelpText("after", importHelpAfter())
   .action(importWebhooks);
+
+program
+  .command("migrate")
+  .description("Move every dynamic Webhook of the stack to the native helpdesk:index:Webhook with the same id, event and url (no request to the help desk), and print the declarations that replace them.")
+  .option(...stackOption)
+  .option(...cwdOption)
+  .option("--dry-run", "list the webhooks that would move and change nothing", false)
+  .addHelpText("after", migrateHelpAfter())
+  .action(migrate);
 
 program
   .command("emulator")

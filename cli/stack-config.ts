@@ -213,6 +213,8 @@ export function runPulumi(args: readonly string[], cwd: string, options: { stdin
     child.stdout?.on("data", (chunk: Buffer) => stdout.push(chunk));
     child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
     child.on("error", (error) => reject(pulumiFailure(error, "cannot run pulumi")));
+    // A `pulumi` that exits before reading its standard input makes the write fail (EPIPE): its exit code says why.
+    child.stdin?.on("error", () => undefined);
     child.on("close", (code) => {
       if (code === 0) resolve(Buffer.concat(stdout).toString("utf8"));
       else {

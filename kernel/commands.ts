@@ -17,7 +17,7 @@ export const NAMESPACE_FLAG = "--namespace";
 export const STACK_PLACEHOLDER = "<stack>";
 
 /** The commands a remedy may advise, each acting on one stack's sign-in in one namespace. */
-export type StackCommand = "login" | "refresh" | "status" | "logout";
+export type StackCommand = "login" | "refresh" | "status" | "logout" | "migrate";
 
 /** Which sign-in a command acts on. */
 export interface SignInPlace {

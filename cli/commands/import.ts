@@ -48,7 +48,7 @@ export interface ImportOptions {
 }
 
 /** A resource of the stack's state as `pulumi stack export` gives it (the fields read here). */
-interface StateResource {
+export interface StateResource {
   urn: string;
   type: string;
   id?: string;
@@ -64,7 +64,7 @@ interface StateResource {
 const stateSecret = (value: string): Record<string, string> => ({ [SIG_KEY]: SECRET_SIG, plaintext: JSON.stringify(value) });
 
 /** The last part of a URN: the resource's name. */
-const nameOf = (urn: string): string => urn.slice(urn.lastIndexOf("::") + 2);
+export const nameOf = (urn: string): string => urn.slice(urn.lastIndexOf("::") + 2);
 
 /**
  * Reads the file of `--from`, or standard input for `-`.
@@ -212,7 +212,7 @@ function explicitProvider(resources: readonly StateResource[], config: Readonly<
 }
 
 /** What {@link runImport} needs besides the rows. */
-interface ImportRun {
+export interface ImportRun {
   stackName: string;
   workDir: string;
   provider: { name: string; urn: string } | undefined;
@@ -225,7 +225,7 @@ interface ImportRun {
  *
  * @throws CliError (exit 1) when `pulumi import` fails (its output, shown as it came, says why)
  */
-async function runImport(rows: readonly WebhookRow[], run: ImportRun): Promise<void> {
+export async function runImport(rows: readonly WebhookRow[], run: ImportRun): Promise<void> {
   const placement = run.provider ? { provider: run.provider.name } : { version: run.version, pluginDownloadUrl: pluginDownloadUrl() };
   const file = {
     ...(run.provider ? { nameTable: { [run.provider.name]: run.provider.urn } } : {}),
