@@ -124,13 +124,12 @@ export async function importWebhooks(options: ImportOptions): Promise<void> {
   const stack = await openStack(ref, false);
   const resources = await stateResources(ref.stackName, ref.workDir);
   const adopted = adoptedRows(rows, resources, source, ref.stackName);
-  const entries = await readStackConfigEntries(stack);
-  const config = Object.fromEntries(Object.entries(entries).map(([key, entry]) => [key, entry.value]));
+  const config = await readStackConfigEntries(stack);
   const provider = namespace === DEFAULT_CONFIG_NAMESPACE ? undefined : explicitProvider(resources, config, namespace, ref.stackName);
 
   // Every url gets a place in the config list: the one it has from an earlier run, else a new one at the end.
   const urlsKey = `${project.name}:${WEBHOOK_URLS_KEY}`;
-  const urls = existingUrls(urlsKey, entries[urlsKey], ref.stackName);
+  const urls = existingUrls(urlsKey, config[urlsKey], ref.stackName);
   const before = urls.length;
   const declared: Declared[] = rows.map((row) => {
     let urlIndex = urls.indexOf(row.url);
@@ -156,7 +155,10 @@ export async function importWebhooks(options: ImportOptions): Promise<void> {
     // Rows adopted protected by an earlier run (one that failed before lifting it, or without --no-protect).
     const ids = new Set(rows.filter((row) => adopted.has(row.row)).map((row) => row.id));
     const stillProtected = resources.filter((resource) => resource.type === WEBHOOK_TYPE && resource.protect && ids.has(resource.id ?? ""));
-    if (stillProtected.length > 0) await unprotect(stillProtected.map((resource) => resource.urn), ref.stackName, ref.workDir);
+    if (stillProtected.length > 0) {
+      await unprotect(stillProtected.map((resource) => resource.urn), ref.stackName, ref.workDir);
+      info(`lifted the protection of ${stillProtected.length} webhook${stillProtected.length === 1 ? "" : "s"} adopted before (--no-protect)`);
+    }
   }
 
   const language = declarationLanguage(project.runtime);
@@ -210,8 +212,8 @@ function adoptedRows(rows: readonly WebhookRow[], resources: readonly StateResou
  * @throws CliError (exit 2) when the namespace has no base URL (sign in first), no such provider is in the stack
  *   (declare it and run `pulumi up` first: the message shows how), or several match
  */
-function explicitProvider(resources: readonly StateResource[], config: Readonly<Record<string, string>>, namespace: string, stackName: string): { name: string; urn: string } {
-  const baseUrl = config[`${namespace}:baseUrl`];
+function explicitProvider(resources: readonly StateResource[], config: Readonly<Record<string, { value: string }>>, namespace: string, stackName: string): { name: string; urn: string } {
+  const baseUrl = config[`${namespace}:baseUrl`]?.value;
   if (!baseUrl) {
     throw new CliError("usage", `stack "${stackName}" has no ${namespace}:baseUrl: sign in first with ${stackCommand("login", { stack: stackName, namespace })}`);
   }
