@@ -12,9 +12,9 @@
  * key it sits in (a file with its columns swapped or without a header): `webhookProblems` never quotes the url, every
  * other value is quoted through `shownValue` (kernel/webhook-rules.ts), which names a value that looks like a url
  * instead, and the parsers' own messages, which may quote the text around an error, are replaced by ours (line or
- * position only). A hostile file costs linear time and a bounded message: a header wider than
- * {@link MAX_HEADER_COLUMNS} is refused before any other check, and a list of names in a problem holds at most
- * {@link MAX_LISTED_NAMES}.
+ * position only). A hostile file costs linear time and a bounded message: a record longer than
+ * {@link MAX_RECORD_CHARS} stops the parser, a header wider than {@link MAX_HEADER_COLUMNS} is refused before any
+ * other check, and a list of names in a problem holds at most {@link MAX_LISTED_NAMES}.
  */
 import { parse as parseCsv } from "csv-parse/sync";
 import { isWebhookEvent, type WebhookEvent } from "../kernel/events.js";
@@ -36,6 +36,13 @@ const MAX_LISTED_PROBLEMS = 20;
 
 /** The widest header read: the 4 columns and room for a few unknown ones to name (a wider one is no such list). */
 export const MAX_HEADER_COLUMNS = 16;
+
+/**
+ * The most characters the fields of one CSV record may hold together (csv-parse's `max_record_size`, checked as it
+ * reads, so a huge line costs no more than this): a webhook's row holds at most about 2,500 (an id of 255, a url of
+ * 2,048, an event, a name of 100).
+ */
+export const MAX_RECORD_CHARS = 16 * 1024;
 
 /** How many names (unknown columns or fields) one problem lists before it says how many more there are. */
 const MAX_LISTED_NAMES = 5;
@@ -157,13 +164,14 @@ const CSV_ERRORS: Readonly<Record<string, string>> = {
   CSV_INVALID_CLOSING_QUOTE: 'a closing quote is followed by a character other than a separator or the end of the line (write a quote inside a quoted field as "")',
   INVALID_OPENING_QUOTE: "a quote appears inside an unquoted field (quote the whole field)",
   CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE: "a closing quote is followed by other characters",
+  CSV_MAX_RECORD_SIZE: `a record holds more than ${MAX_RECORD_CHARS} characters; a webhook's row holds far fewer (an id of at most 255, a url of at most 2048)`,
 };
 
 /** The rows of a CSV file: the header's columns checked, each record's field count checked. */
 function readCsv(text: string, source: string): RawRow[] {
   let records: string[][];
   try {
-    records = parseCsv(text, { bom: true, skip_empty_lines: true, relax_column_count: true }) as string[][];
+    records = parseCsv(text, { bom: true, skip_empty_lines: true, relax_column_count: true, max_record_size: MAX_RECORD_CHARS }) as string[][];
   } catch (error) {
     const { code, lines } = (error ?? {}) as { code?: string; lines?: number };
     const what = (code && CSV_ERRORS[code]) ?? `the CSV cannot be read (${code ?? "unknown error"})`;

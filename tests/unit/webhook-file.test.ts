@@ -4,7 +4,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { defaultResourceName, MAX_FILE_BYTES, MAX_HEADER_COLUMNS, parseWebhookFile, WebhookFileError } from "../../cli/webhook-file.js";
+import { defaultResourceName, MAX_FILE_BYTES, MAX_HEADER_COLUMNS, MAX_RECORD_CHARS, parseWebhookFile, WebhookFileError } from "../../cli/webhook-file.js";
 import { looksLikeUrl, shownValue } from "../../kernel/webhook-rules.js";
 
 const secretUrl = "https://hooks.example.test/in/secret-token-7f3a";
@@ -135,10 +135,17 @@ describe("the file of pulumi-helpdesk import", () => {
   });
 
   describe("a hostile file costs linear time and a bounded message", () => {
-    it(`a header of 80,000 columns is refused before any other check, in one short problem (at most ${MAX_HEADER_COLUMNS} columns are read)`, () => {
+    it(`a header of 80,000 columns is refused in one short problem: the parser stops after ${MAX_RECORD_CHARS} characters of a record`, () => {
       const header = Array.from({ length: 80_000 }, (_, at) => `c${at}`).join(",");
       const { message, problems } = refusal(`${header}\n${header}\n`);
-      expect(problems).toEqual([expect.stringMatching(/^the header has 80000 columns; at most 16 are read: expected CSV/)]);
+      expect(problems).toEqual([`line 1: a record holds more than ${MAX_RECORD_CHARS} characters; a webhook's row holds far fewer (an id of at most 255, a url of at most 2048)`]);
+      expect(message.length).toBeLessThan(300);
+    });
+
+    it(`a header of 5,000 one-letter columns (short enough for the parser) is refused before any other check (at most ${MAX_HEADER_COLUMNS} columns)`, () => {
+      const header = Array.from({ length: 5_000 }, () => "a").join(",");
+      const { message, problems } = refusal(`${header}\n${header}\n`);
+      expect(problems).toEqual([expect.stringMatching(/^the header has 5000 columns; at most 16 are read: expected CSV/)]);
       expect(message.length).toBeLessThan(300);
     });
 
