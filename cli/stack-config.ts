@@ -5,6 +5,7 @@
  * process's arguments are readable by every user of the machine (`/proc/<pid>/cmdline`, `ps`).
  */
 import { spawn } from "node:child_process";
+import { constants } from "node:os";
 import { readFileSync, statSync, type Stats } from "node:fs";
 import { dirname, join, resolve as resolvePath } from "node:path";
 import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation/index.js";
@@ -254,8 +255,12 @@ export function runPulumi(args: readonly string[], cwd: string, options: PulumiR
     const endSignalHandling = (): void => {
       if (!onSignal) return;
       for (const signal of ENDING_SIGNALS) process.removeListener(signal, passOn);
-      // With no listener left Node.js restores the default action: the process ends by the signal it got.
-      if (received !== undefined) process.kill(process.pid, received);
+      if (received === undefined) return;
+      // With no listener left Node.js restores the default action: the process ends by the signal it got. Another
+      // library's listener (signal-exit's) gets it asynchronously and ends the process itself; the timer keeps the
+      // event loop alive until then, and ends it as a shell would report the signal should that listener not.
+      process.kill(process.pid, received);
+      setTimeout(() => process.exit(128 + (constants.signals[received!] ?? 0)), 2000);
     };
     const stdout: Buffer[] = [];
     let stderr = "";

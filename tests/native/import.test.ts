@@ -322,7 +322,7 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
      * for this run) first says so, then waits until the test lets it go.
      */
     const holdPlugin = (): { env: NodeJS.ProcessEnv; started: () => boolean; release: () => void } => {
-      const hold = mkdtempSync(join(tmpdir(), "hold-plugin-"));
+      const hold = mkdtempSync(join(dir, "hold-plugin-"));
       const node = join(hold, "node");
       writeFileSync(node, `#!/bin/sh\n: > '${hold}/started'\nwhile [ ! -e '${hold}/go' ]; do sleep 0.05; done\nexec '${process.execPath}' "$@"\n`, { mode: 0o755 });
       return { env: { PULUMI_HELPDESK_NODE: node }, started: () => existsSync(join(hold, "started")), release: () => writeFileSync(join(hold, "go"), "") };

@@ -157,10 +157,10 @@ describe("the file of pulumi-helpdesk import", () => {
       expect(refusal("id,event,url,id,event,url,name,name\n").problems).toEqual(['the header names "id", "event", "url", "name" more than once']);
     });
 
-    it("a JSON row with 100,000 unknown keys: one problem of bounded length", () => {
-      const row = Object.fromEntries(Array.from({ length: 100_000 }, (_, at) => [`k${at}`, "x"]));
+    it("a JSON row with 10,000 unknown keys: one problem of bounded length", () => {
+      const row = Object.fromEntries(Array.from({ length: 10_000 }, (_, at) => [`k${at}`, "x"]));
       const { problems } = refusal(JSON.stringify([{ id: "wh_1", event: "ticket_opened", url: secretUrl, ...row }]));
-      expect(problems).toEqual(['row 1: has the unknown fields "k0", "k1", "k2", "k3", "k4" and 99995 more; the fields are id, event, url, name']);
+      expect(problems).toEqual(['row 1: has the unknown fields "k0", "k1", "k2", "k3", "k4" and 9995 more; the fields are id, event, url, name']);
     });
   });
 });
