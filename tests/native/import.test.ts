@@ -345,7 +345,10 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
         const ended = new Promise<NodeJS.Signals | null>((resolve) => run.child.on("exit", (_code, by) => resolve(by)));
         try {
           await waitFor("pulumi import to start the plugin", hold.started, 120_000);
-          expect(importFolders()).toHaveLength(1);
+          // The import file is a FIFO: what pulumi import read of it never was on a disk.
+          const [folder] = importFolders();
+          expect(folder).toMatch(new RegExp(`^helpdesk-import-${run.child.pid}-`));
+          expect(lstatSync(join(tmpdir(), folder!, "import.json")).isFIFO()).toBe(true);
           run.child.kill(signal);
           await waitFor("the import folder removed", () => importFolders().length === 0, 30_000);
         } finally {
@@ -361,10 +364,21 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
       });
     }
 
-    it("run to the end with --no-protect, it adopts the rest and lifts the protection of them all", async () => {
+    it("run to the end with --no-protect, it adopts the rest and lifts the protection of them all; stale folders of killed runs go first", async () => {
+      // Folders as a killed run leaves them: of a process that is gone (Linux pids stay below 2^22, the largest
+      // pid_max), and of a version without the pid in the name.
+      const stale = [`helpdesk-import-${2 ** 22 + 1}-AbCdEf`, "helpdesk-import-XyZ123"];
+      const live = `helpdesk-import-${process.pid}-LiVe00`;
+      for (const name of [...stale, live]) {
+        mkdirSync(join(tmpdir(), name), { mode: 0o700 });
+        writeFileSync(join(tmpdir(), name, "import.json"), "https://hooks.example.test/stale/interrupt-secret-stale", { mode: 0o600 });
+      }
       const all = [...interrupted.SIGINT, ...interrupted.SIGTERM];
       const ran = await cli(["import", "--stack", test.stack.name, "--no-protect", "--from", "-"], csvOf(all));
       expect(ran.code, ran.stderr).toBe(0);
+      // A folder of a live process (another run of the command) is left alone.
+      expect(importFolders()).toEqual([live]);
+      rmSync(join(tmpdir(), live), { recursive: true });
       const adopted = adoptedResources(state());
       expect(all.map((hook) => adopted.get(hook.id)?.protect)).toEqual([false, false, false]);
       expect(home.map((hook) => adopted.get(hook.id)?.protect)).toEqual([true, true, true]);
