@@ -13,7 +13,7 @@
  * - a rerun skips what is adopted; bad files (a url in any column, header or key among them) end with exit 2, a
  *   message naming the problem and no piece of a url, and the state file as it was; so does a plain-text or gapped
  *   url list in config; `pulumi refresh` after a webhook was deleted in the help desk warns once per provider;
- * - an import interrupted with SIGINT, and one with SIGTERM (`--no-protect`), while `pulumi import` runs (held
+ * - an import interrupted with SIGINT, one with SIGTERM (`--no-protect`) and one with SIGHUP while `pulumi import` runs (held
  *   deterministically: the plugin it starts waits for the test) ends by that signal and leaves no url in any file
  *   under TMPDIR, and no unprotected row; a run to the end then adopts the rest and lifts the protection;
  * - `pulumi destroy`, after `pulumi state unprotect --all`, deletes exactly the adopted webhooks, each on its own help
@@ -314,9 +314,9 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
 
   describe("interrupted while pulumi import runs", () => {
     /** The webhooks of each interrupted run (each its own, so each run starts a `pulumi import`). */
-    const interrupted: Record<"SIGINT" | "SIGTERM", ExistingWebhook[]> = { SIGINT: [], SIGTERM: [] };
+    const interrupted: Record<"SIGINT" | "SIGTERM" | "SIGHUP", ExistingWebhook[]> = { SIGINT: [], SIGTERM: [], SIGHUP: [] };
     /** The pieces of their urls that must be in no file: paths and queries. */
-    const pieces = ["interrupt-secret-int", "intr-query-int", "interrupt-secret-term", "intr-query-term"];
+    const pieces = ["interrupt-secret-int", "intr-query-int", "interrupt-secret-term", "intr-query-term", "interrupt-secret-hup"];
     /**
      * Holds `pulumi import` inside its run: the Node.js that the plugin's launcher starts (`PULUMI_HELPDESK_NODE`, only
      * for this run) first says so, then waits until the test lets it go.
@@ -334,9 +334,11 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
         { event: "ticket_tagged", url: "https://hooks.example.test/home/interrupt-secret-int-2" },
       ]);
       interrupted.SIGTERM = await createDirectly(emulators[0]!, tokens[0]!, [{ event: "ticket_moved", url: "https://hooks.example.test/home/interrupt-secret-term?token=intr-query-term" }]);
+      interrupted.SIGHUP = await createDirectly(emulators[0]!, tokens[0]!, [{ event: "ticket_assigned", url: "https://hooks.example.test/home/interrupt-secret-hup" }]);
     });
 
-    for (const [signal, flags] of [["SIGINT", []], ["SIGTERM", ["--no-protect"]]] as const) {
+    // SIGHUP (a closed terminal) reaches pulumi as SIGTERM, which it cancels on (SIGHUP would kill it at once).
+    for (const [signal, flags] of [["SIGINT", []], ["SIGTERM", ["--no-protect"]], ["SIGHUP", []]] as const) {
       it(`${signal}${flags.length ? ` (${flags.join(" ")})` : ""}: the command ends by it, no file under TMPDIR holds a url, no row is left unprotected`, async () => {
         const hold = holdPlugin();
         // The file on standard input: the test's own copy of the urls is in no file either.
@@ -355,7 +357,11 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
           hold.release();
         }
         const by = await ended;
-        expect(by, (await run.done).stderr).toBe(signal);
+        const { stderr } = await run.done;
+        expect(by, stderr).toBe(signal);
+        // Passed on once: pulumi cancelled (a second signal would have terminated it).
+        expect(stderr).toMatch(signal === "SIGINT" ? /\^C received; cancelling/ : /SIGTERM received; cancelling/);
+        expect(stderr).not.toMatch(/received; terminating/);
         expect(filesHolding(pieces)).toEqual([]);
         expect(importFolders()).toEqual([]);
         // Whatever the interrupted import wrote is protected, --no-protect or not.
@@ -373,14 +379,14 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
         mkdirSync(join(tmpdir(), name), { mode: 0o700 });
         writeFileSync(join(tmpdir(), name, "import.json"), "https://hooks.example.test/stale/interrupt-secret-stale", { mode: 0o600 });
       }
-      const all = [...interrupted.SIGINT, ...interrupted.SIGTERM];
+      const all = [...interrupted.SIGINT, ...interrupted.SIGTERM, ...interrupted.SIGHUP];
       const ran = await cli(["import", "--stack", test.stack.name, "--no-protect", "--from", "-"], csvOf(all));
       expect(ran.code, ran.stderr).toBe(0);
       // A folder of a live process (another run of the command) is left alone.
       expect(importFolders()).toEqual([live]);
       rmSync(join(tmpdir(), live), { recursive: true });
       const adopted = adoptedResources(state());
-      expect(all.map((hook) => adopted.get(hook.id)?.protect)).toEqual([false, false, false]);
+      expect(all.map((hook) => adopted.get(hook.id)?.protect)).toEqual([false, false, false, false]);
       expect(home.map((hook) => adopted.get(hook.id)?.protect)).toEqual([true, true, true]);
       expect(filesHolding(pieces)).toEqual([]);
     });
