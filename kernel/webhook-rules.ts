@@ -19,14 +19,17 @@ export const MAX_URL_LENGTH = 2048;
 /**
  * Whether a text looks like a url or a piece of one, which may carry a credential (a secret path such as Slack's
  * `/services/T…/B…/<secret>`, a `?token=` query, `user:pass@` userinfo): it holds `://`, `@`, `?` or `/`. No event
- * name, webhook id, resource name, column or field name holds one of those, so the test costs no valid value its
- * echo. The one rule of what a message may quote (docs/design.md "One rule, one home"): {@link shownValue}.
+ * name, resource name, column or field name can hold one of those, nor does an id a help desk mints (`wh_123`), so
+ * the test costs no valid value its echo. The one rule of what a message may quote (docs/design.md "One rule, one home"): {@link shownValue}.
  *
  * @param text any text: a file's cell, header or key, a program's input
  */
 export function looksLikeUrl(text: string): boolean {
   return /:\/\/|[@?/]/.test(text);
 }
+
+/** What {@link shownValue} says instead of a value that looks like a url. */
+export const URL_LIKE = "(a value that looks like a url, not shown)";
 
 /**
  * A value as a message may show it: JSON-quoted and cut to `max` characters (then `…`), or, when it
@@ -40,9 +43,6 @@ export function shownValue(value: string, max = 100): string {
   if (looksLikeUrl(value)) return URL_LIKE;
   return value.length > max ? `${JSON.stringify(value.slice(0, max))}…` : JSON.stringify(value);
 }
-
-/** What {@link shownValue} says instead of a value that looks like a url. */
-export const URL_LIKE = "(a value that looks like a url, not shown)";
 
 /** What a url reason offers as the example of a valid url. */
 const EXPECTED_URL = "an absolute http or https URL such as https://hooks.example.com/helpdesk";
