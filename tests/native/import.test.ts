@@ -15,14 +15,15 @@
  *   url list in config; `pulumi refresh` after a webhook was deleted in the help desk warns once per provider;
  * - an import interrupted with SIGINT, one with SIGTERM (`--no-protect`) and one with SIGHUP while `pulumi import` runs (held
  *   deterministically: the plugin it starts waits for the test) ends by that signal and leaves no url in any file
- *   under TMPDIR, and no unprotected row; a run to the end then adopts the rest and lifts the protection;
+ *   under TMPDIR, and no unprotected row; with `--no-protect`, a `pulumi import` that fails after writing its row
+ *   leaves it protected; a run to the end then adopts the rest and lifts the protection;
  * - `pulumi destroy`, after `pulumi state unprotect --all`, deletes exactly the adopted webhooks, each on its own help
  *   desk.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import type { EngineEvent } from "@pulumi/pulumi/automation/index.js";
 import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
@@ -315,8 +316,10 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
   describe("interrupted while pulumi import runs", () => {
     /** The webhooks of each interrupted run (each its own, so each run starts a `pulumi import`). */
     const interrupted: Record<"SIGINT" | "SIGTERM" | "SIGHUP", ExistingWebhook[]> = { SIGINT: [], SIGTERM: [], SIGHUP: [] };
+    /** The webhook of the run whose pulumi import fails after writing its row. */
+    let failedMidway: ExistingWebhook[];
     /** The pieces of their urls that must be in no file: paths and queries. */
-    const pieces = ["interrupt-secret-int", "intr-query-int", "interrupt-secret-term", "intr-query-term", "interrupt-secret-hup"];
+    const pieces = ["interrupt-secret-int", "intr-query-int", "interrupt-secret-term", "intr-query-term", "interrupt-secret-hup", "interrupt-secret-failed"];
     /**
      * Holds `pulumi import` inside its run: the Node.js that the plugin's launcher starts (`PULUMI_HELPDESK_NODE`, only
      * for this run) first says so, then waits until the test lets it go.
@@ -335,6 +338,7 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
       ]);
       interrupted.SIGTERM = await createDirectly(emulators[0]!, tokens[0]!, [{ event: "ticket_moved", url: "https://hooks.example.test/home/interrupt-secret-term?token=intr-query-term" }]);
       interrupted.SIGHUP = await createDirectly(emulators[0]!, tokens[0]!, [{ event: "ticket_assigned", url: "https://hooks.example.test/home/interrupt-secret-hup" }]);
+      failedMidway = await createDirectly(emulators[0]!, tokens[0]!, [{ event: "customer_added", url: "https://hooks.example.test/home/interrupt-secret-failed" }]);
     });
 
     // SIGHUP (a closed terminal) reaches pulumi as SIGTERM, which it cancels on (SIGHUP would kill it at once).
@@ -370,6 +374,22 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
       });
     }
 
+    it("--no-protect, and pulumi import fails after writing its row: exit 1, and the row it wrote is protected", async () => {
+      // A failure after the state is written (one row of many failing, the backend lost), made certain: the real
+      // pulumi runs, then its import is reported failed.
+      const shim = mkdtempSync(join(dir, "failing-pulumi-"));
+      const real = (await runCommand("/bin/sh", ["-c", "command -v pulumi"], { cwd: dir, env })).stdout.trim();
+      expect(real).not.toBe("");
+      writeFileSync(join(shim, "pulumi"), `#!/bin/sh\n'${real}' "$@" || exit\nif [ "$1" = import ]; then echo "the import is reported failed" >&2; exit 1; fi\n`, { mode: 0o755 });
+      const run = startCli(["import", "--stack", test.stack.name, "--no-protect", "--from", "-"], { dir, env: { ...env, PATH: `${shim}${delimiter}${env.PATH}` } });
+      run.child.stdin.end(csvOf(failedMidway));
+      const ran = await run.done;
+      expect(ran.code, ran.stderr).toBe(1);
+      expect(ran.stderr).toContain("any webhook it adopted before it failed is protected in the state");
+      expect(adoptedResources(state()).get(failedMidway[0]!.id)?.protect).toBe(true);
+      expect(importFolders()).toEqual([]);
+    });
+
     it("run to the end with --no-protect, it adopts the rest and lifts the protection of them all; stale folders of killed runs go first", async () => {
       // Folders as a killed run leaves them: of a process that is gone (Linux pids stay below 2^22, the largest
       // pid_max), and of a version without the pid in the name.
@@ -379,14 +399,14 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
         mkdirSync(join(tmpdir(), name), { mode: 0o700 });
         writeFileSync(join(tmpdir(), name, "import.json"), "https://hooks.example.test/stale/interrupt-secret-stale", { mode: 0o600 });
       }
-      const all = [...interrupted.SIGINT, ...interrupted.SIGTERM, ...interrupted.SIGHUP];
+      const all = [...interrupted.SIGINT, ...interrupted.SIGTERM, ...interrupted.SIGHUP, ...failedMidway];
       const ran = await cli(["import", "--stack", test.stack.name, "--no-protect", "--from", "-"], csvOf(all));
       expect(ran.code, ran.stderr).toBe(0);
       // A folder of a live process (another run of the command) is left alone.
       expect(importFolders()).toEqual([live]);
       rmSync(join(tmpdir(), live), { recursive: true });
       const adopted = adoptedResources(state());
-      expect(all.map((hook) => adopted.get(hook.id)?.protect)).toEqual([false, false, false, false]);
+      expect(all.map((hook) => adopted.get(hook.id)?.protect)).toEqual([false, false, false, false, false]);
       expect(home.map((hook) => adopted.get(hook.id)?.protect)).toEqual([true, true, true]);
       expect(filesHolding(pieces)).toEqual([]);
     });
