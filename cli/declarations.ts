@@ -18,6 +18,21 @@ export const WEBHOOK_URLS_KEY = "helpdeskWebhookUrls";
 /** What separates the urls in {@link WEBHOOK_URLS_KEY}'s value. */
 export const WEBHOOK_URLS_SEPARATOR = " ";
 
+/**
+ * The urls of a {@link WEBHOOK_URLS_KEY} value by position, exactly as the printed code reads them
+ * (`value.split(" ")[i]` in every language): an empty value holds none.
+ *
+ * @param value the config value
+ * @returns the urls in their order, or the 1-based position of the first empty item (two spaces in a row, a leading
+ *   or trailing space), which would shift the positions the code reads
+ */
+export function webhookUrlList(value: string): { urls: string[] } | { emptyItem: number } {
+  if (value === "") return { urls: [] };
+  const urls = value.split(WEBHOOK_URLS_SEPARATOR);
+  const empty = urls.indexOf("");
+  return empty < 0 ? { urls } : { emptyItem: empty + 1 };
+}
+
 /** The languages declarations are printed in, by `Pulumi.yaml` runtime name. */
 export type DeclarationLanguage = "nodejs" | "python" | "go" | "java" | "yaml";
 
@@ -35,7 +50,10 @@ export interface Declared {
 export interface DeclarationOptions {
   /** The explicit provider's resource name (as declared in the program), or undefined for the default provider. */
   provider?: string | undefined;
-  /** Whether the webhooks were adopted protected (`--protect`): the declarations then say so too. */
+  /**
+   * Whether the webhooks were adopted protected (the default, as `pulumi import`'s; not with `--no-protect`): the
+   * declarations then carry the `protect` option too, as Pulumi's generated import code does, so program and state agree.
+   */
   protect: boolean;
   /** The plugin's version and download URL, which YAML declarations of the default provider name. */
   version: string;

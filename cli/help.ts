@@ -149,7 +149,8 @@ export function importHelpAfter(): string {
       "The help desk cannot be asked (no read endpoint): event and url are recorded as the file gives them. They are adopted in one " +
         `\`pulumi import\` run, each url a secret; the urls go to the secret stack config ${WEBHOOK_URLS_KEY}, which the printed ` +
         "declarations read, so no url lands in code. Under the default provider, or with --namespace <ns> under the stack's explicit provider " +
-        "configured from <ns>:*. Not protected unless --protect.",
+        "configured from <ns>:*. Protected, as pulumi import protects (the declarations say so too): a pulumi up before " +
+        "they are in the program fails, naming them, instead of deleting them; --no-protect adopts them unprotected.",
     ),
     "",
     "Examples:",

@@ -129,7 +129,8 @@ program
   .option(...stackOption)
   .option(...namespaceOption)
   .option(...cwdOption)
-  .option("--protect", "adopt them protected (pulumi import --protect)", false)
+  .option("--protect", "adopt them protected, as pulumi import does (the default)")
+  .option("--no-protect", "adopt them unprotected: a pulumi up of a program that does not declare them deletes them")
   .addHelpText("after", importHelpAfter())
   .action(importWebhooks);
 

@@ -42,9 +42,19 @@ export function csvOf(webhooks: readonly ExistingWebhook[]): string {
 
 /** How many `POST /v1/webhooks` the emulator has answered. */
 export async function creations(emulator: RunningEmulator): Promise<number> {
+  return webhookRequests(emulator, "POST");
+}
+
+/** How many `DELETE /v1/webhooks/:id` the emulator has answered. */
+export async function deletions(emulator: RunningEmulator): Promise<number> {
+  return webhookRequests(emulator, "DELETE");
+}
+
+/** How many requests of a method to `/v1/webhooks` or one webhook the emulator has answered. */
+async function webhookRequests(emulator: RunningEmulator, method: "POST" | "DELETE"): Promise<number> {
   const { byRoute } = await emulatorStats(emulator);
   return Object.entries(byRoute)
-    .filter(([route]) => route === "POST /v1/webhooks")
+    .filter(([route]) => route.startsWith(`${method} /v1/webhooks`))
     .reduce((sum, [, count]) => sum + count, 0);
 }
 
