@@ -183,7 +183,7 @@ plugin
   .addHelpText("after", "\nExamples:\n  $ npx pulumi-helpdesk plugin install\n  $ npx pulumi-helpdesk plugin path")
   .action(pluginInstall);
 
-// No top-level await: the release executable bundles this module as CommonJS (cli/bin.ts).
+// No top-level await: the release executable bundles this module as CommonJS (bin/release.ts).
 program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof CliError) {
     printError(error.message);

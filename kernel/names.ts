@@ -60,7 +60,7 @@ export const PLUGIN_EXECUTABLE = `pulumi-resource-${PULUMI_PACKAGE}` as const;
 /**
  * The policy pack's executable name, as Pulumi names an analyzer plugin (`pulumi-analyzer-<name>`, pulumi/pulumi
  * `sdk/go/common/workspace/plugins.go`): `pulumi-analyzer-helpdesk`. The release's executable is the policy pack
- * under this name (`cli/bin.ts`), which `pulumi preview --policy-pack <folder>/pulumi-analyzer-helpdesk` runs.
+ * under this name (`bin/release.ts`), which `pulumi preview --policy-pack <folder>/pulumi-analyzer-helpdesk` runs.
  */
 export const ANALYZER_EXECUTABLE = `pulumi-analyzer-${PULUMI_PACKAGE}` as const;
 

@@ -1,6 +1,6 @@
 /**
  * The policy pack as a binary analyzer plugin: what the release executable is when invoked as
- * `pulumi-analyzer-helpdesk` (`cli/bin.ts`), which `pulumi preview --policy-pack <folder>/pulumi-analyzer-helpdesk`
+ * `pulumi-analyzer-helpdesk` (`bin/release.ts`), which `pulumi preview --policy-pack <folder>/pulumi-analyzer-helpdesk`
  * launches directly, as it launches a provider (pulumi/pulumi v3.259 `pkg/resource/plugin/analyzer_plugin.go`: an
  * executable file given as the pack is run with the engine's address as its argument). It serves `policy/policies.ts`
  * with `@pulumi/policy`'s own Analyzer gRPC service, so it answers exactly as the folder form (`policy/pack.ts`) does:

@@ -1,6 +1,6 @@
 /**
  * The entry of the native provider plugin `pulumi-resource-helpdesk`: run by the launcher
- * `plugin/pulumi-resource-helpdesk` as `node dist/provider/native/main.js <args>`, and loaded by `cli/bin.ts` when the
+ * `plugin/pulumi-resource-helpdesk` as `node dist/provider/native/main.js <args>`, and loaded by `bin/release.ts` when the
  * release executable is invoked under the plugin's name. A side-effect module without top-level await (the release
  * bundle is CommonJS, which has none).
  *

@@ -48,7 +48,7 @@ export function archiveName(version: string, target: Target): string {
   return `${PLUGIN_EXECUTABLE}-v${version}-${PULUMI_OS[target.os]}-${PULUMI_ARCH[target.arch]}.tar.gz`;
 }
 
-/** The names under which the Linux archives link the executable: the CLI's and the policy pack's (`cli/bin.ts`). */
+/** The names under which the Linux archives link the executable: the CLI's and the policy pack's (`bin/release.ts`). */
 const LINKED_NAMES = [CLI_EXECUTABLE, ANALYZER_EXECUTABLE];
 
 /**
@@ -58,9 +58,9 @@ const LINKED_NAMES = [CLI_EXECUTABLE, ANALYZER_EXECUTABLE];
  * policy pack's names), `LICENSE`. Windows: the executable `pulumi-resource-helpdesk.exe` and `LICENSE`, no other name. A symbolic link is a poor fit there: creating
  * one needs a privilege that ordinary accounts lack unless Developer Mode is on, so an archive holding one could fail
  * to install as a whole, the plugin with it; a hard link is not something every extractor makes; a copy would double a
- * ~40 MB download for a name. The executable is the CLI when its first argument is the CLI's name (`cli/bin.ts`):
+ * ~40 MB download for a name. The executable is the CLI when its first argument is the CLI's name (`bin/release.ts`):
  * `pulumi-resource-helpdesk.exe pulumi-helpdesk login ...`; a user who wants the short name can copy or hard-link it
- * to `pulumi-helpdesk.exe`, or to `pulumi-analyzer-helpdesk.exe` for the policy pack (`cli/bin.ts` drops the `.exe`
+ * to `pulumi-helpdesk.exe`, or to `pulumi-analyzer-helpdesk.exe` for the policy pack (`bin/release.ts` drops the `.exe`
  * before it looks at the name).
  *
  * @param target the platform

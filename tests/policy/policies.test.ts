@@ -1,6 +1,6 @@
 /**
  * The policy pack's four policies (policy/policies.ts), each asked as the engine asks: over gRPC, of the built
- * executable under the analyzer's name (`node dist/cli/bin.js pulumi-analyzer-helpdesk`, the very code the release
+ * executable under the analyzer's name (`node dist/bin/release.js pulumi-analyzer-helpdesk`, the very code the release
  * bundles), with properties as the engine sends them (secrets wrapped in Pulumi's signature, unknowns as its
  * sentinel) and config as `--policy-pack-config` sets it. And the host rule of `allowedHosts` (policy/rules.ts) on its
  * own: wildcards, ports, case, trailing dots, IDNA and IP literals.
@@ -105,7 +105,7 @@ describe("the analyzer (the built executable under its name), asked as the engin
   const secretUrl = "http://user:s3cr3t@hooks.example.com/secret-path?token=abc";
 
   beforeAll(async () => {
-    analyzer = await startAnalyzer([process.execPath, join(repoRoot, "dist/cli/bin.js"), ANALYZER_EXECUTABLE]);
+    analyzer = await startAnalyzer([process.execPath, join(repoRoot, "dist/bin/release.js"), ANALYZER_EXECUTABLE]);
   });
   afterAll(async () => {
     await analyzer?.close();

@@ -50,7 +50,7 @@ if (problem) {
 const chosen = programOf(process.argv);
 process.argv.splice(0, process.argv.length, ...chosen.argv);
 const loaded =
-  chosen.program === "plugin" ? import("../provider/native/main.js") : chosen.program === "analyzer" ? import("../policy/analyzer.js") : import("./main.js");
+  chosen.program === "plugin" ? import("../provider/native/main.js") : chosen.program === "analyzer" ? import("../policy/analyzer.js") : import("../cli/main.js");
 loaded.catch((error: unknown) => {
   process.stderr.write(`error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
