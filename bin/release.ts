@@ -1,22 +1,16 @@
 #!/usr/bin/env node
 /**
- * The `pulumi-helpdesk` executable, and the entry of the self-contained release executable, which serves two names:
+ * The entry of the self-contained release executable, which is each of the package's executables by the name it is
+ * invoked by (`process.argv[1]` holds that name, in a Node single executable application as under `node`), or by a
+ * first argument naming one:
  *
- * - invoked as `pulumi-resource-helpdesk` (the name Pulumi runs a resource plugin by; `process.argv[1]` holds the
- *   name it was invoked by, in a Node single executable application as under `node`), or with that name as its first
- *   argument, it is the native provider plugin (`provider/native/main.ts`);
- * - invoked as `pulumi-analyzer-helpdesk` (the name of the policy pack's executable), or with that name as its first
- *   argument, it is the policy pack as a binary analyzer plugin (`policy/analyzer.ts`);
- * - under any other name (`pulumi-helpdesk`, `bin.js`), or with `pulumi-helpdesk` as its first argument, it is the
- *   CLI (`cli/main.ts`).
+ * - `pulumi-resource-helpdesk` (the name Pulumi runs a resource plugin by): the native provider plugin;
+ * - `pulumi-analyzer-helpdesk` (the name of the policy pack's executable): the policy pack as a binary analyzer plugin;
+ * - any other name (`pulumi-helpdesk`, `release.js`), or `pulumi-helpdesk` as its first argument: the CLI.
  *
- * It checks the running Node.js before anything else is loaded, because the command's dependencies (undici,
- * commander, `@pulumi/pulumi`) fail on old Node.js with stack traces that name none of the cause; then it loads the one
- * program asked for (the other is never evaluated). Exit code 1 on an unsupported Node.js. No top-level await: the
- * release bundle is CommonJS.
+ * Each name's program is its entry in `bin/` (which checks the running Node.js first); the others are never evaluated.
  */
 import { ANALYZER_EXECUTABLE as ANALYZER_NAME, CLI_EXECUTABLE as CLI_NAME, PLUGIN_EXECUTABLE as PLUGIN_NAME } from "../kernel/names.js";
-import { nodeVersionProblem } from "../kernel/node-support.js";
 
 /** The programs of the executable, by the name that asks for each. */
 const PROGRAMS = { [PLUGIN_NAME]: "plugin", [ANALYZER_NAME]: "analyzer", [CLI_NAME]: "cli" } as const;
@@ -42,16 +36,8 @@ function programOf(argv: readonly string[]): { program: Program; argv: string[] 
   return { program: programNamed(invokedAs) ?? "cli", argv: [...argv] };
 }
 
-const problem = nodeVersionProblem();
-if (problem) {
-  process.stderr.write(`error: ${problem}\n`);
-  process.exit(1);
-}
 const chosen = programOf(process.argv);
 process.argv.splice(0, process.argv.length, ...chosen.argv);
-const loaded =
-  chosen.program === "plugin" ? import("../provider/native/main.js") : chosen.program === "analyzer" ? import("../policy/analyzer.js") : import("../cli/main.js");
-loaded.catch((error: unknown) => {
-  process.stderr.write(`error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
-  process.exit(1);
-});
+if (chosen.program === "plugin") void import("./pulumi-resource-helpdesk.js");
+else if (chosen.program === "analyzer") void import("./pulumi-analyzer-helpdesk.js");
+else void import("./pulumi-helpdesk.js");

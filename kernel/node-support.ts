@@ -1,7 +1,7 @@
 /**
  * Which Node.js versions pulumi-helpdesk runs on: the one home of that rule. Everything else states it from here:
  * `package.json`'s `engines.node` (JSON cannot import; a unit test holds it equal to {@link SUPPORTED_NODE_RANGE}),
- * the guard of every entry point (node-guard.ts, bin/release.ts), the emulator's errors, `scripts/setup.sh` (which reads
+ * the guard of every entry point (node-guard.ts, bin/start.ts), the emulator's errors, `scripts/setup.sh` (which reads
  * `engines.node` through `scripts/lib/node-supported.cjs`, since it runs before any TypeScript can), and the tests of
  * the floor (tests/node-floor/), which run on exactly each floor and on the release just below it.
  *

@@ -95,7 +95,7 @@ function login(baseUrl: string, clientId: string, clientSecret: string, redirect
   return new Promise((resolvePromise, reject) => {
     const child = spawn(
       process.execPath,
-      [join(root, "dist/bin/release.js"), "login", "--stack", stackName, "--base-url", baseUrl, "--client-id", clientId, "--redirect-uri", redirectUri, "--no-browser", "--timeout", "60"],
+      [join(root, "dist/bin/pulumi-helpdesk.js"), "login", "--stack", stackName, "--base-url", baseUrl, "--client-id", clientId, "--redirect-uri", redirectUri, "--no-browser", "--timeout", "60"],
       { cwd: projectDir, env: { ...env, HELPDESK_CLIENT_SECRET: clientSecret }, stdio: ["ignore", "inherit", "pipe"] },
     );
     let buffered = "";

@@ -24,7 +24,7 @@ import { heldWebhooks } from "../support/emulator.js";
 import { pulumiAvailable } from "../support/pulumi.js";
 
 const programDir = fileURLToPath(new URL("./program", import.meta.url));
-const cliPath = fileURLToPath(new URL("../../dist/bin/release.js", import.meta.url));
+const cliPath = fileURLToPath(new URL("../../dist/bin/pulumi-helpdesk.js", import.meta.url));
 const stackName = `scan${randomBytes(4).toString("hex")}`;
 const clientSecret = `cs-${randomBytes(12).toString("hex")}`;
 const secretUrl = `https://hooks.example.test/services/T${randomBytes(4).toString("hex")}/B0/${randomBytes(10).toString("hex")}`;

@@ -82,7 +82,7 @@ describe.skipIf(!pulumiAvailable())("native provider plugin: pulumi up / refresh
 
   beforeAll(async () => {
     // The program imports the built package (pulumi-helpdesk/native) and the launcher runs the built plugin.
-    for (const built of ["dist/native/index.js", "dist/provider/native/main.js"]) {
+    for (const built of ["dist/native/index.js", "dist/bin/pulumi-resource-helpdesk.js"]) {
       if (!existsSync(new URL(`../../${built}`, import.meta.url))) throw new Error(`${built} is missing: run \`npm run build\` first`);
     }
     for (const name of ["default", "a", "b"]) {
