@@ -29,7 +29,7 @@ import type {
 } from "@pulumi/policy";
 import { EVENTS } from "../kernel/events.js";
 import { DYNAMIC_WEBHOOK_TYPE, WEBHOOK_TYPE } from "../kernel/names.js";
-import { UNKNOWN } from "../provider/core/unknown.js";
+import { UNKNOWN } from "../kernel/pulumi-wire.js";
 import { ALLOWED_HOST_PATTERN, duplicateWebhooks, helpDeskKey, hostAllowed, shownHost, webhookUrl } from "./rules.js";
 
 /** The policies' names, as config files and `pulumi preview` name them. */

@@ -16,7 +16,7 @@ import { HelpdeskError } from "./errors.js";
 import { registerSecret } from "../../auth/redact.js";
 import type { Target } from "./target.js";
 import type { Webhook, WebhookField, WebhookSpec } from "./webhook-types.js";
-import { UNKNOWN } from "./unknown.js";
+import { UNKNOWN } from "../../kernel/pulumi-wire.js";
 import { warn } from "./warnings.js";
 
 /** One failing input of {@link checkWebhook}. */

@@ -7,14 +7,14 @@
  * than read from `@pulumi/pulumi`, whose index takes most of a second to load (the plugin must start fast); a test
  * (`tests/release/constants.test.ts`) checks they equal the SDK's.
  */
-import { UNKNOWN } from "../core/unknown.js";
+import { UNKNOWN } from "../../kernel/pulumi-wire.js";
 import type { PropertyMap } from "./proto.js";
 
 /** The signature key of a wrapped special value (`@pulumi/pulumi` `runtime.specialSigKey`). */
 export const SIG_KEY = "4dabf18193072939515e22adb298388d";
 /** The signature of a secret (`@pulumi/pulumi` `runtime.specialSecretSig`). */
 export const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
-/** The preview sentinel of an unknown value (`provider/core/unknown.ts`). */
+/** The preview sentinel of an unknown value (`kernel/pulumi-wire.ts`). */
 export { UNKNOWN };
 
 /** A secret as the engine wraps it. */

@@ -11,7 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { DYNAMIC_WEBHOOK_TYPE, PLUGIN_EXECUTABLE, POLICY_PACK, PROVIDER_TYPE, WEBHOOK_TYPE, ANALYZER_EXECUTABLE } from "../../kernel/names.js";
 import { packageVersion } from "../../kernel/package-version.js";
-import { UNKNOWN } from "../../provider/core/unknown.js";
+import { UNKNOWN } from "../../kernel/pulumi-wire.js";
 import { asSecret } from "../../provider/native/properties.js";
 import { duplicateWebhooks, hostAllowed, hostEntry, webhookUrl } from "../../policy/rules.js";
 import { POLICY_NAMES } from "../../policy/policies.js";
