@@ -26,7 +26,7 @@ import { DEFAULT_CONFIG_NAMESPACE } from "../../kernel/config.js";
 import { DYNAMIC_WEBHOOK_TYPE, PROVIDER_TYPE, WEBHOOK_TYPE, pluginDownloadUrl } from "../../kernel/names.js";
 import { packageVersion } from "../../kernel/package-version.js";
 import { adoptWebhook } from "../../provider/core/webhooks.js";
-import { SECRET_SIG, SIG_KEY } from "../../provider/native/properties.js";
+import { stateSecret } from "../../kernel/pulumi-wire.js";
 import { declarationLanguage, declarations, WEBHOOK_URLS_KEY, WEBHOOK_URLS_SEPARATOR, type Declared } from "../declarations.js";
 import { commandNamespace, namespaceNote, programHint } from "../namespace.js";
 import { CliError, info, result, success, warn } from "../output.js";
@@ -54,14 +54,6 @@ interface StateResource {
   id?: string;
   inputs?: Record<string, unknown>;
 }
-
-/**
- * A secret in the form of a state file (pulumi/pulumi `sdk/go/common/apitype` `SecretV1`, read by `pulumi import`'s
- * `DeserializeProperties`): the engine encrypts it into the state as it imports.
- *
- * @param value the plain value
- */
-const stateSecret = (value: string): Record<string, string> => ({ [SIG_KEY]: SECRET_SIG, plaintext: JSON.stringify(value) });
 
 /** The last part of a URN: the resource's name. */
 const nameOf = (urn: string): string => urn.slice(urn.lastIndexOf("::") + 2);
