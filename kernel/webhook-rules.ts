@@ -211,3 +211,9 @@ export function webhookIdPath(id: string): string {
   if (problem !== undefined) throw new Error(problem);
   return `/v1/webhooks/${encodeURIComponent(id)}`;
 }
+
+/**
+ * The `state` recorded for an adopted webhook (the `import` resource option, and `pulumi-helpdesk import`, which
+ * writes the same record): the API cannot read a webhook (docs/helpdesk-api.md §4.5), so its state is not known.
+ */
+export const ADOPTED_STATE = "unknown";

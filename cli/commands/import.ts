@@ -25,7 +25,7 @@ import { stackCommand } from "../../kernel/commands.js";
 import { DEFAULT_CONFIG_NAMESPACE } from "../../kernel/config.js";
 import { DYNAMIC_WEBHOOK_TYPE, PROVIDER_TYPE, WEBHOOK_TYPE, pluginDownloadUrl } from "../../kernel/names.js";
 import { packageVersion } from "../../kernel/package-version.js";
-import { adoptWebhook } from "../../provider/core/webhooks.js";
+import { ADOPTED_STATE } from "../../kernel/webhook-rules.js";
 import { stateSecret } from "../../kernel/pulumi-wire.js";
 import { declarationLanguage, declarations, WEBHOOK_URLS_KEY, WEBHOOK_URLS_SEPARATOR, type Declared } from "../declarations.js";
 import { commandNamespace, namespaceNote, programHint } from "../namespace.js";
@@ -222,8 +222,8 @@ async function runImport(rows: readonly WebhookRow[], run: ImportRun): Promise<v
   const file = {
     ...(run.provider ? { nameTable: { [run.provider.name]: run.provider.urn } } : {}),
     resources: rows.map((row) => {
-      const { event, url, state } = adoptWebhook(row.id, { event: row.event, url: row.url });
-      return { type: WEBHOOK_TYPE, name: row.name, id: row.id, ...placement, inputs: { event, url: stateSecret(url) }, outputs: { event, url: stateSecret(url), state } };
+      const { event, url } = row;
+      return { type: WEBHOOK_TYPE, name: row.name, id: row.id, ...placement, inputs: { event, url: stateSecret(url) }, outputs: { event, url: stateSecret(url), state: ADOPTED_STATE } };
     }),
   };
   const dir = mkdtempSync(join(tmpdir(), "helpdesk-import-"));
