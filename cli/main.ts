@@ -3,14 +3,14 @@
  */
 import { packageVersion } from "../kernel/package-version.js";
 import { Command, InvalidArgumentError } from "commander";
-import { login } from "./commands/login.js";
-import { runEmulator } from "./commands/emulator.js";
-import { logout } from "./commands/logout.js";
-import { refresh } from "./commands/refresh.js";
-import { importWebhooks } from "./commands/import.js";
-import { status } from "./commands/status.js";
-import { DEFAULT_EMULATOR_URL, trigger } from "./commands/trigger.js";
-import { pluginInstall, pluginPath } from "./commands/plugin.js";
+import { login } from "./login/login.js";
+import { runEmulator } from "./emulator/emulator.js";
+import { logout } from "./logout/logout.js";
+import { refresh } from "./refresh/refresh.js";
+import { importWebhooks } from "./import/import.js";
+import { status } from "./status/status.js";
+import { DEFAULT_EMULATOR_URL, trigger } from "./trigger/trigger.js";
+import { pluginInstall, pluginPath } from "./plugin/plugin.js";
 import { importHelpAfter, loginPrecedence, programHelpAfter, settingOption } from "./help.js";
 import { NAMESPACE_FLAGS, NAMESPACE_HELP, parseNamespaceOption } from "./namespace.js";
 import { CliError, endQuietlyWhenOutputCloses, error as printError } from "./output.js";

@@ -3,7 +3,7 @@
  * URIs; RFC 6890 for 127.0.0.0/8 and ::1), plus the name `localhost`, which resolves to them (RFC 6761 §6.3). Used
  * where plain `http` is acceptable because nothing crosses a network: a base URL and so the API and OAuth requests
  * to a local help desk (`kernel/base-url.ts` `allowsPlainHttp`), the redirect URI `login` listens on
- * (`cli/callback-server.ts`), the webhook url warning (`program/webhook.ts`); the emulator's guard against DNS
+ * (`cli/login/callback-server.ts`), the webhook url warning (`program/webhook.ts`); the emulator's guard against DNS
  * rebinding, which serves only a loopback `Host` (`emulator/app.ts`); and the engine addresses the native plugin
  * follows (`provider/native/engine-log.ts`).
  */

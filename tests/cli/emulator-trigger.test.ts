@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { request } from "undici";
-import { shellWord } from "../../cli/commands/emulator.js";
+import { shellWord } from "../../cli/emulator/emulator.js";
 import { DEFAULT_CLIENT } from "../../emulator/index.js";
 import { completeAuthorizationAutoApproved } from "../../emulator-client/index.js";
 import { CLI_EXECUTABLE } from "../../kernel/names.js";

@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { pickSetting, SETTING_NAMES, SETTING_PRECEDENCE, SETTINGS, settingReaderOf, type SettingName, type SettingSpec, type SourceOrigin } from "../../kernel/settings.js";
 import { TOKEN_CACHE_DIR_VARIABLE } from "../../auth/token-cache.js";
-import { LAUNCHER_VARIABLES } from "../../cli/commands/plugin.js";
+import { LAUNCHER_VARIABLES } from "../../cli/plugin/plugin.js";
 import { CLIENT_SETTING_NAMES } from "../../cli/settings.js";
 import { NON_INTERACTIVE_VARIABLE } from "../../cli/prompt.js";
 import { NO_COLOR_VARIABLE } from "../../cli/output.js";

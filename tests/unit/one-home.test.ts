@@ -11,7 +11,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { accessTokenExpired } from "../../auth/grant.js";
 import { redact, REDACTED } from "../../auth/redact.js";
-import { describeStatus } from "../../cli/commands/status.js";
+import { describeStatus } from "../../cli/status/status.js";
 import { pickClientSettings } from "../../cli/settings.js";
 import { stackCommand, signInAgain } from "../../kernel/commands.js";
 import { stackConfigSettings } from "../../kernel/config.js";

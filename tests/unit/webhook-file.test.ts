@@ -1,10 +1,10 @@
 /**
- * The file of `pulumi-helpdesk import --from` (cli/webhook-file.ts): both forms read, every row held to the one webhook
+ * The file of `pulumi-helpdesk import --from` (cli/import/webhook-file.ts): both forms read, every row held to the one webhook
  * rule (kernel/webhook-rules.ts), each bad file refused with exit code 2, the problem and its row, and never the url.
  */
 import { randomBytes } from "node:crypto";
 import { describe, expect, it } from "vitest";
-import { defaultResourceName, MAX_FILE_BYTES, parseWebhookFile, WebhookFileError } from "../../cli/webhook-file.js";
+import { defaultResourceName, MAX_FILE_BYTES, parseWebhookFile, WebhookFileError } from "../../cli/import/webhook-file.js";
 
 const secretUrl = "https://hooks.example.test/in/secret-token-7f3a";
 const text = (value: string): Uint8Array => new TextEncoder().encode(value);

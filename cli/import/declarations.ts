@@ -11,7 +11,7 @@
  * and not a JSON list: Pulumi YAML 1.19 cannot index a secret list from config ("receiver must be a list or
  * object, not *[]string"), while `fn::split` of a secret string works.
  */
-import { CLI_EXECUTABLE, PULUMI_PACKAGE, PYTHON_PACKAGE, WEBHOOK_TYPE, goImportPath, javaBasePackage, nodejsSdkPackage } from "../kernel/names.js";
+import { CLI_EXECUTABLE, PULUMI_PACKAGE, PYTHON_PACKAGE, WEBHOOK_TYPE, goImportPath, javaBasePackage, nodejsSdkPackage } from "../../kernel/names.js";
 
 /** The stack config key (in the project's namespace, as `new pulumi.Config()` reads it) holding the adopted urls. */
 export const WEBHOOK_URLS_KEY = "helpdeskWebhookUrls";

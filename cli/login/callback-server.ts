@@ -20,10 +20,10 @@
  */
 import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { OAuthError } from "../auth/oauth.js";
-import { serverText } from "../auth/redact.js";
-import { isLoopbackHost } from "../kernel/loopback.js";
-import { CliError } from "./output.js";
+import { OAuthError } from "../../auth/oauth.js";
+import { serverText } from "../../auth/redact.js";
+import { isLoopbackHost } from "../../kernel/loopback.js";
+import { CliError } from "../output.js";
 
 /** Default of {@link CallbackOptions.responseTimeoutSeconds}: how long the browser waits for the result, in seconds. */
 export const DEFAULT_RESPONSE_TIMEOUT_SECONDS = 60;

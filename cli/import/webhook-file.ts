@@ -12,9 +12,9 @@
  * parsers' own messages, which may quote the text around an error, are replaced by ours (line or position only).
  */
 import { parse as parseCsv } from "csv-parse/sync";
-import { isWebhookEvent, type WebhookEvent } from "../kernel/events.js";
-import { webhookIdProblem, webhookProblems } from "../kernel/webhook-rules.js";
-import { CliError } from "./output.js";
+import { isWebhookEvent, type WebhookEvent } from "../../kernel/events.js";
+import { webhookIdProblem, webhookProblems } from "../../kernel/webhook-rules.js";
+import { CliError } from "../output.js";
 
 /** The columns every row has: the webhook's id (docs/helpdesk-api.md §4.4 `:id`), event and url (§2.1). */
 export const REQUIRED_COLUMNS = ["id", "event", "url"] as const;

@@ -3,11 +3,11 @@
  * run, with no request to the help desk (it has no read endpoint, docs/helpdesk-api.md §4.5): the file's event and url
  * are trusted as given, as the `import` resource option trusts the declared ones.
  *
- * 1. The file is read and every row checked (`../webhook-file.ts`, the one webhook rule); then the stack's state
+ * 1. The file is read and every row checked (`./webhook-file.ts`, the one webhook rule); then the stack's state
  *    (`pulumi stack export`, secrets left encrypted): a row whose id the stack holds under its name is skipped as
  *    adopted already; an id under another name, or a name taken by another webhook, is a problem of that row.
  *    Any problem ends the command with exit code 2 before anything changes.
- * 2. The urls are written to the secret stack config `<project>:helpdeskWebhookUrls` (`../declarations.ts` says why
+ * 2. The urls are written to the secret stack config `<project>:helpdeskWebhookUrls` (`./declarations.ts` says why
  *    one value), through `pulumi config set --secret` with the value on stdin.
  * 3. `pulumi import --file` (CLI >= 3.259, pulumi/pulumi#23987) with each webhook's `inputs` and `outputs` (the
  *    provider's Read is skipped), the url a secret in the state's form; the file lives in a private temporary folder
@@ -16,7 +16,7 @@
  *    redirects it to a mirror); with `--namespace` under the explicit provider of the stack configured from `<ns>:*`.
  *    Not protected unless `--protect`. Pulumi's code generation is off: it needs the language host's
  *    `GenerateProgram`, and would write urls into code.
- * 4. The declarations are printed on stdout, in the stack's language (`../declarations.ts`).
+ * 4. The declarations are printed on stdout, in the stack's language (`./declarations.ts`).
  */
 import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -27,11 +27,11 @@ import { DYNAMIC_WEBHOOK_TYPE, PROVIDER_TYPE, WEBHOOK_TYPE, pluginDownloadUrl } 
 import { packageVersion } from "../../kernel/package-version.js";
 import { ADOPTED_STATE } from "../../kernel/webhook-rules.js";
 import { stateSecret } from "../../kernel/pulumi-wire.js";
-import { declarationLanguage, declarations, WEBHOOK_URLS_KEY, WEBHOOK_URLS_SEPARATOR, type Declared } from "../declarations.js";
+import { declarationLanguage, declarations, WEBHOOK_URLS_KEY, WEBHOOK_URLS_SEPARATOR, type Declared } from "./declarations.js";
 import { commandNamespace, namespaceNote, programHint } from "../namespace.js";
 import { CliError, info, result, success, warn } from "../output.js";
 import { openStack, readProjectFacts, readStackConfig, resolveStackRef, runPulumi, writeStackConfig } from "../stack-config.js";
-import { fileProblems, MAX_FILE_BYTES, parseWebhookFile, type WebhookRow } from "../webhook-file.js";
+import { fileProblems, MAX_FILE_BYTES, parseWebhookFile, type WebhookRow } from "./webhook-file.js";
 
 /** Options of `import`. */
 export interface ImportOptions {
