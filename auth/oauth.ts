@@ -11,7 +11,7 @@
 import * as oauth from "oauth4webapi";
 import { messageOf, PulumiHelpdeskError } from "../kernel/errors.js";
 import { allowsPlainHttp, baseUrlText, endpointUrl } from "../kernel/base-url.js";
-import { MAX_ANSWER_BYTES, readAtMost, tooLargeText } from "../kernel/answer-limit.js";
+import { MAX_ANSWER_BYTES, readAtMost, tooLargeText } from "../kernel/response-limit.js";
 import { registerSecret, serverText } from "./redact.js";
 
 /** The OAuth client registration of docs/helpdesk-api.md §5.2: issued id and secret, and the redirect URI supplied in advance. */
@@ -100,7 +100,7 @@ function requestOptions(baseUrl: URL): oauth.TokenEndpointRequestOptions {
 const NULL_BODY_STATUSES = new Set([204, 205, 304]);
 
 /**
- * Node's global fetch with the answer's body read here, at most `MAX_ANSWER_BYTES` (kernel/answer-limit.ts: 1 MiB,
+ * Node's global fetch with the answer's body read here, at most `MAX_ANSWER_BYTES` (kernel/response-limit.ts: 1 MiB,
  * far above any token answer), and handed to oauth4webapi as a `Response` already in memory. oauth4webapi reads
  * the body with `response.json()`, which has no limit; its `customFetch` option is the hook it offers for this.
  * Bytes are counted after fetch's decompression, so a small compressed body that inflates is cut off too.

@@ -11,7 +11,7 @@
 import { baseUrlText, parseBaseUrl } from "../kernel/base-url.js";
 import { Client, request, type Dispatcher } from "undici";
 import { messageOf, PulumiHelpdeskError } from "../kernel/errors.js";
-import { readAtMost, tooLargeText } from "../kernel/answer-limit.js";
+import { readAtMost, tooLargeText } from "../kernel/response-limit.js";
 import type { WebhookEvent } from "../kernel/events.js";
 import type { DeliveryLogEntry, EmulatorState, FaultOptions, LoginLink, StatsSnapshot, StoredWebhook, TriggeredEvent } from "../emulator/types.js";
 

@@ -77,7 +77,7 @@ export class HelpdeskClient {
    *
    * @returns the registered webhook (`state` defaults to `"active"` when the service omits it, docs/helpdesk-api.md §2.1)
    * @throws HelpdeskError `http` on a non-201/200 status, `network` when no answer came, `protocol` when the answer
-   *   has no usable id or a body longer than kernel/answer-limit.ts reads (the message then says a webhook may exist
+   *   has no usable id or a body longer than kernel/response-limit.ts reads (the message then says a webhook may exist
    *   and how to remove it)
    */
   async createWebhook(inputs: WebhookSpec): Promise<Webhook> {
@@ -111,7 +111,7 @@ export class HelpdeskClient {
    *   says what to do, this is the last guard)
    * @returns `"deleted"` on 204 (or any 2xx), `"not_found"` on 404 (already gone: removed in the web UI, say)
    * @throws HelpdeskError `http` on any other status, `network` when no answer came, `protocol` when the answer's
-   *   body is longer than kernel/answer-limit.ts reads; Error from `webhookIdPath` for an id that breaks the rule,
+   *   body is longer than kernel/response-limit.ts reads; Error from `webhookIdPath` for an id that breaks the rule,
    *   before any request
    */
   async deleteWebhook(id: string): Promise<"deleted" | "not_found"> {
@@ -150,7 +150,7 @@ export class HelpdeskClient {
    * (the grant's reaction to a rejected token, once per request) and resends at once; that resend is part of the same
    * attempt, not a retry.
    *
-   * An answer whose body is longer than kernel/answer-limit.ts reads is not retried: `unread` makes its error.
+   * An answer whose body is longer than kernel/response-limit.ts reads is not retried: `unread` makes its error.
    *
    * @param unread the error for an answer whose body was not read (the `TOO_LARGE` failure of http.ts, with the status)
    * @returns the last answer, whatever its status

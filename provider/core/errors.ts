@@ -10,7 +10,7 @@ import { PulumiHelpdeskError } from "../../kernel/errors.js";
  * - `http`: the API answered with a non-success status.
  * - `network`: no answer (connection refused, reset, timeout).
  * - `protocol`: the API answered 2xx with a body this provider cannot use (e.g. no webhook id, or one that breaks the
- *   id rule, docs/helpdesk-api.md §2.1), or an answer longer than the provider reads (kernel/answer-limit.ts).
+ *   id rule, docs/helpdesk-api.md §2.1), or an answer longer than the provider reads (kernel/response-limit.ts).
  * - `operation`: Pulumi asked for something the API cannot do (`pulumi import` of a webhook: there is no read
  *   endpoint; an in-place update: there is no update endpoint), or for an id that breaks the id rule
  *   (kernel/webhook-rules.ts: an import's id, a recorded id to delete).

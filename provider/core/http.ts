@@ -12,7 +12,7 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { messageOf, PulumiHelpdeskError } from "../../kernel/errors.js";
-import { MAX_ANSWER_BYTES, readAtMost, tooLargeText } from "../../kernel/answer-limit.js";
+import { MAX_ANSWER_BYTES, readAtMost, tooLargeText } from "../../kernel/response-limit.js";
 
 /** What the API answered: status, headers (lower-case names, repeated ones joined with ", ") and the body as text. */
 export interface HttpAnswer {
@@ -64,7 +64,7 @@ const agents = {
 };
 
 /**
- * Sends one request and reads the whole answer, at most {@link MAX_ANSWER_BYTES} of body (kernel/answer-limit.ts).
+ * Sends one request and reads the whole answer, at most {@link MAX_ANSWER_BYTES} of body (kernel/response-limit.ts).
  * Never follows redirects (a redirect would carry the bearer token elsewhere; the API never redirects,
  * docs/helpdesk-api.md §4).
  *
@@ -101,7 +101,7 @@ export function exchange(request: HttpExchange): Promise<HttpAnswer> {
 }
 
 /**
- * The answer of `response`, its body read with the limit of kernel/answer-limit.ts and decoded as UTF-8. Async, so
+ * The answer of `response`, its body read with the limit of kernel/response-limit.ts and decoded as UTF-8. Async, so
  * that whatever goes wrong while reading or decoding rejects (and reaches the caller) rather than throwing from a
  * stream's event listener, where it would be uncaught and end the provider process.
  *
