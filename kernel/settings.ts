@@ -14,7 +14,6 @@
 import { parseBaseUrl } from "./base-url.js";
 import { LOOPBACK_HOSTS } from "./loopback.js";
 import { PulumiHelpdeskError } from "./errors.js";
-import { PULUMI_PACKAGE } from "./names.js";
 
 /** What a setting's value is. */
 export type SettingType = "string" | "url" | "redirect_uri" | "timestamp" | "integer";

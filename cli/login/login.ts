@@ -173,7 +173,11 @@ async function pastedCallback(request: AuthorizationRequest, redirectUri: URL): 
   const question = `After approving, paste the URL you were redirected to (${redirectUri.origin}…), or just the code: `;
   let pasted: string;
   try {
-    pasted = isInteractive() ? await ask(question) : (info(question), await readLineFromStdin());
+    if (isInteractive()) pasted = await ask(question);
+    else {
+      info(question);
+      pasted = await readLineFromStdin();
+    }
   } catch {
     throw new CliError(
       "failed",

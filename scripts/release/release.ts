@@ -173,11 +173,11 @@ export async function release(options: { out: string; targets?: readonly Target[
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
-  const valueOf = (flag: string): string | undefined => {
+  const flagValue = (flag: string): string | undefined => {
     const at = args.indexOf(flag);
     return at >= 0 ? args[at + 1] : undefined;
   };
-  const targets = valueOf("--targets")
+  const targets = flagValue("--targets")
     ?.split(",")
     .map((name) => {
       const [os, arch] = name.split("-");
@@ -185,7 +185,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       if (!target) throw new Error(`cannot build ${name} here (buildable: ${BUILDABLE_TARGETS.map((t) => `${t.os}-${t.arch}`).join(", ")})`);
       return target;
     });
-  const result = await release({ out: valueOf("--out") ?? join(ROOT, "release"), ...(targets ? { targets } : {}), npmPackage: !args.includes("--no-npm-package"), python: !args.includes("--no-python") });
+  const result = await release({ out: flagValue("--out") ?? join(ROOT, "release"), ...(targets ? { targets } : {}), npmPackage: !args.includes("--no-npm-package"), python: !args.includes("--no-python") });
   const sums = new Map(
     readFileSync(join(result.out, "SHA256SUMS"), "utf8").trim().split("\n").map((line) => [line.slice(66), line.slice(0, 64)] as const),
   );

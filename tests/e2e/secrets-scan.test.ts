@@ -178,7 +178,7 @@ describe.skipIf(!pulumiAvailable())("credentials never reach a person, whatever 
     expect((await pulumi("up", ["up", "--yes", "--skip-preview"])).code).toBe(0);
     expect(await heldWebhooks(emulator)).toHaveLength(2);
 
-    failing = (method, path) => path.startsWith("/oauth/token");
+    failing = (_method, path) => path.startsWith("/oauth/token");
     const failedRefresh = await helpdesk("refresh (echoing failure)", ["refresh"]);
     expect(failedRefresh.code).toBe(1);
     failing = undefined;

@@ -20,6 +20,7 @@ export interface Answer {
   status: number;
   headers: IncomingHttpHeaders;
   text: string;
+  // biome-ignore lint/suspicious/noExplicitAny: the tests read the emulator's JSON responses, of every shape, field by field
   json: any;
 }
 
@@ -81,7 +82,7 @@ export function authorizeUrl(base: string, client: EmulatorClient, extra: Record
     client_id: client.clientId,
     response_type: "code",
     redirect_uri: client.redirectUri,
-    state: "st-" + randomBytes(4).toString("hex"),
+    state: `st-${randomBytes(4).toString("hex")}`,
     ...extra,
   });
   return `${base}/oauth/authorize?${q}`;

@@ -183,8 +183,8 @@ describe.skipIf(!pulumiAvailable())("native provider plugin: pulumi up / refresh
     expect(result.summary.result).toBe("succeeded");
     expect(result.summary.resourceChanges?.import).toBe(1);
     const outputs = result.outputs;
-    expect((outputs.ids?.value as Record<string, string>).adopted).toBe(id);
-    expect((outputs.states?.value as Record<string, string>).adopted).toBe("unknown");
+    expect((outputs.ids!.value as Record<string, string>).adopted).toBe(id);
+    expect((outputs.states!.value as Record<string, string>).adopted).toBe("unknown");
     const held = await heldWebhooks(desk("a").emulator);
     expect(held.filter((hook) => hook.id === id)).toHaveLength(1);
     expect(held).toHaveLength(2);

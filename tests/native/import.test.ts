@@ -14,7 +14,7 @@
  *   deletes exactly the adopted webhooks, each on its own help desk.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -54,7 +54,7 @@ const eu = new Provider("eu", {
 function withDeclarations(program: string, printed: string): string {
   const lines = printed.split("\n").filter((line) => !program.split("\n").includes(line) || line.trim() === "" || line.startsWith("//"));
   const imports = lines.filter((line) => line.startsWith("import "));
-  return [...imports, program, ...lines.filter((line) => !line.startsWith("import "))].join("\n") + "\n";
+  return `${[...imports, program, ...lines.filter((line) => !line.startsWith("import "))].join("\n")}\n`;
 }
 
 /**
