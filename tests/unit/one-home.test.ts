@@ -17,7 +17,7 @@ import { stackCommand, signInAgain } from "../../kernel/commands.js";
 import { stackConfigSettings } from "../../kernel/config.js";
 import { resolveSettings, SECRET_SETTING_NAMES, SETTING_NAMES, SETTINGS, settingReaderOf, type SettingSpec } from "../../kernel/settings.js";
 import { checkProviderConfig, providerTarget } from "../../provider/native/config.js";
-import { SHIPPED_ROOMS } from "../support/dependencies.js";
+import { SHIPPED_ROOMS } from "../support/rooms.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
