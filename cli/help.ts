@@ -16,6 +16,7 @@ import { CLIENT_SETTING_NAMES } from "./settings.js";
 import { WEBHOOK_URLS_KEY } from "./import/declarations.js";
 import { NAME_RULE, OPTIONAL_COLUMNS, REQUIRED_COLUMNS } from "./import/webhook-file.js";
 import { ID_RULE_DESCRIPTION } from "../kernel/webhook-rules.js";
+import { CLI_EXECUTABLE } from "../kernel/names.js";
 
 /** The width the generated paragraphs are wrapped to: that of the help's hand-written text. */
 const WIDTH = 115;
@@ -153,8 +154,8 @@ export function importHelpAfter(): string {
     ),
     "",
     "Examples:",
-    "  $ pulumi-helpdesk import --stack dev --from webhooks.csv",
-    "  $ pulumi-helpdesk import --stack dev --namespace eu --from webhooks.json",
-    "  $ cat webhooks.csv | pulumi-helpdesk import --from -",
+    `  $ ${CLI_EXECUTABLE} import --stack dev --from webhooks.csv`,
+    `  $ ${CLI_EXECUTABLE} import --stack dev --namespace eu --from webhooks.json`,
+    `  $ cat webhooks.csv | ${CLI_EXECUTABLE} import --from -`,
   ].join("\n");
 }

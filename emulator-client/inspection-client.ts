@@ -13,6 +13,7 @@ import { Client, request, type Dispatcher } from "undici";
 import { messageOf, PulumiHelpdeskError } from "../kernel/errors.js";
 import { readAtMost, tooLargeText } from "../kernel/response-limit.js";
 import type { WebhookEvent } from "../kernel/events.js";
+import { CLI_EXECUTABLE } from "../kernel/names.js";
 import type { DeliveryLogEntry, EmulatorState, FaultOptions, LoginLink, StatsSnapshot, StoredWebhook, TriggeredEvent } from "../emulator/types.js";
 
 /**
@@ -156,7 +157,7 @@ export class EmulatorInspectionClient {
         const why = messageOf(error);
         throw new EmulatorInspectionError(
           "unreachable",
-          `cannot reach the emulator at ${this.baseUrl} (${method} ${path}: ${why}); start it with \`pulumi-helpdesk emulator\``,
+          `cannot reach the emulator at ${this.baseUrl} (${method} ${path}: ${why}); start it with \`${CLI_EXECUTABLE} emulator\``,
           { cause: error },
         );
       }

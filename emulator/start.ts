@@ -18,6 +18,7 @@ import { checkOptions, invalidOption } from "./options.js";
 import { DEFAULT_HTTP_TIMEOUTS, createHttpServer } from "./server.js";
 import type { EmulatorAccount, EmulatorClient, EmulatorOptions, RunningEmulator } from "./types.js";
 import { messageOf } from "../kernel/errors.js";
+import { PACKAGE_NAME } from "../kernel/package-version.js";
 
 /**
  * The demo OAuth client registered when `clients` is not given. Its secret is a fixed, public demo value (this is a
@@ -27,7 +28,7 @@ export const DEFAULT_CLIENT: EmulatorClient = Object.freeze({
   clientId: "helpdesk-demo",
   clientSecret: "demo-client-secret",
   redirectUri: "http://127.0.0.1:8976/callback",
-  name: "pulumi-helpdesk demo",
+  name: `${PACKAGE_NAME} demo`,
 });
 
 /** The demo account registered when `accounts` is not given: `demo` / `demo`. */

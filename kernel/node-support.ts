@@ -22,6 +22,7 @@
  * readable line instead of a dependency's stack trace.
  */
 import { PulumiHelpdeskError } from "./errors.js";
+import { PACKAGE_NAME } from "./package-version.js";
 
 /**
  * The oldest supported release of each supported Node.js major line, `major.minor.patch`, oldest line first. A version
@@ -78,7 +79,7 @@ export function nodeVersionProblem(version: string = process.versions.node): str
     compareVersions(version, last) >= 0 ||
     NODE_FLOORS.some((floor) => major(floor) === major(version) && compareVersions(version, floor) >= 0);
   if (supported) return undefined;
-  return `pulumi-helpdesk needs ${SUPPORTED_NODE_TEXT}, but this is Node.js ${version}: ${HOW_TO_GET_NODE}.`;
+  return `${PACKAGE_NAME} needs ${SUPPORTED_NODE_TEXT}, but this is Node.js ${version}: ${HOW_TO_GET_NODE}.`;
 }
 
 /**

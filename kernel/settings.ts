@@ -14,6 +14,7 @@
 import { parseBaseUrl } from "./base-url.js";
 import { LOOPBACK_HOSTS } from "./loopback.js";
 import { PulumiHelpdeskError } from "./errors.js";
+import { CLI_EXECUTABLE } from "./names.js";
 
 /** What a setting's value is. */
 export type SettingType = "string" | "url" | "redirect_uri" | "timestamp" | "integer";
@@ -77,7 +78,7 @@ export const SETTINGS = {
     env: "HELPDESK_REDIRECT_URI",
     provider: false,
     writtenByLogin: true,
-    description: "Registered OAuth redirect URI (docs/helpdesk-api.md §4.1, §5.3; RFC 6749 §3.1.2); used by `pulumi-helpdesk login` only.",
+    description: `Registered OAuth redirect URI (docs/helpdesk-api.md §4.1, §5.3; RFC 6749 §3.1.2); used by \`${CLI_EXECUTABLE} login\` only.`,
   },
   accessToken: {
     secret: true,
@@ -85,7 +86,7 @@ export const SETTINGS = {
     env: "HELPDESK_ACCESS_TOKEN",
     provider: true,
     writtenByLogin: true,
-    description: "Bearer access token (docs/helpdesk-api.md §2.2, RFC 6750 §2.1), as written by `pulumi-helpdesk login`. Secret.",
+    description: `Bearer access token (docs/helpdesk-api.md §2.2, RFC 6750 §2.1), as written by \`${CLI_EXECUTABLE} login\`. Secret.`,
   },
   refreshToken: {
     secret: true,

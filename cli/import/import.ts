@@ -22,7 +22,7 @@ import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync }
 import { tmpdir } from "node:os";
 import { join, resolve as resolvePath } from "node:path";
 import { stackCommand } from "../../kernel/commands.js";
-import { DEFAULT_CONFIG_NAMESPACE } from "../../kernel/config.js";
+import { configKeysFor, DEFAULT_CONFIG_NAMESPACE } from "../../kernel/config.js";
 import { DYNAMIC_WEBHOOK_TYPE, PROVIDER_TYPE, WEBHOOK_TYPE, pluginDownloadUrl } from "../../kernel/names.js";
 import { packageVersion } from "../../kernel/package-version.js";
 import { ADOPTED_STATE } from "../../kernel/webhook-rules.js";
@@ -181,9 +181,10 @@ function adoptedRows(rows: readonly WebhookRow[], resources: readonly StateResou
  *   (declare it and run `pulumi up` first: the message shows how), or several match
  */
 function explicitProvider(resources: readonly StateResource[], config: Readonly<Record<string, string>>, namespace: string, stackName: string): { name: string; urn: string } {
-  const baseUrl = config[`${namespace}:baseUrl`];
+  const baseUrlKey = configKeysFor(namespace).baseUrl;
+  const baseUrl = config[baseUrlKey];
   if (!baseUrl) {
-    throw new CliError("usage", `stack "${stackName}" has no ${namespace}:baseUrl: sign in first with ${stackCommand("login", { stack: stackName, namespace })}`);
+    throw new CliError("usage", `stack "${stackName}" has no ${baseUrlKey}: sign in first with ${stackCommand("login", { stack: stackName, namespace })}`);
   }
   const matching = resources.filter(
     (resource) => resource.type === PROVIDER_TYPE && !nameOf(resource.urn).startsWith("default") && resource.inputs?.baseUrl === baseUrl,
@@ -191,7 +192,7 @@ function explicitProvider(resources: readonly StateResource[], config: Readonly<
   const chosen = matching.length === 1 ? matching[0] : matching.find((resource) => nameOf(resource.urn) === namespace);
   if (chosen) return { name: nameOf(chosen.urn), urn: chosen.urn };
   if (matching.length > 1) {
-    throw new CliError("usage", `stack "${stackName}" has ${matching.length} explicit providers for ${namespace}:baseUrl (${matching.map((r) => JSON.stringify(nameOf(r.urn))).join(", ")}) and none is named ${JSON.stringify(namespace)}: name the one to adopt under ${JSON.stringify(namespace)}`);
+    throw new CliError("usage", `stack "${stackName}" has ${matching.length} explicit providers for ${baseUrlKey} (${matching.map((r) => JSON.stringify(nameOf(r.urn))).join(", ")}) and none is named ${JSON.stringify(namespace)}: name the one to adopt under ${JSON.stringify(namespace)}`);
   }
   throw new CliError(
     "usage",

@@ -11,6 +11,7 @@ import { signInAgain, stackCommand, type SignInPlace } from "../../kernel/comman
 import { TokenCacheError } from "../../auth/token-cache.js";
 import type { Webhook, WebhookSpec } from "./webhook-types.js";
 import { webhookIdPath, webhookIdProblem } from "../../kernel/webhook-rules.js";
+import { PACKAGE_NAME } from "../../kernel/package-version.js";
 
 /**
  * The webhook of a create response (docs/helpdesk-api.md §4.3: `{webhook: {event, url, state, ...}}`). The id field is not shown in
@@ -195,7 +196,7 @@ export class HelpdeskClient {
         headers: {
           authorization: `Bearer ${token}`,
           accept: "application/json",
-          "user-agent": "pulumi-helpdesk",
+          "user-agent": PACKAGE_NAME,
           ...(json === undefined ? {} : { "content-type": "application/json" }),
         },
         ...(json !== undefined && { body: json }),

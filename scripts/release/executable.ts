@@ -38,7 +38,7 @@ import * as esbuild from "esbuild";
 // The names come from the build: kernel/names.ts imports its neighbours by their `.js` names, which Node's type
 // stripping does not map to the `.ts` sources (kernel/package-version.ts imports nothing of the project's).
 import { pluginExecutableFile } from "../../dist/kernel/names.js";
-import { factsOf, type PackageFacts } from "../../kernel/package-version.ts";
+import { factsOf, PACKAGE_NAME, type PackageFacts } from "../../kernel/package-version.ts";
 
 /** The repository's root. */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -86,13 +86,13 @@ export const EXPECTED_WARNINGS: ReadonlyArray<readonly [string, string]> = [
 
 /** The cache of toolchains and built executables (scripts/lib/env.sh's `HELPDESK_CACHE`). */
 export function cacheDir(): string {
-  return process.env.HELPDESK_CACHE || join(homedir(), ".cache", "pulumi-helpdesk");
+  return process.env.HELPDESK_CACHE || join(homedir(), ".cache", PACKAGE_NAME);
 }
 
 /** @returns package.json's facts (version, repository) as the bundle builds them in */
 export function releaseFacts(): PackageFacts {
   const facts = factsOf(readFileSync(join(ROOT, "package.json"), "utf8"));
-  if (!facts) throw new Error(`${join(ROOT, "package.json")} is not pulumi-helpdesk's`);
+  if (!facts) throw new Error(`${join(ROOT, "package.json")} is not ${PACKAGE_NAME}'s`);
   return { version: facts.version, repository: facts.repository };
 }
 
