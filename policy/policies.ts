@@ -1,6 +1,6 @@
 /**
  * The webhook policies of the `helpdesk` policy pack, defined once for both of its shipping forms (docs/design.md
- * "Policy packs"): the folder `policy/` of the npm package (`policy/pack.ts`, run by Pulumi's Node.js language host)
+ * "Rooms"): the folder `policy/` of the npm package (`policy/pack.ts`, run by Pulumi's Node.js language host)
  * and the release executable under the name `pulumi-analyzer-helpdesk` (`policy/analyzer.ts`, a binary policy pack).
  * Their names are part of the interface: people write them in `--policy-pack-config` files.
  *
@@ -27,7 +27,7 @@ import type {
   ResourceValidationPolicy,
   StackValidationPolicy,
 } from "@pulumi/policy";
-import { EVENTS } from "../kernel/events.js";
+import { EVENTS, isWebhookEvent } from "../kernel/events.js";
 import { DYNAMIC_WEBHOOK_TYPE, WEBHOOK_TYPE } from "../kernel/names.js";
 import { UNKNOWN } from "../kernel/pulumi-wire.js";
 import { ALLOWED_HOST_PATTERN, duplicateWebhooks, helpDeskKey, hostAllowed, shownHost, webhookUrl } from "./rules.js";
@@ -153,7 +153,7 @@ const eventAllowed: ResourceValidationPolicy = {
     const event = rawProperty(args.props, "event");
     if (event === UNKNOWN) args.notApplicable("the event is not known until the webhook is created: pulumi up checks it then");
     // An event that is no help-desk event at all is the provider's check's to refuse.
-    if (typeof event !== "string" || !(EVENTS as readonly string[]).includes(event) || events.includes(event)) return;
+    if (!isWebhookEvent(event) || events.includes(event)) return;
     reportViolation(`webhook ${JSON.stringify(args.name)} (event ${event}): the event is not in the policy's events (${events.join(", ")}).`);
   },
 };
