@@ -18,9 +18,9 @@
  *    `GenerateProgram`, and would write urls into code.
  * 4. The declarations are printed on stdout, in the stack's language (`./declarations.ts`).
  */
-import { chmodSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve as resolvePath } from "node:path";
+import { join } from "node:path";
 import { stackCommand } from "../../kernel/commands.js";
 import { configKeysFor, DEFAULT_CONFIG_NAMESPACE } from "../../kernel/config.js";
 import { DYNAMIC_WEBHOOK_TYPE, PROVIDER_TYPE, WEBHOOK_TYPE, pluginDownloadUrl } from "../../kernel/names.js";
@@ -31,7 +31,7 @@ import { declarationLanguage, declarations, WEBHOOK_URLS_KEY, WEBHOOK_URLS_SEPAR
 import { commandNamespace, namespaceNote, programHint } from "../namespace.js";
 import { CliError, info, result, success, warn } from "../output.js";
 import { openStack, readProjectFacts, readStackConfig, resolveStackRef, runPulumi, writeStackConfig } from "../stack-config.js";
-import { fileProblems, MAX_FILE_BYTES, parseWebhookFile, type WebhookRow } from "./webhook-file.js";
+import { fileProblems, parseWebhookFile, readWebhookFile, type WebhookRow } from "./webhook-file.js";
 
 /** Options of `import`. */
 export interface ImportOptions {
@@ -59,30 +59,6 @@ interface StateResource {
 const nameOf = (urn: string): string => urn.slice(urn.lastIndexOf("::") + 2);
 
 /**
- * Reads the file of `--from`, or standard input for `-`.
- *
- * @throws WebhookFileError (exit 2) when it cannot be read, is not a file, or is larger than MAX_FILE_BYTES
- */
-async function readSource(from: string): Promise<{ bytes: Uint8Array; source: string }> {
-  if (from === "-") {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of process.stdin) {
-      size += (chunk as Buffer).length;
-      if (size > MAX_FILE_BYTES) throw fileProblems("standard input", [`more than ${MAX_FILE_BYTES} bytes: no file of webhooks is that large`]);
-      chunks.push(chunk as Buffer);
-    }
-    return { bytes: Buffer.concat(chunks), source: "standard input" };
-  }
-  const path = resolvePath(from);
-  const stats = statSync(path, { throwIfNoEntry: false });
-  if (!stats) throw fileProblems(from, ["the file does not exist"]);
-  if (!stats.isFile()) throw fileProblems(from, ["is not a file"]);
-  if (stats.size > MAX_FILE_BYTES) throw fileProblems(from, [`the file is ${stats.size} bytes long; at most ${MAX_FILE_BYTES} are read`]);
-  return { bytes: readFileSync(path), source: from };
-}
-
-/**
  * Adopts the webhooks of a file into a stack (see the module's description).
  *
  * @param options the parsed flags
@@ -94,7 +70,7 @@ export async function importWebhooks(options: ImportOptions): Promise<void> {
   const namespace = commandNamespace(options.namespace);
   const ref = await resolveStackRef(options.stack, options.cwd);
   const project = readProjectFacts(ref.workDir);
-  const { bytes, source } = await readSource(options.from);
+  const { bytes, source } = await readWebhookFile(options.from);
   const rows = parseWebhookFile(bytes, source);
 
   const stack = await openStack(ref, false);
