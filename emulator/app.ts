@@ -1,6 +1,5 @@
 /**
- * The emulator's Hono application: the pipeline every request passes (request log and statistics,
- * `X-Content-Type-Options: nosniff`, the wait for the commit of every change before answering, token-endpoint
+ * The emulator's Hono application: the pipeline every request passes (request log and statistics, the wait for the commit of every change before answering, token-endpoint
  * headers, the declared body limit, the framing check, the Host check, page headers, fault injection, the streamed
  * body limit), then the route modules, each a Hono sub-app in its own file mounted with `app.route` (`/oauth`:
  * oauth.ts, `/v1`: api.ts, the pages: web.ts, `/_emulator`: inspect.ts), and the one error handler that renders every
@@ -81,9 +80,6 @@ const NO_SECURE_HEADERS = {
   xXssProtection: false,
   removePoweredBy: false,
 } as const;
-
-/** Every answer: `X-Content-Type-Options: nosniff`, so browsers never guess a content type (Fetch §3.5). */
-const everyAnswerHeaders = secureHeaders({ ...NO_SECURE_HEADERS, xContentTypeOptions: true });
 
 /**
  * Every HTML page:
@@ -272,17 +268,14 @@ export function createApp(ctx: EmulatorContext, port: () => number): Hono<AppEnv
     }
   });
 
-  // Every answer, errors and failed commits included (it runs after the commit wait below): nosniff.
-  app.use("*", everyAnswerHeaders);
-
   // Nothing is acknowledged before it is on disk: every answer waits for the commit of the changes made since its
   // request started (one commit serves all the requests of an event-loop turn, see commits.ts). When that commit
   // failed, the answer becomes the error (with none of the original answer's headers).
   app.use("*", async (c, next) => {
-    const mark = ctx.store.commitMark();
+    const mark = ctx.store.database.mark();
     await next();
     try {
-      await ctx.store.committed(mark);
+      await ctx.store.database.committed(mark);
     } catch (error) {
       c.res = undefined;
       c.res = errorResponse(c, error, log);

@@ -69,14 +69,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   try {
     for (const client of clients) store.clients.upsert(client);
     for (const account of accounts) store.accounts.upsert(account);
-    store.flush();
+    store.database.flush();
     if (options.autoApprove === true) autoApproveAccount = accounts[0]?.username ?? store.accounts.names()[0];
     else if (typeof options.autoApprove === "string") autoApproveAccount = options.autoApprove;
     if (options.autoApprove && (autoApproveAccount === undefined || !store.accounts.has(autoApproveAccount))) {
       throw invalidOption("autoApprove", `autoApprove names no existing account (${String(options.autoApprove)})`);
     }
   } catch (error) {
-    store.close();
+    store.database.close();
     throw error;
   }
 
@@ -107,7 +107,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     });
   } catch (error) {
     await deliveries.close();
-    store.close();
+    store.database.close();
     throw error;
   }
   port = (server.address() as AddressInfo).port;
@@ -137,7 +137,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       } catch {
         // Another process holds the lock: the next start (or that process) purges.
       }
-      store.close();
+      store.database.close();
     })();
     return closing;
   };
