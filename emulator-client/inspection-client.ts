@@ -21,7 +21,7 @@ import type { DeliveryLogEntry, EmulatorState, FaultOptions, LoginLink, StatsSna
  * (each well under 3 KiB: a url is at most 2048 characters; the log keeps 1000 entries per account), so a benchmark's
  * few hundred webhooks need a few MiB; the bound only stops a wrong URL that serves something else without end.
  */
-const MAX_INSPECTION_ANSWER_BYTES = 64 * 1024 * 1024;
+const MAX_INSPECTION_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 /**
  * Why an inspection call failed: `unreachable` (no answer: not running, wrong URL) or `refused` (a non-2xx answer,
@@ -161,9 +161,9 @@ export class EmulatorInspectionClient {
           { cause: error },
         );
       }
-      const bytes = await readAtMost(response.body, MAX_INSPECTION_ANSWER_BYTES, headerText(response.headers["content-length"]), () => response.body.destroy());
+      const bytes = await readAtMost(response.body, MAX_INSPECTION_RESPONSE_BYTES, headerText(response.headers["content-length"]), () => response.body.destroy());
       if (bytes === undefined) {
-        throw new EmulatorInspectionError("refused", `${method} ${path}: ${tooLargeText(`the emulator at ${this.baseUrl}`, MAX_INSPECTION_ANSWER_BYTES)}`, { status: response.statusCode });
+        throw new EmulatorInspectionError("refused", `${method} ${path}: ${tooLargeText(`the emulator at ${this.baseUrl}`, MAX_INSPECTION_RESPONSE_BYTES)}`, { status: response.statusCode });
       }
       const text = bytes.toString("utf8");
       if (response.statusCode < 200 || response.statusCode >= 300) {

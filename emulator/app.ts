@@ -115,7 +115,7 @@ const DISCARD_AFTER_REFUSAL_MS = 1000;
  * is read and discarded, so that a client still uploading sees the answer rather than a reset, and after
  * {@link DISCARD_AFTER_REFUSAL_MS} the connection is closed, whatever the client does.
  */
-function closeAfterAnswer(c: Context<AppEnv>): void {
+function closeAfterResponse(c: Context<AppEnv>): void {
   const incoming = c.env?.incoming;
   const outgoing = c.env?.outgoing;
   if (!incoming || !outgoing) return; // not served by Node (app.request in a test)
@@ -138,7 +138,7 @@ export function declaredBodyLimit(maxBytes: number): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const declared = Number(c.req.header("content-length") ?? "NaN");
     if (declared > maxBytes) {
-      closeAfterAnswer(c);
+      closeAfterResponse(c);
       throw payloadTooLarge(maxBytes);
     }
     await next();
@@ -164,7 +164,7 @@ export function framingCheck(): MiddlewareHandler<AppEnv> {
       refusal = `A ${method} request carries no content`;
     }
     if (refusal !== undefined) {
-      closeAfterAnswer(c);
+      closeAfterResponse(c);
       throw new ApiError("invalid_request", refusal, { headers: { Connection: "close" } });
     }
     await next();
@@ -209,7 +209,7 @@ export function bodyLimit(maxBytes: number): MiddlewareHandler<AppEnv> {
       else reader.releaseLock();
     }
     if (tooLarge) {
-      closeAfterAnswer(c);
+      closeAfterResponse(c);
       throw payloadTooLarge(maxBytes);
     }
     const body = new Uint8Array(size);

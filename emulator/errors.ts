@@ -268,7 +268,7 @@ export function transportError(
 }
 
 /** A {@link transportError} as the bytes of an HTTP/1.1 response message, to write on a raw socket. */
-export function rawAnswer({ status, headers, body }: ReturnType<typeof transportError>): string {
+export function rawResponse({ status, headers, body }: ReturnType<typeof transportError>): string {
   const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join("");
   return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\n${head}\r\n${body}`;
 }
@@ -281,7 +281,7 @@ export function rawAnswer({ status, headers, body }: ReturnType<typeof transport
  * @returns the whole HTTP/1.1 response message
  */
 export function clientErrorResponse(code: string | undefined): string {
-  return rawAnswer(
+  return rawResponse(
     code === "ERR_HTTP_REQUEST_TIMEOUT"
       ? transportError(408, "request_timeout", "The request was not received in time")
       : code === "HPE_HEADER_OVERFLOW"

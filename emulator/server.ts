@@ -10,7 +10,7 @@ import type { Duplex } from "node:stream";
 import { getRequestListener } from "@hono/node-server";
 import type { Hono } from "hono";
 import type { AppEnv } from "./app-env.js";
-import { clientErrorResponse, malformedRequestResponse, NO_SNIFF, rawAnswer, transportError } from "./errors.js";
+import { clientErrorResponse, malformedRequestResponse, NO_SNIFF, rawResponse, transportError } from "./errors.js";
 import type { Stats } from "./stats.js";
 import type { HttpTimeoutOptions } from "./types.js";
 
@@ -110,7 +110,7 @@ export function createHttpServer(app: Hono<AppEnv>, timeouts: Required<HttpTimeo
   });
   // CONNECT is not served (no proxy here); answer instead of leaving the socket hanging.
   server.on("connect", (_req, socket: Socket) => {
-    refuseConnection(socket, rawAnswer(transportError(405, "method_not_allowed", "CONNECT is not supported", { Allow: "GET, HEAD, POST, PUT, PATCH, DELETE" })));
+    refuseConnection(socket, rawResponse(transportError(405, "method_not_allowed", "CONNECT is not supported", { Allow: "GET, HEAD, POST, PUT, PATCH, DELETE" })));
   });
   return server;
 }

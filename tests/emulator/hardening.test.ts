@@ -23,7 +23,7 @@ import { JSON_LIMITS, parseJsonBounded } from "../../emulator/body.js";
 import { PURGE_INTERVAL_MS, Store } from "../../emulator/store/index.js";
 import { CODE_TTL_MS } from "../../emulator/store/codes.js";
 import { DEAD_TOKEN_RETENTION_MS, MAX_ACCESS_TOKENS_PER_GRANT } from "../../emulator/store/tokens.js";
-import type { Answer } from "./helpers.js";
+import type { HttpResponse } from "./helpers.js";
 import { bearer, cookiesOf, exchange, getCode, http, login, loginAs, rawExchange, startReceiver, waitFor } from "./helpers.js";
 import { testTempDir } from "../support/temp.js";
 
@@ -307,7 +307,7 @@ describe("12: nosniff everywhere, RFC 6749 §5.2 at the token endpoint, purging,
     const e = await emulator({ autoApprove: true });
     const token = (await login(e.url)).access_token;
     const id = (await http(`${e.url}/v1/webhooks`, { method: "POST", headers: bearer(token), json: { event: "ticket_opened", url: "https://x.test/" } })).json.webhook.id;
-    const answers: Array<[string, Answer]> = [
+    const answers: Array<[string, HttpResponse]> = [
       ["html page", await http(`${e.url}/`)],
       ["json", await http(`${e.url}/_emulator/stats`)],
       ["404", await http(`${e.url}/nope`)],
@@ -331,7 +331,7 @@ describe("12: nosniff everywhere, RFC 6749 §5.2 at the token endpoint, purging,
     const setFaults = (faults: object) => http(`${e.url}/_emulator/faults`, { method: "PUT", json: faults });
     const token = (body: string, type = "application/x-www-form-urlencoded", method = "POST") =>
       http(`${e.url}/oauth/token`, { method, headers: { "content-type": type }, body });
-    const failures: Array<[string, () => Promise<Answer>, number, string]> = [
+    const failures: Array<[string, () => Promise<HttpResponse>, number, string]> = [
       ["GET", () => http(`${e.url}/oauth/token`), 405, "invalid_request"],
       ["PUT", () => token("grant_type=x", undefined, "PUT"), 405, "invalid_request"],
       ["a body over 1 MiB", () => token("a=".padEnd(1024 * 1024 + 10, "b")), 413, "invalid_request"],
