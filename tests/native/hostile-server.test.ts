@@ -16,7 +16,7 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type * as grpc from "@grpc/grpc-js";
 import { call, startPlugin, struct, webhookCalls, type RunningPlugin } from "../support/plugin.js";
-import * as hostile from "../support/answer-server.js";
+import * as hostile from "../support/response-server.js";
 import { waitFor } from "../support/processes.js";
 import { providerPb } from "../../provider/native/proto.js";
 import { webhookIdProblem } from "../../kernel/webhook-rules.js";

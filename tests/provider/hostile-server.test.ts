@@ -19,7 +19,7 @@ import { CONFIG_KEYS } from "../../kernel/config.js";
 import { SettingError } from "../../kernel/settings.js";
 import { webhookIdProblem } from "../../kernel/webhook-rules.js";
 import { EmulatorInspectionClient, EmulatorInspectionError } from "../../emulator-client/index.js";
-import * as hostile from "../support/answer-server.js";
+import * as hostile from "../support/response-server.js";
 import { peakRssMiB, waitFor } from "../support/processes.js";
 
 const { ACCESS_TOKEN, SPEC, RECORDED: OUTPUTS, OK_RESPONSE, PEAK_RSS_CEILING_MIB, ORPHAN_MESSAGE, HUGE_RESPONSES, hugeBody, json } = hostile;
