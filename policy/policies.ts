@@ -14,9 +14,9 @@
  *
  * Values are read from the properties as `@pulumi/policy` deserialised them (secrets unwrapped: a policy sees a secret
  * url in plain text, so no reason holds one; `policy/rules.ts`), but around its proxy that throws on a value unknown
- * during preview: an unknown event or url is not a violation, the policy is not applicable until `pulumi up` knows
- * it, and is checked then. Only types come from `@pulumi/policy` here; the running code is the caller's (its `serve`
- * or `PolicyPack`).
+ * during preview (`policy/pulumi-policy.ts`): an unknown event or url is not a violation, the policy is not
+ * applicable until `pulumi up` knows it, and is checked then. Only types come from `@pulumi/policy` here; the running
+ * code is the caller's (its `serve` or `PolicyPack`).
  *
  * Sources: docs/helpdesk-api.md §2.1 (`event`, `url`), §6 (event names); `@pulumi/policy` 1.21.0 `policy.d.ts`.
  */
@@ -30,7 +30,8 @@ import type {
 import { EVENTS, isWebhookEvent } from "../kernel/events.js";
 import { DYNAMIC_WEBHOOK_TYPE, WEBHOOK_TYPE } from "../kernel/names.js";
 import { UNKNOWN } from "../kernel/pulumi-wire.js";
-import { ALLOWED_HOST_PATTERN, duplicateWebhooks, helpDeskKey, hostAllowed, shownHost, webhookUrl } from "./rules.js";
+import { rawProperty } from "./pulumi-policy.js";
+import { ALLOWED_HOST_PATTERN, duplicateWebhooks, helpDeskKey, hostAllowed, hostEntries, type HostEntry, shownHost, webhookUrl } from "./rules.js";
 
 /** The policies' names, as config files and `pulumi preview` name them. */
 export const POLICY_NAMES = {
@@ -51,18 +52,6 @@ interface AllowedHostsConfig {
 /** The config of `webhook-event-allowed`, as `getConfig` gives it. */
 interface AllowedEventsConfig {
   events?: string[];
-}
-
-/**
- * A property as deserialised, read past `@pulumi/policy`'s unknown-checking proxy (which has only a `get` trap: the
- * property's descriptor is the target's), so that an unknown value is seen as the sentinel instead of thrown.
- *
- * @param props a resource's or provider's `props`
- * @param key the property's name
- * @returns its value; {@link UNKNOWN} when not known during preview; undefined when absent
- */
-function rawProperty(props: object, key: string): unknown {
-  return Object.getOwnPropertyDescriptor(props, key)?.value;
 }
 
 /** A webhook as a resource policy reads it. */
@@ -106,6 +95,23 @@ const urlHttps: ResourceValidationPolicy = {
   },
 };
 
+/**
+ * The parsed `allowedHosts` of each configuration of the pack: `@pulumi/policy` hands every resource's `getConfig` the
+ * array the engine configured (pulumi/policy `server.js` `makeGetConfigFun`: a new object each call, the same
+ * `allowedHosts` array), so its entries are parsed once per configuration, not once per resource.
+ */
+const parsedAllowedHosts = new WeakMap<readonly string[], readonly HostEntry[]>();
+
+/** @returns `allowedHosts` parsed ({@link hostEntries}), once per configuration */
+function allowedHostEntries(allowedHosts: readonly string[]): readonly HostEntry[] {
+  let entries = parsedAllowedHosts.get(allowedHosts);
+  if (entries === undefined) {
+    entries = hostEntries(allowedHosts);
+    parsedAllowedHosts.set(allowedHosts, entries);
+  }
+  return entries;
+}
+
 /** `webhook-url-allowed-hosts`: the url's host is one of `allowedHosts`. */
 const urlAllowedHosts: ResourceValidationPolicy = {
   name: POLICY_NAMES.allowedHosts,
@@ -127,7 +133,7 @@ const urlAllowedHosts: ResourceValidationPolicy = {
     const { allowedHosts } = args.getConfig<AllowedHostsConfig>();
     if (allowedHosts === undefined) return;
     const webhook = webhookOf(args, ["url"]);
-    if (webhook === undefined || hostAllowed(webhook.url, allowedHosts)) return;
+    if (webhook === undefined || hostAllowed(webhook.url, allowedHostEntries(allowedHosts))) return;
     reportViolation(`${webhook.named}: its url's host ${shownHost(webhook.url)} is not in the policy's allowedHosts (${allowedHosts.length === 1 ? "1 entry" : `${allowedHosts.length} entries`}); send it to an allowed host or add the host to allowedHosts.`);
   },
 };
