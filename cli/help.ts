@@ -3,6 +3,7 @@
  * settings' precedence (`kernel/settings.ts` `SETTING_PRECEDENCE`), each setting's flag and environment variable
  * (`SETTINGS`), and the environment variables of the other homes (the token cache's folder, the plugin launcher's,
  * `CI`, `NO_COLOR`). tests/cli/help.test.ts holds the built CLI's `--help` to them.
+ * @home the help text's precedence sentence and environment list, built from the homes above
  */
 import { TOKEN_CACHE_DIR_VARIABLE } from "../auth/token-cache.js";
 import { NAMESPACE_FLAG } from "../kernel/commands.js";

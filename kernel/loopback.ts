@@ -6,6 +6,7 @@
  * (`cli/login/callback-server.ts`), the webhook url warning (`program/webhook.ts`); the emulator's guard against DNS
  * rebinding, which serves only a loopback `Host` (`emulator/app.ts`); and the engine addresses the native plugin
  * follows (`provider/native/engine-log.ts`).
+ * @home what a loopback host is (the callback server, the base URL, the webhook rule, the emulator's Host guard)
  */
 
 /** The loopback hosts, for people (what a message says is allowed); {@link isLoopbackHost} decides. */

@@ -16,6 +16,7 @@
  *
  * Constants are computed when this module loads (they need only the package's name); what comes from the repository
  * is computed when asked for, since reading it can fail.
+ * @home the package's names derived from the npm name (Pulumi package, type tokens, Python, Go and Java names, executables, download URL)
  */
 import { PACKAGE_NAME, packageFacts, type PackageFacts } from "./package-version.js";
 

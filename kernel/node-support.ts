@@ -20,6 +20,7 @@
  * This module imports no dependency (only the error family's root, plain ES2022), so every entry point (the CLI, the
  * provider, the emulator, the program-facing SDK) can run it before any dependency is loaded and stop with one
  * readable line instead of a dependency's stack trace.
+ * @home the supported Node.js versions
  */
 import { PulumiHelpdeskError } from "./errors.js";
 import { PACKAGE_NAME } from "./package-version.js";

@@ -4,6 +4,7 @@
  * token refresh) and the emulator's inspection client read every response body through {@link readAtMost}, so a
  * hostile or broken server can neither grow a process's memory without bound nor crash it (a body over about
  * 512 MiB cannot even be decoded: `ERR_STRING_TOO_LONG`).
+ * @home how much of a server's response is read (the provider, the OAuth client, the inspection client)
  */
 
 /**

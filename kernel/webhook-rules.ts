@@ -10,6 +10,7 @@
  *
  * Reasons never contain the url value: webhook URLs often carry credentials (secret paths, `?token=` queries, userinfo)
  * and programs mark them `pulumi.secret`. A reason may name the url's length, a character position or its scheme.
+ * @home what makes a webhook valid: its event names and the url rule (the provider's `check`, the emulator's 422, the file of `import`, the policies)
  */
 import { EVENTS, isWebhookEvent, nearestEvent } from "./events.js";
 
@@ -187,6 +188,7 @@ export const ID_RULE_DESCRIPTION =
  * @param value anything: a create answer's field, an import id, a file's cell
  * @returns a sentence starting with `id` that says what is wrong and what is allowed, echoing at most 100 characters
  *   of the id (ids are not secret); never throws
+ * @home what a webhook id is (one path segment, not `.` or `..`, at most 255 characters)
  */
 export function webhookIdProblem(value: unknown): string | undefined {
   const allowed = ID_RULE_DESCRIPTION;
@@ -205,6 +207,7 @@ export function webhookIdProblem(value: unknown): string | undefined {
  *
  * @param id a webhook id
  * @throws Error with {@link webhookIdProblem}'s reason when `id` breaks the id rule: no request may be built from it
+ * @home a webhook's path (create response, `import`, delete)
  */
 export function webhookIdPath(id: string): string {
   const problem = webhookIdProblem(id);
@@ -215,5 +218,6 @@ export function webhookIdPath(id: string): string {
 /**
  * The `state` recorded for an adopted webhook (the `import` resource option, and `pulumi-helpdesk import`, which
  * writes the same record): the API cannot read a webhook (docs/helpdesk-api.md §4.5), so its state is not known.
+ * @home the state of an adopted webhook (the `import` resource option, `pulumi-helpdesk import`)
  */
 export const ADOPTED_STATE = "unknown";

@@ -14,6 +14,7 @@
  *
  * `@pulumi/policy` is loaded only when a pack is served (a dynamic import), so the policies themselves
  * (`policies.ts`) load none of it: only its types.
+ * @home what is used of `@pulumi/policy`'s internals, and its pinned version
  */
 import type { PolicyPackArgs } from "@pulumi/policy";
 
