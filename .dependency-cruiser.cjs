@@ -14,118 +14,35 @@ const anyOf = (...rooms) => `^(${rooms.join("|")})/`;
 /** The rooms other than `allowed`, plus tests, bench and scripts (which no shipped room imports). */
 const allBut = (...allowed) => anyOf(...ROOMS.filter((room) => !allowed.includes(room)), "tests", "bench", "scripts");
 
+/**
+ * One rule: imports from `from` to `to` are errors.
+ *
+ * @param {string} name the rule's name, as a violation names it
+ * @param {object} from which modules it holds (dependency-cruiser's `from`)
+ * @param {object} to which of their imports it forbids (`to`)
+ * @param {string} [comment] why
+ */
+const forbid = (name, from, to, comment = "") => ({ name, comment, severity: "error", from, to });
+
 /** @type {import("dependency-cruiser").IConfiguration} */
 module.exports = {
   forbidden: [
-    {
-      name: "no-circular",
-      comment: "A cycle makes the order modules are evaluated in depend on which is imported first.",
-      severity: "error",
-      from: {},
-      to: { circular: true },
-    },
-    {
-      name: "kernel-imports-nothing-of-ours",
-      comment: "kernel/ holds the rules every room stands on; it imports nothing of ours beyond itself.",
-      severity: "error",
-      from: { path: "^kernel/" },
-      to: { path: allBut("kernel") },
-    },
-    {
-      name: "program-uses-kernel-only",
-      comment: "A Pulumi program's import loads kernel/ only; the provider is reached through the serialized shim.",
-      severity: "error",
-      from: { path: "^program/" },
-      to: { path: allBut("kernel", "program") },
-    },
-    {
-      name: "auth-uses-kernel-only",
-      severity: "error",
-      from: { path: "^auth/" },
-      to: { path: allBut("kernel", "auth") },
-    },
-    {
-      name: "provider-uses-kernel-and-auth",
-      severity: "error",
-      from: { path: "^provider/" },
-      to: { path: allBut("kernel", "auth", "provider") },
-    },
-    {
-      name: "provider-core-reaches-no-front-end",
-      comment: "The core is protocol-neutral: neither front end, nor the Pulumi SDK.",
-      severity: "error",
-      from: { path: "^provider/core/" },
-      to: { path: "^provider/(native|dynamic)/|node_modules/@pulumi/" },
-    },
-    {
-      name: "native-front-end-never-loads-the-dynamic-one",
-      severity: "error",
-      from: { path: "^provider/native/" },
-      to: { path: "^provider/dynamic/" },
-    },
-    {
-      name: "dynamic-front-end-never-loads-the-native-one",
-      severity: "error",
-      from: { path: "^provider/dynamic/" },
-      to: { path: "^provider/native/" },
-    },
-    {
-      name: "policy-uses-kernel-only",
-      comment: "The policy pack reaches no credential and no network: kernel/ and itself only.",
-      severity: "error",
-      from: { path: "^policy/" },
-      to: { path: allBut("kernel", "policy") },
-    },
-    {
-      name: "emulator-uses-kernel-only",
-      comment: "The emulator is the other side of the wire: no client of it (auth/, emulator-client/) is loaded by it.",
-      severity: "error",
-      from: { path: "^emulator/" },
-      to: { path: allBut("kernel", "emulator") },
-    },
-    {
-      name: "emulator-modules-skip-its-public-entry",
-      comment: "emulator/index.ts is the public entry; the server side (start.ts and all it loads) never imports it.",
-      severity: "error",
-      from: { path: "^emulator/", pathNot: "^emulator/index\\.ts$" },
-      to: { path: "^emulator/index\\.ts$" },
-    },
-    {
-      name: "emulator-types-stand-alone",
-      comment: "emulator/types.ts, shared by the server and its clients, imports nothing of the emulator.",
-      severity: "error",
-      from: { path: "^emulator/types\\.ts$" },
-      to: { path: "^emulator/" },
-    },
-    {
-      name: "emulator-client-uses-kernel-auth-and-the-route-shapes",
-      severity: "error",
-      from: { path: "^emulator-client/" },
-      to: { path: allBut("kernel", "auth", "emulator-client", "emulator"), pathNot: "^emulator/types\\.ts$" },
-    },
-    {
-      name: "emulator-client-uses-only-the-route-shapes-of-the-emulator",
-      severity: "error",
-      from: { path: "^emulator-client/" },
-      to: { path: "^emulator/", pathNot: "^emulator/types\\.ts$" },
-    },
-    {
-      name: "cli-reaches-no-provider-no-policy",
-      comment: "The CLI stands beside the provider and the policy pack; bin/ is what joins them in one executable.",
-      severity: "error",
-      from: { path: "^cli/" },
-      to: { path: anyOf("bin", "program", "provider", "policy", "tests", "bench", "scripts") },
-    },
-    {
-      name: "bin-loads-programs-only",
-      comment: "An executable's entry loads its program's module and kernel/, nothing else.",
-      severity: "error",
-      from: { path: "^bin/" },
-      to: {
-        path: allBut("bin", "kernel"),
-        pathNot: "^(cli/main|provider/native/main|policy/analyzer)\\.ts$",
-      },
-    },
+    forbid("no-circular", {}, { circular: true }, "A cycle makes the order modules are evaluated in depend on which is imported first."),
+    forbid("kernel-imports-nothing-of-ours", { path: "^kernel/" }, { path: allBut("kernel") }, "kernel/ holds the rules every room stands on; it imports nothing of ours beyond itself."),
+    forbid("program-uses-kernel-only", { path: "^program/" }, { path: allBut("kernel", "program") }, "A Pulumi program's import loads kernel/ only; the provider is reached through the serialized shim."),
+    forbid("auth-uses-kernel-only", { path: "^auth/" }, { path: allBut("kernel", "auth") }),
+    forbid("provider-uses-kernel-and-auth", { path: "^provider/" }, { path: allBut("kernel", "auth", "provider") }),
+    forbid("provider-core-reaches-no-front-end", { path: "^provider/core/" }, { path: "^provider/(native|dynamic)/|node_modules/@pulumi/" }, "The core is protocol-neutral: neither front end, nor the Pulumi SDK."),
+    forbid("native-front-end-never-loads-the-dynamic-one", { path: "^provider/native/" }, { path: "^provider/dynamic/" }),
+    forbid("dynamic-front-end-never-loads-the-native-one", { path: "^provider/dynamic/" }, { path: "^provider/native/" }),
+    forbid("policy-uses-kernel-only", { path: "^policy/" }, { path: allBut("kernel", "policy") }, "The policy pack reaches no credential and no network: kernel/ and itself only."),
+    forbid("emulator-uses-kernel-only", { path: "^emulator/" }, { path: allBut("kernel", "emulator") }, "The emulator is the other side of the wire: no client of it (auth/, emulator-client/) is loaded by it."),
+    forbid("emulator-modules-skip-its-public-entry", { path: "^emulator/", pathNot: "^emulator/index\\.ts$" }, { path: "^emulator/index\\.ts$" }, "emulator/index.ts is the public entry; the server side (start.ts and all it loads) never imports it."),
+    forbid("emulator-types-stand-alone", { path: "^emulator/types\\.ts$" }, { path: "^emulator/" }, "emulator/types.ts, shared by the server and its clients, imports nothing of the emulator."),
+    forbid("emulator-client-uses-kernel-auth-and-the-route-shapes", { path: "^emulator-client/" }, { path: allBut("kernel", "auth", "emulator-client", "emulator") }),
+    forbid("emulator-client-uses-only-the-route-shapes-of-the-emulator", { path: "^emulator-client/" }, { path: "^emulator/", pathNot: "^emulator/types\\.ts$" }),
+    forbid("cli-reaches-no-provider-no-policy", { path: "^cli/" }, { path: anyOf("bin", "program", "provider", "policy", "tests", "bench", "scripts") }, "The CLI stands beside the provider and the policy pack; bin/ is what joins them in one executable."),
+    forbid("bin-loads-programs-only", { path: "^bin/" }, { path: allBut("bin", "kernel"), pathNot: "^(cli/main|provider/native/main|policy/analyzer)\\.ts$" }, "An executable's entry loads its program's module and kernel/, nothing else."),
   ],
   options: {
     tsPreCompilationDeps: true,
