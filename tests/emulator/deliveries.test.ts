@@ -8,6 +8,10 @@ import { Agent as AgentSchema, DeliveryParseError, EVENT_RECORD, Ticket, parseDe
 import type { RunningEmulator } from "../../emulator/index.js";
 import { bearer, http, login, start, startReceiver, waitFor } from "./helpers.js";
 
+/** A delivery log entry as the inspection route sends it, read field by field. */
+// biome-ignore lint/suspicious/noExplicitAny: the entries' fields are of every type, each asserted where it is read
+type LogEntry = Record<string, any>;
+
 const cleanups: Array<() => Promise<void>> = [];
 afterEach(async () => {
   await Promise.all(cleanups.splice(0).map((f) => f()));
@@ -21,8 +25,7 @@ async function setup(options: Parameters<typeof start>[0] = {}, statusFor?: (n: 
   const hook = async (event: string, url = receiver.url) =>
     (await http(`${e.url}/v1/webhooks`, { method: "POST", headers: bearer(token), json: { event, url } })).json.webhook.id as string;
   const trigger = (body: unknown) => http(`${e.url}/_emulator/events`, { method: "POST", json: body });
-  // biome-ignore lint/suspicious/noExplicitAny: the log's entries are read field by field
-  const deliveries = async () => (await http(`${e.url}/_emulator/deliveries`)).json.deliveries as Array<Record<string, any>>;
+  const deliveries = async () => (await http(`${e.url}/_emulator/deliveries`)).json.deliveries as LogEntry[];
   return { e, receiver, token, hook, trigger, deliveries };
 }
 
