@@ -22,6 +22,7 @@
  *    known to keep refresh tokens (then presenting it again is harmless). A request refused before it reached the
  *    server (`kernel/not-sent.ts`) or answered with an error clears the marker.
  * 4. A damaged cache is an error naming the file, never a reason to fall back to the token in stack config.
+ * @home token expiry (with its margin), whether a refresh may be skipped, the token keys, what login writes
  */
 import { hostname } from "node:os";
 import { baseUrlText } from "../kernel/base-url.js";

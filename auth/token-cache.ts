@@ -40,9 +40,10 @@ import { chmodSync, closeSync, fchmodSync, fstatSync, fsyncSync, lstatSync, mkdi
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { lock } from "proper-lockfile";
-import { signInAgain, STACK_PLACEHOLDER } from "../kernel/commands.js";
+import { signInAgain, STACK_PLACEHOLDER, stackCommand } from "../kernel/commands.js";
 import { PulumiHelpdeskError } from "../kernel/errors.js";
 import { syncDirectory } from "../kernel/fsync.js";
+import { PACKAGE_NAME } from "../kernel/package-version.js";
 
 /** Mode of the cache directory: only its owner may list or enter it. */
 const DIRECTORY_MODE = 0o700;
@@ -225,7 +226,7 @@ export interface StoredEntry {
 /** The environment variable that names the cache directory (see the module doc); the CLI's help lists it. */
 export const TOKEN_CACHE_DIR_VARIABLE = {
   name: "HELPDESK_TOKEN_CACHE_DIR",
-  meaning: "the folder of the local token cache (default $XDG_CACHE_HOME/pulumi-helpdesk/tokens, else ~/.cache/pulumi-helpdesk/tokens)",
+  meaning: `the folder of the local token cache (default $XDG_CACHE_HOME/${PACKAGE_NAME}/tokens, else ~/.cache/${PACKAGE_NAME}/tokens)`,
 } as const;
 
 /**
@@ -238,7 +239,7 @@ export function tokenCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   const named = env[TOKEN_CACHE_DIR_VARIABLE.name];
   if (named) return named;
   const base = env.XDG_CACHE_HOME || join(homedir(), ".cache");
-  return join(base, "pulumi-helpdesk", "tokens");
+  return join(base, PACKAGE_NAME, "tokens");
 }
 
 /**
@@ -248,7 +249,7 @@ export function tokenCacheDir(env: NodeJS.ProcessEnv = process.env): string {
  * @returns 64 lower-case hex digits
  */
 export function refreshTokenHash(refreshToken: string): string {
-  return createHash("sha256").update(`pulumi-helpdesk refresh token\n${refreshToken}`).digest("hex");
+  return createHash("sha256").update(`${PACKAGE_NAME} refresh token\n${refreshToken}`).digest("hex");
 }
 
 /**
@@ -326,7 +327,7 @@ export function readEntry(dir: string, grant: string): StoredEntry | undefined {
   const entry = toCacheEntry(json);
   if (Array.isArray(entry)) {
     const format = (json as { format?: unknown } | null)?.format;
-    if (typeof format === "number" && format > ENTRY_FORMAT) throw damagedError(file, `it has format ${format}, written by a newer pulumi-helpdesk`);
+    if (typeof format === "number" && format > ENTRY_FORMAT) throw damagedError(file, `it has format ${format}, written by a newer ${PACKAGE_NAME}`);
     throw damagedError(file, entry.join("; "));
   }
   const hashes = entry.refreshTokenHashes;
@@ -419,7 +420,7 @@ export async function withGrantLock<T>(dir: string, grant: string, work: () => P
   } catch (error) {
     if ((error as { code?: unknown }).code === "ELOCKED") {
       throw new TokenCacheError("lock_timeout", `another process has been refreshing this grant's tokens for over ${Math.round(lockBudgetMs() / 1000)} s (lock ${lockPath}). ` +
-          `Wait for it (a \`pulumi up\` or \`pulumi-helpdesk refresh\`), or, if none is running, delete ${lockPath} and try again.`, { file: lockPath, cause: error });
+          `Wait for it (a \`pulumi up\` or ${stackCommand("refresh")}), or, if none is running, delete ${lockPath} and try again.`, { file: lockPath, cause: error });
     }
     throw inaccessibleError(lockPath, "cannot be created", error);
   }
@@ -457,6 +458,7 @@ const CACHE_NAME = /^(?:[0-9a-f]{32}\.json|\.[0-9a-f]{32}\.[0-9a-f]{12}\.tmp|[0-
  *
  * @returns false when it does not exist and `create` is false
  * @throws TokenCacheError `cache_inaccessible` (the message says what is wrong and what to do)
+ * @home which folders the token cache trusts (its own, not a link, not inside a folder others may change)
  */
 function secureDirectory(dir: string, create: boolean): boolean {
   try {

@@ -3,19 +3,21 @@
  * settings' precedence (`kernel/settings.ts` `SETTING_PRECEDENCE`), each setting's flag and environment variable
  * (`SETTINGS`), and the environment variables of the other homes (the token cache's folder, the plugin launcher's,
  * `CI`, `NO_COLOR`). tests/cli/help.test.ts holds the built CLI's `--help` to them.
+ * @home the help text's precedence sentence and environment list, built from the homes above
  */
 import { TOKEN_CACHE_DIR_VARIABLE } from "../auth/token-cache.js";
 import { NAMESPACE_FLAG } from "../kernel/commands.js";
 import { DEFAULT_CONFIG_NAMESPACE } from "../kernel/config.js";
 import { SETTING_NAMES, SETTING_PRECEDENCE, SETTINGS, settingFlag, settingSourceName, type SettingName, type SourceOrigin } from "../kernel/settings.js";
-import { LAUNCHER_VARIABLES } from "./commands/plugin.js";
-import { TRIGGER_SETTING_NAMES } from "./commands/trigger.js";
+import { LAUNCHER_VARIABLES } from "./plugin/plugin.js";
+import { TRIGGER_SETTING_NAMES } from "./trigger/trigger.js";
 import { NO_COLOR_VARIABLE } from "./output.js";
 import { NON_INTERACTIVE_VARIABLE } from "./prompt.js";
 import { CLIENT_SETTING_NAMES } from "./settings.js";
-import { WEBHOOK_URLS_KEY } from "./declarations.js";
-import { NAME_RULE, OPTIONAL_COLUMNS, REQUIRED_COLUMNS } from "./webhook-file.js";
+import { WEBHOOK_URLS_KEY } from "./import/declarations.js";
+import { NAME_RULE, OPTIONAL_COLUMNS, REQUIRED_COLUMNS } from "./import/webhook-file.js";
 import { ID_RULE_DESCRIPTION } from "../kernel/webhook-rules.js";
+import { CLI_EXECUTABLE } from "../kernel/names.js";
 
 /** The width the generated paragraphs are wrapped to: that of the help's hand-written text. */
 const WIDTH = 115;
@@ -154,9 +156,9 @@ export function importHelpAfter(): string {
     ),
     "",
     "Examples:",
-    "  $ pulumi-helpdesk import --stack dev --from webhooks.csv",
-    "  $ pulumi-helpdesk import --stack dev --namespace eu --from webhooks.json",
-    "  $ cat webhooks.csv | pulumi-helpdesk import --from -",
+    `  $ ${CLI_EXECUTABLE} import --stack dev --from webhooks.csv`,
+    `  $ ${CLI_EXECUTABLE} import --stack dev --namespace eu --from webhooks.json`,
+    `  $ cat webhooks.csv | ${CLI_EXECUTABLE} import --from -`,
   ].join("\n");
 }
 

@@ -11,6 +11,7 @@ import { dirname, join, resolve as resolvePath } from "node:path";
 import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation/index.js";
 import { CliError } from "./output.js";
 import { messageOf } from "../kernel/errors.js";
+import { CLI_EXECUTABLE } from "../kernel/names.js";
 
 /**
  * The names the `pulumi` CLI accepts for a project file, in the order it tries them in each directory (the Go SDK's
@@ -75,7 +76,7 @@ export function findProjectDir(cwd: string | undefined): string {
   }
   throw new CliError(
     "usage",
-    `no Pulumi.yaml in ${start} or any parent directory: run pulumi-helpdesk from your Pulumi project's directory, or pass --cwd <dir> with that directory`,
+    `no Pulumi.yaml in ${start} or any parent directory: run ${CLI_EXECUTABLE} from your Pulumi project's directory, or pass --cwd <dir> with that directory`,
   );
 }
 

@@ -13,8 +13,9 @@ import { baseUrlText, parseBaseUrl } from "../kernel/base-url.js";
 import { Agent, Client, request, type Dispatcher } from "undici";
 import { localhostLookup } from "../kernel/loopback.js";
 import { messageOf, PulumiHelpdeskError } from "../kernel/errors.js";
-import { readAtMost, tooLargeText } from "../kernel/answer-limit.js";
+import { readAtMost, tooLargeText } from "../kernel/response-limit.js";
 import type { WebhookEvent } from "../kernel/events.js";
+import { CLI_EXECUTABLE } from "../kernel/names.js";
 import type { DeliveryLogEntry, EmulatorState, FaultOptions, LoginLink, StatsSnapshot, StoredWebhook, TriggeredEvent } from "../emulator/types.js";
 
 /**
@@ -22,11 +23,12 @@ import type { DeliveryLogEntry, EmulatorState, FaultOptions, LoginLink, StatsSna
  * (each well under 3 KiB: a url is at most 2048 characters; the log keeps 1000 entries per account), so a benchmark's
  * few hundred webhooks need a few MiB; the bound only stops a wrong URL that serves something else without end.
  */
-const MAX_INSPECTION_ANSWER_BYTES = 64 * 1024 * 1024;
+const MAX_INSPECTION_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 /**
  * The deadline of one inspection call, in milliseconds: 30 s for connecting, sending and reading the whole answer.
  * The emulator answers in milliseconds; the deadline ends a call to a wrong URL that answers one byte at a time.
+ * @home how long one inspection call may take (30 s)
  */
 export const INSPECTION_DEADLINE_MS = 30_000;
 
@@ -34,8 +36,8 @@ export const INSPECTION_DEADLINE_MS = 30_000;
 const sharedDispatcher = new Agent({ connect: { lookup: localhostLookup } });
 
 /**
- * Why an inspection call failed: `unreachable` (no answer: not running, wrong URL, or no whole answer within
- * {@link INSPECTION_DEADLINE_MS}) or `refused` (a non-2xx answer, or one longer than 64 MiB).
+ * Why an inspection call failed: `unreachable` (no answer: not running, wrong URL, or no whole response within
+ * {@link INSPECTION_DEADLINE_MS}) or `refused` (a non-2xx response, or one longer than 64 MiB).
  */
 export type EmulatorInspectionErrorCode = "unreachable" | "refused";
 
@@ -155,15 +157,15 @@ export class EmulatorInspectionClient {
 
   /**
    * One request, JSON in and out, within the deadline.
-   * @throws EmulatorInspectionError `unreachable` when no whole answer came within the deadline, `refused` for a
-   *   non-2xx answer
+   * @throws EmulatorInspectionError `unreachable` when no whole response came within the deadline, `refused` for a
+   *   non-2xx response
    */
   private async call<T>(method: "GET" | "POST" | "PUT", path: string, body?: unknown): Promise<T> {
     const dispatcher: Dispatcher = this.connectionPerCall ? new Client(this.baseUrl, { connect: { lookup: localhostLookup } }) : sharedDispatcher;
     const signal = AbortSignal.timeout(this.deadlineMs);
     const unreachable = (error: unknown): EmulatorInspectionError => {
-      const why = signal.aborted ? `no whole answer within ${this.deadlineMs / 1000} s` : messageOf(error);
-      return new EmulatorInspectionError("unreachable", `cannot reach the emulator at ${this.baseUrl} (${method} ${path}: ${why}); start it with \`pulumi-helpdesk emulator\``, {
+      const why = signal.aborted ? `no whole response within ${this.deadlineMs / 1000} s` : messageOf(error);
+      return new EmulatorInspectionError("unreachable", `cannot reach the emulator at ${this.baseUrl} (${method} ${path}: ${why}); start it with \`${CLI_EXECUTABLE} emulator\``, {
         cause: error,
       });
     };
@@ -177,13 +179,13 @@ export class EmulatorInspectionClient {
           signal,
           ...(body !== undefined && { body: JSON.stringify(body), headers: { "content-type": "application/json" } }),
         });
-        const answer = response;
-        bytes = await readAtMost(answer.body, MAX_INSPECTION_ANSWER_BYTES, headerText(answer.headers["content-length"]), () => answer.body.destroy());
+        const received = response;
+        bytes = await readAtMost(received.body, MAX_INSPECTION_RESPONSE_BYTES, headerText(received.headers["content-length"]), () => received.body.destroy());
       } catch (error) {
         throw unreachable(error);
       }
       if (bytes === undefined) {
-        throw new EmulatorInspectionError("refused", `${method} ${path}: ${tooLargeText(`the emulator at ${this.baseUrl}`, MAX_INSPECTION_ANSWER_BYTES)}`, { status: response.statusCode });
+        throw new EmulatorInspectionError("refused", `${method} ${path}: ${tooLargeText(`the emulator at ${this.baseUrl}`, MAX_INSPECTION_RESPONSE_BYTES)}`, { status: response.statusCode });
       }
       const text = bytes.toString("utf8");
       if (response.statusCode < 200 || response.statusCode >= 300) {

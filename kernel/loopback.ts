@@ -3,7 +3,7 @@
  * URIs; RFC 6890 for 127.0.0.0/8 and ::1), plus the name `localhost`, which resolves to them (RFC 6761 §6.3). Used
  * where plain `http` is acceptable because nothing crosses a network: a base URL and so the API and OAuth requests
  * to a local help desk (`kernel/base-url.ts` `allowsPlainHttp`), the redirect URI `login` listens on
- * (`cli/callback-server.ts`), the webhook url warning (`program/webhook.ts`); the emulator's guard against DNS
+ * (`cli/login/callback-server.ts`), the webhook url warning (`program/webhook.ts`); the emulator's guard against DNS
  * rebinding, which serves only a loopback `Host` (`emulator/app.ts`); and the engine addresses the native plugin
  * follows (`provider/native/engine-log.ts`).
  *
@@ -11,9 +11,10 @@
  * looked up: {@link localhostLookup} answers it with the loopback addresses themselves (RFC 6761 §6.3: "name
  * resolution APIs and libraries SHOULD recognize localhost names as special and SHOULD always return the IP loopback
  * address"), as browsers do. A system whose `/etc/hosts` lacks `localhost` and whose resolver has a `search` domain
- * would otherwise ask DNS, and send the token wherever the answer points. Every client that sends the API's or the
+ * would otherwise ask DNS, and send the token wherever the response points. Every client that sends the API's or the
  * emulator's requests connects through it: the provider (`provider/core/http.ts`), the OAuth client
  * (`auth/oauth.ts`) and the emulator's inspection client (`emulator-client/inspection-client.ts`).
+ * @home what a loopback host is, and that `localhost` is never looked up (the callback server, the base URL, the webhook rule, the emulator's Host guard, every client)
  */
 import dns from "node:dns";
 import type { LookupFunction } from "node:net";

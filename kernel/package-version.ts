@@ -15,7 +15,10 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** The package's name, as `package.json` states it. */
+/**
+ * The package's name, as `package.json` states it.
+ * @home the npm name (the CLI's, the cache folder's, the user agent's)
+ */
 export const PACKAGE_NAME = "pulumi-helpdesk";
 
 /** The fields of package.json this module hands out. */

@@ -10,6 +10,7 @@
  *
  * Reasons never contain the url value: webhook URLs often carry credentials (secret paths, `?token=` queries, userinfo)
  * and programs mark them `pulumi.secret`. A reason may name the url's length, a character position or its scheme.
+ * @home what makes a webhook valid: its event names and the url rule (the provider's `check`, the emulator's 422, the file of `import`, the policies)
  */
 import { EVENTS, isWebhookEvent, nearestEvent } from "./events.js";
 
@@ -23,6 +24,7 @@ export const MAX_URL_LENGTH = 2048;
  * the test costs no valid value its echo. The one rule of what a message may quote (docs/design.md "One rule, one home"): {@link shownValue}.
  *
  * @param text any text: a file's cell, header or key, a program's input
+ * @home what looks like a url (`://`, `@`, `?`, `/`) and how a message quotes a value (never one that looks like a url: the id and event rules, the file of `pulumi-helpdesk import`)
  */
 export function looksLikeUrl(text: string): boolean {
   return /:\/\/|[@?/]/.test(text);
@@ -216,6 +218,7 @@ export const ID_RULE_DESCRIPTION =
  * @returns a sentence starting with `id` that says what is wrong and what is allowed, echoing the id by
  *   {@link shownValue} (at most 100 characters, never one that looks like a url: a url in the wrong column); never
  *   throws
+ * @home what a webhook id is (one path segment, not `.` or `..`, at most 255 characters)
  */
 export function webhookIdProblem(value: unknown): string | undefined {
   const allowed = ID_RULE_DESCRIPTION;
@@ -234,9 +237,17 @@ export function webhookIdProblem(value: unknown): string | undefined {
  *
  * @param id a webhook id
  * @throws Error with {@link webhookIdProblem}'s reason when `id` breaks the id rule: no request may be built from it
+ * @home a webhook's path (create response, `import`, delete)
  */
 export function webhookIdPath(id: string): string {
   const problem = webhookIdProblem(id);
   if (problem !== undefined) throw new Error(problem);
   return `/v1/webhooks/${encodeURIComponent(id)}`;
 }
+
+/**
+ * The `state` recorded for an adopted webhook (the `import` resource option, and `pulumi-helpdesk import`, which
+ * writes the same record): the API cannot read a webhook (docs/helpdesk-api.md §4.5), so its state is not known.
+ * @home the state of an adopted webhook (the `import` resource option, `pulumi-helpdesk import`)
+ */
+export const ADOPTED_STATE = "unknown";

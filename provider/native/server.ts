@@ -110,6 +110,7 @@ type WebhookOperation = "Check" | "Diff" | "Create" | "Read" | "Update" | "Delet
  *
  * @param operation the refused operation
  * @returns the refusal's message
+ * @home which calls the native plugin serves before `Configure` (none of the resource operations)
  */
 function notConfiguredText(operation: WebhookOperation): string {
   return (

@@ -61,7 +61,7 @@ const eu = new Provider("eu", {
 function withDeclarations(program: string, printed: string): string {
   const lines = printed.split("\n").filter((line) => !program.split("\n").includes(line) || line.trim() === "" || line.startsWith("//"));
   const imports = lines.filter((line) => line.startsWith("import "));
-  return [...imports, program, ...lines.filter((line) => !line.startsWith("import "))].join("\n") + "\n";
+  return `${[...imports, program, ...lines.filter((line) => !line.startsWith("import "))].join("\n")}\n`;
 }
 
 /** The adopted webhooks of a state file, by id: their URN and whether they are protected. */

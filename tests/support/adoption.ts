@@ -37,7 +37,7 @@ export async function createDirectly(emulator: RunningEmulator, accessToken: str
 
 /** The CSV of `import --from` for webhooks: the header `id,event,url`, one line each. */
 export function csvOf(webhooks: readonly ExistingWebhook[]): string {
-  return ["id,event,url", ...webhooks.map((hook) => `${hook.id},${hook.event},${hook.url}`)].join("\n") + "\n";
+  return `${["id,event,url", ...webhooks.map((hook) => `${hook.id},${hook.event},${hook.url}`)].join("\n")}\n`;
 }
 
 /** How many `POST /v1/webhooks` the emulator has answered. */

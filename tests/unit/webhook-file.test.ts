@@ -1,10 +1,14 @@
 /**
- * The file of `pulumi-helpdesk import --from` (cli/webhook-file.ts): both forms read, every row held to the one webhook
+ * The file of `pulumi-helpdesk import --from` (cli/import/webhook-file.ts): both forms read, every row held to the one webhook
  * rule (kernel/webhook-rules.ts), each bad file refused with exit code 2, the problem and its row, and never the url.
  */
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { defaultResourceName, MAX_FILE_BYTES, MAX_HEADER_COLUMNS, MAX_RECORD_CHARS, parseWebhookFile, WebhookFileError } from "../../cli/webhook-file.js";
+import { defaultResourceName, MAX_FILE_BYTES, MAX_HEADER_COLUMNS, MAX_RECORD_CHARS, parseWebhookFile, readWebhookFile, WebhookFileError } from "../../cli/import/webhook-file.js";
 import { looksLikeUrl, shownValue } from "../../kernel/webhook-rules.js";
 
 const secretUrl = "https://hooks.example.test/in/secret-token-7f3a";
@@ -88,7 +92,6 @@ describe("the file of pulumi-helpdesk import", () => {
     expect(refusal(" \n\t\n").problems).toEqual([expect.stringMatching(/^the file holds only whitespace/)]);
     expect(refusal("id,event,url\n").problems).toEqual([expect.stringMatching(/^no webhook rows/)]);
     expect(refusal(randomBytes(10 * 1024 * 1024)).problems).toEqual([expect.stringMatching(/^the file is not UTF-8 text/)]);
-    expect(refusal(Buffer.alloc(MAX_FILE_BYTES + 1, 0x61)).problems).toEqual([expect.stringMatching(/bytes long; at most/)]);
     expect(refusal(`id,event,url\nwh_1,ticket_opened,"${secretUrl}\n`).problems).toEqual(["line 2: a quoted field is not closed"]);
     expect(refusal(`id,event,url\nwh_1,ticket_opened,x"${secretUrl}"\n`).problems).toEqual([expect.stringMatching(/^line 2: a quote appears inside an unquoted field/)]);
     expect(refusal(`[{"id":"wh_1","event":"ticket_opened","url":"${secretUrl}"}`).problems).toEqual([expect.stringMatching(/^the file starts as JSON but is not valid JSON \(at character \d+\)/)]);
@@ -162,5 +165,26 @@ describe("the file of pulumi-helpdesk import", () => {
       const { problems } = refusal(JSON.stringify([{ id: "wh_1", event: "ticket_opened", url: secretUrl, ...row }]));
       expect(problems).toEqual(['row 1: has the unknown fields "k0", "k1", "k2", "k3", "k4" and 9995 more; the fields are id, event, url, name']);
     });
+  });
+});
+
+describe("reading the file of --from", () => {
+  it("refuses a file or standard input longer than MAX_FILE_BYTES, a missing file and a folder; reads one that fits", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "helpdesk-webhook-file-"));
+    try {
+      const big = join(dir, "big.csv");
+      writeFileSync(big, Buffer.alloc(MAX_FILE_BYTES + 1, 0x61));
+      const tooLarge = [expect.stringMatching(/^more than \d+ bytes, the most read/)];
+      await expect(readWebhookFile(big)).rejects.toMatchObject({ problems: tooLarge });
+      await expect(readWebhookFile("-", Readable.from([Buffer.alloc(MAX_FILE_BYTES), Buffer.alloc(1)]))).rejects.toMatchObject({ problems: tooLarge });
+      await expect(readWebhookFile(join(dir, "none.csv"))).rejects.toMatchObject({ problems: ["the file does not exist"] });
+      await expect(readWebhookFile(dir)).rejects.toMatchObject({ problems: ["is not a file"] });
+      const small = join(dir, "small.csv");
+      writeFileSync(small, "id,event,url\n");
+      expect(await readWebhookFile(small)).toEqual({ bytes: Buffer.from("id,event,url\n"), source: small });
+      expect(await readWebhookFile("-", Readable.from([Buffer.from("a"), Buffer.from("b")]))).toEqual({ bytes: Buffer.from("ab"), source: "standard input" });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

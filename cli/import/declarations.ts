@@ -11,7 +11,7 @@
  * and not a JSON list: Pulumi YAML 1.19 cannot index a secret list from config ("receiver must be a list or
  * object, not *[]string"), while `fn::split` of a secret string works.
  */
-import { CLI_EXECUTABLE, PULUMI_PACKAGE, PYTHON_PACKAGE, WEBHOOK_TYPE, goImportPath, javaBasePackage, nodejsSdkPackage } from "../kernel/names.js";
+import { CLI_EXECUTABLE, PULUMI_PACKAGE, PYTHON_PACKAGE, WEBHOOK_TYPE, goImportPath, javaBasePackage, nodejsSdkPackage } from "../../kernel/names.js";
 
 /** The stack config key (in the project's namespace, as `new pulumi.Config()` reads it) holding the adopted urls. */
 export const WEBHOOK_URLS_KEY = "helpdeskWebhookUrls";
@@ -25,6 +25,7 @@ export const WEBHOOK_URLS_SEPARATOR = " ";
  * @param value the config value
  * @returns the urls in their order, or the 1-based position of the first empty item (two spaces in a row, a leading
  *   or trailing space), which would shift the positions the code reads
+ * @home how `helpdeskWebhookUrls` is read by position (as the printed code does: `split(" ")[i]`, an empty item refused)
  */
 export function webhookUrlList(value: string): { urls: string[] } | { emptyItem: number } {
   if (value === "") return { urls: [] };

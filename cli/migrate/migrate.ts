@@ -6,7 +6,7 @@
  *
  * 1. The state is read with `pulumi stack export --show-secrets` (into this process's memory only: the urls are in it,
  *    secret or not). Every dynamic `Webhook` is checked first: its event and url by the one webhook rule
- *    (`provider/core/webhooks.ts` `checkWebhook`), its name free among the native webhooks (the native one of the
+ *    (`kernel/webhook-rules.ts` `webhookProblems`), its name free among the native webhooks (the native one of the
  *    same name and id is one migrated before: skipped), no other resource depending on it; and the stack's
  *    `helpdesk:*` config by the settings table's collector (`kernel/settings.ts` `collectSettings`, the one the
  *    native provider's `CheckConfig` runs on the same values). Any problem ends the command with exit code 2 before
@@ -32,13 +32,13 @@ import type { WebhookEvent } from "../../kernel/events.js";
 import { DYNAMIC_WEBHOOK_TYPE, WEBHOOK_TYPE, pluginDownloadUrl } from "../../kernel/names.js";
 import { packageVersion } from "../../kernel/package-version.js";
 import { collectSettings, SETTING_NAMES } from "../../kernel/settings.js";
-import { checkWebhook } from "../../provider/core/webhooks.js";
-import { SECRET_SIG, SIG_KEY } from "../../provider/native/properties.js";
-import { declarationLanguage, declarations, WEBHOOK_URLS_KEY, WEBHOOK_URLS_SEPARATOR, type Declared } from "../declarations.js";
+import { SECRET_SIG, SIG_KEY } from "../../kernel/pulumi-wire.js";
+import { webhookProblems } from "../../kernel/webhook-rules.js";
+import { declarationLanguage, declarations } from "../import/declarations.js";
 import { CliError, info, result, success, warn } from "../output.js";
-import { openStack, readProjectFacts, readStackConfig, resolveStackRef, runPulumi, writeStackConfig, type StackRef } from "../stack-config.js";
-import type { WebhookRow } from "../webhook-file.js";
-import { nameOf, runImport, type StateResource } from "./import.js";
+import { openStack, readProjectFacts, readStackConfigEntries, resolveStackRef, runPulumi, type StackRef } from "../stack-config.js";
+import type { WebhookRow } from "../import/webhook-file.js";
+import { existingUrls, nameOf, placeUrls, runImport, webhookUrlsKey, type StateResource } from "../import/import.js";
 
 /** Options of `migrate`. */
 export interface MigrateOptions {
@@ -108,8 +108,12 @@ export async function migrate(options: MigrateOptions): Promise<void> {
     deployment?: { resources?: ExportedResource[] };
   };
   const resources = (exported.deployment?.resources ?? []).filter((resource) => !resource.delete);
-  const config = await readStackConfig(stack);
+  const entries = await readStackConfigEntries(stack);
+  const config = Object.fromEntries(Object.entries(entries).map(([key, entry]) => [key, entry.value]));
   const moves = plannedMoves(resources, ref.stackName, configProblems(config));
+  // The url list is checked before anything changes, the dry run too: a plain-text or gapped one is refused (exit 2).
+  const urlsKey = webhookUrlsKey(project.name);
+  const urls = existingUrls(urlsKey, entries[urlsKey], ref.stackName);
 
   if (moves.length === 0) {
     success(`nothing to migrate: stack "${ref.stackName}" has no dynamic Webhook`);
@@ -123,18 +127,7 @@ export async function migrate(options: MigrateOptions): Promise<void> {
   }
 
   // Every url gets a place in the config list: the one it has from an earlier run or an import, else a new one.
-  const urlsKey = `${project.name}:${WEBHOOK_URLS_KEY}`;
-  const urls = (config[urlsKey] ?? "").split(WEBHOOK_URLS_SEPARATOR).filter(Boolean);
-  const before = urls.length;
-  const declared: Declared[] = moves.map((move) => {
-    let urlIndex = urls.indexOf(move.url);
-    if (urlIndex < 0) urlIndex = urls.push(move.url) - 1;
-    return { name: move.name, event: move.event, urlIndex };
-  });
-  if (urls.length !== before) {
-    info(`writing the urls to the secret stack config ${urlsKey}`);
-    await writeStackConfig(stack, ref, [{ key: urlsKey, value: urls.join(WEBHOOK_URLS_SEPARATOR), secret: true }]);
-  }
+  const declared = await placeUrls(stack, ref, urlsKey, urls, moves);
 
   const version = packageVersion();
   if (fresh.length < moves.length) info(`skipped ${moves.length - fresh.length} webhook${plural(moves.length - fresh.length)} adopted as native before`);
@@ -213,7 +206,8 @@ function plannedMoves(resources: readonly ExportedResource[], stackName: string,
     const name = nameOf(dynamic.urn);
     const what = `dynamic Webhook ${JSON.stringify(name)}`;
     const outputs = dynamic.outputs ?? {};
-    const { inputs, failures } = checkWebhook({ event: plainValue(outputs.event), url: plainValue(outputs.url) });
+    const inputs = { event: plainValue(outputs.event), url: plainValue(outputs.url) };
+    const failures = webhookProblems(inputs);
     if (!dynamic.id) problems.push(`${what} has no id in the state (its creation did not finish): run \`pulumi up\` or \`pulumi refresh\` first`);
     for (const failure of failures) problems.push(`${what}: ${failure.reason}`);
     if ((names.get(name) ?? 0) > 1) problems.push(`${what}: ${names.get(name)} dynamic Webhooks of stack "${stackName}" have that name (in different components); they cannot all move to the top level: rename all but one (with \`aliases\`) first`);

@@ -16,10 +16,13 @@
  * {@link MAX_RECORD_CHARS} stops the parser, a header wider than {@link MAX_HEADER_COLUMNS} is refused before any
  * other check, and a list of names in a problem holds at most {@link MAX_LISTED_NAMES}.
  */
+import { createReadStream, statSync } from "node:fs";
+import { resolve as resolvePath } from "node:path";
 import { parse as parseCsv } from "csv-parse/sync";
-import { isWebhookEvent, type WebhookEvent } from "../kernel/events.js";
-import { looksLikeUrl, shownValue, URL_LIKE, webhookIdProblem, webhookProblems } from "../kernel/webhook-rules.js";
-import { CliError } from "./output.js";
+import { readAtMost } from "../../kernel/response-limit.js";
+import { isWebhookEvent, type WebhookEvent } from "../../kernel/events.js";
+import { looksLikeUrl, shownValue, URL_LIKE, webhookIdProblem, webhookProblems } from "../../kernel/webhook-rules.js";
+import { CliError } from "../output.js";
 
 /** The columns every row has: the webhook's id (docs/helpdesk-api.md §4.4 `:id`), event and url (§2.1). */
 export const REQUIRED_COLUMNS = ["id", "event", "url"] as const;
@@ -120,12 +123,38 @@ const ID_HINT = "an id is the one the help desk shows for the webhook, such as w
 type RawRow = Partial<Record<Column, unknown>> & { row: number };
 
 /**
+ * Reads the file of `--from`, or standard input for `-`: at most {@link MAX_FILE_BYTES}, the one check of its size
+ * (`kernel/response-limit.ts` `readAtMost` counts the bytes as they come, so a larger input is refused before it is
+ * all held).
+ *
+ * @param from a path, or `-` for `stdin`
+ * @param stdin what `-` reads (default `process.stdin`)
+ * @returns the bytes, and how messages name the source (the path as given, or `standard input`)
+ * @throws WebhookFileError (exit 2) when the file does not exist, is not a file, or is larger than MAX_FILE_BYTES
+ */
+export async function readWebhookFile(from: string, stdin: NodeJS.ReadableStream & AsyncIterable<Uint8Array> = process.stdin): Promise<{ bytes: Buffer; source: string }> {
+  const source = from === "-" ? "standard input" : from;
+  let body: AsyncIterable<Uint8Array> & { destroy(): void } = stdin as typeof stdin & { destroy(): void };
+  let size: string | undefined;
+  if (from !== "-") {
+    const stats = statSync(resolvePath(from), { throwIfNoEntry: false });
+    if (!stats) throw fileProblems(source, ["the file does not exist"]);
+    if (!stats.isFile()) throw fileProblems(source, ["is not a file"]);
+    body = createReadStream(resolvePath(from));
+    size = String(stats.size);
+  }
+  const bytes = await readAtMost(body, MAX_FILE_BYTES, size, () => body.destroy());
+  if (bytes === undefined) throw fileProblems(source, [`more than ${MAX_FILE_BYTES} bytes, the most read: no file of webhooks is that large`]);
+  return { bytes, source };
+}
+
+/**
  * Reads and checks the webhooks of a file.
  *
  * @param bytes the file's content
  * @param source how messages name the file
  * @returns one {@link WebhookRow} per row, in the file's order
- * @throws WebhookFileError (exit 2) when the file is empty, larger than {@link MAX_FILE_BYTES}, not UTF-8 text, not
+ * @throws WebhookFileError (exit 2) when the file is empty, not UTF-8 text, not
  *   CSV with the header `id,event,url[,name]` nor a JSON array of such objects, or when any row breaks the webhook
  *   rule, lacks a field, has a bad name, or repeats the id or name of another row; every problem is listed by row
  */
@@ -144,9 +173,6 @@ function formatHint(): string {
 /** The file as text: UTF-8 (a byte-order mark dropped), no NUL. */
 function decode(bytes: Uint8Array, source: string): string {
   if (bytes.length === 0) throw fileProblems(source, [`the file is empty: ${formatHint()}`]);
-  if (bytes.length > MAX_FILE_BYTES) {
-    throw fileProblems(source, [`the file is ${bytes.length} bytes long; at most ${MAX_FILE_BYTES} are read: ${formatHint()}`]);
-  }
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);

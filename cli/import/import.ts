@@ -3,11 +3,11 @@
  * run, with no request to the help desk (it has no read endpoint, docs/helpdesk-api.md §4.5): the file's event and url
  * are trusted as given, as the `import` resource option trusts the declared ones.
  *
- * 1. The file is read and every row checked (`../webhook-file.ts`, the one webhook rule); then the stack's state
+ * 1. The file is read and every row checked (`./webhook-file.ts`, the one webhook rule); then the stack's state
  *    (`pulumi stack export`, secrets left encrypted): a row whose id the stack holds under its name is skipped as
  *    adopted already; an id under another name, or a name taken by another webhook, is a problem of that row.
  *    Any problem ends the command with exit code 2 before anything changes.
- * 2. The urls are written to the secret stack config `<project>:helpdeskWebhookUrls` (`../declarations.ts` says why
+ * 2. The urls are written to the secret stack config `<project>:helpdeskWebhookUrls` (`./declarations.ts` says why
  *    one value), through `pulumi config set --secret` with the value on stdin. The value already there is read by
  *    position as the printed code reads it (an empty item is refused), and only as a secret (a plain-text one is
  *    refused: it would hold credentials in `Pulumi.<stack>.yaml`).
@@ -21,27 +21,28 @@
  *    printed, and a `pulumi up` of a program without them would delete the help desk's webhooks, which the API cannot
  *    read back. Pulumi's code generation is off: it needs the language host's `GenerateProgram`, and would write urls
  *    into code.
- * 4. The declarations are printed on stdout, in the stack's language (`../declarations.ts`), with the `protect` option
+ * 4. The declarations are printed on stdout, in the stack's language (`./declarations.ts`), with the `protect` option
  *    as adopted.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, closeSync, constants, existsSync, lstatSync, mkdtempSync, openSync, readdirSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, constants, existsSync, lstatSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
-import { delimiter, join, resolve as resolvePath } from "node:path";
+import { delimiter, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
 import { stackCommand } from "../../kernel/commands.js";
-import { DEFAULT_CONFIG_NAMESPACE } from "../../kernel/config.js";
+import { configKeysFor, DEFAULT_CONFIG_NAMESPACE } from "../../kernel/config.js";
 import { DYNAMIC_WEBHOOK_TYPE, PROVIDER_TYPE, WEBHOOK_TYPE, pluginDownloadUrl } from "../../kernel/names.js";
 import { packageVersion } from "../../kernel/package-version.js";
 import { processExists } from "../../kernel/processes.js";
-import { adoptWebhook } from "../../provider/core/webhooks.js";
-import { SECRET_SIG, SIG_KEY } from "../../provider/native/properties.js";
-import { declarationLanguage, declarations, WEBHOOK_URLS_KEY, WEBHOOK_URLS_SEPARATOR, webhookUrlList, type Declared } from "../declarations.js";
+import { stateSecret } from "../../kernel/pulumi-wire.js";
+import { ADOPTED_STATE } from "../../kernel/webhook-rules.js";
+import { declarationLanguage, declarations, WEBHOOK_URLS_KEY, WEBHOOK_URLS_SEPARATOR, webhookUrlList, type Declared } from "./declarations.js";
 import { commandNamespace, namespaceNote, programHint } from "../namespace.js";
 import { CliError, info, result, success, warn } from "../output.js";
-import { openStack, PulumiNotFoundError, readProjectFacts, readStackConfigEntries, resolveStackRef, runPulumi, writeStackConfig } from "../stack-config.js";
-import { fileProblems, MAX_FILE_BYTES, parseWebhookFile, type WebhookRow } from "../webhook-file.js";
+import { openStack, PulumiNotFoundError, readProjectFacts, readStackConfigEntries, resolveStackRef, runPulumi, writeStackConfig, type StackRef } from "../stack-config.js";
+import type { Stack } from "@pulumi/pulumi/automation/index.js";
+import { fileProblems, parseWebhookFile, readWebhookFile, type WebhookRow } from "./webhook-file.js";
 
 /** Options of `import`. */
 export interface ImportOptions {
@@ -69,40 +70,8 @@ export interface StateResource {
   protect?: boolean;
 }
 
-/**
- * A secret in the form of a state file (pulumi/pulumi `sdk/go/common/apitype` `SecretV1`, read by `pulumi import`'s
- * `DeserializeProperties`): the engine encrypts it into the state as it imports.
- *
- * @param value the plain value
- */
-const stateSecret = (value: string): Record<string, string> => ({ [SIG_KEY]: SECRET_SIG, plaintext: JSON.stringify(value) });
-
 /** The last part of a URN: the resource's name. */
 export const nameOf = (urn: string): string => urn.slice(urn.lastIndexOf("::") + 2);
-
-/**
- * Reads the file of `--from`, or standard input for `-`.
- *
- * @throws WebhookFileError (exit 2) when it cannot be read, is not a file, or is larger than MAX_FILE_BYTES
- */
-async function readSource(from: string): Promise<{ bytes: Uint8Array; source: string }> {
-  if (from === "-") {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    for await (const chunk of process.stdin) {
-      size += (chunk as Buffer).length;
-      if (size > MAX_FILE_BYTES) throw fileProblems("standard input", [`more than ${MAX_FILE_BYTES} bytes: no file of webhooks is that large`]);
-      chunks.push(chunk as Buffer);
-    }
-    return { bytes: Buffer.concat(chunks), source: "standard input" };
-  }
-  const path = resolvePath(from);
-  const stats = statSync(path, { throwIfNoEntry: false });
-  if (!stats) throw fileProblems(from, ["the file does not exist"]);
-  if (!stats.isFile()) throw fileProblems(from, ["is not a file"]);
-  if (stats.size > MAX_FILE_BYTES) throw fileProblems(from, [`the file is ${stats.size} bytes long; at most ${MAX_FILE_BYTES} are read`]);
-  return { bytes: readFileSync(path), source: from };
-}
 
 /**
  * Adopts the webhooks of a file into a stack (see the module's description).
@@ -116,7 +85,7 @@ export async function importWebhooks(options: ImportOptions): Promise<void> {
   const namespace = commandNamespace(options.namespace);
   const ref = await resolveStackRef(options.stack, options.cwd);
   const project = readProjectFacts(ref.workDir);
-  const { bytes, source } = await readSource(options.from);
+  const { bytes, source } = await readWebhookFile(options.from);
   const rows = parseWebhookFile(bytes, source);
 
   const protect = options.protect ?? true;
@@ -127,19 +96,9 @@ export async function importWebhooks(options: ImportOptions): Promise<void> {
   const config = await readStackConfigEntries(stack);
   const provider = namespace === DEFAULT_CONFIG_NAMESPACE ? undefined : explicitProvider(resources, config, namespace, ref.stackName);
 
-  // Every url gets a place in the config list: the one it has from an earlier run, else a new one at the end.
-  const urlsKey = `${project.name}:${WEBHOOK_URLS_KEY}`;
+  const urlsKey = webhookUrlsKey(project.name);
   const urls = existingUrls(urlsKey, config[urlsKey], ref.stackName);
-  const before = urls.length;
-  const declared: Declared[] = rows.map((row) => {
-    let urlIndex = urls.indexOf(row.url);
-    if (urlIndex < 0) urlIndex = urls.push(row.url) - 1;
-    return { name: row.name, event: row.event, urlIndex };
-  });
-  if (urls.length !== before) {
-    info(`writing the urls to the secret stack config ${urlsKey}`);
-    await writeStackConfig(stack, ref, [{ key: urlsKey, value: urls.join(WEBHOOK_URLS_SEPARATOR), secret: true }]);
-  }
+  const declared = await placeUrls(stack, ref, urlsKey, urls, rows);
 
   const version = packageVersion();
   const fresh = rows.filter((row) => !adopted.has(row.row));
@@ -213,9 +172,10 @@ function adoptedRows(rows: readonly WebhookRow[], resources: readonly StateResou
  *   (declare it and run `pulumi up` first: the message shows how), or several match
  */
 function explicitProvider(resources: readonly StateResource[], config: Readonly<Record<string, { value: string }>>, namespace: string, stackName: string): { name: string; urn: string } {
-  const baseUrl = config[`${namespace}:baseUrl`]?.value;
+  const baseUrlKey = configKeysFor(namespace).baseUrl;
+  const baseUrl = config[baseUrlKey]?.value;
   if (!baseUrl) {
-    throw new CliError("usage", `stack "${stackName}" has no ${namespace}:baseUrl: sign in first with ${stackCommand("login", { stack: stackName, namespace })}`);
+    throw new CliError("usage", `stack "${stackName}" has no ${baseUrlKey}: sign in first with ${stackCommand("login", { stack: stackName, namespace })}`);
   }
   const matching = resources.filter(
     (resource) => resource.type === PROVIDER_TYPE && !nameOf(resource.urn).startsWith("default") && resource.inputs?.baseUrl === baseUrl,
@@ -223,7 +183,7 @@ function explicitProvider(resources: readonly StateResource[], config: Readonly<
   const chosen = matching.length === 1 ? matching[0] : matching.find((resource) => nameOf(resource.urn) === namespace);
   if (chosen) return { name: nameOf(chosen.urn), urn: chosen.urn };
   if (matching.length > 1) {
-    throw new CliError("usage", `stack "${stackName}" has ${matching.length} explicit providers for ${namespace}:baseUrl (${matching.map((r) => JSON.stringify(nameOf(r.urn))).join(", ")}) and none is named ${JSON.stringify(namespace)}: name the one to adopt under ${JSON.stringify(namespace)}`);
+    throw new CliError("usage", `stack "${stackName}" has ${matching.length} explicit providers for ${baseUrlKey} (${matching.map((r) => JSON.stringify(nameOf(r.urn))).join(", ")}) and none is named ${JSON.stringify(namespace)}: name the one to adopt under ${JSON.stringify(namespace)}`);
   }
   throw new CliError(
     "usage",
@@ -273,14 +233,15 @@ const FOLDER_PREFIX = "helpdesk-import-";
  * @param run the stack, its provider, and whether to leave them protected
  * @throws CliError (exit 1) when `pulumi import` fails (its output, shown as it came, says why; the rows it wrote are
  *   protected), or lifting the protection fails (then the message says so and how to finish)
+ * @home how webhooks are adopted (one protected `pulumi import` from a FIFO, removed on signals; `--no-protect` lifts the protection afterwards)
  */
 export async function runImport(webhooks: readonly ImportedWebhook[], run: ImportRun): Promise<void> {
   const placement = run.provider ? { provider: run.provider.name } : { version: run.version, pluginDownloadUrl: pluginDownloadUrl() };
   const file = {
     ...(run.provider ? { nameTable: { [run.provider.name]: run.provider.urn } } : {}),
     resources: webhooks.map((hook) => {
-      const { event, url, state } = adoptWebhook(hook.id, { event: hook.event, url: hook.url });
-      return { type: WEBHOOK_TYPE, name: hook.name, id: hook.id, ...placement, inputs: { event, url: stateSecret(url) }, outputs: { event, url: stateSecret(url), state } };
+      const { event, url } = hook;
+      return { type: WEBHOOK_TYPE, name: hook.name, id: hook.id, ...placement, inputs: { event, url: stateSecret(url) }, outputs: { event, url: stateSecret(url), state: ADOPTED_STATE } };
     }),
   };
   removeStaleFolders();
@@ -337,6 +298,45 @@ async function unprotect(urns: readonly string[], stackName: string, workDir: st
 }
 
 /**
+ * The namespaced stack config key of the adopted urls: {@link WEBHOOK_URLS_KEY} in the project's namespace, as
+ * `new pulumi.Config()` reads it.
+ *
+ * @param projectName the project's name (`Pulumi.yaml` `name`)
+ */
+export function webhookUrlsKey(projectName: string): string {
+  return `${projectName}:${WEBHOOK_URLS_KEY}`;
+}
+
+/**
+ * Gives every webhook a place in the secret url list: the one its url has from an earlier run, else a new one at the
+ * end; writes the list (`pulumi config set --secret`, the value on stdin) when it grew.
+ *
+ * @param urls the list as {@link existingUrls} read it; extended in place
+ * @param webhooks the webhooks to declare, in the order of their declarations
+ * @returns each webhook's declaration: its name, event and url position
+ * @throws CliError (exit 1) when writing the config fails
+ */
+export async function placeUrls(
+  stack: Stack,
+  ref: StackRef,
+  urlsKey: string,
+  urls: string[],
+  webhooks: readonly Pick<WebhookRow, "name" | "event" | "url">[],
+): Promise<Declared[]> {
+  const before = urls.length;
+  const declared: Declared[] = webhooks.map((hook) => {
+    let urlIndex = urls.indexOf(hook.url);
+    if (urlIndex < 0) urlIndex = urls.push(hook.url) - 1;
+    return { name: hook.name, event: hook.event, urlIndex };
+  });
+  if (urls.length !== before) {
+    info(`writing the urls to the secret stack config ${urlsKey}`);
+    await writeStackConfig(stack, ref, [{ key: urlsKey, value: urls.join(WEBHOOK_URLS_SEPARATOR), secret: true }]);
+  }
+  return declared;
+}
+
+/**
  * The urls already in the config list, by position as the printed code reads them.
  *
  * @param key the namespaced key; @param entry its value and secret flag, if set
@@ -344,7 +344,7 @@ async function unprotect(urns: readonly string[], stackName: string, workDir: st
  *   plain text in `Pulumi.<stack>.yaml`) or holds an empty item (two spaces in a row, a leading or trailing space:
  *   every position after it would name another webhook's url)
  */
-function existingUrls(key: string, entry: { value: string; secret: boolean } | undefined, stackName: string): string[] {
+export function existingUrls(key: string, entry: { value: string; secret: boolean } | undefined, stackName: string): string[] {
   if (entry === undefined) return [];
   if (!entry.secret) {
     throw new CliError(
