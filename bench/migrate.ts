@@ -16,7 +16,7 @@ import { startEmulator } from "pulumi-helpdesk/emulator";
 import { signInAutoApproved } from "pulumi-helpdesk/emulator/client";
 // The built package (bench/run.sh builds it): type stripping resolves no `.js` import of a `.ts` source.
 import { PACKAGE_NAME } from "../dist/kernel/package-version.js";
-import { nodejsSdkPackage } from "../dist/kernel/names.js";
+import { CLI_EXECUTABLE, nodejsSdkPackage } from "../dist/kernel/names.js";
 import { BENCH_CLIENT, backendEnv } from "./stack-config.ts";
 import { timed } from "./timed.ts";
 
@@ -75,7 +75,7 @@ try {
       await timed("pulumi", ["config", "set", "bench:count", String(n), "--stack", "bench"], program, env);
       process.stderr.write(`bench:migrate: N=${n}: pulumi up of ${n} dynamic webhooks\n`);
       const up = await timed("pulumi", ["up", "--yes", "--skip-preview", ...stack], program, env);
-      process.stderr.write(`bench:migrate: N=${n}: pulumi-helpdesk migrate\n`);
+      process.stderr.write(`bench:migrate: N=${n}: ${CLI_EXECUTABLE} migrate\n`);
       const migrated = await timed(process.execPath, [join(root, "dist", "cli", "bin.js"), "migrate", "--stack", "bench"], program, env);
       writeFileSync(join(program, "index.ts"), `${migrated.stdout}\n`);
       process.stderr.write(`bench:migrate: N=${n}: pulumi preview --expect-no-changes\n`);
@@ -95,7 +95,7 @@ try {
 
 const floor = rows[0]!;
 process.stdout.write(
-  `| N | pulumi up of the dynamic webhooks (s) | pulumi-helpdesk migrate (s) | ratio to N=${floor.n} | of it, the pulumi import run | preview of the declarations (s) |\n|---|---|---|---|---|---|\n`,
+  `| N | pulumi up of the dynamic webhooks (s) | ${CLI_EXECUTABLE} migrate (s) | ratio to N=${floor.n} | of it, the pulumi import run | preview of the declarations (s) |\n|---|---|---|---|---|---|\n`,
 );
 for (const row of rows) {
   process.stdout.write(

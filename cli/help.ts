@@ -182,7 +182,7 @@ export function migrateHelpAfter(): string {
     ),
     "",
     "Examples:",
-    "  $ pulumi-helpdesk migrate --stack dev --dry-run",
-    "  $ pulumi-helpdesk migrate --stack dev > migrated.ts",
+    `  $ ${CLI_EXECUTABLE} migrate --stack dev --dry-run`,
+    `  $ ${CLI_EXECUTABLE} migrate --stack dev > migrated.ts`,
   ].join("\n");
 }

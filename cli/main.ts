@@ -21,7 +21,7 @@ import { DEFAULT_CONFIG_NAMESPACE } from "../kernel/config.js";
 import { SETTINGS } from "../kernel/settings.js";
 
 endQuietlyWhenOutputCloses();
-import { CLI_EXECUTABLE, PLUGIN_EXECUTABLE, PULUMI_PACKAGE } from "../kernel/names.js";
+import { CLI_EXECUTABLE, PLUGIN_EXECUTABLE, PULUMI_PACKAGE, WEBHOOK_TYPE } from "../kernel/names.js";
 
 function positiveInt(name: string) {
   return (value: string): number => {
@@ -136,7 +136,7 @@ program
 
 program
   .command("migrate")
-  .description("Move every dynamic Webhook of the stack to the native helpdesk:index:Webhook with the same id, event and url (no request to the help desk), and print the declarations that replace them.")
+  .description(`Move every dynamic Webhook of the stack to the native ${WEBHOOK_TYPE} with the same id, event and url (no request to the help desk), and print the declarations that replace them.`)
   .option(...stackOption)
   .option(...cwdOption)
   .option("--dry-run", "list the webhooks that would move and change nothing", false)

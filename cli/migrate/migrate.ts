@@ -30,7 +30,7 @@ import { stackCommand } from "../../kernel/commands.js";
 import { DEFAULT_CONFIG_NAMESPACE, stackConfigSettings } from "../../kernel/config.js";
 import type { WebhookEvent } from "../../kernel/events.js";
 import { DYNAMIC_WEBHOOK_TYPE, WEBHOOK_TYPE, pluginDownloadUrl } from "../../kernel/names.js";
-import { packageVersion } from "../../kernel/package-version.js";
+import { PACKAGE_NAME, packageVersion } from "../../kernel/package-version.js";
 import { collectSettings, SETTING_NAMES } from "../../kernel/settings.js";
 import { SECRET_SIG, SIG_KEY } from "../../kernel/pulumi-wire.js";
 import { webhookProblems } from "../../kernel/webhook-rules.js";
@@ -158,7 +158,7 @@ export async function migrate(options: MigrateOptions): Promise<void> {
   const language = declarationLanguage(project.runtime) ?? "yaml";
   info(
     `In your program, replace the dynamic Webhook declarations of ${moves.map((move) => JSON.stringify(move.name)).join(", ")} ` +
-      "(and their import of pulumi-helpdesk's Webhook) with the following; then `pulumi preview` shows no change:",
+      `(and their import of ${PACKAGE_NAME}'s Webhook) with the following; then \`pulumi preview\` shows no change:`,
   );
   result(declarations(language, declared, { protect: true, version, pluginDownloadUrl: pluginDownloadUrl().replace("${VERSION}", version), command: "migrate" }));
 }
