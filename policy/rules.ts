@@ -33,6 +33,9 @@ export function webhookUrl(url: unknown): URL | undefined {
  */
 export const ALLOWED_HOST_PATTERN = "^(\\*\\.)?[^\\s*/\\\\:@?#\\[\\]]+$|^\\[[0-9A-Fa-f:.]+\\]$";
 
+/** {@link ALLOWED_HOST_PATTERN}, compiled once. */
+const ALLOWED_HOST = new RegExp(ALLOWED_HOST_PATTERN);
+
 /** How an `allowedHosts` entry is compared, once parsed by {@link hostEntry}. */
 export type HostEntry = { readonly exact: string } | { readonly below: string };
 
@@ -46,7 +49,7 @@ export type HostEntry = { readonly exact: string } | { readonly below: string };
  *   refuses such a config before the pack sees it)
  */
 export function hostEntry(entry: string): HostEntry | undefined {
-  if (!new RegExp(ALLOWED_HOST_PATTERN).test(entry)) return undefined;
+  if (!ALLOWED_HOST.test(entry)) return undefined;
   const wildcard = entry.startsWith("*.");
   // A wildcard's domain is parsed below a one-letter label, so that it is canonicalised as a host name is.
   const host = canonicalHost(wildcard ? `x${entry.slice(1)}` : entry);
@@ -69,20 +72,26 @@ function withoutTrailingDot(host: string): string {
 }
 
 /**
+ * Parses a config's `allowedHosts` once (at `Configure`), for {@link hostAllowed}.
+ *
+ * @param allowedHosts the config's entries
+ * @returns the entries {@link hostEntry} can read, in order; entries it cannot read allow nothing and are left out
+ */
+export function allowedHostEntries(allowedHosts: readonly string[]): HostEntry[] {
+  return allowedHosts.map(hostEntry).filter((entry): entry is HostEntry => entry !== undefined);
+}
+
+/**
  * Whether a url's host is allowed by the config's `allowedHosts`: equal to an exact entry, or strictly below the
  * domain of a `*.` entry (`*.example.com` allows `a.example.com` and `a.b.example.com`, not `example.com`). The port is
  * not part of the host: an allowed host is allowed on any port.
  *
  * @param url a parsed webhook url ({@link webhookUrl})
- * @param allowedHosts the config's entries (entries {@link hostEntry} cannot read allow nothing)
+ * @param entries the config's entries, parsed ({@link allowedHostEntries})
  */
-export function hostAllowed(url: URL, allowedHosts: readonly string[]): boolean {
+export function hostAllowed(url: URL, entries: readonly HostEntry[]): boolean {
   const host = withoutTrailingDot(url.hostname);
-  return allowedHosts.some((entry) => {
-    const parsed = hostEntry(entry);
-    if (parsed === undefined) return false;
-    return "exact" in parsed ? host === parsed.exact : host.endsWith(`.${parsed.below}`);
-  });
+  return entries.some((entry) => ("exact" in entry ? host === entry.exact : host.endsWith(`.${entry.below}`)));
 }
 
 /**

@@ -13,13 +13,13 @@ import { DYNAMIC_WEBHOOK_TYPE, PLUGIN_EXECUTABLE, POLICY_PACK, PROVIDER_TYPE, WE
 import { packageVersion } from "../../kernel/package-version.js";
 import { UNKNOWN } from "../../provider/core/unknown.js";
 import { asSecret } from "../../provider/native/properties.js";
-import { duplicateWebhooks, hostAllowed, hostEntry, webhookUrl } from "../../policy/rules.js";
+import { allowedHostEntries, duplicateWebhooks, hostAllowed, hostEntry, webhookUrl } from "../../policy/rules.js";
 import { POLICY_NAMES } from "../../policy/policies.js";
 import { startAnalyzer, urnOf, type AnalyzedResource, type Diagnostic, type RunningAnalyzer } from "../support/analyzer.js";
 import { repoRoot } from "../support/package.js";
 
 /** Whether `url`'s host is allowed by `entries`. */
-const allows = (entries: string[], url: string): boolean => hostAllowed(webhookUrl(url)!, entries);
+const allows = (entries: string[], url: string): boolean => hostAllowed(webhookUrl(url)!, allowedHostEntries(entries));
 
 describe("the allowedHosts rule", () => {
   it("matches exact names in any case, on any port, with or without a trailing dot", () => {
