@@ -1,6 +1,6 @@
 /**
  * The webhook policies of the `helpdesk` policy pack, defined once, as plain data and functions with no Pulumi in
- * them, for both of its shipping forms (docs/design.md "Policy packs"): the folder `policy/` of the npm package
+ * them, for both of its shipping forms (docs/design.md "Rooms"): the folder `policy/` of the npm package
  * (`policy/pack.ts` hands this table to `@pulumi/policy`, run by Pulumi's Node.js language host) and the release
  * executable under the name `pulumi-analyzer-helpdesk` (`policy/analyzer.ts`, a binary policy pack served by our own
  * Analyzer server, `policy/server.ts`). Their names are part of the interface: people write them in
