@@ -131,6 +131,7 @@ class Findings {
   private readonly diagnostics: AnalyzeDiagnostic[] = [];
   private readonly notApplicable: InstanceType<typeof analyzerPb.PolicyNotApplicable>[] = [];
 
+  /** @param version the pack's version, which each diagnostic names */
   constructor(private readonly version: string) {}
 
   /** A violation of `policy` at `level` (remediate reports as mandatory), about `urn` when given. */
@@ -151,6 +152,7 @@ class Findings {
     this.notApplicable.push(new analyzerPb.PolicyNotApplicable().setPolicyName(policy.name).setReason(reason));
   }
 
+  /** @returns the `AnalyzeResponse`: the diagnostics in order, and the not-applicable list when there is one (as `@pulumi/policy` sets it) */
   response(): InstanceType<typeof analyzerPb.AnalyzeResponse> {
     const response = new analyzerPb.AnalyzeResponse().setDiagnosticsList(this.diagnostics);
     if (this.notApplicable.length > 0) response.setNotApplicableList(this.notApplicable);
