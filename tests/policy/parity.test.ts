@@ -1,7 +1,7 @@
 /**
  * The policy pack's two shipping forms answer alike: the folder form (`dist/policy/pack.js`, the table of
  * policy/policies.ts served by `@pulumi/policy`'s `PolicyPack`) and the release executable's analyzer
- * (`dist/cli/bin.js pulumi-analyzer-helpdesk`, the same table served by policy/server.ts), each asked over gRPC as the
+ * (`dist/bin/release.js pulumi-analyzer-helpdesk`, the same table served by policy/server.ts), each asked over gRPC as the
  * engine asks. For the same configs, resources and stacks, every field of their answers is equal: `GetAnalyzerInfo`
  * (policies, levels, config schemas), `Analyze` and `AnalyzeStack` (each diagnostic's policy, pack, version,
  * description, message, enforcement level and URN; the not-applicable policies and why) and `Remediate`.
@@ -16,7 +16,7 @@ import fc from "fast-check";
 import { join } from "node:path";
 import { EVENTS } from "../../kernel/events.js";
 import { DYNAMIC_WEBHOOK_TYPE, PROVIDER_TYPE, WEBHOOK_TYPE, ANALYZER_EXECUTABLE } from "../../kernel/names.js";
-import { UNKNOWN } from "../../provider/core/unknown.js";
+import { UNKNOWN } from "../../kernel/pulumi-wire.js";
 import { asSecret } from "../../provider/native/properties.js";
 import { POLICY_NAMES } from "../../policy/policies.js";
 import { startAnalyzer, type AnalyzedResource, type RunningAnalyzer } from "../support/analyzer.js";
@@ -129,7 +129,7 @@ describe("the policy pack's two forms, asked the same questions", () => {
   beforeAll(async () => {
     [folder, executable] = await Promise.all([
       startAnalyzer([process.execPath, join(repoRoot, "dist/policy/pack.js")]),
-      startAnalyzer([process.execPath, join(repoRoot, "dist/cli/bin.js"), ANALYZER_EXECUTABLE]),
+      startAnalyzer([process.execPath, join(repoRoot, "dist/bin/release.js"), ANALYZER_EXECUTABLE]),
     ]);
   });
   afterAll(async () => {
