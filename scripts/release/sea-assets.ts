@@ -9,7 +9,11 @@ export const CLI_ASSET = "cli.cjs";
 /** V8's code cache of the {@link CLI_ASSET} wrapped by {@link commonJsWrapper}; empty when there is none (another architecture). */
 export const CLI_CACHE_ASSET = "cli.cache";
 
-/** The wrapper that makes a CommonJS module body a function, as Node.js's own loader wraps a module. */
+/**
+ * The wrapper that makes a CommonJS module body a function, as Node.js's own loader wraps a module; a first line
+ * `#!...` (the CLI entry's, which esbuild keeps) is left out, as that loader leaves it out (V8 reads one only at the
+ * very start of a script).
+ */
 export function commonJsWrapper(source: string): string {
-  return `(function (exports, require, module, __filename, __dirname) {${source}\n})`;
+  return `(function (exports, require, module, __filename, __dirname) {${source.replace(/^#!.*/, "")}\n})`;
 }
