@@ -36,6 +36,12 @@ module.exports = {
     forbid("native-front-end-never-loads-the-dynamic-one", { path: "^provider/native/" }, { path: "^provider/dynamic/" }),
     forbid("dynamic-front-end-never-loads-the-native-one", { path: "^provider/dynamic/" }, { path: "^provider/native/" }),
     forbid("policy-uses-kernel-only", { path: "^policy/" }, { path: allBut("kernel", "policy") }, "The policy pack reaches no credential and no network: kernel/ and itself only."),
+    forbid(
+      "analyzer-loads-no-pulumi-sdk",
+      { path: "^policy/(analyzer|server|proto|policies|rules)\\.ts$" },
+      { path: "node_modules/@pulumi/(policy|pulumi/(?!proto/))" },
+      "The release executable's analyzer serves the policies itself: no @pulumi/policy, and of @pulumi/pulumi only the protocol stubs (proto/).",
+    ),
     forbid("emulator-uses-kernel-only", { path: "^emulator/" }, { path: allBut("kernel", "emulator") }, "The emulator is the other side of the wire: no client of it (auth/, emulator-client/) is loaded by it."),
     forbid("emulator-modules-skip-its-public-entry", { path: "^emulator/", pathNot: "^emulator/index\\.ts$" }, { path: "^emulator/index\\.ts$" }, "emulator/index.ts is the public entry; the server side (start.ts and all it loads) never imports it."),
     forbid("emulator-types-stand-alone", { path: "^emulator/types\\.ts$" }, { path: "^emulator/" }, "emulator/types.ts, shared by the server and its clients, imports nothing of the emulator."),
@@ -46,7 +52,8 @@ module.exports = {
   ],
   options: {
     tsPreCompilationDeps: true,
-    exclude: { path: "(^|/)(node_modules|dist)/|^sdk/" },
+    // node_modules is not followed (doNotFollow) but kept as leaves, so that rules can name packages.
+    exclude: { path: "(^|/)dist/|^sdk/" },
     doNotFollow: { path: "node_modules" },
     includeOnly: "\\.(ts|mts|cts|js|mjs|cjs)$",
     tsConfig: { fileName: "tsconfig.check.json" },

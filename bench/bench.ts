@@ -25,9 +25,11 @@
  * and of its `__provider` (state-size.ts; a native resource has none), the API requests and TCP connections the
  * emulator saw (emulator-stats.ts), the peak memory of the kind's provider process during up: the dynamic provider
  * process, or for native the plugin's (memory.ts), and the requests per second the emulator sustains for
- * `POST /v1/webhooks` (load.ts), and how fast the native plugin prints its port: the release executable, the npm
- * launcher and a Node.js floor (plugin-start.ts). Timings are printed, never asserted (report.ts): tables on stdout,
- * JSON in bench-results/bench.json and plugin-start.json, progress on stderr.
+ * `POST /v1/webhooks` (load.ts); then what the policy pack costs a preview of 300 (without a pack, the release
+ * executable's analyzer, the npm folder pack: policy.ts), and how fast the release executable is ready as the plugin,
+ * the analyzer and the CLI, with the npm launcher, against a Node.js floor (plugin-start.ts). Timings are printed,
+ * never asserted (report.ts): tables on stdout, JSON in bench-results/bench.json, policy.json and plugin-start.json,
+ * progress on stderr.
  *
  * Runs with Node's type stripping: erasable TypeScript only; project code comes from the built package (dist/): do not
  * rebuild it while the benchmark runs.
@@ -45,6 +47,7 @@ import { heldWebhookCount, readStats, resetStats } from "./emulator-stats.ts";
 import { loadRound, startEmulatorProcess, type LoadRound } from "./load.ts";
 import { PROVIDER_PROCESSES, ProviderMemorySampler, type ProviderProcessKind } from "./memory.ts";
 import { measurePluginStart } from "./plugin-start.ts";
+import { measurePolicyPreviews } from "./policy.ts";
 import { report } from "./report.ts";
 import { samplesOf, type KindName, type Results } from "./results.ts";
 import { BENCH_CLIENT, backendEnv, signedInConfig } from "./stack-config.ts";
@@ -322,8 +325,11 @@ async function run(): Promise<void> {
     },
     root,
   );
+  const policy = await measurePolicyPreviews(root, emulator.url, REPS, log);
+  writeFileSync(join(root, "bench-results", "policy.json"), `${JSON.stringify(policy, null, 2)}\n`);
   const pluginStart = await measurePluginStart(root, log);
   writeFileSync(join(root, "bench-results", "plugin-start.json"), `${JSON.stringify(pluginStart, null, 2)}\n`);
+  log(`load average at the end: ${readLoadAverage()}`);
 }
 
 let failed = false;

@@ -1,121 +1,117 @@
 /**
- * What the policy pack costs a `pulumi preview`: the preview of 300 native webhooks (bench/programs/native, the
- * default provider, signed in to an emulator) with `--policy-pack` naming the release executable as
- * `pulumi-analyzer-helpdesk` (all four policies enforced: `allowedHosts` and `events` set, every webhook compliant, so
- * the preview passes), against the same preview without it, in one run, interleaved (`REPS` of each), each preview a
- * first one (nothing created: every webhook is a create to analyse, the pack sees all 300 and the stack). Goal (issue 30): with the pack at most 1.3 times without.
- * And the analyzer's start: from starting the executable under its name to its port on stdout (what the engine
- * waits for), `STARTS` times, against the plugin's own start (`pulumi-resource-helpdesk`, the same executable) in the
- * same run.
+ * What the policy pack costs a `pulumi preview`, measured by `npm run bench` (bench/bench.ts) in its run, or alone by
+ * `npm run bench:policy` (this file run directly: same measurement, its own emulator). The preview of 300 native
+ * webhooks (bench/programs/native, the default provider, signed in to an emulator), each a first preview (nothing
+ * created: every webhook is a create to analyse; the pack sees all 300 and the stack), in three kinds interleaved,
+ * `REPS` of each:
  *
- * Printed as median, min and max with ratios; never asserted. Run alone, not by `npm run bench` (it builds the
- * executable and takes a few minutes): `npm run bench:policy` (scripts/lib/after-setup.sh sets up the toolchain).
+ * - `without`: no policy pack;
+ * - `executable`: `--policy-pack` naming the release executable as `pulumi-analyzer-helpdesk` (policy/server.ts);
+ * - `folder`: the npm package's folder `policy/` on `@pulumi/policy` (policy/pack.ts), launched as official Node.js
+ *   language hosts' `RunPlugin` launches it (`node @pulumi/pulumi/cmd/run-policy-pack <engine> .` in the folder: the
+ *   Node.js host built here lacks `RunPlugin`, tests/policy/typescript.test.ts says more).
+ *
+ * With the pack, all four policies are enforced (`allowedHosts` and `events` set) and every webhook complies, so every
+ * policy is evaluated on every webhook and on the stack, and the preview passes. Goal (issue 36): `executable` at most
+ * 1.10 times `without`. Printed as median, min and max with ratios; never asserted.
  */
-import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { LocalWorkspace } from "@pulumi/pulumi/automation/index.js";
-import { EVENTS } from "../dist/kernel/events.js";
 import { startEmulator } from "pulumi-helpdesk/emulator";
-import { ANALYZER_EXECUTABLE, PLUGIN_EXECUTABLE } from "../dist/kernel/names.js"; // from the build, as scripts/release/executable.ts says
+import { EVENTS } from "../dist/kernel/events.js";
 import { POLICY_NAMES } from "../dist/policy/policies.js";
-import { buildExecutable } from "../scripts/release/executable.ts";
 import { median } from "./results.ts";
+import { releaseFolder } from "./plugin-start.ts";
 import { BENCH_CLIENT, backendEnv, signedInConfig } from "./stack-config.ts";
+import { ANALYZER_EXECUTABLE } from "../dist/kernel/names.js"; // from the build, as scripts/release/executable.ts says
 
 /** Webhooks in the previewed program. */
-const COUNT = 300;
-/** Previews of each kind (with and without the pack), interleaved. */
-const REPS = 3;
-/** Starts of the analyzer and of the plugin, interleaved. */
-const STARTS = 10;
+export const POLICY_COUNT = 300;
 
-const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
+/** The kinds of preview, in the order of each repetition. */
+export const PREVIEW_KINDS = ["without", "executable", "folder"] as const;
 
-/** Milliseconds from spawning `path` (with the engine's address as its argument and an empty PATH) to its first line on stdout. */
-function startOnce(path: string): Promise<number> {
-  return new Promise((done, fail) => {
-    const began = performance.now();
-    const child = spawn(path, ["127.0.0.1:1"], { env: { PATH: "/nonexistent" }, stdio: ["ignore", "pipe", "ignore"] });
-    let stdout = "";
-    const timer = setTimeout(() => {
-      child.kill("SIGKILL");
-      fail(new Error(`${path} printed no port within 30 s`));
-    }, 30_000);
-    child.stdout.on("data", (chunk: Buffer) => {
-      stdout += chunk.toString();
-      if (!stdout.includes("\n")) return;
-      const ms = performance.now() - began;
-      clearTimeout(timer);
-      child.kill("SIGKILL");
-      child.on("exit", () => done(ms));
-    });
-  });
-}
+/** One kind of preview. */
+export type PreviewKind = (typeof PREVIEW_KINDS)[number];
+
+/** What {@link measurePolicyPreviews} measured: each kind's preview times (ms). */
+export type PolicyPreviewResults = Record<PreviewKind, number[]>;
 
 /** `median (min-max)` in seconds. */
 function summary(ms: number[]): string {
   return `${(median(ms) / 1000).toFixed(2)} s (${(Math.min(...ms) / 1000).toFixed(2)}-${(Math.max(...ms) / 1000).toFixed(2)})`;
 }
 
-const work = mkdtempSync(join(tmpdir(), "helpdesk-bench-policy-"));
-const emulator = await startEmulator({ port: 0, autoApprove: true, clients: [BENCH_CLIENT] });
-try {
-  const built = await buildExecutable();
-  // The archive's layout: the executable and its links (scripts/release/release.ts).
-  const folder = join(work, "release");
-  mkdirSync(folder);
-  symlinkSync(built.path, join(folder, PLUGIN_EXECUTABLE));
-  symlinkSync(PLUGIN_EXECUTABLE, join(folder, ANALYZER_EXECUTABLE));
-  const starts = { analyzer: [] as number[], plugin: [] as number[] };
-  for (let i = 0; i < STARTS; i++) {
-    starts.analyzer.push(await startOnce(join(folder, ANALYZER_EXECUTABLE)));
-    starts.plugin.push(await startOnce(join(folder, PLUGIN_EXECUTABLE)));
-  }
-
-  const configFile = join(work, "policy-config.json");
-  writeFileSync(configFile, JSON.stringify({ [POLICY_NAMES.allowedHosts]: { allowedHosts: ["*.example.test"] }, [POLICY_NAMES.allowedEvents]: { events: [...EVENTS] } }));
-  const stateDir = join(work, "state");
-  mkdirSync(stateDir);
-  const stack = await LocalWorkspace.createOrSelectStack(
-    { stackName: "policy", workDir: join(ROOT, "bench/programs/native") },
-    { envVars: { ...backendEnv(stateDir), HELPDESK_TOKEN_CACHE_DIR: join(work, "token-cache") } },
-  );
+/**
+ * Measures the three kinds of preview, interleaved, and prints the table.
+ *
+ * @param root the repository root (the program is `<root>/bench/programs/native`, the folder pack `<root>/policy`)
+ * @param emulatorUrl a running emulator that knows {@link BENCH_CLIENT}
+ * @param reps previews of each kind
+ * @param log progress lines (stderr)
+ * @returns every preview's time
+ * @throws Error when a preview fails (a violation would: every webhook complies)
+ */
+export async function measurePolicyPreviews(root: string, emulatorUrl: string, reps: number, log: (line: string) => void): Promise<PolicyPreviewResults> {
+  const work = mkdtempSync(join(tmpdir(), "helpdesk-bench-policy-"));
+  const release = await releaseFolder(work);
   try {
-    await stack.setAllConfig(await signedInConfig(emulator.url, COUNT));
-    const previews = { without: [] as number[], with: [] as number[] };
-    let violations = 0;
-    await stack.preview(); // warms the plugin cache and the program's first compilation
-    for (let rep = 0; rep < REPS; rep++) {
-      let began = performance.now();
-      await stack.preview({ color: "never" });
-      previews.without.push(performance.now() - began);
-      began = performance.now();
-      // Every webhook complies (https, hosts below example.test, events among those allowed): the pack's common case,
-      // every policy evaluated on every webhook and on the stack, and the preview passes.
-      const output = (await stack.preview({ color: "never", policyPacks: [join(folder, ANALYZER_EXECUTABLE)], policyPackConfigs: [configFile] })).stdout;
-      previews.with.push(performance.now() - began);
-      violations = output.split("[mandatory]").length - 1;
-      process.stderr.write(`rep ${rep + 1}/${REPS}: without ${(previews.without.at(-1)! / 1000).toFixed(2)} s, with the pack ${(previews.with.at(-1)! / 1000).toFixed(2)} s\n`);
-    }
-    const ratio = median(previews.with) / median(previews.without);
-    process.stdout.write(
-      [
-        `pulumi preview of ${COUNT} native webhooks (median, min-max of ${REPS}; one run, interleaved):`,
-        `  without a policy pack   ${summary(previews.without)}`,
-        `  with the helpdesk pack  ${summary(previews.with)}   ratio ${ratio.toFixed(2)} (goal: at most 1.3)   violations: ${violations}`,
-        `start to port, no Node.js on PATH (median, min-max of ${STARTS}):`,
-        `  ${PLUGIN_EXECUTABLE.padEnd(25)} ${summary(starts.plugin)}`,
-        `  ${ANALYZER_EXECUTABLE.padEnd(25)} ${summary(starts.analyzer)}   ratio ${(median(starts.analyzer) / median(starts.plugin)).toFixed(2)}`,
-        "",
-      ].join("\n"),
+    const folderPack = join(work, "folder-pack");
+    writeFileSync(
+      folderPack,
+      `#!/bin/sh\ncd ${JSON.stringify(join(root, "policy"))} && exec ${JSON.stringify(process.execPath)} ${JSON.stringify(join(root, "node_modules/@pulumi/pulumi/cmd/run-policy-pack"))} "$1" .\n`,
     );
+    chmodSync(folderPack, 0o755);
+    const packs: Record<PreviewKind, string[]> = { without: [], executable: [join(release, ANALYZER_EXECUTABLE)], folder: [folderPack] };
+    const configFile = join(work, "policy-config.json");
+    writeFileSync(configFile, JSON.stringify({ [POLICY_NAMES.allowedHosts]: { allowedHosts: ["*.example.test"] }, [POLICY_NAMES.allowedEvents]: { events: [...EVENTS] } }));
+    const stateDir = join(work, "state");
+    mkdirSync(stateDir);
+    const stack = await LocalWorkspace.createOrSelectStack(
+      { stackName: "policy", workDir: join(root, "bench/programs/native") },
+      { envVars: { ...backendEnv(stateDir), HELPDESK_TOKEN_CACHE_DIR: join(work, "token-cache") } },
+    );
+    try {
+      await stack.setAllConfig(await signedInConfig(emulatorUrl, POLICY_COUNT));
+      await stack.preview(); // warms the plugin cache and the program's first compilation
+      const results: PolicyPreviewResults = { without: [], executable: [], folder: [] };
+      for (let rep = 0; rep < reps; rep++) {
+        for (const kind of PREVIEW_KINDS) {
+          const began = performance.now();
+          const pack = packs[kind].length > 0 ? { policyPacks: packs[kind], policyPackConfigs: [configFile] } : {};
+          await stack.preview({ color: "never", ...pack });
+          results[kind].push(performance.now() - began);
+        }
+        log(`policy rep ${rep + 1}/${reps}: ${PREVIEW_KINDS.map((kind) => `${kind} ${(results[kind].at(-1)! / 1000).toFixed(2)} s`).join(", ")}`);
+      }
+      const without = median(results.without);
+      console.log(
+        [
+          "",
+          `pulumi preview of ${POLICY_COUNT} native webhooks, all four policies enforced, all compliant (median, min-max of ${reps}; one run, interleaved):`,
+          `  without a policy pack                    ${summary(results.without)}`,
+          `  the release's ${ANALYZER_EXECUTABLE}  ${summary(results.executable)}   ratio ${(median(results.executable) / without).toFixed(2)} (goal: at most 1.10)`,
+          `  the npm folder policy/ (@pulumi/policy)  ${summary(results.folder)}   ratio ${(median(results.folder) / without).toFixed(2)}`,
+        ].join("\n"),
+      );
+      return results;
+    } finally {
+      await stack.workspace.removeStack("policy", { force: true }).catch(() => undefined);
+    }
   } finally {
-    await stack.workspace.removeStack("policy", { force: true }).catch(() => undefined);
+    rmSync(work, { recursive: true, force: true });
   }
-} finally {
-  await emulator.close();
-  rmSync(work, { recursive: true, force: true });
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
+  const emulator = await startEmulator({ port: 0, autoApprove: true, clients: [BENCH_CLIENT] });
+  try {
+    await measurePolicyPreviews(root, emulator.url, 3, (line) => void process.stderr.write(`${line}\n`));
+  } finally {
+    await emulator.close();
+  }
 }

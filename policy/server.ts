@@ -1,0 +1,312 @@
+/**
+ * The gRPC server of Pulumi's `pulumirpc.Analyzer` service (pulumi/pulumi `proto/pulumi/analyzer.proto`, v3.259) for
+ * the `helpdesk` policy pack, on `@grpc/grpc-js` with the stubs shipped in `@pulumi/pulumi/proto/` (`./proto.ts`):
+ * what the release executable serves as `pulumi-analyzer-helpdesk` (`./analyzer.ts`). It serves the table of
+ * `./policies.ts` and answers as `@pulumi/policy` 1.21.0's server (`server.js`, `protoutil.js`) answers for the same
+ * table (the folder form, `./pack.ts`); tests/policy/parity.test.ts holds the two equal.
+ *
+ * Why not `@pulumi/policy`'s server: it loads the Pulumi SDK (`@pulumi/pulumi`, for assets in `deserialize.js`), which
+ * takes most of a second to start; it deserializes every resource's properties again for each policy; and it answers
+ * `Remediate`, which the engine sends for every resource one at a time on its step generator's path before going on
+ * (pulumi/pulumi v3.259 `pkg/resource/deploy/step_generator.go`), only after deserializing the whole resource. A pack
+ * without remediations has nothing to say there, so this server answers it at once, without reading the request: an
+ * empty `RemediateResponse`, or, while the config sets a policy to `remediate`, the same "not applicable" list
+ * `@pulumi/policy` gives (none of these policies remediates), encoded once per `Configure`.
+ *
+ * Methods the v3.259 engine calls (`pkg/resource/plugin/analyzer_plugin.go`): Handshake, ConfigureStack,
+ * GetAnalyzerInfo, GetPluginInfo, Configure (only when a config is given), Remediate and Analyze (per resource),
+ * AnalyzeStack (once, at the end), Cancel. As with `@pulumi/policy`:
+ *
+ * - a policy's enforcement level is the config's, else its own; `disabled` skips it; `remediate` reports as `mandatory`;
+ * - a violation's message is the policy's description, a new line and the reason; it names the pack and its version;
+ *   a resource policy's violation carries no URN (the engine attributes it to the resource), a stack policy's the
+ *   URN of the resource it is about;
+ * - a policy not applicable to a resource (an input unknown during preview) is listed with its reason;
+ * - `Configure` replaces the whole config. Here the config is read once per `Configure` (each policy's `prepare`),
+ *   not once per resource and policy.
+ *
+ * Differences, none visible through the engine: `GetPluginInfo` gives this package's version (`@pulumi/policy` gives
+ * its own, 1.21.0); a property is deserialised only when a policy reads it (secrets unwrapped, however deep; assets and
+ * archives stay their wire objects, which no policy reads), so a malformed asset elsewhere in a resource is not an
+ * error. No property value is ever logged or put in an error message.
+ *
+ * The port is loopback and unauthenticated, as every Pulumi plugin's is. The analyzer reaches no credential and no
+ * network: it answers questions about the properties it is sent.
+ */
+import * as grpc from "@grpc/grpc-js";
+import { POLICY_PACK } from "../kernel/names.js";
+import { packageVersion } from "../kernel/package-version.js";
+import { SECRET_SIG, SIG_KEY } from "../kernel/pulumi-wire.js";
+import { messageOf } from "../kernel/errors.js";
+import { PACK_ENFORCEMENT_LEVEL, POLICIES, type EnforcementLevel, type Policy, type PolicyConfigProperties, type PolicyResource } from "./policies.js";
+import {
+  analyzerGrpc,
+  analyzerPb,
+  emptyPb,
+  pluginPb,
+  structPb,
+  type AnalyzeDiagnostic,
+  type AnalyzeRequest,
+  type AnalyzerResource,
+  type AnalyzerServer,
+  type ConfigureAnalyzerRequest,
+  type Struct,
+} from "./proto.js";
+
+/** `analyzer.proto`'s `EnforcementLevel` numbers of the levels' names. */
+const LEVEL_NUMBERS: Readonly<Record<EnforcementLevel, number>> = {
+  advisory: analyzerPb.EnforcementLevel.ADVISORY,
+  mandatory: analyzerPb.EnforcementLevel.MANDATORY,
+  remediate: analyzerPb.EnforcementLevel.REMEDIATE,
+  disabled: analyzerPb.EnforcementLevel.DISABLED,
+};
+
+/**
+ * The name of an `EnforcementLevel` number.
+ *
+ * @throws Error naming the number and the levels there are, for a number `analyzer.proto` does not define
+ */
+function levelNamed(level: number): EnforcementLevel {
+  const name = (Object.keys(LEVEL_NUMBERS) as EnforcementLevel[]).find((key) => LEVEL_NUMBERS[key] === level);
+  if (name === undefined) throw new Error(`unknown enforcement level ${level}: the levels are ${Object.keys(LEVEL_NUMBERS).join(", ")}`);
+  return name;
+}
+
+/** One policy as configured: its enforcement level, its config properties and what its `prepare` made of them. */
+interface ConfiguredPolicy {
+  readonly policy: Policy;
+  readonly level: EnforcementLevel;
+  readonly properties: PolicyConfigProperties;
+  readonly prepared: unknown;
+}
+
+/**
+ * Reads the pack's config: each policy's level (the config's, else its own, else the pack's) and properties.
+ *
+ * @param config per policy name, its level and properties (from `Configure`); empty for the policies' own settings
+ */
+function configure(config: ReadonlyMap<string, { level: EnforcementLevel; properties: PolicyConfigProperties }>): ConfiguredPolicy[] {
+  return POLICIES.map((policy) => {
+    const given = config.get(policy.name);
+    const properties = given?.properties ?? {};
+    return { policy, level: given?.level ?? policy.enforcementLevel ?? PACK_ENFORCEMENT_LEVEL, properties, prepared: policy.kind === "resource" ? policy.prepare(properties) : undefined };
+  });
+}
+
+/**
+ * A property value as a policy reads it, with every secret unwrapped however deep (as `@pulumi/policy`
+ * `deserialize.js` does); the unknown sentinel stays.
+ */
+function revealed(value: unknown): unknown {
+  if (Array.isArray(value)) return value.map(revealed);
+  if (typeof value !== "object" || value === null) return value;
+  const record = value as Record<string, unknown>;
+  if (record[SIG_KEY] === SECRET_SIG) return revealed(record.value);
+  return Object.fromEntries(Object.entries(record).map(([key, inner]) => [key, revealed(inner)]));
+}
+
+/** A reader of a `Struct`'s properties, each deserialised when asked for. */
+function reader(struct: Struct | undefined): (key: string) => unknown {
+  const fields = struct?.getFieldsMap();
+  return (key) => {
+    const value = fields?.get(key);
+    return value === undefined ? undefined : revealed(value.toJavaScript());
+  };
+}
+
+/** A resource of a request, as the policies read it. */
+function policyResource(message: AnalyzeRequest | AnalyzerResource): PolicyResource {
+  const provider = message.getProvider();
+  return {
+    type: message.getType(),
+    name: message.getName(),
+    urn: message.getUrn(),
+    property: reader(message.getProperties()),
+    provider: provider && { urn: provider.getUrn(), property: reader(provider.getProperties()) },
+  };
+}
+
+/** The diagnostics and not-applicable policies of one Analyze or AnalyzeStack. */
+class Findings {
+  private readonly diagnostics: AnalyzeDiagnostic[] = [];
+  private readonly notApplicable: InstanceType<typeof analyzerPb.PolicyNotApplicable>[] = [];
+
+  /** @param version the pack's version, which each diagnostic names */
+  constructor(private readonly version: string) {}
+
+  /** A violation of `policy` at `level` (remediate reports as mandatory), about `urn` when given. */
+  violation(policy: Policy, level: EnforcementLevel, reason: string, urn?: string): void {
+    const diagnostic = new analyzerPb.AnalyzeDiagnostic();
+    diagnostic.setPolicyname(policy.name);
+    diagnostic.setPolicypackname(POLICY_PACK);
+    diagnostic.setPolicypackversion(this.version);
+    diagnostic.setDescription(policy.description);
+    diagnostic.setMessage(`${policy.description}\n${reason}`);
+    diagnostic.setEnforcementlevel(LEVEL_NUMBERS[level === "remediate" ? "mandatory" : level] as never);
+    if (urn) diagnostic.setUrn(urn);
+    this.diagnostics.push(diagnostic);
+  }
+
+  /** `policy` does not apply, and why. */
+  notApplicableFor(policy: Policy, reason: string): void {
+    this.notApplicable.push(new analyzerPb.PolicyNotApplicable().setPolicyName(policy.name).setReason(reason));
+  }
+
+  /** @returns the `AnalyzeResponse`: the diagnostics in order, and the not-applicable list when there is one (as `@pulumi/policy` sets it) */
+  response(): InstanceType<typeof analyzerPb.AnalyzeResponse> {
+    const response = new analyzerPb.AnalyzeResponse().setDiagnosticsList(this.diagnostics);
+    if (this.notApplicable.length > 0) response.setNotApplicableList(this.notApplicable);
+    return response;
+  }
+}
+
+/**
+ * Runs one policy, turning what it throws (a defect) into the error `@pulumi/policy` gives.
+ *
+ * @throws Error `Error validating resource with policy '<name>' from policy pack '<pack>@v<version>': <message>`
+ */
+function running<T>(policy: Policy, version: string, run: () => T): T {
+  try {
+    return run();
+  } catch (error) {
+    throw new Error(`Error validating resource with policy '${policy.name}' from policy pack '${POLICY_PACK}@v${version}':\n${messageOf(error)}`, { cause: error });
+  }
+}
+
+/** `GetAnalyzerInfo`'s answer: the pack, its version and each policy with its type, level and config schema. */
+function analyzerInfo(version: string): InstanceType<typeof analyzerPb.AnalyzerInfo> {
+  const info = new analyzerPb.AnalyzerInfo().setName(POLICY_PACK).setVersion(version).setSupportsconfig(true);
+  info.setPoliciesList(
+    POLICIES.map((policy) => {
+      const policyInfo = new analyzerPb.PolicyInfo()
+        .setPolicyType(policy.kind === "resource" ? analyzerPb.PolicyType.POLICY_TYPE_RESOURCE : analyzerPb.PolicyType.POLICY_TYPE_STACK)
+        .setName(policy.name)
+        .setDescription(policy.description)
+        .setEnforcementlevel(LEVEL_NUMBERS[policy.enforcementLevel ?? PACK_ENFORCEMENT_LEVEL] as never);
+      if (policy.configSchema) {
+        const schema = new analyzerPb.PolicyConfigSchema().setProperties(structPb.Struct.fromJavaScript(policy.configSchema.properties as Parameters<typeof structPb.Struct.fromJavaScript>[0]));
+        if (policy.configSchema.required) schema.setRequiredList([...policy.configSchema.required]);
+        policyInfo.setConfigschema(schema);
+      }
+      return policyInfo;
+    }),
+  );
+  return info;
+}
+
+/** The config of a `Configure` request, per policy name. */
+function configOf(request: ConfigureAnalyzerRequest): Map<string, { level: EnforcementLevel; properties: PolicyConfigProperties }> {
+  const config = new Map<string, { level: EnforcementLevel; properties: PolicyConfigProperties }>();
+  request.getPolicyconfigMap().forEach((policyConfig, name) => {
+    config.set(name, { level: levelNamed(policyConfig.getEnforcementlevel()), properties: (policyConfig.getProperties()?.toJavaScript() ?? {}) as PolicyConfigProperties });
+  });
+  return config;
+}
+
+/**
+ * The encoded `RemediateResponse` for a config: empty, or one "not applicable" entry per resource policy set to
+ * `remediate` (none of them remediates), as `@pulumi/policy` answers.
+ */
+function remediateAnswer(configured: readonly ConfiguredPolicy[]): Uint8Array {
+  const response = new analyzerPb.RemediateResponse();
+  const notApplicable = configured
+    .filter(({ policy, level }) => level === "remediate" && policy.kind === "resource")
+    .map(({ policy }) => new analyzerPb.PolicyNotApplicable().setPolicyName(policy.name).setReason("Policy does not implement remediateResource"));
+  if (notApplicable.length > 0) response.setNotApplicableList(notApplicable);
+  return response.serializeBinary();
+}
+
+/** A grpc-js unary handler from a function of the request; what it throws is answered with status UNKNOWN and its message. */
+function unary<Req, Res>(handler: (request: Req) => Res): grpc.handleUnaryCall<Req, Res> {
+  return (call, callback) => {
+    let response: Res;
+    try {
+      response = handler(call.request);
+    } catch (error) {
+      const message = messageOf(error);
+      callback({ code: grpc.status.UNKNOWN, details: message, message, name: "Error", metadata: new grpc.Metadata() });
+      return;
+    }
+    callback(null, response);
+  };
+}
+
+/** What `Remediate`'s request is read as: nothing (grpc-js takes a falsy message for none received, so an object). */
+const NOT_READ = Object.freeze({});
+
+/**
+ * The `Analyzer` service definition, with `Remediate` answered from bytes: its request is not deserialized and its
+ * answer is written as encoded (see the module's comment).
+ */
+function analyzerService(): grpc.ServiceDefinition {
+  const service = analyzerGrpc.AnalyzerService as unknown as grpc.ServiceDefinition;
+  const remediate = service.remediate!;
+  return { ...service, remediate: { ...remediate, requestDeserialize: () => NOT_READ, responseSerialize: (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) } };
+}
+
+/**
+ * Builds the `Analyzer` service implementation of the pack.
+ *
+ * @returns the handlers to pass to `grpc.Server.addService` with {@link analyzerService}
+ */
+export function analyzerHandlers(): grpc.UntypedServiceImplementation {
+  const version = packageVersion();
+  let configured = configure(new Map());
+  let remediation = remediateAnswer(configured);
+
+  const handlers: Partial<AnalyzerServer> = {
+    handshake: unary(() => new analyzerPb.AnalyzerHandshakeResponse()),
+    configureStack: unary(() => new analyzerPb.AnalyzerStackConfigureResponse()),
+    getAnalyzerInfo: unary(() => analyzerInfo(version)),
+    getPluginInfo: unary(() => new pluginPb.PluginInfo().setVersion(version)),
+    cancel: unary(() => new emptyPb.Empty()),
+
+    configure: unary((request) => {
+      configured = configure(configOf(request));
+      remediation = remediateAnswer(configured);
+      return new emptyPb.Empty();
+    }),
+
+    analyze: unary((request) => {
+      const resource = policyResource(request);
+      const findings = new Findings(version);
+      for (const { policy, level, prepared } of configured) {
+        if (level === "disabled" || policy.kind !== "resource") continue;
+        const verdict = running(policy, version, () => policy.validateResource(resource, prepared));
+        if (verdict === undefined) continue;
+        if ("notApplicable" in verdict) findings.notApplicableFor(policy, verdict.notApplicable);
+        else findings.violation(policy, level, verdict.violation);
+      }
+      return findings.response();
+    }),
+
+    analyzeStack: unary((request) => {
+      const resources = request.getResourcesList().map(policyResource);
+      const findings = new Findings(version);
+      for (const { policy, level, properties } of configured) {
+        if (level === "disabled" || policy.kind !== "stack") continue;
+        for (const { message, urn } of running(policy, version, () => policy.validateStack(resources, properties))) findings.violation(policy, level, message, urn);
+      }
+      return findings.response();
+    }),
+  };
+  // Remediate's request is not read and its answer is already encoded (analyzerService).
+  const remediate: grpc.handleUnaryCall<typeof NOT_READ, Uint8Array> = (_call, callback) => callback(null, remediation);
+  return { ...(handlers as grpc.UntypedServiceImplementation), remediate };
+}
+
+/**
+ * Starts the analyzer's server on 127.0.0.1 at a free port.
+ *
+ * @returns the port (the analyzer prints it on stdout, as Pulumi plugins do) and the server
+ * @throws Error when no port can be bound
+ */
+export async function serveAnalyzer(): Promise<{ port: number; server: grpc.Server }> {
+  // Large messages: AnalyzeStack carries every resource of the stack; Pulumi's own servers lift the 4 MiB default the same way.
+  const server = new grpc.Server({ "grpc.max_receive_message_length": 400 * 1024 * 1024 });
+  server.addService(analyzerService(), analyzerHandlers());
+  const port = await new Promise<number>((resolve, reject) => {
+    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
+  });
+  return { port, server };
+}
