@@ -5,6 +5,7 @@ import { packageVersion } from "../kernel/package-version.js";
 import { Command, InvalidArgumentError } from "commander";
 import { login } from "./commands/login.js";
 import { runEmulator } from "./commands/emulator.js";
+import { DEFAULT_CLIENT } from "../emulator/index.js";
 import { logout } from "./commands/logout.js";
 import { refresh } from "./commands/refresh.js";
 import { importWebhooks } from "./commands/import.js";
@@ -136,9 +137,9 @@ program
   .command("emulator")
   .description("Run the local help-desk API emulator in the foreground (Ctrl-C to stop).")
   .option("-p, --port <port>", "port on 127.0.0.1 (0 = any free port)", positiveInt("--port"), 8080)
-  .option("--client-id <id>", "OAuth client id to register")
-  .option("--client-secret <secret>", "OAuth client secret to register")
-  .option("--redirect-uri <uri>", "redirect URI to register for the client")
+  .option("--client-id <id>", "OAuth client id to register", DEFAULT_CLIENT.clientId)
+  .option("--client-secret <secret>", "OAuth client secret to register (the default is a public demo value)", DEFAULT_CLIENT.clientSecret)
+  .option("--redirect-uri <uri>", "redirect URI to register for the client", DEFAULT_CLIENT.redirectUri)
   .option("--auto-approve", "approve authorization requests without the consent page (headless use)", false)
   .option("--token-ttl <seconds>", "access token lifetime in seconds", positiveInt("--token-ttl"), 7200)
   .option("--rotate-refresh-tokens", "issue a new refresh token on each use and revoke the old one", false)
