@@ -18,7 +18,8 @@
  *   (Pulumi takes the account's home folder from the account database, not from `$HOME`: the READMEs say
  *   `pulumi login "file://$HOME/..."` rather than `--local`, which Pulumi resolves there too, out of a test's
  *   sandbox), the shared caches of npm, pip (a wheelhouse of Pulumi's Python SDK: `PIP_FIND_LINKS`, `PIP_NO_INDEX`),
- *   Go and Maven (tests/support/maven.ts), and `PULUMI_NODEJS_TYPESCRIPT=false`, which Pulumi's current Node.js host
+ *   Go and Maven (tests/support/maven.ts), the certificate authorities the machine trusts (`NODE_EXTRA_CA_CERTS`,
+ *   `SSL_CERT_FILE`, `SSL_CERT_DIR`), and `PULUMI_NODEJS_TYPESCRIPT=false`, which Pulumi's current Node.js host
  *   sets for `typescript: false` and the one built here does not (docs/design.md "The toolchain").
  *
  * What the README leaves to the person is given by the test, and only through the variables the README names in an
@@ -58,6 +59,9 @@ import { onPath, toolAvailable } from "../support/tools.js";
 import { ARCHIVE, linkTools, systemWithoutNode, VERSION } from "../no-node/no-node-desks.js";
 import { EXAMPLE_SPECS, LOGIN_VARIABLES, MINUTE, SUPPLIED_VARIABLES, type ExampleSpec, type Webhook } from "./example-specs.js";
 import { MIRROR_COMMAND, readmeSteps, type ExportStep, type ReadmeStep } from "./readme-steps.js";
+
+/** The variables that name the certificate authorities a machine trusts (Node.js's, OpenSSL's). */
+const MACHINE_TRUST_VARIABLES = ["NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR"] as const;
 
 /** A URL with its loopback port written as `PORT`: the README's emulators and the test's differ only there. */
 const anyPort = (text: string): string => text.replace(/127\.0\.0\.1:\d+/g, "127.0.0.1:PORT");
@@ -246,6 +250,9 @@ async function followReadme(spec: ExampleSpec, shared: Shared): Promise<void> {
   const bin = linkTools(join(work, "bin"), ["pulumi", ...spec.hosts, ...(spec.node ? ["node", "npm", "npx"] : []), ...(spec.go ? ["go"] : [])]);
   if (spec.python) symlinkSync(realpathSync(join(toolVenv, "bin", "python")), join(bin, "python3"));
   const caches = Object.fromEntries(Object.keys(sharedCaches({ HOME: "/" })).flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])));
+  // The machine's own trust of TLS certificates (a proxy's authority, as a person's shell has it), so that npm and
+  // pip reach their registries as they do outside the test.
+  const trust = Object.fromEntries(MACHINE_TRUST_VARIABLES.flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])));
   let env: NodeJS.ProcessEnv = {
     PATH: [bin, systemWithoutNode(join(work, "system"))].join(delimiter),
     HOME: home,
@@ -258,6 +265,7 @@ async function followReadme(spec: ExampleSpec, shared: Shared): Promise<void> {
     PULUMI_SKIP_UPDATE_CHECK: "true",
     PULUMI_SKIP_CONFIRMATIONS: "true",
     ...caches,
+    ...trust,
   };
   if (spec.node) {
     env = { ...env, npm_config_prefer_offline: "true", npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false", PULUMI_NODEJS_TYPESCRIPT: "false" };
