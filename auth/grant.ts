@@ -22,6 +22,7 @@
  *    known to keep refresh tokens (then presenting it again is harmless). A request refused before it reached the
  *    server (`kernel/not-sent.ts`) or answered with an error clears the marker.
  * 4. A damaged cache is an error naming the file, never a reason to fall back to the token in stack config.
+ * @home token expiry (with its margin), whether a refresh may be skipped, the token keys, what login writes
  */
 import { hostname } from "node:os";
 import { baseUrlText } from "../kernel/base-url.js";
@@ -59,6 +60,7 @@ import {
  * Whether an access token from this source may be refreshed: one from the environment is used as given, never
  * refreshed (the refresh token of the config does not belong to it) and never written to the token cache
  * (docs/design.md "Settings precedence"). The one home of that rule: the grant follows it, and the CLI's help states it.
+ * @home an access token from the environment is used as given, never refreshed (the grant, the help's environment list)
  *
  * @param origin where the access token came from
  */

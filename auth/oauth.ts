@@ -1,7 +1,7 @@
 /**
  * OAuth 2.0 authorization-code client helpers for the help-desk API (docs/helpdesk-api.md §4.1, §4.2, §5), on `oauth4webapi` with
  * Node's global fetch (the undici bundled in Node.js; see provider/core/http.ts for why not the undici package) as its
- * HTTP client. Used by `pulumi-helpdesk login` / `refresh` and by the provider's refresh of expired
+ * HTTP client, and the undici package's fetch for a `localhost` base URL only ({@link loopbackFetch}). Used by `pulumi-helpdesk login` / `refresh` and by the provider's refresh of expired
  * access tokens.
  *
  * Decisions the spec leaves open, each after a standard (docs/design.md "Decisions the service leaves open"): client authentication `client_secret_post`
@@ -11,7 +11,8 @@
 import * as oauth from "oauth4webapi";
 import { messageOf, PulumiHelpdeskError } from "../kernel/errors.js";
 import { allowsPlainHttp, baseUrlText, endpointUrl } from "../kernel/base-url.js";
-import { MAX_ANSWER_BYTES, readAtMost, tooLargeText } from "../kernel/answer-limit.js";
+import { isLocalhostName, localhostLookup } from "../kernel/loopback.js";
+import { MAX_RESPONSE_BYTES, readAtMost, tooLargeText } from "../kernel/response-limit.js";
 import { registerSecret, serverText } from "./redact.js";
 
 /** The OAuth client registration of docs/helpdesk-api.md §5.2: issued id and secret, and the redirect URI supplied in advance. */
@@ -56,7 +57,7 @@ export interface AuthorizationRequest {
  * The message never contains a code, token or secret.
  */
 export class OAuthError extends PulumiHelpdeskError {
-  /** HTTP status of the token endpoint's answer, when there was one. */
+  /** HTTP status of the token endpoint's response, when there was one. */
   readonly status: number | undefined;
 
   /**
@@ -96,12 +97,39 @@ function requestOptions(baseUrl: URL): oauth.TokenEndpointRequestOptions {
   };
 }
 
-/** Final statuses whose answer has no body (Fetch standard "null body status"): a `Response` with one cannot be built. */
+/** Final statuses whose response has no body (Fetch standard "null body status"): a `Response` with one cannot be built. */
 const NULL_BODY_STATUSES = new Set([204, 205, 304]);
 
+/** What {@link boundedFetch} reads of a fetch's response: the status line, the headers and the body stream. */
+type FetchedResponse = Pick<Response, "status" | "statusText" | "headers" | "body">;
+
+/** A fetch of a token request (oauth4webapi's options) that gives the response's {@link FetchedResponse} parts. */
+type TokenFetch = (url: string, options: oauth.CustomFetchOptions<"POST", URLSearchParams>) => Promise<FetchedResponse>;
+
+/** The fetch of {@link loopbackFetch}, once loaded. */
+let loadedLoopbackFetch: Promise<TokenFetch> | undefined;
+
 /**
- * Node's global fetch with the answer's body read here, at most `MAX_ANSWER_BYTES` (kernel/answer-limit.ts: 1 MiB,
- * far above any token answer), and handed to oauth4webapi as a `Response` already in memory. oauth4webapi reads
+ * A fetch for a `localhost` token endpoint that connects to the loopback addresses without asking a resolver
+ * (kernel/loopback.ts `localhostLookup`, RFC 6761 §6.3): the undici package's fetch over an Agent with that lookup.
+ * Why not Node's global fetch there: the undici inside Node.js takes no `lookup`, and no dispatcher of the undici
+ * package either (measured with Node 24.21 and undici 8: "invalid onRequestStart method"). Loaded on first use, so a
+ * provider process loads undici only for a local help desk (see provider/core/http.ts on its memory).
+ */
+function loopbackFetch(): Promise<TokenFetch> {
+  loadedLoopbackFetch ??= import("undici").then(({ Agent, fetch: undiciFetch }) => {
+    const dispatcher = new Agent({ connect: { lookup: localhostLookup } });
+    return async (url, options) => {
+      const response = await undiciFetch(url, { ...options, dispatcher });
+      return { status: response.status, statusText: response.statusText, headers: new Headers([...response.headers]), body: response.body as ReadableStream<Uint8Array> | null };
+    };
+  });
+  return loadedLoopbackFetch;
+}
+
+/**
+ * Node's global fetch ({@link loopbackFetch} for a `localhost` token endpoint) with the response's body read here, at most `MAX_RESPONSE_BYTES` (kernel/response-limit.ts: 1 MiB,
+ * far above any token response), and handed to oauth4webapi as a `Response` already in memory. oauth4webapi reads
  * the body with `response.json()`, which has no limit; its `customFetch` option is the hook it offers for this.
  * Bytes are counted after fetch's decompression, so a small compressed body that inflates is cut off too.
  *
@@ -110,10 +138,10 @@ const NULL_BODY_STATUSES = new Set([204, 205, 304]);
  *   fetch's errors as they are
  */
 async function boundedFetch(url: string, options: oauth.CustomFetchOptions<"POST", URLSearchParams>): Promise<Response> {
-  const response = await fetch(url, options);
+  const response: FetchedResponse = isLocalhostName(new URL(url).hostname) ? await (await loopbackFetch())(url, options) : await fetch(url, options);
   const stream = response.body;
-  const body = stream === null ? Buffer.alloc(0) : await readAtMost(stream, MAX_ANSWER_BYTES, response.headers.get("content-length"), () => void stream.cancel().catch(() => undefined));
-  if (body === undefined) throw new OAuthError("bad_response", tooLargeText("the token endpoint", MAX_ANSWER_BYTES), { status: response.status });
+  const body = stream === null ? Buffer.alloc(0) : await readAtMost(stream, MAX_RESPONSE_BYTES, response.headers.get("content-length"), () => void stream.cancel().catch(() => undefined));
+  if (body === undefined) throw new OAuthError("bad_response", tooLargeText("the token endpoint", MAX_RESPONSE_BYTES), { status: response.status });
   const init = { status: response.status, statusText: response.statusText, headers: response.headers };
   return new Response(NULL_BODY_STATUSES.has(response.status) ? null : new Uint8Array(body), init);
 }
@@ -139,7 +167,7 @@ export async function startAuthorization(config: OAuthClientConfig): Promise<Aut
 
 /**
  * Completes the flow: checks the redirect's parameters (RFC 6749 §4.1.2, `state` included), then exchanges the
- * authorization code at the token endpoint (§4.1.3, docs/helpdesk-api.md §4.2) and checks the answer (§5.1).
+ * authorization code at the token endpoint (§4.1.3, docs/helpdesk-api.md §4.2) and checks the response (§5.1).
  *
  * @param config the client registration
  * @param callback the URL the browser was redirected to (or just its query parameters)

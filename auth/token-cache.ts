@@ -36,13 +36,14 @@
  * `~/.cache/pulumi-helpdesk/tokens`.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { chmodSync, closeSync, fchmodSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, closeSync, fchmodSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { lock } from "proper-lockfile";
-import { signInAgain, STACK_PLACEHOLDER } from "../kernel/commands.js";
+import { signInAgain, STACK_PLACEHOLDER, stackCommand } from "../kernel/commands.js";
 import { PulumiHelpdeskError } from "../kernel/errors.js";
 import { syncDirectory } from "../kernel/fsync.js";
+import { PACKAGE_NAME } from "../kernel/package-version.js";
 
 /** Mode of the cache directory: only its owner may list or enter it. */
 const DIRECTORY_MODE = 0o700;
@@ -225,7 +226,7 @@ export interface StoredEntry {
 /** The environment variable that names the cache directory (see the module doc); the CLI's help lists it. */
 export const TOKEN_CACHE_DIR_VARIABLE = {
   name: "HELPDESK_TOKEN_CACHE_DIR",
-  meaning: "the folder of the local token cache (default $XDG_CACHE_HOME/pulumi-helpdesk/tokens, else ~/.cache/pulumi-helpdesk/tokens)",
+  meaning: `the folder of the local token cache (default $XDG_CACHE_HOME/${PACKAGE_NAME}/tokens, else ~/.cache/${PACKAGE_NAME}/tokens)`,
 } as const;
 
 /**
@@ -238,7 +239,7 @@ export function tokenCacheDir(env: NodeJS.ProcessEnv = process.env): string {
   const named = env[TOKEN_CACHE_DIR_VARIABLE.name];
   if (named) return named;
   const base = env.XDG_CACHE_HOME || join(homedir(), ".cache");
-  return join(base, "pulumi-helpdesk", "tokens");
+  return join(base, PACKAGE_NAME, "tokens");
 }
 
 /**
@@ -248,7 +249,7 @@ export function tokenCacheDir(env: NodeJS.ProcessEnv = process.env): string {
  * @returns 64 lower-case hex digits
  */
 export function refreshTokenHash(refreshToken: string): string {
-  return createHash("sha256").update(`pulumi-helpdesk refresh token\n${refreshToken}`).digest("hex");
+  return createHash("sha256").update(`${PACKAGE_NAME} refresh token\n${refreshToken}`).digest("hex");
 }
 
 /**
@@ -326,7 +327,7 @@ export function readEntry(dir: string, grant: string): StoredEntry | undefined {
   const entry = toCacheEntry(json);
   if (Array.isArray(entry)) {
     const format = (json as { format?: unknown } | null)?.format;
-    if (typeof format === "number" && format > ENTRY_FORMAT) throw damagedError(file, `it has format ${format}, written by a newer pulumi-helpdesk`);
+    if (typeof format === "number" && format > ENTRY_FORMAT) throw damagedError(file, `it has format ${format}, written by a newer ${PACKAGE_NAME}`);
     throw damagedError(file, entry.join("; "));
   }
   const hashes = entry.refreshTokenHashes;
@@ -419,7 +420,7 @@ export async function withGrantLock<T>(dir: string, grant: string, work: () => P
   } catch (error) {
     if ((error as { code?: unknown }).code === "ELOCKED") {
       throw new TokenCacheError("lock_timeout", `another process has been refreshing this grant's tokens for over ${Math.round(lockBudgetMs() / 1000)} s (lock ${lockPath}). ` +
-          `Wait for it (a \`pulumi up\` or \`pulumi-helpdesk refresh\`), or, if none is running, delete ${lockPath} and try again.`, { file: lockPath, cause: error });
+          `Wait for it (a \`pulumi up\` or ${stackCommand("refresh")}), or, if none is running, delete ${lockPath} and try again.`, { file: lockPath, cause: error });
     }
     throw inaccessibleError(lockPath, "cannot be created", error);
   }
@@ -452,10 +453,12 @@ const CACHE_NAME = /^(?:[0-9a-f]{32}\.json|\.[0-9a-f]{32}\.[0-9a-f]{12}\.tmp|[0-
  * the cache's own folder (one created by an older version, or by a person with `mkdir` under umask 022), the chmod
  * changes only what other users may do with the user's own tokens, and failing instead would stop every `pulumi up`
  * over a mode. A wider folder that holds anything else (say `$HOME` named in {@link TOKEN_CACHE_DIR_VARIABLE}) is
- * refused: its mode is the person's choice, not the cache's.
+ * refused: its mode is the person's choice, not the cache's. So is a folder inside a folder that someone else may
+ * change ({@link unsafeParent}).
  *
  * @returns false when it does not exist and `create` is false
  * @throws TokenCacheError `cache_inaccessible` (the message says what is wrong and what to do)
+ * @home which folders the token cache trusts (its own, not a link, not inside a folder others may change)
  */
 function secureDirectory(dir: string, create: boolean): boolean {
   try {
@@ -477,6 +480,8 @@ function secureDirectory(dir: string, create: boolean): boolean {
     if (uid !== undefined && stats.uid !== uid) {
       throw refused(dir, `belongs to another user (uid ${stats.uid}, not yours: ${uid}), who could read or replace the tokens in it`, "use a directory of your own");
     }
+    const parent = uid === undefined ? undefined : unsafeParent(dir, uid);
+    if (parent) throw refused(dir, `is inside ${parent.path}, which ${parent.who}: they could rename the cache folder and put another (or a symbolic link) in its place`, "use a folder inside folders only you or root can change");
     if (ENFORCE_MODES && (stats.mode & 0o777) !== DIRECTORY_MODE) {
       const others = readdirSync(dir).filter((name) => !CACHE_NAME.test(name));
       if (others.length > 0) {
@@ -490,6 +495,33 @@ function secureDirectory(dir: string, create: boolean): boolean {
     if (error instanceof TokenCacheError) throw error;
     throw inaccessibleError(dir, "cannot be created or made private (mode 0700)", error);
   }
+}
+
+/**
+ * The first folder above `dir` in which another user could rename or replace what leads to it: one that others may
+ * write to without the sticky bit (with it, as `/tmp` has, only an entry's owner may rename it), or one that belongs
+ * to another user than `uid` and root. Both the path as named and its real path (symbolic links resolved) are
+ * checked, from `dir`'s parent up to `/`. Group write is allowed: a user's private group is common.
+ *
+ * @param dir the cache folder (it exists); @param uid this process's user id
+ * @returns the folder and why it is unsafe (for the message), or undefined when every folder above is safe
+ */
+function unsafeParent(dir: string, uid: number): { path: string; who: string } | undefined {
+  const named = resolve(dir);
+  const folders = new Set<string>();
+  for (const start of [named, realpathSync(named)]) {
+    for (let folder = dirname(start); ; folder = dirname(folder)) {
+      folders.add(folder);
+      if (dirname(folder) === folder) break;
+    }
+  }
+  for (const folder of folders) {
+    const stats = statSync(folder);
+    const mode = stats.mode & 0o7777;
+    if ((mode & 0o002) !== 0 && (mode & 0o1000) === 0) return { path: folder, who: `every user may write to (mode 0${(mode & 0o777).toString(8)}, no sticky bit)` };
+    if (stats.uid !== uid && stats.uid !== 0) return { path: folder, who: `belongs to another user (uid ${stats.uid})` };
+  }
+  return undefined;
 }
 
 /** A cache directory refused before any file in it is touched: what is wrong, and what to do. */

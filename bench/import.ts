@@ -7,39 +7,21 @@
  * preview` of the printed declarations, and the ratio of the largest N to the smallest in the same run (the floor).
  * Timings are printed, never asserted: a table on stdout, progress on stderr.
  */
-import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync, appendFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { startEmulator } from "pulumi-helpdesk/emulator";
 import { signInAutoApproved } from "pulumi-helpdesk/emulator/client";
 import { BENCH_CLIENT, backendEnv } from "./stack-config.ts";
+import { timed } from "./timed.ts";
+// The built package, as stack-config.ts says why.
+import { TOKEN_CACHE_DIR_VARIABLE } from "../dist/auth/token-cache.js";
+import { CONFIG_KEYS } from "../dist/kernel/config.js";
+import { CLI_EXECUTABLE } from "../dist/kernel/names.js";
 
 const root = resolve(import.meta.dirname, "..");
 const sizes = process.argv.includes("--quick") ? [10, 100] : [10, 1000];
 const events = ["ticket_opened", "ticket_closed", "customer_replied", "note_added"];
-
-/**
- * Runs a command, failing the benchmark when it fails; returns its stdout and how long it took, in seconds. Never
- * synchronously: the emulator answers from this process's event loop.
- */
-function timed(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, input = ""): Promise<{ seconds: number; stdout: string; stderr: string }> {
-  const began = process.hrtime.bigint();
-  return new Promise((resolvePromise, reject) => {
-    const child = spawn(command, args, { cwd, env, stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => {
-      const seconds = Number(process.hrtime.bigint() - began) / 1e9;
-      if (code === 0) resolvePromise({ seconds, stdout, stderr });
-      else reject(new Error(`${command} ${args.join(" ")} exited with ${code}:\n${stderr.slice(-4000)}`));
-    });
-    child.stdin.end(input);
-  });
-}
 
 const emulator = await startEmulator({ port: 0, autoApprove: true, clients: [BENCH_CLIENT] });
 const rows: Array<{ n: number; importSeconds: number; pulumiImport: string; previewSeconds: number }> = [];
@@ -66,12 +48,12 @@ try {
       mkdirSync(join(work, "state"));
       writeFileSync(join(program, "Pulumi.yaml"), `name: bench-import\nruntime: yaml\nplugins:\n  providers:\n    - name: helpdesk\n      path: ${join(root, "plugin")}\n`);
       writeFileSync(join(work, "webhooks.csv"), `${lines.join("\n")}\n`);
-      const env = { ...process.env, ...backendEnv(join(work, "state")), HELPDESK_TOKEN_CACHE_DIR: join(work, "token-cache"), NO_COLOR: "1" };
+      const env = { ...process.env, ...backendEnv(join(work, "state")), [TOKEN_CACHE_DIR_VARIABLE.name]: join(work, "token-cache"), NO_COLOR: "1" };
       await timed("pulumi", ["stack", "init", "bench", "--non-interactive"], program, env);
-      await timed("pulumi", ["config", "set", "helpdesk:baseUrl", emulator.url, "--stack", "bench"], program, env);
-      await timed("pulumi", ["config", "set", "--secret", "helpdesk:accessToken", "--stack", "bench"], program, env, accessToken);
-      process.stderr.write(`bench:import: N=${n}: pulumi-helpdesk import\n`);
-      const adopted = await timed(process.execPath, [join(root, "dist", "cli", "bin.js"), "import", "--stack", "bench", "--from", join(work, "webhooks.csv")], program, env);
+      await timed("pulumi", ["config", "set", CONFIG_KEYS.baseUrl, emulator.url, "--stack", "bench"], program, env);
+      await timed("pulumi", ["config", "set", "--secret", CONFIG_KEYS.accessToken, "--stack", "bench"], program, env, accessToken);
+      process.stderr.write(`bench:import: N=${n}: ${CLI_EXECUTABLE} import\n`);
+      const adopted = await timed(process.execPath, [join(root, "dist", "bin", `${CLI_EXECUTABLE}.js`), "import", "--stack", "bench", "--from", join(work, "webhooks.csv")], program, env);
       appendFileSync(join(program, "Pulumi.yaml"), `${adopted.stdout}\n`);
       process.stderr.write(`bench:import: N=${n}: pulumi preview --expect-no-changes\n`);
       const preview = await timed("pulumi", ["preview", "--expect-no-changes", "--stack", "bench", "--non-interactive"], program, env);
@@ -87,7 +69,7 @@ try {
 }
 
 const floor = rows[0]!;
-process.stdout.write(`| N | pulumi-helpdesk import (s) | ratio to N=${floor.n} | of it, the pulumi import run | preview of the declarations (s) | ratio to N=${floor.n} |\n|---|---|---|---|---|---|\n`);
+process.stdout.write(`| N | ${CLI_EXECUTABLE} import (s) | ratio to N=${floor.n} | of it, the pulumi import run | preview of the declarations (s) | ratio to N=${floor.n} |\n|---|---|---|---|---|---|\n`);
 for (const row of rows) {
   process.stdout.write(
     `| ${row.n} | ${row.importSeconds.toFixed(1)} | ${(row.importSeconds / floor.importSeconds).toFixed(1)} | ${row.pulumiImport} | ${row.previewSeconds.toFixed(1)} | ${(row.previewSeconds / floor.previewSeconds).toFixed(1)} |\n`,

@@ -3,8 +3,8 @@
  *
  *   - dynamic: Pulumi's dynamic provider process, `node .../@pulumi/pulumi/cmd/dynamic-provider` running the serialized
  *     provider (driver → pulumi → pulumi-resource-pulumi-nodejs → node dynamic-provider);
- *   - native: the plugin pulumi-resource-helpdesk, whose launcher execs `node .../dist/provider/native/main.js`
- *     (driver → pulumi → node main.js);
+ *   - native: the plugin pulumi-resource-helpdesk, whose launcher execs `node .../dist/bin/pulumi-resource-helpdesk.js`
+ *     (driver → pulumi → node pulumi-resource-helpdesk.js);
  *   - native no-op: the benchmark's no-op plugin, whose launcher execs `node .../bench/noop-plugin/main.ts`.
  */
 import { readdirSync, readFileSync } from "node:fs";
@@ -20,8 +20,8 @@ export interface ProviderProcessKind {
 export const PROVIDER_PROCESSES = {
   /** `node .../@pulumi/pulumi/cmd/dynamic-provider/index.js <engine>`. */
   dynamic: { label: "dynamic provider", script: /[\\/]cmd[\\/]dynamic-provider([\\/]index\.js)?$/ },
-  /** `node .../dist/provider/native/main.js [flags] <engine>` (the launcher `plugin/pulumi-resource-helpdesk` execs it). */
-  native: { label: "native plugin", script: /[\\/]dist[\\/]provider[\\/]native[\\/]main\.js$/ },
+  /** `node .../dist/bin/pulumi-resource-helpdesk.js [flags] <engine>` (the launcher `plugin/pulumi-resource-helpdesk` execs it). */
+  native: { label: "native plugin", script: /[\\/]dist[\\/]bin[\\/]pulumi-resource-helpdesk\.js$/ },
   /** `node .../bench/noop-plugin/main.ts <engine>` (its launcher bench/noop-plugin/pulumi-resource-helpdesk execs it). */
   nativeNoop: { label: "no-op plugin", script: /[\\/]bench[\\/]noop-plugin[\\/]main\.ts$/ },
 } as const satisfies Record<string, ProviderProcessKind>;

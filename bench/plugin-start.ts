@@ -7,7 +7,7 @@
  * - `executable`: the self-contained release executable (`scripts/release/executable.ts`, Node SEA), run with an empty
  *   `PATH`, as Pulumi runs it from its plugin cache;
  * - `launcher`: the npm package's launcher (`plugin/pulumi-resource-helpdesk`), which runs `node` on the built
- *   `dist/provider/native/main.js`;
+ *   `dist/bin/pulumi-resource-helpdesk.js`;
  * - `floor`: the same Node.js printing a line and nothing else, what any plugin written for Node.js costs at least.
  *
  * Printed as median, min and max with ratios to the floor; never asserted (the goal, 0.3 s for the executable on a

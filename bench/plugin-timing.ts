@@ -1,5 +1,5 @@
 /**
- * A preload for the native plugin's Node.js process (`node --import bench/plugin-timing.ts dist/provider/native/main.js`),
+ * A preload for the native plugin's Node.js process (`node --import bench/plugin-timing.ts dist/bin/pulumi-resource-helpdesk.js`),
  * used by bench/native-profile.ts only: it wraps every gRPC handler the plugin registers and records, per method, how
  * many calls came, their wall time (request received → answer handed to grpc-js) and how many calls were in flight at
  * once. The plugin's code is not changed: the wrapper sits on `@grpc/grpc-js`'s `Server.prototype.addService`, which

@@ -5,7 +5,8 @@
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
-import { PLUGIN_EXECUTABLE } from "../dist/kernel/names.js"; // from the build, as the benchmark's project code
+import { PLUGIN_EXECUTABLE } from "../dist/kernel/names.js";
+import { PACKAGE_NAME } from "../dist/kernel/package-version.js"; // from the build, as the benchmark's project code
 import type { LoadRound, LoadSettings } from "./load.ts";
 import { SAMPLE_INTERVAL_MS } from "./memory.ts";
 import { median, type KindName, type Results, type Samples } from "./results.ts";
@@ -180,7 +181,7 @@ export function report(results: Results, load: LoadRound[], info: RunInfo, root:
   for (const table of TABLES) printTable(table, rows.filter(table.shows));
   console.log("");
   for (const { kind } of MEASURED) console.log(largestLines[kind]);
-  console.log("webhook: the dynamic Webhook (pulumi-helpdesk); native: the native Webhook (pulumi-helpdesk/native, default");
+  console.log(`webhook: the dynamic Webhook (${PACKAGE_NAME}); native: the native Webhook (${PACKAGE_NAME}/native, default`);
   console.log(`provider) run by the plugin ${PLUGIN_EXECUTABLE}; no-op: the floor, a dynamic resource whose provider does`);
   console.log("nothing (bench/programs/noop); limit: the same no-op program with PULUMI_SKIP_CHECKPOINTS=true, what the engine");
   console.log("costs without writing state after each step (never for users). n-no-op: the native program run by a plugin whose");

@@ -3,20 +3,22 @@
  * settings' precedence (`kernel/settings.ts` `SETTING_PRECEDENCE`), each setting's flag and environment variable
  * (`SETTINGS`), and the environment variables of the other homes (the token cache's folder, the plugin launcher's,
  * `CI`, `NO_COLOR`). tests/cli/help.test.ts holds the built CLI's `--help` to them.
+ * @home the help text's precedence sentence and environment list, built from the homes above
  */
 import { refreshableTokenOrigin } from "../auth/grant.js";
 import { TOKEN_CACHE_DIR_VARIABLE } from "../auth/token-cache.js";
 import { NAMESPACE_FLAG } from "../kernel/commands.js";
 import { DEFAULT_CONFIG_NAMESPACE } from "../kernel/config.js";
 import { SETTING_NAMES, SETTING_PRECEDENCE, SETTINGS, settingFlag, settingSourceName, type SettingName, type SourceOrigin } from "../kernel/settings.js";
-import { LAUNCHER_VARIABLES } from "./commands/plugin.js";
-import { TRIGGER_SETTING_NAMES } from "./commands/trigger.js";
+import { LAUNCHER_VARIABLES } from "./plugin/plugin.js";
+import { TRIGGER_SETTING_NAMES } from "./trigger/trigger.js";
 import { NO_COLOR_VARIABLE } from "./output.js";
 import { NON_INTERACTIVE_VARIABLE } from "./prompt.js";
 import { CLIENT_SETTING_NAMES } from "./settings.js";
-import { WEBHOOK_URLS_KEY } from "./declarations.js";
-import { NAME_RULE, OPTIONAL_COLUMNS, REQUIRED_COLUMNS } from "./webhook-file.js";
+import { WEBHOOK_URLS_KEY } from "./import/declarations.js";
+import { NAME_RULE, OPTIONAL_COLUMNS, REQUIRED_COLUMNS } from "./import/webhook-file.js";
 import { ID_RULE_DESCRIPTION } from "../kernel/webhook-rules.js";
+import { CLI_EXECUTABLE } from "../kernel/names.js";
 
 /** The width the generated paragraphs are wrapped to: that of the help's hand-written text. */
 const WIDTH = 115;
@@ -156,12 +158,38 @@ export function importHelpAfter(): string {
       "The help desk cannot be asked (no read endpoint): event and url are recorded as the file gives them. They are adopted in one " +
         `\`pulumi import\` run, each url a secret; the urls go to the secret stack config ${WEBHOOK_URLS_KEY}, which the printed ` +
         "declarations read, so no url lands in code. Under the default provider, or with --namespace <ns> under the stack's explicit provider " +
-        "configured from <ns>:*. Not protected unless --protect.",
+        "configured from <ns>:*. Protected, as pulumi import protects (the declarations say so too): a pulumi up before " +
+        "they are in the program fails, naming them, instead of deleting them; --no-protect adopts them unprotected.",
     ),
     "",
     "Examples:",
-    "  $ pulumi-helpdesk import --stack dev --from webhooks.csv",
-    "  $ pulumi-helpdesk import --stack dev --namespace eu --from webhooks.json",
-    "  $ cat webhooks.csv | pulumi-helpdesk import --from -",
+    `  $ ${CLI_EXECUTABLE} import --stack dev --from webhooks.csv`,
+    `  $ ${CLI_EXECUTABLE} import --stack dev --namespace eu --from webhooks.json`,
+    `  $ cat webhooks.csv | ${CLI_EXECUTABLE} import --from -`,
+  ].join("\n");
+}
+
+/**
+ * The text after `migrate --help`: the two steps, what a failure leaves, what is checked first, and examples.
+ */
+export function migrateHelpAfter(): string {
+  return [
+    "",
+    ...wrap(
+      "First every dynamic Webhook is checked (its event and url, its name free among the native webhooks, nothing depending on it) " +
+        "and the stack's helpdesk:* config by the native provider's rules: a problem ends the command with exit code 2, all problems " +
+        "listed, nothing changed.",
+    ),
+    "",
+    ...wrap(
+      "Then the native webhooks are adopted, protected, in one `pulumi import` run (each url a secret, the urls also in the secret stack " +
+        `config ${WEBHOOK_URLS_KEY} that the printed declarations read), under the default provider, which reads the same helpdesk:* ` +
+        "config. Only then do the dynamic ones leave the state with `pulumi state delete` (never a destroy: the help desk keeps them). " +
+        "If the import fails, nothing is removed; if the removal fails, run the command again: it skips what is adopted and finishes.",
+    ),
+    "",
+    "Examples:",
+    "  $ pulumi-helpdesk migrate --stack dev --dry-run",
+    "  $ pulumi-helpdesk migrate --stack dev > migrated.ts",
   ].join("\n");
 }

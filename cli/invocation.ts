@@ -2,6 +2,7 @@
  * How the person typed this CLI, so that a command it prints for them to type next works as theirs did: under npx
  * (`npx pulumi-helpdesk ...`, the npm package installed in a project, not on PATH) the same prefix, else the bare
  * name (the release executable, or the package installed globally).
+ * @home how the person typed the CLI, for a command it prints to be typed next (`npx pulumi-helpdesk` or `pulumi-helpdesk`)
  */
 import { CLI_EXECUTABLE } from "../kernel/names.js";
 

@@ -3,16 +3,17 @@
  */
 import { packageVersion } from "../kernel/package-version.js";
 import { Command, InvalidArgumentError } from "commander";
-import { login } from "./commands/login.js";
-import { runEmulator } from "./commands/emulator.js";
+import { login } from "./login/login.js";
+import { runEmulator } from "./emulator/emulator.js";
+import { logout } from "./logout/logout.js";
+import { refresh } from "./refresh/refresh.js";
+import { importWebhooks } from "./import/import.js";
+import { migrate } from "./migrate/migrate.js";
+import { status } from "./status/status.js";
+import { DEFAULT_EMULATOR_URL, trigger } from "./trigger/trigger.js";
+import { pluginInstall, pluginPath } from "./plugin/plugin.js";
+import { importHelpAfter, loginPrecedence, migrateHelpAfter, programHelpAfter, settingOption } from "./help.js";
 import { DEFAULT_CLIENT } from "../emulator/index.js";
-import { logout } from "./commands/logout.js";
-import { refresh } from "./commands/refresh.js";
-import { importWebhooks } from "./commands/import.js";
-import { status } from "./commands/status.js";
-import { DEFAULT_EMULATOR_URL, trigger } from "./commands/trigger.js";
-import { pluginInstall, pluginPath } from "./commands/plugin.js";
-import { importHelpAfter, loginPrecedence, programHelpAfter, settingOption } from "./help.js";
 import { NAMESPACE_FLAGS, NAMESPACE_HELP, parseNamespaceOption } from "./namespace.js";
 import { CliError, endQuietlyWhenOutputCloses, error as printError } from "./output.js";
 import { EVENTS } from "../kernel/events.js";
@@ -54,7 +55,7 @@ function versionForCli(): string {
 
 const program = new Command()
   .name(CLI_EXECUTABLE)
-  .version(versionForCli(), "-V, --version", "print the version of pulumi-helpdesk and exit")
+  .version(versionForCli(), "-V, --version", `print the version of ${CLI_EXECUTABLE} and exit`)
   .description("Manage help-desk webhooks as code: sign a Pulumi stack in to the help desk, run the local emulator.")
   .showHelpAfterError()
   .exitOverride()
@@ -82,11 +83,11 @@ listens there and opens the browser; otherwise it asks for the URL the browser w
 new pulumi.Config("eu") (several help desks in one program); helpdesk:* stays as it is.
 
 Examples:
-  $ pulumi-helpdesk login --stack dev --base-url https://helpdesk.example.com \\
+  $ ${CLI_EXECUTABLE} login --stack dev --base-url https://helpdesk.example.com \\
       --client-id my-app --redirect-uri http://127.0.0.1:8976/callback
-  $ ${SETTINGS.clientSecret.env}=... pulumi-helpdesk login --stack dev --no-browser
-  $ pulumi-helpdesk login            # again later: every setting, the secret too, comes from the stack config
-  $ pulumi-helpdesk login --stack dev --namespace eu --base-url https://eu.helpdesk.example.com \\
+  $ ${SETTINGS.clientSecret.env}=... ${CLI_EXECUTABLE} login --stack dev --no-browser
+  $ ${CLI_EXECUTABLE} login            # again later: every setting, the secret too, comes from the stack config
+  $ ${CLI_EXECUTABLE} login --stack dev --namespace eu --base-url https://eu.helpdesk.example.com \\
       --client-id my-app --redirect-uri http://127.0.0.1:8976/callback`,
   )
   .action(login);
@@ -100,7 +101,7 @@ program
   .option("--json", "print a JSON object for scripts", false)
   .addHelpText(
     "after",
-    "\nExamples:\n  $ pulumi-helpdesk status --stack dev\n  $ pulumi-helpdesk status --stack dev --namespace eu\n  $ pulumi-helpdesk status --stack dev --json | jq .accessToken.expired",
+    `\nExamples:\n  $ ${CLI_EXECUTABLE} status --stack dev\n  $ ${CLI_EXECUTABLE} status --stack dev --namespace eu\n  $ ${CLI_EXECUTABLE} status --stack dev --json | jq .accessToken.expired`,
   )
   .action(status);
 
@@ -110,7 +111,7 @@ program
   .option(...stackOption)
   .option(...namespaceOption)
   .option(...cwdOption)
-  .addHelpText("after", "\nExamples:\n  $ pulumi-helpdesk refresh --stack dev\n  $ pulumi-helpdesk refresh --stack dev --namespace eu")
+  .addHelpText("after", `\nExamples:\n  $ ${CLI_EXECUTABLE} refresh --stack dev\n  $ ${CLI_EXECUTABLE} refresh --stack dev --namespace eu`)
   .action(refresh);
 
 program
@@ -119,7 +120,7 @@ program
   .option(...stackOption)
   .option(...namespaceOption)
   .option(...cwdOption)
-  .addHelpText("after", "\nExamples:\n  $ pulumi-helpdesk logout --stack dev\n  $ pulumi-helpdesk logout --stack dev --namespace eu")
+  .addHelpText("after", `\nExamples:\n  $ ${CLI_EXECUTABLE} logout --stack dev\n  $ ${CLI_EXECUTABLE} logout --stack dev --namespace eu`)
   .action(logout);
 
 program
@@ -129,9 +130,19 @@ program
   .option(...stackOption)
   .option(...namespaceOption)
   .option(...cwdOption)
-  .option("--protect", "adopt them protected (pulumi import --protect)", false)
+  .option("--protect", "adopt them protected, as pulumi import does (the default)")
+  .option("--no-protect", "adopt them unprotected: a pulumi up of a program that does not declare them deletes them")
   .addHelpText("after", importHelpAfter())
   .action(importWebhooks);
+
+program
+  .command("migrate")
+  .description("Move every dynamic Webhook of the stack to the native helpdesk:index:Webhook with the same id, event and url (no request to the help desk), and print the declarations that replace them.")
+  .option(...stackOption)
+  .option(...cwdOption)
+  .option("--dry-run", "list the webhooks that would move and change nothing", false)
+  .addHelpText("after", migrateHelpAfter())
+  .action(migrate);
 
 program
   .command("emulator")
@@ -155,7 +166,7 @@ program
   .option("--rate-503 <share>", "fault: share (0..1) of API requests answered 503 with Retry-After", share("--rate-503"), 0)
   .option("--rate-500 <share>", "fault: share (0..1) of API requests answered 500", share("--rate-500"), 0)
   .option("--drop-rate <share>", "fault: share (0..1) of API connections dropped without an answer", share("--drop-rate"), 0)
-  .addHelpText("after", "\nExamples:\n  $ pulumi-helpdesk emulator --port 8080 --auto-approve\n  $ pulumi-helpdesk emulator --data ./helpdesk.db --rate-429 0.3 --latency 200")
+  .addHelpText("after", `\nExamples:\n  $ ${CLI_EXECUTABLE} emulator --port 8080 --auto-approve\n  $ ${CLI_EXECUTABLE} emulator --data ./helpdesk.db --rate-429 0.3 --latency 200`)
   .action(runEmulator);
 
 program
@@ -165,7 +176,7 @@ program
   .option(...settingOption("baseUrl", "url", "emulator base URL", `default ${DEFAULT_EMULATOR_URL}`))
   .option("--account <name>", "account whose webhooks receive it (default: the emulator's first account)")
   .option("--wait <seconds>", "how long to wait for the deliveries, in seconds", positiveInt("--wait"), 30)
-  .addHelpText("after", "\nExample:\n  $ pulumi-helpdesk trigger ticket_opened --base-url http://127.0.0.1:8080")
+  .addHelpText("after", `\nExample:\n  $ ${CLI_EXECUTABLE} trigger ticket_opened --base-url http://127.0.0.1:8080`)
   .action(trigger);
 
 const plugin = program
@@ -181,10 +192,10 @@ plugin
   .command("install")
   .description("Install the plugin into Pulumi's plugin cache (runs `pulumi plugin install resource helpdesk <version> --file ...`).")
   .option("--pulumi <path>", "the pulumi executable to run (default: pulumi on PATH)")
-  .addHelpText("after", "\nExamples:\n  $ npx pulumi-helpdesk plugin install\n  $ npx pulumi-helpdesk plugin path")
+  .addHelpText("after", `\nExamples:\n  $ npx ${CLI_EXECUTABLE} plugin install\n  $ npx ${CLI_EXECUTABLE} plugin path`)
   .action(pluginInstall);
 
-// No top-level await: the release executable bundles this module as CommonJS (cli/bin.ts).
+// No top-level await: the release executable bundles this module as CommonJS (bin/release.ts).
 program.parseAsync(process.argv).catch((error: unknown) => {
   if (error instanceof CliError) {
     printError(error.message);

@@ -9,6 +9,7 @@ import { NAMESPACE_FLAG } from "../kernel/commands.js";
 import { configNamespaceProblem, DEFAULT_CONFIG_NAMESPACE } from "../kernel/config.js";
 import { LOGIN_SETTING_NAMES, SETTING_NAMES, SETTINGS, type SettingName } from "../kernel/settings.js";
 import { OPTIONAL_LOGIN_SETTINGS } from "../auth/grant.js";
+import { nodejsSdkPackage } from "../kernel/names.js";
 import { CliError } from "./output.js";
 
 /** The option's flags, for commander's `.option(...)`. */
@@ -81,7 +82,7 @@ export function programHint(namespace: string): string[] {
   const plain = names.filter((name) => !SETTINGS[name].secret);
   const secret = SETTINGS.accessToken.secret;
   return [
-    "Use them in a program through an explicit provider of the native plugin, e.g. in TypeScript (@pulumi-helpdesk/helpdesk):",
+    `Use them in a program through an explicit provider of the native plugin, e.g. in TypeScript (${nodejsSdkPackage()}):`,
     `  const cfg = new pulumi.Config(${ns});`,
     `  const ${secrets.map((name) => `${name} = ${read(name, true)}`).join(", ")};`,
     `  const desk = new Provider(${ns}, { ${[...plain.map((name) => `${name}: ${read(name, false)}`), ...secrets].join(", ")} });`,

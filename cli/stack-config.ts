@@ -5,11 +5,13 @@
  * process's arguments are readable by every user of the machine (`/proc/<pid>/cmdline`, `ps`).
  */
 import { spawn } from "node:child_process";
+import { constants } from "node:os";
 import { readFileSync, statSync, type Stats } from "node:fs";
 import { dirname, join, resolve as resolvePath } from "node:path";
 import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation/index.js";
 import { CliError } from "./output.js";
 import { messageOf } from "../kernel/errors.js";
+import { CLI_EXECUTABLE } from "../kernel/names.js";
 
 /**
  * The names the `pulumi` CLI accepts for a project file, in the order it tries them in each directory (the Go SDK's
@@ -74,7 +76,7 @@ export function findProjectDir(cwd: string | undefined): string {
   }
   throw new CliError(
     "usage",
-    `no Pulumi.yaml in ${start} or any parent directory: run pulumi-helpdesk from your Pulumi project's directory, or pass --cwd <dir> with that directory`,
+    `no Pulumi.yaml in ${start} or any parent directory: run ${CLI_EXECUTABLE} from your Pulumi project's directory, or pass --cwd <dir> with that directory`,
   );
 }
 
@@ -164,8 +166,18 @@ export async function openStack(ref: StackRef, create = true): Promise<Stack> {
  * @returns a map from namespaced key to value
  */
 export async function readStackConfig(stack: Stack): Promise<Record<string, string>> {
-  const all = await stack.getAllConfig();
+  const all = await readStackConfigEntries(stack);
   return Object.fromEntries(Object.entries(all).map(([key, entry]) => [key, entry.value]));
+}
+
+/**
+ * Reads every config entry of the stack, secrets decrypted, each with whether it is a secret.
+ *
+ * @returns a map from namespaced key to its value and secret flag
+ */
+export async function readStackConfigEntries(stack: Stack): Promise<Record<string, { value: string; secret: boolean }>> {
+  const all = await stack.getAllConfig();
+  return Object.fromEntries(Object.entries(all).map(([key, entry]) => [key, { value: entry.value, secret: entry.secret ?? false }]));
 }
 
 /**
@@ -192,28 +204,78 @@ export async function removeStackConfig(stack: Stack, keys: readonly string[]): 
   if (toRemove.length > 0) await stack.removeAllConfig(toRemove);
 }
 
+/** The signals that end a command run from a terminal or by a supervisor: Ctrl-C, `kill`, a closed terminal. */
+const ENDING_SIGNALS = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+
+/** How `pulumi` is run: see {@link runPulumi}. */
+export interface PulumiRunOptions {
+  /** Text written to its standard input (how secrets reach it: never on its command line). */
+  stdin?: string;
+  /** Pass its output on to this process's stderr as it comes (a long run the person watches), instead of collecting it. */
+  show?: boolean;
+  /**
+   * Called once, synchronously, when this process gets SIGINT, SIGTERM or SIGHUP while `pulumi` runs (removing what
+   * must not outlive the command). Given, `pulumi` runs in a process group of its own (not on Windows), so that a
+   * terminal's Ctrl-C reaches it once, passed on by this process: each such signal is passed on as it came (SIGHUP as
+   * SIGTERM: Pulumi cancels on SIGINT and SIGTERM, a second one terminates it, and dies at once on SIGHUP); when
+   * `pulumi` has exited this process ends by the first signal it got, as it would have without the handler.
+   */
+  onSignal?: () => void;
+}
+
 /**
  * Runs `pulumi <args>` in `cwd` (with `PULUMI_SKIP_UPDATE_CHECK=true`).
  *
  * @param args the arguments
  * @param cwd the project directory
- * @param options `stdin`: text written to its standard input (how secrets reach it: never on its command line);
- *   `show`: pass its output on to this process's stderr as it comes (a long run the person watches), instead of
- *   collecting its standard output
- * @returns its standard output (empty with `show`)
+ * @param options standard input, output shown, signal handling ({@link PulumiRunOptions})
+ * @returns its standard output (empty with `show`); with `onSignal`, after a signal, it never settles: the process
+ *   ends by that signal once `pulumi` has exited
  * @throws PulumiNotFoundError when `pulumi` is not on PATH; CliError (exit 1) when it fails: the message names the
  *   command and carries the first line of its stderr (it never echoes values), or with `show` says to read its output
  */
-export function runPulumi(args: readonly string[], cwd: string, options: { stdin?: string; show?: boolean } = {}): Promise<string> {
+export function runPulumi(args: readonly string[], cwd: string, options: PulumiRunOptions = {}): Promise<string> {
   return new Promise((resolve, reject) => {
     const output = options.show ? process.stderr : "pipe";
-    const child = spawn("pulumi", args, { cwd, stdio: ["pipe", output, output], env: { ...process.env, PULUMI_SKIP_UPDATE_CHECK: "true" } });
+    const onSignal = options.onSignal;
+    const child = spawn("pulumi", args, {
+      cwd,
+      stdio: ["pipe", output, output],
+      env: { ...process.env, PULUMI_SKIP_UPDATE_CHECK: "true" },
+      detached: onSignal !== undefined && process.platform !== "win32",
+    });
+    let received: NodeJS.Signals | undefined;
+    const passOn = (signal: NodeJS.Signals): void => {
+      if (received === undefined) {
+        received = signal;
+        onSignal?.();
+      }
+      child.kill(signal === "SIGHUP" ? "SIGTERM" : signal);
+    };
+    if (onSignal) for (const signal of ENDING_SIGNALS) process.on(signal, passOn);
+    const endSignalHandling = (): void => {
+      if (!onSignal) return;
+      for (const signal of ENDING_SIGNALS) process.removeListener(signal, passOn);
+      if (received === undefined) return;
+      // With no listener left Node.js restores the default action: the process ends by the signal it got. Another
+      // library's listener (signal-exit's) gets it asynchronously and ends the process itself; the timer keeps the
+      // event loop alive until then, and ends it as a shell would report the signal should that listener not.
+      process.kill(process.pid, received);
+      setTimeout(() => process.exit(128 + (constants.signals[received!] ?? 0)), 2000);
+    };
     const stdout: Buffer[] = [];
     let stderr = "";
     child.stdout?.on("data", (chunk: Buffer) => stdout.push(chunk));
     child.stderr?.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", (error) => reject(pulumiFailure(error, "cannot run pulumi")));
+    child.on("error", (error) => {
+      endSignalHandling();
+      reject(pulumiFailure(error, "cannot run pulumi"));
+    });
+    // A `pulumi` that exits before reading its standard input makes the write fail (EPIPE): its exit code says why.
+    child.stdin?.on("error", () => undefined);
     child.on("close", (code) => {
+      endSignalHandling();
+      if (received !== undefined) return; // ending by the signal
       if (code === 0) resolve(Buffer.concat(stdout).toString("utf8"));
       else {
         const why = options.show ? `exit code ${code}, see its output above` : (stderr.trim().split("\n")[0] ?? "");

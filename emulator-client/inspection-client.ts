@@ -5,14 +5,17 @@
  * server's modules use too. This module is the client side: nothing the running emulator loads imports it (the
  * server and its clients meet in types.ts only).
  *
- * HTTP over undici, like the rest of the CLI and the emulator. A process that started the emulator itself reads it
- * through `RunningEmulator` instead (no HTTP request to itself).
+ * HTTP over undici, like the rest of the CLI and the emulator, connecting `localhost` to the loopback addresses
+ * without a lookup (kernel/loopback.ts). A process that started the emulator itself reads it through
+ * `RunningEmulator` instead (no HTTP request to itself).
  */
 import { baseUrlText, parseBaseUrl } from "../kernel/base-url.js";
-import { Client, request, type Dispatcher } from "undici";
+import { Agent, Client, request, type Dispatcher } from "undici";
+import { localhostLookup } from "../kernel/loopback.js";
 import { messageOf, PulumiHelpdeskError } from "../kernel/errors.js";
-import { readAtMost, tooLargeText } from "../kernel/answer-limit.js";
+import { readAtMost, tooLargeText } from "../kernel/response-limit.js";
 import type { WebhookEvent } from "../kernel/events.js";
+import { CLI_EXECUTABLE } from "../kernel/names.js";
 import type { DeliveryLogEntry, EmulatorState, FaultOptions, LoginLink, StatsSnapshot, StoredWebhook, TriggeredEvent } from "../emulator/types.js";
 
 /**
@@ -20,11 +23,21 @@ import type { DeliveryLogEntry, EmulatorState, FaultOptions, LoginLink, StatsSna
  * (each well under 3 KiB: a url is at most 2048 characters; the log keeps 1000 entries per account), so a benchmark's
  * few hundred webhooks need a few MiB; the bound only stops a wrong URL that serves something else without end.
  */
-const MAX_INSPECTION_ANSWER_BYTES = 64 * 1024 * 1024;
+const MAX_INSPECTION_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 /**
- * Why an inspection call failed: `unreachable` (no answer: not running, wrong URL) or `refused` (a non-2xx answer,
- * or one longer than 64 MiB).
+ * The deadline of one inspection call, in milliseconds: 30 s for connecting, sending and reading the whole answer.
+ * The emulator answers in milliseconds; the deadline ends a call to a wrong URL that answers one byte at a time.
+ * @home how long one inspection call may take (30 s)
+ */
+export const INSPECTION_DEADLINE_MS = 30_000;
+
+/** The keep-alive pool the calls share (unless `connectionPerCall`): undici's Agent, `localhost` resolved as loopback. */
+const sharedDispatcher = new Agent({ connect: { lookup: localhostLookup } });
+
+/**
+ * Why an inspection call failed: `unreachable` (no answer: not running, wrong URL, or no whole response within
+ * {@link INSPECTION_DEADLINE_MS}) or `refused` (a non-2xx response, or one longer than 64 MiB).
  */
 export type EmulatorInspectionErrorCode = "unreachable" | "refused";
 
@@ -54,6 +67,8 @@ export interface EmulatorInspectionClientOptions {
    * pool). The benchmark sets it, so the emulator's connection counter sees exactly one connection per call.
    */
   connectionPerCall?: boolean;
+  /** The deadline of each call (connect, send, the whole answer), in milliseconds; default {@link INSPECTION_DEADLINE_MS}. */
+  deadlineMs?: number;
 }
 
 /**
@@ -67,6 +82,7 @@ export class EmulatorInspectionClient {
   /** Base URL, `http://127.0.0.1:PORT`, no trailing slash. */
   readonly baseUrl: string;
   private readonly connectionPerCall: boolean;
+  private readonly deadlineMs: number;
 
   /**
    * @param baseUrl the emulator's base URL (`RunningEmulator.url`, or what `pulumi-helpdesk emulator` printed), as text
@@ -79,6 +95,7 @@ export class EmulatorInspectionClient {
     if ("problem" in parsed) throw new TypeError(parsed.problem);
     this.baseUrl = baseUrlText(parsed.url);
     this.connectionPerCall = options.connectionPerCall ?? false;
+    this.deadlineMs = options.deadlineMs ?? INSPECTION_DEADLINE_MS;
   }
 
   /** Every webhook the emulator holds, or one account's (`GET /_emulator/webhooks`). */
@@ -139,30 +156,36 @@ export class EmulatorInspectionClient {
   }
 
   /**
-   * One request, JSON in and out.
-   * @throws EmulatorInspectionError `unreachable` when no answer came, `refused` for a non-2xx answer
+   * One request, JSON in and out, within the deadline.
+   * @throws EmulatorInspectionError `unreachable` when no whole response came within the deadline, `refused` for a
+   *   non-2xx response
    */
   private async call<T>(method: "GET" | "POST" | "PUT", path: string, body?: unknown): Promise<T> {
-    const dispatcher: Dispatcher | undefined = this.connectionPerCall ? new Client(this.baseUrl) : undefined;
+    const dispatcher: Dispatcher = this.connectionPerCall ? new Client(this.baseUrl, { connect: { lookup: localhostLookup } }) : sharedDispatcher;
+    const signal = AbortSignal.timeout(this.deadlineMs);
+    const unreachable = (error: unknown): EmulatorInspectionError => {
+      const why = signal.aborted ? `no whole response within ${this.deadlineMs / 1000} s` : messageOf(error);
+      return new EmulatorInspectionError("unreachable", `cannot reach the emulator at ${this.baseUrl} (${method} ${path}: ${why}); start it with \`${CLI_EXECUTABLE} emulator\``, {
+        cause: error,
+      });
+    };
     try {
       let response: Dispatcher.ResponseData;
+      let bytes: Buffer | undefined;
       try {
         response = await request(`${this.baseUrl}${path}`, {
           method,
-          ...(dispatcher && { dispatcher }),
+          dispatcher,
+          signal,
           ...(body !== undefined && { body: JSON.stringify(body), headers: { "content-type": "application/json" } }),
         });
+        const received = response;
+        bytes = await readAtMost(received.body, MAX_INSPECTION_RESPONSE_BYTES, headerText(received.headers["content-length"]), () => received.body.destroy());
       } catch (error) {
-        const why = messageOf(error);
-        throw new EmulatorInspectionError(
-          "unreachable",
-          `cannot reach the emulator at ${this.baseUrl} (${method} ${path}: ${why}); start it with \`pulumi-helpdesk emulator\``,
-          { cause: error },
-        );
+        throw unreachable(error);
       }
-      const bytes = await readAtMost(response.body, MAX_INSPECTION_ANSWER_BYTES, headerText(response.headers["content-length"]), () => response.body.destroy());
       if (bytes === undefined) {
-        throw new EmulatorInspectionError("refused", `${method} ${path}: ${tooLargeText(`the emulator at ${this.baseUrl}`, MAX_INSPECTION_ANSWER_BYTES)}`, { status: response.statusCode });
+        throw new EmulatorInspectionError("refused", `${method} ${path}: ${tooLargeText(`the emulator at ${this.baseUrl}`, MAX_INSPECTION_RESPONSE_BYTES)}`, { status: response.statusCode });
       }
       const text = bytes.toString("utf8");
       if (response.statusCode < 200 || response.statusCode >= 300) {
@@ -174,7 +197,7 @@ export class EmulatorInspectionClient {
       }
       return (text ? JSON.parse(text) : undefined) as T;
     } finally {
-      await dispatcher?.close();
+      if (dispatcher !== sharedDispatcher) await dispatcher.close();
     }
   }
 }

@@ -50,8 +50,8 @@ export function bearerAuth(ctx: EmulatorContext): MiddlewareHandler<AppEnv> {
 export function validateWebhook(
   params: Record<string, unknown>,
 ): { ok: true; event: WebhookEvent; url: string } | { ok: false; errors: FieldError[] } {
-  const event = params["event"];
-  const url = params["url"];
+  const event = params.event;
+  const url = params.url;
   const problems = webhookProblems({ event, url });
   // No problem means `event` is one of EVENTS and `url` a string: the rule checked it, the casts only say so to tsc.
   if (problems.length === 0) return { ok: true, event: event as WebhookEvent, url: url as string };
@@ -120,11 +120,11 @@ export function createV1App(ctx: EmulatorContext): Hono<AppEnv> {
 function createResponseBody(ctx: EmulatorContext, webhook: StoredWebhook): Record<string, string> {
   const shape = ctx.options.webhookIdShape;
   const body: Record<string, string> = {};
-  if (shape === "id") body["id"] = webhook.id;
-  body["event"] = webhook.event;
-  body["url"] = webhook.url;
-  body["state"] = webhook.state;
-  if (shape === "id" || shape === "href") body["href"] = webhookHref(ctx, webhook.id);
+  if (shape === "id") body.id = webhook.id;
+  body.event = webhook.event;
+  body.url = webhook.url;
+  body.state = webhook.state;
+  if (shape === "id" || shape === "href") body.href = webhookHref(ctx, webhook.id);
   return body;
 }
 

@@ -1,6 +1,5 @@
 /**
- * The emulator's Hono application: the pipeline every request passes (request log and statistics,
- * `X-Content-Type-Options: nosniff`, the wait for the commit of every change before answering, token-endpoint
+ * The emulator's Hono application: the pipeline every request passes (request log and statistics, the wait for the commit of every change before answering, token-endpoint
  * headers, the declared body limit, the framing check, the Host check, page headers, fault injection, the streamed
  * body limit), then the route modules, each a Hono sub-app in its own file mounted with `app.route` (`/oauth`:
  * oauth.ts, `/v1`: api.ts, the pages: web.ts, `/_emulator`: inspect.ts), and the one error handler that renders every
@@ -82,9 +81,6 @@ const NO_SECURE_HEADERS = {
   removePoweredBy: false,
 } as const;
 
-/** Every answer: `X-Content-Type-Options: nosniff`, so browsers never guess a content type (Fetch §3.5). */
-const everyAnswerHeaders = secureHeaders({ ...NO_SECURE_HEADERS, xContentTypeOptions: true });
-
 /**
  * Every HTML page:
  * - `X-Frame-Options: DENY` and CSP `frame-ancestors 'none'`: no framing (click-jacking of the consent buttons,
@@ -119,7 +115,7 @@ const DISCARD_AFTER_REFUSAL_MS = 1000;
  * is read and discarded, so that a client still uploading sees the answer rather than a reset, and after
  * {@link DISCARD_AFTER_REFUSAL_MS} the connection is closed, whatever the client does.
  */
-function closeAfterAnswer(c: Context<AppEnv>): void {
+function closeAfterResponse(c: Context<AppEnv>): void {
   const incoming = c.env?.incoming;
   const outgoing = c.env?.outgoing;
   if (!incoming || !outgoing) return; // not served by Node (app.request in a test)
@@ -142,7 +138,7 @@ export function declaredBodyLimit(maxBytes: number): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const declared = Number(c.req.header("content-length") ?? "NaN");
     if (declared > maxBytes) {
-      closeAfterAnswer(c);
+      closeAfterResponse(c);
       throw payloadTooLarge(maxBytes);
     }
     await next();
@@ -168,7 +164,7 @@ export function framingCheck(): MiddlewareHandler<AppEnv> {
       refusal = `A ${method} request carries no content`;
     }
     if (refusal !== undefined) {
-      closeAfterAnswer(c);
+      closeAfterResponse(c);
       throw new ApiError("invalid_request", refusal, { headers: { Connection: "close" } });
     }
     await next();
@@ -213,7 +209,7 @@ export function bodyLimit(maxBytes: number): MiddlewareHandler<AppEnv> {
       else reader.releaseLock();
     }
     if (tooLarge) {
-      closeAfterAnswer(c);
+      closeAfterResponse(c);
       throw payloadTooLarge(maxBytes);
     }
     const body = new Uint8Array(size);
@@ -272,17 +268,14 @@ export function createApp(ctx: EmulatorContext, port: () => number): Hono<AppEnv
     }
   });
 
-  // Every answer, errors and failed commits included (it runs after the commit wait below): nosniff.
-  app.use("*", everyAnswerHeaders);
-
   // Nothing is acknowledged before it is on disk: every answer waits for the commit of the changes made since its
   // request started (one commit serves all the requests of an event-loop turn, see commits.ts). When that commit
   // failed, the answer becomes the error (with none of the original answer's headers).
   app.use("*", async (c, next) => {
-    const mark = ctx.store.commitMark();
+    const mark = ctx.store.database.mark();
     await next();
     try {
-      await ctx.store.committed(mark);
+      await ctx.store.database.committed(mark);
     } catch (error) {
       c.res = undefined;
       c.res = errorResponse(c, error, log);

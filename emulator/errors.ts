@@ -231,6 +231,13 @@ export const payloadTooLarge = (limitBytes: number): ApiError =>
   new ApiError("payload_too_large", `Request body exceeds ${limitBytes} bytes`, { headers: { Connection: "close" } });
 
 /**
+ * The header every answer of the emulator carries, so browsers never guess a content type (Fetch §3.5): the server
+ * sets it on every response before the app runs (server.ts), and {@link transportError} on the answers written where
+ * there is no such response.
+ */
+export const NO_SNIFF = { name: "X-Content-Type-Options", value: "nosniff" } as const;
+
+/**
  * An answer to a request that never reached the app (refused by Node's HTTP parser or by the HTTP adapter): JSON
  * `{ error, error_description, message }`, both the API's error shape and RFC 6749 §5.2's (the route of such a request
  * is not known), with `Cache-Control: no-store`, `X-Content-Type-Options: nosniff` and `Connection: close`.
@@ -252,7 +259,7 @@ export function transportError(
       "Content-Type": "application/json",
       "Content-Length": String(Buffer.byteLength(body)),
       "Cache-Control": "no-store",
-      "X-Content-Type-Options": "nosniff",
+      [NO_SNIFF.name]: NO_SNIFF.value,
       Connection: "close",
       ...extraHeaders,
     },
@@ -261,7 +268,7 @@ export function transportError(
 }
 
 /** A {@link transportError} as the bytes of an HTTP/1.1 response message, to write on a raw socket. */
-export function rawAnswer({ status, headers, body }: ReturnType<typeof transportError>): string {
+export function rawResponse({ status, headers, body }: ReturnType<typeof transportError>): string {
   const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join("");
   return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\n${head}\r\n${body}`;
 }
@@ -274,7 +281,7 @@ export function rawAnswer({ status, headers, body }: ReturnType<typeof transport
  * @returns the whole HTTP/1.1 response message
  */
 export function clientErrorResponse(code: string | undefined): string {
-  return rawAnswer(
+  return rawResponse(
     code === "ERR_HTTP_REQUEST_TIMEOUT"
       ? transportError(408, "request_timeout", "The request was not received in time")
       : code === "HPE_HEADER_OVERFLOW"

@@ -99,15 +99,15 @@ export function createOAuthApp(ctx: EmulatorContext): Hono<AppEnv> {
    */
   oauth.post("/authorize", async (c) => {
     const { params } = await readBodyParams(c);
-    checkCsrf(c, ctx, params["csrf"]);
-    const requestId = typeof params["request"] === "string" ? params["request"] : "";
+    checkCsrf(c, ctx, params.csrf);
+    const requestId = typeof params.request === "string" ? params.request : "";
     const pending = ctx.store.browser.peekPending(requestId);
     if (!pending) {
       throw new PageError("invalid_request", "This authorization request is unknown, answered or expired. Start again from the application.", { title: "Authorization request expired" });
     }
     const client = ctx.store.clients.find(pending.clientId);
     if (!client) throw new PageError("invalid_request", "The application is no longer registered.", { title: "Unknown application" });
-    const decision = params["decision"];
+    const decision = params.decision;
     if (decision === "deny") {
       ctx.store.browser.takePending(requestId);
       return c.redirect(
@@ -122,8 +122,8 @@ export function createOAuthApp(ctx: EmulatorContext): Hono<AppEnv> {
     if (decision !== "approve") throw new PageError("invalid_request", "Choose Approve or Deny.", { title: "Invalid form" });
     let account = currentAccount(c, ctx);
     if (account === undefined) {
-      const username = typeof params["username"] === "string" ? params["username"] : "";
-      const password = typeof params["password"] === "string" ? params["password"] : "";
+      const username = typeof params.username === "string" ? params.username : "";
+      const password = typeof params.password === "string" ? params.password : "";
       account = ctx.store.accounts.authenticate(username, password);
       if (account === undefined) {
         return c.html(renderConsent(c, ctx, client, requestId, { error: "Wrong username or password.", username }), 401);

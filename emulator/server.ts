@@ -10,7 +10,7 @@ import type { Duplex } from "node:stream";
 import { getRequestListener } from "@hono/node-server";
 import type { Hono } from "hono";
 import type { AppEnv } from "./app-env.js";
-import { clientErrorResponse, malformedRequestResponse, rawAnswer, transportError } from "./errors.js";
+import { clientErrorResponse, malformedRequestResponse, NO_SNIFF, rawResponse, transportError } from "./errors.js";
 import type { Stats } from "./stats.js";
 import type { HttpTimeoutOptions } from "./types.js";
 
@@ -94,8 +94,8 @@ export function createHttpServer(app: Hono<AppEnv>, timeouts: Required<HttpTimeo
       requireHostHeader: false,
     },
     (req, res) => {
-      // Every answer, also those the adapter writes itself, says nosniff (the app sets it too).
-      res.setHeader("X-Content-Type-Options", "nosniff");
+      // Every answer, the app's and those the adapter writes itself, says nosniff.
+      res.setHeader(NO_SNIFF.name, NO_SNIFF.value);
       return listener(req, res);
     },
   );
@@ -110,7 +110,7 @@ export function createHttpServer(app: Hono<AppEnv>, timeouts: Required<HttpTimeo
   });
   // CONNECT is not served (no proxy here); answer instead of leaving the socket hanging.
   server.on("connect", (_req, socket: Socket) => {
-    refuseConnection(socket, rawAnswer(transportError(405, "method_not_allowed", "CONNECT is not supported", { Allow: "GET, HEAD, POST, PUT, PATCH, DELETE" })));
+    refuseConnection(socket, rawResponse(transportError(405, "method_not_allowed", "CONNECT is not supported", { Allow: "GET, HEAD, POST, PUT, PATCH, DELETE" })));
   });
   return server;
 }

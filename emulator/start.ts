@@ -18,6 +18,7 @@ import { checkOptions, invalidOption } from "./options.js";
 import { DEFAULT_HTTP_TIMEOUTS, createHttpServer } from "./server.js";
 import type { EmulatorAccount, EmulatorClient, EmulatorOptions, RunningEmulator } from "./types.js";
 import { messageOf } from "../kernel/errors.js";
+import { PACKAGE_NAME } from "../kernel/package-version.js";
 
 /**
  * The demo OAuth client registered when `clients` is not given. Its secret is a fixed, public demo value (this is a
@@ -27,7 +28,7 @@ export const DEFAULT_CLIENT: EmulatorClient = Object.freeze({
   clientId: "helpdesk-demo",
   clientSecret: "demo-client-secret",
   redirectUri: "http://127.0.0.1:8976/callback",
-  name: "pulumi-helpdesk demo",
+  name: `${PACKAGE_NAME} demo`,
 });
 
 /** The demo account registered when `accounts` is not given: `demo` / `demo`. */
@@ -68,14 +69,14 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   try {
     for (const client of clients) store.clients.upsert(client);
     for (const account of accounts) store.accounts.upsert(account);
-    store.flush();
+    store.database.flush();
     if (options.autoApprove === true) autoApproveAccount = accounts[0]?.username ?? store.accounts.names()[0];
     else if (typeof options.autoApprove === "string") autoApproveAccount = options.autoApprove;
     if (options.autoApprove && (autoApproveAccount === undefined || !store.accounts.has(autoApproveAccount))) {
       throw invalidOption("autoApprove", `autoApprove names no existing account (${String(options.autoApprove)})`);
     }
   } catch (error) {
-    store.close();
+    store.database.close();
     throw error;
   }
 
@@ -106,7 +107,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
     });
   } catch (error) {
     await deliveries.close();
-    store.close();
+    store.database.close();
     throw error;
   }
   port = (server.address() as AddressInfo).port;
@@ -136,7 +137,7 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
       } catch {
         // Another process holds the lock: the next start (or that process) purges.
       }
-      store.close();
+      store.database.close();
     })();
     return closing;
   };

@@ -41,9 +41,9 @@ export function createWebApp(ctx: EmulatorContext): Hono<AppEnv> {
 
   web.post("/signin", async (c) => {
     const { params } = await readBodyParams(c);
-    checkCsrf(c, ctx, params["csrf"]);
-    const username = typeof params["username"] === "string" ? params["username"] : "";
-    const password = typeof params["password"] === "string" ? params["password"] : "";
+    checkCsrf(c, ctx, params.csrf);
+    const username = typeof params.username === "string" ? params.username : "";
+    const password = typeof params.password === "string" ? params.password : "";
     const account = ctx.store.accounts.authenticate(username, password);
     if (account === undefined) {
       return page(c, signInPage({ csrf: ensureCsrf(c, ctx), error: "Wrong username or password.", username }), 401);
@@ -54,7 +54,7 @@ export function createWebApp(ctx: EmulatorContext): Hono<AppEnv> {
 
   web.post("/signout", async (c) => {
     const { params } = await readBodyParams(c);
-    checkCsrf(c, ctx, params["csrf"]);
+    checkCsrf(c, ctx, params.csrf);
     endSession(c, ctx);
     return c.redirect("/", 303);
   });
@@ -64,8 +64,8 @@ export function createWebApp(ctx: EmulatorContext): Hono<AppEnv> {
     const checked = validateWebhook(params);
     if (!checked.ok) {
       const draft = {
-        ...(typeof params["event"] === "string" && { event: params["event"] }),
-        ...(typeof params["url"] === "string" && { url: params["url"] }),
+        ...(typeof params.event === "string" && { event: params.event }),
+        ...(typeof params.url === "string" && { url: params.url }),
       };
       return page(c, renderHome(c, ctx, account, { errors: checked.errors, draft }), 422);
     }
@@ -81,7 +81,7 @@ export function createWebApp(ctx: EmulatorContext): Hono<AppEnv> {
 
   web.post("/events", async (c) => {
     const { account, params } = await signedInForm(c, ctx);
-    const event = params["event"];
+    const event = params.event;
     if (!isWebhookEvent(event)) throw new PageError("invalid_request", "Choose one of the listed events.", { title: "Unknown event" });
     const result = ctx.deliveries.trigger(event, account);
     const count = result.ok ? result.deliveries.length : 0;
@@ -119,7 +119,7 @@ function noticeText(code: string): string {
  */
 async function signedInForm(c: Context<AppEnv>, ctx: EmulatorContext): Promise<{ account: string; params: Record<string, unknown> }> {
   const { params } = await readBodyParams(c);
-  checkCsrf(c, ctx, params["csrf"]);
+  checkCsrf(c, ctx, params.csrf);
   const account = currentAccount(c, ctx);
   if (account === undefined) throw new PageError("unauthorized", "Your session has ended. Sign in again.", { title: "Signed out" });
   return { account, params };

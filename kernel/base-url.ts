@@ -64,6 +64,7 @@ export function parseBaseUrl(raw: string): BaseUrlParse {
  * (`auth/oauth.ts`) allows oauth4webapi's insecure requests only here.
  *
  * @param url an http(s) URL
+ * @home what a valid base URL is; plain http only to a loopback host
  */
 export function allowsPlainHttp(url: URL): boolean {
   return isLoopbackHost(url.hostname);

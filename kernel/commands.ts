@@ -3,6 +3,7 @@
  * (`pulumi-helpdesk login --stack dev --namespace eu`) and of its kin (`pulumi-helpdesk refresh --stack dev`). The
  * grant, the token cache, the provider core and the CLI all build their remedies here, and the CLI declares its
  * `--stack` and `--namespace` options with the same flags.
+ * @home the commands of every remedy ("sign in again", `refresh`, ...)
  */
 import { DEFAULT_CONFIG_NAMESPACE } from "./config.js";
 import { CLI_EXECUTABLE } from "./names.js";
@@ -17,7 +18,7 @@ export const NAMESPACE_FLAG = "--namespace";
 export const STACK_PLACEHOLDER = "<stack>";
 
 /** The commands a remedy may advise, each acting on one stack's sign-in in one namespace. */
-export type StackCommand = "login" | "refresh" | "status" | "logout";
+export type StackCommand = "login" | "refresh" | "status" | "logout" | "migrate";
 
 /** Which sign-in a command acts on. */
 export interface SignInPlace {

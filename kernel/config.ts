@@ -66,6 +66,7 @@ const RESERVED_NAMESPACES: Readonly<Record<string, string>> = {
  *
  * @param namespace e.g. `eu`
  * @returns a message for people naming the problem and the rule, or undefined when the namespace is fine
+ * @home what a config namespace may be
  */
 export function configNamespaceProblem(namespace: string): string | undefined {
   const shown = JSON.stringify(namespace.length > 60 ? `${namespace.slice(0, 60)}…` : namespace);
@@ -87,6 +88,7 @@ export function configNamespaceProblem(namespace: string): string | undefined {
  * @param namespace the config namespace (see {@link configNamespaceProblem} for what is allowed)
  * @returns a frozen object from every {@link SettingName} to its namespaced key
  * @throws ConfigNamespaceError (code `invalid_namespace`) when the namespace is not allowed
+ * @home the config keys of a namespace
  */
 export function configKeysFor<N extends string>(namespace: N): ConfigKeys<N> {
   const problem = configNamespaceProblem(namespace);

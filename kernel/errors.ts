@@ -16,6 +16,7 @@
  *
  * A wrapping error keeps what it wraps as `cause` (ES2022 error cause). Messages are written for people and never
  * hold a credential.
+ * @home the error family and its constructor shape `(code, message, options)`; the message of anything thrown
  */
 export class PulumiHelpdeskError<Code extends string = string> extends Error {
   /** A stable code for the failure kind; see the table above. */

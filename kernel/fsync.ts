@@ -19,6 +19,7 @@
  *   Passing over `EPERM` instead would also pass over a real permission failure on POSIX, so the platform decides.
  * Everything else (`EIO`, `ENOSPC`, `EDQUOT`, a directory that cannot be opened, ...) is thrown: the data or the name
  * may not be on disk.
+ * @home when a write is durable; which fsync failures are passed over
  */
 import { closeSync, fsyncSync, openSync } from "node:fs";
 

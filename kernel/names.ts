@@ -16,6 +16,7 @@
  *
  * Constants are computed when this module loads (they need only the package's name); what comes from the repository
  * is computed when asked for, since reading it can fail.
+ * @home the package's names derived from the npm name (Pulumi package, type tokens, Python, Go and Java names, executables, download URL)
  */
 import { PACKAGE_NAME, packageFacts, type PackageFacts } from "./package-version.js";
 
@@ -60,7 +61,7 @@ export const PLUGIN_EXECUTABLE = `pulumi-resource-${PULUMI_PACKAGE}` as const;
 /**
  * The policy pack's executable name, as Pulumi names an analyzer plugin (`pulumi-analyzer-<name>`, pulumi/pulumi
  * `sdk/go/common/workspace/plugins.go`): `pulumi-analyzer-helpdesk`. The release's executable is the policy pack
- * under this name (`cli/bin.ts`), which `pulumi preview --policy-pack <folder>/pulumi-analyzer-helpdesk` runs.
+ * under this name (`bin/release.ts`), which `pulumi preview --policy-pack <folder>/pulumi-analyzer-helpdesk` runs.
  */
 export const ANALYZER_EXECUTABLE = `pulumi-analyzer-${PULUMI_PACKAGE}` as const;
 

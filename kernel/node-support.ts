@@ -1,7 +1,7 @@
 /**
  * Which Node.js versions pulumi-helpdesk runs on: the one home of that rule. Everything else states it from here:
  * `package.json`'s `engines.node` (JSON cannot import; a unit test holds it equal to {@link SUPPORTED_NODE_RANGE}),
- * the guard of every entry point (node-guard.ts, cli/bin.ts), the emulator's errors, `scripts/setup.sh` (which reads
+ * the guard of every entry point (node-guard.ts, bin/start.ts), the emulator's errors, `scripts/setup.sh` (which reads
  * `engines.node` through `scripts/lib/node-supported.cjs`, since it runs before any TypeScript can), and the tests of
  * the floor (tests/node-floor/), which run on exactly each floor and on the release just below it.
  *
@@ -20,8 +20,10 @@
  * This module imports no dependency (only the error family's root, plain ES2022), so every entry point (the CLI, the
  * provider, the emulator, the program-facing SDK) can run it before any dependency is loaded and stop with one
  * readable line instead of a dependency's stack trace.
+ * @home the supported Node.js versions
  */
 import { PulumiHelpdeskError } from "./errors.js";
+import { PACKAGE_NAME } from "./package-version.js";
 
 /**
  * The oldest supported release of each supported Node.js major line, `major.minor.patch`, oldest line first. A version
@@ -78,7 +80,7 @@ export function nodeVersionProblem(version: string = process.versions.node): str
     compareVersions(version, last) >= 0 ||
     NODE_FLOORS.some((floor) => major(floor) === major(version) && compareVersions(version, floor) >= 0);
   if (supported) return undefined;
-  return `pulumi-helpdesk needs ${SUPPORTED_NODE_TEXT}, but this is Node.js ${version}: ${HOW_TO_GET_NODE}.`;
+  return `${PACKAGE_NAME} needs ${SUPPORTED_NODE_TEXT}, but this is Node.js ${version}: ${HOW_TO_GET_NODE}.`;
 }
 
 /**

@@ -24,6 +24,7 @@ const NOT_SENT_CODES: ReadonlySet<string> = new Set([
  * @param error a failure, whose `code` (or whose causes' `code`, up to 5 deep, as fetch wraps undici's and the
  *   provider's `HttpExchangeError` wraps Node's) is examined
  * @returns true when one of them is in {@link NOT_SENT_CODES}; false when the request may have reached the server
+ * @home which failed requests never reached the server
  */
 export function neverSent(error: unknown): boolean {
   for (let cause: unknown = error, depth = 0; cause && depth <= 5; cause = (cause as { cause?: unknown }).cause, depth++) {

@@ -15,7 +15,10 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** The package's name, as `package.json` states it. */
+/**
+ * The package's name, as `package.json` states it.
+ * @home the npm name (the CLI's, the cache folder's, the user agent's)
+ */
 export const PACKAGE_NAME = "pulumi-helpdesk";
 
 /** The fields of package.json this module hands out. */
@@ -80,6 +83,7 @@ export function packageFacts(): PackageFacts {
 }
 
 /**
+ * @home the version every artefact carries: npm package, plugin, SDKs, policy pack, the release's file names (from package.json; `tests/unit/readme.test.ts`, `tests/examples/` and `tests/sdk/` hold the READMEs, the changelog's newest section and the SDKs to it)
  * @returns the package version, e.g. `"0.1.0"` (semver)
  * @throws Error as {@link packageFacts}
  */

@@ -11,6 +11,7 @@
  * `unknown`: the key must be present, its value may be `null` or anything else.
  *
  * This module depends on zod only (and on the sibling `./events.js` for the event names).
+ * @home the record each event carries
  */
 // First: stop with one line on an unsupported Node.js, before any dependency is evaluated.
 import "./node-guard.js";

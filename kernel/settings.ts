@@ -14,7 +14,7 @@
 import { parseBaseUrl } from "./base-url.js";
 import { LOOPBACK_HOSTS } from "./loopback.js";
 import { PulumiHelpdeskError } from "./errors.js";
-import { PULUMI_PACKAGE } from "./names.js";
+import { CLI_EXECUTABLE } from "./names.js";
 
 /** What a setting's value is. */
 export type SettingType = "string" | "url" | "redirect_uri" | "timestamp" | "integer";
@@ -46,6 +46,7 @@ export interface SettingSpec {
 /**
  * The settings, in the order the schema, the SDKs and `login` list them. Stack config keys are `<namespace>:<name>`
  * (`helpdesk:baseUrl`; `eu:baseUrl` for `login --namespace eu`): see `kernel/config.ts`.
+ * @home the settings: secret, type, range, default, environment variable, description
  */
 export const SETTINGS = {
   baseUrl: {
@@ -78,7 +79,7 @@ export const SETTINGS = {
     env: "HELPDESK_REDIRECT_URI",
     provider: false,
     writtenByLogin: true,
-    description: "Registered OAuth redirect URI (docs/helpdesk-api.md §4.1, §5.3; RFC 6749 §3.1.2); used by `pulumi-helpdesk login` only.",
+    description: `Registered OAuth redirect URI (docs/helpdesk-api.md §4.1, §5.3; RFC 6749 §3.1.2); used by \`${CLI_EXECUTABLE} login\` only.`,
   },
   accessToken: {
     secret: true,
@@ -86,7 +87,7 @@ export const SETTINGS = {
     env: "HELPDESK_ACCESS_TOKEN",
     provider: true,
     writtenByLogin: true,
-    description: "Bearer access token (docs/helpdesk-api.md §2.2, RFC 6750 §2.1), as written by `pulumi-helpdesk login`. Secret.",
+    description: `Bearer access token (docs/helpdesk-api.md §2.2, RFC 6750 §2.1), as written by \`${CLI_EXECUTABLE} login\`. Secret.`,
   },
   refreshToken: {
     secret: true,
@@ -145,6 +146,7 @@ export const SECRET_SETTING_NAMES: readonly SettingName[] = Object.freeze(SETTIN
  *
  * @param values settings by name (resolved settings, or a provider's inputs as text); other keys are ignored
  * @returns the non-empty string values of the secret settings, in table order
+ * @home which values to redact (registered in `auth/redact.ts`)
  */
 export function secretSettingValues(values: Readonly<Partial<Record<SettingName, unknown>>>): string[] {
   return SECRET_SETTING_NAMES.flatMap((name) => {
@@ -215,6 +217,7 @@ export type SourceOrigin = Exclude<SettingOrigin, "default">;
  * The precedence of the settings (docs/design.md "Settings precedence"): the sources a value is taken from, the first
  * that sets one winning; {@link SettingSpec.default} fills what none sets. The one definition of the order: the
  * resolution ({@link pickSetting}) follows it, and the CLI's help text is generated from it.
+ * @home where a setting's value comes from, first match wins
  */
 export const SETTING_PRECEDENCE: readonly SourceOrigin[] = Object.freeze(["explicit", "config", "environment"] as const);
 
@@ -267,6 +270,7 @@ export function settingFlag(name: SettingName): string {
  *   `config`: the stack config source, whose {@link SettingReader.key} spells the key
  * @returns `--base-url` (a flag), `baseUrl` (an argument), `config eu:baseUrl`, or `env HELPDESK_BASE_URL` (the
  *   setting's variable; for a setting without one, the bare name)
+ * @home how the source of a value is named in a message (`--base-url`, `config eu:baseUrl`, `env HELPDESK_BASE_URL`)
  */
 export function settingSourceName(name: SettingName, origin: SourceOrigin, naming: Pick<SettingSources, "explicitSource" | "config"> = {}): string {
   switch (origin) {
@@ -342,6 +346,7 @@ export interface CollectedSettings<N extends SettingName = SettingName> {
  * @param names the settings to collect, in the order messages should report them
  * @param sources where to look, and how to name them
  * @returns the values, the missing settings and the problems; throws nothing (the caller decides what a problem is)
+ * @home collecting and checking settings (one collector for both providers, `login` and `trigger`)
  */
 export function collectSettings<N extends SettingName>(names: readonly N[], sources: SettingSources): CollectedSettings<N> {
   const picked: Partial<Record<N, PickedSetting>> = {};

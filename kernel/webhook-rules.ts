@@ -10,16 +10,46 @@
  *
  * Reasons never contain the url value: webhook URLs often carry credentials (secret paths, `?token=` queries, userinfo)
  * and programs mark them `pulumi.secret`. A reason may name the url's length, a character position or its scheme.
+ * @home what makes a webhook valid: its event names and the url rule (the provider's `check`, the emulator's 422, the file of `import`, the policies)
  */
 import { EVENTS, isWebhookEvent, nearestEvent } from "./events.js";
 
 /** The longest accepted webhook URL, in UTF-16 code units (JavaScript `string.length`). Project limit for docs/helpdesk-api.md §2.1. */
 export const MAX_URL_LENGTH = 2048;
 
+/**
+ * Whether a text looks like a url or a piece of one, which may carry a credential (a secret path such as Slack's
+ * `/services/T…/B…/<secret>`, a `?token=` query, `user:pass@` userinfo): it holds `://`, `@`, `?` or `/`. No event
+ * name, resource name, column or field name can hold one of those, nor does an id a help desk mints (`wh_123`), so
+ * the test costs no valid value its echo. The one rule of what a message may quote (docs/design.md "One rule, one home"): {@link shownValue}.
+ *
+ * @param text any text: a file's cell, header or key, a program's input
+ * @home what looks like a url (`://`, `@`, `?`, `/`) and how a message quotes a value (never one that looks like a url: the id and event rules, the file of `pulumi-helpdesk import`)
+ */
+export function looksLikeUrl(text: string): boolean {
+  return /:\/\/|[@?/]/.test(text);
+}
+
+/** What {@link shownValue} says instead of a value that looks like a url. */
+export const URL_LIKE = "(a value that looks like a url, not shown)";
+
+/**
+ * A value as a message may show it: JSON-quoted and cut to `max` characters (then `…`), or, when it
+ * {@link looksLikeUrl}, the words `(a value that looks like a url, not shown)`: no message ever repeats a url,
+ * whichever field or column it was put in.
+ *
+ * @param value the value (a string)
+ * @param max the most characters shown (default 100)
+ */
+export function shownValue(value: string, max = 100): string {
+  if (looksLikeUrl(value)) return URL_LIKE;
+  return value.length > max ? `${JSON.stringify(value.slice(0, max))}…` : JSON.stringify(value);
+}
+
 /** What a url reason offers as the example of a valid url. */
 const EXPECTED_URL = "an absolute http or https URL such as https://hooks.example.com/helpdesk";
 
-/** The longest slice of a bad event name echoed in a reason, in characters (a request body may hold 1 MiB). */
+/** The longest slice of a bad event name or id echoed in a reason, in characters (a request body may hold 1 MiB). */
 const MAX_ECHOED_EVENT = 100;
 
 /**
@@ -64,17 +94,17 @@ export interface WebhookProblem {
  *
  * @param value anything: a program's input, a JSON or form field of a request body
  * @returns e.g. `event "ticket_open" is not a help-desk event. Did you mean "ticket_opened"? Allowed values: …`; the
- *   bad name is echoed (JSON-quoted, at most 100 characters); never throws
+ *   bad name is echoed by {@link shownValue} (JSON-quoted, at most 100 characters, never when it looks like a url);
+ *   never throws
  */
 export function webhookEventProblem(value: unknown): string | undefined {
   if (isWebhookEvent(value)) return undefined;
   const allowed = `Allowed values: ${EVENTS.join(", ")}`;
   if (value === undefined || value === null || value === "") return `event is required. ${allowed}`;
   if (typeof value !== "string") return `event must be a string, got ${typeName(value)}. ${allowed}`;
-  const nearest = nearestEvent(value);
+  const nearest = looksLikeUrl(value) ? undefined : nearestEvent(value);
   const hint = nearest ? ` Did you mean "${nearest}"?` : "";
-  const shown = value.length > MAX_ECHOED_EVENT ? `${JSON.stringify(value.slice(0, MAX_ECHOED_EVENT))}…` : JSON.stringify(value);
-  return `event ${shown} is not a help-desk event.${hint} ${allowed}`;
+  return `event ${shownValue(value, MAX_ECHOED_EVENT)} is not a help-desk event.${hint} ${allowed}`;
 }
 
 /**
@@ -185,15 +215,17 @@ export const ID_RULE_DESCRIPTION =
  * ({@link webhookIdPath}).
  *
  * @param value anything: a create answer's field, an import id, a file's cell
- * @returns a sentence starting with `id` that says what is wrong and what is allowed, echoing at most 100 characters
- *   of the id (ids are not secret); never throws
+ * @returns a sentence starting with `id` that says what is wrong and what is allowed, echoing the id by
+ *   {@link shownValue} (at most 100 characters, never one that looks like a url: a url in the wrong column); never
+ *   throws
+ * @home what a webhook id is (one path segment, not `.` or `..`, at most 255 characters)
  */
 export function webhookIdProblem(value: unknown): string | undefined {
   const allowed = ID_RULE_DESCRIPTION;
   if (value === undefined || value === null || value === "") return `id is required: ${allowed}`;
   if (typeof value !== "string") return `id must be a string, got ${typeName(value)}: ${allowed}`;
   if (value.length > MAX_ID_LENGTH) return `id is ${value.length} characters long: ${allowed}`;
-  const shown = value.length > MAX_ECHOED_EVENT ? `${JSON.stringify(value.slice(0, MAX_ECHOED_EVENT))}…` : JSON.stringify(value);
+  const shown = shownValue(value, MAX_ECHOED_EVENT);
   if (value === "." || value === "..") return `id ${shown} is a dot-segment, which would address another path than one webhook: ${allowed}`;
   if (value.includes("/")) return `id ${shown} contains "/": ${allowed}`;
   if (INVISIBLE.test(value)) return `id ${shown} contains whitespace or an invisible or control character: ${allowed}`;
@@ -205,9 +237,17 @@ export function webhookIdProblem(value: unknown): string | undefined {
  *
  * @param id a webhook id
  * @throws Error with {@link webhookIdProblem}'s reason when `id` breaks the id rule: no request may be built from it
+ * @home a webhook's path (create response, `import`, delete)
  */
 export function webhookIdPath(id: string): string {
   const problem = webhookIdProblem(id);
   if (problem !== undefined) throw new Error(problem);
   return `/v1/webhooks/${encodeURIComponent(id)}`;
 }
+
+/**
+ * The `state` recorded for an adopted webhook (the `import` resource option, and `pulumi-helpdesk import`, which
+ * writes the same record): the API cannot read a webhook (docs/helpdesk-api.md §4.5), so its state is not known.
+ * @home the state of an adopted webhook (the `import` resource option, `pulumi-helpdesk import`)
+ */
+export const ADOPTED_STATE = "unknown";

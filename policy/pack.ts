@@ -6,14 +6,15 @@
  * `policy/policies.ts` with the program's own `@pulumi/policy` (an optional peer dependency of pulumi-helpdesk), by
  * its public `PolicyPack`.
  *
- * `PolicyPack` takes the pack's version from `package.json` in the working directory, which the language host sets
- * to the pack's folder; the folder has none of its own (one version: the package's), so this moves to the package's
- * root first, whose `package.json` is pulumi-helpdesk's. Nothing else of the pack reads the working directory.
+ * `PolicyPack` reads the pack's version from the working directory's `package.json`: `policy/pulumi-policy.ts`
+ * serves it from the package's root.
  */
-import { PolicyPack } from "@pulumi/policy";
 import { POLICY_PACK } from "../kernel/names.js";
 import { packageRoot } from "../kernel/package-version.js";
 import { PACK_ENFORCEMENT_LEVEL, POLICIES } from "./policies.js";
+import { servePackFolder } from "./pulumi-policy.js";
 
-process.chdir(packageRoot());
-new PolicyPack(POLICY_PACK, { policies: POLICIES, enforcementLevel: PACK_ENFORCEMENT_LEVEL });
+servePackFolder(POLICY_PACK, packageRoot(), { policies: POLICIES, enforcementLevel: PACK_ENFORCEMENT_LEVEL }).catch((error: unknown) => {
+  process.stderr.write(`error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
+  process.exit(1);
+});

@@ -1,6 +1,6 @@
 /**
  * The webhook policies of the `helpdesk` policy pack, defined once for both of its shipping forms (docs/design.md
- * "Policy packs"): the folder `policy/` of the npm package (`policy/pack.ts`, run by Pulumi's Node.js language host)
+ * "Rooms"): the folder `policy/` of the npm package (`policy/pack.ts`, run by Pulumi's Node.js language host)
  * and the release executable under the name `pulumi-analyzer-helpdesk` (`policy/analyzer.ts`, a binary policy pack).
  * Their names are part of the interface: people write them in `--policy-pack-config` files.
  *
@@ -14,9 +14,9 @@
  *
  * Values are read from the properties as `@pulumi/policy` deserialised them (secrets unwrapped: a policy sees a secret
  * url in plain text, so no reason holds one; `policy/rules.ts`), but around its proxy that throws on a value unknown
- * during preview: an unknown event or url is not a violation, the policy is not applicable until `pulumi up` knows
- * it, and is checked then. Only types come from `@pulumi/policy` here; the running code is the caller's (its `serve`
- * or `PolicyPack`).
+ * during preview (`policy/pulumi-policy.ts`): an unknown event or url is not a violation, the policy is not
+ * applicable until `pulumi up` knows it, and is checked then. Only types come from `@pulumi/policy` here; the running
+ * code is the caller's (its `serve` or `PolicyPack`).
  *
  * Sources: docs/helpdesk-api.md §2.1 (`event`, `url`), §6 (event names); `@pulumi/policy` 1.21.0 `policy.d.ts`.
  */
@@ -27,10 +27,11 @@ import type {
   ResourceValidationPolicy,
   StackValidationPolicy,
 } from "@pulumi/policy";
-import { EVENTS } from "../kernel/events.js";
+import { EVENTS, isWebhookEvent } from "../kernel/events.js";
 import { DYNAMIC_WEBHOOK_TYPE, WEBHOOK_TYPE } from "../kernel/names.js";
-import { UNKNOWN } from "../provider/core/unknown.js";
-import { ALLOWED_HOST_PATTERN, duplicateWebhooks, helpDeskKey, hostAllowed, shownHost, webhookUrl } from "./rules.js";
+import { UNKNOWN } from "../kernel/pulumi-wire.js";
+import { rawProperty } from "./pulumi-policy.js";
+import { ALLOWED_HOST_PATTERN, duplicateWebhooks, helpDeskKey, hostAllowed, hostEntries, type HostEntry, shownHost, webhookUrl } from "./rules.js";
 
 /** The policies' names, as config files and `pulumi preview` name them. */
 export const POLICY_NAMES = {
@@ -53,21 +54,9 @@ interface AllowedEventsConfig {
   events?: string[];
 }
 
-/**
- * A property as deserialised, read past `@pulumi/policy`'s unknown-checking proxy (which has only a `get` trap: the
- * property's descriptor is the target's), so that an unknown value is seen as the sentinel instead of thrown.
- *
- * @param props a resource's or provider's `props`
- * @param key the property's name
- * @returns its value; {@link UNKNOWN} when not known during preview; undefined when absent
- */
-function rawProperty(props: object, key: string): unknown {
-  return Object.getOwnPropertyDescriptor(props, key)?.value;
-}
-
 /** A webhook as a resource policy reads it. */
 interface Webhook {
-  /** `webhook "<name>" (event <event>)`: how reasons name it */
+  /** `webhook "<name>" (event "<event>")`: how reasons name it ({@link webhookTitle}) */
   readonly named: string;
   readonly url: URL;
 }
@@ -90,8 +79,22 @@ function webhookOf(args: ResourceValidationArgs, needs: ReadonlyArray<"event" | 
   }
   const parsed = webhookUrl(url);
   if (parsed === undefined) return undefined;
-  const shownEvent = typeof event === "string" && event !== UNKNOWN ? `event ${event.slice(0, 100)}` : "event not known yet";
-  return { named: `webhook ${JSON.stringify(args.name)} (${shownEvent})`, url: parsed };
+  return { named: webhookTitle(args.name, event), url: parsed };
+}
+
+/**
+ * How a violation names a webhook: `webhook "<name>" (event "<event>")`, both JSON-quoted, so an escape sequence or a
+ * line break in either (the program's author chooses both) shows as `\u001b` or `\n` and cannot forge lines or colours
+ * on the terminal; the event is cut to 100 characters (a help-desk event name is at most 19).
+ *
+ * @param name the resource name
+ * @param event the `event` input as the policy sees it: a string, or {@link UNKNOWN} or anything else (shown as
+ *   "event not known yet")
+ * @home how a policy violation names a webhook (name and event, JSON-quoted; never the url)
+ */
+function webhookTitle(name: string, event: unknown): string {
+  const shownEvent = typeof event === "string" && event !== UNKNOWN ? `event ${JSON.stringify(event.slice(0, 100))}` : "event not known yet";
+  return `webhook ${JSON.stringify(name)} (${shownEvent})`;
 }
 
 /** `webhook-url-https`: the url uses https. */
@@ -105,6 +108,23 @@ const urlHttps: ResourceValidationPolicy = {
     reportViolation(`${webhook.named}: its url uses ${webhook.url.protocol.slice(0, -1)}, so every delivery would cross the network unencrypted; use an https url.`);
   },
 };
+
+/**
+ * The parsed `allowedHosts` of each configuration of the pack: `@pulumi/policy` hands every resource's `getConfig` the
+ * array the engine configured (pulumi/policy `server.js` `makeGetConfigFun`: a new object each call, the same
+ * `allowedHosts` array), so its entries are parsed once per configuration, not once per resource.
+ */
+const parsedAllowedHosts = new WeakMap<readonly string[], readonly HostEntry[]>();
+
+/** @returns `allowedHosts` parsed ({@link hostEntries}), once per configuration */
+function allowedHostEntries(allowedHosts: readonly string[]): readonly HostEntry[] {
+  let entries = parsedAllowedHosts.get(allowedHosts);
+  if (entries === undefined) {
+    entries = hostEntries(allowedHosts);
+    parsedAllowedHosts.set(allowedHosts, entries);
+  }
+  return entries;
+}
 
 /** `webhook-url-allowed-hosts`: the url's host is one of `allowedHosts`. */
 const urlAllowedHosts: ResourceValidationPolicy = {
@@ -127,7 +147,7 @@ const urlAllowedHosts: ResourceValidationPolicy = {
     const { allowedHosts } = args.getConfig<AllowedHostsConfig>();
     if (allowedHosts === undefined) return;
     const webhook = webhookOf(args, ["url"]);
-    if (webhook === undefined || hostAllowed(webhook.url, allowedHosts)) return;
+    if (webhook === undefined || hostAllowed(webhook.url, allowedHostEntries(allowedHosts))) return;
     reportViolation(`${webhook.named}: its url's host ${shownHost(webhook.url)} is not in the policy's allowedHosts (${allowedHosts.length === 1 ? "1 entry" : `${allowedHosts.length} entries`}); send it to an allowed host or add the host to allowedHosts.`);
   },
 };
@@ -153,8 +173,8 @@ const eventAllowed: ResourceValidationPolicy = {
     const event = rawProperty(args.props, "event");
     if (event === UNKNOWN) args.notApplicable("the event is not known until the webhook is created: pulumi up checks it then");
     // An event that is no help-desk event at all is the provider's check's to refuse.
-    if (typeof event !== "string" || !(EVENTS as readonly string[]).includes(event) || events.includes(event)) return;
-    reportViolation(`webhook ${JSON.stringify(args.name)} (event ${event}): the event is not in the policy's events (${events.join(", ")}).`);
+    if (!isWebhookEvent(event) || events.includes(event)) return;
+    reportViolation(`${webhookTitle(args.name, event)}: the event is not in the policy's events (${events.join(", ")}).`);
   },
 };
 
@@ -181,7 +201,7 @@ const noDuplicates: StackValidationPolicy = {
       }));
     for (const { duplicate, first } of duplicateWebhooks(webhooks)) {
       reportViolation(
-        `webhook ${JSON.stringify(duplicate.name)} (event ${String(duplicate.event)}) has the same event and url as webhook ${JSON.stringify(first.name)} on the same help desk: every delivery would be sent twice; remove one of them.`,
+        `${webhookTitle(duplicate.name, duplicate.event)} has the same event and url as webhook ${JSON.stringify(first.name)} on the same help desk: every delivery would be sent twice; remove one of them.`,
         duplicate.urn,
       );
     }

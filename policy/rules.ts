@@ -74,15 +74,20 @@ function withoutTrailingDot(host: string): string {
  * not part of the host: an allowed host is allowed on any port.
  *
  * @param url a parsed webhook url ({@link webhookUrl})
- * @param allowedHosts the config's entries (entries {@link hostEntry} cannot read allow nothing)
+ * @param entries the config's entries, parsed ({@link hostEntries})
  */
-export function hostAllowed(url: URL, allowedHosts: readonly string[]): boolean {
+export function hostAllowed(url: URL, entries: readonly HostEntry[]): boolean {
   const host = withoutTrailingDot(url.hostname);
-  return allowedHosts.some((entry) => {
-    const parsed = hostEntry(entry);
-    if (parsed === undefined) return false;
-    return "exact" in parsed ? host === parsed.exact : host.endsWith(`.${parsed.below}`);
-  });
+  return entries.some((entry) => ("exact" in entry ? host === entry.exact : host.endsWith(`.${entry.below}`)));
+}
+
+/**
+ * Parses the config's `allowedHosts` ({@link hostEntry}); entries it cannot read allow nothing and are left out.
+ *
+ * @param allowedHosts the config's entries
+ */
+export function hostEntries(allowedHosts: readonly string[]): HostEntry[] {
+  return allowedHosts.flatMap((entry) => hostEntry(entry) ?? []);
 }
 
 /**

@@ -31,7 +31,7 @@ const notLoaded = (): never => {
  */
 export const webhookProviderShim: pulumi.dynamic.ResourceProvider<WebhookInputs, WebhookOutputs> = {
   async configure(req) {
-    require("module").createRequire(`${process.cwd()}/`)("pulumi-helpdesk/provider").configure(this, req);
+    require("node:module").createRequire(`${process.cwd()}/`)("pulumi-helpdesk/provider").configure(this, req);
   },
   check: notLoaded,
   diff: notLoaded,

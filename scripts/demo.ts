@@ -21,6 +21,10 @@ import { join, resolve } from "node:path";
 import { randomBytes } from "node:crypto";
 import { DEFAULT_CLIENT, startEmulator, type StoredWebhook } from "pulumi-helpdesk/emulator";
 import { completeAuthorizationAutoApproved } from "pulumi-helpdesk/emulator/client";
+// The built package (the demo runs after the build): the settings table names the secret's variable.
+import { SETTINGS } from "../dist/kernel/settings.js";
+import { CLI_EXECUTABLE } from "../dist/kernel/names.js";
+import { PACKAGE_NAME } from "../dist/kernel/package-version.js";
 
 const root = resolve(import.meta.dirname, "..");
 const stackName = "demo";
@@ -47,7 +51,7 @@ function makeProject(): void {
   const skipped = /\/(node_modules|Pulumi\.(?!yaml$)[^/]*\.yaml)$/;
   cpSync(join(root, "examples", "basic"), projectDir, { recursive: true, filter: (path) => !skipped.test(path) });
   mkdirSync(join(projectDir, "node_modules", "@pulumi"), { recursive: true });
-  symlinkSync(root, join(projectDir, "node_modules", "pulumi-helpdesk"), "dir");
+  symlinkSync(root, join(projectDir, "node_modules", PACKAGE_NAME), "dir");
   symlinkSync(join(root, "node_modules", "@pulumi", "pulumi"), join(projectDir, "node_modules", "@pulumi", "pulumi"), "dir");
 }
 const bold = (text: string): string => (process.stdout.isTTY && !process.env.NO_COLOR ? `\u001b[1m${text}\u001b[0m` : text);
@@ -95,8 +99,8 @@ function login(baseUrl: string, clientId: string, clientSecret: string, redirect
   return new Promise((resolvePromise, reject) => {
     const child = spawn(
       process.execPath,
-      [join(root, "dist/cli/bin.js"), "login", "--stack", stackName, "--base-url", baseUrl, "--client-id", clientId, "--redirect-uri", redirectUri, "--no-browser", "--timeout", "60"],
-      { cwd: projectDir, env: { ...env, HELPDESK_CLIENT_SECRET: clientSecret }, stdio: ["ignore", "inherit", "pipe"] },
+      [join(root, "dist/bin", `${CLI_EXECUTABLE}.js`), "login", "--stack", stackName, "--base-url", baseUrl, "--client-id", clientId, "--redirect-uri", redirectUri, "--no-browser", "--timeout", "60"],
+      { cwd: projectDir, env: { ...env, [SETTINGS.clientSecret.env]: clientSecret }, stdio: ["ignore", "inherit", "pipe"] },
     );
     let buffered = "";
     let browsed = false;
@@ -113,7 +117,7 @@ function login(baseUrl: string, clientId: string, clientSecret: string, redirect
       }
     });
     child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolvePromise() : reject(new Error(`pulumi-helpdesk login exited with code ${code}`))));
+    child.on("close", (code) => (code === 0 ? resolvePromise() : reject(new Error(`${CLI_EXECUTABLE} login exited with code ${code}`))));
   });
 }
 
@@ -142,7 +146,7 @@ async function main(): Promise<void> {
   });
   let upDone = false;
   try {
-    await step(`Signing in: pulumi-helpdesk login --stack ${stackName}`, () =>
+    await step(`Signing in: ${CLI_EXECUTABLE} login --stack ${stackName}`, () =>
       login(emulator.url, client.clientId, client.clientSecret, client.redirectUri),
     );
     await step("pulumi up", async () => {

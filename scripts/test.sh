@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # The README's test command (`npm test`): sets up the toolchain (cached), then runs every vitest suite:
-# unit, emulator contract and fuzz, provider, CLI, end-to-end with the real Pulumi CLI, and browser tests.
+# unit, emulator contract and fuzz, provider, CLI, end-to-end with the real Pulumi CLI, and browser tests, after the
+# type-check and the lint.
 # Extra arguments go to vitest, e.g. `npm test -- tests/unit`.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib/env.sh"
@@ -11,6 +12,8 @@ export HELPDESK_TEST_OLD_NODE="$OLD_NODE_HOME/bin/node"
 export HELPDESK_TEST_FLOOR_NODES="$FLOOR_NODES"
 step "Type-checking everything (tests and scripts included)"
 node node_modules/typescript/bin/tsc -p tsconfig.check.json || die "type errors (see above)"
+step "Linting: format, lint rules and the rooms' import boundaries (npm run lint)"
+npm run --silent lint || die "lint failed (see above; \`npm run format\` rewrites the format)"
 mkdir -p test-results
 # The run's own folder (tests/support/sandbox.ts): the sandboxes of the test files, and the TMPDIR of vitest and of
 # all it starts. Its tmp/ must be empty when vitest has ended (vitest removes its own temp files, each test file's

@@ -16,7 +16,7 @@ import * as grpc from "@grpc/grpc-js";
 import { resourceProviderService } from "../../dist/provider/native/server.js";
 import { emptyPb, providerGrpc, providerPb, toProperties, toStruct } from "../../dist/provider/native/proto.js";
 import type { ResourceProviderServer } from "../../dist/provider/native/proto.js";
-import { UNKNOWN } from "../../dist/provider/native/properties.js";
+import { UNKNOWN } from "../../dist/kernel/pulumi-wire.js";
 
 /** Lower-case base32, as the emulator's ids (emulator/secrets.ts). */
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz234567";

@@ -43,7 +43,10 @@ export interface StoreOptions {
   dataFile?: string;
   /** When a commit is on disk; see {@link Synchronous}. Default `"full"` (survives a power loss). */
   synchronous?: Synchronous;
-  /** How many delivery log entries each account keeps (the newest). Default {@link DELIVERY_LOG_LIMIT}. */
+  /**
+   * How many delivery log entries each account keeps (the newest), a positive integer (`emulator/options.ts`
+   * `checkOptions` refuses others before the store opens). Default {@link DELIVERY_LOG_LIMIT}.
+   */
   deliveryLogLimit?: number;
   /** How long a change waits for another process's write lock, ms. Default {@link BUSY_TIMEOUT_MS}. */
   busyTimeoutMs?: number;
@@ -72,7 +75,11 @@ export class Store {
   readonly deliveries: DeliveryLog;
   /** Browser sessions, sign-in links and pending consents (memory only, this process). */
   readonly browser: BrowserState;
-  private readonly database: StoreDatabase;
+  /**
+   * The one database handle (store/database.ts): the app marks and awaits commits through it (`mark`, `committed`),
+   * and the emulator commits (`flush`) and closes it (`close`).
+   */
+  readonly database: StoreDatabase;
 
   /**
    * Opens (or creates) the database, closes deliveries left running by a process that is gone, trims the delivery
@@ -83,14 +90,13 @@ export class Store {
    * @throws DataFileError when the data file is refused (neither an SQLite database of the emulator nor a valid
    *   version-1 JSON data file, damaged, or of a newer emulator); it is not changed then
    * @throws StoreError `busy` when another process holds the write lock longer than the busy timeout
-   * @throws Error for a `deliveryLogLimit` that is not a positive integer, or a data file that cannot be created
+   * @throws Error for a data file that cannot be created
    */
   constructor(
     readonly now: () => number,
     options: StoreOptions = {},
   ) {
     const limit = options.deliveryLogLimit ?? DELIVERY_LOG_LIMIT;
-    if (!Number.isInteger(limit) || limit < 1) throw new Error(`deliveryLogLimit must be a positive integer, got ${String(limit)}`);
     this.database = new StoreDatabase(now, {
       dataFile: options.dataFile,
       synchronous: options.synchronous ?? "full",
@@ -136,35 +142,5 @@ export class Store {
       ...this.browser.live(now),
       deliveries: this.deliveries.count(),
     };
-  }
-
-  /** A mark to pass to {@link committed} when a request starts. */
-  commitMark(): number {
-    return this.database.mark();
-  }
-
-  /**
-   * Resolves when every change made since `mark` is committed; the app awaits it before sending any answer.
-   * @throws StoreError `commit` when such a commit failed (its changes did not take effect)
-   */
-  committed(mark: number): Promise<void> {
-    return this.database.committed(mark);
-  }
-
-  /**
-   * Commits pending changes now.
-   * @throws StoreError `commit` when that commit failed
-   */
-  flush(): void {
-    this.database.flush();
-  }
-
-  /**
-   * Commits pending changes and closes the database (the last connection to close checkpoints the write-ahead log
-   * into the file). The store is unusable afterwards; a second call does nothing.
-   * @throws StoreError `commit` when the last commit failed (the database is closed all the same)
-   */
-  close(): void {
-    this.database.close();
   }
 }

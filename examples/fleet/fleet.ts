@@ -101,7 +101,7 @@ export async function upFleet(stacks: FleetStack[], options: FleetOptions = {}):
   return runFleet("up", stacks, options, async (stack, spec) => {
     await stack.setAllConfig({ ...options.config, ...spec.config, [WEBHOOKS_CONFIG_KEY]: { value: JSON.stringify(spec.webhooks) } });
     const result = await stack.up({ onOutput: output(options, spec.name) });
-    const ids = (result.outputs["ids"]?.value ?? {}) as Record<string, string>;
+    const ids = (result.outputs.ids?.value ?? {}) as Record<string, string>;
     return { changes: result.summary.resourceChanges ?? {}, ids };
   });
 }

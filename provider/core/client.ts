@@ -1,4 +1,4 @@
-import { exchange, HttpExchangeError, type HttpAnswer } from "./http.js";
+import { exchange, HttpExchangeError, type HttpResponse } from "./http.js";
 import { HelpdeskError } from "./errors.js";
 import { displayUrl, excerpt, serverText } from "../../auth/redact.js";
 import type { RequestLimits } from "../../kernel/settings.js";
@@ -11,6 +11,7 @@ import { signInAgain, stackCommand, type SignInPlace } from "../../kernel/comman
 import { TokenCacheError } from "../../auth/token-cache.js";
 import type { Webhook, WebhookSpec } from "./webhook-types.js";
 import { webhookIdPath, webhookIdProblem } from "../../kernel/webhook-rules.js";
+import { PACKAGE_NAME } from "../../kernel/package-version.js";
 
 /**
  * The webhook of a create response (docs/helpdesk-api.md §4.3: `{webhook: {event, url, state, ...}}`). The id field is not shown in
@@ -76,8 +77,8 @@ export class HelpdeskClient {
    * and must pass the id rule (`kernel/webhook-rules.ts` `webhookIdProblem`).
    *
    * @returns the registered webhook (`state` defaults to `"active"` when the service omits it, docs/helpdesk-api.md §2.1)
-   * @throws HelpdeskError `http` on a non-201/200 status, `network` when no answer came, `protocol` when the answer
-   *   has no usable id or a body longer than kernel/answer-limit.ts reads (the message then says a webhook may exist
+   * @throws HelpdeskError `http` on a non-201/200 status, `network` when no response came, `protocol` when the response
+   *   has no usable id or a body longer than kernel/response-limit.ts reads (the message then says a webhook may exist
    *   and how to remove it)
    */
   async createWebhook(inputs: WebhookSpec): Promise<Webhook> {
@@ -110,8 +111,8 @@ export class HelpdeskClient {
    * @param id a webhook id that passes the id rule (`kernel/webhook-rules.ts`; the provider core checks it first and
    *   says what to do, this is the last guard)
    * @returns `"deleted"` on 204 (or any 2xx), `"not_found"` on 404 (already gone: removed in the web UI, say)
-   * @throws HelpdeskError `http` on any other status, `network` when no answer came, `protocol` when the answer's
-   *   body is longer than kernel/answer-limit.ts reads; Error from `webhookIdPath` for an id that breaks the rule,
+   * @throws HelpdeskError `http` on any other status, `network` when no response came, `protocol` when the response's
+   *   body is longer than kernel/response-limit.ts reads; Error from `webhookIdPath` for an id that breaks the rule,
    *   before any request
    */
   async deleteWebhook(id: string): Promise<"deleted" | "not_found"> {
@@ -150,11 +151,11 @@ export class HelpdeskClient {
    * (the grant's reaction to a rejected token, once per request) and resends at once; that resend is part of the same
    * attempt, not a retry.
    *
-   * An answer whose body is longer than kernel/answer-limit.ts reads is not retried: `unread` makes its error.
+   * A response whose body is longer than kernel/response-limit.ts reads is not retried: `unread` makes its error.
    *
-   * @param unread the error for an answer whose body was not read (the `TOO_LARGE` failure of http.ts, with the status)
-   * @returns the last answer, whatever its status
-   * @throws HelpdeskError `network` when the last attempt got no answer; `credentials` when the grant gives no token;
+   * @param unread the error for a response whose body was not read (the `TOO_LARGE` failure of http.ts, with the status)
+   * @returns the last response, whatever its status
+   * @throws HelpdeskError `network` when the last attempt got no response; `credentials` when the grant gives no token;
    *   what `unread` returns
    */
   private async send(
@@ -163,13 +164,13 @@ export class HelpdeskClient {
     path: string,
     json: string | undefined,
     unread: (failure: HttpExchangeError) => HelpdeskError,
-  ): Promise<HttpAnswer> {
+  ): Promise<HttpResponse> {
     const { limits, grant } = this.options;
     let mayRefresh = true;
     for (let retry = 0; ; retry++) {
       const token = (await this.token(() => grant.accessToken()))!;
       let result = await this.attempt(method, path, json, token);
-      if (mayRefresh && result.kind === "answer" && result.answer.status === 401) {
+      if (mayRefresh && result.kind === "response" && result.response.status === 401) {
         mayRefresh = false;
         const refreshed = await this.token(() => grant.rejected(token));
         if (refreshed !== undefined) result = await this.attempt(method, path, json, refreshed);
@@ -179,7 +180,7 @@ export class HelpdeskClient {
       }
       const delay = retry < limits.maxRetries ? retryDelay(method, outcomeOf(result), retry) : undefined;
       if (delay === undefined) {
-        if (result.kind === "answer") return result.answer;
+        if (result.kind === "response") return result.response;
         throw this.networkError(operation, method, path, result.error, retry + 1);
       }
       await sleep(delay);
@@ -189,19 +190,19 @@ export class HelpdeskClient {
   /** One exchange with `token` as the bearer credential (RFC 6750 §2.1); never throws. */
   private async attempt(method: "POST" | "DELETE", path: string, json: string | undefined, token: string): Promise<Attempt> {
     try {
-      const answer = await exchange({
+      const response = await exchange({
         method,
         url: endpointUrl(this.options.baseUrl, path),
         headers: {
           authorization: `Bearer ${token}`,
           accept: "application/json",
-          "user-agent": "pulumi-helpdesk",
+          "user-agent": PACKAGE_NAME,
           ...(json === undefined ? {} : { "content-type": "application/json" }),
         },
         ...(json !== undefined && { body: json }),
         timeoutMs: this.options.limits.requestTimeoutSeconds * 1000,
       });
-      return { kind: "answer", answer };
+      return { kind: "response", response };
     } catch (error) {
       return { kind: "failure", error };
     }
@@ -259,13 +260,13 @@ function hintFor(status: number, describe: SettingsPlace["describe"], place: Sig
   return "Unexpected answer from the help-desk API.";
 }
 
-/** What one attempt produced: an answer (any status), or no answer. */
-type Attempt = { kind: "answer"; answer: HttpAnswer } | { kind: "failure"; error: unknown };
+/** What one attempt produced: a response (any status), or no response. */
+type Attempt = { kind: "response"; response: HttpResponse } | { kind: "failure"; error: unknown };
 
 /** The retry policy's view of an attempt (retry.ts). */
 function outcomeOf(result: Attempt): AttemptOutcome {
-  return result.kind === "answer"
-    ? { kind: "response", status: result.answer.status, retryAfter: result.answer.headers["retry-after"] }
+  return result.kind === "response"
+    ? { kind: "response", status: result.response.status, retryAfter: result.response.headers["retry-after"] }
     : { kind: "error", error: result.error };
 }
 

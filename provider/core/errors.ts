@@ -7,10 +7,10 @@ import { PulumiHelpdeskError } from "../../kernel/errors.js";
  *   `pulumi-helpdesk login`).
  * - `config`: a setting has a value that is not allowed (a base URL that is not an absolute http(s) URL,
  *   `helpdesk:maxRetries` out of range, ...); the message names the key and the allowed values.
- * - `http`: the API answered with a non-success status.
- * - `network`: no answer (connection refused, reset, timeout).
- * - `protocol`: the API answered 2xx with a body this provider cannot use (e.g. no webhook id, or one that breaks the
- *   id rule, docs/helpdesk-api.md §2.1), or an answer longer than the provider reads (kernel/answer-limit.ts).
+ * - `http`: the API responded with a non-success status.
+ * - `network`: no response (connection refused, reset, timeout).
+ * - `protocol`: the API responded 2xx with a body this provider cannot use (e.g. no webhook id, or one that breaks the
+ *   id rule, docs/helpdesk-api.md §2.1), or a response longer than the provider reads (kernel/response-limit.ts).
  * - `operation`: Pulumi asked for something the API cannot do (`pulumi import` of a webhook: there is no read
  *   endpoint; an in-place update: there is no update endpoint), or for an id that breaks the id rule
  *   (kernel/webhook-rules.ts: an import's id, a recorded id to delete).
@@ -23,7 +23,7 @@ export type HelpdeskErrorCode = "credentials" | "config" | "http" | "network" | 
  * or secret (callers pass text through `redact` first).
  */
 export class HelpdeskError extends PulumiHelpdeskError<HelpdeskErrorCode> {
-  /** The HTTP status when the API answered, else undefined. */
+  /** The HTTP status when the API responded, else undefined. */
   readonly status: number | undefined;
 
   /**

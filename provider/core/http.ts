@@ -12,10 +12,11 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { messageOf, PulumiHelpdeskError } from "../../kernel/errors.js";
-import { MAX_ANSWER_BYTES, readAtMost, tooLargeText } from "../../kernel/answer-limit.js";
+import { MAX_RESPONSE_BYTES, readAtMost, tooLargeText } from "../../kernel/response-limit.js";
+import { localhostLookup } from "../../kernel/loopback.js";
 
-/** What the API answered: status, headers (lower-case names, repeated ones joined with ", ") and the body as text. */
-export interface HttpAnswer {
+/** What the API responded: status, headers (lower-case names, repeated ones joined with ", ") and the body as text. */
+export interface HttpResponse {
   status: number;
   headers: Record<string, string>;
   body: string;
@@ -33,20 +34,20 @@ export interface HttpExchange {
 }
 
 /**
- * A failed exchange: no usable answer. `code` is Node's network error code (`ECONNREFUSED`, `ECONNRESET`,
- * `ENOTFOUND`, ...), `TIMEOUT` when the deadline passed, `NETWORK`, or `TOO_LARGE` when the answer's body was longer
- * than {@link MAX_ANSWER_BYTES} (then `status` is the answer's status; the body was not kept). The retry policy
+ * A failed exchange: no usable response. `code` is Node's network error code (`ECONNREFUSED`, `ECONNRESET`,
+ * `ENOTFOUND`, ...), `TIMEOUT` when the deadline passed, `NETWORK`, or `TOO_LARGE` when the response's body was longer
+ * than {@link MAX_RESPONSE_BYTES} (then `status` is the response's status; the body was not kept). The retry policy
  * (retry.ts) decides on the network codes. Internal to the provider: the client turns it into a `HelpdeskError`
  * that keeps it as `cause`.
  */
 export class HttpExchangeError extends PulumiHelpdeskError {
-  /** The answer's HTTP status, for `TOO_LARGE`; else undefined (no answer came). */
+  /** The response's HTTP status, for `TOO_LARGE`; else undefined (no response came). */
   readonly status: number | undefined;
 
   /**
    * @param code Node's network error code, `TIMEOUT`, `TOO_LARGE`, or `NETWORK` when Node gave none
    * @param message what happened (may quote Node's message; never a header value)
-   * @param options `cause`: Node's error; `status`: the answer's status, for `TOO_LARGE`
+   * @param options `cause`: Node's error; `status`: the response's status, for `TOO_LARGE`
    */
   constructor(code: string, message: string, options: { cause?: unknown; status?: number } = {}) {
     super(code, message, options);
@@ -64,20 +65,20 @@ const agents = {
 };
 
 /**
- * Sends one request and reads the whole answer, at most {@link MAX_ANSWER_BYTES} of body (kernel/answer-limit.ts).
+ * Sends one request and reads the whole response, at most {@link MAX_RESPONSE_BYTES} of body (kernel/response-limit.ts).
  * Never follows redirects (a redirect would carry the bearer token elsewhere; the API never redirects,
- * docs/helpdesk-api.md §4).
+ * docs/helpdesk-api.md §4). `localhost` connects to the loopback addresses without a lookup (kernel/loopback.ts).
  *
- * @returns the answer, whatever its status
- * @throws HttpExchangeError when no complete answer came (refused, reset, DNS failure, deadline passed), or
+ * @returns the response, whatever its status
+ * @throws HttpExchangeError when no complete response came (refused, reset, DNS failure, deadline passed), or
  *   `TOO_LARGE` when the body is longer than the limit (the connection is closed at once, the body never kept)
  */
-export function exchange(request: HttpExchange): Promise<HttpAnswer> {
+export function exchange(request: HttpExchange): Promise<HttpResponse> {
   const url = typeof request.url === "string" ? new URL(request.url) : request.url;
   const secure = url.protocol === "https:";
   const send = secure ? httpsRequest : httpRequest;
   const signal = AbortSignal.timeout(request.timeoutMs);
-  return new Promise<HttpAnswer>((resolve, reject) => {
+  return new Promise<HttpResponse>((resolve, reject) => {
     const fail = (error: unknown): void => {
       if (error instanceof HttpExchangeError) {
         reject(error);
@@ -92,8 +93,8 @@ export function exchange(request: HttpExchange): Promise<HttpAnswer> {
       reject(new HttpExchangeError(typeof code === "string" ? code : "NETWORK", message, { cause: error }));
     };
     const headers = request.body === undefined ? request.headers : { ...request.headers, "content-length": String(Buffer.byteLength(request.body)) };
-    const outgoing = send(url, { method: request.method, headers, agent: secure ? agents.https : agents.http, signal }, (response: IncomingMessage) => {
-      answerOf(response).then(resolve, fail);
+    const outgoing = send(url, { method: request.method, headers, agent: secure ? agents.https : agents.http, lookup: localhostLookup, signal }, (response: IncomingMessage) => {
+      readResponse(response).then(resolve, fail);
     });
     outgoing.on("error", fail);
     outgoing.end(request.body);
@@ -101,17 +102,17 @@ export function exchange(request: HttpExchange): Promise<HttpAnswer> {
 }
 
 /**
- * The answer of `response`, its body read with the limit of kernel/answer-limit.ts and decoded as UTF-8. Async, so
+ * The response of `response`, its body read with the limit of kernel/response-limit.ts and decoded as UTF-8. Async, so
  * that whatever goes wrong while reading or decoding rejects (and reaches the caller) rather than throwing from a
  * stream's event listener, where it would be uncaught and end the provider process.
  *
- * @throws HttpExchangeError `TOO_LARGE` (with the status) when the body is longer than {@link MAX_ANSWER_BYTES};
+ * @throws HttpExchangeError `TOO_LARGE` (with the status) when the body is longer than {@link MAX_RESPONSE_BYTES};
  *   the stream's error when the connection failed while reading
  */
-async function answerOf(response: IncomingMessage): Promise<HttpAnswer> {
+async function readResponse(response: IncomingMessage): Promise<HttpResponse> {
   const status = response.statusCode ?? 0;
-  const body = await readAtMost(response, MAX_ANSWER_BYTES, response.headers["content-length"], () => response.destroy());
-  if (body === undefined) throw new HttpExchangeError("TOO_LARGE", tooLargeText("the API", MAX_ANSWER_BYTES), { status });
+  const body = await readAtMost(response, MAX_RESPONSE_BYTES, response.headers["content-length"], () => response.destroy());
+  if (body === undefined) throw new HttpExchangeError("TOO_LARGE", tooLargeText("the API", MAX_RESPONSE_BYTES), { status });
   const flat: Record<string, string> = {};
   for (const [name, value] of Object.entries(response.headers)) {
     if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(", ") : value;

@@ -21,6 +21,7 @@ export type AttemptOutcome =
  *
  * @param method HTTP method of the request (a DELETE creates nothing)
  * @param error the failure of the exchange (`HttpExchangeError` of http.ts, which keeps Node's error as `cause`)
+ * @home whether a failed request may have created a webhook (no resend; the hint)
  */
 export function mayHaveCreated(method: "POST" | "DELETE", error: unknown): boolean {
   return method === "POST" && !neverSent(error);

@@ -11,12 +11,12 @@
  * OAuth client and the token cache are loaded on the first `create` or `delete` (`./connect.ts`), so a `preview`
  * with nothing to create loads none of them.
  */
-import { webhookIdProblem, webhookProblems } from "../../kernel/webhook-rules.js";
+import { ADOPTED_STATE, webhookIdProblem, webhookProblems } from "../../kernel/webhook-rules.js";
 import { HelpdeskError } from "./errors.js";
 import { registerSecret } from "../../auth/redact.js";
 import type { Target } from "./target.js";
 import type { Webhook, WebhookField, WebhookSpec } from "./webhook-types.js";
-import { UNKNOWN } from "./unknown.js";
+import { UNKNOWN } from "../../kernel/pulumi-wire.js";
 import { warn } from "./warnings.js";
 
 /** One failing input of {@link checkWebhook}. */
@@ -34,12 +34,6 @@ export interface WebhookCheck {
   /** Every failing input at once; empty when the inputs are valid. */
   readonly failures: readonly WebhookFailure[];
 }
-
-/**
- * The `state` of a webhook adopted with the `import` resource option: the API cannot read a webhook (§4.5), so its
- * state is not known.
- */
-export const ADOPTED_STATE = "unknown";
 
 /**
  * Check: validates a webhook's inputs with the one webhook rule (`kernel/webhook-rules.ts`, also the emulator's 422), so

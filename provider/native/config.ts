@@ -25,7 +25,8 @@ import {
 import { registerSecret } from "../../auth/redact.js";
 import type { Target } from "../core/target.js";
 import type { CheckOutcome, DiffOutcome, PropertyMap } from "./proto.js";
-import { asSecret, containsUnknown, reveal, UNKNOWN } from "./properties.js";
+import { asSecret, containsUnknown, reveal } from "./properties.js";
+import { UNKNOWN } from "../../kernel/pulumi-wire.js";
 
 /**
  * Reads one provider input as the text a stack config value would be: secrets unwrapped, numbers and booleans as

@@ -1,7 +1,7 @@
 /**
  * The entry of the native provider plugin `pulumi-resource-helpdesk`: run by the launcher
- * `plugin/pulumi-resource-helpdesk` as `node dist/provider/native/main.js <args>`, and loaded by `cli/bin.ts` when the
- * release executable is invoked under the plugin's name. A side-effect module without top-level await (the release
+ * `plugin/pulumi-resource-helpdesk` through `bin/pulumi-resource-helpdesk.ts`, as the release executable is when
+ * invoked under the plugin's name. A side-effect module without top-level await (the release
  * bundle is CommonJS, which has none).
  *
  * Start-up as every Pulumi resource plugin (pulumi/pulumi `sdk/go/common/resource/plugin/plugin.go` `newPlugin`,

@@ -1,21 +1,11 @@
 /**
  * Property values as the Pulumi engine sends them to a provider that accepts secrets (`acceptSecrets: true` in the
- * handshake): a secret is the object `{"4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270",
- * "value": v}`, and a value not known yet (preview) is the string `"04da6b54-80e4-46f7-96ec-b56ff0331ba9"`.
- * Source: pulumi/pulumi `sdk/go/common/resource/plugin/rpc.go` (MarshalPropertyValue) and `@pulumi/pulumi`
- * `runtime/rpc.js` (`specialSigKey`, `specialSecretSig`, `unknownValue`). The constants are written out here rather
- * than read from `@pulumi/pulumi`, whose index takes most of a second to load (the plugin must start fast); a test
- * (`tests/release/constants.test.ts`) checks they equal the SDK's.
+ * handshake): a secret is the object `{[SIG_KEY]: SECRET_SIG, value: v}`, and a value not known yet (preview) is the
+ * string `UNKNOWN` (Pulumi's wire sentinels, `kernel/pulumi-wire.ts`). Source: pulumi/pulumi
+ * `sdk/go/common/resource/plugin/rpc.go` (MarshalPropertyValue).
  */
-import { UNKNOWN } from "../core/unknown.js";
+import { SECRET_SIG, SIG_KEY, UNKNOWN } from "../../kernel/pulumi-wire.js";
 import type { PropertyMap } from "./proto.js";
-
-/** The signature key of a wrapped special value (`@pulumi/pulumi` `runtime.specialSigKey`). */
-export const SIG_KEY = "4dabf18193072939515e22adb298388d";
-/** The signature of a secret (`@pulumi/pulumi` `runtime.specialSecretSig`). */
-export const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
-/** The preview sentinel of an unknown value (`provider/core/unknown.ts`). */
-export { UNKNOWN };
 
 /** A secret as the engine wraps it. */
 export interface WrappedSecret {

@@ -11,6 +11,7 @@
  * dependency of this package with the range `@pulumi/pulumi` asks for, so npm installs one copy that both resolve
  * (in the bundle, one module). Source: pulumi/pulumi `proto/pulumi/provider.proto`, `plugin.proto`, `engine.proto`
  * (v3.259).
+ * @home the plugin's `CheckResponse` and `DiffResponse`
  */
 import providerGrpcModule from "@pulumi/pulumi/proto/provider_grpc_pb.js";
 import providerPbModule from "@pulumi/pulumi/proto/provider_pb.js";

@@ -12,9 +12,10 @@
  * Construct and List are not served: grpc-js answers UNIMPLEMENTED, which is what the v3.259 engine expects of a
  * provider without parameterization, functions, methods, components or listing.
  *
- * The port is loopback and unauthenticated, as every Pulumi provider's is, so any local process can call it: a second
- * `Configure` with other inputs is refused (the engine configures once), and `Handshake`/`Attach` engine addresses that
- * are not loopback are ignored (`engine-log.ts`).
+ * The port is loopback and unauthenticated, as every Pulumi provider's is, so any local process can call it: a resource
+ * operation before `Configure` is refused (the engine configures first: {@link notConfiguredText}), a second `Configure`
+ * with other inputs is refused (the engine configures once), and `Handshake`/`Attach` engine addresses that are not
+ * loopback are ignored (`engine-log.ts`).
  *
  * Every error message passes through the redaction registry (`auth/redact.ts` `forPerson`), which knows the provider's
  * credentials from `Configure` on.
@@ -50,9 +51,23 @@ function providerTitle(name: string): string {
   return name === "" || name.startsWith("default") ? `the default ${PULUMI_PACKAGE} provider` : `the ${PULUMI_PACKAGE} provider ${JSON.stringify(name)}`;
 }
 
+/** An error a handler throws to answer with a gRPC status other than UNKNOWN (grpc-js `status`). */
+class StatusError extends Error {
+  /**
+   * @param code the gRPC status code; @param message what happened, for the person running Pulumi
+   */
+  constructor(
+    readonly code: grpc.status,
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
 /**
  * Wraps an async handler as a grpc-js unary handler: the result goes to the callback; a thrown error becomes status
- * UNKNOWN with its message, redacted (the engine shows that message to the person running Pulumi).
+ * UNKNOWN (or a {@link StatusError}'s code) with its message, redacted (the engine shows that message to the person
+ * running Pulumi).
  */
 function unary<Req, Res>(urnOf: (request: NoInfer<Req>) => string, handler: (request: Req) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
@@ -60,7 +75,8 @@ function unary<Req, Res>(urnOf: (request: NoInfer<Req>) => string, handler: (req
       (response) => callback(null, response),
       (error: unknown) => {
         const message = forPerson(messageOf(error));
-        callback({ code: grpc.status.UNKNOWN, details: message, message, name: "Error", metadata: new grpc.Metadata() });
+        const code = error instanceof StatusError ? error.code : grpc.status.UNKNOWN;
+        callback({ code, details: message, message, name: "Error", metadata: new grpc.Metadata() });
       },
     );
   };
@@ -80,12 +96,43 @@ function assertWebhookType(type: string, urn: string): void {
 /** The package's prefix of a key in the deprecated `variables` map: `helpdesk:config:` or `helpdesk:`. */
 const VARIABLE_PREFIX = new RegExp(`^${PULUMI_PACKAGE}:(config:)?`);
 
+/** The resource operations of the protocol, as {@link notConfiguredText} names them. */
+type WebhookOperation = "Check" | "Diff" | "Create" | "Read" | "Update" | "Delete";
+
+/**
+ * Why a resource operation before `Configure` is refused (gRPC FAILED_PRECONDITION). The v3.259 engine sends none:
+ * `pkg/resource/plugin/provider_plugin.go` makes Check, Diff, Create, Read, Update and Delete wait for the plugin's
+ * configuration (`getPluginConfig`, resolved when `Configure` answers), and calls none of them on the plugin when the
+ * configuration is unknown (preview). Only `Handshake`, `GetPluginInfo`, `GetSchema`, `CheckConfig`, `DiffConfig`,
+ * `Attach`, `Cancel` and `GetMapping(s)` come before it. So such a call came from another local process on the
+ * unauthenticated port, and would otherwise run with the credentials the environment fills in
+ * (`HELPDESK_ACCESS_TOKEN`, ...) against a URL of its choosing.
+ *
+ * @param operation the refused operation
+ * @returns the refusal's message
+ * @home which calls the native plugin serves before `Configure` (none of the resource operations)
+ */
+function notConfiguredText(operation: WebhookOperation): string {
+  return (
+    `${operation} refused: this ${PULUMI_PACKAGE} provider plugin has not been configured. The Pulumi engine always sends Configure before any ` +
+    "resource operation, so this call did not come from the engine; nothing was sent to the help desk."
+  );
+}
+
 /**
  * A resource operation (Check, Diff, Create, Read, Update, Delete) as a grpc-js handler: {@link unary} under the
- * request's URN, after refusing any resource type but the webhook.
+ * request's URN, after refusing a call before `Configure` ({@link notConfiguredText}, FAILED_PRECONDITION) and any
+ * resource type but the webhook.
+ *
+ * @param operation the operation's name, for the refusal; @param configured whether `Configure` has been answered
  */
-function webhookOperation<Req extends { getUrn(): string; getType(): string }, Res>(handler: (request: Req) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
+function webhookOperation<Req extends { getUrn(): string; getType(): string }, Res>(
+  operation: WebhookOperation,
+  configured: () => boolean,
+  handler: (request: Req) => Promise<Res>,
+): grpc.handleUnaryCall<Req, Res> {
   return unary(requestUrn, async (request) => {
+    if (!configured()) throw new StatusError(grpc.status.FAILED_PRECONDITION, notConfiguredText(operation));
     assertWebhookType(request.getType(), request.getUrn());
     return handler(request);
   });
@@ -119,6 +166,16 @@ const RECONFIGURE_REFUSED =
   "second Configure with different settings did not come from the engine and is refused (the first settings stay). " +
   "To use other settings, run another provider (a provider resource of its own starts its own plugin process).";
 
+/**
+ * The engine warning about a refused second `Configure`: who sent it (its address as grpc-js gives it, e.g.
+ * `127.0.0.1:51234`), so the person running Pulumi can find the process.
+ *
+ * @param peer the caller's address
+ */
+function reconfigureWarning(peer: string): string {
+  return `a second Configure with other settings, from ${JSON.stringify(peer)}, was refused: Pulumi configures a plugin once, so another local process sent it; the first settings stay.`;
+}
+
 /** JSON of a value with every object's keys sorted: the same inputs in any key order give the same text. */
 function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, item: unknown) =>
@@ -141,6 +198,7 @@ export function resourceProviderService(engineAddress: string | undefined): grpc
   let configuredWith: string | undefined;
   // Resolved on first use: a bad value the environment fills in fails the operation that needs it, not Configure.
   const target = (): Target => (configured.target ??= providerTarget(configured.inputs));
+  const isConfigured = (): boolean => configuredWith !== undefined;
 
   const handlers: Partial<ResourceProviderServer> = {
     handshake: unary(noUrn, async (request) => {
@@ -181,31 +239,36 @@ export function resourceProviderService(engineAddress: string | undefined): grpc
 
     diffConfig: unary(requestUrn, async (request) => diffResponse(diffProviderConfig(toProperties(request.getOlds()), toProperties(request.getNews())))),
 
-    configure: unary(noUrn, async (request) => {
-      const inputs = configureInputs(request);
-      const identity = canonicalJson(inputs);
-      if (configuredWith !== undefined && identity !== configuredWith) throw new Error(RECONFIGURE_REFUSED);
-      configuredWith = identity;
-      // The engine does not configure a provider whose inputs are unknown (preview); guard anyway.
-      configured = { inputs: containsUnknown(inputs) ? {} : inputs, target: undefined, urn: request.getUrn() ?? "", name: request.getName() ?? "" };
-      const response = new providerPb.ConfigureResponse();
-      response.setAcceptsecrets(true);
-      response.setAcceptresources(true);
-      response.setSupportspreview(true);
-      response.setAcceptoutputs(false);
-      return response;
-    }),
+    // A refused Configure is also warned about at the engine, naming the caller's address (grpc-js `getPeer`).
+    configure: (call, callback) =>
+      unary(noUrn, async (request: ConfigureRequest) => {
+        const inputs = configureInputs(request);
+        const identity = canonicalJson(inputs);
+        if (configuredWith !== undefined && identity !== configuredWith) {
+          await logWarning(reconfigureWarning(call.getPeer()), configured.urn);
+          throw new Error(RECONFIGURE_REFUSED);
+        }
+        configuredWith = identity;
+        // The engine does not configure a provider whose inputs are unknown (preview); guard anyway.
+        configured = { inputs: containsUnknown(inputs) ? {} : inputs, target: undefined, urn: request.getUrn() ?? "", name: request.getName() ?? "" };
+        const response = new providerPb.ConfigureResponse();
+        response.setAcceptsecrets(true);
+        response.setAcceptresources(true);
+        response.setSupportspreview(true);
+        response.setAcceptoutputs(false);
+        return response;
+      })(call, callback),
 
-    check: webhookOperation(async (request) => checkResponse(checkWebhook(toProperties(request.getNews())))),
+    check: webhookOperation("Check", isConfigured, async (request) => checkResponse(checkWebhook(toProperties(request.getNews())))),
 
-    diff: webhookOperation(async (request) => diffResponse(diffWebhook(toProperties(request.getOlds()), toProperties(request.getNews())))),
+    diff: webhookOperation("Diff", isConfigured, async (request) => diffResponse(diffWebhook(toProperties(request.getOlds()), toProperties(request.getNews())))),
 
-    create: webhookOperation(async (request) => {
+    create: webhookOperation("Create", isConfigured, async (request) => {
       const { id, outputs } = await createWebhook(target, toProperties(request.getProperties()), request.getPreview());
       return new providerPb.CreateResponse().setId(id).setProperties(toStruct(outputs));
     }),
 
-    read: webhookOperation(async (request) => {
+    read: webhookOperation("Read", isConfigured, async (request) => {
       const inputs = request.getInputs();
       const outcome = readWebhook(request.getId(), toProperties(request.getProperties()), inputs ? toProperties(inputs) : undefined);
       if (!(IMPORT_MARKER in outcome.properties)) refreshTally.keep();
@@ -214,12 +277,12 @@ export function resourceProviderService(engineAddress: string | undefined): grpc
       return response;
     }),
 
-    update: webhookOperation(async (request) => {
+    update: webhookOperation("Update", isConfigured, async (request) => {
       const outputs = updateWebhook(toProperties(request.getOlds()), toProperties(request.getNews()));
       return new providerPb.UpdateResponse().setProperties(toStruct(outputs));
     }),
 
-    delete: webhookOperation(async (request) => {
+    delete: webhookOperation("Delete", isConfigured, async (request) => {
       await deleteWebhook(target, request.getId(), toProperties(request.getProperties()));
       return new emptyPb.Empty();
     }),

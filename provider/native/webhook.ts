@@ -17,7 +17,8 @@ import { HelpdeskError } from "../core/errors.js";
 import type { Target } from "../core/target.js";
 import * as core from "../core/webhooks.js";
 import type { CheckOutcome, DiffOutcome, PropertyMap } from "./proto.js";
-import { reveal, UNKNOWN, unwrapProperties, wrapSecrets } from "./properties.js";
+import { reveal, unwrapProperties, wrapSecrets } from "./properties.js";
+import { UNKNOWN } from "../../kernel/pulumi-wire.js";
 
 /**
  * The property by which {@link readWebhook} marks the state of an import it could not read. It lives only between

@@ -8,7 +8,9 @@ PULUMI_VERSION="3.259.0"
 NODE_VERSION="24.21.0"
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)"
-HELPDESK_CACHE="${HELPDESK_CACHE:-$HOME/.cache/pulumi-helpdesk}"
+# The npm name, package.json's "name" (read without Node.js, which may not be set up yet): the cache folder's name.
+PACKAGE_NAME="$(sed -n 's/^  "name": "\([^"]*\)",$/\1/p' "$ROOT/package.json")"
+HELPDESK_CACHE="${HELPDESK_CACHE:-$HOME/.cache/$PACKAGE_NAME}"
 export PULUMI_HOME="${PULUMI_HOME:-$HOME/.pulumi}"
 PULUMI_BIN="$PULUMI_HOME/versions/$PULUMI_VERSION/bin"
 NODE_HOME="$HELPDESK_CACHE/node-v$NODE_VERSION"

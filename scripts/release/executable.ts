@@ -1,11 +1,11 @@
 /**
  * Builds the self-contained executable of pulumi-helpdesk: one file that is the native provider plugin when invoked
- * as `pulumi-resource-helpdesk` and the CLI (`login`, `emulator`, ...) as `pulumi-helpdesk` (`cli/bin.ts` chooses).
+ * as `pulumi-resource-helpdesk` and the CLI (`login`, `emulator`, ...) as `pulumi-helpdesk` (`bin/release.ts` chooses).
  * It needs no Node.js, npm or node_modules where it runs (on Linux it links glibc: no Alpine/musl). Built for Linux
  * (x64, arm64) and Windows (x64, as `pulumi-resource-helpdesk.exe`); not for macOS (see the README's release section).
  *
  * How (Node.js single executable applications, Node 24):
- * 1. esbuild bundles `cli/bin.ts` and everything it imports into one CommonJS file ({@link bundle}). A SEA's
+ * 1. esbuild bundles `bin/release.ts` and everything it imports into one CommonJS file ({@link bundle}). A SEA's
  *    `require()` loads built-in modules only, so nothing may be left to resolve at run time; the package's version and
  *    repository are built in (`define __PULUMI_HELPDESK_PACKAGE__`, read by `kernel/package-version.ts`). The bundler's
  *    warnings are checked against a short list of known, harmless ones ({@link EXPECTED_WARNINGS}); any other fails.
@@ -38,7 +38,7 @@ import * as esbuild from "esbuild";
 // The names come from the build: kernel/names.ts imports its neighbours by their `.js` names, which Node's type
 // stripping does not map to the `.ts` sources (kernel/package-version.ts imports nothing of the project's).
 import { pluginExecutableFile } from "../../dist/kernel/names.js";
-import { factsOf, type PackageFacts } from "../../kernel/package-version.ts";
+import { factsOf, PACKAGE_NAME, type PackageFacts } from "../../kernel/package-version.ts";
 
 /** The repository's root. */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -86,18 +86,18 @@ export const EXPECTED_WARNINGS: ReadonlyArray<readonly [string, string]> = [
 
 /** The cache of toolchains and built executables (scripts/lib/env.sh's `HELPDESK_CACHE`). */
 export function cacheDir(): string {
-  return process.env.HELPDESK_CACHE || join(homedir(), ".cache", "pulumi-helpdesk");
+  return process.env.HELPDESK_CACHE || join(homedir(), ".cache", PACKAGE_NAME);
 }
 
 /** @returns package.json's facts (version, repository) as the bundle builds them in */
 export function releaseFacts(): PackageFacts {
   const facts = factsOf(readFileSync(join(ROOT, "package.json"), "utf8"));
-  if (!facts) throw new Error(`${join(ROOT, "package.json")} is not pulumi-helpdesk's`);
+  if (!facts) throw new Error(`${join(ROOT, "package.json")} is not ${PACKAGE_NAME}'s`);
   return { version: facts.version, repository: facts.repository };
 }
 
 /**
- * Bundles the CLI-and-plugin entry `cli/bin.ts` into one CommonJS file.
+ * Bundles the CLI-and-plugin entry `bin/release.ts` into one CommonJS file.
  *
  * @param outFile where to write the bundle (its folder is created)
  * @returns the bundle's bytes
@@ -107,7 +107,7 @@ export async function bundle(outFile: string): Promise<Buffer> {
   mkdirSync(dirname(outFile), { recursive: true });
   const result = await esbuild.build({
     absWorkingDir: ROOT,
-    entryPoints: [join(ROOT, "cli/bin.ts")],
+    entryPoints: [join(ROOT, "bin/release.ts")],
     outfile: outFile,
     bundle: true,
     platform: "node",

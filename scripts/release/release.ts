@@ -48,7 +48,7 @@ export function archiveName(version: string, target: Target): string {
   return `${PLUGIN_EXECUTABLE}-v${version}-${PULUMI_OS[target.os]}-${PULUMI_ARCH[target.arch]}.tar.gz`;
 }
 
-/** The names under which the Linux archives link the executable: the CLI's and the policy pack's (`cli/bin.ts`). */
+/** The names under which the Linux archives link the executable: the CLI's and the policy pack's (`bin/release.ts`). */
 const LINKED_NAMES = [CLI_EXECUTABLE, ANALYZER_EXECUTABLE];
 
 /**
@@ -58,9 +58,9 @@ const LINKED_NAMES = [CLI_EXECUTABLE, ANALYZER_EXECUTABLE];
  * policy pack's names), `LICENSE`. Windows: the executable `pulumi-resource-helpdesk.exe` and `LICENSE`, no other name. A symbolic link is a poor fit there: creating
  * one needs a privilege that ordinary accounts lack unless Developer Mode is on, so an archive holding one could fail
  * to install as a whole, the plugin with it; a hard link is not something every extractor makes; a copy would double a
- * ~40 MB download for a name. The executable is the CLI when its first argument is the CLI's name (`cli/bin.ts`):
+ * ~40 MB download for a name. The executable is the CLI when its first argument is the CLI's name (`bin/release.ts`):
  * `pulumi-resource-helpdesk.exe pulumi-helpdesk login ...`; a user who wants the short name can copy or hard-link it
- * to `pulumi-helpdesk.exe`, or to `pulumi-analyzer-helpdesk.exe` for the policy pack (`cli/bin.ts` drops the `.exe`
+ * to `pulumi-helpdesk.exe`, or to `pulumi-analyzer-helpdesk.exe` for the policy pack (`bin/release.ts` drops the `.exe`
  * before it looks at the name).
  *
  * @param target the platform
@@ -173,11 +173,11 @@ export async function release(options: { out: string; targets?: readonly Target[
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const args = process.argv.slice(2);
-  const valueOf = (flag: string): string | undefined => {
+  const flagValue = (flag: string): string | undefined => {
     const at = args.indexOf(flag);
     return at >= 0 ? args[at + 1] : undefined;
   };
-  const targets = valueOf("--targets")
+  const targets = flagValue("--targets")
     ?.split(",")
     .map((name) => {
       const [os, arch] = name.split("-");
@@ -185,7 +185,7 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       if (!target) throw new Error(`cannot build ${name} here (buildable: ${BUILDABLE_TARGETS.map((t) => `${t.os}-${t.arch}`).join(", ")})`);
       return target;
     });
-  const result = await release({ out: valueOf("--out") ?? join(ROOT, "release"), ...(targets ? { targets } : {}), npmPackage: !args.includes("--no-npm-package"), python: !args.includes("--no-python") });
+  const result = await release({ out: flagValue("--out") ?? join(ROOT, "release"), ...(targets ? { targets } : {}), npmPackage: !args.includes("--no-npm-package"), python: !args.includes("--no-python") });
   const sums = new Map(
     readFileSync(join(result.out, "SHA256SUMS"), "utf8").trim().split("\n").map((line) => [line.slice(66), line.slice(0, 64)] as const),
   );

@@ -5,7 +5,7 @@
  * file:// backend) stores the newest refresh token in the stack config. Run `bash scripts/build.sh` first.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawn } from "node:child_process";
+import { runCommand } from "../support/processes.js";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -28,20 +28,11 @@ interface Iteration {
 }
 
 /** Runs the refresher script in its own `node` process; resolves with its per-iteration results. */
-function refreshInProcess(dir: string, config: Record<string, string>, mode: "always" | "when-rejected"): Promise<Iteration[]> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [refresher], { stdio: ["pipe", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    child.on("error", reject);
-    child.on("close", (code) => {
-      if (code !== 0) return reject(new Error(`refresher exited ${code}: ${stderr}`));
-      resolve(stdout.trim().split("\n").map((line) => JSON.parse(line) as Iteration));
-    });
-    child.stdin.end(JSON.stringify({ dir, config, count: REFRESHES_PER_PROCESS, mode }));
-  });
+async function refreshInProcess(dir: string, config: Record<string, string>, mode: "always" | "when-rejected"): Promise<Iteration[]> {
+  const input = JSON.stringify({ dir, config, count: REFRESHES_PER_PROCESS, mode });
+  const ran = await runCommand(process.execPath, [refresher], { cwd: process.cwd(), env: process.env, input });
+  if (ran.code !== 0) throw new Error(`refresher exited ${ran.code}: ${ran.stderr}`);
+  return ran.stdout.trim().split("\n").map((line) => JSON.parse(line) as Iteration);
 }
 
 describe.skipIf(!pulumiAvailable())("two processes refreshing one grant", () => {

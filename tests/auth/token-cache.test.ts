@@ -150,6 +150,48 @@ describe("permissions", () => {
     expect(readdirSync(dir)).toEqual([".profile"]);
   });
 
+  it("refuses a folder inside one every user may write to without the sticky bit, as named or behind a link; a sticky one like /tmp is fine", () => {
+    const top = join(cacheDir(), "..");
+    const open = join(top, "open");
+    mkdirSync(open);
+    chmodSync(open, 0o777);
+    const dir = join(open, "tokens");
+    const error = cacheError(() => writeEntry(dir, entryOf(["refresh-token-root-0009"])));
+    expect(error.code).toBe("cache_inaccessible");
+    expect(error.message).toBe(
+      `the token cache ${dir} is inside ${open}, which every user may write to (mode 0777, no sticky bit): they could rename the cache folder and put another ` +
+        "(or a symbolic link) in its place: use a folder inside folders only you or root can change, or set HELPDESK_TOKEN_CACHE_DIR to a private directory (a new path is created with mode 0700).",
+    );
+    expect(readdirSync(dir)).toEqual([]);
+    // A folder reached through a link from a safe place: the folders above its real path count too.
+    const sub = join(open, "sub");
+    mkdirSync(join(sub, "tokens"), { recursive: true, mode: 0o700 });
+    chmodSync(sub, 0o755);
+    const link = join(top, "link");
+    symlinkSync(sub, link);
+    expect(cacheError(() => findEntry(refreshTokenHash("refresh-token-root-0009"), join(link, "tokens"))).message).toContain(`is inside ${open}, which every user may write to`);
+    // With the sticky bit only an entry's owner may rename it: allowed, and so is the real /tmp.
+    chmodSync(open, 0o1777);
+    writeEntry(dir, entryOf(["refresh-token-root-0009"]));
+    expect(readdirSync(dir)).toHaveLength(1);
+    expect(statSync("/tmp").mode & 0o1002).toBe(0o1002);
+    const inTmp = mkdtempSync("/tmp/helpdesk-cache-test-");
+    dirs.push(inTmp);
+    writeEntry(join(inTmp, "tokens"), entryOf(["refresh-token-root-0010"]));
+  });
+
+  it.skipIf(process.getuid?.() !== 0)("refuses a folder inside one of another user's (not root's), who could rename it (chown needs root)", () => {
+    const dir = cacheDir();
+    const parent = join(dir, "..");
+    chmodSync(parent, 0o755);
+    chownSync(parent, 65534, 65534);
+    const error = cacheError(() => writeEntry(dir, entryOf(["refresh-token-root-0011"])));
+    expect(error.code).toBe("cache_inaccessible");
+    expect(error.message).toContain(`the token cache ${dir} is inside ${parent}, which belongs to another user (uid 65534): they could rename the cache folder`);
+    expect(error.message).toContain("or set HELPDESK_TOKEN_CACHE_DIR");
+    expect(readdirSync(dir)).toEqual([]);
+  });
+
   // The audit's case c: another user's 0700 folder, opened as uid 65534, used to end in a raw EACCES from the cleanup.
   it.skipIf(process.getuid?.() !== 0)("as another user (setpriv, needs root), a folder it cannot enter is cache_inaccessible, never a raw EACCES", () => {
     const dir = cacheDir();

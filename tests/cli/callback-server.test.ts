@@ -1,5 +1,5 @@
 /**
- * The loopback redirect receiver of `login` (cli/callback-server.ts) over real HTTP on 127.0.0.1: only the redirect
+ * The loopback redirect receiver of `login` (cli/login/callback-server.ts) over real HTTP on 127.0.0.1: only the redirect
  * that carries the expected `state` ends the wait; everything else gets a 4xx and the wait goes on; the browser's
  * request is held until the login says how it went.
  */
@@ -10,7 +10,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { request } from "undici";
 import { OAuthError } from "../../auth/oauth.js";
-import { listenForCallback, type CallbackOptions, type CallbackReceiver, type IgnoredReason } from "../../cli/callback-server.js";
+import { listenForCallback, type CallbackOptions, type CallbackReceiver, type IgnoredReason } from "../../cli/login/callback-server.js";
 import { CliError } from "../../cli/output.js";
 import { freePort } from "../support/cli.js";
 
@@ -226,7 +226,7 @@ describe("a localhost redirect URI: both loopback addresses, or none (audit L3)"
   // there, so 127.0.0.1 alone is complete; any other failure still fails. Linux: `unshare` (user and network
   // namespaces) and `ip` from util-linux and iproute2.
   it.runIf(process.platform === "linux")("without IPv6 loopback, listens on 127.0.0.1 alone; a taken 127.0.0.1 still fails", () => {
-    const module = fileURLToPath(new URL("../../dist/cli/callback-server.js", import.meta.url));
+    const module = fileURLToPath(new URL("../../dist/cli/login/callback-server.js", import.meta.url));
     const script = `
 const { listenForCallback } = await import(${JSON.stringify(module)});
 const net = await import("node:net");

@@ -10,7 +10,7 @@ import type { AddressInfo } from "node:net";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { request } from "undici";
-import { shellWord } from "../../cli/commands/emulator.js";
+import { shellWord } from "../../cli/emulator/emulator.js";
 import { DEFAULT_CLIENT } from "../../emulator/index.js";
 import { completeAuthorizationAutoApproved } from "../../emulator-client/index.js";
 import { NPX_LIFECYCLE_EVENT } from "../../cli/invocation.js";
@@ -69,7 +69,7 @@ describe("pulumi-helpdesk emulator + trigger", () => {
     // `pulumi-helpdesk` on PATH, as an installed CLI is: this build's, run by this Node.js.
     const bin = join(project.dir, ".bin");
     mkdirSync(bin);
-    const main = fileURLToPath(new URL("../../dist/cli/bin.js", import.meta.url));
+    const main = fileURLToPath(new URL("../../dist/bin/pulumi-helpdesk.js", import.meta.url));
     writeFileSync(join(bin, CLI_EXECUTABLE), `#!/bin/sh\nexec ${shellWord(process.execPath)} ${shellWord(main)} "$@"\n`, { mode: 0o755 });
     let browsed: Promise<void> | undefined;
     const ran = await runCommand("sh", ["-ec", commands.join("\n")], {

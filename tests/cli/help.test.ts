@@ -3,7 +3,7 @@
  * config, then the environment: kernel/settings.ts `SETTING_PRECEDENCE`, which the resolution follows), every
  * setting's flag and environment variable (`SETTINGS`), and the environment variables of the other homes (the token
  * cache, the plugin's launcher script, `CI`, `NO_COLOR`). The expected texts are derived here from those homes, and the
- * help is read from `node dist/cli/bin.js`, as a person runs it; a closed stdout ends the CLI quietly.
+ * help is read from `node dist/bin/pulumi-helpdesk.js`, as a person runs it; a closed stdout ends the CLI quietly.
  */
 import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
@@ -12,13 +12,13 @@ import { describe, expect, it } from "vitest";
 import { pickSetting, SETTING_NAMES, SETTING_PRECEDENCE, SETTINGS, settingReaderOf, type SettingName, type SettingSpec, type SourceOrigin } from "../../kernel/settings.js";
 import { refreshableTokenOrigin } from "../../auth/grant.js";
 import { TOKEN_CACHE_DIR_VARIABLE } from "../../auth/token-cache.js";
-import { LAUNCHER_VARIABLES } from "../../cli/commands/plugin.js";
+import { LAUNCHER_VARIABLES } from "../../cli/plugin/plugin.js";
 import { CLIENT_SETTING_NAMES } from "../../cli/settings.js";
 import { NON_INTERACTIVE_VARIABLE } from "../../cli/prompt.js";
 import { NO_COLOR_VARIABLE } from "../../cli/output.js";
 import { DEFAULT_CLIENT } from "../../emulator/index.js";
 
-const bin = fileURLToPath(new URL("../../dist/cli/bin.js", import.meta.url));
+const bin = fileURLToPath(new URL("../../dist/bin/pulumi-helpdesk.js", import.meta.url));
 const launcher = fileURLToPath(new URL("../../plugin/pulumi-resource-helpdesk", import.meta.url));
 
 /** Runs the built CLI to completion. */

@@ -4,16 +4,15 @@
  * credentials in everything a run leaves behind.
  */
 import { afterAll, afterEach, describe, expect, it } from "vitest";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ConfigMap } from "@pulumi/pulumi/automation/index.js";
-import { startEmulator, type EmulatorOptions, type RunningEmulator } from "../../emulator/index.js";
+import { startEmulator, type EmulatorOptions, } from "../../emulator/index.js";
 import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
 import { CONFIG_KEYS } from "../../kernel/config.js";
 import { findEntry, refreshTokenHash } from "../../auth/token-cache.js";
-import type { TokenSet } from "../../auth/oauth.js";
 import { heldWebhooks, setFaults } from "../support/emulator.js";
 import { createTestStack, pulumiAvailable, readStateFile, type TestStack } from "../support/pulumi.js";
 

@@ -43,7 +43,7 @@ describe.skipIf(!pulumiAvailable())("pulumi refresh of dynamic Webhooks: one war
     test = await createTestStack(programDir, { ...configAsLoginWrites(emulator.url, client, tokens), "e2e:hooks": { value: JSON.stringify(declared) } });
     const up = await test.stack.up();
     expect(up.summary.result).toBe("succeeded");
-    const gone = (up.outputs.ids?.value as Record<string, string>).closed!;
+    const gone = (up.outputs.ids!.value as Record<string, string>).closed!;
     const deleted = await fetch(`${emulator.url}/v1/webhooks/${gone}`, { method: "DELETE", headers: { authorization: `Bearer ${tokens.accessToken}` } });
     expect(deleted.status).toBe(204);
     expect(await heldWebhooks(emulator)).toHaveLength(2);

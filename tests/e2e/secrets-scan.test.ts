@@ -7,7 +7,7 @@
  * token renewal that fails and one that passes, a failing and a passing `destroy`, logout. Every output, the exported
  * state, the state file, the stack file and the token cache directory listing are scanned for every planted value.
  */
-import { spawn } from "node:child_process";
+import { runCommand } from "../support/processes.js";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
@@ -24,7 +24,7 @@ import { heldWebhooks } from "../support/emulator.js";
 import { pulumiAvailable } from "../support/pulumi.js";
 
 const programDir = fileURLToPath(new URL("./program", import.meta.url));
-const cliPath = fileURLToPath(new URL("../../dist/cli/bin.js", import.meta.url));
+const cliPath = fileURLToPath(new URL("../../dist/bin/pulumi-helpdesk.js", import.meta.url));
 const stackName = `scan${randomBytes(4).toString("hex")}`;
 const clientSecret = `cs-${randomBytes(12).toString("hex")}`;
 const secretUrl = `https://hooks.example.test/services/T${randomBytes(4).toString("hex")}/B0/${randomBytes(10).toString("hex")}`;
@@ -90,22 +90,10 @@ const env = (): NodeJS.ProcessEnv => {
 };
 
 /** Runs a command in the program's directory, records its whole output for the scan. */
-function run(place: string, command: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}, onStderr?: (text: string) => void): Promise<Ran> {
-  return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: programDir, env: { ...env(), ...extraEnv }, stdio: ["ignore", "pipe", "pipe"] });
-    let out = "";
-    let err = "";
-    child.stdout.on("data", (chunk: Buffer) => (out += chunk.toString()));
-    child.stderr.on("data", (chunk: Buffer) => {
-      err += chunk.toString();
-      onStderr?.(err);
-    });
-    child.on("error", reject);
-    child.on("close", (code) => {
-      scanned.push({ place: `${place} (stdout)`, text: out }, { place: `${place} (stderr)`, text: err });
-      resolve({ code, out: out + err });
-    });
-  });
+async function run(place: string, command: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}, onStderr?: (text: string) => void): Promise<Ran> {
+  const ran = await runCommand(command, args, { cwd: programDir, env: { ...env(), ...extraEnv }, ...(onStderr ? { onStderr } : {}) });
+  scanned.push({ place: `${place} (stdout)`, text: ran.stdout }, { place: `${place} (stderr)`, text: ran.stderr });
+  return { code: ran.code, out: ran.stdout + ran.stderr };
 }
 
 const helpdesk = (place: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}, onStderr?: (text: string) => void) =>
@@ -178,7 +166,7 @@ describe.skipIf(!pulumiAvailable())("credentials never reach a person, whatever 
     expect((await pulumi("up", ["up", "--yes", "--skip-preview"])).code).toBe(0);
     expect(await heldWebhooks(emulator)).toHaveLength(2);
 
-    failing = (method, path) => path.startsWith("/oauth/token");
+    failing = (_method, path) => path.startsWith("/oauth/token");
     const failedRefresh = await helpdesk("refresh (echoing failure)", ["refresh"]);
     expect(failedRefresh.code).toBe(1);
     failing = undefined;

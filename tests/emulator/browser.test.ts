@@ -41,7 +41,7 @@ describe.skipIf(!haveChromium)("emulator pages in Chromium", () => {
     const emulator = await startEmulator({ deliveryRetry: { attempts: 2, baseDelayMs: 50 } });
     const page = await freshPage();
     try {
-      await page.goto(emulator.url + "/");
+      await page.goto(`${emulator.url}/`);
       await page.fill("#username", "demo");
       await page.fill("#password", "wrong");
       await page.click("#signin");
@@ -163,9 +163,9 @@ describe.skipIf(!haveChromium)("emulator pages in Chromium", () => {
           await page.goto(`${attacker.url}?policy=${policy}`);
           const response = await answer;
           const sent = await response.request().allHeaders();
-          expect(sent["origin"]).toBe(origin === "null" ? "null" : attacker.url.slice(0, -1));
-          expect(sent["cookie"]).toContain("helpdesk_csrf=planted");
-          expect(sent["cookie"]).toContain("helpdesk_session=");
+          expect(sent.origin).toBe(origin === "null" ? "null" : attacker.url.slice(0, -1));
+          expect(sent.cookie).toContain("helpdesk_csrf=planted");
+          expect(sent.cookie).toContain("helpdesk_session=");
           expect(response.status()).toBe(403);
           expect(emulator.state().webhooks).toEqual([]);
         } finally {
@@ -177,12 +177,12 @@ describe.skipIf(!haveChromium)("emulator pages in Chromium", () => {
     test("sign-in form from the attacker's page (login CSRF, Origin: null) → 403, no session", async () => {
       const page = await freshPage();
       try {
-        await page.goto(emulator.url + "/"); // the browser holds the emulator's cookie, as after any visit
+        await page.goto(`${emulator.url}/`); // the browser holds the emulator's cookie, as after any visit
         const sessions = emulator.state().sessions;
         const answer = page.waitForResponse((r) => r.url() === `${emulator.url}/signin`);
         await page.goto(`${attacker.url}?policy=no-referrer&action=/signin`);
         const response = await answer;
-        expect((await response.request().allHeaders())["origin"]).toBe("null");
+        expect((await response.request().allHeaders()).origin).toBe("null");
         expect(response.status()).toBe(403);
         expect(emulator.state().sessions).toBe(sessions);
       } finally {
@@ -259,7 +259,7 @@ describe.skipIf(!haveChromium)("emulator pages in Chromium", () => {
     test("a mismatched redirect_uri shows an error page and never leaves the emulator", async () => {
       const page = await freshPage();
       try {
-        const response = await page.goto(authorizeUrl(emulator.url, { ...client, redirectUri: callback.url + "/evil" }));
+        const response = await page.goto(authorizeUrl(emulator.url, { ...client, redirectUri: `${callback.url}/evil` }));
         expect(response?.status()).toBe(400);
         expect(page.url().startsWith(emulator.url)).toBe(true);
         expect(await page.textContent("h1")).toContain("Redirect URI mismatch");

@@ -463,10 +463,10 @@ describe("GroupCommit", () => {
     commits.write(() => db.prepare("INSERT INTO t VALUES ('a')").run());
     commits.write(() => db.prepare("INSERT INTO t VALUES ('b')").run());
     expect(db.isTransaction).toBe(true);
-    expect(other.prepare("SELECT count(*) AS n FROM t").get()!["n"]).toBe(0);
+    expect(other.prepare("SELECT count(*) AS n FROM t").get()!.n).toBe(0);
     await commits.committed(mark);
     expect(db.isTransaction).toBe(false);
-    expect(other.prepare("SELECT count(*) AS n FROM t").get()!["n"]).toBe(2);
+    expect(other.prepare("SELECT count(*) AS n FROM t").get()!.n).toBe(2);
     other.close();
     db.close();
   });
@@ -483,7 +483,7 @@ describe("GroupCommit", () => {
       }),
     ).toThrow(/NOT NULL/);
     await commits.committed(mark);
-    expect(db.prepare("SELECT v FROM t").all().map((r) => r["v"])).toEqual(["kept"]);
+    expect(db.prepare("SELECT v FROM t").all().map((r) => r.v)).toEqual(["kept"]);
     db.close();
   });
 
@@ -499,7 +499,7 @@ describe("GroupCommit", () => {
     expect(error).toBeInstanceOf(StoreError);
     expect(error).toMatchObject({ code: "commit", message: expect.stringMatching(/^test db: the changes could not be committed/) });
     expect(failures).toEqual([error]);
-    expect(db.prepare("SELECT count(*) AS n FROM t").get()!["n"]).toBe(0);
+    expect(db.prepare("SELECT count(*) AS n FROM t").get()!.n).toBe(0);
     const later = commits.mark();
     commits.write(() => db.prepare("INSERT INTO t VALUES ('next')").run());
     await expect(commits.committed(later)).resolves.toBeUndefined();
@@ -517,7 +517,7 @@ describe("GroupCommit", () => {
     holder.exec("ROLLBACK");
     commits.write(() => db.prepare("INSERT INTO t VALUES ('x')").run());
     commits.flush();
-    expect(holder.prepare("SELECT count(*) AS n FROM t").get()!["n"]).toBe(1);
+    expect(holder.prepare("SELECT count(*) AS n FROM t").get()!.n).toBe(1);
     holder.close();
     db.close();
   });

@@ -16,10 +16,11 @@ import { DEFAULT_CLIENT, startEmulator } from "../../emulator/index.js";
 import type { EmulatorClient, EmulatorOptions, RunningEmulator } from "../../emulator/index.js";
 
 /** A response with its body read: `json` is the parsed body when it is JSON, else `undefined`. */
-export interface Answer {
+export interface HttpResponse {
   status: number;
   headers: IncomingHttpHeaders;
   text: string;
+  // biome-ignore lint/suspicious/noExplicitAny: the tests read the emulator's JSON responses, of every shape, field by field
   json: any;
 }
 
@@ -33,7 +34,7 @@ export async function http(
     form?: Record<string, string>;
     body?: string | Buffer;
   } = {},
-): Promise<Answer> {
+): Promise<HttpResponse> {
   const headers: Record<string, string> = { ...(init.headers ?? {}) };
   let body: string | Buffer | undefined = init.body;
   if (init.json !== undefined) {
@@ -60,7 +61,7 @@ export async function http(
  * The `Cookie` header a browser sends after `res`: the `name=value` pairs of its `Set-Cookie` headers, over those of
  * `before` (a `Cookie` header; a name set again replaces the old pair).
  */
-export function cookiesOf(res: Answer, before = ""): string {
+export function cookiesOf(res: HttpResponse, before = ""): string {
   const jar = new Map(before.split("; ").filter(Boolean).map((pair) => [pair.split("=")[0]!, pair] as const));
   for (const line of [res.headers["set-cookie"] ?? []].flat()) {
     const pair = line.split(";")[0]!;
@@ -81,7 +82,7 @@ export function authorizeUrl(base: string, client: EmulatorClient, extra: Record
     client_id: client.clientId,
     response_type: "code",
     redirect_uri: client.redirectUri,
-    state: "st-" + randomBytes(4).toString("hex"),
+    state: `st-${randomBytes(4).toString("hex")}`,
     ...extra,
   });
   return `${base}/oauth/authorize?${q}`;
@@ -98,7 +99,7 @@ export async function getCode(base: string, client: EmulatorClient = DEFAULT_CLI
 }
 
 /** Exchanges a code (docs/helpdesk-api.md §4.2) with client_secret_post; returns the raw answer. */
-export function exchange(base: string, code: string, client: EmulatorClient = DEFAULT_CLIENT, extra: Record<string, string> = {}): Promise<Answer> {
+export function exchange(base: string, code: string, client: EmulatorClient = DEFAULT_CLIENT, extra: Record<string, string> = {}): Promise<HttpResponse> {
   return http(`${base}/oauth/token`, {
     method: "POST",
     form: {
@@ -195,7 +196,7 @@ export async function waitFor<T>(check: () => Promise<T> | T, timeoutMs = 5000, 
 }
 
 /** What came back on a raw connection: every byte, the first status (or `undefined`), and when the socket closed. */
-export interface RawAnswer {
+export interface RawResponse {
   text: string;
   status: number | undefined;
   /** Milliseconds from the write until the socket closed, or `undefined` when it was still open at `waitMs`. */
@@ -207,7 +208,7 @@ export interface RawAnswer {
  * `Content-Length`s, bodies that never come, malformed requests), optionally half-closes, and collects the answer
  * until the server closes the connection or `waitMs` passes (then the socket is destroyed).
  */
-export function rawExchange(port: number, message: string | Buffer, options: { waitMs?: number; halfClose?: boolean } = {}): Promise<RawAnswer> {
+export function rawExchange(port: number, message: string | Buffer, options: { waitMs?: number; halfClose?: boolean } = {}): Promise<RawResponse> {
   const waitMs = options.waitMs ?? 3000;
   return new Promise((resolve) => {
     const socket = connect(port, "127.0.0.1");

@@ -69,7 +69,7 @@ describe("GET /oauth/authorize (docs/helpdesk-api.md §4.1, RFC 6749 §4.1.1)", 
   const pageErrors: Array<[string, (u: URLSearchParams) => void, RegExp]> = [
     ["unknown client_id", (q) => q.set("client_id", "nope"), /Unknown application/],
     ["missing client_id", (q) => q.delete("client_id"), /client_id/],
-    ["redirect_uri differs (trailing slash)", (q) => q.set("redirect_uri", DEFAULT_CLIENT.redirectUri + "/"), /Redirect URI mismatch/],
+    ["redirect_uri differs (trailing slash)", (q) => q.set("redirect_uri", `${DEFAULT_CLIENT.redirectUri}/`), /Redirect URI mismatch/],
     ["redirect_uri differs (other host)", (q) => q.set("redirect_uri", "http://evil.example/callback"), /Redirect URI mismatch/],
     ["missing redirect_uri", (q) => q.delete("redirect_uri"), /redirect_uri/],
     ["response_type=token", (q) => q.set("response_type", "token"), /response_type/],
@@ -280,7 +280,7 @@ describe("POST /oauth/token (docs/helpdesk-api.md §4.2, RFC 6749 §4.1.3, §5)"
     ["missing code", without("code"), 400, "invalid_request"],
     ["missing redirect_uri", without("redirect_uri"), 400, "invalid_request"],
     ["unknown code", (c) => ({ ...base(c), code: "not-a-code" }), 400, "invalid_grant"],
-    ["redirect_uri differs from the registered one (docs/helpdesk-api.md §5.3)", (c) => ({ ...base(c), redirect_uri: DEFAULT_CLIENT.redirectUri + "x" }), 400, "invalid_grant"],
+    ["redirect_uri differs from the registered one (docs/helpdesk-api.md §5.3)", (c) => ({ ...base(c), redirect_uri: `${DEFAULT_CLIENT.redirectUri}x` }), 400, "invalid_grant"],
   ];
   for (const [name, form, status, error] of cases) {
     test(`${name} → ${status} ${error}`, async () => {

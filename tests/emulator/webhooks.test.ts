@@ -67,7 +67,7 @@ describe("POST /v1/webhooks (docs/helpdesk-api.md §4.3)", () => {
     ["url with a backslash authority", { event: "ticket_opened", url: "https:\\\\x.test/" }, ["url"]],
     ["url with spaces", { event: "ticket_opened", url: "https://x.test/a b" }, ["url"]],
     ["url of the wrong type", { event: "ticket_opened", url: ["https://x.test/"] }, ["url"]],
-    ["url longer than 2048", { event: "ticket_opened", url: "https://x.test/" + "a".repeat(2040) }, ["url"]],
+    ["url longer than 2048", { event: "ticket_opened", url: `https://x.test/${"a".repeat(2040)}` }, ["url"]],
     ["both missing", {}, ["event", "url"]],
   ];
   for (const [name, body, fields] of invalid) {
@@ -86,7 +86,7 @@ describe("POST /v1/webhooks (docs/helpdesk-api.md §4.3)", () => {
 
   test("a url of exactly 2048 characters is accepted", async () => {
     const { e, token } = await emulator();
-    const url = "https://x.test/" + "a".repeat(2048 - 15);
+    const url = `https://x.test/${"a".repeat(2048 - 15)}`;
     expect(url.length).toBe(2048);
     expect((await create(e, token, { event: "ticket_opened", url })).status).toBe(201);
   });

@@ -42,7 +42,7 @@ import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, 
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import { shellWord } from "../../cli/commands/emulator.js";
+import { shellWord } from "../../cli/emulator/emulator.js";
 import { EmulatorInspectionClient, completeAuthorizationAutoApproved } from "../../emulator-client/index.js";
 import { SETTINGS } from "../../kernel/settings.js";
 import { CLI_EXECUTABLE } from "../../kernel/names.js";

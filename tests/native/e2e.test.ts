@@ -82,7 +82,7 @@ describe.skipIf(!pulumiAvailable())("native provider plugin: pulumi up / refresh
 
   beforeAll(async () => {
     // The program imports the built package (pulumi-helpdesk/native) and the launcher runs the built plugin.
-    for (const built of ["dist/native/index.js", "dist/provider/native/main.js"]) {
+    for (const built of ["dist/native/index.js", "dist/bin/pulumi-resource-helpdesk.js"]) {
       if (!existsSync(new URL(`../../${built}`, import.meta.url))) throw new Error(`${built} is missing: run \`npm run build\` first`);
     }
     for (const name of ["default", "a", "b"]) {
@@ -183,8 +183,8 @@ describe.skipIf(!pulumiAvailable())("native provider plugin: pulumi up / refresh
     expect(result.summary.result).toBe("succeeded");
     expect(result.summary.resourceChanges?.import).toBe(1);
     const outputs = result.outputs;
-    expect((outputs.ids?.value as Record<string, string>).adopted).toBe(id);
-    expect((outputs.states?.value as Record<string, string>).adopted).toBe("unknown");
+    expect((outputs.ids!.value as Record<string, string>).adopted).toBe(id);
+    expect((outputs.states!.value as Record<string, string>).adopted).toBe("unknown");
     const held = await heldWebhooks(desk("a").emulator);
     expect(held.filter((hook) => hook.id === id)).toHaveLength(1);
     expect(held).toHaveLength(2);

@@ -16,12 +16,12 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type * as grpc from "@grpc/grpc-js";
 import { call, startPlugin, struct, webhookCalls, type RunningPlugin } from "../support/plugin.js";
-import * as hostile from "../support/answer-server.js";
+import * as hostile from "../support/response-server.js";
 import { waitFor } from "../support/processes.js";
 import { providerPb } from "../../provider/native/proto.js";
 import { webhookIdProblem } from "../../kernel/webhook-rules.js";
 
-const { ACCESS_TOKEN, SPEC, RECORDED, OK_ANSWER, PEAK_RSS_CEILING_MIB, ORPHAN_MESSAGE, HUGE_ANSWERS, hugeBody, json } = hostile;
+const { ACCESS_TOKEN, SPEC, RECORDED, OK_RESPONSE, PEAK_RSS_CEILING_MIB, ORPHAN_MESSAGE, HUGE_RESPONSES, hugeBody, json } = hostile;
 
 /** The gRPC error of a call that must fail. */
 async function failure(promise: Promise<unknown>): Promise<grpc.ServiceError> {
@@ -40,12 +40,12 @@ function pluginEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
 }
 
 describe("the plugin against a hostile help desk", () => {
-  let server: hostile.AnswerServer;
+  let server: hostile.ResponseServer;
   let plugin: RunningPlugin;
   let calls: ReturnType<typeof webhookCalls>;
 
   beforeAll(async () => {
-    server = await hostile.startAnswerServer();
+    server = await hostile.startResponseServer();
     plugin = await startPlugin(pluginEnv());
     calls = webhookCalls(plugin.client);
     await calls.configure({ baseUrl: server.url, accessToken: ACCESS_TOKEN, maxRetries: 0, requestTimeout: 60 });
@@ -58,16 +58,16 @@ describe("the plugin against a hostile help desk", () => {
 
   it("answers a huge create answer with the orphan message, closes the connection early, serves on, and stays bounded in memory", async () => {
     const log: hostile.HugeBodyLog = { sentBytes: 0, cutOff: 0 };
-    for (const huge of HUGE_ANSWERS) {
+    for (const huge of HUGE_RESPONSES) {
       server.answer(hugeBody(201, huge.bytes, huge.declare, log));
       const before = server.requests.length;
       const error = await failure(calls.create(SPEC));
-      expect(error.details, huge.what).toMatch(/^create webhook: POST \/v1\/webhooks answered 201 but its body was not read: the API answered more than 1048576 bytes \(1 MiB\)/);
+      expect(error.details, huge.what).toMatch(/^create webhook: POST \/v1\/webhooks answered 201 but its body was not read: the API sent a response of more than 1048576 bytes \(1 MiB\)/);
       expect(error.details, huge.what).toMatch(ORPHAN_MESSAGE);
       expect(server.requests.length - before, `${huge.what}: one POST, not resent`).toBe(1);
       expect(plugin.alive(), huge.what).toBe(true);
 
-      server.answer(OK_ANSWER);
+      server.answer(OK_RESPONSE);
       const created = await calls.create(SPEC);
       expect(created.getId(), `${huge.what}: the next create`).toBe("wh_ok");
     }
@@ -81,9 +81,9 @@ describe("the plugin against a hostile help desk", () => {
 
   it("answers a huge answer to a delete with a clear error and serves on", async () => {
     const log: hostile.HugeBodyLog = { sentBytes: 0, cutOff: 0 };
-    server.answer(hugeBody(200, HUGE_ANSWERS[1].bytes, false, log));
+    server.answer(hugeBody(200, HUGE_RESPONSES[1].bytes, false, log));
     const error = await failure(calls.delete("wh_1", RECORDED));
-    expect(error.details).toMatch(/^delete webhook failed: DELETE \/v1\/webhooks\/wh_1 answered 200 but its body was not read: the API answered more than 1048576 bytes/);
+    expect(error.details).toMatch(/^delete webhook failed: DELETE \/v1\/webhooks\/wh_1 answered 200 but its body was not read: the API sent a response of more than 1048576 bytes/);
     expect(error.details).toMatch(/run the command again/);
     server.answer((_request, response) => response.writeHead(204).end());
     await calls.delete("wh_1", RECORDED);
@@ -108,11 +108,11 @@ describe("the plugin against a hostile help desk", () => {
         maxRetries: 0,
       });
       const log: hostile.HugeBodyLog = { sentBytes: 0, cutOff: 0 };
-      for (const huge of HUGE_ANSWERS) {
+      for (const huge of HUGE_RESPONSES) {
         server.answer(hugeBody(200, huge.bytes, huge.declare, log));
         const before = server.requests.length;
         const error = await failure(ownCalls.create(SPEC));
-        expect(error.details, huge.what).toMatch(/refresh failed: the token endpoint answered more than 1048576 bytes \(1 MiB\)/);
+        expect(error.details, huge.what).toMatch(/refresh failed: the token endpoint sent a response of more than 1048576 bytes \(1 MiB\)/);
         expect(server.requests.slice(before).map((request) => `${request.method} ${request.path}`), huge.what).toEqual(["POST /oauth/token"]);
         expect(own.alive(), huge.what).toBe(true);
       }
@@ -122,7 +122,7 @@ describe("the plugin against a hostile help desk", () => {
       server.answer((request, response) => {
         if (request.url === "/oauth/token") {
           response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ access_token: "at-renewed", token_type: "bearer", expires_in: 3600, refresh_token: "rt-renewed" }));
-        } else OK_ANSWER(request, response);
+        } else OK_RESPONSE(request, response);
       });
       expect((await ownCalls.create(SPEC)).getId()).toBe("wh_ok");
       expect(own.peakRssMiB()).toBeLessThan(PEAK_RSS_CEILING_MIB);
@@ -132,7 +132,7 @@ describe("the plugin against a hostile help desk", () => {
   });
 
   it("refuses a create answer whose id breaks the id rule, with the orphan message, after exactly one request", async () => {
-    for (const answer of hostile.BAD_ID_ANSWERS) {
+    for (const answer of hostile.BAD_ID_RESPONSES) {
       server.answer(json(201, answer.body, answer.headers));
       const before = server.requests.length;
       const error = await failure(calls.create(SPEC));
@@ -163,12 +163,12 @@ describe("the plugin against a hostile help desk", () => {
 });
 
 describe("the plugin and a plain-http base URL", () => {
-  let server: hostile.AnswerServer;
+  let server: hostile.ResponseServer;
   let plugin: RunningPlugin;
   let folder: string;
 
   beforeAll(async () => {
-    server = await hostile.startAnswerServer();
+    server = await hostile.startResponseServer();
     folder = mkdtempSync(join(tmpdir(), "helpdesk-resolve-"));
     // The plugin resolves helpdesk.example.test to 127.0.0.1, where the server listens: a request would reach it.
     plugin = await startPlugin(pluginEnv({ NODE_OPTIONS: `--require ${hostile.resolveToLoopback(folder)}` }));
@@ -201,7 +201,7 @@ describe("the plugin and a plain-http base URL", () => {
     try {
       const loopbackCalls = webhookCalls(loopback.client);
       await loopbackCalls.configure({ baseUrl: `http://localhost:${server.port}`, accessToken: ACCESS_TOKEN, maxRetries: 0 });
-      server.answer(OK_ANSWER);
+      server.answer(OK_RESPONSE);
       expect((await loopbackCalls.create(SPEC)).getId()).toBe("wh_ok");
       expect(server.requests.map((request) => [request.method, request.authorization])).toEqual([["POST", `Bearer ${ACCESS_TOKEN}`]]);
     } finally {

@@ -3,32 +3,39 @@
  * this build's dist/native), with the real Pulumi CLI and two emulators on 127.0.0.1 as two help desks:
  *
  * - three webhooks made directly with `POST /v1/webhooks` are adopted under the default provider from a CSV file: the
- *   help desk receives no POST, the state holds their ids and no url in plain text, the urls are secret stack config;
- *   the printed TypeScript, pasted into the program (its import lines merged with the program's), makes `pulumi
- *   preview --expect-no-changes` pass;
- * - two more, on the second help desk, are adopted under the explicit provider configured from `eu:*`
- *   (`--namespace eu`, the JSON form on standard input); before that provider is in the stack the command refuses
- *   and says how to declare it;
- * - a rerun skips what is adopted; bad files end with exit 2, a message naming the problem, and the state file as it
- *   was; `pulumi refresh` after a webhook was deleted in the help desk warns once per provider; `pulumi destroy`
- *   deletes exactly the adopted webhooks, each on its own help desk.
+ *   help desk receives no POST, the state holds their ids, protected, and no url in plain text, the urls are secret
+ *   stack config; a `pulumi up` of the program before their declarations are in it fails naming them, and no DELETE
+ *   reaches the help desk; the printed TypeScript (with `protect: true`), pasted into the program (its import lines
+ *   merged with the program's), makes `pulumi preview --expect-no-changes` pass;
+ * - two more, on the second help desk, are adopted unprotected (`--no-protect`) under the explicit provider configured
+ *   from `eu:*` (`--namespace eu`, the JSON form on standard input); before that provider is in the stack the command
+ *   refuses and says how to declare it;
+ * - a rerun skips what is adopted; bad files (a url in any column, header or key among them) end with exit 2, a
+ *   message naming the problem and no piece of a url, and the state file as it was; so does a plain-text or gapped
+ *   url list in config; `pulumi refresh` after a webhook was deleted in the help desk warns once per provider;
+ * - an import interrupted with SIGINT, one with SIGTERM (`--no-protect`) and one with SIGHUP while `pulumi import` runs (held
+ *   deterministically: the plugin it starts waits for the test) ends by that signal and leaves no url in any file
+ *   under TMPDIR, and no unprotected row; with `--no-protect`, a `pulumi import` that fails after writing its row
+ *   leaves it protected; a run to the end then adopts the rest and lifts the protection;
+ * - `pulumi destroy`, after `pulumi state unprotect --all`, deletes exactly the adopted webhooks, each on its own help
+ *   desk.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { randomBytes } from "node:crypto";
 import type { EngineEvent } from "@pulumi/pulumi/automation/index.js";
 import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
 import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
 import { nodejsSdkPackage } from "../../kernel/names.js";
-import { createDirectly, creations, csvOf, expectAdoptedInState, type ExistingWebhook } from "../support/adoption.js";
+import { createDirectly, creations, csvOf, deletions, expectAdoptedInState, type ExistingWebhook } from "../support/adoption.js";
 import { startCli } from "../support/cli.js";
 import { heldWebhooks } from "../support/emulator.js";
 import { localPluginIn } from "../support/examples.js";
 import { repoRoot } from "../support/package.js";
 import { configAsLoginWrites, createTestStack, pulumiAvailable, readStateFile, type TestStack } from "../support/pulumi.js";
-import { runCommand, shown } from "../support/processes.js";
+import { runCommand, shown, waitFor } from "../support/processes.js";
 
 const project = "helpdesk-adopt";
 
@@ -54,8 +61,35 @@ const eu = new Provider("eu", {
 function withDeclarations(program: string, printed: string): string {
   const lines = printed.split("\n").filter((line) => !program.split("\n").includes(line) || line.trim() === "" || line.startsWith("//"));
   const imports = lines.filter((line) => line.startsWith("import "));
-  return [...imports, program, ...lines.filter((line) => !line.startsWith("import "))].join("\n") + "\n";
+  return `${[...imports, program, ...lines.filter((line) => !line.startsWith("import "))].join("\n")}\n`;
 }
+
+/** The adopted webhooks of a state file, by id: their URN and whether they are protected. */
+function adoptedResources(state: string): Map<string, { urn: string; protect: boolean }> {
+  const resources = (JSON.parse(state) as { checkpoint: { latest: { resources: Array<{ urn: string; type: string; id?: string; protect?: boolean }> } } }).checkpoint.latest.resources;
+  return new Map(resources.filter((resource) => resource.type === "helpdesk:index:Webhook").map((resource) => [resource.id!, { urn: resource.urn, protect: resource.protect ?? false }]));
+}
+
+/** Every regular file under a folder (symbolic links not followed; FIFOs and sockets, which hold nothing on disk, left out). */
+function regularFiles(folder: string): string[] {
+  return readdirSync(folder).flatMap((name) => {
+    const path = join(folder, name);
+    const stats = lstatSync(path, { throwIfNoEntry: false });
+    if (stats?.isDirectory()) return regularFiles(path);
+    return stats?.isFile() ? [path] : [];
+  });
+}
+
+/** The files under TMPDIR that hold any of `pieces` (each url's path and query). */
+function filesHolding(pieces: readonly string[]): string[] {
+  return regularFiles(tmpdir()).filter((path) => {
+    const content = readFileSync(path);
+    return pieces.some((piece) => content.includes(piece));
+  });
+}
+
+/** The private folders of `pulumi-helpdesk import` under TMPDIR. */
+const importFolders = (): string[] => readdirSync(tmpdir()).filter((name) => name.startsWith("helpdesk-import-"));
 
 /**
  * A TypeScript project folder outside the repository that resolves `@pulumi/pulumi` and the native SDK as an installed
@@ -156,9 +190,23 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
     expect(config[`${project}:helpdeskWebhookUrls`]).toEqual({ value: home.map((hook) => hook.url).join(" "), secret: true });
     for (const hook of home) expect(`${ran.stdout}${ran.stderr}`).not.toContain(hook.url);
     expect(ran.stdout).toContain(`import { Webhook } from "${nodejsSdkPackage()}";`);
-    // Not protected without --protect.
-    const resources = (JSON.parse(state()) as { checkpoint: { latest: { resources: Array<{ type: string; protect?: boolean }> } } }).checkpoint.latest.resources;
-    expect(resources.filter((resource) => resource.type === "helpdesk:index:Webhook").every((resource) => !resource.protect)).toBe(true);
+    // Protected, as pulumi import protects, and declared so.
+    const adopted = adoptedResources(state());
+    expect(home.map((hook) => adopted.get(hook.id)?.protect)).toEqual([true, true, true]);
+    expect(ran.stdout).toContain('urls[0]!) }, { protect: true });');
+
+    // A pulumi up before the declarations are in the program (CI on the main branch) fails, naming them; the help
+    // desk gets no DELETE and keeps them.
+    const deletes = await deletions(emulators[0]!);
+    const up = await pulumi(["up", "--yes", "--skip-preview"]);
+    expect(up.code, shown("pulumi up", up)).not.toBe(0);
+    for (const hook of home) expect(`${up.stdout}${up.stderr}`).toContain(adopted.get(hook.id)!.urn);
+    expect(`${up.stdout}${up.stderr}`).toMatch(/protect/);
+    expect(await deletions(emulators[0]!)).toBe(deletes);
+    const held = (await heldWebhooks(emulators[0]!)).map((hook) => hook.id);
+    for (const hook of home) expect(held).toContain(hook.id);
+    expectAdoptedInState(state(), home);
+
     program = withDeclarations(program, ran.stdout);
     writeFileSync(join(dir, "index.ts"), program);
     const preview = await pulumi(["preview", "--expect-no-changes"]);
@@ -167,11 +215,14 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
 
   it("adopts two webhooks of the second help desk from JSON on stdin under the explicit provider (--namespace eu)", async () => {
     const posts = await creations(emulators[1]!);
-    const ran = await cli(["import", "--stack", test.stack.name, "--namespace", "eu", "--from", "-"], JSON.stringify(eu.map(({ id, event, url }, at) => ({ id, event, url, name: `eu-${at}` }))));
+    const ran = await cli(["import", "--stack", test.stack.name, "--namespace", "eu", "--no-protect", "--from", "-"], JSON.stringify(eu.map(({ id, event, url }, at) => ({ id, event, url, name: `eu-${at}` }))));
     expect(ran.code, ran.stderr).toBe(0);
     expect(await creations(emulators[1]!)).toBe(posts);
     expect(ran.stdout).toContain('const eu0 = new Webhook("eu-0", { event: "agent_invited", url: helpdeskWebhookUrls.apply((urls) => urls[3]!) }, { provider: eu });');
     expectAdoptedInState(state(), eu);
+    const adopted = adoptedResources(state());
+    expect(eu.map((hook) => adopted.get(hook.id)?.protect)).toEqual([false, false]);
+    expect(home.map((hook) => adopted.get(hook.id)?.protect)).toEqual([true, true, true]);
     program = withDeclarations(program, ran.stdout);
     writeFileSync(join(dir, "index.ts"), program);
     const preview = await pulumi(["preview", "--expect-no-changes"]);
@@ -198,14 +249,48 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
       ["empty file", "", /the file is empty/],
       ["10 MB of random bytes", randomBytes(10 * 1024 * 1024), /the file is not UTF-8 text/],
     ];
+    // A url in the wrong place: its path and query must not appear, whichever column, header cell or key holds it.
+    const slack = "https://hook:pa55word-x@hooks.example.test/services/T0AAAAAAA/B0BBBBBBB/adopt-secret-slack?token=adopt-query";
+    const pieces = ["pa55word-x", "services", "T0AAAAAAA", "B0BBBBBBB", "adopt-secret-slack", "adopt-query"];
+    const hiddenUrl = /\(a value that looks like a url, not shown\)/;
+    cases.push(
+      ["url in the id column", `url,event,id\nwh_1,ticket_opened,${slack}\n`, hiddenUrl],
+      ["url in the event column", `id,url,event\nwh_1,ticket_opened,${slack}\n`, hiddenUrl],
+      ["url in the name column", `id,event,url,name\nwh_1,ticket_opened,https://hooks.example.test/ok,${slack}\n`, hiddenUrl],
+      ["no header row", `wh_1,ticket_opened,${slack}\n`, /the header names unknown columns "wh_1", "ticket_opened", \(a value that looks like a url, not shown\)/],
+      ["a url as a JSON key", JSON.stringify([{ id: "wh_1", event: "ticket_opened", url: "https://hooks.example.test/ok", [slack]: "x" }]), hiddenUrl],
+    );
     for (const [what, content, message] of cases) {
       writeFileSync(join(dir, "bad.csv"), content);
       const ran = await cli(["import", "--stack", test.stack.name, "--from", "bad.csv"]);
       expect(ran.code, `${what}: ${ran.stderr}`).toBe(2);
       expect(ran.stderr, what).toMatch(message);
-      expect(ran.stderr, what).not.toContain("adopt-secret");
+      for (const piece of ["adopt-secret", ...pieces]) expect(`${ran.stdout}${ran.stderr}`, what).not.toContain(piece);
       expect(state(), what).toBe(before);
     }
+  });
+
+  it("a url list in config that is plain text, or has an empty item, is refused with exit 2, never shown nor reused", async () => {
+    const key = `${project}:helpdeskWebhookUrls`;
+    const kept = (await test.stack.getConfig(key)).value;
+    const before = state();
+    writeFileSync(join(dir, "more.csv"), csvOf([{ id: "wh_more", event: "ticket_opened", url: "https://hooks.example.test/more/adopt-secret-more" }]));
+    try {
+      await test.stack.setConfig(key, { value: kept, secret: false });
+      const plain = await cli(["import", "--stack", test.stack.name, "--from", "more.csv"]);
+      expect(plain.code, plain.stderr).toBe(2);
+      expect(plain.stderr).toContain(`the stack config ${key} of stack "${test.stack.name}" is plain text`);
+      expect(plain.stderr).toContain(`pulumi config set --secret ${key}`);
+      await test.stack.setConfig(key, { value: kept.replace(" ", "  "), secret: true });
+      const gapped = await cli(["import", "--stack", test.stack.name, "--from", "more.csv"]);
+      expect(gapped.code, gapped.stderr).toBe(2);
+      expect(gapped.stderr).toContain("has an empty item at position 2");
+      for (const ran of [plain, gapped]) for (const hook of [...home, ...eu]) expect(`${ran.stdout}${ran.stderr}`).not.toContain(hook.url);
+    } finally {
+      await test.stack.setConfig(key, { value: kept, secret: true });
+    }
+    expect((await test.stack.getConfig(key)).value).toBe(kept);
+    expect(state()).toBe(before);
   });
 
   it("refresh after a webhook was deleted in the help desk: exit 0, one warning per provider, no url, the state as it was", async () => {
@@ -228,7 +313,108 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
     expect(await resources()).toEqual(before);
   });
 
-  it("destroy deletes exactly the adopted webhooks, each from its own help desk", async () => {
+  describe("interrupted while pulumi import runs", () => {
+    /** The webhooks of each interrupted run (each its own, so each run starts a `pulumi import`). */
+    const interrupted: Record<"SIGINT" | "SIGTERM" | "SIGHUP", ExistingWebhook[]> = { SIGINT: [], SIGTERM: [], SIGHUP: [] };
+    /** The webhook of the run whose pulumi import fails after writing its row. */
+    let failedMidway: ExistingWebhook[];
+    /** The pieces of their urls that must be in no file: paths and queries. */
+    const pieces = ["interrupt-secret-int", "intr-query-int", "interrupt-secret-term", "intr-query-term", "interrupt-secret-hup", "interrupt-secret-failed"];
+    /**
+     * Holds `pulumi import` inside its run: the Node.js that the plugin's launcher starts (`PULUMI_HELPDESK_NODE`, only
+     * for this run) first says so, then waits until the test lets it go.
+     */
+    const holdPlugin = (): { env: NodeJS.ProcessEnv; started: () => boolean; release: () => void } => {
+      const hold = mkdtempSync(join(dir, "hold-plugin-"));
+      const node = join(hold, "node");
+      writeFileSync(node, `#!/bin/sh\n: > '${hold}/started'\nwhile [ ! -e '${hold}/go' ]; do sleep 0.05; done\nexec '${process.execPath}' "$@"\n`, { mode: 0o755 });
+      return { env: { PULUMI_HELPDESK_NODE: node }, started: () => existsSync(join(hold, "started")), release: () => writeFileSync(join(hold, "go"), "") };
+    };
+
+    beforeAll(async () => {
+      interrupted.SIGINT = await createDirectly(emulators[0]!, tokens[0]!, [
+        { event: "agent_replied", url: "https://hooks.example.test/home/interrupt-secret-int?token=intr-query-int" },
+        { event: "ticket_tagged", url: "https://hooks.example.test/home/interrupt-secret-int-2" },
+      ]);
+      interrupted.SIGTERM = await createDirectly(emulators[0]!, tokens[0]!, [{ event: "ticket_moved", url: "https://hooks.example.test/home/interrupt-secret-term?token=intr-query-term" }]);
+      interrupted.SIGHUP = await createDirectly(emulators[0]!, tokens[0]!, [{ event: "ticket_assigned", url: "https://hooks.example.test/home/interrupt-secret-hup" }]);
+      failedMidway = await createDirectly(emulators[0]!, tokens[0]!, [{ event: "customer_added", url: "https://hooks.example.test/home/interrupt-secret-failed" }]);
+    });
+
+    // SIGHUP (a closed terminal) reaches pulumi as SIGTERM, which it cancels on (SIGHUP would kill it at once).
+    for (const [signal, flags] of [["SIGINT", []], ["SIGTERM", ["--no-protect"]], ["SIGHUP", []]] as const) {
+      it(`${signal}${flags.length ? ` (${flags.join(" ")})` : ""}: the command ends by it, no file under TMPDIR holds a url, no row is left unprotected`, async () => {
+        const hold = holdPlugin();
+        // The file on standard input: the test's own copy of the urls is in no file either.
+        const run = startCli(["import", "--stack", test.stack.name, ...flags, "--from", "-"], { dir, env: { ...env, ...hold.env } });
+        run.child.stdin.end(csvOf(interrupted[signal]));
+        const ended = new Promise<NodeJS.Signals | null>((resolve) => run.child.on("exit", (_code, by) => resolve(by)));
+        try {
+          await waitFor("pulumi import to start the plugin", hold.started, 120_000);
+          // The import file is a FIFO: what pulumi import read of it never was on a disk.
+          const [folder] = importFolders();
+          expect(folder).toMatch(new RegExp(`^helpdesk-import-${run.child.pid}-`));
+          expect(lstatSync(join(tmpdir(), folder!, "import.json")).isFIFO()).toBe(true);
+          run.child.kill(signal);
+          await waitFor("the import folder removed", () => importFolders().length === 0, 30_000);
+        } finally {
+          hold.release();
+        }
+        const by = await ended;
+        const { stderr } = await run.done;
+        expect(by, stderr).toBe(signal);
+        // Passed on once: pulumi cancelled (a second signal would have terminated it).
+        expect(stderr).toMatch(signal === "SIGINT" ? /\^C received; cancelling/ : /SIGTERM received; cancelling/);
+        expect(stderr).not.toMatch(/received; terminating/);
+        expect(filesHolding(pieces)).toEqual([]);
+        expect(importFolders()).toEqual([]);
+        // Whatever the interrupted import wrote is protected, --no-protect or not.
+        const adopted = adoptedResources(state());
+        for (const hook of interrupted[signal]) if (adopted.has(hook.id)) expect(adopted.get(hook.id)!.protect, hook.id).toBe(true);
+      });
+    }
+
+    it("--no-protect, and pulumi import fails after writing its row: exit 1, and the row it wrote is protected", async () => {
+      // A failure after the state is written (one row of many failing, the backend lost), made certain: the real
+      // pulumi runs, then its import is reported failed.
+      const shim = mkdtempSync(join(dir, "failing-pulumi-"));
+      const real = (await runCommand("/bin/sh", ["-c", "command -v pulumi"], { cwd: dir, env })).stdout.trim();
+      expect(real).not.toBe("");
+      writeFileSync(join(shim, "pulumi"), `#!/bin/sh\n'${real}' "$@" || exit\nif [ "$1" = import ]; then echo "the import is reported failed" >&2; exit 1; fi\n`, { mode: 0o755 });
+      const run = startCli(["import", "--stack", test.stack.name, "--no-protect", "--from", "-"], { dir, env: { ...env, PATH: `${shim}${delimiter}${env.PATH}` } });
+      run.child.stdin.end(csvOf(failedMidway));
+      const ran = await run.done;
+      expect(ran.code, ran.stderr).toBe(1);
+      expect(ran.stderr).toContain("any webhook it adopted before it failed is protected in the state");
+      expect(adoptedResources(state()).get(failedMidway[0]!.id)?.protect).toBe(true);
+      expect(importFolders()).toEqual([]);
+    });
+
+    it("run to the end with --no-protect, it adopts the rest and lifts the protection of them all; stale folders of killed runs go first", async () => {
+      // Folders as a killed run leaves them: of a process that is gone (Linux pids stay below 2^22, the largest
+      // pid_max), and of a version without the pid in the name.
+      const stale = [`helpdesk-import-${2 ** 22 + 1}-AbCdEf`, "helpdesk-import-XyZ123"];
+      const live = `helpdesk-import-${process.pid}-LiVe00`;
+      for (const name of [...stale, live]) {
+        mkdirSync(join(tmpdir(), name), { mode: 0o700 });
+        writeFileSync(join(tmpdir(), name, "import.json"), "https://hooks.example.test/stale/interrupt-secret-stale", { mode: 0o600 });
+      }
+      const all = [...interrupted.SIGINT, ...interrupted.SIGTERM, ...interrupted.SIGHUP, ...failedMidway];
+      const ran = await cli(["import", "--stack", test.stack.name, "--no-protect", "--from", "-"], csvOf(all));
+      expect(ran.code, ran.stderr).toBe(0);
+      // A folder of a live process (another run of the command) is left alone.
+      expect(importFolders()).toEqual([live]);
+      rmSync(join(tmpdir(), live), { recursive: true });
+      const adopted = adoptedResources(state());
+      expect(all.map((hook) => adopted.get(hook.id)?.protect)).toEqual([false, false, false, false, false]);
+      expect(home.map((hook) => adopted.get(hook.id)?.protect)).toEqual([true, true, true]);
+      expect(filesHolding(pieces)).toEqual([]);
+    });
+  });
+
+  it("destroy, after pulumi state unprotect --all, deletes exactly the adopted webhooks, each from its own help desk", async () => {
+    const unprotect = await pulumi(["state", "unprotect", "--all", "--yes"]);
+    expect(unprotect.code, shown("pulumi state unprotect --all", unprotect)).toBe(0);
     const result = await test.stack.destroy();
     expect(result.summary.result).toBe("succeeded");
     expect((await heldWebhooks(emulators[0]!)).map((hook) => hook.id)).toEqual([bystander.id]);

@@ -1,7 +1,9 @@
 /**
  * The native plugin's port is loopback and unauthenticated, as every Pulumi provider's is (audit L2). What the
- * plugin does about another local process calling it: a second `Configure` with other settings is refused (the
- * engine configures a plugin process once) and the first settings stay; the same settings again pass; `Handshake` and
+ * plugin does about another local process calling it: a resource operation before `Configure` is refused with
+ * FAILED_PRECONDITION (the engine configures first; audit N5), while the calls the engine makes before it are served;
+ * a second `Configure` with other settings is refused (the engine configures a plugin process once) and the first
+ * settings stay, and the engine is warned with the caller's address; the same settings again pass; `Handshake` and
  * `Attach` engine addresses that are not loopback are ignored, so warnings keep going to the engine. Real plugin
  * process, real gRPC and HTTP on 127.0.0.1: a stand-in engine `Log` service and two help desks that record requests.
  */
@@ -11,7 +13,7 @@ import type { AddressInfo } from "node:net";
 import * as grpc from "@grpc/grpc-js";
 import { WEBHOOK_TYPE } from "../../kernel/names.js";
 import { emptyPb, engineGrpc, pluginPb, providerPb, structPb } from "../../provider/native/proto.js";
-import { startPlugin, type RunningPlugin } from "../support/plugin.js";
+import { call as callPlugin, startPlugin, webhookCalls, webhookUrn, type RunningPlugin } from "../support/plugin.js";
 import { waitFor } from "../support/processes.js";
 
 /** A help desk that answers every request 404 (a webhook already gone) and records what it received. */
@@ -93,6 +95,9 @@ describe("a local process other than the engine on the plugin's port", () => {
         "settings did not come from the engine and is refused (the first settings stay). To use other settings, run another provider (a provider resource " +
         "of its own starts its own plugin process).",
     );
+    // The engine hears of it, with the caller's address.
+    const warning = await waitFor("the refusal's warning at the engine", () => logged.find((line) => line.includes("a second Configure with other settings")), 20_000);
+    expect(warning).toMatch(/^a second Configure with other settings, from "(ipv4:)?127\.0\.0\.1:\d+", was refused: Pulumi configures a plugin once, so another local process sent it; the first settings stay\.$/);
     await configure({ accessToken: ENGINE_TOKEN, baseUrl: helpDesk.url }); // the same, in another key order
     await deleteWebhook("wh_gone_2");
     expect(other.requests).toEqual([]);
@@ -100,5 +105,63 @@ describe("a local process other than the engine on the plugin's port", () => {
     expect(deletes.map((request) => request.path)).toEqual(["/v1/webhooks/wh_gone_1", "/v1/webhooks/wh_gone_2"]);
     for (const request of deletes) expect(request.headers.authorization).toBe(`Bearer ${ENGINE_TOKEN}`);
     expect(JSON.stringify(helpDesk.requests)).not.toContain(ENV_TOKEN);
+  });
+});
+
+describe("a local process calling the plugin before the engine configures it", () => {
+  const ENV_TOKEN = "ENV-FILLED-TOKEN-def456";
+  let plugin: RunningPlugin;
+  let helpDesk: Awaited<ReturnType<typeof recordingHelpDesk>>;
+
+  beforeAll(async () => {
+    helpDesk = await recordingHelpDesk();
+    // What an unconfigured plugin would use: the environment fills in the base URL and the access token (config.ts).
+    plugin = await startPlugin({ ...process.env, HELPDESK_ACCESS_TOKEN: ENV_TOKEN, HELPDESK_BASE_URL: helpDesk.url });
+  });
+
+  afterAll(async () => {
+    await plugin?.close();
+    helpDesk?.server.close();
+  });
+
+  it("refuses Check, Diff, Create, Read, Update and Delete with FAILED_PRECONDITION, sending nothing; serves what the engine calls first; serves all after Configure", async () => {
+    const client = plugin.client;
+    const urn = webhookUrn("early");
+    const inputs = struct({ event: "ticket_opened", url: "https://hooks.example.com/x" });
+    const operations = {
+      Check: () => callPlugin(client.check.bind(client), new providerPb.CheckRequest().setUrn(urn).setType(WEBHOOK_TYPE).setNews(inputs), providerPb.CheckResponse),
+      Diff: () => callPlugin(client.diff.bind(client), new providerPb.DiffRequest().setUrn(urn).setType(WEBHOOK_TYPE).setId("wh_1").setOlds(inputs).setNews(inputs), providerPb.DiffResponse),
+      Create: () => callPlugin(client.create.bind(client), new providerPb.CreateRequest().setUrn(urn).setType(WEBHOOK_TYPE).setProperties(inputs), providerPb.CreateResponse),
+      Read: () => callPlugin(client.read.bind(client), new providerPb.ReadRequest().setUrn(urn).setType(WEBHOOK_TYPE).setId("wh_1").setProperties(struct({})), providerPb.ReadResponse),
+      Update: () => callPlugin(client.update.bind(client), new providerPb.UpdateRequest().setUrn(urn).setType(WEBHOOK_TYPE).setId("wh_1").setOlds(inputs).setNews(inputs), providerPb.UpdateResponse),
+      Delete: () => callPlugin(client.delete.bind(client), new providerPb.DeleteRequest().setUrn(urn).setType(WEBHOOK_TYPE).setId("wh_1").setProperties(inputs), emptyPb.Empty),
+    };
+    for (const [operation, run] of Object.entries(operations)) {
+      const refused = await run().then(
+        () => undefined,
+        (error: grpc.ServiceError) => error,
+      );
+      expect(refused?.code, operation).toBe(grpc.status.FAILED_PRECONDITION);
+      expect(refused?.details).toBe(
+        `${operation} refused: this helpdesk provider plugin has not been configured. The Pulumi engine always sends Configure before any resource ` +
+          "operation, so this call did not come from the engine; nothing was sent to the help desk.",
+      );
+    }
+    expect(helpDesk.requests).toEqual([]);
+
+    // What the engine calls before Configure (provider_plugin.go, providers/registry.go) is served.
+    const providerUrn = "urn:pulumi:dev::p::pulumi:providers:helpdesk::default";
+    await callPlugin(client.handshake.bind(client), new providerPb.ProviderHandshakeRequest(), providerPb.ProviderHandshakeResponse);
+    await callPlugin(client.getPluginInfo.bind(client), new emptyPb.Empty(), pluginPb.PluginInfo);
+    expect((await callPlugin(client.getSchema.bind(client), new providerPb.GetSchemaRequest(), providerPb.GetSchemaResponse)).getSchema()).toContain(WEBHOOK_TYPE);
+    const config = struct({ baseUrl: helpDesk.url, accessToken: "engine-token" });
+    expect((await callPlugin(client.checkConfig.bind(client), new providerPb.CheckRequest().setUrn(providerUrn).setNews(config), providerPb.CheckResponse)).getFailuresList()).toEqual([]);
+    await callPlugin(client.diffConfig.bind(client), new providerPb.DiffRequest().setUrn(providerUrn).setOlds(config).setNews(config), providerPb.DiffResponse);
+
+    // Configured, every operation is served: Check answers, Delete reaches the help desk with the configured token.
+    await webhookCalls(client).configure({ baseUrl: helpDesk.url, accessToken: "engine-token" });
+    expect((await operations.Check()).getFailuresList()).toEqual([]);
+    await operations.Delete();
+    expect(helpDesk.requests.map((request) => [request.method, request.path, request.headers.authorization])).toEqual([["DELETE", "/v1/webhooks/wh_1", "Bearer engine-token"]]);
   });
 });

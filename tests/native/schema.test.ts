@@ -15,7 +15,7 @@ import { githubRepository, LOGO_FILE, WEBHOOK_EVENT_TYPE, WEBHOOK_TYPE } from ".
 import { buildSchema } from "../../provider/native/schema.js";
 import { emptyPb, providerPb } from "../../provider/native/proto.js";
 import { repoRoot } from "../support/package.js";
-import { startPlugin, struct, type ProviderClient, type RunningPlugin } from "../support/plugin.js";
+import { startPlugin, struct, webhookCalls, type ProviderClient, type RunningPlugin } from "../support/plugin.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string; repository: { url: string } };
 
@@ -109,6 +109,8 @@ describe("native provider schema", () => {
         new Promise<InstanceType<typeof providerPb.DiffResponse>>((resolve, reject) =>
           client[method](new providerPb.DiffRequest().setUrn(urn).setType(WEBHOOK_TYPE).setOlds(struct(olds)).setNews(struct(news)), (error, response) => (error ? reject(error) : resolve(response))),
         );
+      // The engine configures a provider before any resource operation, and the plugin refuses one before it.
+      await webhookCalls(client).configure({});
       const failures = (response: InstanceType<typeof providerPb.CheckResponse>) => response.getFailuresList().map((failure) => failure.getProperty());
       const changes = (response: InstanceType<typeof providerPb.DiffResponse>) => ({
         some: response.getChanges() === providerPb.DiffResponse.DiffChanges.DIFF_SOME,

@@ -6,9 +6,10 @@
  *
  * Three webhooks made directly with `POST /v1/webhooks` are adopted from a CSV file into a project that declares
  * nothing yet: the import names the plugin's version and download URL, so Pulumi downloads the plugin itself (the
- * mirror is asked for this machine's archive); the emulator receives no POST; the state holds their ids and no url in
- * plain text; the printed declarations, as the program, make `pulumi preview --expect-no-changes` pass; `pulumi
- * destroy` deletes exactly those three.
+ * mirror is asked for this machine's archive); the emulator receives no POST; the state holds their ids, protected (the
+ * default), and no url in plain text; the printed declarations, as the program (with the language's `protect` option),
+ * make `pulumi preview --expect-no-changes` pass; `pulumi destroy`, after `pulumi state unprotect --all` as the README
+ * says, deletes exactly those three.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
@@ -29,6 +30,8 @@ interface Adopter {
   title: string;
   hosts: string[];
   runtime: "python" | "yaml";
+  /** How the printed declarations say `protect`. */
+  protectOption: RegExp;
   /** Readies the program folder (a project that declares nothing yet); returns more PATH folders. */
   prepare(work: string, programDir: string): Promise<string[]>;
   /** Makes the printed declarations the program. */
@@ -99,6 +102,7 @@ function describeAdoption(language: Adopter): void {
 
     afterAll(async () => {
       if (env) {
+        await pulumi(["state", "unprotect", "--all", "--yes", "--stack", stack], programDir, env).catch(() => undefined);
         await pulumi(["destroy", "--yes", "--skip-preview", "--stack", stack], programDir, env).catch(() => undefined);
         await removeStack(stack, programDir, env);
       }
@@ -122,6 +126,9 @@ function describeAdoption(language: Adopter): void {
       expect(readdirSync(join(pulumiHome, "plugins"))).toContain(`resource-helpdesk-v${VERSION}`);
       expect(await creations(emulator)).toBe(posts);
       expectAdoptedInState(state(), adopted);
+      const resources = (JSON.parse(state()) as { checkpoint: { latest: { resources: Array<{ type: string; protect?: boolean }> } } }).checkpoint.latest.resources;
+      expect(resources.filter((resource) => resource.type === "helpdesk:index:Webhook").map((resource) => resource.protect)).toEqual([true, true, true]);
+      expect(ran.stdout).toMatch(language.protectOption);
       for (const hook of adopted) expect(`${ran.stdout}${ran.stderr}`).not.toContain(hook.url);
       language.declare(programDir, ran.stdout);
     });
@@ -130,7 +137,8 @@ function describeAdoption(language: Adopter): void {
       await run(["preview", "--expect-no-changes"]);
     });
 
-    it("destroy deletes exactly the three adopted webhooks", async () => {
+    it("destroy, after pulumi state unprotect --all, deletes exactly the three adopted webhooks", async () => {
+      await run(["state", "unprotect", "--all", "--yes"]);
       await run(["destroy", "--yes", "--skip-preview"]);
       expect((await heldWebhooks(emulator)).map((hook) => hook.id)).toEqual([bystander.id]);
     });
@@ -141,6 +149,7 @@ describeAdoption({
   title: "pulumi-helpdesk import in a Python project with no Node.js (the release's CLI, the plugin from a mirror)",
   hosts: ["pulumi-language-python", "pulumi-language-python-exec"],
   runtime: "python",
+  protectOption: /, opts=pulumi\.ResourceOptions\(protect=True\)\)$/m,
   prepare: async (work, programDir) => {
     const venvBin = await releaseWheelVenv(work);
     writeFileSync(join(programDir, "Pulumi.yaml"), "name: helpdesk-adopt-python\nruntime: python\n");
@@ -154,6 +163,7 @@ describeAdoption({
   title: "pulumi-helpdesk import in a YAML project with no Node.js (the release's CLI, the plugin from a mirror)",
   hosts: ["pulumi-language-yaml"],
   runtime: "yaml",
+  protectOption: /^ {6}protect: true$/m,
   prepare: async (_work, programDir) => {
     writeFileSync(join(programDir, "Pulumi.yaml"), "name: helpdesk-adopt-yaml\nruntime: yaml\n");
     return [];

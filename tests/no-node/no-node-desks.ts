@@ -18,7 +18,7 @@
  * Every check is made on the emulators' side, in the server's log, in the plugin cache or in the state file.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execFileSync, spawn } from "node:child_process";
+import { execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, createReadStream } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
@@ -154,17 +154,12 @@ interface Desk {
  * @returns the finished run
  */
 async function login(cli: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Ran> {
-  const child = spawn(cli, ["login", ...args, "--no-browser", "--timeout", "120"], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
-  let stdout = "";
-  let stderr = "";
   let browsed: Promise<void> | undefined;
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
+  const onStderr = (stderr: string): void => {
     const url = /(https?:\/\/\S+\/oauth\/authorize\?\S+)/.exec(stderr)?.[1];
     if (url && !browsed) browsed = completeAuthorizationAutoApproved(url);
-  });
-  const ended = await new Promise<Ran>((resolve) => child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr })));
+  };
+  const ended = await runCommand(cli, ["login", ...args, "--no-browser", "--timeout", "120"], { cwd, env, onStderr });
   await browsed;
   return ended;
 }

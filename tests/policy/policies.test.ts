@@ -1,6 +1,6 @@
 /**
  * The policy pack's four policies (policy/policies.ts), each asked as the engine asks: over gRPC, of the built
- * executable under the analyzer's name (`node dist/cli/bin.js pulumi-analyzer-helpdesk`, the very code the release
+ * executable under the analyzer's name (`node dist/bin/release.js pulumi-analyzer-helpdesk`, the very code the release
  * bundles), with properties as the engine sends them (secrets wrapped in Pulumi's signature, unknowns as its
  * sentinel) and config as `--policy-pack-config` sets it. And the host rule of `allowedHosts` (policy/rules.ts) on its
  * own: wildcards, ports, case, trailing dots, IDNA and IP literals.
@@ -11,15 +11,15 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
 import { DYNAMIC_WEBHOOK_TYPE, PLUGIN_EXECUTABLE, POLICY_PACK, PROVIDER_TYPE, WEBHOOK_TYPE, ANALYZER_EXECUTABLE } from "../../kernel/names.js";
 import { packageVersion } from "../../kernel/package-version.js";
-import { UNKNOWN } from "../../provider/core/unknown.js";
+import { UNKNOWN } from "../../kernel/pulumi-wire.js";
 import { asSecret } from "../../provider/native/properties.js";
-import { duplicateWebhooks, hostAllowed, hostEntry, webhookUrl } from "../../policy/rules.js";
+import { duplicateWebhooks, hostAllowed, hostEntries, hostEntry, webhookUrl } from "../../policy/rules.js";
 import { POLICY_NAMES } from "../../policy/policies.js";
 import { startAnalyzer, urnOf, type AnalyzedResource, type Diagnostic, type RunningAnalyzer } from "../support/analyzer.js";
 import { repoRoot } from "../support/package.js";
 
 /** Whether `url`'s host is allowed by `entries`. */
-const allows = (entries: string[], url: string): boolean => hostAllowed(webhookUrl(url)!, entries);
+const allows = (entries: string[], url: string): boolean => hostAllowed(webhookUrl(url)!, hostEntries(entries));
 
 describe("the allowedHosts rule", () => {
   it("matches exact names in any case, on any port, with or without a trailing dot", () => {
@@ -105,7 +105,7 @@ describe("the analyzer (the built executable under its name), asked as the engin
   const secretUrl = "http://user:s3cr3t@hooks.example.com/secret-path?token=abc";
 
   beforeAll(async () => {
-    analyzer = await startAnalyzer([process.execPath, join(repoRoot, "dist/cli/bin.js"), ANALYZER_EXECUTABLE]);
+    analyzer = await startAnalyzer([process.execPath, join(repoRoot, "dist/bin/release.js"), ANALYZER_EXECUTABLE]);
   });
   afterAll(async () => {
     await analyzer?.close();
@@ -196,5 +196,20 @@ describe("the analyzer (the built executable under its name), asked as the engin
     expectSafe(found[0]!, "again", "ticket_opened");
     expect(found[0]!.message).toContain('"first"');
     expectSafe(found[1]!, "dyn-b", "note_added");
+  });
+
+  it("quotes the event as JSON in every message: an escape sequence or a line break in it cannot forge terminal output", async () => {
+    await analyzer.configure({});
+    const event = "ticket_opened\u001b[31mFAKE\nline";
+    const quoted = '(event "ticket_opened\\u001b[31mFAKE\\nline")';
+    const single = await analyzer.analyze(nativeHook("raw", event, "http://h.example/x"));
+    const stack = await analyzer.analyzeStack([dynamicHook("raw-a", event, "https://h.example/x"), dynamicHook("raw-b", event, "https://h.example/x")]);
+    expect(single.map(({ policy }) => policy)).toEqual([POLICY_NAMES.https]);
+    expect(stack.map(({ policy }) => policy)).toEqual([POLICY_NAMES.noDuplicates]);
+    // The engine's message is the policy's description, a line break, then the reason: the reason is one line.
+    const reasons = [...single, ...stack].map(({ message }) => message.split("\n").slice(1).join("\n"));
+    expect(reasons[0]).toBe(`webhook "raw" ${quoted}: its url uses http, so every delivery would cross the network unencrypted; use an https url.`);
+    expect(reasons[1]).toContain(`webhook "raw-b" ${quoted} has the same event and url as webhook "raw-a"`);
+    for (const reason of reasons) expect(reason).not.toMatch(/[\u001b\n]/);
   });
 });

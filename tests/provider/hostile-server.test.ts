@@ -2,11 +2,12 @@
  * The dynamic provider (through `webhookProvider`, the object the serialized shim loads, as Pulumi's Node.js dynamic
  * provider host runs it) and the OAuth client (login's code exchange and the refresh) against a hostile or broken
  * help desk (issue 28; M2, L1, L4, L5 of the d785ad2 audit), with a scripted server on 127.0.0.1 that counts what
- * reaches it; and the emulator's inspection client against an endless answer. The native plugin's side is
+ * reaches it; the emulator's inspection client against an endless or dripping answer; and all three with a resolver
+ * that maps `localhost` elsewhere (audit N6, N10 of 256b0f9). The native plugin's side is
  * tests/native/hostile-server.test.ts.
  */
 import dns from "node:dns";
-import { request as httpRequest } from "node:http";
+import { createServer, request as httpRequest, type Server } from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
@@ -19,10 +20,12 @@ import { CONFIG_KEYS } from "../../kernel/config.js";
 import { SettingError } from "../../kernel/settings.js";
 import { webhookIdProblem } from "../../kernel/webhook-rules.js";
 import { EmulatorInspectionClient, EmulatorInspectionError } from "../../emulator-client/index.js";
-import * as hostile from "../support/answer-server.js";
+import { INSPECTION_DEADLINE_MS } from "../../emulator-client/inspection-client.js";
+import { localhostLookup } from "../../kernel/loopback.js";
+import * as hostile from "../support/response-server.js";
 import { peakRssMiB, waitFor } from "../support/processes.js";
 
-const { ACCESS_TOKEN, SPEC, RECORDED: OUTPUTS, OK_ANSWER, PEAK_RSS_CEILING_MIB, ORPHAN_MESSAGE, HUGE_ANSWERS, hugeBody, json } = hostile;
+const { ACCESS_TOKEN, SPEC, RECORDED: OUTPUTS, OK_RESPONSE, PEAK_RSS_CEILING_MIB, ORPHAN_MESSAGE, HUGE_RESPONSES, hugeBody, json } = hostile;
 
 /** A stack config for the dynamic provider: `helpdesk:*` keys. */
 function stackConfig(baseUrl: string) {
@@ -45,11 +48,11 @@ async function thrown(run: () => Promise<unknown>): Promise<Error> {
   throw new Error("expected an error");
 }
 
-let server: hostile.AnswerServer;
+let server: hostile.ResponseServer;
 let config: ReturnType<typeof stackConfig>;
 
 beforeAll(async () => {
-  server = await hostile.startAnswerServer();
+  server = await hostile.startResponseServer();
   config = stackConfig(server.url);
   for (const key of Object.keys(process.env)) if (key.startsWith("HELPDESK_")) delete process.env[key];
 });
@@ -61,17 +64,17 @@ afterAll(async () => {
 describe("the dynamic provider against a hostile help desk", () => {
   it("answers a huge create answer with the orphan message, closes the connection early, serves on, and stays bounded in memory", async () => {
     const log: hostile.HugeBodyLog = { sentBytes: 0, cutOff: 0 };
-    for (const huge of HUGE_ANSWERS) {
+    for (const huge of HUGE_RESPONSES) {
       server.answer(hugeBody(201, huge.bytes, huge.declare, log));
       const before = server.requests.length;
       const error = await thrown(() => webhookProvider.create(config, SPEC));
       expect(error, huge.what).toBeInstanceOf(HelpdeskError);
       expect(error).toMatchObject({ code: "protocol", status: 201 });
-      expect(error.message, huge.what).toMatch(/^create webhook: POST \/v1\/webhooks answered 201 but its body was not read: the API answered more than 1048576 bytes \(1 MiB\)/);
+      expect(error.message, huge.what).toMatch(/^create webhook: POST \/v1\/webhooks answered 201 but its body was not read: the API sent a response of more than 1048576 bytes \(1 MiB\)/);
       expect(error.message, huge.what).toMatch(ORPHAN_MESSAGE);
       expect(server.requests.length - before, `${huge.what}: one POST, not resent`).toBe(1);
 
-      server.answer(OK_ANSWER);
+      server.answer(OK_RESPONSE);
       expect((await webhookProvider.create(config, SPEC)).id, `${huge.what}: the next create`).toBe("wh_ok");
     }
     await waitFor("the streamed gigabyte cut off", () => log.cutOff >= 1, 10_000);
@@ -81,7 +84,7 @@ describe("the dynamic provider against a hostile help desk", () => {
   });
 
   it("refuses a create answer whose id breaks the id rule, with the orphan message, after exactly one request", async () => {
-    for (const answer of hostile.BAD_ID_ANSWERS) {
+    for (const answer of hostile.BAD_ID_RESPONSES) {
       server.answer(json(201, answer.body, answer.headers));
       const before = server.requests.length;
       const error = await thrown(() => webhookProvider.create(config, SPEC));
@@ -108,18 +111,18 @@ describe("the OAuth client against a huge token endpoint answer", () => {
   it("refresh and the authorization code exchange (login) fail with a clear OAuthError, the connection closed early", async () => {
     const log: hostile.HugeBodyLog = { sentBytes: 0, cutOff: 0 };
     const settings = { ...client, baseUrl: new URL(server.url) };
-    for (const huge of HUGE_ANSWERS) {
+    for (const huge of HUGE_RESPONSES) {
       server.answer(hugeBody(200, huge.bytes, huge.declare, log));
       const refreshed = await thrown(() => refreshAccessToken(settings, "rt-hostile"));
       expect(refreshed, huge.what).toBeInstanceOf(OAuthError);
       expect(refreshed).toMatchObject({ code: "bad_response", status: 200 });
-      expect(refreshed.message).toBe("refresh failed: the token endpoint answered more than 1048576 bytes (1 MiB), the most read of one answer");
+      expect(refreshed.message).toBe("refresh failed: the token endpoint sent a response of more than 1048576 bytes (1 MiB), the most read of one response");
 
       const authorization = await startAuthorization(settings);
       const callback = new URLSearchParams({ code: "code-hostile", state: authorization.state });
       const exchanged = await thrown(() => exchangeAuthorizationCode(settings, callback, authorization));
       expect(exchanged).toMatchObject({ code: "bad_response" });
-      expect(exchanged.message).toBe("authorization code exchange failed: the token endpoint answered more than 1048576 bytes (1 MiB), the most read of one answer");
+      expect(exchanged.message).toBe("authorization code exchange failed: the token endpoint sent a response of more than 1048576 bytes (1 MiB), the most read of one response");
     }
     await waitFor("every streamed gigabyte cut off", () => log.cutOff >= 2, 10_000);
     expect(log.sentBytes).toBeLessThan(2 * 10 * 1024 * 1024 + 64 * 1024 * 1024);
@@ -170,21 +173,113 @@ describe("a plain-http base URL to a host that is not loopback", () => {
     expect(server.connections(), "no connection").toBe(connectionsBefore + 1);
     expect(server.requests.length).toBe(requestsBefore);
 
-    server.answer(OK_ANSWER);
+    server.answer(OK_RESPONSE);
     expect((await webhookProvider.create(stackConfig(`http://localhost:${server.port}`), SPEC)).id).toBe("wh_ok");
     expect(server.requests.slice(requestsBefore).map((request) => request.authorization)).toEqual([`Bearer ${ACCESS_TOKEN}`]);
   });
 });
 
-describe("the emulator's inspection client against a huge answer", () => {
+describe("the emulator's inspection client against a huge or endless answer", () => {
   it("stops at 64 MiB with a clear error, the connection closed early", async () => {
     const log: hostile.HugeBodyLog = { sentBytes: 0, cutOff: 0 };
     server.answer(hugeBody(200, 1024 * 1024 * 1024, false, log));
     const error = await thrown(() => new EmulatorInspectionClient(server.url).stats());
     expect(error).toBeInstanceOf(EmulatorInspectionError);
-    expect(error.message).toBe(`GET /_emulator/stats: the emulator at ${server.url} answered more than 67108864 bytes (64 MiB), the most read of one answer`);
+    expect(error.message).toBe(`GET /_emulator/stats: the emulator at ${server.url} sent a response of more than 67108864 bytes (64 MiB), the most read of one response`);
     await waitFor("the server to see the client hang up", () => log.cutOff === 1, 10_000);
     expect(log.sentBytes).toBeLessThan(2 * 64 * 1024 * 1024);
     expect(peakRssMiB("self")).toBeLessThan(PEAK_RSS_CEILING_MIB);
+  });
+});
+
+describe("the emulator's inspection client against an answer that drips", () => {
+  it("gives up at its deadline with a clear error, the connection closed (a short deadline here; 30 s by default)", async () => {
+    let dripping = 0;
+    let closed = 0;
+    server.answer((_request, response) => {
+      // Headers at once, then one byte of body every 50 ms, never the end: no idle timeout of undici ever fires.
+      response.writeHead(200, { "content-type": "application/json" });
+      dripping++;
+      const drip = setInterval(() => response.write(" "), 50);
+      response.on("close", () => {
+        clearInterval(drip);
+        closed++;
+      });
+    });
+    expect(INSPECTION_DEADLINE_MS).toBe(30_000);
+    for (const connectionPerCall of [false, true]) {
+      const error = await thrown(() => new EmulatorInspectionClient(server.url, { deadlineMs: 500, connectionPerCall }).stats());
+      expect(error).toBeInstanceOf(EmulatorInspectionError);
+      expect(error).toMatchObject({ code: "unreachable" });
+      expect(error.message).toBe(`cannot reach the emulator at ${server.url} (GET /_emulator/stats: no whole answer within 0.5 s); start it with \`pulumi-helpdesk emulator\``);
+    }
+    expect(dripping).toBe(2);
+    await waitFor("the server to see both connections end", () => closed === 2, 10_000);
+  });
+});
+
+describe("the name localhost, on a machine whose resolver maps it elsewhere (RFC 6761 §6.3)", () => {
+  const lookup = dns.lookup;
+  // A server of its own: a connection to the shared one's port may still be open in a keep-alive pool.
+  let local: hostile.ResponseServer;
+  let decoy: Server;
+  let decoyConnections = 0;
+
+  beforeAll(async () => {
+    local = await hostile.startResponseServer();
+    // Another server on the same port of 127.0.0.2, where this process's resolver now sends `localhost`: a request
+    // that looked the name up would reach it (and carry the bearer token there) instead of the server on 127.0.0.1.
+    decoy = createServer((_request, response) => response.writeHead(500).end());
+    decoy.on("connection", () => decoyConnections++);
+    await new Promise<void>((resolve, reject) => decoy.once("error", reject).listen(local.port, "127.0.0.2", resolve));
+    dns.lookup = ((hostname: string, options: unknown, callback?: unknown) => {
+      if (hostname !== "localhost" && hostname !== "elsewhere.example.test") return (lookup as (...args: unknown[]) => void)(hostname, options, callback);
+      const done = (typeof options === "function" ? options : callback) as (...args: unknown[]) => void;
+      const all = typeof options === "object" && options !== null && (options as { all?: boolean }).all;
+      process.nextTick(() => (all ? done(null, [{ address: "127.0.0.2", family: 4 }]) : done(null, "127.0.0.2", 4)));
+    }) as typeof dns.lookup;
+  });
+
+  afterAll(async () => {
+    dns.lookup = lookup;
+    await local?.close();
+    await new Promise<void>((resolve) => decoy?.close(() => resolve()));
+  });
+
+  it("is answered with the loopback addresses without asking the resolver; other names still are resolved", async () => {
+    const resolved = (hostname: string, options: dns.LookupOptions) =>
+      new Promise<unknown>((resolve, reject) => localhostLookup(hostname, options, (error, address, family) => (error ? reject(error) : resolve(options.all ? address : [address, family]))));
+    expect(await resolved("localhost", { all: true })).toEqual([
+      { address: "127.0.0.1", family: 4 },
+      { address: "::1", family: 6 },
+    ]);
+    expect(await resolved("LocalHost.", {})).toEqual(["127.0.0.1", 4]);
+    expect(await resolved("localhost", { family: 6 })).toEqual(["::1", 6]);
+    expect(await resolved("localhost", { family: "IPv4", all: true })).toEqual([{ address: "127.0.0.1", family: 4 }]);
+    // Every other name goes to this process's resolver (here the test's patched dns.lookup).
+    expect(await resolved("elsewhere.example.test", {})).toEqual(["127.0.0.2", 4]);
+  });
+
+  it("the provider, the OAuth client and the inspection client connect to 127.0.0.1, never where the resolver points", async () => {
+    const named = `http://localhost:${local.port}`;
+    // The resolver does point elsewhere: a plain request to the name reaches the decoy.
+    await new Promise<void>((resolve, reject) => httpRequest(`${named}/probe`, (response) => response.resume().on("end", resolve)).on("error", reject).end());
+    expect(decoyConnections).toBe(1);
+
+    local.answer(OK_RESPONSE);
+    expect((await webhookProvider.create(stackConfig(named), SPEC)).id).toBe("wh_ok");
+    local.answer(json(200, { access_token: "at-local", token_type: "Bearer", expires_in: 3600 }));
+    const client = { baseUrl: new URL(named), clientId: "helpdesk-demo", clientSecret: "cs-hostile-test" };
+    expect((await refreshAccessToken(client, "rt-local")).accessToken).toBe("at-local");
+    local.answer(json(200, { requests: 0 }));
+    for (const connectionPerCall of [false, true]) await new EmulatorInspectionClient(named, { connectionPerCall }).stats();
+
+    expect(local.requests.map((request) => `${request.method} ${request.path}`)).toEqual([
+      "POST /v1/webhooks",
+      "POST /oauth/token",
+      "GET /_emulator/stats",
+      "GET /_emulator/stats",
+    ]);
+    expect(decoyConnections, "no connection to where the resolver points").toBe(1);
   });
 });

@@ -27,9 +27,9 @@ const SECRETS = {
 };
 const planted = Object.values(SECRETS);
 /** fast-check prints a failing answer; a 60 KiB body would drown the report. */
-const shortReport = (answer: Answer): string => JSON.stringify({ ...answer, body: answer.body.subarray(0, 200).toString("latin1") });
+const shortReport = (answer: HttpResponse): string => JSON.stringify({ ...answer, body: answer.body.subarray(0, 200).toString("latin1") });
 /** A fast-check reporter that names the seed, the first 600 characters of the failure and the shortened answer. */
-function report<T extends [Answer, ...unknown[]]>(details: fc.RunDetails<T>): void {
+function report<T extends [HttpResponse, ...unknown[]]>(details: fc.RunDetails<T>): void {
   if (!details.failed) return;
   const failure = "errorInstance" in details ? String(details.errorInstance).slice(0, 600) : "no failure text";
   throw new Error(`seed ${SEED}: ${failure} on ${details.counterexample ? shortReport(details.counterexample[0]) : "?"}`);
@@ -41,7 +41,7 @@ const forbiddenForms = planted.flatMap((value) => [value, encodeURIComponent(val
 const fragments = ["PLANTED", "urlS3cret"];
 
 /** What the next request gets. */
-interface Answer {
+interface HttpResponse {
   status: number;
   headers: Record<string, string>;
   body: Buffer;
@@ -49,7 +49,7 @@ interface Answer {
 
 let server: Server;
 let baseUrl: string;
-let next: Answer = { status: 200, headers: {}, body: Buffer.alloc(0) };
+let next: HttpResponse = { status: 200, headers: {}, body: Buffer.alloc(0) };
 
 const escapes = fc.constantFrom(
   "\u001b[2J\u001b[H", // clear screen
@@ -94,7 +94,7 @@ const body = fc.oneof(
 );
 /** Header values must be valid HTTP (no control characters); credentials may still be in them. */
 const headerValue = fc.oneof(fc.constantFrom(...planted), fc.stringMatching(/^[\x20-\x7e]{0,40}$/));
-const answer: fc.Arbitrary<Answer> = fc.record({
+const answer: fc.Arbitrary<HttpResponse> = fc.record({
   status: fc.oneof(fc.constantFrom(200, 201, 204, 302, 400, 401, 403, 404, 405, 409, 413, 422, 429, 500, 502, 503), fc.integer({ min: 200, max: 599 })), // 1xx are interim answers: a final one must follow
   headers: fc.record(
     {

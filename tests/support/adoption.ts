@@ -37,14 +37,24 @@ export async function createDirectly(emulator: RunningEmulator, accessToken: str
 
 /** The CSV of `import --from` for webhooks: the header `id,event,url`, one line each. */
 export function csvOf(webhooks: readonly ExistingWebhook[]): string {
-  return ["id,event,url", ...webhooks.map((hook) => `${hook.id},${hook.event},${hook.url}`)].join("\n") + "\n";
+  return `${["id,event,url", ...webhooks.map((hook) => `${hook.id},${hook.event},${hook.url}`)].join("\n")}\n`;
 }
 
 /** How many `POST /v1/webhooks` the emulator has answered. */
 export async function creations(emulator: RunningEmulator): Promise<number> {
+  return webhookRequests(emulator, "POST");
+}
+
+/** How many `DELETE /v1/webhooks/:id` the emulator has answered. */
+export async function deletions(emulator: RunningEmulator): Promise<number> {
+  return webhookRequests(emulator, "DELETE");
+}
+
+/** How many requests of a method to `/v1/webhooks` or one webhook the emulator has answered. */
+async function webhookRequests(emulator: RunningEmulator, method: "POST" | "DELETE"): Promise<number> {
   const { byRoute } = await emulatorStats(emulator);
   return Object.entries(byRoute)
-    .filter(([route]) => route === "POST /v1/webhooks")
+    .filter(([route]) => route.startsWith(`${method} /v1/webhooks`))
     .reduce((sum, [, count]) => sum + count, 0);
 }
 

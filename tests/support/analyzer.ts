@@ -91,7 +91,7 @@ function diagnosticsOf(response: InstanceType<typeof analyzerPb.AnalyzeResponse>
 /**
  * Starts an analyzer and connects to the port it prints.
  *
- * @param command the executable and its arguments before the engine's address, e.g. `[process.execPath, "dist/cli/bin.js", "pulumi-analyzer-helpdesk"]`
+ * @param command the executable and its arguments before the engine's address, e.g. `[process.execPath, "dist/bin/release.js", "pulumi-analyzer-helpdesk"]`
  * @param env its environment
  */
 export async function startAnalyzer(command: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<RunningAnalyzer> {

@@ -11,14 +11,14 @@ import { test } from "vitest";
 import { chromium, type BrowserContext } from "playwright-core";
 
 /** Path of the Chromium binary. */
-export const CHROMIUM = process.env["CHROMIUM_PATH"] ?? "/usr/bin/chromium";
+export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
 
 /**
  * Tells whether Chromium is installed; under `CI=true` a missing one registers a failing test in the calling file.
  */
 export function chromiumAvailable(): boolean {
   const have = existsSync(CHROMIUM);
-  if (!have && process.env["CI"] === "true") {
+  if (!have && process.env.CI === "true") {
     test("Chromium is installed (required when CI=true)", () => {
       throw new Error(`Chromium not found at ${CHROMIUM}: install the Debian package "chromium" (scripts/setup.sh --test does)`);
     });

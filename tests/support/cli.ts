@@ -12,13 +12,13 @@ import { completeAuthorizationAutoApproved } from "../../emulator-client/index.j
 
 const cliPath = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
 /** The installed command's entry (`bin` in package.json): checks the Node.js version, then loads main.js. */
-const binPath = fileURLToPath(new URL("../../dist/cli/bin.js", import.meta.url));
+const binPath = fileURLToPath(new URL("../../dist/bin/pulumi-helpdesk.js", import.meta.url));
 
 /** How to run the CLI. */
 export interface CliOptions {
   /**
    * The Node.js executable to run it with, e.g. a floor of the supported versions (tests/node-floor/). Given, the CLI
-   * starts at the installed command's entry, dist/cli/bin.js (which refuses an unsupported Node.js), as `npx
+   * starts at the installed command's entry, dist/bin/pulumi-helpdesk.js (which refuses an unsupported Node.js), as `npx
    * pulumi-helpdesk` would; by default it is dist/cli/main.js under the test's own Node.js.
    */
   node?: string;

@@ -2,7 +2,7 @@
  * Test support: read and steer a running emulator through its inspection routes (outside `/v1`, no auth), with the
  * package's one client of those routes.
  */
-import { type FaultOptions, type RunningEmulator, type StatsSnapshot, type StoredWebhook } from "../../emulator/index.js";
+import type { FaultOptions, RunningEmulator, StatsSnapshot, StoredWebhook } from "../../emulator/index.js";
 import { EmulatorInspectionClient } from "../../emulator-client/index.js";
 
 /** A webhook as the emulator holds it. */

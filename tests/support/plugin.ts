@@ -1,6 +1,6 @@
 /**
  * Test support: the real native provider plugin (`plugin/pulumi-resource-helpdesk`, which runs the built
- * `dist/provider/native/main.js`) as a child process, and a gRPC client of it, the way the Pulumi engine talks to it:
+ * `dist/bin/pulumi-resource-helpdesk.js`) as a child process, and a gRPC client of it, the way the Pulumi engine talks to it:
  * the plugin prints its port on stdout, then serves `pulumirpc.ResourceProvider` on 127.0.0.1.
  */
 import { spawn, type ChildProcess } from "node:child_process";

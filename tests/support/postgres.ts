@@ -28,7 +28,7 @@ const DATABASE = "pulumi_state";
  * else undefined.
  */
 export function postgresBinDir(): string | undefined {
-  const fromEnv = process.env["PG_BINDIR"];
+  const fromEnv = process.env.PG_BINDIR;
   if (fromEnv) return existsSync(join(fromEnv, "initdb")) ? fromEnv : undefined;
   const root = "/usr/lib/postgresql";
   if (!existsSync(root)) return undefined;
@@ -50,7 +50,7 @@ export function postgresAvailable(): boolean {
     : asRoot && systemUser("postgres") === undefined
       ? "running as root, but there is no `postgres` system user to run PostgreSQL as (the Debian package \"postgresql\" creates it)"
       : undefined;
-  if (missing && process.env["CI"] === "true") {
+  if (missing && process.env.CI === "true") {
     test("a PostgreSQL server can be started (required when CI=true)", () => {
       throw new Error(missing);
     });

@@ -108,7 +108,7 @@ export interface Deployment {
 export function recordedState(deployment: Deployment | undefined): RecordedState {
   const webhooks = (deployment?.resources ?? [])
     .filter((r) => r.type.endsWith(":Webhook"))
-    .map((r) => ({ urn: r.urn, name: r.urn.split("::").pop()!, id: r.id ?? "", event: String(r.outputs?.["event"]), url: String(r.outputs?.["url"]) }));
+    .map((r) => ({ urn: r.urn, name: r.urn.split("::").pop()!, id: r.id ?? "", event: String(r.outputs?.event), url: String(r.outputs?.url) }));
   const pendingOperations = (deployment?.pending_operations ?? []).map((op) => ({ type: op.type, urn: op.resource.urn, inputs: op.resource.inputs ?? {} }));
   return { webhooks, pendingOperations };
 }

@@ -204,7 +204,7 @@ describe.skipIf(!(pulumiAvailable() && postgresAvailable())).concurrent("a crash
     expect(held).toHaveLength(posted);
     expect(orphans.length).toBeGreaterThan(0);
     expect(state.pendingOperations.map((op) => op.type)).toEqual(orphans.map(() => "creating"));
-    expect(state.pendingOperations.map((op) => op.inputs["url"]).sort()).toEqual(orphans.map((hook) => hook.url).sort());
+    expect(state.pendingOperations.map((op) => op.inputs.url).sort()).toEqual(orphans.map((hook) => hook.url).sort());
 
     // The killed run's lock is still in the backend: the next up is refused until `pulumi cancel`.
     const refused = await desk.cli(["up", "--yes", "--skip-preview", "--stack", desk.stack]);
@@ -216,7 +216,7 @@ describe.skipIf(!(pulumiAvailable() && postgresAvailable())).concurrent("a crash
     // Each pending create names its url: delete the webhook the help desk made for it (in its web page; here with
     // the API), then drop the pending creates. (`--import-pending-creates <urn> <id>` would be the way to keep them,
     // but Pulumi v3.259 drops imported pending creates from the state instead of importing them: measured.)
-    for (const op of state.pendingOperations) await desk.deleteWebhook(orphans.find((hook) => hook.url === op.inputs["url"])!.id);
+    for (const op of state.pendingOperations) await desk.deleteWebhook(orphans.find((hook) => hook.url === op.inputs.url)!.id);
     const refresh = await desk.cli(["refresh", "--yes", "--skip-preview", "--clear-pending-creates", "--stack", desk.stack]);
     expect(refresh.code, shown("pulumi refresh --clear-pending-creates", refresh)).toBe(0);
     expect((await desk.state()).pendingOperations).toEqual([]);

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { UNKNOWN } from "../../provider/core/unknown.js";
+import { UNKNOWN } from "../../kernel/pulumi-wire.js";
 import { checkWebhook } from "../../provider/core/webhooks.js";
 import { EVENTS, nearestEvent } from "../../kernel/events.js";
 

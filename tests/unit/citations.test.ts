@@ -22,7 +22,7 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { SHIPPED_ROOMS } from "../support/dependencies.js";
+import { SHIPPED_ROOMS } from "../support/rooms.js";
 import { describe, expect, it } from "vitest";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -146,7 +146,14 @@ function scan(): { citations: Finding[]; bare: Finding[]; paths: Finding[]; coun
           if (!headings(doc).numbers.has(section)) citations.push({ where, problem: `cites ${doc} ${S}${section}, which is no heading of it` });
         }
       }
-      for (const match of line.matchAll(HEADING_CITATION)) {
+      // A citation the line wraps: `docs/design.md` at the end of this line, the quoted heading on the next (after its
+      // comment mark); matches that end on this line alone are read below.
+      const next = (lines[index + 1] ?? "").replace(/^\s*(?:\*|\/\/|#)?\s*/, "");
+      const headingCitations = [
+        ...line.matchAll(HEADING_CITATION),
+        ...[...`${line} ${next}`.matchAll(HEADING_CITATION)].filter((match) => match.index + match[0].length > line.length + 1 && match.index < line.length),
+      ];
+      for (const match of headingCitations) {
         counts.citations++;
         const doc = match[1]!;
         if (!existsSync(join(ROOT, doc))) citations.push({ where, problem: `cites ${doc}, which does not exist` });

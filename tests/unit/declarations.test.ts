@@ -1,11 +1,11 @@
 /**
- * The declarations `pulumi-helpdesk import` prints (cli/declarations.ts): one per adopted webhook in the stack's
+ * The declarations `pulumi-helpdesk import` prints (cli/import/declarations.ts): one per adopted webhook in the stack's
  * language, each reading its url from the secret stack config by position, with the provider and protect options
  * the adoption used; identifiers unique and valid; never a url. The TypeScript, Python and YAML forms run against
  * the real CLI in tests/native/import.test.ts and tests/no-node/import.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { declarationLanguage, declarations, type Declared } from "../../cli/declarations.js";
+import { declarationLanguage, declarations, webhookUrlList, type Declared } from "../../cli/import/declarations.js";
 
 const webhooks: Declared[] = [
   { name: "ticket_opened-wh_1", event: "ticket_opened", urlIndex: 0 },
@@ -37,6 +37,26 @@ describe("the declarations of adopted webhooks", () => {
     expect(yaml).toContain('        fn::select: [3, {"fn::split": [" ", "${helpdeskWebhookUrls}"]}]');
     expect(yaml).toContain("      pluginDownloadURL: https://github.com/o/r/releases/download/v0.2.0/");
     expect(declarations("yaml", webhooks, { ...plain, provider: "euDesk" })).toContain("      provider: ${euDesk}");
+  });
+
+  it("protected (the default of the adoption): every language carries the protect option, as Pulumi's generated import code does", () => {
+    const protectedToo = { ...plain, protect: true };
+    expect(declarations("nodejs", webhooks, protectedToo)).toContain('urls[0]!) }, { protect: true });');
+    expect(declarations("python", webhooks, protectedToo)).toContain("urls[0]), opts=pulumi.ResourceOptions(protect=True))");
+    expect(declarations("python", webhooks, { ...protectedToo, provider: "eu" })).toContain("opts=pulumi.ResourceOptions(provider=eu, protect=True))");
+    expect(declarations("go", webhooks, protectedToo)).toContain("Url: adoptedUrl(0)}, pulumi.Protect(true)); err != nil {");
+    expect(declarations("java", webhooks, protectedToo)).toContain(".url(helpdeskWebhookUrls.applyValue(urls -> urls[1])).build(), CustomResourceOptions.builder().protect(true).build());");
+    const yaml = declarations("yaml", webhooks, protectedToo).split("\n");
+    expect(yaml.filter((line) => line === "      protect: true")).toHaveLength(webhooks.length);
+    for (const language of ["nodejs", "python", "go", "java", "yaml"] as const) expect(declarations(language, webhooks, plain)).not.toMatch(/protect/i);
+  });
+
+  it("the url list is read by position as the printed code reads it: an empty item is reported, not dropped", () => {
+    expect(webhookUrlList("")).toEqual({ urls: [] });
+    expect(webhookUrlList("https://a.example/1 https://b.example/2")).toEqual({ urls: ["https://a.example/1", "https://b.example/2"] });
+    expect(webhookUrlList("https://a.example/1  https://b.example/2")).toEqual({ emptyItem: 2 });
+    expect(webhookUrlList(" https://a.example/1")).toEqual({ emptyItem: 1 });
+    expect(webhookUrlList("https://a.example/1 ")).toEqual({ emptyItem: 2 });
   });
 
   it("knows the runtimes it writes for", () => {

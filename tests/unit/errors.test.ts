@@ -111,9 +111,9 @@ describe("one constructor shape for every error class", () => {
       for (const match of source.matchAll(/class (\w+)(?:<[^>]*>)? extends (\w+Error|PulumiHelpdeskError|EmulatorHttpError)\b[^{]*\{/g)) {
         classes.push(match[1]!);
         const body = source.slice(match.index + match[0].length);
-        const constructor = /\n {2}constructor\(([^)]*)/.exec(body.slice(0, body.search(/\n\}/)));
-        if (!constructor) continue; // inherits its parent's constructor
-        const params = constructor[1]!.replace(/\s+/g, " ").trim();
+        const declared = /\n {2}constructor\(([^)]*)/.exec(body.slice(0, body.search(/\n\}/)));
+        if (!declared) continue; // inherits its parent's constructor
+        const params = declared[1]!.replace(/\s+/g, " ").trim();
         if (params !== "" && !/^code\b[^,]*, message\b[^,]*(, options\b.*)?$/.test(params)) offenders.push(`${file}: ${match[1]}(${params})`);
       }
     }

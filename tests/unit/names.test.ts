@@ -31,6 +31,7 @@ import {
   WEBHOOK_TYPE,
 } from "../../kernel/names.js";
 import { repoRoot } from "../support/package.js";
+import { SHIPPED_ROOMS } from "../support/rooms.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
   name: string;
@@ -110,10 +111,20 @@ describe("the repository", () => {
 });
 
 /** The hand-written rooms whose code must take the names from kernel/names.ts (tests may spell them: they check them). */
-const ROOMS = ["kernel", "program", "provider", "policy", "auth", "cli", "emulator", "emulator-client", "scripts", "bench"];
+const ROOMS = [...SHIPPED_ROOMS, "scripts", "bench"];
 
-/** A name spelled out: the package name alone, a type token, the plugin's name, the Python package's name. */
-const SPELLED_NAME = /^helpdesk$|helpdesk:index|providers:helpdesk|resource-helpdesk|analyzer-helpdesk|pulumi_helpdesk/;
+/** The files that must spell a name, and why. */
+const SPELLING_ALLOWED: Readonly<Record<string, string>> = {
+  "kernel/package-version.ts": "the home of the npm name, PACKAGE_NAME, from which kernel/names.ts derives the others",
+  "program/webhook.ts": "the serialized shim's text, stored in every Webhook's state, captures nothing (docs/design.md \"The serialized shim\")",
+};
+
+/**
+ * A name spelled out: the Pulumi package name alone, a type token, the executables' names, the npm names (the
+ * package's, which is the CLI's, and the TypeScript SDK's `@pulumi-helpdesk/helpdesk`), the Python package's and the
+ * Java package's (`pulumi_helpdesk`).
+ */
+const SPELLED_NAME = /^helpdesk$|helpdesk:index|providers:helpdesk|resource-helpdesk|analyzer-helpdesk|pulumi_helpdesk|pulumi-helpdesk/;
 
 /** Every file below `dir` whose name ends in `extension`, as paths relative to the repository. */
 function filesIn(dir: string, extension: string): string[] {
@@ -126,6 +137,10 @@ function filesIn(dir: string, extension: string): string[] {
 function literalsIn(fileName: string, text: string): string[] {
   const texts: string[] = [];
   const visit = (node: ts.Node): void => {
+    // A module specifier (`import ... from "pulumi-helpdesk/emulator"`, `import("./pulumi-helpdesk.js")`) imports a
+    // module; it states no name.
+    if ((ts.isImportDeclaration(node) || ts.isExportDeclaration(node)) && node.moduleSpecifier) return;
+    if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) return;
     if (ts.isStringLiteralLike(node) || ts.isTemplateLiteralToken(node)) texts.push(node.text);
     node.forEachChild(visit);
   };
@@ -137,7 +152,7 @@ function literalsIn(fileName: string, text: string): string[] {
 function spelledInShell(text: string): string[] {
   return text
     .split("\n")
-    .filter((line) => !/^\s*#/.test(line) && /"helpdesk"|helpdesk:index|providers:helpdesk|resource-helpdesk|pulumi_helpdesk/.test(line))
+    .filter((line) => !/^\s*#/.test(line) && /"helpdesk"|helpdesk:index|providers:helpdesk|resource-helpdesk|analyzer-helpdesk|pulumi_helpdesk|pulumi-helpdesk/.test(line))
     .map((line) => line.trim());
 }
 
@@ -151,7 +166,7 @@ describe("one home for the names", () => {
   it("no hand-written module spells a name out (kernel/names.ts derives them), nor a shell script outside its comments", () => {
     const spelled: string[] = [];
     for (const room of ROOMS) {
-      for (const path of filesIn(room, ".ts")) {
+      for (const path of filesIn(room, ".ts").filter((path) => !Object.hasOwn(SPELLING_ALLOWED, path))) {
         for (const text of literalsIn(path, readFileSync(join(repoRoot, path), "utf8"))) if (SPELLED_NAME.test(text)) spelled.push(`${path}: ${JSON.stringify(text)}`);
       }
       for (const path of filesIn(room, ".sh")) {

@@ -1,10 +1,15 @@
 /**
- * The file of `pulumi-helpdesk import --from` (cli/webhook-file.ts): both forms read, every row held to the one webhook
+ * The file of `pulumi-helpdesk import --from` (cli/import/webhook-file.ts): both forms read, every row held to the one webhook
  * rule (kernel/webhook-rules.ts), each bad file refused with exit code 2, the problem and its row, and never the url.
  */
 import { randomBytes } from "node:crypto";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { defaultResourceName, MAX_FILE_BYTES, parseWebhookFile, WebhookFileError } from "../../cli/webhook-file.js";
+import { defaultResourceName, MAX_FILE_BYTES, MAX_HEADER_COLUMNS, MAX_RECORD_CHARS, parseWebhookFile, readWebhookFile, WebhookFileError } from "../../cli/import/webhook-file.js";
+import { looksLikeUrl, shownValue } from "../../kernel/webhook-rules.js";
 
 const secretUrl = "https://hooks.example.test/in/secret-token-7f3a";
 const text = (value: string): Uint8Array => new TextEncoder().encode(value);
@@ -87,10 +92,99 @@ describe("the file of pulumi-helpdesk import", () => {
     expect(refusal(" \n\t\n").problems).toEqual([expect.stringMatching(/^the file holds only whitespace/)]);
     expect(refusal("id,event,url\n").problems).toEqual([expect.stringMatching(/^no webhook rows/)]);
     expect(refusal(randomBytes(10 * 1024 * 1024)).problems).toEqual([expect.stringMatching(/^the file is not UTF-8 text/)]);
-    expect(refusal(Buffer.alloc(MAX_FILE_BYTES + 1, 0x61)).problems).toEqual([expect.stringMatching(/bytes long; at most/)]);
     expect(refusal(`id,event,url\nwh_1,ticket_opened,"${secretUrl}\n`).problems).toEqual(["line 2: a quoted field is not closed"]);
     expect(refusal(`id,event,url\nwh_1,ticket_opened,x"${secretUrl}"\n`).problems).toEqual([expect.stringMatching(/^line 2: a quote appears inside an unquoted field/)]);
     expect(refusal(`[{"id":"wh_1","event":"ticket_opened","url":"${secretUrl}"}`).problems).toEqual([expect.stringMatching(/^the file starts as JSON but is not valid JSON \(at character \d+\)/)]);
     expect(refusal(`{"id":"wh_1"}`).problems).toEqual([expect.stringMatching(/^the JSON is not an array/)]);
+  });
+
+  describe("a url in the wrong place is never shown (any column, header cell or JSON key)", () => {
+    // A Slack-style url: the secret is the path; a query and userinfo besides.
+    const slack = "https://hook:pa55w0rd@hooks.chat.example/services/T0AAAAAAA/B0BBBBBBB/SECRETSECRETSECRET?token=q7q7q7q7";
+    const pieces = ["pa55w0rd", "services", "T0AAAAAAA", "B0BBBBBBB", "SECRETSECRETSECRET", "token", "q7q7q7q7"];
+    /** The refusal, checked to hold no piece of the url's userinfo, path or query. */
+    const hidden = (content: string): string[] => {
+      const { message, problems } = refusal(content);
+      for (const piece of pieces) expect(message, content).not.toContain(piece);
+      return [...problems];
+    };
+
+    it("a url in the id, event or name column, or as the header", () => {
+      expect(hidden(`url,event,id\nwh_1,ticket_opened,${slack}\n`)).toEqual([
+        expect.stringMatching(/^row 1: id \(a value that looks like a url, not shown\) contains "\/"/),
+        expect.stringMatching(/^row 1: url is not an absolute URL/),
+      ]);
+      expect(hidden(`id,url,event\nwh_1,ticket_opened,${slack}\n`)[0]).toMatch(/^row 1: event \(a value that looks like a url, not shown\) is not a help-desk event\. Allowed values/);
+      expect(hidden(`id,event,name,url\nwh_1,ticket_opened,${slack},https://h.example.test/x\n`)).toEqual([expect.stringMatching(/^row 1: name \(a value that looks like a url, not shown\): a name is/)]);
+      // No header: the first webhook is read as the header.
+      expect(hidden(`wh_1,ticket_opened,${slack}\nwh_2,ticket_closed,${slack}\n`)).toEqual([
+        expect.stringMatching(/^the header names unknown columns "wh_1", "ticket_opened", \(a value that looks like a url, not shown\) \(is the first line a webhook instead of the header\?\)/),
+        expect.stringMatching(/^the header lacks the columns id, event, url/),
+      ]);
+    });
+
+    it("a url as a JSON key, and an id the id rule allows that is a url's userinfo and host", () => {
+      expect(hidden(JSON.stringify([{ id: "wh_1", event: "ticket_opened", [slack]: "x" }]))).toEqual([expect.stringMatching(/^row 1: has the unknown field \(a value that looks like a url, not shown\); the fields are/)]);
+      expect(hidden(`id,event,url\nhook:pa55w0rd@hooks.chat.example,ticket_opened,https://h.example.test/x\n`)).toEqual([
+        expect.stringMatching(/^row 1: id \(a value that looks like a url, not shown\): an id is the one the help desk shows/),
+      ]);
+    });
+
+    it("the one predicate: ://, @, ? or / make a value look like a url; events, ids and names do not", () => {
+      expect(["https://h.example/x", "hooks.example/services/T0/B0/x", "user@host", "a?b=c", "h.example:443"].map(looksLikeUrl)).toEqual([true, true, true, true, false]);
+      expect(["ticket_opened", "wh_123", "ticket_opened-wh_1"].some(looksLikeUrl)).toBe(false);
+      expect(shownValue("x".repeat(300), 40)).toBe(`${JSON.stringify("x".repeat(40))}…`);
+    });
+  });
+
+  describe("a hostile file costs linear time and a bounded message", () => {
+    it(`a header of 80,000 columns is refused in one short problem: the parser stops after ${MAX_RECORD_CHARS} characters of a record`, () => {
+      const header = Array.from({ length: 80_000 }, (_, at) => `c${at}`).join(",");
+      const { message, problems } = refusal(`${header}\n${header}\n`);
+      expect(problems).toEqual([`line 1: a record holds more than ${MAX_RECORD_CHARS} characters; a webhook's row holds far fewer (an id of at most 255, a url of at most 2048)`]);
+      expect(message.length).toBeLessThan(300);
+    });
+
+    it(`a header of 5,000 one-letter columns (short enough for the parser) is refused before any other check (at most ${MAX_HEADER_COLUMNS} columns)`, () => {
+      const header = Array.from({ length: 5_000 }, () => "a").join(",");
+      const { message, problems } = refusal(`${header}\n${header}\n`);
+      expect(problems).toEqual([expect.stringMatching(/^the header has 5000 columns; at most 16 are read: expected CSV/)]);
+      expect(message.length).toBeLessThan(300);
+    });
+
+    it("unknown and repeated columns: at most 5 names, then how many more", () => {
+      const columns = ["id", "event", "url", ...Array.from({ length: 12 }, (_, at) => `extra${at}`)];
+      expect(refusal(`${columns.join(",")}\n`).problems).toEqual([
+        'the header names unknown columns "extra0", "extra1", "extra2", "extra3", "extra4" and 7 more: expected CSV with the header id,event,url (and optionally name), or a JSON array of objects with those fields',
+      ]);
+      expect(refusal("id,event,url,id,event,url,name,name\n").problems).toEqual(['the header names "id", "event", "url", "name" more than once']);
+    });
+
+    it("a JSON row with 10,000 unknown keys: one problem of bounded length", () => {
+      const row = Object.fromEntries(Array.from({ length: 10_000 }, (_, at) => [`k${at}`, "x"]));
+      const { problems } = refusal(JSON.stringify([{ id: "wh_1", event: "ticket_opened", url: secretUrl, ...row }]));
+      expect(problems).toEqual(['row 1: has the unknown fields "k0", "k1", "k2", "k3", "k4" and 9995 more; the fields are id, event, url, name']);
+    });
+  });
+});
+
+describe("reading the file of --from", () => {
+  it("refuses a file or standard input longer than MAX_FILE_BYTES, a missing file and a folder; reads one that fits", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "helpdesk-webhook-file-"));
+    try {
+      const big = join(dir, "big.csv");
+      writeFileSync(big, Buffer.alloc(MAX_FILE_BYTES + 1, 0x61));
+      const tooLarge = [expect.stringMatching(/^more than \d+ bytes, the most read/)];
+      await expect(readWebhookFile(big)).rejects.toMatchObject({ problems: tooLarge });
+      await expect(readWebhookFile("-", Readable.from([Buffer.alloc(MAX_FILE_BYTES), Buffer.alloc(1)]))).rejects.toMatchObject({ problems: tooLarge });
+      await expect(readWebhookFile(join(dir, "none.csv"))).rejects.toMatchObject({ problems: ["the file does not exist"] });
+      await expect(readWebhookFile(dir)).rejects.toMatchObject({ problems: ["is not a file"] });
+      const small = join(dir, "small.csv");
+      writeFileSync(small, "id,event,url\n");
+      expect(await readWebhookFile(small)).toEqual({ bytes: Buffer.from("id,event,url\n"), source: small });
+      expect(await readWebhookFile("-", Readable.from([Buffer.from("a"), Buffer.from("b")]))).toEqual({ bytes: Buffer.from("ab"), source: "standard input" });
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -4,7 +4,7 @@
  * the same verdict and the same reasons, so that a green `pulumi preview` is never followed by a refused `pulumi up`.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { UNKNOWN } from "../../provider/core/unknown.js";
+import { UNKNOWN } from "../../kernel/pulumi-wire.js";
 import { checkWebhook } from "../../provider/core/webhooks.js";
 import { EVENTS } from "../../kernel/events.js";
 import { MAX_URL_LENGTH, webhookEventProblem, webhookProblems, webhookUrlProblem } from "../../kernel/webhook-rules.js";

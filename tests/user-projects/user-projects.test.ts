@@ -195,7 +195,7 @@ afterAll(async () => {
 describe("the npm package", () => {
   it("is built by prepack from a clean copy and holds what a user needs, and nothing else", () => {
     const files = tarball.files;
-    for (const needed of ["package.json", "README.md", "LICENSE", "dist/program/index.js", "dist/program/index.d.ts", "dist/cjs-types/program/index.d.ts", "dist/cjs-types/package.json", "dist/provider/dynamic/index.js", "dist/emulator/index.js", "dist/kernel/records.js", "dist/cli/bin.js"]) {
+    for (const needed of ["package.json", "README.md", "LICENSE", "dist/program/index.js", "dist/program/index.d.ts", "dist/cjs-types/program/index.d.ts", "dist/cjs-types/package.json", "dist/provider/dynamic/index.js", "dist/emulator/index.js", "dist/kernel/records.js", "dist/bin/pulumi-helpdesk.js"]) {
       expect(files, needed).toContain(needed);
     }
     const unwanted = files.filter((f) => /^(tests|scripts|bench|examples|emulator|sdk|provider|cli)\//.test(f) || f.endsWith(".map") || (f.endsWith(".ts") && !f.endsWith(".d.ts")));

@@ -21,7 +21,7 @@ import { chmodSync, copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync
 import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { PLUGIN_EXECUTABLE, pluginCacheFolder, pluginExecutableFile, PULUMI_PACKAGE } from "../../kernel/names.js";
-import { builtInFacts, packageRoot, packageVersion } from "../../kernel/package-version.js";
+import { builtInFacts, PACKAGE_NAME, packageRoot, packageVersion } from "../../kernel/package-version.js";
 import { CliError, info, result, success } from "../output.js";
 
 /**
@@ -30,7 +30,7 @@ import { CliError, info, result, success } from "../output.js";
  */
 export const LAUNCHER_VARIABLES = [
   { name: "PULUMI_HELPDESK_NODE", meaning: "the Node.js the plugin's launcher runs the provider with (default: node on PATH)" },
-  { name: "PULUMI_HELPDESK_PACKAGE_ROOT", meaning: "the pulumi-helpdesk package the plugin's launcher runs (default: the one it belongs to)" },
+  { name: "PULUMI_HELPDESK_PACKAGE_ROOT", meaning: `the ${PACKAGE_NAME} package the plugin's launcher runs (default: the one it belongs to)` },
 ] as const;
 
 /**
@@ -97,7 +97,7 @@ function stagePlugin(staging: string): string {
  */
 export async function pluginInstall(options: PluginInstallOptions): Promise<void> {
   const version = packageVersion();
-  const staging = mkdtempSync(join(tmpdir(), "pulumi-helpdesk-plugin-"));
+  const staging = mkdtempSync(join(tmpdir(), `${PACKAGE_NAME}-plugin-`));
   try {
     const runs = stagePlugin(staging);
     const pulumi = options.pulumi ?? "pulumi";

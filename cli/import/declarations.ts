@@ -11,12 +11,28 @@
  * and not a JSON list: Pulumi YAML 1.19 cannot index a secret list from config ("receiver must be a list or
  * object, not *[]string"), while `fn::split` of a secret string works.
  */
-import { CLI_EXECUTABLE, PULUMI_PACKAGE, PYTHON_PACKAGE, WEBHOOK_TYPE, goImportPath, javaBasePackage, nodejsSdkPackage } from "../kernel/names.js";
+import { CLI_EXECUTABLE, PULUMI_PACKAGE, PYTHON_PACKAGE, WEBHOOK_TYPE, goImportPath, javaBasePackage, nodejsSdkPackage } from "../../kernel/names.js";
 
 /** The stack config key (in the project's namespace, as `new pulumi.Config()` reads it) holding the adopted urls. */
 export const WEBHOOK_URLS_KEY = "helpdeskWebhookUrls";
 /** What separates the urls in {@link WEBHOOK_URLS_KEY}'s value. */
 export const WEBHOOK_URLS_SEPARATOR = " ";
+
+/**
+ * The urls of a {@link WEBHOOK_URLS_KEY} value by position, exactly as the printed code reads them
+ * (`value.split(" ")[i]` in every language): an empty value holds none.
+ *
+ * @param value the config value
+ * @returns the urls in their order, or the 1-based position of the first empty item (two spaces in a row, a leading
+ *   or trailing space), which would shift the positions the code reads
+ * @home how `helpdeskWebhookUrls` is read by position (as the printed code does: `split(" ")[i]`, an empty item refused)
+ */
+export function webhookUrlList(value: string): { urls: string[] } | { emptyItem: number } {
+  if (value === "") return { urls: [] };
+  const urls = value.split(WEBHOOK_URLS_SEPARATOR);
+  const empty = urls.indexOf("");
+  return empty < 0 ? { urls } : { emptyItem: empty + 1 };
+}
 
 /** The languages declarations are printed in, by `Pulumi.yaml` runtime name. */
 export type DeclarationLanguage = "nodejs" | "python" | "go" | "java" | "yaml";
@@ -35,11 +51,16 @@ export interface Declared {
 export interface DeclarationOptions {
   /** The explicit provider's resource name (as declared in the program), or undefined for the default provider. */
   provider?: string | undefined;
-  /** Whether the webhooks were adopted protected (`--protect`): the declarations then say so too. */
+  /**
+   * Whether the webhooks were adopted protected (the default, as `pulumi import`'s; not with `--no-protect`): the
+   * declarations then carry the `protect` option too, as Pulumi's generated import code does, so program and state agree.
+   */
   protect: boolean;
   /** The plugin's version and download URL, which YAML declarations of the default provider name. */
   version: string;
   pluginDownloadUrl: string;
+  /** The command that adopted them, named in the comment above the declarations (default `import`). */
+  command?: "import" | "migrate";
 }
 
 /** Words that cannot be identifiers in one of the languages. */
@@ -125,7 +146,7 @@ export function declarations(language: DeclarationLanguage, webhooks: readonly D
 /** The comment that opens every language's declarations. */
 function preface(comment: string, options: DeclarationOptions): string[] {
   const lines = [
-    `Webhooks adopted by \`${CLI_EXECUTABLE} import\`. Each url is read from the secret stack config ${WEBHOOK_URLS_KEY}, which the`,
+    `Webhooks adopted by \`${CLI_EXECUTABLE} ${options.command ?? "import"}\`. Each url is read from the secret stack config ${WEBHOOK_URLS_KEY}, which the`,
     "command wrote (the urls separated by spaces): no url is written here. A program needs the import lines and the line that",
     "reads the urls once: leave them out when you paste the declarations of a later import.",
   ];

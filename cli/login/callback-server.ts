@@ -20,10 +20,11 @@
  */
 import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { OAuthError } from "../auth/oauth.js";
-import { serverText } from "../auth/redact.js";
-import { isLoopbackHost } from "../kernel/loopback.js";
-import { CliError } from "./output.js";
+import { OAuthError } from "../../auth/oauth.js";
+import { serverText } from "../../auth/redact.js";
+import { isLoopbackHost } from "../../kernel/loopback.js";
+import { CLI_EXECUTABLE } from "../../kernel/names.js";
+import { CliError } from "../output.js";
 
 /** Default of {@link CallbackOptions.responseTimeoutSeconds}: how long the browser waits for the result, in seconds. */
 export const DEFAULT_RESPONSE_TIMEOUT_SECONDS = 60;
@@ -121,10 +122,10 @@ export async function listenForCallback(redirectUri: URL, options: CallbackOptio
     try {
       received = new URL(req.url ?? "/", "http://loopback.invalid");
     } catch {
-      return ignore(req, res, "", 404, "not_found", "Not the pulumi-helpdesk login callback.");
+      return ignore(req, res, "", 404, "not_found", `Not the ${CLI_EXECUTABLE} login callback.`);
     }
     const path = received.pathname;
-    if (path !== redirectUri.pathname) return ignore(req, res, path, 404, "not_found", "Not the pulumi-helpdesk login callback.");
+    if (path !== redirectUri.pathname) return ignore(req, res, path, 404, "not_found", `Not the ${CLI_EXECUTABLE} login callback.`);
     if (req.method !== "GET") return ignore(req, res, path, 405, "method_not_allowed", "The login callback accepts only GET.");
     const states = received.searchParams.getAll("state");
     if (states.length === 0) return ignore(req, res, path, 400, "missing_state", "Ignored: this request carries no state, so it is not the sign-in redirect.");
@@ -289,7 +290,7 @@ function sendPage(res: ServerResponse, outcome: CallbackOutcome | "late"): void 
 }
 
 function resultPage(title: string, paragraphs: string[], color: string): string {
-  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>pulumi-helpdesk login</title>
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${CLI_EXECUTABLE} login</title>
 <style>body{font-family:system-ui,sans-serif;display:grid;place-items:center;height:100vh;margin:0;background:#f8fafc}
 main{background:#fff;padding:2rem 3rem;border-radius:12px;box-shadow:0 1px 4px #0002;text-align:center;max-width:40rem}
 h1{color:${color};font-size:1.4rem}</style></head>

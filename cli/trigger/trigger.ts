@@ -4,7 +4,7 @@
  * service has no such endpoint).
  */
 import { EVENTS, isWebhookEvent, nearestEvent } from "../../kernel/events.js";
-import { type DeliveryLogEntry } from "../../emulator/index.js";
+import type { DeliveryLogEntry } from "../../emulator/index.js";
 import { EmulatorInspectionClient, EmulatorInspectionError } from "../../emulator-client/index.js";
 import { parseBaseUrl } from "../../kernel/base-url.js";
 import { collectSettings, settingReaderOf, type SettingName } from "../../kernel/settings.js";

@@ -8,13 +8,21 @@
  *   any order, then one record per webhook;
  * - JSON: an array of objects with those fields, each a string.
  *
- * Nothing a problem says repeats a url (webhook urls often carry a credential): `webhookProblems` never does, and the
- * parsers' own messages, which may quote the text around an error, are replaced by ours (line or position only).
+ * Nothing a problem says repeats a url (webhook urls often carry a credential), whichever column, header cell or JSON
+ * key it sits in (a file with its columns swapped or without a header): `webhookProblems` never quotes the url, every
+ * other value is quoted through `shownValue` (kernel/webhook-rules.ts), which names a value that looks like a url
+ * instead, and the parsers' own messages, which may quote the text around an error, are replaced by ours (line or
+ * position only). A hostile file costs linear time and a bounded message: a record longer than
+ * {@link MAX_RECORD_CHARS} stops the parser, a header wider than {@link MAX_HEADER_COLUMNS} is refused before any
+ * other check, and a list of names in a problem holds at most {@link MAX_LISTED_NAMES}.
  */
+import { createReadStream, statSync } from "node:fs";
+import { resolve as resolvePath } from "node:path";
 import { parse as parseCsv } from "csv-parse/sync";
-import { isWebhookEvent, type WebhookEvent } from "../kernel/events.js";
-import { webhookIdProblem, webhookProblems } from "../kernel/webhook-rules.js";
-import { CliError } from "./output.js";
+import { readAtMost } from "../../kernel/response-limit.js";
+import { isWebhookEvent, type WebhookEvent } from "../../kernel/events.js";
+import { looksLikeUrl, shownValue, URL_LIKE, webhookIdProblem, webhookProblems } from "../../kernel/webhook-rules.js";
+import { CliError } from "../output.js";
 
 /** The columns every row has: the webhook's id (docs/helpdesk-api.md §4.4 `:id`), event and url (§2.1). */
 export const REQUIRED_COLUMNS = ["id", "event", "url"] as const;
@@ -28,6 +36,25 @@ export const MAX_FILE_BYTES = 64 * 1024 * 1024;
 
 /** How many problems an error lists before it says how many more there are. */
 const MAX_LISTED_PROBLEMS = 20;
+
+/** The widest header read: the 4 columns and room for a few unknown ones to name (a wider one is no such list). */
+export const MAX_HEADER_COLUMNS = 16;
+
+/**
+ * The most characters the fields of one CSV record may hold together (csv-parse's `max_record_size`, checked as it
+ * reads, so a huge line costs no more than this): a webhook's row holds at most about 2,500 (an id of 255, a url of
+ * 2,048, an event, a name of 100).
+ */
+export const MAX_RECORD_CHARS = 16 * 1024;
+
+/** How many names (unknown columns or fields) one problem lists before it says how many more there are. */
+const MAX_LISTED_NAMES = 5;
+
+/** Names for a problem: at most {@link MAX_LISTED_NAMES}, each by `shownValue` (at most 40 characters), then how many more. */
+function listedNames(names: readonly string[]): string {
+  const shown = names.slice(0, MAX_LISTED_NAMES).map((name) => shownValue(name, 40));
+  return `${shown.join(", ")}${names.length > MAX_LISTED_NAMES ? ` and ${names.length - MAX_LISTED_NAMES} more` : ""}`;
+}
 
 /** What a resource name may be: a letter or digit, then letters, digits, `_`, `-` or `.`, at most 100 characters. */
 const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
@@ -89,8 +116,37 @@ export function fileProblems(source: string, problems: readonly string[]): Webho
   return new WebhookFileError("usage", [`${source} has ${count}; nothing was imported:`, ...listed, ...more].join("\n"), { problems });
 }
 
+/** What an id that looks like a url is told: where ids come from, and the likely mistake. */
+const ID_HINT = "an id is the one the help desk shows for the webhook, such as wh_123 (are the columns where the header says?)";
+
 /** A row as read, before its checks: each field as it was, if present. */
 type RawRow = Partial<Record<Column, unknown>> & { row: number };
+
+/**
+ * Reads the file of `--from`, or standard input for `-`: at most {@link MAX_FILE_BYTES}, the one check of its size
+ * (`kernel/response-limit.ts` `readAtMost` counts the bytes as they come, so a larger input is refused before it is
+ * all held).
+ *
+ * @param from a path, or `-` for `stdin`
+ * @param stdin what `-` reads (default `process.stdin`)
+ * @returns the bytes, and how messages name the source (the path as given, or `standard input`)
+ * @throws WebhookFileError (exit 2) when the file does not exist, is not a file, or is larger than MAX_FILE_BYTES
+ */
+export async function readWebhookFile(from: string, stdin: NodeJS.ReadableStream & AsyncIterable<Uint8Array> = process.stdin): Promise<{ bytes: Buffer; source: string }> {
+  const source = from === "-" ? "standard input" : from;
+  let body: AsyncIterable<Uint8Array> & { destroy(): void } = stdin as typeof stdin & { destroy(): void };
+  let size: string | undefined;
+  if (from !== "-") {
+    const stats = statSync(resolvePath(from), { throwIfNoEntry: false });
+    if (!stats) throw fileProblems(source, ["the file does not exist"]);
+    if (!stats.isFile()) throw fileProblems(source, ["is not a file"]);
+    body = createReadStream(resolvePath(from));
+    size = String(stats.size);
+  }
+  const bytes = await readAtMost(body, MAX_FILE_BYTES, size, () => body.destroy());
+  if (bytes === undefined) throw fileProblems(source, [`more than ${MAX_FILE_BYTES} bytes, the most read: no file of webhooks is that large`]);
+  return { bytes, source };
+}
 
 /**
  * Reads and checks the webhooks of a file.
@@ -98,7 +154,7 @@ type RawRow = Partial<Record<Column, unknown>> & { row: number };
  * @param bytes the file's content
  * @param source how messages name the file
  * @returns one {@link WebhookRow} per row, in the file's order
- * @throws WebhookFileError (exit 2) when the file is empty, larger than {@link MAX_FILE_BYTES}, not UTF-8 text, not
+ * @throws WebhookFileError (exit 2) when the file is empty, not UTF-8 text, not
  *   CSV with the header `id,event,url[,name]` nor a JSON array of such objects, or when any row breaks the webhook
  *   rule, lacks a field, has a bad name, or repeats the id or name of another row; every problem is listed by row
  */
@@ -117,9 +173,6 @@ function formatHint(): string {
 /** The file as text: UTF-8 (a byte-order mark dropped), no NUL. */
 function decode(bytes: Uint8Array, source: string): string {
   if (bytes.length === 0) throw fileProblems(source, [`the file is empty: ${formatHint()}`]);
-  if (bytes.length > MAX_FILE_BYTES) {
-    throw fileProblems(source, [`the file is ${bytes.length} bytes long; at most ${MAX_FILE_BYTES} are read: ${formatHint()}`]);
-  }
   let text: string;
   try {
     text = new TextDecoder("utf-8", { fatal: true, ignoreBOM: false }).decode(bytes);
@@ -137,13 +190,14 @@ const CSV_ERRORS: Readonly<Record<string, string>> = {
   CSV_INVALID_CLOSING_QUOTE: 'a closing quote is followed by a character other than a separator or the end of the line (write a quote inside a quoted field as "")',
   INVALID_OPENING_QUOTE: "a quote appears inside an unquoted field (quote the whole field)",
   CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE: "a closing quote is followed by other characters",
+  CSV_MAX_RECORD_SIZE: `a record holds more than ${MAX_RECORD_CHARS} characters; a webhook's row holds far fewer (an id of at most 255, a url of at most 2048)`,
 };
 
 /** The rows of a CSV file: the header's columns checked, each record's field count checked. */
 function readCsv(text: string, source: string): RawRow[] {
   let records: string[][];
   try {
-    records = parseCsv(text, { bom: true, skip_empty_lines: true, relax_column_count: true }) as string[][];
+    records = parseCsv(text, { bom: true, skip_empty_lines: true, relax_column_count: true, max_record_size: MAX_RECORD_CHARS }) as string[][];
   } catch (error) {
     const { code, lines } = (error ?? {}) as { code?: string; lines?: number };
     const what = (code && CSV_ERRORS[code]) ?? `the CSV cannot be read (${code ?? "unknown error"})`;
@@ -151,14 +205,22 @@ function readCsv(text: string, source: string): RawRow[] {
   }
   const [header, ...body] = records;
   if (!header) throw fileProblems(source, [`no header: ${formatHint()}`]);
+  if (header.length > MAX_HEADER_COLUMNS) {
+    throw fileProblems(source, [`the header has ${header.length} columns; at most ${MAX_HEADER_COLUMNS} are read: ${formatHint()}`]);
+  }
   const columns = header.map((name) => name.trim().toLowerCase());
   const problems: string[] = [];
   const unknown = columns.filter((name) => !(COLUMNS as readonly string[]).includes(name));
-  if (unknown.length > 0) problems.push(`the header names unknown columns ${unknown.map((name) => JSON.stringify(name.slice(0, 40))).join(", ")}: ${formatHint()}`);
+  if (unknown.length > 0) {
+    const noHeader = unknown.some(looksLikeUrl) ? " (is the first line a webhook instead of the header?)" : "";
+    problems.push(`the header names unknown columns ${listedNames(unknown)}${noHeader}: ${formatHint()}`);
+  }
   const missing = REQUIRED_COLUMNS.filter((name) => !columns.includes(name));
   if (missing.length > 0) problems.push(`the header lacks the column${missing.length > 1 ? "s" : ""} ${missing.join(", ")}: ${formatHint()}`);
-  const repeated = columns.filter((name, index) => columns.indexOf(name) !== index);
-  if (repeated.length > 0) problems.push(`the header names ${[...new Set(repeated)].join(", ")} more than once`);
+  const seen = new Set<string>();
+  const repeated = new Set<string>();
+  for (const name of columns) (seen.has(name) ? repeated : seen).add(name);
+  if (repeated.size > 0) problems.push(`the header names ${listedNames([...repeated])} more than once`);
   if (problems.length > 0) throw fileProblems(source, problems);
   const fieldProblems: string[] = [];
   const rows = body.map((record, index) => {
@@ -193,9 +255,13 @@ function readJson(text: string, source: string): RawRow[] {
       problems.push(`row ${index + 1}: is not an object with the fields ${REQUIRED_COLUMNS.join(", ")}`);
       return row;
     }
+    const unknown: string[] = [];
     for (const [key, field] of Object.entries(element)) {
       if ((COLUMNS as readonly string[]).includes(key)) row[key as Column] = field;
-      else problems.push(`row ${index + 1}: has the unknown field ${JSON.stringify(key.slice(0, 40))}; the fields are ${COLUMNS.join(", ")}`);
+      else unknown.push(key);
+    }
+    if (unknown.length > 0) {
+      problems.push(`row ${index + 1}: has the unknown field${unknown.length === 1 ? "" : "s"} ${listedNames(unknown)}; the fields are ${COLUMNS.join(", ")}`);
     }
     return row;
   });
@@ -214,10 +280,12 @@ function checkRows(raws: readonly RawRow[], source: string): WebhookRow[] {
     const own: string[] = [];
     const idProblem = webhookIdProblem(raw.id);
     if (idProblem) own.push(idProblem);
+    // An id the id rule allows may still be a url's piece (`user:pass@host`): it would become the resource name.
+    else if (looksLikeUrl(raw.id as string)) own.push(`id ${URL_LIKE}: ${ID_HINT}`);
     for (const { reason } of webhookProblems({ event: raw.event, url: raw.url })) own.push(reason);
     const named = raw.name !== undefined && raw.name !== "";
     if (named && (typeof raw.name !== "string" || !NAME_PATTERN.test(raw.name))) {
-      own.push(`name ${typeof raw.name === "string" ? JSON.stringify(raw.name.slice(0, 100)) : "is not a string"}: ${NAME_RULE}`);
+      own.push(`name ${typeof raw.name === "string" ? shownValue(raw.name) : "is not a string"}: ${NAME_RULE}`);
     }
     if (own.length > 0) {
       problems.push(...own.map((problem) => `${at}: ${problem}`));

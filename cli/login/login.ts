@@ -9,7 +9,7 @@ import { DEFAULT_CONFIG_NAMESPACE } from "../../kernel/config.js";
 import { SETTINGS, settingSourceName } from "../../kernel/settings.js";
 import { exchangeAuthorizationCode, OAuthError, startAuthorization, type AuthorizationRequest, type TokenSet } from "../../auth/oauth.js";
 import { loginConfigEntries } from "../../auth/grant.js";
-import { isLoopbackRedirect, listenForCallback, type AuthorizationCallback, type CallbackOptions } from "../callback-server.js";
+import { isLoopbackRedirect, listenForCallback, type AuthorizationCallback, type CallbackOptions } from "./callback-server.js";
 import { CliError, info, result, success, warn } from "../output.js";
 import { ask, isInteractive, readLineFromStdin } from "../prompt.js";
 import { checkAnswer, clientSettingsOf, missingSettingsError, pickClientSettings, type ClientFlags, type ClientSettingName, type ClientSettings } from "../settings.js";
@@ -109,7 +109,7 @@ async function completeSettings(flags: ClientFlags, stackConfig: Record<string, 
 
 /**
  * Sends the person to the authorize URL, comes back with tokens, and lets `complete` store them. With a loopback
- * redirect URI the browser's request is held open meanwhile (cli/callback-server.ts), so its page says "signed in"
+ * redirect URI the browser's request is held open meanwhile (cli/login/callback-server.ts), so its page says "signed in"
  * only after the code exchange and `complete` succeeded, and shows the failure otherwise.
  *
  * @throws CliError for every failure: OAuth errors become `login failed: <message>`
@@ -173,7 +173,11 @@ async function pastedCallback(request: AuthorizationRequest, redirectUri: URL): 
   const question = `After approving, paste the URL you were redirected to (${redirectUri.origin}…), or just the code: `;
   let pasted: string;
   try {
-    pasted = isInteractive() ? await ask(question) : (info(question), await readLineFromStdin());
+    if (isInteractive()) pasted = await ask(question);
+    else {
+      info(question);
+      pasted = await readLineFromStdin();
+    }
   } catch {
     throw new CliError(
       "failed",

@@ -17,10 +17,10 @@ export interface SeenRequest {
 }
 
 /** How the server answers a request; the default answers 500. */
-export type Answerer = (request: IncomingMessage, response: ServerResponse) => void;
+export type Responder = (request: IncomingMessage, response: ServerResponse) => void;
 
 /** A running answer server. */
-export interface AnswerServer {
+export interface ResponseServer {
   /** `http://127.0.0.1:PORT`. */
   url: string;
   port: number;
@@ -29,14 +29,14 @@ export interface AnswerServer {
   /** How many TCP connections were opened to it so far. */
   connections(): number;
   /** Sets how the next requests are answered. */
-  answer(answerer: Answerer): void;
+  answer(answerer: Responder): void;
   /** Stops listening and ends every connection. */
   close(): Promise<void>;
 }
 
 /** Starts an answer server on 127.0.0.1 at a free port. */
-export async function startAnswerServer(): Promise<AnswerServer> {
-  let answerer: Answerer = (_request, response) => response.writeHead(500).end();
+export async function startResponseServer(): Promise<ResponseServer> {
+  let answerer: Responder = (_request, response) => response.writeHead(500).end();
   const requests: SeenRequest[] = [];
   let connections = 0;
   const server: Server = createServer((request, response) => {
@@ -65,7 +65,7 @@ export async function startAnswerServer(): Promise<AnswerServer> {
 }
 
 /** Answers with `status` and `body` as JSON. */
-export function json(status: number, body: unknown, headers: Record<string, string> = {}): Answerer {
+export function json(status: number, body: unknown, headers: Record<string, string> = {}): Responder {
   return (_request, response) => response.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
 }
 
@@ -88,7 +88,7 @@ const CHUNK = Buffer.from(`{"webhook":{"id":"wh_huge","event":"ticket_opened","p
  * @param declare true: send `Content-Length: bytes`; false: stream it chunked, length unknown until the end
  * @param log counts what was sent
  */
-export function hugeBody(status: number, bytes: number, declare: boolean, log: HugeBodyLog): Answerer {
+export function hugeBody(status: number, bytes: number, declare: boolean, log: HugeBodyLog): Responder {
   return (_request, response) => {
     response.writeHead(status, { "content-type": "application/json", ...(declare && { "content-length": String(bytes) }) });
     let sent = 0;
@@ -117,7 +117,7 @@ export const ACCESS_TOKEN = "at-hostile-test-access-token";
 export const SPEC = { event: "ticket_opened", url: "https://hooks.example.test/hostile" } as const;
 export const RECORDED = { ...SPEC, state: "active" };
 /** An ordinary create answer, for the request after a hostile one. */
-export const OK_ANSWER = json(201, { webhook: { id: "wh_ok", event: SPEC.event, url: SPEC.url, state: "active" } });
+export const OK_RESPONSE = json(201, { webhook: { id: "wh_ok", event: SPEC.event, url: SPEC.url, state: "active" } });
 /**
  * A generous ceiling on a process's peak RSS while it meets huge answers, in MiB: a process that kept a 1 GiB answer
  * (or decoded a 10 MiB one a few times) goes past it.
@@ -135,7 +135,7 @@ export const BAD_IDS: readonly string[] = [".", "..", "a/b", "", "x".repeat(10 *
  * each must end in the "may have been created" message. The hrefs are read as written: `/v1/webhooks/..` must not
  * become the id `v1`; `%E0%A4%A` is a malformed escape (L5 of the d785ad2 audit).
  */
-export const BAD_ID_ANSWERS: ReadonlyArray<{ what: string; body: unknown; headers?: Record<string, string> }> = [
+export const BAD_ID_RESPONSES: ReadonlyArray<{ what: string; body: unknown; headers?: Record<string, string> }> = [
   ...BAD_IDS.map((id) => ({ what: `webhook.id ${JSON.stringify(id.slice(0, 12))}${id.length > 12 ? "…" : ""}`, body: { webhook: { id, event: "ticket_opened", state: "active" } } })),
   ...["/v1/webhooks/..", "/v1/webhooks/%2e%2e", "https://h.example/v1/webhooks/.", "/v1/webhooks/a%2Fb", "/v1/webhooks/%E0%A4%A"].map((href) => ({
     what: `webhook.href ${href}`,
@@ -149,7 +149,7 @@ export const BAD_ID_ANSWERS: ReadonlyArray<{ what: string; body: unknown; header
 export const ORPHAN_MESSAGE = /may have been created and is not in Pulumi state: find it in the help desk's webhook page and delete it there/;
 
 /** The sizes of the huge answers: one declared in `Content-Length`, one streamed without a length. */
-export const HUGE_ANSWERS = [
+export const HUGE_RESPONSES = [
   { what: "10 MiB, Content-Length declared", bytes: 10 * 1024 * 1024, declare: true },
   { what: "1 GiB, streamed chunked", bytes: 1024 * 1024 * 1024, declare: false },
 ] as const;

@@ -1,0 +1,55 @@
+/**
+ * The rooms' import boundaries (docs/design.md "Rooms", "Direction of dependencies"), checked by `npm run lint`
+ * (`depcruise`) over the TypeScript source before compilation, type-only imports included (`tsPreCompilationDeps`).
+ * Specifiers end in `.js` (NodeNext) and name `.ts` files: read with tsconfig.check.json, they resolve to them.
+ * Each rule says what a room may not import; a room not named here may import any room below it.
+ */
+
+/** The rooms of hand-written code that ships, each a top-level folder. */
+const ROOMS = ["bin", "kernel", "program", "auth", "provider", "policy", "cli", "emulator", "emulator-client"];
+
+/** A `to.path` matching the files of the top-level folders `rooms` (`emulator/` does not match `emulator-client/`). */
+const anyOf = (...rooms) => `^(${rooms.join("|")})/`;
+
+/** The rooms other than `allowed`, plus tests, bench and scripts (which no shipped room imports). */
+const allBut = (...allowed) => anyOf(...ROOMS.filter((room) => !allowed.includes(room)), "tests", "bench", "scripts");
+
+/**
+ * One rule: imports from `from` to `to` are errors.
+ *
+ * @param {string} name the rule's name, as a violation names it
+ * @param {object} from which modules it holds (dependency-cruiser's `from`)
+ * @param {object} to which of their imports it forbids (`to`)
+ * @param {string} [comment] why
+ */
+const forbid = (name, from, to, comment = "") => ({ name, comment, severity: "error", from, to });
+
+/** @type {import("dependency-cruiser").IConfiguration} */
+module.exports = {
+  forbidden: [
+    forbid("no-circular", {}, { circular: true }, "A cycle makes the order modules are evaluated in depend on which is imported first."),
+    forbid("kernel-imports-nothing-of-ours", { path: "^kernel/" }, { path: allBut("kernel") }, "kernel/ holds the rules every room stands on; it imports nothing of ours beyond itself."),
+    forbid("program-uses-kernel-only", { path: "^program/" }, { path: allBut("kernel", "program") }, "A Pulumi program's import loads kernel/ only; the provider is reached through the serialized shim."),
+    forbid("auth-uses-kernel-only", { path: "^auth/" }, { path: allBut("kernel", "auth") }),
+    forbid("provider-uses-kernel-and-auth", { path: "^provider/" }, { path: allBut("kernel", "auth", "provider") }),
+    forbid("provider-core-reaches-no-front-end", { path: "^provider/core/" }, { path: "^provider/(native|dynamic)/|node_modules/@pulumi/" }, "The core is protocol-neutral: neither front end, nor the Pulumi SDK."),
+    forbid("native-front-end-never-loads-the-dynamic-one", { path: "^provider/native/" }, { path: "^provider/dynamic/" }),
+    forbid("dynamic-front-end-never-loads-the-native-one", { path: "^provider/dynamic/" }, { path: "^provider/native/" }),
+    forbid("policy-uses-kernel-only", { path: "^policy/" }, { path: allBut("kernel", "policy") }, "The policy pack reaches no credential and no network: kernel/ and itself only."),
+    forbid("emulator-uses-kernel-only", { path: "^emulator/" }, { path: allBut("kernel", "emulator") }, "The emulator is the other side of the wire: no client of it (auth/, emulator-client/) is loaded by it."),
+    forbid("emulator-modules-skip-its-public-entry", { path: "^emulator/", pathNot: "^emulator/index\\.ts$" }, { path: "^emulator/index\\.ts$" }, "emulator/index.ts is the public entry; the server side (start.ts and all it loads) never imports it."),
+    forbid("emulator-types-stand-alone", { path: "^emulator/types\\.ts$" }, { path: "^emulator/" }, "emulator/types.ts, shared by the server and its clients, imports nothing of the emulator."),
+    forbid("emulator-client-uses-kernel-auth-and-the-route-shapes", { path: "^emulator-client/" }, { path: allBut("kernel", "auth", "emulator-client", "emulator") }),
+    forbid("emulator-client-uses-only-the-route-shapes-of-the-emulator", { path: "^emulator-client/" }, { path: "^emulator/", pathNot: "^emulator/types\\.ts$" }),
+    forbid("cli-reaches-no-provider-no-policy", { path: "^cli/" }, { path: anyOf("bin", "program", "provider", "policy", "tests", "bench", "scripts") }, "The CLI stands beside the provider and the policy pack; bin/ is what joins them in one executable."),
+    forbid("bin-loads-programs-only", { path: "^bin/" }, { path: allBut("bin", "kernel"), pathNot: "^(cli/main|provider/native/main|policy/analyzer)\\.ts$" }, "An executable's entry loads its program's module and kernel/, nothing else."),
+  ],
+  options: {
+    tsPreCompilationDeps: true,
+    exclude: { path: "(^|/)(node_modules|dist)/|^sdk/" },
+    doNotFollow: { path: "node_modules" },
+    includeOnly: "\\.(ts|mts|cts|js|mjs|cjs)$",
+    tsConfig: { fileName: "tsconfig.check.json" },
+    enhancedResolveOptions: { extensions: [".ts", ".mts", ".cts", ".js", ".mjs", ".cjs", ".json"] },
+  },
+};

@@ -1,0 +1,37 @@
+/**
+ * Pulumi's wire sentinels: the values the engine and its state files give a special meaning, written out once here
+ * rather than read from `@pulumi/pulumi`, so that the provider core, the native plugin, the policy pack and the CLI do
+ * not load the Pulumi SDK for them (its index takes most of a second to load: the plugin's start time). Sources:
+ * `@pulumi/pulumi` `runtime/rpc.js` (`unknownValue`, `specialSigKey`, `specialSecretSig`) and pulumi/pulumi
+ * `sdk/go/common/resource/plugin/rpc.go` (`UnknownStringValue`, MarshalPropertyValue), `sdk/go/common/apitype`
+ * (`SecretV1`). `tests/unit/pulumi-wire.test.ts` holds every one equal to the SDK's.
+ * @home Pulumi's wire sentinels: the unknown value, the secret signature, the state file's secret
+ */
+
+/**
+ * The string the Pulumi engine puts in place of a value that is not known yet during preview (another resource's
+ * output, say). Both provider front ends receive it; `check` lets it through, and the real value is checked again at
+ * `up`.
+ */
+export const UNKNOWN = "04da6b54-80e4-46f7-96ec-b56ff0331ba9";
+
+/** The signature key of a wrapped special value (`@pulumi/pulumi` `runtime.specialSigKey`). */
+export const SIG_KEY = "4dabf18193072939515e22adb298388d";
+
+/**
+ * The signature of a secret (`@pulumi/pulumi` `runtime.specialSecretSig`): on the wire a secret is the object
+ * `{[SIG_KEY]: SECRET_SIG, value: v}` (to a provider that accepts secrets).
+ */
+export const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
+
+/**
+ * A secret in the form of a state file (pulumi/pulumi `sdk/go/common/apitype` `SecretV1`, read by `pulumi import`'s
+ * `DeserializeProperties`): `{[SIG_KEY]: SECRET_SIG, plaintext: <the value as JSON>}`; the engine encrypts it into
+ * the state as it imports.
+ *
+ * @param value the plain value
+ * @returns the state file's form of the secret
+ */
+export function stateSecret(value: string): Record<string, string> {
+  return { [SIG_KEY]: SECRET_SIG, plaintext: JSON.stringify(value) };
+}
