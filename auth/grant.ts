@@ -56,6 +56,18 @@ import {
   type StoredEntry,
 } from "./token-cache.js";
 
+/**
+ * Whether an access token from this source may be refreshed: one from the environment is used as given, never
+ * refreshed (the refresh token of the config does not belong to it) and never written to the token cache
+ * (docs/design.md "Settings precedence"). The one home of that rule: the grant follows it, and the CLI's help states it.
+ * @home an access token from the environment is used as given, never refreshed (the grant, the help's environment list)
+ *
+ * @param origin where the access token came from
+ */
+export function refreshableTokenOrigin(origin: SettingOrigin | undefined): boolean {
+  return origin !== "environment";
+}
+
 /** The client registration that may use the refresh grant (RFC 6749 §2, §6; `client_secret_post`, §2.3.1). */
 export interface GrantClient {
   /** API base URL (docs/helpdesk-api.md §1 `{base_url}`), as `kernel/base-url.ts` parsed it. */
@@ -269,7 +281,7 @@ export class Grant {
     this.stack = options.stack;
     this.cacheDir = options.cacheDir;
     this.tokenSource = { origin: settings.origins.accessToken, name: settings.sourceNames.accessToken };
-    const refreshable = settings.origins.accessToken !== "environment" && baseUrl && clientId && clientSecret && refreshToken;
+    const refreshable = refreshableTokenOrigin(settings.origins.accessToken) && baseUrl && clientId && clientSecret && refreshToken;
     this.client = refreshable ? { baseUrl, clientId, clientSecret } : undefined;
     this.configTokens =
       refreshable && refreshToken

@@ -5,6 +5,7 @@
  * `CI`, `NO_COLOR`). tests/cli/help.test.ts holds the built CLI's `--help` to them.
  * @home the help text's precedence sentence and environment list, built from the homes above
  */
+import { refreshableTokenOrigin } from "../auth/grant.js";
 import { TOKEN_CACHE_DIR_VARIABLE } from "../auth/token-cache.js";
 import { NAMESPACE_FLAG } from "../kernel/commands.js";
 import { DEFAULT_CONFIG_NAMESPACE } from "../kernel/config.js";
@@ -73,13 +74,19 @@ function settingsParagraph(): string {
   return `Settings: each comes from ${phrase}; the first that sets it wins, and a default fills the rest. So an environment variable only fills what the flags and the stack's config leave unset.`;
 }
 
-/** Who reads a setting's environment variable: `login --base-url`, `trigger --base-url`, the provider. */
+/**
+ * Who reads a setting's environment variable: `login --base-url`, `trigger --base-url`, the provider, `refresh`. An
+ * access token from the environment is the provider's alone: it is never refreshed (auth/grant.ts
+ * `refreshableTokenOrigin`), so `refresh` has nothing to do with it.
+ */
 function readersOf(name: SettingName): string {
   const readers: string[] = [];
   if ((CLIENT_SETTING_NAMES as readonly SettingName[]).includes(name)) readers.push(`login ${settingFlag(name)}`);
   if ((TRIGGER_SETTING_NAMES as readonly SettingName[]).includes(name)) readers.push(`trigger ${settingFlag(name)}`);
   // refresh, status and logout read the provider's settings as the provider does (auth/grant.ts `Grant.fromStackConfig`).
-  if (SETTINGS[name].provider) readers.push("the provider and refresh");
+  if (SETTINGS[name].provider) {
+    readers.push(name === "accessToken" && !refreshableTokenOrigin("environment") ? "the provider, as given (never refreshed)" : "the provider and refresh");
+  }
   return `${name}${SETTINGS[name].secret ? " (secret)" : ""}: ${readers.join(", ")}`;
 }
 

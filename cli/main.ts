@@ -13,6 +13,7 @@ import { status } from "./status/status.js";
 import { DEFAULT_EMULATOR_URL, trigger } from "./trigger/trigger.js";
 import { pluginInstall, pluginPath } from "./plugin/plugin.js";
 import { importHelpAfter, loginPrecedence, migrateHelpAfter, programHelpAfter, settingOption } from "./help.js";
+import { DEFAULT_CLIENT } from "../emulator/index.js";
 import { NAMESPACE_FLAGS, NAMESPACE_HELP, parseNamespaceOption } from "./namespace.js";
 import { CliError, endQuietlyWhenOutputCloses, error as printError } from "./output.js";
 import { EVENTS } from "../kernel/events.js";
@@ -147,9 +148,9 @@ program
   .command("emulator")
   .description("Run the local help-desk API emulator in the foreground (Ctrl-C to stop).")
   .option("-p, --port <port>", "port on 127.0.0.1 (0 = any free port)", positiveInt("--port"), 8080)
-  .option("--client-id <id>", "OAuth client id to register")
-  .option("--client-secret <secret>", "OAuth client secret to register")
-  .option("--redirect-uri <uri>", "redirect URI to register for the client")
+  .option("--client-id <id>", "OAuth client id to register", DEFAULT_CLIENT.clientId)
+  .option("--client-secret <secret>", "OAuth client secret to register (the default is a public demo value)", DEFAULT_CLIENT.clientSecret)
+  .option("--redirect-uri <uri>", "redirect URI to register for the client", DEFAULT_CLIENT.redirectUri)
   .option("--auto-approve", "approve authorization requests without the consent page (headless use)", false)
   .option("--token-ttl <seconds>", "access token lifetime in seconds", positiveInt("--token-ttl"), 7200)
   .option("--rotate-refresh-tokens", "issue a new refresh token on each use and revoke the old one", false)

@@ -66,8 +66,8 @@ export const PLUGIN_EXECUTABLE = `pulumi-resource-${PULUMI_PACKAGE}` as const;
 export const ANALYZER_EXECUTABLE = `pulumi-analyzer-${PULUMI_PACKAGE}` as const;
 
 /**
- * The policy pack's name, as `pulumi preview` shows it beside each violation (`helpdesk@v0.2.0`), and the name both
- * shipping forms serve their policies under (`policy/`): the Pulumi package name, `helpdesk`.
+ * The policy pack's name, as `pulumi preview` shows it beside each violation (`helpdesk@v<version>`, the package's
+ * version), and the name both shipping forms serve their policies under (`policy/`): the Pulumi package name, `helpdesk`.
  */
 export const POLICY_PACK = PULUMI_PACKAGE;
 

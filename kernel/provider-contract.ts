@@ -65,7 +65,7 @@ export interface ConfiguredWebhookProvider {
   /**
    * Refresh (Pulumi `read`): the API cannot read a webhook (docs/helpdesk-api.md §4.5), so the recorded outputs come back
    * unchanged, and the run ends with one warning saying so (provider/core/refresh.ts). Installed by `configure` from
-   * the release after 0.2.0 on, so stacks whose stored shims call `configure` (0.2.0) get it when the package is upgraded.
+   * 0.3.0 on, so stacks whose stored shims call `configure` (made by 0.2.0) get it when the package is upgraded.
    */
   read(id: string, props: Record<string, unknown>): Promise<{ id: string; props: Record<string, unknown> }>;
 }

@@ -1,11 +1,13 @@
 /**
  * `pulumi-helpdesk emulator`: runs the local help-desk API (the project's emulator) in the foreground until Ctrl-C,
  * like a local cloud emulator. Prints everything a newcomer needs to sign a stack in to it: its base URL, the OAuth
- * client (id, secret, redirect URI) and the commands to type ({@link signInLines}).
+ * client (id, secret, redirect URI) and the commands to type ({@link signInLines}), the CLI named as the person typed
+ * it (`npx pulumi-helpdesk` under npx).
  */
 import { DEFAULT_ACCOUNT, DEFAULT_CLIENT, startEmulator, type EmulatorOptions } from "../../emulator/index.js";
 import { SETTINGS } from "../../kernel/settings.js";
 import { CLI_EXECUTABLE } from "../../kernel/names.js";
+import { invokedCommand } from "../invocation.js";
 import { CLIENT_SETTING_NAMES, type ClientSettingName } from "../settings.js";
 import { info, result } from "../output.js";
 
@@ -55,12 +57,14 @@ export function shellWord(word: string): string {
  * and `login` asks for it (or reads `HELPDESK_CLIENT_SECRET`).
  *
  * @param settings the emulator's base URL and the registered client, as `login` takes them
+ * @param command how the CLI is typed (cli/invocation.ts `invokedCommand`): `pulumi-helpdesk` (the default) or
+ *   `npx pulumi-helpdesk`
  * @returns the lines, without indentation or line ends
  */
-export function signInLines(settings: Record<ClientSettingName, string>): string[] {
+export function signInLines(settings: Record<ClientSettingName, string>, command: string = CLI_EXECUTABLE): string[] {
   const shown = CLIENT_SETTING_NAMES.filter((name) => name !== "clientSecret" || settings.clientSecret === DEFAULT_CLIENT.clientSecret);
   const exported = shown.map((name) => `${SETTINGS[name].env}=${shellWord(settings[name])}`);
-  return [`export ${exported.join(" ")}`, `${CLI_EXECUTABLE} login --stack ${EXAMPLE_STACK}`];
+  return [`export ${exported.join(" ")}`, `${command} login --stack ${EXAMPLE_STACK}`];
 }
 
 /**
@@ -102,7 +106,7 @@ export async function runEmulator(options: EmulatorCommandOptions): Promise<void
   process.stdout.write(`sign-in link:  ${emulator.loginLink().url} (one use, 10 minutes)\n`);
   result("");
   result(`To sign a stack in to it, type in your Pulumi project's folder (${EXAMPLE_STACK}: the stack's name):`);
-  for (const line of signInLines({ baseUrl: emulator.url, ...client })) result(`  ${line}`);
+  for (const line of signInLines({ baseUrl: emulator.url, ...client }, invokedCommand())) result(`  ${line}`);
   if (client.clientSecret !== DEFAULT_CLIENT.clientSecret) result(`  (login asks for the client secret, or reads ${SETTINGS.clientSecret.env})`);
   await new Promise<void>((resolve) => {
     process.once("SIGINT", resolve);

@@ -5,7 +5,7 @@
  * Two ways work with the Pulumi CLI (measured with v3.259.0):
  * - A project's Pulumi.yaml names the folder: `plugins: { providers: [{ name: helpdesk, path: <folder> }] }`, where
  *   the folder is the package's `plugin/` (`plugin path` prints it). Pulumi runs the launcher there, which finds the
- *   package beside it.
+ *   package beside it. Run as the release's executable, `plugin path` prints the folder holding that executable.
  * - `pulumi plugin install resource helpdesk <version> --file <folder>` copies a folder into the plugin cache
  *   (`$PULUMI_HOME/plugins/resource-helpdesk-v<version>/`), for every project of the user. A copy of the package's
  *   `plugin/` alone would not find the package from there, so `plugin install` installs a folder holding the launcher
@@ -17,9 +17,9 @@
  * as a second 130 MB file; the CLI is already where this command was run from.)
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, copyFileSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { PLUGIN_EXECUTABLE, pluginCacheFolder, pluginExecutableFile, PULUMI_PACKAGE } from "../../kernel/names.js";
 import { builtInFacts, PACKAGE_NAME, packageRoot, packageVersion } from "../../kernel/package-version.js";
 import { CliError, info, result, success } from "../output.js";
@@ -41,9 +41,25 @@ export function pluginFolder(): string {
   return join(packageRoot(), "plugin");
 }
 
-/** `plugin path`: prints the plugin folder on stdout (for Pulumi.yaml `plugins.providers[].path`). */
+/**
+ * `plugin path`: prints the plugin folder on stdout (for Pulumi.yaml `plugins.providers[].path`): the npm package's
+ * `plugin/`, or, run as the release's self-contained executable (which has no package folder), the folder of that
+ * executable, where `pulumi-resource-helpdesk` is (the archive's folder, or the plugin cache's copy).
+ *
+ * @throws CliError (exit 1) when the self-contained executable's folder holds no `pulumi-resource-helpdesk` (it was
+ *   copied there under another name alone)
+ */
 export function pluginPath(): void {
-  result(pluginFolder());
+  if (!builtInFacts()) {
+    result(pluginFolder());
+    return;
+  }
+  const folder = dirname(process.execPath); // the executable's real path: links (`pulumi-helpdesk`) resolved
+  const plugin = pluginExecutableFile(process.platform);
+  if (!existsSync(join(folder, plugin))) {
+    throw new CliError("failed", `${process.execPath} is the plugin, but its folder holds no ${plugin}, the name Pulumi looks for there: copy it there under that name, or run \`plugin install\``);
+  }
+  result(folder);
 }
 
 /** Options of `plugin install`. */

@@ -18,7 +18,8 @@
  * import { upFleet, destroyFleet } from "./fleet.ts";
  *
  * const options = {
- *   envVars: { PULUMI_BACKEND_URL: "postgres://pulumi:...@db.internal:5432/pulumi?sslmode=require", PULUMI_CONFIG_PASSPHRASE: "..." },
+ *   // The database password in PGPASSWORD, never in the URL: Pulumi prints the URL when it cannot open the database.
+ *   envVars: { PULUMI_BACKEND_URL: "postgres://pulumi@db.internal:5432/pulumi", PGPASSWORD: "...", PGSSLMODE: "require", PULUMI_CONFIG_PASSPHRASE: "..." },
  *   config: { "helpdesk:baseUrl": { value: "https://helpdesk.example.com" }, "helpdesk:accessToken": { value: token, secret: true } },
  * };
  * await upFleet([{ name: "support-eu", webhooks: [{ name: "opened", event: "ticket_opened", url: "https://eu.example.com/hook" }] }], options);

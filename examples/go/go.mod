@@ -3,7 +3,7 @@ module github.com/pulumi-helpdesk/pulumi-helpdesk/examples/go
 go 1.25.11
 
 require (
-	github.com/pulumi-helpdesk/pulumi-helpdesk/sdk/go v0.2.0
+	github.com/pulumi-helpdesk/pulumi-helpdesk/sdk/go v0.3.0
 	github.com/pulumi/pulumi/sdk/v3 v3.259.0
 )
 

@@ -171,6 +171,10 @@ export function registryPages(sources: PageSources, root: string = ROOT): Regist
   const linuxArchive = archiveName(version, { os: "linux", arch: "x64" });
   // The archives that hold the CLI beside the plugin (Windows's holds the plugin only: release.ts archiveEntries).
   const withCli = BUILDABLE_TARGETS.filter((target) => archiveEntries(target).includes(cli)).map((target) => `\`${archiveName(version, target)}\``);
+  // And those that hold the policy pack's name (the same archives today; found apart, so the page follows release.ts).
+  const withAnalyzer = BUILDABLE_TARGETS.filter((target) => archiveEntries(target).includes(names.ANALYZER_EXECUTABLE)).map((target) => `\`${archiveName(version, target)}\``);
+  // `npm pack`'s name for the unscoped package.
+  const npmTarball = `${npmPackage}-${version}.tgz`;
   const goTag = `${names.GO_SDK_DIR}/${names.releaseTag(version)}`;
   const releasesPage = `${repository}/releases`;
   const installationPage = `/registry/packages/${names.PULUMI_PACKAGE}/installation-configuration/`;
@@ -237,10 +241,10 @@ export function registryPages(sources: PageSources, root: string = ROOT): Regist
     "",
     "What the release holds:",
     "",
-    `* ${BUILDABLE_TARGETS.map((target) => `\`${archiveName(version, target)}\``).join(", ")}: the plugin as Pulumi installs it; ${withCli.join(" and ")} also hold the CLI \`${cli}\` (the same executable, no Node.js needed)`,
+    `* ${BUILDABLE_TARGETS.map((target) => `\`${archiveName(version, target)}\``).join(", ")}: the plugin as Pulumi installs it; ${withCli.join(" and ")} also hold the CLI \`${cli}\`${withAnalyzer.join() === withCli.join() ? " and" : `, ${withAnalyzer.join(" and ")}`} the policy pack \`${names.ANALYZER_EXECUTABLE}\` (the same executable under other names, no Node.js needed)`,
     `* \`${nodejsTarball}\`: the TypeScript SDK \`${nodejsSdk}\``,
     `* \`${python.wheel}\` and \`${python.sdist}\`: the Python SDK \`${names.PYTHON_PACKAGE}\``,
-    `* the npm package \`${npmPackage}\`: the CLI on Node.js, and a dynamic \`Webhook\` for TypeScript programs with one help desk per stack`,
+    `* \`${npmTarball}\`: the npm package \`${npmPackage}\` (\`npm install ./${npmTarball}\` in the program's folder): the CLI on Node.js (\`npx ${cli}\`), the policy pack's folder, and a dynamic \`Webhook\` for TypeScript programs with one help desk per stack`,
     "* `SHA256SUMS` of all of them",
     "",
     "### The plugin",

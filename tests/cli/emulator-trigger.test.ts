@@ -13,6 +13,7 @@ import { request } from "undici";
 import { shellWord } from "../../cli/emulator/emulator.js";
 import { DEFAULT_CLIENT } from "../../emulator/index.js";
 import { completeAuthorizationAutoApproved } from "../../emulator-client/index.js";
+import { NPX_LIFECYCLE_EVENT } from "../../cli/invocation.js";
 import { CLI_EXECUTABLE } from "../../kernel/names.js";
 import { SETTINGS } from "../../kernel/settings.js";
 import { createTestProject, freePort, pulumiConfigGet, runCli, startCli, type CliRun } from "../support/cli.js";
@@ -32,7 +33,8 @@ describe("pulumi-helpdesk emulator + trigger", () => {
   it("starts in the foreground and prints its base URL, its client with the demo secret, a sign-in link and the commands to sign in", async () => {
     // A redirect URI of its own: the default port (8976) may be another test's.
     redirectUri = `http://127.0.0.1:${await freePort()}/callback`;
-    emulator = startCli(["emulator", "--port", "0", "--auto-approve", "--redirect-uri", redirectUri], project);
+    // Not under npx (whatever started the test): then the CLI is named bare.
+    emulator = startCli(["emulator", "--port", "0", "--auto-approve", "--redirect-uri", redirectUri], project, { [NPX_LIFECYCLE_EVENT.name]: "" });
     printed = await new Promise<string>((resolve) => {
       let out = "";
       emulator.child.stdout.on("data", (chunk: Buffer) => {
@@ -141,5 +143,22 @@ describe("pulumi-helpdesk emulator + trigger", () => {
     const { code, stderr } = await emulator.done;
     expect(code).toBe(0);
     expect(stderr).toContain("emulator stopped");
+  });
+
+  it("started by npx (npm's environment for it), names the CLI in its login line as npx pulumi-helpdesk", async () => {
+    const started = startCli(["emulator", "--port", "0", "--redirect-uri", redirectUri], project, { [NPX_LIFECYCLE_EVENT.name]: NPX_LIFECYCLE_EVENT.value });
+    try {
+      const out = await new Promise<string>((resolve) => {
+        let text = "";
+        started.child.stdout.on("data", (chunk: Buffer) => {
+          text += chunk.toString();
+          if (/^ {2}\S.* login .*\n/m.test(text)) resolve(text);
+        });
+      });
+      expect(out).toMatch(new RegExp(`^ {2}npx ${CLI_EXECUTABLE} login --stack dev$`, "m"));
+    } finally {
+      started.child.kill("SIGTERM");
+      await started.done;
+    }
   });
 });

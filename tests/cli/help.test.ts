@@ -10,11 +10,13 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { pickSetting, SETTING_NAMES, SETTING_PRECEDENCE, SETTINGS, settingReaderOf, type SettingName, type SettingSpec, type SourceOrigin } from "../../kernel/settings.js";
+import { refreshableTokenOrigin } from "../../auth/grant.js";
 import { TOKEN_CACHE_DIR_VARIABLE } from "../../auth/token-cache.js";
 import { LAUNCHER_VARIABLES } from "../../cli/plugin/plugin.js";
 import { CLIENT_SETTING_NAMES } from "../../cli/settings.js";
 import { NON_INTERACTIVE_VARIABLE } from "../../cli/prompt.js";
 import { NO_COLOR_VARIABLE } from "../../cli/output.js";
+import { DEFAULT_CLIENT } from "../../emulator/index.js";
 
 const bin = fileURLToPath(new URL("../../dist/bin/pulumi-helpdesk.js", import.meta.url));
 const launcher = fileURLToPath(new URL("../../plugin/pulumi-resource-helpdesk", import.meta.url));
@@ -108,6 +110,11 @@ describe("pulumi-helpdesk --help", () => {
       if ((CLIENT_SETTING_NAMES as readonly SettingName[]).includes(name)) expect(row).toContain(`login ${flagOf(name)}`);
       expect(row.includes("the provider"), env).toBe(SETTINGS[name].provider);
     }
+    // An access token from the environment is never refreshed (auth/grant.ts), so refresh is no reader of it.
+    const tokenRow = help.stdout.split("\n").find((line) => line.startsWith(`  ${SETTINGS.accessToken.env} `))!;
+    expect(refreshableTokenOrigin("environment")).toBe(false);
+    expect(tokenRow).toContain("never refreshed");
+    expect(tokenRow).not.toContain("and refresh");
   });
 
   it("the plugin's launcher reads exactly the variables the help lists for it", () => {
@@ -139,6 +146,23 @@ describe("pulumi-helpdesk login --help", () => {
     const examples = help.stdout.slice(help.stdout.indexOf("Examples:")).match(/--[a-z][a-z-]*/g) ?? [];
     expect(examples.length).toBeGreaterThan(0);
     expect(examples.filter((flag) => !options.has(flag))).toEqual([]);
+  });
+});
+
+describe("pulumi-helpdesk emulator --help", () => {
+  it("shows the defaults of the client it registers, as the emulator defines them", () => {
+    const help = cli("emulator", "--help");
+    expect(help.code, help.stderr).toBe(0);
+    const options = help.stdout.replace(/\s+/g, " ");
+    for (const [flag, value] of [
+      ["--client-id", DEFAULT_CLIENT.clientId],
+      ["--client-secret", DEFAULT_CLIENT.clientSecret],
+      ["--redirect-uri", DEFAULT_CLIENT.redirectUri],
+    ] as const) {
+      const at = options.indexOf(`${flag} <`);
+      expect(at, flag).toBeGreaterThan(0);
+      expect(options.slice(at, options.indexOf(" --", at + flag.length)), flag).toContain(`(default: "${value}")`);
+    }
   });
 });
 

@@ -5,7 +5,8 @@
  * - no program names a plugin path (`plugins:` in Pulumi.yaml): the SDK, or the YAML program's resource options,
  *   names the plugin and where Pulumi downloads it;
  * - every version an example writes down (release file names, dependency ranges, the YAML options, go.mod, pom.xml,
- *   requirements.txt) is the package's, and the YAML download URL is the schema's.
+ *   requirements.txt) is the package's, and the YAML download URL is the schema's;
+ * - the Pulumi CLI each README asks for is the one the tests run.
  */
 import { describe, expect, it } from "vitest";
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
@@ -18,7 +19,13 @@ import { repoRoot } from "../support/package.js";
 import { EXAMPLE_SPECS, SUPPLIED_VARIABLES } from "./example-specs.js";
 import { readmeSteps, shellWords, TESTED_MARKER } from "./readme-steps.js";
 
-const VERSION = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string }).version;
+const PACKAGE = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string; devDependencies: Record<string, string> };
+const VERSION = PACKAGE.version;
+/**
+ * The Pulumi CLI the tests run: scripts/lib/env.sh pins it, and scripts/setup.sh refuses to run unless the
+ * `@pulumi/pulumi` of package.json's devDependencies is that same version.
+ */
+const TESTED_PULUMI_CLI = PACKAGE.devDependencies["@pulumi/pulumi"]!;
 /** The examples that are not a user's project: examples/fleet is the team tests' Automation API module and its program. */
 const NOT_USER_EXAMPLES = new Set(["fleet"]);
 const folders = readdirSync(EXAMPLES_DIR).filter((name) => statSync(join(EXAMPLES_DIR, name)).isDirectory() && !NOT_USER_EXAMPLES.has(name));
@@ -57,6 +64,12 @@ describe("the examples as users write them", () => {
       }
     });
 
+    it("serves the release folder it named, when Pulumi downloads the plugin: its mirror line, which readmes.test.ts runs", () => {
+      const mirrors = steps.flatMap((step) => (step.kind === "mirror" ? [step.command] : []));
+      const plugin = EXAMPLE_SPECS.find((spec) => spec.name === example)!.plugin;
+      expect(mirrors).toEqual(plugin ? [`python3 -m http.server 8000 --bind 127.0.0.1 --directory "$HELPDESK_RELEASE"`] : []);
+    });
+
     it("its commands work from a copy of the folder: none reaches into this repository", () => {
       for (const step of steps) if (step.kind === "run") expect(step.commands, `the block of line ${step.line}`).not.toMatch(/\.\.\/|dist\/|scripts\//);
     });
@@ -69,6 +82,11 @@ describe("the examples as users write them", () => {
       for (const [, version] of text.matchAll(/pulumi-helpdesk-(\d+\.\d+\.\d+)\b/g)) expect(version).toBe(VERSION);
       for (const [, version] of text.matchAll(/pulumi-resource-helpdesk-v(\d+\.\d+\.\d+)-/g)) expect(version).toBe(VERSION);
       for (const [, version] of text.matchAll(/resource helpdesk (\d+\.\d+\.\d+)/g)) expect(version).toBe(VERSION);
+    });
+
+    it("asks for the Pulumi CLI these steps were run with, no older one", () => {
+      const floors = [...text.matchAll(/The Pulumi CLI \((\S+) or newer/g)].map((match) => match[1]);
+      expect(floors).toEqual([TESTED_PULUMI_CLI]);
     });
   });
 

@@ -5,8 +5,10 @@
  * - a **tested** block, right after the marker line {@link TESTED_MARKER}: commands a person types as they are, in
  *   the example's folder; the test runs them as written ({@link RunStep});
  * - any other ```sh block holds what depends on the person: an `export NAME=value` (`value` being theirs: a folder,
- *   a passphrase, what the emulator printed), which the test types with its own value ({@link ExportStep}), or the
- *   start of the emulator in another terminal, which the test starts on ports of its own ({@link EmulatorStep}).
+ *   a passphrase, what the emulator printed), which the test types with its own value ({@link ExportStep}), the
+ *   start of the emulator in another terminal, which the test starts on ports of its own ({@link EmulatorStep}), or
+ *   the start of the release folder's HTTP mirror in another terminal, which the test runs as written but for its
+ *   port ({@link MirrorStep}).
  *   Other lines of such blocks are left to the person (alternatives, servers of their own) and recorded as
  *   {@link IgnoredLine}s, which the test shows but does not run.
  */
@@ -39,6 +41,16 @@ export interface EmulatorStep {
   line: number;
 }
 
+/** The start of a local HTTP mirror of the release folder in another terminal (`python3 -m http.server <port> ...`). */
+export interface MirrorStep {
+  kind: "mirror";
+  /** The command line as written, e.g. `python3 -m http.server 8000 --bind 127.0.0.1 --directory "$HELPDESK_RELEASE"`. */
+  command: string;
+  /** The port it names. */
+  port: number;
+  line: number;
+}
+
 /** A line of an untested block that the test leaves to the person. */
 export interface IgnoredLine {
   text: string;
@@ -46,7 +58,7 @@ export interface IgnoredLine {
 }
 
 /** One step of a README. */
-export type ReadmeStep = RunStep | ExportStep | EmulatorStep;
+export type ReadmeStep = RunStep | ExportStep | EmulatorStep | MirrorStep;
 
 /** A README, read. */
 export interface ReadmeSteps {
@@ -104,6 +116,9 @@ function withoutComment(line: string): string {
 /** The command that starts the emulator: the CLI's `emulator` command, run directly or through `npx`. */
 const EMULATOR_COMMAND = /^(?:npx )?pulumi-helpdesk emulator(?:\s|$)/;
 
+/** The command that serves a folder over HTTP (Python's `http.server`): `$1` the command, `$2` the port it names. */
+export const MIRROR_COMMAND = /^(python3 -m http\.server )(\d+)(?=\s|$)/;
+
 /**
  * Reads a README's steps.
  *
@@ -151,6 +166,8 @@ export function readmeSteps(text: string, name: string): ReadmeSteps {
           steps.push({ kind: "export", values, line: at });
         } else if (EMULATOR_COMMAND.test(command)) {
           steps.push({ kind: "emulator", command, line: at });
+        } else if (MIRROR_COMMAND.test(command)) {
+          steps.push({ kind: "mirror", command, port: Number(MIRROR_COMMAND.exec(command)![2]), line: at });
         } else {
           ignored.push({ text: command, line: at });
         }

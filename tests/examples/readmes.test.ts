@@ -8,8 +8,9 @@
  *   cache), with the Pulumi CLI, the language's host and toolchain on PATH, and no Node.js unless the example is a
  *   Node.js one;
  * - the release's files as the published packages will be: a folder holding what `npm run release` writes (the
- *   shared build of this run, tests/support/release.ts, and the npm package packed as a clean clone would be), and a
- *   local HTTP mirror of it, to which `PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES` sends Pulumi's plugin downloads;
+ *   shared build of this run, tests/support/release.ts, and the npm package packed as a clean clone would be), served
+ *   by the README's own mirror line (`python3 -m http.server ... --directory "$HELPDESK_RELEASE"`, as written but for
+ *   its port), to which `PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES` sends Pulumi's plugin downloads;
  * - no person to answer: `CI=true` (no prompt, no browser: `login` prints the sign-in URL, which this test opens as
  *   the browser would, the emulator approving at once) and `PULUMI_SKIP_CONFIRMATIONS=true` (the "yes" a person
  *   gives `pulumi up` and `pulumi destroy`);
@@ -17,25 +18,28 @@
  *   (Pulumi takes the account's home folder from the account database, not from `$HOME`: the READMEs say
  *   `pulumi login "file://$HOME/..."` rather than `--local`, which Pulumi resolves there too, out of a test's
  *   sandbox), the shared caches of npm, pip (a wheelhouse of Pulumi's Python SDK: `PIP_FIND_LINKS`, `PIP_NO_INDEX`),
- *   Go and Maven (tests/support/maven.ts), and `PULUMI_NODEJS_TYPESCRIPT=false`, which Pulumi's current Node.js host
+ *   Go and Maven (tests/support/maven.ts), the certificate authorities the machine trusts (`NODE_EXTRA_CA_CERTS`,
+ *   `SSL_CERT_FILE`, `SSL_CERT_DIR`), and `PULUMI_NODEJS_TYPESCRIPT=false`, which Pulumi's current Node.js host
  *   sets for `typescript: false` and the one built here does not (docs/design.md "The toolchain").
  *
  * What the README leaves to the person is given by the test, and only through the variables the README names in an
  * earlier step (`export NAME=...` in an untested block): the release folder, the passphrase, the mirror's URL (the
- * README's own regular expression, the test's port), the emulator's settings (as the running emulator prints them),
+ * README's own regular expression, the port of the test's run of the mirror line), the emulator's settings (as the running emulator prints them),
  * the second help desk's base URL, the source folder of the SDKs that have no release file (Go, Java: a copy of
- * sdk/). The emulators are started with the README's own command line in the same shell (as in another terminal),
- * on ports of the test's (`--port 0 --redirect-uri` on a free port): the values the README shows for them must be
- * those the emulator prints, but for the ports.
+ * sdk/). The emulators and the mirror are started with the README's own command lines in the same shell (as in
+ * another terminal), on ports of the test's (the emulators with `--port 0 --redirect-uri` on a free port, the mirror
+ * on a free port in place of the README's): the values the README shows for them must be those they print or serve,
+ * but for the ports.
  *
  * Checked after each block: what each emulator holds; after the block that deploys, exactly the README's webhooks,
- * with the ids of the stack's outputs; after the last one, nothing. The mirror must have been asked for this
- * machine's plugin archive, once, by every example that uses the native provider.
+ * with the ids of the stack's outputs; after the last one, nothing. The README's mirror must have been asked for this
+ * machine's plugin archive, once (its request log), by every example that uses the native provider.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { shellWord } from "../../cli/emulator/emulator.js";
@@ -52,9 +56,12 @@ import { toolVenv, wheelhouse } from "../support/python.js";
 import { sharedRelease } from "../support/release.js";
 import { sharedCaches } from "../support/sandbox.js";
 import { onPath, toolAvailable } from "../support/tools.js";
-import { ARCHIVE, linkTools, serveRelease, systemWithoutNode, VERSION, type Mirror } from "../no-node/no-node-desks.js";
+import { ARCHIVE, linkTools, systemWithoutNode, VERSION } from "../no-node/no-node-desks.js";
 import { EXAMPLE_SPECS, LOGIN_VARIABLES, MINUTE, SUPPLIED_VARIABLES, type ExampleSpec, type Webhook } from "./example-specs.js";
-import { readmeSteps, type ExportStep, type ReadmeStep } from "./readme-steps.js";
+import { MIRROR_COMMAND, readmeSteps, type ExportStep, type ReadmeStep } from "./readme-steps.js";
+
+/** The variables that name the certificate authorities a machine trusts (Node.js's, OpenSSL's). */
+const MACHINE_TRUST_VARIABLES = ["NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR"] as const;
 
 /** A URL with its loopback port written as `PORT`: the README's emulators and the test's differ only there. */
 const anyPort = (text: string): string => text.replace(/127\.0\.0\.1:\d+/g, "127.0.0.1:PORT");
@@ -73,6 +80,38 @@ function ready(spec: ExampleSpec): boolean {
     (!spec.go || has("go (Go >= 1.25)", onPath("go"))) &&
     (!spec.java || (has("java", onPath("java")) && has("mvn", onPath("mvn")) && has(`Pulumi's Java SDK in ${machineMavenRepository}`, pulumiJavaSdkDownloaded())))
   );
+}
+
+/** The release folder's HTTP mirror the README started (its mirror line, on the test's port). */
+interface StartedMirror {
+  /** The port the README's line names (8000). */
+  writtenPort: number;
+  /** Where it serves: `http://127.0.0.1:<the test's port>`. */
+  url: string;
+  /** Its stdout and stderr, where Python's `http.server` logs each request. */
+  log: string;
+  pid: number;
+}
+
+/** Whether something accepts a TCP connection on 127.0.0.1:`port` (no request is sent, so none is logged). */
+async function accepting(port: number): Promise<boolean> {
+  return new Promise((resolve) => {
+    const socket = connect(port, "127.0.0.1");
+    socket.once("connect", () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once("error", () => resolve(false));
+  });
+}
+
+/**
+ * The requests Python's `http.server` logged, as `METHOD /path` lines, in order.
+ *
+ * @param log its stderr, lines such as `127.0.0.1 - - [27/Nov/2026 03:50:00] "GET /a.tar.gz HTTP/1.1" 200 -`
+ */
+function loggedRequests(log: string): string[] {
+  return [...log.matchAll(/\] "([A-Z]+) (\S+) HTTP\/[\d.]+" \d{3} /g)].map(([, method, path]) => `${method} ${path}`);
 }
 
 /** A running emulator the README started, as it printed itself. */
@@ -186,10 +225,9 @@ function printedExport(printed: string): Map<string, string> {
   return (steps[0] as ExportStep).values;
 }
 
-/** The test's shared material: the release folder as published, its mirror, and a folder for the examples. */
+/** The test's shared material: the release folder as published, and a folder for the examples. */
 interface Shared {
   release: string;
-  mirror: Mirror;
   work: string;
 }
 
@@ -197,7 +235,7 @@ interface Shared {
  * Follows one README.
  *
  * @param spec the example
- * @param shared the release, its mirror, the test's folder
+ * @param shared the release, the test's folder
  */
 async function followReadme(spec: ExampleSpec, shared: Shared): Promise<void> {
   const { steps, ignored } = readmeSteps(readFileSync(join(EXAMPLES_DIR, spec.name, "README.md"), "utf8"), readmeOf(spec));
@@ -207,12 +245,14 @@ async function followReadme(spec: ExampleSpec, shared: Shared): Promise<void> {
   const scripts = join(work, "steps");
   for (const dir of [home, tmp, scripts]) mkdirSync(dir);
   const project = copyExample(spec.name, join(work, spec.name));
-  const requestsBefore = shared.mirror.requests.length;
 
   // The machine: PATH, caches, settings (see the module doc).
   const bin = linkTools(join(work, "bin"), ["pulumi", ...spec.hosts, ...(spec.node ? ["node", "npm", "npx"] : []), ...(spec.go ? ["go"] : [])]);
   if (spec.python) symlinkSync(realpathSync(join(toolVenv, "bin", "python")), join(bin, "python3"));
   const caches = Object.fromEntries(Object.keys(sharedCaches({ HOME: "/" })).flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])));
+  // The machine's own trust of TLS certificates (a proxy's authority, as a person's shell has it), so that npm and
+  // pip reach their registries as they do outside the test.
+  const trust = Object.fromEntries(MACHINE_TRUST_VARIABLES.flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])));
   let env: NodeJS.ProcessEnv = {
     PATH: [bin, systemWithoutNode(join(work, "system"))].join(delimiter),
     HOME: home,
@@ -225,6 +265,7 @@ async function followReadme(spec: ExampleSpec, shared: Shared): Promise<void> {
     PULUMI_SKIP_UPDATE_CHECK: "true",
     PULUMI_SKIP_CONFIRMATIONS: "true",
     ...caches,
+    ...trust,
   };
   if (spec.node) {
     env = { ...env, npm_config_prefer_offline: "true", npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false", PULUMI_NODEJS_TYPESCRIPT: "false" };
@@ -247,6 +288,7 @@ async function followReadme(spec: ExampleSpec, shared: Shared): Promise<void> {
   });
 
   const emulators: StartedEmulator[] = [];
+  let mirror: StartedMirror | undefined;
   const redirectUri = `http://127.0.0.1:${await freePort()}/callback`;
   const passphrase = randomBytes(12).toString("hex");
   let source: string | undefined;
@@ -260,8 +302,9 @@ async function followReadme(spec: ExampleSpec, shared: Shared): Promise<void> {
       case "PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES": {
         const [expression, url, ...rest] = written.split("=");
         expect(rest, `${name}=${written}: one pair, <regular expression>=<URL>`).toEqual([]);
-        expect(url, `${name}=${written}: the mirror of the README is served on 127.0.0.1`).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
-        return `${expression}=${shared.mirror.url}`;
+        if (!mirror) throw new Error(`${readmeOf(spec)} uses ${name} before its mirror runs`);
+        expect(url, `${name}=${written}: the README's mirror, as its line serves it`).toBe(`http://127.0.0.1:${mirror.writtenPort}`);
+        return `${expression}=${mirror.url}`;
       }
       case "HELPDESK_SOURCE":
         if (!source) {
@@ -285,6 +328,11 @@ async function followReadme(spec: ExampleSpec, shared: Shared): Promise<void> {
   };
 
   const pending = new Map<string, string>();
+  /** Types the variables the README named so far, with the test's values. */
+  const exportPending = async (where: string): Promise<void> => {
+    for (const [name, written] of pending) await shell.run(`export ${name}=${shellWord(supplied(name, written))}`, `${where}: export ${name}`);
+    pending.clear();
+  };
   let previous: ReadmeStep | undefined;
   let deployedChecked = false;
   const held = async (): Promise<Webhook[][]> =>
@@ -317,15 +365,28 @@ async function followReadme(spec: ExampleSpec, shared: Shared): Promise<void> {
         await shell.run(`${step.command} --port 0 --redirect-uri ${redirectUri} >${shellWord(out)} 2>&1 &\necho $! >${shellWord(pidFile)}`, `${where}: ${step.command}`);
         const printed = await waitFor(
           `${where}: the emulator's sign-in lines`,
-          () => (existsSync(out) && new RegExp(`^ {2}${CLI_EXECUTABLE} login `, "m").test(readFileSync(out, "utf8")) ? readFileSync(out, "utf8") : undefined),
+          () => (existsSync(out) && new RegExp(`^ {2}(?:npx )?${CLI_EXECUTABLE} login `, "m").test(readFileSync(out, "utf8")) ? readFileSync(out, "utf8") : undefined),
           60_000,
           100,
         );
+        // It names the CLI as the README typed it: `npx pulumi-helpdesk login ...` after `npx pulumi-helpdesk emulator`.
+        const typed = step.command.startsWith("npx ") ? `npx ${CLI_EXECUTABLE}` : CLI_EXECUTABLE;
+        expect(printed, `${where}: the login line it prints`).toMatch(new RegExp(`^ {2}${typed} login --stack dev$`, "m"));
         const exported = printedExport(printed);
         emulators.push({ baseUrl: exported.get(SETTINGS.baseUrl.env!)!, exported, pid: Number(readFileSync(pidFile, "utf8").trim()) });
+      } else if (step.kind === "mirror") {
+        if (mirror) throw new Error(`${where}: a second mirror`);
+        await exportPending(where); // its line names $HELPDESK_RELEASE
+        const port = await freePort();
+        const log = join(work, "mirror.log");
+        const pidFile = join(work, "mirror.pid");
+        // As in another terminal, in the background of the same shell: the line as written, on the test's port.
+        const command = step.command.replace(MIRROR_COMMAND, `$1${port}`);
+        await shell.run(`${command} >${shellWord(log)} 2>&1 &\necho $! >${shellWord(pidFile)}`, `${where}: ${step.command}`);
+        await waitFor(`${where}: the mirror listening on port ${port} (its output: ${log})`, () => accepting(port), 30_000, 100);
+        mirror = { writtenPort: step.port, url: `http://127.0.0.1:${port}`, log, pid: Number(readFileSync(pidFile, "utf8").trim()) };
       } else {
-        for (const [name, written] of pending) await shell.run(`export ${name}=${shellWord(supplied(name, written))}`, `${where}: export ${name}`);
-        pending.clear();
+        await exportPending(where);
         const began = Date.now();
         await shell.run(step.commands, `${where}: the block\n${step.commands}\n`);
         console.info(`${where}: ${((Date.now() - began) / 1000).toFixed(1)} s for\n${step.commands}`);
@@ -343,10 +404,10 @@ async function followReadme(spec: ExampleSpec, shared: Shared): Promise<void> {
     }
     expect(deployedChecked, `${readmeOf(spec)}: no block deployed the webhooks (ignored lines: ${ignored.map((l) => l.text).join(" | ")})`).toBe(true);
     expect(await held(), `${readmeOf(spec)}: what the help desks hold at the end`).toEqual(emulators.map(() => []));
-    expect(shared.mirror.requests.slice(requestsBefore)).toEqual(spec.plugin ? [`GET /${ARCHIVE}`] : []);
+    expect(mirror ? loggedRequests(readFileSync(mirror.log, "utf8")) : [], `${readmeOf(spec)}: what its mirror was asked`).toEqual(spec.plugin ? [`GET /${ARCHIVE}`] : []);
     if (spec.plugin) expect(readdirSync(join(home, ".pulumi", "plugins"))).toContain(`resource-helpdesk-v${VERSION}`);
   } finally {
-    for (const { pid } of emulators) for (const ended of [...descendantsMatching(pid, /./).map((child) => child.pid), pid]) stop(ended);
+    for (const { pid } of [...emulators, ...(mirror ? [mirror] : [])]) for (const ended of [...descendantsMatching(pid, /./).map((child) => child.pid), pid]) stop(ended);
     await shell.close();
     rmSync(work, { recursive: true, force: true });
   }
@@ -365,11 +426,10 @@ describe("the examples' READMEs, typed as written by a new user, against the emu
     for (const name of readdirSync(built)) if (statSync(join(built, name)).isFile()) symlinkSync(join(built, name), join(release, name));
     const packed = packLikeACleanClone(join(work, "pack"));
     symlinkSync(packed.path, join(release, `pulumi-helpdesk-${VERSION}.tgz`));
-    shared = { release, mirror: await serveRelease(release), work };
+    shared = { release, work };
   }, 15 * MINUTE);
 
-  afterAll(async () => {
-    await shared?.mirror.close();
+  afterAll(() => {
     if (work) rmSync(work, { recursive: true, force: true });
   });
 

@@ -27,7 +27,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
@@ -343,6 +343,13 @@ describe("the executable, with no Node.js on PATH", () => {
       const run = start("pulumi-helpdesk", ["--version"]);
       expect((await run.exited).code).toBe(0);
       expect(run.stdout.trim()).toBe(pkg.version);
+    });
+
+    it("plugin path prints the folder holding pulumi-resource-helpdesk, itself (it has no package folder)", async () => {
+      const run = start("pulumi-helpdesk", ["plugin", "path"]);
+      expect((await run.exited).code, run.stderr).toBe(0);
+      expect(run.stdout.trim()).toBe(realpathSync(installed));
+      expect(existsSync(join(run.stdout.trim(), "pulumi-resource-helpdesk"))).toBe(true);
     });
 
     it("takes no Node.js options from NODE_OPTIONS: a --require'd file does not run in it", async () => {

@@ -1,7 +1,8 @@
 /**
  * The README's statements of a rule are the rule's: its generated blocks are what scripts/docs/readme.ts writes from
  * the homes (the settings table, their precedence), and the versions, the Node.js floor and the package's names it
- * (and each example's README) spells out are those of package.json, `kernel/node-support.ts` and `kernel/names.ts`.
+ * (and each example's README) spells out are those of package.json, `kernel/node-support.ts` and `kernel/names.ts`;
+ * CHANGELOG.md's newest section is package.json's version.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -71,6 +72,20 @@ describe("README.md states the rules as their homes do", () => {
     );
     expect(versions.length, "the README names the version in its install commands").toBeGreaterThan(5);
     expect(versions.filter((entry) => !entry.endsWith(`: ${version}`))).toEqual([]);
+  });
+
+  it("the Pulumi CLI it asks for is the one the tests run (package.json's @pulumi/pulumi, which scripts/setup.sh holds to the CLI's pin)", () => {
+    const tested = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { devDependencies: Record<string, string> }).devDependencies["@pulumi/pulumi"];
+    const floors = found(/The Pulumi CLI \((\S+) or newer/g);
+    expect(floors.length, "the READMEs name the Pulumi CLI they were run with").toBeGreaterThan(1);
+    expect(floors.filter((entry) => !entry.endsWith(`: ${tested}`))).toEqual([]);
+  });
+
+  it("CHANGELOG.md's newest section is package.json's version, and no section is left unversioned", () => {
+    const changelog = readFileSync(join(repoRoot, "CHANGELOG.md"), "utf8");
+    const headings = [...changelog.matchAll(/^## (.+)$/gm)].map((match) => match[1]!);
+    expect(headings[0], "the newest section names the version package.json ships").toBe(version);
+    expect(headings.filter((heading) => !/^\d+\.\d+\.\d+$/.test(heading)), "every section is a version").toEqual([]);
   });
 
   it("the Node.js it asks for is the floor of kernel/node-support.ts, stated as the guard states it", () => {
