@@ -41,7 +41,7 @@ import { Script } from "node:vm";
 import * as esbuild from "esbuild";
 // The names come from the build: kernel/names.ts imports its neighbours by their `.js` names, which Node's type
 // stripping does not map to the `.ts` sources (kernel/package-version.ts imports nothing of the project's).
-import { pluginExecutableFile } from "../../dist/kernel/names.js";
+import { CLI_EXECUTABLE, pluginExecutableFile } from "../../dist/kernel/names.js";
 import { factsOf, PACKAGE_NAME, type PackageFacts } from "../../kernel/package-version.ts";
 import { CLI_ASSET, CLI_CACHE_ASSET, commonJsWrapper } from "./sea-assets.ts";
 
@@ -156,7 +156,7 @@ export async function bundle(dir: string): Promise<Bundles> {
   mkdirSync(dir, { recursive: true });
   const results = await Promise.all([
     esbuild.build({ ...bundleOptions("bin/release.ts", join(dir, "bundle.cjs")), plugins: [CLI_FROM_ASSET] }),
-    esbuild.build(bundleOptions("bin/pulumi-helpdesk.ts", join(dir, CLI_ASSET))),
+    esbuild.build(bundleOptions(`bin/${CLI_EXECUTABLE}.ts`, join(dir, CLI_ASSET))),
   ]);
   const warnings = results.flatMap((result) => result.warnings);
   const unexpected = warnings.filter((warning) => !EXPECTED_WARNINGS.some(([id, file]) => warning.id === id && warning.location?.file === file));

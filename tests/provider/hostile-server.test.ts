@@ -211,7 +211,7 @@ describe("the emulator's inspection client against an answer that drips", () => 
       const error = await thrown(() => new EmulatorInspectionClient(server.url, { deadlineMs: 500, connectionPerCall }).stats());
       expect(error).toBeInstanceOf(EmulatorInspectionError);
       expect(error).toMatchObject({ code: "unreachable" });
-      expect(error.message).toBe(`cannot reach the emulator at ${server.url} (GET /_emulator/stats: no whole answer within 0.5 s); start it with \`pulumi-helpdesk emulator\``);
+      expect(error.message).toBe(`cannot reach the emulator at ${server.url} (GET /_emulator/stats: no whole response within 0.5 s); start it with \`pulumi-helpdesk emulator\``);
     }
     expect(dripping).toBe(2);
     await waitFor("the server to see both connections end", () => closed === 2, 10_000);
