@@ -22,7 +22,8 @@
 #      What Maven Central requires of a release (../shared/DESIGN.md "Publishing"), for `npm run publish`
 #      (scripts/publish/maven.ts: `mvn deploy`): name, description, url, licenses, scm and developers from the schema
 #      (description, homepage, repository, license, publisher), and the -sources.jar and -javadoc.jar built in
-#      `package` (javadoc with doclint off: the generated comments are the schema's, not Javadoc).
+#      `package` (javadoc with doclint off: the generated comments are the schema's, not Javadoc); the profile
+#      `release` (`-Prelease`, in the release workflow's MAVEN_ARGS) signs every file with gpg, as Central requires.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/env.sh"
 cd "$ROOT"
@@ -153,6 +154,28 @@ cat > "$out/pom.xml" <<EOF
       </plugin>
     </plugins>
   </build>
+
+  <profiles>
+    <profile>
+      <id>release</id>
+      <build>
+        <plugins>
+          <plugin>
+            <groupId>org.apache.maven.plugins</groupId>
+            <artifactId>maven-gpg-plugin</artifactId>
+            <version>3.2.7</version>
+            <executions>
+              <execution>
+                <id>sign</id>
+                <phase>verify</phase>
+                <goals><goal>sign</goal></goals>
+              </execution>
+            </executions>
+          </plugin>
+        </plugins>
+      </build>
+    </profile>
+  </profiles>
 </project>
 EOF
 echo "Java SDK: $out ($base:$name:$version, com.pulumi:pulumi $pulumi_java)" >&2
