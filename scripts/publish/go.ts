@@ -12,6 +12,8 @@
  *   reads: scripts/publish/goproxy (a Go program, golang.org/x/mod's zip writer and hash), run with `go run`. A version
  *   the folder holds with the same files is present; with other files it is refused.
  */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GO_SDK_DIR, goModulePath } from "../../dist/kernel/names.js"; // from the build, as scripts/release/executable.ts says
 import { PublishError, runTool, tail, type PublishContext, type Target } from "./common.ts";
@@ -30,12 +32,20 @@ async function git(context: PublishContext, args: string[]): Promise<string> {
   return ran.stdout.trim();
 }
 
-/** Runs scripts/publish/goproxy on the folder. */
+/** Builds scripts/publish/goproxy (Go's build cache makes a rebuild quick) and runs it on the folder. */
 async function goproxy(context: PublishContext, folder: string, check: boolean) {
-  const ran = await runTool("go", ["run", ".", ...(check ? ["-check"] : []), folder, goModulePath(), `v${context.version}`, context.root, "HEAD", GO_SDK_DIR], {
-    cwd: join(import.meta.dirname, "goproxy"),
-    env: { ...process.env, GOWORK: "off", GOTOOLCHAIN: "local", GOFLAGS: "-mod=readonly" },
-  });
+  const bin = mkdtempSync(join(tmpdir(), "helpdesk-goproxy-"));
+  let ran;
+  try {
+    const built = await runTool("go", ["build", "-o", join(bin, "goproxy"), "."], {
+      cwd: join(import.meta.dirname, "goproxy"),
+      env: { ...process.env, GOWORK: "off", GOTOOLCHAIN: "local", GOFLAGS: "-mod=readonly" },
+    });
+    if (built.code !== 0) throw new PublishError(NAME, `building scripts/publish/goproxy failed:\n${tail(built)}`);
+    ran = await runTool(join(bin, "goproxy"), [...(check ? ["-check"] : []), folder, goModulePath(), `v${context.version}`, context.root, "HEAD", GO_SDK_DIR]);
+  } finally {
+    rmSync(bin, { recursive: true, force: true });
+  }
   if (ran.code === 3) throw new PublishError(NAME, `${folder} refused ${goModulePath()}@v${context.version}: ${ran.stderr.trim()}`);
   if (ran.code !== 0) throw new PublishError(NAME, `writing ${goModulePath()}@v${context.version} into ${folder} failed:\n${tail(ran)}`);
   return ran.stdout.trim();

@@ -52,10 +52,18 @@ function tarballs(context: PublishContext): Tarball[] {
   return found;
 }
 
+/**
+ * npm's environment: this process's, with npm's errors shown (`npm run --silent publish` passes
+ * `npm_config_loglevel=silent` down, which would hide the registry's reason for a refusal).
+ */
+function npmEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, npm_config_loglevel: "warn" };
+}
+
 /** A temporary folder whose `.npmrc` gives npm `NODE_AUTH_TOKEN` for the registry (when set), removed by `done`. */
 async function npmFolder(): Promise<{ cwd: string; registry: string; done(): void }> {
   const cwd = mkdtempSync(join(tmpdir(), "helpdesk-publish-npm-"));
-  const got = await runTool("npm", ["config", "get", "registry"], { cwd });
+  const got = await runTool("npm", ["config", "get", "registry"], { cwd, env: npmEnv() });
   if (got.code !== 0) throw new PublishError(NAME, `npm config get registry failed:\n${tail(got)}`);
   const registry = got.stdout.trim();
   if (process.env.NODE_AUTH_TOKEN) {
@@ -75,7 +83,7 @@ export const npmTarget: Target = {
       const items = [];
       for (const tarball of found) {
         const what = `${tarball.name}@${tarball.version}`;
-        const viewed = await runTool("npm", ["view", what, "dist.integrity", "--json"], { cwd: folder.cwd });
+        const viewed = await runTool("npm", ["view", what, "dist.integrity", "--json"], { cwd: folder.cwd, env: npmEnv() });
         const held = viewed.code === 0 ? viewed.stdout.trim() : "";
         if (viewed.code !== 0 && !/E404/.test(viewed.stdout + viewed.stderr)) {
           throw new PublishError(NAME, `npm view ${what} at ${folder.registry} failed:\n${tail(viewed)}`);
@@ -94,7 +102,7 @@ export const npmTarget: Target = {
     try {
       for (const tarball of tarballs(context).filter((t) => missing.includes(`${t.name}@${t.version}`))) {
         const args = ["publish", tarball.file, "--ignore-scripts", ...(tarball.name.startsWith("@") ? ["--access", "public"] : [])];
-        const ran = await runTool("npm", args, { cwd: folder.cwd });
+        const ran = await runTool("npm", args, { cwd: folder.cwd, env: npmEnv() });
         if (ran.code !== 0) {
           throw new PublishError(NAME, `${folder.registry} refused ${tarball.name}@${tarball.version} (npm publish exited ${ran.code}; a registry never replaces a published version, and needs a token: NODE_AUTH_TOKEN or npm login):\n${tail(ran)}`);
         }

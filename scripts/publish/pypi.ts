@@ -66,10 +66,11 @@ export const pypiTarget: Target = {
     return { where: repository(), items };
   },
   async send(context, missing) {
-    const args = ["upload", "--non-interactive", "--disable-progress-bar", ...(simpleIndex() ? [] : ["--skip-existing"]), ...missing.map((name) => join(context.release, name))];
+    // --verbose: twine then prints the index's answer, which says why it refused (it hides the password).
+    const args = ["upload", "--non-interactive", "--disable-progress-bar", "--verbose", ...(simpleIndex() ? [] : ["--skip-existing"]), ...missing.map((name) => join(context.release, name))];
     const ran = await twine(args);
     if (ran.code !== 0) {
-      throw new PublishError(NAME, `${repository()} refused ${missing.join(" and ")} (twine upload exited ${ran.code}; an index never replaces a file, and needs TWINE_USERNAME and TWINE_PASSWORD or trusted publishing):\n${tail(ran)}`);
+      throw new PublishError(NAME, `${repository()} refused ${missing.join(" and ")} (twine upload exited ${ran.code}; an index never replaces a file, and needs TWINE_USERNAME and TWINE_PASSWORD or trusted publishing):\n${tail(ran, 40)}`);
     }
   },
 };

@@ -139,6 +139,11 @@ export interface Language {
    * @throws Error with the run's output when it fails
    */
   operate?(operation: "up" | "destroy", stack: string, programDir: string, env: NodeJS.ProcessEnv): Promise<void>;
+  /**
+   * The folder the plugin mirror serves, when not the release folder: e.g. the GitHub release's download folder
+   * `npm run publish` wrote (tests/publish/registries.test.ts). Called before {@link prepare}.
+   */
+  pluginMirror?(): Promise<string>;
 }
 
 /** A help desk of the suite: its emulator and the OAuth client the CLI signs in with. */
@@ -153,7 +158,7 @@ interface Desk {
  * @param cli the path of the release's `pulumi-helpdesk`
  * @returns the finished run
  */
-async function login(cli: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Ran> {
+export async function login(cli: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Ran> {
   const child = spawn(cli, ["login", ...args, "--no-browser", "--timeout", "120"], { cwd, env, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
@@ -204,7 +209,7 @@ export function describeDownloadedPlugin(title: string, language: Language): voi
       const unpacked = join(work, "helpdesk");
       mkdirSync(unpacked);
       execFileSync("tar", ["-xzf", join(release, ARCHIVE), "-C", unpacked]);
-      mirror = await serveRelease(release);
+      mirror = await serveRelease(language.pluginMirror ? await language.pluginMirror() : release);
       programDir = join(work, "program");
       mkdirSync(programDir);
       const tools = linkTools(join(work, "bin"), ["pulumi", ...language.hosts, ...(language.node ? ["node", "npm"] : [])]);
