@@ -13,7 +13,7 @@ if [ "$#" -eq 0 ]; then set -- .github/workflows/*.yml; fi
 status=0
 "$HELPDESK_ACTIONLINT" -no-color "$@" || status=1
 # A local action (./path) or a docker:// image is not a tag that can move; anything else must be a commit.
-if unpinned="$(grep -nE '^[[:space:]-]*uses:[[:space:]]' "$@" | grep -vE 'uses:[[:space:]]+(\./|docker://)' | grep -vE '@[0-9a-f]{40}([[:space:]]|$)')"; then
+if unpinned="$(grep -HnE '^[[:space:]-]*uses:[[:space:]]' "$@" | grep -vE 'uses:[[:space:]]+(\./|docker://)' | grep -vE '@[0-9a-f]{40}([[:space:]]|$)')"; then
   printf '%s\n' "$unpinned" | sed 's/$/  <- not pinned by a full commit SHA/' >&2
   status=1
 fi
