@@ -29,7 +29,7 @@ import { heldWebhooks } from "../support/emulator.js";
 import { freePort } from "../support/cli.js";
 import { repoRoot } from "../support/package.js";
 import { pulumi, removeStack } from "../support/pulumi-cli.js";
-import { runCommand, shown, type Ran } from "../support/processes.js";
+import { processesRunning, runCommand, shown, waitFor, type Ran } from "../support/processes.js";
 import { mustRun, toolVenv, wheelhouse } from "../support/python.js";
 import { sharedRelease } from "../support/release.js";
 import { onPath, toolAvailable } from "../support/tools.js";
@@ -255,7 +255,12 @@ export function describeDownloadedPlugin(title: string, language: Language): voi
       }
       for (const { emulator } of desks) await emulator.close();
       await mirror?.close();
-      if (work) rmSync(work, { recursive: true, force: true });
+      if (work) {
+        // The plugin outlives the last `pulumi` by up to 5 s (it exits when its engine stops answering) and may still
+        // write into the test's folder (its token cache): wait for every process run from there to end first.
+        await waitFor("the processes run from the test's folder to end", () => processesRunning(work).length === 0, 15_000, 200).catch(() => undefined);
+        rmSync(work, { recursive: true, force: true });
+      }
     });
 
     it(language.node ? "starts with no plugin in the plugin cache" : "runs where no node and no npm can be found", async () => {
