@@ -16,7 +16,9 @@
 #      with `go` unless already there) and the virtualenv $HELPDESK_PYTHON_VENV with the pinned Python SDK `pulumi`;
 #      for Java (tests/languages/java.test.ts, tests/sdk/java-sdk.test.ts): pulumi-language-java beside the CLI and
 #      the generator pulumi-java-gen in $HELPDESK_CACHE/bin (built with `go` from scripts/pulumi-build/java), then
-#      the Maven dependencies of sdk/java and examples/java in the Maven repository (~/.m2/repository).
+#      the Maven dependencies of sdk/java and examples/java in the Maven repository (~/.m2/repository);
+#      for tests/publish/: Verdaccio ($HELPDESK_VERDACCIO, npm ci of tests/publish/verdaccio) and pypiserver (the
+#      virtualenv $HELPDESK_PYPISERVER_VENV); actionlint ($HELPDESK_ACTIONLINT, `go install` from the Go module proxy).
 # Prints what it did and how long each step took. Safe to run again: a warm run takes seconds.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib/env.sh"
@@ -247,7 +249,8 @@ ensure_maven_dependencies() {
   # What Maven needs to build sdk/java and run examples/java (Pulumi's Java SDK com.pulumi:pulumi and its
   # dependencies, the Maven plugins), downloaded from Maven Central into the Maven repository of the user account
   # (~/.m2/repository): tests/languages/java.test.ts reads it from there and writes into a repository of its own.
-  # Done as a person would: `mvn install` of sdk/java (a copy, so no target/ is left in the repository), then in a
+  # Done as a person would: `mvn install` of sdk/java (a copy, so no target/ is left in the repository; and a `deploy`
+  # into a folder, as `npm run publish` deploys it, for the deploy plugin), then in a
   # copy of the example what the Java language host runs first: the Pulumi SDK's listing of the plugins the program
   # needs (`mvn compile exec:java` of its bootstrap class, no engine needed), which resolves the program's classpath
   # and the plugins' own dependencies. Redone when the two pom.xml files change; skipped with a warning when Java or
@@ -271,7 +274,7 @@ maven_resolve() ( # a subshell: its cd and its trap stay inside; the copies go w
   trap 'rm -rf "$tmp"' EXIT
   cp -r "$ROOT/sdk/java" "$tmp/sdk" && rm -rf "$tmp/sdk/target" &&
     cp -r "$ROOT/examples/java" "$tmp/example" && rm -rf "$tmp/example/target" &&
-    (cd "$tmp/sdk" && mvn -B --strict-checksums install) &&
+    (cd "$tmp/sdk" && mvn -B --strict-checksums install deploy -DaltDeploymentRepository="local::file://$tmp/deployed") &&
     (cd "$tmp/example" && mvn -B --strict-checksums compile exec:java -DmainClass=com.pulumi.bootstrap.internal.Main -DmainArgs=packages)
 )
 
@@ -294,6 +297,47 @@ create_python_venv() {
   "$HELPDESK_PYTHON_VENV/bin/python" -m pip install --quiet --disable-pip-version-check --no-input \
     --require-hashes --only-binary=:all: -r "$req" ||
     die "pip could not install $req into $HELPDESK_PYTHON_VENV (hashes cover CPython 3.11-3.13 on Linux x86_64)"
+}
+
+ensure_verdaccio() {
+  # Verdaccio (~320 packages) is installed apart from the project's node_modules, from its own lockfile.
+  local here="$ROOT/tests/publish/verdaccio"
+  cached "$HELPDESK_VERDACCIO/.sources-hash" "$(hash_files "$here/package.json" "$here/package-lock.json")" \
+    install_verdaccio "$HELPDESK_VERDACCIO/node_modules/.bin/verdaccio"
+}
+
+install_verdaccio() {
+  step "Installing Verdaccio into $HELPDESK_VERDACCIO (npm ci of tests/publish/verdaccio)"
+  rm -rf "$HELPDESK_VERDACCIO" && mkdir -p "$HELPDESK_VERDACCIO" &&
+    cp "$ROOT/tests/publish/verdaccio/package.json" "$ROOT/tests/publish/verdaccio/package-lock.json" "$HELPDESK_VERDACCIO/" ||
+    die "cannot write $HELPDESK_VERDACCIO"
+  logged "$HELPDESK_CACHE/verdaccio-install.log" "npm ci of Verdaccio" \
+    npm ci --prefix "$HELPDESK_VERDACCIO" --no-audit --no-fund --ignore-scripts
+}
+
+ensure_pypiserver() {
+  local req="$ROOT/tests/publish/pypiserver-requirements.txt" python="$SETUP_PYTHON"
+  cached "$HELPDESK_PYPISERVER_VENV/.requirements-hash" "$( { cat "$req"; command -v "$python"; "$python" -VV; } | sha256sum | cut -d' ' -f1)" \
+    create_pypiserver_venv "$HELPDESK_PYPISERVER_VENV/bin/pypi-server"
+}
+
+create_pypiserver_venv() {
+  step "Creating the virtualenv $HELPDESK_PYPISERVER_VENV (pypiserver, pinned with hashes)"
+  rm -rf "$HELPDESK_PYPISERVER_VENV"
+  "$SETUP_PYTHON" -m venv "$HELPDESK_PYPISERVER_VENV" || die "$SETUP_PYTHON -m venv failed (Debian: apt-get install python3-venv)"
+  logged "$HELPDESK_CACHE/pypiserver-install.log" "pip install of pypiserver" \
+    "$HELPDESK_PYPISERVER_VENV/bin/python" -m pip install --disable-pip-version-check --no-input \
+    --require-hashes --only-binary=:all: -r "$ROOT/tests/publish/pypiserver-requirements.txt"
+}
+
+ensure_actionlint() {
+  executables "$HELPDESK_ACTIONLINT" && return
+  command -v go >/dev/null || die "actionlint is built with Go: install Go >= 1.25"
+  step "Building actionlint v$ACTIONLINT_VERSION into $(dirname "$HELPDESK_ACTIONLINT") (go install)"
+  local bin; bin="$(mktemp -d)"
+  logged "$HELPDESK_CACHE/actionlint-build.log" "go install of actionlint" \
+    env GOBIN="$bin" GOFLAGS=-mod=mod GOTOOLCHAIN=local go install "github.com/rhysd/actionlint/cmd/actionlint@v$ACTIONLINT_VERSION"
+  mkdir -p "$(dirname "$HELPDESK_ACTIONLINT")" && mv "$bin/actionlint" "$HELPDESK_ACTIONLINT" && rm -rf "$bin"
 }
 
 ensure_browser() {
@@ -327,5 +371,6 @@ if $want_test; then
   timed "postgresql" ensure_postgres
   timed "yaml and python hosts" ensure_language_hosts; timed "python venv" ensure_python_venv
   timed "java host and generator" ensure_java_tools; timed "maven dependencies" ensure_maven_dependencies
+  timed "verdaccio" ensure_verdaccio; timed "pypiserver" ensure_pypiserver; timed "actionlint" ensure_actionlint
 fi
 printf '    setup done in %ss: node %s, pulumi %s\n' "$((SECONDS - start))" "$(node -v)" "$("$PULUMI_BIN/pulumi" version)" >&2

@@ -14,6 +14,8 @@ step "Type-checking everything (tests and scripts included)"
 node node_modules/typescript/bin/tsc -p tsconfig.check.json || die "type errors (see above)"
 step "Linting: format, lint rules and the rooms' import boundaries (npm run lint)"
 npm run --silent lint || die "lint failed (see above; \`npm run format\` rewrites the format)"
+step "Checking the GitHub workflows (npm run lint:workflows)"
+bash "$ROOT/scripts/lint-workflows.sh" || die "the workflows have errors (see above)"
 mkdir -p test-results
 # The run's own folder (tests/support/sandbox.ts): the sandboxes of the test files, and the TMPDIR of vitest and of
 # all it starts. Its tmp/ must be empty when vitest has ended (vitest removes its own temp files, each test file's

@@ -29,6 +29,13 @@ HELPDESK_JAVA_GEN="$HELPDESK_CACHE/bin/pulumi-java-gen"
 # The virtualenv Pulumi programs in Python run with (setup.sh --test): the pinned Python SDK `pulumi`. The Python
 # language host built here ignores Pulumi.yaml's `runtime.options.virtualenv`: run programs with its bin/ first on PATH.
 export HELPDESK_PYTHON_VENV="${HELPDESK_PYTHON_VENV:-$HELPDESK_CACHE/python-venv}"
+# The local registries tests/publish/registries.test.ts publishes to (setup.sh --test): Verdaccio (npm ci of
+# tests/publish/verdaccio) and pypiserver (a virtualenv of tests/publish/pypiserver-requirements.txt).
+HELPDESK_VERDACCIO="$HELPDESK_CACHE/verdaccio"
+HELPDESK_PYPISERVER_VENV="$HELPDESK_CACHE/pypiserver-venv"
+# actionlint, the checker of .github/workflows/ (`npm run lint:workflows`), built by setup.sh --test with `go install`.
+ACTIONLINT_VERSION="1.7.12"
+HELPDESK_ACTIONLINT="$HELPDESK_CACHE/bin/actionlint-v$ACTIONLINT_VERSION"
 
 # Offline-friendly Pulumi: no update checks, no plugin downloads.
 export PULUMI_SKIP_UPDATE_CHECK=true

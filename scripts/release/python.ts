@@ -55,18 +55,34 @@ function run(command: string, args: string[], options: { cwd?: string; env?: Nod
  * @throws Error when there is no Python >= 3.11 or pip cannot install the pinned requirements
  */
 export function buildVenvPython(): string {
+  return pinnedVenvPython("python-build-venv", REQUIREMENTS, "the release builds the Python SDK");
+}
+
+/**
+ * Makes (or reuses) a virtualenv `$HELPDESK_CACHE/<name>` holding exactly the pinned, hashed wheels of a requirements
+ * file (`pip install --require-hashes --only-binary=:all:`), remade only when the file or the Python change, and
+ * returns its Python. The build virtualenv ({@link buildVenvPython}) and the publishing one (twine:
+ * scripts/publish/pypi.ts) are made this way.
+ *
+ * @param name the virtualenv's folder name in the cache, e.g. `"python-build-venv"`
+ * @param requirements the requirements file (every line pinned with `--hash=sha256:`)
+ * @param purpose what needs it, for the error messages, e.g. `"the release builds the Python SDK"`
+ * @returns the path of the virtualenv's `bin/python`
+ * @throws Error when there is no Python >= 3.11 (`$HELPDESK_PYTHON`, default `python3`) or pip cannot install the requirements
+ */
+export function pinnedVenvPython(name: string, requirements: string, purpose: string): string {
   const python = process.env.HELPDESK_PYTHON || "python3";
   let described: string;
   try {
     described = run(python, ["-c", "import sys; print(sys.executable); print(sys.version)"]);
   } catch (error) {
-    throw new Error(`no ${python}: the release builds the Python SDK with Python >= 3.11 (set HELPDESK_PYTHON to another)`, { cause: error });
+    throw new Error(`no ${python}: ${purpose} with Python >= 3.11 (set HELPDESK_PYTHON to another)`, { cause: error });
   }
   if (run(python, ["-c", "import sys; print(int(sys.version_info >= (3, 11)))"]).trim() !== "1") {
-    throw new Error(`${python} is ${described.split("\n")[1]}; the release's Python build needs >= 3.11 (set HELPDESK_PYTHON to another)`);
+    throw new Error(`${python} is ${described.split("\n")[1]}; ${purpose} with Python >= 3.11 (set HELPDESK_PYTHON to another)`);
   }
-  const venv = join(cacheDir(), "python-build-venv");
-  const stamp = createHash("sha256").update(readFileSync(REQUIREMENTS)).update(described).digest("hex");
+  const venv = join(cacheDir(), name);
+  const stamp = createHash("sha256").update(readFileSync(requirements)).update(described).digest("hex");
   const venvPython = join(venv, "bin", "python");
   const stampFile = join(venv, ".requirements-hash");
   if (existsSync(venvPython) && existsSync(stampFile) && readFileSync(stampFile, "utf8") === stamp) return venvPython;
@@ -76,7 +92,7 @@ export function buildVenvPython(): string {
   rmSync(making, { recursive: true, force: true });
   try {
     run(python, ["-m", "venv", making]);
-    run(join(making, "bin", "python"), ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-input", "--require-hashes", "--only-binary=:all:", "-r", REQUIREMENTS]);
+    run(join(making, "bin", "python"), ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-input", "--require-hashes", "--only-binary=:all:", "-r", requirements]);
     writeFileSync(join(making, ".requirements-hash"), stamp);
     rmSync(venv, { recursive: true, force: true });
     renameSync(making, venv);

@@ -19,6 +19,11 @@
 #      Pulumi's Java SDK com.pulumi:pulumi at the version of pulumi-java-gen (go.mod of scripts/pulumi-build/java:
 #      both are released together) and with what generated code imports and that SDK needs only at run time: gson
 #      (the version com.pulumi:pulumi depends on) and jsr305 (`@Nullable`, the version pulumi-java-gen names).
+#      What Maven Central requires of a release (../shared/DESIGN.md "Publishing"), for `npm run publish`
+#      (scripts/publish/maven.ts: `mvn deploy`): name, description, url, licenses, scm and developers from the schema
+#      (description, homepage, repository, license, publisher), and the -sources.jar and -javadoc.jar built in
+#      `package` (javadoc with doclint off: the generated comments are the schema's, not Javadoc); the profile
+#      `release` (`-Prelease`, in the release workflow's MAVEN_ARGS) signs every file with gpg, as Central requires.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/env.sh"
 cd "$ROOT"
@@ -30,10 +35,12 @@ out="$(realpath -m "${1:-sdk/java}")"
 pulumi_java="$(awk '$1 == "require" && $2 == "github.com/pulumi/pulumi-java/pkg" { sub(/^v/, "", $3); print $3 }' scripts/pulumi-build/java/go.mod)"
 [ -n "$pulumi_java" ] || die "scripts/pulumi-build/java/go.mod does not require github.com/pulumi/pulumi-java/pkg"
 # The schema's facts, one per line: name, version, base package, plugin download URL.
-{ read -r name; read -r version; read -r base; read -r server; } < <(node -e '
+{ read -r name; read -r version; read -r base; read -r server; read -r description; read -r homepage; read -r repository; read -r license; read -r publisher; } < <(node -e '
   const s = require("./dist/schema.json");
   if (!s.language?.java?.basePackage) throw new Error("dist/schema.json has no language.java.basePackage");
-  console.log([s.name, s.version, s.language.java.basePackage, s.pluginDownloadURL ?? ""].join("\n"));')
+  for (const key of ["description", "homepage", "repository", "license", "publisher"]) if (!s[key]) throw new Error(`dist/schema.json has no ${key}`);
+  if (s.license !== "Apache-2.0") throw new Error(`generate-java.sh knows the licence URL of Apache-2.0 only, not ${s.license}`);
+  console.log([s.name, s.version, s.language.java.basePackage, s.pluginDownloadURL ?? "", s.description, s.homepage, s.repository, s.license, s.publisher].join("\n"));')
 resources="$out/src/main/resources/${base//.//}/$name"
 
 # pulumi-java-gen says on stderr that it is deprecated in favour of `pulumi package gen-sdk`, which the language hosts
@@ -60,6 +67,29 @@ cat > "$out/pom.xml" <<EOF
   <version>$version</version>
   <packaging>jar</packaging>
   <name>$name</name>
+  <description>$description</description>
+  <url>$homepage</url>
+
+  <licenses>
+    <license>
+      <name>$license</name>
+      <url>https://www.apache.org/licenses/LICENSE-2.0.txt</url>
+    </license>
+  </licenses>
+
+  <developers>
+    <developer>
+      <id>$publisher</id>
+      <name>$publisher</name>
+      <url>https://github.com/$publisher</url>
+    </developer>
+  </developers>
+
+  <scm>
+    <url>$repository</url>
+    <connection>scm:git:$repository.git</connection>
+    <developerConnection>scm:git:$repository.git</developerConnection>
+  </scm>
 
   <properties>
     <project.build.sourceEncoding>UTF-8</project.build.sourceEncoding>
@@ -91,8 +121,61 @@ cat > "$out/pom.xml" <<EOF
         <artifactId>maven-compiler-plugin</artifactId>
         <version>3.13.0</version>
       </plugin>
+      <plugin>
+        <groupId>org.apache.maven.plugins</groupId>
+        <artifactId>maven-source-plugin</artifactId>
+        <version>3.4.0</version>
+        <executions>
+          <execution>
+            <id>attach-sources</id>
+            <goals><goal>jar-no-fork</goal></goals>
+          </execution>
+        </executions>
+      </plugin>
+      <plugin>
+        <groupId>org.apache.maven.plugins</groupId>
+        <artifactId>maven-javadoc-plugin</artifactId>
+        <version>3.12.0</version>
+        <configuration>
+          <doclint>none</doclint>
+          <quiet>true</quiet>
+        </configuration>
+        <executions>
+          <execution>
+            <id>attach-javadocs</id>
+            <goals><goal>jar</goal></goals>
+          </execution>
+        </executions>
+      </plugin>
+      <plugin>
+        <groupId>org.apache.maven.plugins</groupId>
+        <artifactId>maven-deploy-plugin</artifactId>
+        <version>3.1.4</version>
+      </plugin>
     </plugins>
   </build>
+
+  <profiles>
+    <profile>
+      <id>release</id>
+      <build>
+        <plugins>
+          <plugin>
+            <groupId>org.apache.maven.plugins</groupId>
+            <artifactId>maven-gpg-plugin</artifactId>
+            <version>3.2.7</version>
+            <executions>
+              <execution>
+                <id>sign</id>
+                <phase>verify</phase>
+                <goals><goal>sign</goal></goals>
+              </execution>
+            </executions>
+          </plugin>
+        </plugins>
+      </build>
+    </profile>
+  </profiles>
 </project>
 EOF
 echo "Java SDK: $out ($base:$name:$version, com.pulumi:pulumi $pulumi_java)" >&2

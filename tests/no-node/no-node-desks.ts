@@ -29,7 +29,7 @@ import { heldWebhooks } from "../support/emulator.js";
 import { freePort } from "../support/cli.js";
 import { repoRoot } from "../support/package.js";
 import { pulumi, removeStack } from "../support/pulumi-cli.js";
-import { runCommand, shown, type Ran } from "../support/processes.js";
+import { processesRunning, runCommand, shown, waitFor, type Ran } from "../support/processes.js";
 import { mustRun, toolVenv, wheelhouse } from "../support/python.js";
 import { sharedRelease } from "../support/release.js";
 import { onPath, toolAvailable } from "../support/tools.js";
@@ -139,6 +139,11 @@ export interface Language {
    * @throws Error with the run's output when it fails
    */
   operate?(operation: "up" | "destroy", stack: string, programDir: string, env: NodeJS.ProcessEnv): Promise<void>;
+  /**
+   * The folder the plugin mirror serves, when not the release folder: e.g. the GitHub release's download folder
+   * `npm run publish` wrote (tests/publish/registries.test.ts). Called before {@link prepare}.
+   */
+  pluginMirror?(): Promise<string>;
 }
 
 /** A help desk of the suite: its emulator and the OAuth client the CLI signs in with. */
@@ -153,7 +158,7 @@ interface Desk {
  * @param cli the path of the release's `pulumi-helpdesk`
  * @returns the finished run
  */
-async function login(cli: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Ran> {
+export async function login(cli: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Ran> {
   let browsed: Promise<void> | undefined;
   const onStderr = (stderr: string): void => {
     const url = /(https?:\/\/\S+\/oauth\/authorize\?\S+)/.exec(stderr)?.[1];
@@ -199,7 +204,7 @@ export function describeDownloadedPlugin(title: string, language: Language): voi
       const unpacked = join(work, "helpdesk");
       mkdirSync(unpacked);
       execFileSync("tar", ["-xzf", join(release, ARCHIVE), "-C", unpacked]);
-      mirror = await serveRelease(release);
+      mirror = await serveRelease(language.pluginMirror ? await language.pluginMirror() : release);
       programDir = join(work, "program");
       mkdirSync(programDir);
       const tools = linkTools(join(work, "bin"), ["pulumi", ...language.hosts, ...(language.node ? ["node", "npm"] : [])]);
@@ -245,7 +250,12 @@ export function describeDownloadedPlugin(title: string, language: Language): voi
       }
       for (const { emulator } of desks) await emulator.close();
       await mirror?.close();
-      if (work) rmSync(work, { recursive: true, force: true });
+      if (work) {
+        // The plugin outlives the last `pulumi` by up to 5 s (it exits when its engine stops answering) and may still
+        // write into the test's folder (its token cache): wait for every process run from there to end first.
+        await waitFor("the processes run from the test's folder to end", () => processesRunning(work).length === 0, 15_000, 200).catch(() => undefined);
+        rmSync(work, { recursive: true, force: true });
+      }
     });
 
     it(language.node ? "starts with no plugin in the plugin cache" : "runs where no node and no npm can be found", async () => {

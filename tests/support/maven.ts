@@ -32,10 +32,12 @@ export function pulumiJavaSdkDownloaded(): boolean {
  * must match their checksums (`checksumPolicy` fail; Maven's default only warns). This holds for every Maven the
  * run starts, the Java language host's included, which no command-line flag reaches.
  */
-function settings(localRepository: string): string {
-  const repository = (element: string): string =>
-    `<${element}><id>machine</id><url>${pathToFileURL(machineMavenRepository).href}</url>` +
+function settings(localRepository: string, remotes: string[]): string {
+  const one = (element: string, id: string, url: string): string =>
+    `<${element}><id>${id}</id><url>${url}</url>` +
     `<releases><enabled>true</enabled><checksumPolicy>fail</checksumPolicy></releases><snapshots><enabled>false</enabled></snapshots></${element}>`;
+  const repository = (element: string): string =>
+    [...remotes.map((url, at) => one(element, `remote-${at}`, url)), one(element, "machine", pathToFileURL(machineMavenRepository).href)].join("");
   return `<?xml version="1.0" encoding="UTF-8"?>
 <settings xmlns="http://maven.apache.org/SETTINGS/1.0.0">
   <localRepository>${localRepository}</localRepository>
@@ -57,13 +59,14 @@ function settings(localRepository: string): string {
  *
  * @param env the base environment; its `HOME` must be the test's own (the sandbox's)
  * @param localRepository the folder of the run's own repository
+ * @param remotes URLs of repositories read before the machine's, in order (e.g. one `npm run publish` deployed to)
  * @returns `env` with `MAVEN_OPTS`
  */
-export function mavenEnv(env: NodeJS.ProcessEnv, localRepository: string): NodeJS.ProcessEnv {
+export function mavenEnv(env: NodeJS.ProcessEnv, localRepository: string, remotes: string[] = []): NodeJS.ProcessEnv {
   const home = env.HOME;
   if (!home) throw new Error("mavenEnv needs HOME (the sandbox's home folder)");
   mkdirSync(join(home, ".m2"), { recursive: true });
-  writeFileSync(join(home, ".m2", "settings.xml"), settings(localRepository));
+  writeFileSync(join(home, ".m2", "settings.xml"), settings(localRepository, remotes));
   return { ...env, MAVEN_OPTS: `-Duser.home=${home}` };
 }
 

@@ -91,6 +91,16 @@ export function descendantsMatching(root: number, pattern: RegExp): ProcessInfo[
   return found;
 }
 
+/**
+ * Every process on the machine (descendant or not: a plugin outlives the `pulumi` that started it, and is then
+ * nobody's child) whose command line contains `text`, e.g. a test's own folder.
+ *
+ * @param text a literal substring of the command line
+ */
+export function processesRunning(text: string): ProcessInfo[] {
+  return processes().filter((info) => info.pid !== process.pid && info.commandLine.includes(text));
+}
+
 /** Resolves once `condition` returns a truthy value (polled every `intervalMs`); rejects after `timeoutMs`. */
 export async function waitFor<T>(what: string, condition: () => T | Promise<T>, timeoutMs = 60_000, intervalMs = 50): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;

@@ -1,0 +1,80 @@
+/**
+ * The Go target of `npm run publish`: the generated Go SDK, the module `github.com/<owner>/<repo>/sdk/go`
+ * (kernel/names.ts `goModulePath`) in the repository's folder sdk/go, at the version `v<version>`. Go finds a module
+ * of a subfolder at the tag named with the folder as prefix: `sdk/go/v<version>` (`go help modules`, "Mapping
+ * versions to commits"). Its files are those of the commit checked out (HEAD): sdk/go must be committed.
+ *
+ * - Without `--go-proxy`: the tag `sdk/go/v<version>` is made at HEAD and pushed to the git remote `origin` (the
+ *   release workflow's checkout), which is all a public module needs: `go get` asks the module proxy, which reads
+ *   the tag. A tag already there at the same commit is present; at another commit the push is refused.
+ * - With `--go-proxy <folder>`: the module is written into the folder in the GOPROXY protocol's layout
+ *   (`<module>/@v/list`, `.info`, `.mod`, `.zip`), which a private proxy serves as it is, or `GOPROXY=file://<folder>`
+ *   reads: scripts/publish/goproxy (a Go program, golang.org/x/mod's zip writer and hash), run with `go run`. A version
+ *   the folder holds with the same files is present; with other files it is refused.
+ */
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { GO_SDK_DIR, goModulePath } from "../../dist/kernel/names.js"; // from the build, as scripts/release/executable.ts says
+import { PublishError, runTool, tail, type PublishContext, type Target } from "./common.ts";
+
+const NAME = "go";
+
+/** The module's tag, Go's convention for a module in a subfolder. */
+export function goSdkTag(version: string): string {
+  return `${GO_SDK_DIR}/v${version}`;
+}
+
+/** Runs git in the repository; throws a PublishError with its output when it fails. */
+async function git(context: PublishContext, args: string[]): Promise<string> {
+  const ran = await runTool("git", ["-C", context.root, ...args]);
+  if (ran.code !== 0) throw new PublishError(NAME, `git ${args.join(" ")} failed:\n${tail(ran)}`);
+  return ran.stdout.trim();
+}
+
+/** Builds scripts/publish/goproxy (Go's build cache makes a rebuild quick) and runs it on the folder. */
+async function goproxy(context: PublishContext, folder: string, check: boolean) {
+  const bin = mkdtempSync(join(tmpdir(), "helpdesk-goproxy-"));
+  let ran: Awaited<ReturnType<typeof runTool>>;
+  try {
+    const built = await runTool("go", ["build", "-o", join(bin, "goproxy"), "."], {
+      cwd: join(import.meta.dirname, "goproxy"),
+      env: { ...process.env, GOWORK: "off", GOTOOLCHAIN: "local", GOFLAGS: "-mod=readonly" },
+    });
+    if (built.code !== 0) throw new PublishError(NAME, `building scripts/publish/goproxy failed:\n${tail(built)}`);
+    ran = await runTool(join(bin, "goproxy"), [...(check ? ["-check"] : []), folder, goModulePath(), `v${context.version}`, context.root, "HEAD", GO_SDK_DIR]);
+  } finally {
+    rmSync(bin, { recursive: true, force: true });
+  }
+  if (ran.code === 3) throw new PublishError(NAME, `${folder} refused ${goModulePath()}@v${context.version}: ${ran.stderr.trim()}`);
+  if (ran.code !== 0) throw new PublishError(NAME, `writing ${goModulePath()}@v${context.version} into ${folder} failed:\n${tail(ran)}`);
+  return ran.stdout.trim();
+}
+
+export const goTarget: Target = {
+  name: NAME,
+  async survey(context) {
+    const changed = await git(context, ["status", "--porcelain", "--", GO_SDK_DIR]);
+    if (changed) throw new PublishError(NAME, `${GO_SDK_DIR} has changes not committed (the module is the commit's files):\n${changed}`);
+    const what = `${goModulePath()}@v${context.version}`;
+    if (context.goProxy) {
+      const state = await goproxy(context, context.goProxy, true);
+      return { where: context.goProxy, items: [{ what, state: state === "present" ? "present" : "missing" }] };
+    }
+    const tag = goSdkTag(context.version);
+    const remote = await git(context, ["ls-remote", "--tags", "origin", `refs/tags/${tag}`]);
+    const head = await git(context, ["rev-parse", "HEAD"]);
+    const at = remote.split(/\s+/)[0];
+    if (at && at !== head) throw new PublishError(NAME, `origin has the tag ${tag} at ${at}, not at HEAD ${head}: a published Go version never moves; release a new version`);
+    return { where: `the tag ${tag} on ${await git(context, ["remote", "get-url", "origin"])}`, items: [{ what, state: at ? "present" : "missing" }] };
+  },
+  async send(context) {
+    if (context.goProxy) {
+      await goproxy(context, context.goProxy, false);
+      return;
+    }
+    const tag = goSdkTag(context.version);
+    await git(context, ["tag", "--force", tag, "HEAD"]);
+    await git(context, ["push", "origin", `refs/tags/${tag}`]);
+  },
+};

@@ -1,0 +1,5 @@
+module pulumihelpdesk.local/goproxy
+
+go 1.25.0
+
+require golang.org/x/mod v0.38.0

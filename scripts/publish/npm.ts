@@ -1,0 +1,114 @@
+/**
+ * The npm target of `npm run publish`: the release's two npm tarballs, the package `pulumi-helpdesk` (`npm pack` of
+ * the repository) and the TypeScript SDK `@pulumi-helpdesk/helpdesk` (scripts/release/nodejs-sdk.ts), published with
+ * `npm publish <tarball>` to the registry npm's own settings name (`npm_config_registry`, else npm's config files,
+ * else npm's default).
+ *
+ * - A token in `NODE_AUTH_TOKEN` (the variable actions/setup-node's `.npmrc` reads) is given to npm by a project
+ *   `.npmrc` of a temporary folder, `//<registry>/:_authToken=${NODE_AUTH_TOKEN}`, which npm expands itself: the
+ *   token is never on a command line. Without it, npm's own login (`npm login`, the user's `.npmrc`) applies.
+ * - Asked first: `npm view <name>@<version> dist.integrity`. The same integrity as the tarball's (sha512) is present
+ *   and skipped; anything else is sent, and a registry holding the version refuses it (npm's registries never
+ *   replace a version), which stops the run.
+ * - Scoped packages are published `--access public` (npm's default for a scoped package is restricted). Provenance
+ *   (`npm_config_provenance=true`) is set by the release workflow, where npm can prove the build's origin.
+ * - `--ignore-scripts`: a tarball has no scripts to run, and the repository's own `publish` script (this command)
+ *   must never run from inside it.
+ */
+import { execFileSync } from "node:child_process";
+import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { digestOf, PublishError, runTool, tail, type PublishContext, type Target } from "./common.ts";
+
+const NAME = "npm";
+
+/** A tarball of the release and the package it holds. */
+interface Tarball {
+  file: string;
+  name: string;
+  version: string;
+}
+
+/**
+ * The release's npm tarballs (`*.tgz`) and the package names and versions their package.json say.
+ *
+ * @throws PublishError when there are not exactly two, or one is not of the release's version
+ */
+function tarballs(context: PublishContext): Tarball[] {
+  const found = readdirSync(context.release)
+    .filter((name) => name.endsWith(".tgz"))
+    .map((name) => {
+      const file = join(context.release, name);
+      const pkg = JSON.parse(execFileSync("tar", ["-xOzf", file, "package/package.json"], { encoding: "utf8" })) as { name: string; version: string };
+      return { file, name: pkg.name, version: pkg.version };
+    });
+  if (found.length !== 2) {
+    throw new PublishError(NAME, `${context.release} holds ${found.length} npm tarballs (${found.map((t) => t.file).join(", ") || "none"}); the release has two, the package and the TypeScript SDK: run npm run release`);
+  }
+  for (const tarball of found) {
+    if (tarball.version !== context.version) throw new PublishError(NAME, `${tarball.file} is ${tarball.name}@${tarball.version}, not the release's ${context.version}: run npm run release`);
+  }
+  return found;
+}
+
+/**
+ * npm's environment: this process's, with npm's errors shown (`npm run --silent publish` passes
+ * `npm_config_loglevel=silent` down, which would hide the registry's reason for a refusal).
+ */
+function npmEnv(): NodeJS.ProcessEnv {
+  return { ...process.env, npm_config_loglevel: "warn" };
+}
+
+/** A temporary folder whose `.npmrc` gives npm `NODE_AUTH_TOKEN` for the registry (when set), removed by `done`. */
+async function npmFolder(): Promise<{ cwd: string; registry: string; done(): void }> {
+  const cwd = mkdtempSync(join(tmpdir(), "helpdesk-publish-npm-"));
+  const got = await runTool("npm", ["config", "get", "registry"], { cwd, env: npmEnv() });
+  if (got.code !== 0) throw new PublishError(NAME, `npm config get registry failed:\n${tail(got)}`);
+  const registry = got.stdout.trim();
+  if (process.env.NODE_AUTH_TOKEN) {
+    // npm's "nerf dart": the registry URL without its protocol, ending in a slash.
+    const nerfed = registry.replace(/^https?:/, "").replace(/\/?$/, "/");
+    writeFileSync(join(cwd, ".npmrc"), `${nerfed}:_authToken=\${NODE_AUTH_TOKEN}\n`, { mode: 0o600 });
+  }
+  return { cwd, registry, done: () => rmSync(cwd, { recursive: true, force: true }) };
+}
+
+export const npmTarget: Target = {
+  name: NAME,
+  async survey(context) {
+    const found = tarballs(context);
+    const folder = await npmFolder();
+    try {
+      const items = [];
+      for (const tarball of found) {
+        const what = `${tarball.name}@${tarball.version}`;
+        const viewed = await runTool("npm", ["view", what, "dist.integrity", "--json"], { cwd: folder.cwd, env: npmEnv() });
+        const held = viewed.code === 0 ? viewed.stdout.trim() : "";
+        if (viewed.code !== 0 && !/E404/.test(viewed.stdout + viewed.stderr)) {
+          throw new PublishError(NAME, `npm view ${what} at ${folder.registry} failed:\n${tail(viewed)}`);
+        }
+        // `npm view` prints nothing (exit 0) for a package that exists without this version.
+        const integrity = held ? (JSON.parse(held) as string) : "";
+        items.push({ what, state: integrity === `sha512-${digestOf(tarball.file, "sha512", "base64")}` ? ("present" as const) : ("missing" as const) });
+      }
+      return { where: folder.registry, items };
+    } finally {
+      folder.done();
+    }
+  },
+  async send(context, missing) {
+    const folder = await npmFolder();
+    try {
+      for (const tarball of tarballs(context).filter((t) => missing.includes(`${t.name}@${t.version}`))) {
+        const args = ["publish", tarball.file, "--ignore-scripts", ...(tarball.name.startsWith("@") ? ["--access", "public"] : [])];
+        const ran = await runTool("npm", args, { cwd: folder.cwd, env: npmEnv() });
+        if (ran.code !== 0) {
+          throw new PublishError(NAME, `${folder.registry} refused ${tarball.name}@${tarball.version} (npm publish exited ${ran.code}; a registry never replaces a published version, and needs a token: NODE_AUTH_TOKEN or npm login):\n${tail(ran)}`);
+        }
+      }
+    } finally {
+      folder.done();
+    }
+  },
+};

@@ -1,0 +1,400 @@
+/**
+ * `npm run publish` against local copies of every registry (tests/support/registries.ts), all on 127.0.0.1:
+ * Verdaccio (npm), pypiserver (PyPI), a Maven repository over HTTP, a Go module proxy (the GOPROXY-protocol folder
+ * the publish writes, served over HTTP) and the plugin mirror (the GitHub release's download folder it writes).
+ *
+ * The release is this run's (tests/support/release.ts) with the npm package packed as a clean clone packs it
+ * (tests/support/package.ts), the two put together in a folder of links with its own SHA256SUMS. Then:
+ *
+ * 1. `npm run publish -- --dry-run` prints what would go where, and no registry's log shows an upload;
+ * 2. `npm run publish` publishes everything; a second run finds everything there and sends nothing;
+ * 3. in fresh projects, each language installs **by name** from those registries, as the README says, and runs
+ *    `pulumi up` and `pulumi destroy` against the emulators with the plugin downloaded by Pulumi from the mirror
+ *    (the suite of tests/no-node/no-node-desks.ts: Python, Go, Java and YAML with no Node.js on PATH);
+ * 4. last, a version a registry already holds with other bytes is refused by that registry, and the run stops with
+ *    a message naming the target and where it sends.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { execFileSync } from "node:child_process";
+import { createHash } from "node:crypto";
+import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { goModulePath, nodejsSdkPackage, PYTHON_PACKAGE } from "../../kernel/names.js";
+import { nodejsSdkTarball } from "../../scripts/release/nodejs-sdk.ts";
+import { copyExample, EXAMPLES_DIR } from "../support/examples.js";
+import { mavenEnv, machineMavenRepository } from "../support/maven.js";
+import { packLikeACleanClone, repoRoot } from "../support/package.js";
+import { runCommand, shown, type Ran } from "../support/processes.js";
+import { pulumi, pulumiEnv, removeStack } from "../support/pulumi-cli.js";
+import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
+import { freePort } from "../support/cli.js";
+import { heldWebhooks } from "../support/emulator.js";
+import { mustRun, toolVenv, wheelhouse } from "../support/python.js";
+import { serveFolder, startPypiserver, startVerdaccio, type LocalServer } from "../support/registries.js";
+import { sharedRelease } from "../support/release.js";
+import { describeDownloadedPlugin, login, systemWithoutNode, VERSION } from "../no-node/no-node-desks.js";
+
+/** The npm packages of the release. */
+const NPM_PACKAGES = ["pulumi-helpdesk", nodejsSdkPackage()];
+/** The Java SDK's coordinates (sdk/java/pom.xml, scripts/sdk/generate-java.sh). */
+const JAVA = { path: "com/github/pulumi_helpdesk/helpdesk", artifact: "helpdesk" };
+/** The Go SDK's module folder in a GOPROXY-protocol folder (the module path has no capitals to escape). */
+const GO_MODULE_DIR = `${goModulePath()}/@v`;
+
+let work: string;
+let release: string;
+let goFolder: string;
+let githubFolder: string;
+let mavenFolder: string;
+const servers: Partial<Record<"npm" | "pypi" | "maven" | "go", LocalServer>> = {};
+let publishEnv: NodeJS.ProcessEnv;
+const runs: Partial<Record<"dryRun" | "first" | "second", Ran>> = {};
+/** What the folder targets held right after the dry run. */
+let foldersAfterDryRun: { go: string[]; github: boolean };
+/** Each registry's log right after the dry run, and after the first publish. */
+const logs: Partial<Record<"afterDryRun" | "afterFirst", Record<string, string>>> = {};
+
+/** `npm run publish` of `dir` (default: the test's release) to the test's registries. */
+function publishTo(args: string[], dir = release): Promise<Ran> {
+  return runCommand("npm", ["run", "--silent", "publish", "--", "--release", dir, "--go-proxy", goFolder, "--github-release-folder", githubFolder, ...args], { cwd: repoRoot, env: publishEnv });
+}
+
+/** What each registry logged so far. */
+function registryLogs(): Record<string, string> {
+  return Object.fromEntries(Object.entries(servers).map(([name, server]) => [name, server!.log()]));
+}
+
+/**
+ * A release folder of links to the files of others, with its own SHA256SUMS.
+ *
+ * @param dir the folder to make
+ * @param files the files, by their paths
+ */
+function releaseFolder(dir: string, files: string[]): string {
+  mkdirSync(dir, { recursive: true });
+  const sums = files.map((file) => {
+    const name = file.split("/").pop()!;
+    symlinkSync(file, join(dir, name));
+    return `${execFileSync("sha256sum", [file], { encoding: "utf8" }).slice(0, 64)}  ${name}\n`;
+  });
+  writeFileSync(join(dir, "SHA256SUMS"), sums.join(""));
+  return dir;
+}
+
+/** The integrity npm records of a tarball (sha512, base64). */
+function integrityOf(file: string): string {
+  return `sha512-${createHash("sha512").update(readFileSync(file)).digest("base64")}`;
+}
+
+/** The integrity a project's package-lock.json records for an installed package. */
+function lockedIntegrity(project: string, name: string): string | undefined {
+  const lock = JSON.parse(readFileSync(join(project, "package-lock.json"), "utf8")) as { packages: Record<string, { integrity?: string }> };
+  return lock.packages[`node_modules/${name}`]?.integrity;
+}
+
+/** The release's files but SHA256SUMS, with some replaced by other files of the same name. */
+function releaseFiles(replaced: Record<string, string> = {}): string[] {
+  return readdirSync(release)
+    .filter((name) => name !== "SHA256SUMS")
+    .map((name) => replaced[name] ?? join(release, name));
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), "helpdesk-publish-"));
+  const shared = await sharedRelease();
+  const packed = packLikeACleanClone(mkdtempSync(join(work, "pack-")));
+  release = join(work, "release");
+  releaseFolder(release, [...readdirSync(shared).filter((name) => name !== "SHA256SUMS").map((name) => join(shared, name)), packed.path]);
+  goFolder = join(work, "go-proxy");
+  githubFolder = join(work, "github-release");
+  mavenFolder = join(work, "maven-repository");
+  mkdirSync(goFolder);
+  const upstream = execFileSync("npm", ["config", "get", "registry"], { encoding: "utf8" }).trim();
+  servers.npm = await startVerdaccio(join(work, "verdaccio"), upstream, NPM_PACKAGES);
+  servers.pypi = await startPypiserver(join(work, "pypi"));
+  servers.maven = await serveFolder(mavenFolder, { acceptPut: true });
+  servers.go = await serveFolder(goFolder);
+  publishEnv = {
+    ...mavenEnv({ ...process.env }, join(work, "maven-local")),
+    npm_config_registry: servers.npm.url,
+    NODE_AUTH_TOKEN: "verdaccio-accepts-any-token",
+    TWINE_REPOSITORY_URL: servers.pypi.url,
+    TWINE_USERNAME: "anyone",
+    TWINE_PASSWORD: "pypiserver-accepts-any-password",
+    MAVEN_ARGS: `-DaltDeploymentRepository=local-test::${servers.maven.url}`,
+  };
+  runs.dryRun = await publishTo(["--dry-run"]);
+  logs.afterDryRun = registryLogs();
+  foldersAfterDryRun = { go: readdirSync(goFolder), github: existsSync(githubFolder) };
+  runs.first = await publishTo([]);
+  logs.afterFirst = registryLogs();
+  runs.second = await publishTo([]);
+}, 900_000);
+
+afterAll(async () => {
+  for (const server of Object.values(servers)) await server?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+/** Every item the release publishes, as `<target>: <what> -> <where>`. */
+function items(): string[] {
+  const archives = readdirSync(release).filter((name) => name.startsWith("pulumi-resource-helpdesk-"));
+  return [
+    ...[...archives, "SHA256SUMS"].map((name) => `github: ${name} -> ${join(githubFolder, `v${VERSION}`)}`),
+    ...NPM_PACKAGES.map((name) => `npm: ${name}@${VERSION} -> ${servers.npm!.url}`),
+    ...[`${PYTHON_PACKAGE}-${VERSION}-py3-none-any.whl`, `${PYTHON_PACKAGE}-${VERSION}.tar.gz`].map((name) => `pypi: ${name} -> ${servers.pypi!.url}`),
+    `maven: com.github.pulumi_helpdesk:helpdesk:${VERSION} -> ${servers.maven!.url}`,
+    `go: ${goModulePath()}@v${VERSION} -> ${goFolder}`,
+  ];
+}
+
+describe("npm run publish to local registries", () => {
+  it("--dry-run says what would be sent where, and no registry's log shows an upload", () => {
+    expect(runs.dryRun!.code, shown("npm run publish -- --dry-run", runs.dryRun!)).toBe(0);
+    expect(runs.dryRun!.stdout.trim().split("\n")).toEqual(items().map((item) => `${item}: would publish`));
+    const log = logs.afterDryRun!;
+    expect(log.npm).not.toMatch(/'PUT /);
+    expect(log.pypi).not.toMatch(/"POST /);
+    expect(log.maven).not.toMatch(/^PUT /m);
+    expect(foldersAfterDryRun).toEqual({ go: [], github: false });
+  });
+
+  it("publishes every package: both npm packages, the wheel and sdist, the Java SDK with its sources and javadoc, the Go module, the plugin archives", () => {
+    expect(runs.first!.code, shown("npm run publish", runs.first!)).toBe(0);
+    expect(runs.first!.stdout.trim().split("\n")).toEqual(items().map((item) => `${item}: published`));
+    const log = logs.afterFirst!;
+    for (const name of NPM_PACKAGES) expect(log.npm).toContain(`'PUT /${name.replace("/", "%2f")}'`);
+    expect(log.pypi!.match(/"POST \/ HTTP\/1\.1" 200/g)).toHaveLength(2);
+    const deployed = readdirSync(join(mavenFolder, JAVA.path, VERSION));
+    for (const suffix of [".jar", "-sources.jar", "-javadoc.jar", ".pom"]) expect(deployed).toContain(`${JAVA.artifact}-${VERSION}${suffix}`);
+    expect(readFileSync(join(goFolder, GO_MODULE_DIR, "list"), "utf8")).toBe(`v${VERSION}\n`);
+    expect(readdirSync(join(goFolder, GO_MODULE_DIR)).sort()).toEqual(["list", `v${VERSION}.info`, `v${VERSION}.mod`, `v${VERSION}.zip`]);
+    expect(readdirSync(join(githubFolder, `v${VERSION}`)).sort()).toEqual(
+      [...readdirSync(release).filter((name) => name.startsWith("pulumi-resource-helpdesk-")), "SHA256SUMS"].sort(),
+    );
+  });
+
+  it("a second run finds everything there and sends nothing", () => {
+    expect(runs.second!.code, shown("npm run publish (again)", runs.second!)).toBe(0);
+    expect(runs.second!.stdout.trim().split("\n")).toEqual(items().map((item) => `${item}: present, skipped`));
+    const before = logs.afterFirst!;
+    const after = registryLogs();
+    expect(after.npm!.slice(before.npm!.length)).not.toMatch(/'PUT /);
+    expect(after.pypi!.slice(before.pypi!.length)).not.toMatch(/"POST /);
+    expect(after.maven!.slice(before.maven!.length)).not.toMatch(/^PUT /m);
+  });
+});
+
+describe("by name from the local npm registry: examples/basic's dynamic Webhook (npm install pulumi-helpdesk)", () => {
+  const stack = "dynamic";
+  let dir: string;
+  let env: NodeJS.ProcessEnv;
+  let emulator: RunningEmulator;
+
+  beforeAll(async () => {
+    dir = join(work, "basic");
+    mkdirSync(dir);
+    for (const file of ["Pulumi.yaml", "index.ts", "package.json"]) cpSync(join(EXAMPLES_DIR, "basic", file), join(dir, file));
+    env = {
+      ...pulumiEnv(`file://${join(work, "basic-state")}`, join(work, "basic-tokens")),
+      PULUMI_HOME: join(work, "basic-pulumi-home"),
+      PULUMI_NODEJS_TYPESCRIPT: "false",
+      npm_config_registry: servers.npm!.url,
+    };
+    mkdirSync(join(work, "basic-state"));
+    const installed = await runCommand("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: dir, env });
+    if (installed.code !== 0) throw new Error(shown("npm install (examples/basic)", installed));
+    const client = { clientId: "basic-client", clientSecret: "basic-client-secret-value", redirectUri: `http://127.0.0.1:${await freePort()}/callback`, name: "basic" };
+    emulator = await startEmulator({ port: 0, autoApprove: true, clients: [client] });
+    const args = ["--stack", stack, "--base-url", emulator.url, "--client-id", client.clientId, "--redirect-uri", client.redirectUri];
+    const ran = await login(join(dir, "node_modules", ".bin", "pulumi-helpdesk"), args, dir, { ...env, HELPDESK_CLIENT_SECRET: client.clientSecret });
+    if (ran.code !== 0) throw new Error(shown(`npx pulumi-helpdesk login ${args.join(" ")}`, ran));
+  }, 300_000);
+
+  afterAll(async () => {
+    if (env) await removeStack(stack, dir, env);
+    await emulator?.close();
+  });
+
+  it("installs the published package, whose up creates the program's four webhooks and destroy removes them", async () => {
+    const installed = JSON.parse(readFileSync(join(dir, "node_modules", "pulumi-helpdesk", "package.json"), "utf8")) as { version: string };
+    expect(installed.version).toBe(VERSION);
+    expect(servers.npm!.log()).toContain("'GET /pulumi-helpdesk'");
+    expect(lockedIntegrity(dir, "pulumi-helpdesk")).toBe(integrityOf(join(release, `pulumi-helpdesk-${VERSION}.tgz`)));
+    const up = await pulumi(["up", "--yes", "--skip-preview", "--stack", stack], dir, env);
+    expect(up.code, shown("pulumi up", up)).toBe(0);
+    expect((await heldWebhooks(emulator)).map((hook) => hook.event).sort()).toEqual(["customer_added", "customer_replied", "ticket_priority_changed", "ticket_started"]);
+    const destroyed = await pulumi(["destroy", "--yes", "--skip-preview", "--stack", stack], dir, env);
+    expect(destroyed.code, shown("pulumi destroy", destroyed)).toBe(0);
+    expect(await heldWebhooks(emulator)).toEqual([]);
+  });
+});
+
+/** The plugin mirror: the GitHub release's download folder the publish wrote. */
+const pluginMirror = async () => join(githubFolder, `v${VERSION}`);
+
+describeDownloadedPlugin("by name from the local npm registry: examples/typescript with @pulumi-helpdesk/helpdesk, the plugin downloaded by Pulumi", {
+  hosts: ["pulumi-language-nodejs"],
+  node: true,
+  project: "helpdesk-typescript",
+  pluginMirror,
+  prepare: async (_work, programDir) => {
+    for (const file of ["Pulumi.yaml", "index.ts", "package.json"]) cpSync(join(EXAMPLES_DIR, "typescript", file), join(programDir, file));
+    const ran = await runCommand("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], {
+      cwd: programDir,
+      env: { ...process.env, npm_config_registry: servers.npm!.url },
+    });
+    if (ran.code !== 0) throw new Error(shown("npm install (examples/typescript)", ran));
+    const installed = JSON.parse(readFileSync(join(programDir, "node_modules", nodejsSdkPackage(), "package.json"), "utf8")) as { version: string };
+    expect(installed.version).toBe(VERSION);
+    // Resolved by the local registry (a random port: no earlier run's packument in npm's cache), the release's bytes.
+    expect(servers.npm!.log()).toContain(`'GET /${nodejsSdkPackage().replace("/", "%2f")}'`);
+    expect(lockedIntegrity(programDir, nodejsSdkPackage())).toBe(integrityOf(join(release, nodejsSdkTarball(VERSION))));
+    return { env: { PULUMI_NODEJS_TYPESCRIPT: "false" } };
+  },
+});
+
+describeDownloadedPlugin("by name from the local PyPI with no Node.js: pip install pulumi-helpdesk, the plugin downloaded by Pulumi", {
+  hosts: ["pulumi-language-python", "pulumi-language-python-exec"],
+  project: "helpdesk-python-no-node",
+  pluginMirror,
+  prepare: async (work, programDir) => {
+    const python = join(toolVenv, "bin", "python");
+    const venv = join(work, "venv");
+    await mustRun(python, ["-m", "venv", venv], work);
+    // Pulumi's Python SDK and its dependencies are not on the local index: they come from the wheelhouse.
+    const ran = await runCommand(join(venv, "bin", "python"), ["-m", "pip", "install", "--quiet", "pulumi-helpdesk"], {
+      cwd: work,
+      env: { ...process.env, PIP_INDEX_URL: `${servers.pypi!.url}simple/`, PIP_FIND_LINKS: await wheelhouse(python), PIP_DISABLE_PIP_VERSION_CHECK: "1", PIP_NO_INPUT: "1" },
+    });
+    if (ran.code !== 0) throw new Error(shown("pip install pulumi-helpdesk", ran));
+    expect(servers.pypi!.log()).toMatch(new RegExp(`"GET /packages/${PYTHON_PACKAGE}-${VERSION}-py3-none-any\\.whl HTTP`));
+    cpSync(join(repoRoot, "tests", "no-node", "python"), programDir, { recursive: true });
+    return {
+      pathDirs: [join(venv, "bin")],
+      env: { HELPDESK_EXAMPLE_PROGRAM: join(repoRoot, "examples", "python", "__main__.py"), PYTHONDONTWRITEBYTECODE: "1" },
+    };
+  },
+});
+
+let goProgram = "";
+describeDownloadedPlugin("by name from the local Go module proxy with no Node.js: go get of the Go SDK, the plugin downloaded by Pulumi", {
+  hosts: [],
+  project: "helpdesk-go",
+  pluginMirror,
+  prepare: async (work, programDir) => {
+    const source = copyExample("go", join(work, "source"));
+    // A module cache of its own (so the machine's never holds the test's module), with every other module read from
+    // the machine's cache as a second proxy, and what that lacks (a few go.mod files) from the machine's own proxy
+    // setting; the public checksum database has never seen the module.
+    const gomodcache = execFileSync("go", ["env", "GOMODCACHE"], { encoding: "utf8" }).trim();
+    const upstream = execFileSync("go", ["env", "GOPROXY"], { encoding: "utf8" }).trim();
+    const env = {
+      ...process.env,
+      GOMODCACHE: join(work, "gomodcache"),
+      GOPROXY: `${servers.go!.url},file://${join(gomodcache, "cache", "download")},${upstream}`,
+      GONOSUMDB: goModulePath(),
+      GOFLAGS: "-mod=mod -modcacherw -p=1 -buildvcs=false",
+      GOWORK: "off",
+      GOTOOLCHAIN: "local",
+    };
+    for (const args of [["get", `${goModulePath()}@v${VERSION}`], ["build", "-o", join(work, "helpdesk-go"), "."]]) {
+      const ran = await runCommand("go", args, { cwd: source, env });
+      if (ran.code !== 0) throw new Error(shown(`go ${args.join(" ")}`, ran));
+    }
+    expect(servers.go!.log()).toContain(`GET /${GO_MODULE_DIR}/v${VERSION}.zip`);
+    goProgram = join(work, "helpdesk-go");
+    mkdirSync(programDir, { recursive: true });
+    cpSync(join(EXAMPLES_DIR, "go", "Pulumi.yaml"), join(programDir, "Pulumi.yaml"));
+    return { pathDirs: [systemWithoutNode(join(work, "system"))] };
+  },
+  operate: async (operation, stack, programDir, env) => {
+    const ran = await runCommand(goProgram, ["-stack", stack, operation], { cwd: programDir, env });
+    if (ran.code !== 0) throw new Error(shown(`helpdesk-go -stack ${stack} ${operation}`, ran));
+  },
+});
+
+describeDownloadedPlugin("by name from the local Maven repository with no Node.js: examples/java's dependency, the plugin downloaded by Pulumi", {
+  hosts: ["pulumi-language-java"],
+  project: "helpdesk-java",
+  pluginMirror,
+  prepare: async (work, programDir) => {
+    copyExample("java", programDir);
+    // The published repository first, then the machine's (Pulumi's Java SDK and the Maven plugins).
+    const env = mavenEnv({ ...process.env }, join(work, "maven-repository"), [servers.maven!.url]);
+    if (!existsSync(machineMavenRepository)) throw new Error(`no Maven repository at ${machineMavenRepository}: run scripts/setup.sh --test`);
+    return { pathDirs: [systemWithoutNode(join(work, "system"))], env: { MAVEN_OPTS: env.MAVEN_OPTS } };
+  },
+  operate: async (operation, stack, programDir, env) => {
+    const ran = await pulumi([operation, "--yes", "--skip-preview", "--stack", stack], programDir, env);
+    if (ran.code !== 0) throw new Error(shown(`pulumi ${operation}`, ran));
+    // The SDK came from the published repository (the machine's holds a copy that `mvn install` put there).
+    if (operation === "up") expect(servers.maven!.log()).toContain(`GET /${JAVA.path}/${VERSION}/${JAVA.artifact}-${VERSION}.jar`);
+  },
+});
+
+describeDownloadedPlugin("YAML with no Node.js: the plugin downloaded by Pulumi from the published GitHub release", {
+  hosts: ["pulumi-language-yaml"],
+  project: "helpdesk-yaml",
+  pluginMirror,
+  prepare: async (_work, programDir) => {
+    copyExample("yaml", programDir);
+    return {};
+  },
+});
+
+describe("a version a registry already holds with other bytes", () => {
+  /** A copy of the release with one file replaced by `file`. */
+  function releaseWith(name: string, file: string): string {
+    return releaseFolder(mkdtempSync(join(work, "changed-release-")), releaseFiles({ [name]: file }));
+  }
+
+  it("npm: Verdaccio refuses the changed tarball, and the run stops naming the target and the registry", async () => {
+    const tarball = nodejsSdkTarball(VERSION);
+    const unpacked = mkdtempSync(join(work, "npm-changed-"));
+    execFileSync("tar", ["-xzf", join(release, tarball), "-C", unpacked]);
+    writeFileSync(join(unpacked, "package", "CHANGED.md"), "other bytes of the same version\n");
+    mkdirSync(join(unpacked, "out"));
+    execFileSync("tar", ["-czf", join(unpacked, "out", tarball), "-C", unpacked, "package"]);
+    const ran = await publishTo(["--only", "npm"], releaseWith(tarball, join(unpacked, "out", tarball)));
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toContain(`error: npm: ${servers.npm!.url} refused ${nodejsSdkPackage()}@${VERSION}`);
+    expect(ran.stderr).toContain(`You cannot publish over the previously published versions: ${VERSION}.`);
+  });
+
+  it("pypi: pypiserver refuses the changed wheel, and the run stops naming the target and the index", async () => {
+    const wheel = `${PYTHON_PACKAGE}-${VERSION}-py3-none-any.whl`;
+    const changed = join(mkdtempSync(join(work, "pypi-changed-")), wheel);
+    copyFileSync(join(release, wheel), changed);
+    await mustRun(join(toolVenv, "bin", "python"), ["-c", "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'a') as z: z.comment = b'other bytes'", changed], work);
+    const ran = await publishTo(["--only", "pypi"], releaseWith(wheel, changed));
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toContain(`error: pypi: ${servers.pypi!.url} refused ${wheel}`);
+    // pypiserver's answer, which twine prints: "Package '<file>' already exists!"
+    expect(ran.stderr).toMatch(/already exists!/);
+  });
+
+  it("maven: the repository refuses a second deploy of the release, and the run stops naming the target and the repository", async () => {
+    // The repository's POM checksum no longer matches sdk/java/pom.xml: the publish deploys, the repository refuses.
+    writeFileSync(join(mavenFolder, JAVA.path, VERSION, `${JAVA.artifact}-${VERSION}.pom.sha1`), "0".repeat(40));
+    const ran = await publishTo(["--only", "maven"]);
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toContain(`error: maven: ${servers.maven!.url} refused the Java SDK`);
+    expect(ran.stderr).toMatch(/409/);
+  });
+
+  it("go and github: a folder holding the version with other files refuses it, and the run stops naming the folder", async () => {
+    const zip = join(goFolder, GO_MODULE_DIR, `v${VERSION}.zip`);
+    const added = `${goModulePath()}@v${VERSION}/CHANGED.md`;
+    await mustRun(join(toolVenv, "bin", "python"), ["-c", "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'a') as z: z.writestr(sys.argv[2], 'other files')", zip, added], work);
+    const go = await publishTo(["--only", "go"]);
+    expect(go.code).toBe(1);
+    expect(go.stderr).toContain(`error: go: ${goFolder} refused ${goModulePath()}@v${VERSION}`);
+    const archive = readdirSync(release).find((name) => name.endsWith("-linux-amd64.tar.gz"))!;
+    writeFileSync(join(githubFolder, `v${VERSION}`, archive), "other bytes");
+    const github = await publishTo(["--only", "github"]);
+    expect(github.code).toBe(1);
+    expect(github.stderr).toContain(`error: github: ${join(githubFolder, `v${VERSION}`)} already holds ${archive} with other bytes`);
+  });
+});

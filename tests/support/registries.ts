@@ -1,0 +1,142 @@
+/**
+ * Test support: local copies of the registries `npm run publish` sends to (tests/publish/registries.test.ts), each
+ * on 127.0.0.1 with its log kept, so a test can tell an upload from a read:
+ *
+ * - Verdaccio (npm), installed by scripts/setup.sh --test into `$HELPDESK_CACHE/verdaccio`. The project's two
+ *   packages are its own (anyone may publish them); every other package comes through its uplink from the registry
+ *   npm is configured with here (`npm config get registry`), so `npm install <name>` resolves the dependencies too.
+ * - pypiserver (PyPI), from the virtualenv `$HELPDESK_PYPISERVER_VENV` (setup.sh --test): anyone may upload, a file
+ *   name is never replaced (409), no fallback to another index.
+ * - {@link serveFolder}: a static HTTP server of a folder (the Go module proxy, the plugin mirror) that, with
+ *   `acceptPut`, is a Maven repository: `mvn deploy` PUTs each file, and a release file already there is refused
+ *   (409), as Maven Central and Nexus refuse to replace a release. A `file://` repository would be a real deploy
+ *   target too, but it replaces anything silently: nothing could show a second deploy refused.
+ */
+import { spawn, type ChildProcess } from "node:child_process";
+import { createReadStream, createWriteStream, existsSync, mkdirSync, renameSync, statSync, writeFileSync } from "node:fs";
+import { createServer, type Server } from "node:http";
+import { dirname, join, normalize, sep } from "node:path";
+import { freePort } from "./cli.js";
+import { waitFor } from "./processes.js";
+import { helpdeskCache } from "./python.js";
+
+/** A running local registry or file server. */
+export interface LocalServer {
+  /** its base URL, ending in `/` */
+  url: string;
+  /** what it logged so far (Verdaccio, pypiserver) or the requests it served, as `METHOD /path` lines */
+  log(): string;
+  close(): Promise<void>;
+}
+
+/** A server process on a port, stopped by `close`. */
+async function startProcess(what: string, command: string, args: string[], port: number, env: NodeJS.ProcessEnv): Promise<LocalServer> {
+  if (!existsSync(command)) throw new Error(`${what} is missing (${command}): run scripts/setup.sh --test`);
+  const child: ChildProcess = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
+  let log = "";
+  child.stdout!.on("data", (chunk: Buffer) => (log += chunk.toString()));
+  child.stderr!.on("data", (chunk: Buffer) => (log += chunk.toString()));
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const url = `http://127.0.0.1:${port}/`;
+  await waitFor(
+    `${what} listening on ${url}`,
+    async () => {
+      if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}:\n${log}`);
+      return fetch(url).then(
+        () => true,
+        () => false,
+      );
+    },
+    60_000,
+    200,
+  );
+  return {
+    url,
+    log: () => log,
+    close: async () => {
+      if (child.exitCode === null && child.signalCode === null) child.kill();
+      await exited;
+    },
+  };
+}
+
+/**
+ * Starts Verdaccio with its storage in `dir`.
+ *
+ * @param dir a folder of the test (its config, storage)
+ * @param upstream the registry it proxies every other package from
+ * @param packages the names published to it (only these are its own)
+ */
+export async function startVerdaccio(dir: string, upstream: string, packages: string[]): Promise<LocalServer> {
+  mkdirSync(dir, { recursive: true });
+  const port = await freePort();
+  const own = packages.map((name) => `  '${name}':\n    access: $all\n    publish: $all\n`).join("");
+  writeFileSync(
+    join(dir, "config.yaml"),
+    `storage: ${join(dir, "storage")}\nuplinks:\n  upstream:\n    url: ${upstream}\npackages:\n${own}  '**':\n    access: $all\n    proxy: upstream\nlog: { type: stdout, format: pretty, level: http }\n`,
+  );
+  return startProcess("Verdaccio", join(helpdeskCache, "verdaccio", "node_modules", ".bin", "verdaccio"), ["--config", join(dir, "config.yaml"), "--listen", `127.0.0.1:${port}`], port, process.env);
+}
+
+/**
+ * Starts pypiserver serving and storing the packages of `dir`.
+ *
+ * @param dir the packages folder (created)
+ */
+export async function startPypiserver(dir: string): Promise<LocalServer> {
+  mkdirSync(dir, { recursive: true });
+  const port = await freePort();
+  const venv = process.env.HELPDESK_PYPISERVER_VENV || join(helpdeskCache, "pypiserver-venv");
+  return startProcess("pypiserver", join(venv, "bin", "pypi-server"), ["run", "-i", "127.0.0.1", "-p", String(port), "-a", ".", "-P", ".", "--disable-fallback", "-v", dir], port, process.env);
+}
+
+/** Maven's repository metadata, which every deploy rewrites (all else of a release is written once). */
+const MAVEN_METADATA = /\/maven-metadata\.xml(\.(md5|sha1|sha256|sha512))?$/;
+
+/**
+ * Serves the files under `dir` (GET, HEAD; 404 for anything else) and records every request.
+ *
+ * @param dir the folder
+ * @param options `acceptPut`: store PUT bodies under `dir` (a Maven repository), refusing with 409 a file already
+ *   there, but Maven's metadata
+ */
+export async function serveFolder(dir: string, options: { acceptPut?: boolean } = {}): Promise<LocalServer> {
+  const requests: string[] = [];
+  const server: Server = createServer((request, response) => {
+    requests.push(`${request.method} ${request.url}`);
+    const path = decodeURIComponent((request.url ?? "/").split("?")[0]!);
+    const file = normalize(join(dir, path));
+    if (!file.startsWith(dir + sep)) {
+      response.writeHead(400).end();
+      return;
+    }
+    if (request.method === "PUT" && options.acceptPut) {
+      if (existsSync(file) && !MAVEN_METADATA.test(path)) {
+        request.resume();
+        response.writeHead(409, "Conflict: a release is never replaced").end(`${path} exists: a release is never replaced\n`);
+        return;
+      }
+      mkdirSync(dirname(file), { recursive: true });
+      const partial = `${file}.partial-${requests.length}`;
+      request.pipe(createWriteStream(partial)).on("finish", () => {
+        renameSync(partial, file);
+        response.writeHead(201).end();
+      });
+      return;
+    }
+    if ((request.method !== "GET" && request.method !== "HEAD") || !existsSync(file) || !statSync(file).isFile()) {
+      response.writeHead(404).end();
+      return;
+    }
+    response.writeHead(200, { "content-type": "application/octet-stream", "content-length": statSync(file).size });
+    if (request.method === "HEAD") response.end();
+    else createReadStream(file).pipe(response);
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as { port: number };
+  return {
+    url: `http://127.0.0.1:${port}/`,
+    log: () => requests.join("\n"),
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
+}
