@@ -108,7 +108,10 @@ export interface GrantConfigEntry {
  * - `requested`: a person asked (`pulumi-helpdesk refresh`); spent only while the newest refresh token is the one this
  *   call found before taking the lock, so one request never spends twice.
  */
-export type RefreshReason = { readonly because: "expired" } | { readonly because: "rejected"; readonly token: string } | { readonly because: "requested" };
+export type RefreshReason =
+  | { readonly because: "expired" }
+  | { readonly because: "rejected"; readonly token: string }
+  | { readonly because: "requested" };
 
 /** A step of a refresh, reported to `onStep` (the CLI's crash-injection tests stop the process there). */
 export type RefreshStep =
@@ -165,7 +168,10 @@ const EXPIRY_MARGIN_SECONDS = 60;
  * @param now the current time in milliseconds since the epoch
  * @returns false when the expiry is unknown or unparsable (the server's 401 tells then)
  */
-export function accessTokenExpired(tokens: Pick<GrantTokens, "expiresAt" | "lifetimeSeconds">, now = Date.now()): boolean {
+export function accessTokenExpired(
+  tokens: Pick<GrantTokens, "expiresAt" | "lifetimeSeconds">,
+  now = Date.now(),
+): boolean {
   if (!tokens.expiresAt) return false;
   const at = Date.parse(tokens.expiresAt);
   if (!Number.isFinite(at)) return false;
@@ -214,7 +220,11 @@ export function loginConfigEntries(
  * ({@link Grant.configEntries}) and `logout` removes ({@link tokenConfigKeys}); the other settings `login` writes
  * (base URL, client, redirect URI) stay for the next sign-in.
  */
-export const TOKEN_SETTING_NAMES = ["accessToken", "refreshToken", "tokenExpiresAt"] as const satisfies readonly SettingName[];
+export const TOKEN_SETTING_NAMES = [
+  "accessToken",
+  "refreshToken",
+  "tokenExpiresAt",
+] as const satisfies readonly SettingName[];
 
 /**
  * The stack config keys of a grant's tokens in one namespace ({@link TOKEN_SETTING_NAMES}), e.g. `eu:accessToken`,
@@ -229,7 +239,11 @@ export function tokenConfigKeys(namespace: string = DEFAULT_CONFIG_NAMESPACE): s
 }
 
 /** The entries of `names` that have a value, under `namespace`, secret as the settings table says. */
-function configEntriesOf(names: readonly SettingName[], values: Partial<Record<SettingName, string | undefined>>, namespace: string): GrantConfigEntry[] {
+function configEntriesOf(
+  names: readonly SettingName[],
+  values: Partial<Record<SettingName, string | undefined>>,
+  namespace: string,
+): GrantConfigEntry[] {
   const keys = configKeysFor(namespace);
   return names.flatMap((name) => {
     const value = values[name];
@@ -252,7 +266,14 @@ export class Grant {
   /** The client that may refresh, or undefined when the grant is not refreshable. */
   readonly client: GrantClient | undefined;
   /** The tokens the settings (stack config, a provider's arguments, the environment) hold. */
-  readonly configTokens: GrantTokens | { readonly accessToken: string; readonly refreshToken: undefined; readonly expiresAt: string | undefined; readonly lifetimeSeconds: undefined };
+  readonly configTokens:
+    | GrantTokens
+    | {
+        readonly accessToken: string;
+        readonly refreshToken: undefined;
+        readonly expiresAt: string | undefined;
+        readonly lifetimeSeconds: undefined;
+      };
   /** The stack's name for messages, or undefined. */
   readonly stack: string | undefined;
   /** The config namespace of the settings (`helpdesk` when not known). */
@@ -281,7 +302,8 @@ export class Grant {
     this.stack = options.stack;
     this.cacheDir = options.cacheDir;
     this.tokenSource = { origin: settings.origins.accessToken, name: settings.sourceNames.accessToken };
-    const refreshable = refreshableTokenOrigin(settings.origins.accessToken) && baseUrl && clientId && clientSecret && refreshToken;
+    const refreshable =
+      refreshableTokenOrigin(settings.origins.accessToken) && baseUrl && clientId && clientSecret && refreshToken;
     this.client = refreshable ? { baseUrl, clientId, clientSecret } : undefined;
     this.configTokens =
       refreshable && refreshToken
@@ -299,9 +321,15 @@ export class Grant {
    * @returns the grant, or undefined when the config holds no access token
    * @throws SettingError `config` when a setting breaks its rule; ConfigNamespaceError for a bad namespace
    */
-  static fromStackConfig(config: Readonly<Record<string, string | undefined>>, options: GrantOptions & { env?: NodeJS.ProcessEnv } = {}): Grant | undefined {
+  static fromStackConfig(
+    config: Readonly<Record<string, string | undefined>>,
+    options: GrantOptions & { env?: NodeJS.ProcessEnv } = {},
+  ): Grant | undefined {
     const namespace = options.namespace ?? DEFAULT_CONFIG_NAMESPACE;
-    const settings = resolveSettings({ config: stackConfigSettings(config, namespace), env: options.env ?? process.env });
+    const settings = resolveSettings({
+      config: stackConfigSettings(config, namespace),
+      env: options.env ?? process.env,
+    });
     return settings.accessToken ? new Grant(settings, { ...options, namespace }) : undefined;
   }
 
@@ -318,7 +346,13 @@ export class Grant {
   static shared(settings: ResolvedSettings, options: GrantOptions = {}): Grant {
     const candidate = new Grant(settings, options);
     const id = candidate.client
-      ? JSON.stringify(["refreshable", baseUrlText(candidate.client.baseUrl), candidate.client.clientId, candidate.configTokens.refreshToken, candidate.cacheDir ?? ""])
+      ? JSON.stringify([
+          "refreshable",
+          baseUrlText(candidate.client.baseUrl),
+          candidate.client.clientId,
+          candidate.configTokens.refreshToken,
+          candidate.cacheDir ?? "",
+        ])
       : JSON.stringify(["fixed", candidate.configTokens.accessToken, candidate.configTokens.expiresAt ?? ""]);
     const existing = Grant.registry.get(id);
     if (existing) return existing;
@@ -351,7 +385,9 @@ export class Grant {
       return this.configTokens.accessToken;
     }
     const tokens = this.newestTokens();
-    return accessTokenExpired(tokens) ? (await this.refresh({ because: "expired" })).tokens.accessToken : tokens.accessToken;
+    return accessTokenExpired(tokens)
+      ? (await this.refresh({ because: "expired" })).tokens.accessToken
+      : tokens.accessToken;
   }
 
   /**
@@ -394,12 +430,17 @@ export class Grant {
    *   `refresh_in_progress` (nothing was sent); OAuthError from the token endpoint (RFC 6749 §5.2: `invalid_grant`
    *   when the refresh token was revoked; `network`)
    */
-  async refresh(reason: RefreshReason, options: { onStep?: (step: RefreshStep) => void } = {}): Promise<RefreshOutcome> {
+  async refresh(
+    reason: RefreshReason,
+    options: { onStep?: (step: RefreshStep) => void } = {},
+  ): Promise<RefreshOutcome> {
     const client = this.client;
     if (!client) throw new TypeError("Grant.refresh: this grant has no refresh token and client credentials");
     if (this.refreshing) return this.refreshing;
     const stillNeeded = this.stillNeeded(reason);
-    this.refreshing = this.refreshUnderLock(client, stillNeeded, options.onStep ?? (() => undefined)).finally(() => (this.refreshing = undefined));
+    this.refreshing = this.refreshUnderLock(client, stillNeeded, options.onStep ?? (() => undefined)).finally(
+      () => (this.refreshing = undefined),
+    );
     return this.refreshing;
   }
 
@@ -448,8 +489,14 @@ export class Grant {
    *
    * @param tokens the tokens to record (an undefined refresh token or expiry is left out)
    */
-  configEntries(tokens: Pick<GrantTokens, "accessToken" | "expiresAt"> & { readonly refreshToken?: string | undefined }): GrantConfigEntry[] {
-    return configEntriesOf(TOKEN_SETTING_NAMES, { accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, tokenExpiresAt: tokens.expiresAt }, this.namespace);
+  configEntries(
+    tokens: Pick<GrantTokens, "accessToken" | "expiresAt"> & { readonly refreshToken?: string | undefined },
+  ): GrantConfigEntry[] {
+    return configEntriesOf(
+      TOKEN_SETTING_NAMES,
+      { accessToken: tokens.accessToken, refreshToken: tokens.refreshToken, tokenExpiresAt: tokens.expiresAt },
+      this.namespace,
+    );
   }
 
   /** @returns every token and secret of this grant seen by this process (for redaction) */
@@ -481,7 +528,11 @@ export class Grant {
   }
 
   /** One refresh through the cache, under the grant's lock (module doc, rules 1 to 3). */
-  private async refreshUnderLock(client: GrantClient, stillNeeded: (newest: GrantTokens) => boolean, onStep: (step: RefreshStep) => void): Promise<RefreshOutcome> {
+  private async refreshUnderLock(
+    client: GrantClient,
+    stillNeeded: (newest: GrantTokens) => boolean,
+    onStep: (step: RefreshStep) => void,
+  ): Promise<RefreshOutcome> {
     const dir = this.dir();
     const rootToken = this.configTokens.refreshToken!;
     const outcome = await this.named(async () => {
@@ -566,7 +617,12 @@ function tokensOf(entry: CacheEntry): GrantTokens {
 
 /** The marker stored before presenting `refreshToken`. */
 function pendingRefresh(refreshToken: string): NonNullable<CacheEntry["pending"]> {
-  return { presented: refreshTokenHash(refreshToken), pid: process.pid, hostname: hostname(), startedAt: new Date().toISOString() };
+  return {
+    presented: refreshTokenHash(refreshToken),
+    pid: process.pid,
+    hostname: hostname(),
+    startedAt: new Date().toISOString(),
+  };
 }
 
 /** How long a refresh can be under way: the token request's 30 s timeout (`auth/oauth.ts`) with room to spare. */
@@ -605,7 +661,12 @@ function refuseUnsettled(entry: CacheEntry, stored: StoredEntry | undefined): vo
  * error, or the connection was never made), the pending marker is settled: cleared, or the entry removed when this
  * attempt created it (it held nothing the stack config lacks). Otherwise the marker stays (see the module doc).
  */
-async function presentRefreshToken(client: GrantClient, entry: CacheEntry, dir: string, createdNow: boolean): Promise<TokenSet> {
+async function presentRefreshToken(
+  client: GrantClient,
+  entry: CacheEntry,
+  dir: string,
+  createdNow: boolean,
+): Promise<TokenSet> {
   try {
     return await refreshAccessToken(client, entry.refreshToken);
   } catch (error) {
@@ -629,7 +690,9 @@ function advance(entry: CacheEntry, answer: TokenSet, client: GrantClient): Cach
     refreshToken,
     expiresAt: answer.expiresAt ?? null,
     lifetimeSeconds: answer.expiresIn ?? null,
-    refreshTokenHashes: rotated ? [...entry.refreshTokenHashes, refreshTokenHash(refreshToken)] : entry.refreshTokenHashes,
+    refreshTokenHashes: rotated
+      ? [...entry.refreshTokenHashes, refreshTokenHash(refreshToken)]
+      : entry.refreshTokenHashes,
     rotation: rotated ? "rotates" : "keeps",
     pending: null,
     updatedAt: new Date().toISOString(),

@@ -121,7 +121,12 @@ function loopbackFetch(): Promise<TokenFetch> {
     const dispatcher = new Agent({ connect: { lookup: localhostLookup } });
     return async (url, options) => {
       const response = await undiciFetch(url, { ...options, dispatcher });
-      return { status: response.status, statusText: response.statusText, headers: new Headers([...response.headers]), body: response.body as ReadableStream<Uint8Array> | null };
+      return {
+        status: response.status,
+        statusText: response.statusText,
+        headers: new Headers([...response.headers]),
+        body: response.body as ReadableStream<Uint8Array> | null,
+      };
     };
   });
   return loadedLoopbackFetch;
@@ -137,11 +142,27 @@ function loopbackFetch(): Promise<TokenFetch> {
  * @throws OAuthError `bad_response` when the body is longer than the limit (the connection is closed at once);
  *   fetch's errors as they are
  */
-async function boundedFetch(url: string, options: oauth.CustomFetchOptions<"POST", URLSearchParams>): Promise<Response> {
-  const response: FetchedResponse = isLocalhostName(new URL(url).hostname) ? await (await loopbackFetch())(url, options) : await fetch(url, options);
+async function boundedFetch(
+  url: string,
+  options: oauth.CustomFetchOptions<"POST", URLSearchParams>,
+): Promise<Response> {
+  const response: FetchedResponse = isLocalhostName(new URL(url).hostname)
+    ? await (await loopbackFetch())(url, options)
+    : await fetch(url, options);
   const stream = response.body;
-  const body = stream === null ? Buffer.alloc(0) : await readAtMost(stream, MAX_RESPONSE_BYTES, response.headers.get("content-length"), () => void stream.cancel().catch(() => undefined));
-  if (body === undefined) throw new OAuthError("bad_response", tooLargeText("the token endpoint", MAX_RESPONSE_BYTES), { status: response.status });
+  const body =
+    stream === null
+      ? Buffer.alloc(0)
+      : await readAtMost(
+          stream,
+          MAX_RESPONSE_BYTES,
+          response.headers.get("content-length"),
+          () => void stream.cancel().catch(() => undefined),
+        );
+  if (body === undefined)
+    throw new OAuthError("bad_response", tooLargeText("the token endpoint", MAX_RESPONSE_BYTES), {
+      status: response.status,
+    });
   const init = { status: response.status, statusText: response.statusText, headers: response.headers };
   return new Response(NULL_BODY_STATUSES.has(response.status) ? null : new Uint8Array(body), init);
 }
@@ -226,7 +247,13 @@ export async function refreshAccessToken(
   registerSecret(refreshToken);
   const tokens = await tokenRequest("refresh", () =>
     oauth
-      .refreshTokenGrantRequest(as, client, oauth.ClientSecretPost(config.clientSecret), refreshToken, requestOptions(config.baseUrl))
+      .refreshTokenGrantRequest(
+        as,
+        client,
+        oauth.ClientSecretPost(config.clientSecret),
+        refreshToken,
+        requestOptions(config.baseUrl),
+      )
       .then((response) => oauth.processRefreshTokenResponse(as, client, response)),
   );
   return { ...tokens, refreshToken: tokens.refreshToken ?? refreshToken };
@@ -255,23 +282,36 @@ async function tokenRequest(what: string, call: () => Promise<oauth.TokenEndpoin
 function toOAuthError(error: unknown, what: string): OAuthError {
   // Everything a server wrote (error codes, descriptions, messages quoting the body) is untrusted text: it passes
   // through serverText (escapes removed, credentials removed, shortened) before it is part of a message.
-  const described = (description: string | undefined): string => (description ? `: ${serverText(description, [], 200)}` : "");
-  if (error instanceof OAuthError) return new OAuthError(error.code, `${what} failed: ${error.message}`, { status: error.status, cause: error });
+  const described = (description: string | undefined): string =>
+    description ? `: ${serverText(description, [], 200)}` : "";
+  if (error instanceof OAuthError)
+    return new OAuthError(error.code, `${what} failed: ${error.message}`, { status: error.status, cause: error });
   if (error instanceof oauth.AuthorizationResponseError) {
     const code = serverText(error.error, [], 64);
     const hint = code === "access_denied" ? " (access was denied in the browser)" : "";
-    return new OAuthError(code, `authorization failed with ${code}${hint}${described(error.error_description)}`, { cause: error });
+    return new OAuthError(code, `authorization failed with ${code}${hint}${described(error.error_description)}`, {
+      cause: error,
+    });
   }
   if (error instanceof oauth.ResponseBodyError) {
     const code = serverText(error.error, [], 64);
-    return new OAuthError(code, `${what} failed: the token endpoint answered ${error.status} ${code}${described(error.error_description)}`, { status: error.status, cause: error });
+    return new OAuthError(
+      code,
+      `${what} failed: the token endpoint answered ${error.status} ${code}${described(error.error_description)}`,
+      { status: error.status, cause: error },
+    );
   }
   if (error instanceof oauth.WWWAuthenticateChallengeError) {
     const code = serverText(error.cause[0]?.parameters.error ?? "invalid_client", [], 64);
-    return new OAuthError(code, `${what} failed: the token endpoint answered ${error.status} ${code} (check the client id and secret)`, { status: error.status, cause: error });
+    return new OAuthError(
+      code,
+      `${what} failed: the token endpoint answered ${error.status} ${code} (check the client id and secret)`,
+      { status: error.status, cause: error },
+    );
   }
   if (error instanceof oauth.OperationProcessingError) {
-    const code = error.code === oauth.INVALID_RESPONSE && /state/i.test(error.message) ? "state_mismatch" : "bad_response";
+    const code =
+      error.code === oauth.INVALID_RESPONSE && /state/i.test(error.message) ? "state_mismatch" : "bad_response";
     return new OAuthError(code, `${what} failed: ${serverText(error.message)}`, { cause: error });
   }
   const message = messageOf(error);

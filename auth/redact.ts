@@ -86,7 +86,9 @@ const FORM_FIELD = new RegExp(`((?<![\\w.-])(?:${NAMES})=)([^&\\s"',;)<>]*)`, "g
  * `name: value` in free text (not JSON: a quoted name is handled above), for the unambiguous names only: `code`,
  * `token` and `secret` are ordinary words there (`exit code: 1`).
  */
-const TEXT_NAMES = SECRET_FIELD_NAMES.filter((name) => !["code", "token", "secret"].includes(name)).map(escapeRegExp).join("|");
+const TEXT_NAMES = SECRET_FIELD_NAMES.filter((name) => !["code", "token", "secret"].includes(name))
+  .map(escapeRegExp)
+  .join("|");
 const TEXT_FIELD = new RegExp(`((?<![\\w"\\\\-])(?:${TEXT_NAMES}):\\s*)([^\\s,;"'}]+)`, "gi");
 const BEARER = /\b(Bearer)(\s+)[A-Za-z0-9\-._~+/]+=*/gi;
 const BASIC = /\b(Basic)(\s+)[A-Za-z0-9+/]+=*/gi;
@@ -119,7 +121,8 @@ export function redact(text: string, secrets: readonly (string | undefined)[] = 
  * escapes), their 8-bit C1 forms, then any other C0/C1 control character and invisible format character (bidi
  * overrides, zero-width characters).
  */
-const ESCAPE_SEQUENCES = /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|[\u001b\u009d\u0090\u0098\u009e\u009f][\]PX^_]?[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)|\u001b[@-Z\\-_]|\u001b/g;
+const ESCAPE_SEQUENCES =
+  /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|[\u001b\u009d\u0090\u0098\u009e\u009f][\]PX^_]?[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)|\u001b[@-Z\\-_]|\u001b/g;
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\p{Cf}]/gu;
 
 /**

@@ -36,7 +36,23 @@
  * `~/.cache/pulumi-helpdesk/tokens`.
  */
 import { createHash, randomBytes } from "node:crypto";
-import { chmodSync, closeSync, fchmodSync, fstatSync, fsyncSync, lstatSync, mkdirSync, openSync, readdirSync, readFileSync, realpathSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  fchmodSync,
+  fstatSync,
+  fsyncSync,
+  lstatSync,
+  mkdirSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { lock } from "proper-lockfile";
@@ -88,7 +104,12 @@ export const LOCK_OPTIONS = {
  * - `refresh_in_progress`: a refresh of the grant by another live process on this machine is under way although
  *   its lock was taken over as stale.
  */
-export type TokenCacheErrorCode = "cache_damaged" | "cache_inaccessible" | "lock_timeout" | "refresh_interrupted" | "refresh_in_progress";
+export type TokenCacheErrorCode =
+  | "cache_damaged"
+  | "cache_inaccessible"
+  | "lock_timeout"
+  | "refresh_interrupted"
+  | "refresh_in_progress";
 
 /**
  * A token cache failure with a stable `code` and the `file` concerned. The message names the file and says what to
@@ -115,7 +136,12 @@ export class TokenCacheError extends PulumiHelpdeskError<TokenCacheErrorCode> {
    * @param stack the stack name, or undefined to keep the placeholder `<stack>` (the provider does not know it)
    */
   forStack(stack: string | undefined): TokenCacheError {
-    return stack === undefined ? this : new TokenCacheError(this.code, this.message.replaceAll(STACK_PLACEHOLDER, stack), { file: this.file, cause: this.cause });
+    return stack === undefined
+      ? this
+      : new TokenCacheError(this.code, this.message.replaceAll(STACK_PLACEHOLDER, stack), {
+          file: this.file,
+          cause: this.cause,
+        });
   }
 }
 
@@ -172,7 +198,8 @@ const isString = (value: unknown): value is string => typeof value === "string";
 const isNonEmpty = (value: unknown): boolean => isString(value) && value.length > 0;
 const isSha256Hex = (value: unknown): boolean => isString(value) && /^[0-9a-f]{64}$/.test(value);
 const isTimestamp = (value: unknown): boolean => isString(value) && Number.isFinite(Date.parse(value));
-const isObject = (value: unknown): value is Record<string, unknown> => typeof value === "object" && value !== null && !Array.isArray(value);
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null && !Array.isArray(value);
 
 /** Each field's test, and what it requires (for the `cache_damaged` message). */
 const PENDING_FIELDS: { [K in keyof PendingRefresh]: [(value: unknown) => boolean, string] } = {
@@ -189,16 +216,34 @@ const ENTRY_FIELDS: { [K in keyof CacheEntry]: [(value: unknown) => boolean, str
   accessToken: [isNonEmpty, "a non-empty string"],
   refreshToken: [isNonEmpty, "a non-empty string"],
   expiresAt: [(value) => value === null || isTimestamp(value), "null or an ISO 8601 time"],
-  lifetimeSeconds: [(value) => value === null || (typeof value === "number" && Number.isFinite(value) && value >= 0), "null or a number >= 0"],
-  refreshTokenHashes: [(value) => Array.isArray(value) && value.length > 0 && value.every(isSha256Hex), "a non-empty list of 64-hex-digit hashes"],
-  rotation: [(value) => value === "unknown" || value === "rotates" || value === "keeps", `"unknown", "rotates" or "keeps"`],
-  pending: [(value) => value === null || (isObject(value) && fieldProblems(value, PENDING_FIELDS, "pending.").length === 0), "null or a pending refresh"],
+  lifetimeSeconds: [
+    (value) => value === null || (typeof value === "number" && Number.isFinite(value) && value >= 0),
+    "null or a number >= 0",
+  ],
+  refreshTokenHashes: [
+    (value) => Array.isArray(value) && value.length > 0 && value.every(isSha256Hex),
+    "a non-empty list of 64-hex-digit hashes",
+  ],
+  rotation: [
+    (value) => value === "unknown" || value === "rotates" || value === "keeps",
+    `"unknown", "rotates" or "keeps"`,
+  ],
+  pending: [
+    (value) => value === null || (isObject(value) && fieldProblems(value, PENDING_FIELDS, "pending.").length === 0),
+    "null or a pending refresh",
+  ],
   updatedAt: [isTimestamp, "an ISO 8601 time"],
 };
 
 /** `field: must be ...` for each field of `value` that fails its test (values are never quoted: they may be tokens). */
-function fieldProblems(value: Record<string, unknown>, fields: Record<string, [(value: unknown) => boolean, string]>, prefix = ""): string[] {
-  return Object.entries(fields).flatMap(([name, [fits, required]]) => (fits(value[name]) ? [] : [`${prefix}${name} must be ${required}`]));
+function fieldProblems(
+  value: Record<string, unknown>,
+  fields: Record<string, [(value: unknown) => boolean, string]>,
+  prefix = "",
+): string[] {
+  return Object.entries(fields).flatMap(([name, [fits, required]]) =>
+    fits(value[name]) ? [] : [`${prefix}${name} must be ${required}`],
+  );
 }
 
 /**
@@ -211,8 +256,18 @@ function toCacheEntry(json: unknown): CacheEntry | string[] {
   const problems = fieldProblems(json, ENTRY_FIELDS);
   if (problems.length > 0) return problems;
   const pending = json.pending as Record<string, unknown> | null;
-  const entry = Object.fromEntries(Object.keys(ENTRY_FIELDS).map((name) => [name, json[name]])) as unknown as CacheEntry;
-  return { ...entry, pending: pending === null ? null : (Object.fromEntries(Object.keys(PENDING_FIELDS).map((name) => [name, pending[name]])) as unknown as PendingRefresh) };
+  const entry = Object.fromEntries(
+    Object.keys(ENTRY_FIELDS).map((name) => [name, json[name]]),
+  ) as unknown as CacheEntry;
+  return {
+    ...entry,
+    pending:
+      pending === null
+        ? null
+        : (Object.fromEntries(
+            Object.keys(PENDING_FIELDS).map((name) => [name, pending[name]]),
+          ) as unknown as PendingRefresh),
+  };
 }
 
 /** What the cache holds for one grant: the entry and the absolute path of its file. */
@@ -286,7 +341,9 @@ export function findEntry(hash: string, dir: string): StoredEntry | undefined {
   if (!secureDirectory(dir, false)) return undefined;
   let names: string[];
   try {
-    names = readdirSync(dir).filter((name) => /^[0-9a-f]{32}\.json$/.test(name)).sort();
+    names = readdirSync(dir)
+      .filter((name) => /^[0-9a-f]{32}\.json$/.test(name))
+      .sort();
   } catch (error) {
     throw inaccessibleError(dir, "cannot be listed", error);
   }
@@ -327,12 +384,15 @@ export function readEntry(dir: string, grant: string): StoredEntry | undefined {
   const entry = toCacheEntry(json);
   if (Array.isArray(entry)) {
     const format = (json as { format?: unknown } | null)?.format;
-    if (typeof format === "number" && format > ENTRY_FORMAT) throw damagedError(file, `it has format ${format}, written by a newer ${PACKAGE_NAME}`);
+    if (typeof format === "number" && format > ENTRY_FORMAT)
+      throw damagedError(file, `it has format ${format}, written by a newer ${PACKAGE_NAME}`);
     throw damagedError(file, entry.join("; "));
   }
   const hashes = entry.refreshTokenHashes;
-  if (hashes[hashes.length - 1] !== refreshTokenHash(entry.refreshToken)) throw damagedError(file, "its newest refresh token hash does not match its refresh token");
-  if (entry.lineage !== grant || grantIdOf(hashes[0]!) !== grant) throw damagedError(file, "its grant id does not match its name or its root hash");
+  if (hashes[hashes.length - 1] !== refreshTokenHash(entry.refreshToken))
+    throw damagedError(file, "its newest refresh token hash does not match its refresh token");
+  if (entry.lineage !== grant || grantIdOf(hashes[0]!) !== grant)
+    throw damagedError(file, "its grant id does not match its name or its root hash");
   return { file, entry };
 }
 
@@ -419,8 +479,12 @@ export async function withGrantLock<T>(dir: string, grant: string, work: () => P
     });
   } catch (error) {
     if ((error as { code?: unknown }).code === "ELOCKED") {
-      throw new TokenCacheError("lock_timeout", `another process has been refreshing this grant's tokens for over ${Math.round(lockBudgetMs() / 1000)} s (lock ${lockPath}). ` +
-          `Wait for it (a \`pulumi up\` or ${stackCommand("refresh")}), or, if none is running, delete ${lockPath} and try again.`, { file: lockPath, cause: error });
+      throw new TokenCacheError(
+        "lock_timeout",
+        `another process has been refreshing this grant's tokens for over ${Math.round(lockBudgetMs() / 1000)} s (lock ${lockPath}). ` +
+          `Wait for it (a \`pulumi up\` or ${stackCommand("refresh")}), or, if none is running, delete ${lockPath} and try again.`,
+        { file: lockPath, cause: error },
+      );
     }
     throw inaccessibleError(lockPath, "cannot be created", error);
   }
@@ -473,20 +537,38 @@ function secureDirectory(dir: string, create: boolean): boolean {
     }
     const stats = lstatSync(resolve(dir), { throwIfNoEntry: false }); // resolve: `link/` would follow the link
     if (!stats) return false;
-    if (stats.isSymbolicLink()) throw refused(dir, "is a symbolic link, and the cache follows none (its files and mode 0700 would land on the link's target)", "replace the link with a directory of your own");
+    if (stats.isSymbolicLink())
+      throw refused(
+        dir,
+        "is a symbolic link, and the cache follows none (its files and mode 0700 would land on the link's target)",
+        "replace the link with a directory of your own",
+      );
     if (!stats.isDirectory()) throw refused(dir, "is not a directory", "move it away");
     // process.getuid is absent on Windows, where the folder's access list, not an owner id, makes it private.
     const uid = process.getuid?.();
     if (uid !== undefined && stats.uid !== uid) {
-      throw refused(dir, `belongs to another user (uid ${stats.uid}, not yours: ${uid}), who could read or replace the tokens in it`, "use a directory of your own");
+      throw refused(
+        dir,
+        `belongs to another user (uid ${stats.uid}, not yours: ${uid}), who could read or replace the tokens in it`,
+        "use a directory of your own",
+      );
     }
     const parent = uid === undefined ? undefined : unsafeParent(dir, uid);
-    if (parent) throw refused(dir, `is inside ${parent.path}, which ${parent.who}: they could rename the cache folder and put another (or a symbolic link) in its place`, "use a folder inside folders only you or root can change");
+    if (parent)
+      throw refused(
+        dir,
+        `is inside ${parent.path}, which ${parent.who}: they could rename the cache folder and put another (or a symbolic link) in its place`,
+        "use a folder inside folders only you or root can change",
+      );
     if (ENFORCE_MODES && (stats.mode & 0o777) !== DIRECTORY_MODE) {
       const others = readdirSync(dir).filter((name) => !CACHE_NAME.test(name));
       if (others.length > 0) {
         const wide = (stats.mode & 0o777).toString(8);
-        throw refused(dir, `is mode 0${wide} and holds other files (${others.length}, such as ${JSON.stringify(others[0])}), so it is not the cache's own folder to make private`, "point it at a folder of its own");
+        throw refused(
+          dir,
+          `is mode 0${wide} and holds other files (${others.length}, such as ${JSON.stringify(others[0])}), so it is not the cache's own folder to make private`,
+          "point it at a folder of its own",
+        );
       }
       chmodSync(dir, DIRECTORY_MODE);
     }
@@ -518,15 +600,21 @@ function unsafeParent(dir: string, uid: number): { path: string; who: string } |
   for (const folder of folders) {
     const stats = statSync(folder);
     const mode = stats.mode & 0o7777;
-    if ((mode & 0o002) !== 0 && (mode & 0o1000) === 0) return { path: folder, who: `every user may write to (mode 0${(mode & 0o777).toString(8)}, no sticky bit)` };
-    if (stats.uid !== uid && stats.uid !== 0) return { path: folder, who: `belongs to another user (uid ${stats.uid})` };
+    if ((mode & 0o002) !== 0 && (mode & 0o1000) === 0)
+      return { path: folder, who: `every user may write to (mode 0${(mode & 0o777).toString(8)}, no sticky bit)` };
+    if (stats.uid !== uid && stats.uid !== 0)
+      return { path: folder, who: `belongs to another user (uid ${stats.uid})` };
   }
   return undefined;
 }
 
 /** A cache directory refused before any file in it is touched: what is wrong, and what to do. */
 function refused(dir: string, what: string, remedy: string): TokenCacheError {
-  return new TokenCacheError("cache_inaccessible", `the token cache ${dir} ${what}: ${remedy}, or set ${TOKEN_CACHE_DIR_VARIABLE.name} to a private directory (a new path is created with mode 0700).`, { file: dir });
+  return new TokenCacheError(
+    "cache_inaccessible",
+    `the token cache ${dir} ${what}: ${remedy}, or set ${TOKEN_CACHE_DIR_VARIABLE.name} to a private directory (a new path is created with mode 0700).`,
+    { file: dir },
+  );
 }
 
 /** Reads a file after enforcing its mode 0600; undefined when it does not exist. */
@@ -549,14 +637,21 @@ function readSecured(file: string): string | undefined {
 }
 
 function damagedError(file: string, why: string): TokenCacheError {
-  return new TokenCacheError("cache_damaged", `the token cache file ${file} is damaged (${why}). It may hold the only valid refresh token of this grant, and ` +
+  return new TokenCacheError(
+    "cache_damaged",
+    `the token cache file ${file} is damaged (${why}). It may hold the only valid refresh token of this grant, and ` +
       "presenting an older one could get the grant revoked (RFC 9700 §4.14.2), so nothing was refreshed. " +
-      `To go on, ${signInAgain()} (a new grant), then delete ${file}.`, { file });
+      `To go on, ${signInAgain()} (a new grant), then delete ${file}.`,
+    { file },
+  );
 }
 
 function inaccessibleError(file: string, what: string, cause: unknown): TokenCacheError {
   const code = (cause as { code?: unknown } | undefined)?.code;
-  return new TokenCacheError("cache_inaccessible", `the token cache path ${file} ${what}${typeof code === "string" ? ` (${code})` : ""}: check that it belongs to you and ` +
-      `that the disk is writable, or set ${TOKEN_CACHE_DIR_VARIABLE.name} to a private directory.`, { file, cause });
+  return new TokenCacheError(
+    "cache_inaccessible",
+    `the token cache path ${file} ${what}${typeof code === "string" ? ` (${code})` : ""}: check that it belongs to you and ` +
+      `that the disk is writable, or set ${TOKEN_CACHE_DIR_VARIABLE.name} to a private directory.`,
+    { file, cause },
+  );
 }
-

@@ -93,7 +93,13 @@ interface Kind {
 }
 
 const dynamic = { providerProcess: PROVIDER_PROCESSES.dynamic };
-const noop = { ...dynamic, dir: join(root, "bench/programs/noop"), project: "helpdesk-bench-noop", type: "pulumi-nodejs:dynamic/bench:Noop", createsWebhooks: false };
+const noop = {
+  ...dynamic,
+  dir: join(root, "bench/programs/noop"),
+  project: "helpdesk-bench-noop",
+  type: "pulumi-nodejs:dynamic/bench:Noop",
+  createsWebhooks: false,
+};
 const KINDS: Kind[] = [
   {
     name: "webhook",
@@ -218,7 +224,12 @@ async function createStacks(emulatorUrl: string): Promise<BenchStack[]> {
     mkdirSync(kindStateDir, { recursive: true });
     const envVars = { ...backend, PULUMI_BACKEND_URL: `file://${kindStateDir}`, ...kind.env };
     const stack = await LocalWorkspace.createOrSelectStack({ stackName: name, workDir: kind.dir }, { envVars });
-    const entry: BenchStack = { kind, stack, checkpoint: checkpointPath(kindStateDir, kind.project, name), deployed: false };
+    const entry: BenchStack = {
+      kind,
+      stack,
+      checkpoint: checkpointPath(kindStateDir, kind.project, name),
+      deployed: false,
+    };
     cleanups.push(async () => {
       if (entry.deployed) {
         log(`cleanup: destroying what is left of the ${kind.name} stack`);
@@ -233,7 +244,13 @@ async function createStacks(emulatorUrl: string): Promise<BenchStack[]> {
 }
 
 /** up, preview and destroy of N resources of one kind, with their samples; checks the emulator after each. */
-async function measureOnce(entry: BenchStack, n: number, results: Results, emulatorUrl: string, rep: number): Promise<void> {
+async function measureOnce(
+  entry: BenchStack,
+  n: number,
+  results: Results,
+  emulatorUrl: string,
+  rep: number,
+): Promise<void> {
   const { kind, stack } = entry;
   const samples = samplesOf(results, kind.name, n);
   await stack.setConfig("bench:count", { value: String(n) });
@@ -247,7 +264,10 @@ async function measureOnce(entry: BenchStack, n: number, results: Results, emula
     up = await timed(() => stack.up({ color: "never", signal: abort.signal }));
   } finally {
     const memory = sampler.stop();
-    if (memory.processes !== 1) log(`note: ${memory.processes} ${kind.providerProcess.label} processes seen during this ${kind.name} up (expected 1)`);
+    if (memory.processes !== 1)
+      log(
+        `note: ${memory.processes} ${kind.providerProcess.label} processes seen during this ${kind.name} up (expected 1)`,
+      );
     samples.providerPeakKiB.push(memory.peakKiB);
     samples.providerProcesses.push(memory.processes);
   }
@@ -257,12 +277,14 @@ async function measureOnce(entry: BenchStack, n: number, results: Results, emula
     if (held !== n) throw new Error(`after up of ${n} ${kind.name} webhooks the emulator holds ${held}`);
   }
   samples.state ??= measureState(entry.checkpoint, kind.type);
-  if (samples.state.resources !== n) throw new Error(`the ${kind.name} checkpoint holds ${samples.state.resources} resources, expected ${n}`);
+  if (samples.state.resources !== n)
+    throw new Error(`the ${kind.name} checkpoint holds ${samples.state.resources} resources, expected ${n}`);
 
   await resetStats(emulatorUrl);
   const preview = await timed(() => stack.preview({ color: "never", signal: abort.signal }));
   const changes = Object.entries(preview.value.changeSummary).filter(([op, count]) => op !== "same" && count > 0);
-  if (changes.length > 0) throw new Error(`preview after up shows changes: ${JSON.stringify(preview.value.changeSummary)}`);
+  if (changes.length > 0)
+    throw new Error(`preview after up shows changes: ${JSON.stringify(preview.value.changeSummary)}`);
   samples.preview.push({ ms: preview.ms, http: await readStats(emulatorUrl) });
 
   await resetStats(emulatorUrl);
@@ -281,7 +303,9 @@ async function measureOnce(entry: BenchStack, n: number, results: Results, emula
 
 /** The emulator's sustained rate for POST /v1/webhooks, from a loader in this process against an emulator in its own. */
 async function loadTest(): Promise<LoadRound[]> {
-  log(`load test: POST /v1/webhooks, ${LOAD.connections} connections, ${seconds(LOAD.durationMs)} s (+${seconds(LOAD.warmupMs)} s warm-up) x ${LOAD.rounds}`);
+  log(
+    `load test: POST /v1/webhooks, ${LOAD.connections} connections, ${seconds(LOAD.durationMs)} s (+${seconds(LOAD.warmupMs)} s warm-up) x ${LOAD.rounds}`,
+  );
   const emulator = await startEmulatorProcess([BENCH_CLIENT]);
   cleanups.push(() => emulator.stop());
   const tokens = await signIn({ baseUrl: emulator.url, ...BENCH_CLIENT });
@@ -290,7 +314,9 @@ async function loadTest(): Promise<LoadRound[]> {
     if (abort.signal.aborted) throw abort.signal.reason;
     const result = await loadRound(LOAD, emulator.url, tokens.accessToken, emulator.child.pid!);
     rounds.push(result);
-    log(`  round ${round + 1}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms, non-201 ${result.non201}, errors ${result.errors}`);
+    log(
+      `  round ${round + 1}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms, non-201 ${result.non201}, errors ${result.errors}`,
+    );
   }
   return rounds;
 }
@@ -339,12 +365,16 @@ try {
   failed = true;
   const message = error instanceof Error ? error.message : String(error);
   // The Automation API's message repeats the command's output; its end holds the diagnostics.
-  log(`\nbenchmark failed: ${message.length > 4000 ? `${message.slice(0, 1000)}\n[... cut ...]\n${message.slice(-3000)}` : message}`);
+  log(
+    `\nbenchmark failed: ${message.length > 4000 ? `${message.slice(0, 1000)}\n[... cut ...]\n${message.slice(-3000)}` : message}`,
+  );
 } finally {
   log("cleaning up: stacks, Pulumi.<stack>.yaml files, temp dirs, emulators");
   await cleanUp();
   for (const dir of new Set(KINDS.map((kind) => kind.dir))) {
-    const left = existsSync(dir) ? readdirSync(dir).filter((file) => /^Pulumi\..+\.yaml$/.test(file) && file !== "Pulumi.yaml") : [];
+    const left = existsSync(dir)
+      ? readdirSync(dir).filter((file) => /^Pulumi\..+\.yaml$/.test(file) && file !== "Pulumi.yaml")
+      : [];
     if (left.length > 0) log(`note: ${dir} still holds ${left.join(", ")} (not written by this run?)`);
   }
 }

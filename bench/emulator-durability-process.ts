@@ -17,7 +17,9 @@ if (specifier === undefined) {
   process.exit(2);
 }
 const moduleUrl = specifier.startsWith("/") ? pathToFileURL(specifier).href : specifier;
-const { startEmulator } = (await import(moduleUrl)) as { startEmulator: (options: EmulatorOptions) => Promise<RunningEmulator> };
+const { startEmulator } = (await import(moduleUrl)) as {
+  startEmulator: (options: EmulatorOptions) => Promise<RunningEmulator>;
+};
 const options = JSON.parse(optionsJson ?? "{}") as EmulatorOptions;
 const emulator = await startEmulator({ port: 0, autoApprove: true, ...options });
 process.stdout.write(`${JSON.stringify({ url: emulator.url })}\n`);

@@ -57,7 +57,9 @@ const LOAD: LoadSettings & { rounds: number } = quick
   ? { connections: 32, durationMs: 2000, warmupMs: 1000, rounds: 1 }
   : { connections: 32, durationMs: 5000, warmupMs: 2000, rounds: 3 };
 /** The size run: webhooks spread over this many events, each event triggered `TRIGGERS_PER_EVENT` times. */
-const SIZE = quick ? { webhooks: 1000, events: 10, triggersPerEvent: 10 } : { webhooks: 10_000, events: 10, triggersPerEvent: 10 };
+const SIZE = quick
+  ? { webhooks: 1000, events: 10, triggersPerEvent: 10 }
+  : { webhooks: 10_000, events: 10, triggersPerEvent: 10 };
 const DELIVERIES = SIZE.webhooks * SIZE.triggersPerEvent;
 
 const log = (message: string): void => void process.stderr.write(`${message}\n`);
@@ -71,7 +73,10 @@ const log = (message: string): void => void process.stderr.write(`${message}\n`)
  * @returns the commit and the path of its `dist/emulator/index.js`
  */
 function buildBase(rev: string): { commit: string; module: string } {
-  const commit = execFileSync("git", ["rev-parse", "--verify", `${rev}^{commit}`], { cwd: root, encoding: "utf8" }).trim();
+  const commit = execFileSync("git", ["rev-parse", "--verify", `${rev}^{commit}`], {
+    cwd: root,
+    encoding: "utf8",
+  }).trim();
   const dir = join(tmpdir(), `helpdesk-emulator-${commit.slice(0, 12)}`);
   const module = join(dir, "dist/emulator/index.js");
   if (existsSync(module)) return { commit, module };
@@ -82,11 +87,24 @@ function buildBase(rev: string): { commit: string; module: string } {
   const rooms = execFileSync("git", ["ls-tree", "--name-only", commit], { cwd: root, encoding: "utf8" })
     .split("\n")
     .filter((name) => ["emulator", "kernel", "sdk", "auth"].includes(name));
-  const archive = execFileSync("git", ["archive", commit, ...rooms, "tsconfig.json", "package.json"], { cwd: root, maxBuffer: 256 * 1024 * 1024 });
+  const archive = execFileSync("git", ["archive", commit, ...rooms, "tsconfig.json", "package.json"], {
+    cwd: root,
+    maxBuffer: 256 * 1024 * 1024,
+  });
   execFileSync("tar", ["-x", "-C", dir], { input: archive });
   symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));
-  writeFileSync(join(dir, "tsconfig.bench.json"), JSON.stringify({ extends: "./tsconfig.json", compilerOptions: { declaration: false }, include: ["emulator/**/*.ts"] }));
-  execFileSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.bench.json"], { cwd: dir, stdio: "inherit" });
+  writeFileSync(
+    join(dir, "tsconfig.bench.json"),
+    JSON.stringify({
+      extends: "./tsconfig.json",
+      compilerOptions: { declaration: false },
+      include: ["emulator/**/*.ts"],
+    }),
+  );
+  execFileSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.bench.json"], {
+    cwd: dir,
+    stdio: "inherit",
+  });
   return { commit, module };
 }
 
@@ -102,13 +120,19 @@ interface EmulatorProcess {
 
 /** Starts emulator-durability-process.ts on `module` with `options` and waits for its URL. */
 async function startEmulator(module: string, options: EmulatorOptions): Promise<EmulatorProcess> {
-  const child = spawn(process.execPath, [join(import.meta.dirname, "emulator-durability-process.ts"), module, JSON.stringify(options)], {
-    stdio: ["pipe", "pipe", "inherit"],
-  });
+  const child = spawn(
+    process.execPath,
+    [join(import.meta.dirname, "emulator-durability-process.ts"), module, JSON.stringify(options)],
+    {
+      stdio: ["pipe", "pipe", "inherit"],
+    },
+  );
   const url = await new Promise<string>((resolvePromise, reject) => {
     child.once("error", reject);
     child.once("exit", (code) => reject(new Error(`the emulator process exited with code ${code} before listening`)));
-    createInterface({ input: child.stdout! }).once("line", (line) => resolvePromise((JSON.parse(line) as { url: string }).url));
+    createInterface({ input: child.stdout! }).once("line", (line) =>
+      resolvePromise((JSON.parse(line) as { url: string }).url),
+    );
   });
   const stop = () =>
     new Promise<void>((resolvePromise) => {
@@ -121,13 +145,21 @@ async function startEmulator(module: string, options: EmulatorOptions): Promise<
 
 /** An access token of the default client (both emulators register it). */
 async function signIn(baseUrl: string): Promise<string> {
-  return (await signInAutoApproved({ baseUrl, clientId: DEFAULT_CLIENT.clientId, clientSecret: DEFAULT_CLIENT.clientSecret, redirectUri: DEFAULT_CLIENT.redirectUri })).accessToken;
+  return (
+    await signInAutoApproved({
+      baseUrl,
+      clientId: DEFAULT_CLIENT.clientId,
+      clientSecret: DEFAULT_CLIENT.clientSecret,
+      redirectUri: DEFAULT_CLIENT.redirectUri,
+    })
+  ).accessToken;
 }
 
 /** Bytes of a data file and of the SQLite journals beside it (none after a clean stop). */
 function fileBytes(file: string): number {
   let total = 0;
-  for (const suffix of ["", "-wal", "-shm", "-journal"]) if (existsSync(`${file}${suffix}`)) total += statSync(`${file}${suffix}`).size;
+  for (const suffix of ["", "-wal", "-shm", "-journal"])
+    if (existsSync(`${file}${suffix}`)) total += statSync(`${file}${suffix}`).size;
   return total;
 }
 
@@ -170,7 +202,10 @@ interface Variant {
  * keeps one), then stops it cleanly and measures the data file.
  * @returns what `work` returned, and the bytes of the data file after the stop (0 without one)
  */
-async function withEmulator<T>(variant: Variant, work: (emulator: EmulatorProcess, token: string) => Promise<T>): Promise<{ result: T; fileBytes: number }> {
+async function withEmulator<T>(
+  variant: Variant,
+  work: (emulator: EmulatorProcess, token: string) => Promise<T>,
+): Promise<{ result: T; fileBytes: number }> {
   const dir = mkdtempSync(join(tmpdir(), "helpdesk-bench-durability-"));
   const file = variant.dataFile ? join(dir, "helpdesk.data") : undefined;
   try {
@@ -189,7 +224,8 @@ async function withEmulator<T>(variant: Variant, work: (emulator: EmulatorProces
 
 /** One throughput round of a variant (bench/load.ts), on a fresh data file. */
 async function throughput(variant: Variant): Promise<LoadRound> {
-  return (await withEmulator(variant, (emulator, token) => loadRound(LOAD, emulator.url, token, emulator.child.pid!))).result;
+  return (await withEmulator(variant, (emulator, token) => loadRound(LOAD, emulator.url, token, emulator.child.pid!)))
+    .result;
 }
 
 /** What the size run measured. */
@@ -245,7 +281,13 @@ async function size(variant: Variant): Promise<SizeResult> {
       await new Promise((r) => setTimeout(r, 500)); // the last outcomes are logged after the receiver answered
       return new EmulatorInspectionClient(emulator.url).state();
     });
-    return { webhooks: state.webhooks.length, deliveriesReceived: receiver.received(), logEntriesKept: state.deliveries, fileBytes: bytes, seconds: (performance.now() - started) / 1000 };
+    return {
+      webhooks: state.webhooks.length,
+      deliveriesReceived: receiver.received(),
+      logEntriesKept: state.deliveries,
+      fileBytes: bytes,
+      seconds: (performance.now() - started) / 1000,
+    };
   } finally {
     await receiver.close();
   }
@@ -268,16 +310,25 @@ const VARIANTS: Variant[] = [
   { name: `${baseName}: JSON file, 25 ms debounce`, module: base.module, dataFile: true, options: {} },
   { name: "this tree: memory", module: current, dataFile: false, options: {} },
   { name: "this tree: SQLite, synchronous=full", module: current, dataFile: true, options: { synchronous: "full" } },
-  { name: "this tree: SQLite, synchronous=normal", module: current, dataFile: true, options: { synchronous: "normal" } },
+  {
+    name: "this tree: SQLite, synchronous=normal",
+    module: current,
+    dataFile: true,
+    options: { synchronous: "normal" },
+  },
 ];
 
-log(`throughput: POST /v1/webhooks, ${LOAD.connections} connections, ${LOAD.durationMs / 1000} s (+${LOAD.warmupMs / 1000} s warm-up) x ${LOAD.rounds} rounds, variants in turn`);
+log(
+  `throughput: POST /v1/webhooks, ${LOAD.connections} connections, ${LOAD.durationMs / 1000} s (+${LOAD.warmupMs / 1000} s warm-up) x ${LOAD.rounds} rounds, variants in turn`,
+);
 const rounds = new Map<string, LoadRound[]>(VARIANTS.map((v) => [v.name, []]));
 for (let round = 0; round < LOAD.rounds; round++) {
   for (const variant of VARIANTS) {
     const result = await throughput(variant);
     rounds.get(variant.name)!.push(result);
-    log(`  round ${round + 1} ${variant.name}: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.p99Ms.toFixed(1)} ms`);
+    log(
+      `  round ${round + 1} ${variant.name}: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.p99Ms.toFixed(1)} ms`,
+    );
   }
 }
 
@@ -285,7 +336,11 @@ log(`size: ${SIZE.webhooks} webhooks, ${DELIVERIES} deliveries`);
 const SIZE_VARIANTS: Variant[] = [
   { ...VARIANTS[1]!, name: `${baseName}: JSON file (log: newest 1000 overall)` },
   { ...VARIANTS[3]!, name: "this tree: SQLite (log: newest 1000 per account, the default)" },
-  { ...VARIANTS[3]!, name: `this tree: SQLite (log limit ${DELIVERIES}: all kept)`, options: { deliveryLogLimit: DELIVERIES } },
+  {
+    ...VARIANTS[3]!,
+    name: `this tree: SQLite (log limit ${DELIVERIES}: all kept)`,
+    options: { deliveryLogLimit: DELIVERIES },
+  },
 ];
 const sizes = new Map<string, SizeResult>();
 for (const variant of SIZE_VARIANTS) {
@@ -297,7 +352,10 @@ for (const variant of SIZE_VARIANTS) {
 // Report
 
 const pad = (text: string, width: number): string => text.padEnd(width);
-const num = (value: number, digits = 0): string => (Number.isFinite(value) ? value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits }) : "n/a");
+const num = (value: number, digits = 0): string =>
+  Number.isFinite(value)
+    ? value.toLocaleString("en-US", { maximumFractionDigits: digits, minimumFractionDigits: digits })
+    : "n/a";
 const width = Math.max(...[...VARIANTS, ...SIZE_VARIANTS].map((v) => v.name.length)) + 2;
 const throughputRows = VARIANTS.map((variant) => {
   const results = rounds.get(variant.name)!;
@@ -315,7 +373,10 @@ const throughputRows = VARIANTS.map((variant) => {
 const lines = [
   `POST /v1/webhooks, ${LOAD.connections} connections, ${LOAD.durationMs / 1000} s x ${LOAD.rounds} (median of rounds)`,
   `${pad("emulator", width)}${"req/s".padStart(9)}${"p50 ms".padStart(9)}${"p99 ms".padStart(9)}${"CPU %".padStart(8)}${"non-201".padStart(9)}`,
-  ...throughputRows.map((r) => `${pad(r.variant, width)}${num(r.requestsPerSecond).padStart(9)}${num(r.p50Ms, 1).padStart(9)}${num(r.p99Ms, 1).padStart(9)}${num(r.emulatorCpuPercent).padStart(8)}${String(r.non201).padStart(9)}`),
+  ...throughputRows.map(
+    (r) =>
+      `${pad(r.variant, width)}${num(r.requestsPerSecond).padStart(9)}${num(r.p50Ms, 1).padStart(9)}${num(r.p99Ms, 1).padStart(9)}${num(r.emulatorCpuPercent).padStart(8)}${String(r.non201).padStart(9)}`,
+  ),
   "",
   `data file after ${num(SIZE.webhooks)} webhooks and ${num(DELIVERIES)} deliveries (after a clean stop)`,
   `${pad("emulator", width)}${"webhooks".padStart(10)}${"delivered".padStart(11)}${"log kept".padStart(10)}${"bytes".padStart(14)}${"seconds".padStart(9)}`,

@@ -17,7 +17,8 @@ export interface HttpCount {
  * A connection of its own for each inspection call, closed afterwards, so the counters see exactly one connection
  * per call, never a reused one from before a reset.
  */
-const inspector = (baseUrl: string): EmulatorInspectionClient => new EmulatorInspectionClient(baseUrl, { connectionPerCall: true });
+const inspector = (baseUrl: string): EmulatorInspectionClient =>
+  new EmulatorInspectionClient(baseUrl, { connectionPerCall: true });
 
 /** Sets the counters to zero. */
 export async function resetStats(baseUrl: string): Promise<void> {

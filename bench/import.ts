@@ -46,17 +46,48 @@ try {
       const program = join(work, "program");
       mkdirSync(program);
       mkdirSync(join(work, "state"));
-      writeFileSync(join(program, "Pulumi.yaml"), `name: bench-import\nruntime: yaml\nplugins:\n  providers:\n    - name: helpdesk\n      path: ${join(root, "plugin")}\n`);
+      writeFileSync(
+        join(program, "Pulumi.yaml"),
+        `name: bench-import\nruntime: yaml\nplugins:\n  providers:\n    - name: helpdesk\n      path: ${join(root, "plugin")}\n`,
+      );
       writeFileSync(join(work, "webhooks.csv"), `${lines.join("\n")}\n`);
-      const env = { ...process.env, ...backendEnv(join(work, "state")), [TOKEN_CACHE_DIR_VARIABLE.name]: join(work, "token-cache"), NO_COLOR: "1" };
+      const env = {
+        ...process.env,
+        ...backendEnv(join(work, "state")),
+        [TOKEN_CACHE_DIR_VARIABLE.name]: join(work, "token-cache"),
+        NO_COLOR: "1",
+      };
       await timed("pulumi", ["stack", "init", "bench", "--non-interactive"], program, env);
       await timed("pulumi", ["config", "set", CONFIG_KEYS.baseUrl, emulator.url, "--stack", "bench"], program, env);
-      await timed("pulumi", ["config", "set", "--secret", CONFIG_KEYS.accessToken, "--stack", "bench"], program, env, accessToken);
+      await timed(
+        "pulumi",
+        ["config", "set", "--secret", CONFIG_KEYS.accessToken, "--stack", "bench"],
+        program,
+        env,
+        accessToken,
+      );
       process.stderr.write(`bench:import: N=${n}: ${CLI_EXECUTABLE} import\n`);
-      const adopted = await timed(process.execPath, [join(root, "dist", "bin", `${CLI_EXECUTABLE}.js`), "import", "--stack", "bench", "--from", join(work, "webhooks.csv")], program, env);
+      const adopted = await timed(
+        process.execPath,
+        [
+          join(root, "dist", "bin", `${CLI_EXECUTABLE}.js`),
+          "import",
+          "--stack",
+          "bench",
+          "--from",
+          join(work, "webhooks.csv"),
+        ],
+        program,
+        env,
+      );
       appendFileSync(join(program, "Pulumi.yaml"), `${adopted.stdout}\n`);
       process.stderr.write(`bench:import: N=${n}: pulumi preview --expect-no-changes\n`);
-      const preview = await timed("pulumi", ["preview", "--expect-no-changes", "--stack", "bench", "--non-interactive"], program, env);
+      const preview = await timed(
+        "pulumi",
+        ["preview", "--expect-no-changes", "--stack", "bench", "--non-interactive"],
+        program,
+        env,
+      );
       // The `Duration:` that `pulumi import` prints: its own run, within the command's time.
       const pulumiImport = /^Duration: (\S+)/m.exec(adopted.stderr)?.[1] ?? "?";
       rows.push({ n, importSeconds: adopted.seconds, pulumiImport, previewSeconds: preview.seconds });
@@ -69,7 +100,9 @@ try {
 }
 
 const floor = rows[0]!;
-process.stdout.write(`| N | ${CLI_EXECUTABLE} import (s) | ratio to N=${floor.n} | of it, the pulumi import run | preview of the declarations (s) | ratio to N=${floor.n} |\n|---|---|---|---|---|---|\n`);
+process.stdout.write(
+  `| N | ${CLI_EXECUTABLE} import (s) | ratio to N=${floor.n} | of it, the pulumi import run | preview of the declarations (s) | ratio to N=${floor.n} |\n|---|---|---|---|---|---|\n`,
+);
 for (const row of rows) {
   process.stdout.write(
     `| ${row.n} | ${row.importSeconds.toFixed(1)} | ${(row.importSeconds / floor.importSeconds).toFixed(1)} | ${row.pulumiImport} | ${row.previewSeconds.toFixed(1)} | ${(row.previewSeconds / floor.previewSeconds).toFixed(1)} |\n`,

@@ -45,7 +45,12 @@ function processCpuMs(pid: number): number {
  * request in flight on their own keep-alive connection until the time is up; the requests that complete in the
  * counted window (after the warm-up) give the rate.
  */
-export async function loadRound(settings: LoadSettings, baseUrl: string, token: string, emulatorPid: number): Promise<LoadRound> {
+export async function loadRound(
+  settings: LoadSettings,
+  baseUrl: string,
+  token: string,
+  emulatorPid: number,
+): Promise<LoadRound> {
   const pool = new Pool(baseUrl, { connections: settings.connections, pipelining: 1, keepAliveTimeout: 30_000 });
   const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
   const started = performance.now();

@@ -57,7 +57,13 @@ function makeProject(dir: string): void {
 }
 
 const emulator = await startEmulator({ port: 0, autoApprove: true, clients: [BENCH_CLIENT] });
-const rows: Array<{ n: number; upSeconds: number; migrateSeconds: number; pulumiImport: string; previewSeconds: number }> = [];
+const rows: Array<{
+  n: number;
+  upSeconds: number;
+  migrateSeconds: number;
+  pulumiImport: string;
+  previewSeconds: number;
+}> = [];
 try {
   const { accessToken } = await signInAutoApproved({ baseUrl: emulator.url, ...BENCH_CLIENT });
   for (const n of sizes) {
@@ -67,22 +73,44 @@ try {
       mkdirSync(program);
       mkdirSync(join(work, "state"));
       makeProject(program);
-      const env = { ...process.env, ...backendEnv(join(work, "state")), HELPDESK_TOKEN_CACHE_DIR: join(work, "token-cache"), NO_COLOR: "1" };
+      const env = {
+        ...process.env,
+        ...backendEnv(join(work, "state")),
+        HELPDESK_TOKEN_CACHE_DIR: join(work, "token-cache"),
+        NO_COLOR: "1",
+      };
       const stack = ["--stack", "bench", "--non-interactive"];
       await timed("pulumi", ["stack", "init", "bench", "--non-interactive"], program, env);
       await timed("pulumi", ["config", "set", "helpdesk:baseUrl", emulator.url, "--stack", "bench"], program, env);
-      await timed("pulumi", ["config", "set", "--secret", "helpdesk:accessToken", "--stack", "bench"], program, env, accessToken);
+      await timed(
+        "pulumi",
+        ["config", "set", "--secret", "helpdesk:accessToken", "--stack", "bench"],
+        program,
+        env,
+        accessToken,
+      );
       await timed("pulumi", ["config", "set", "bench:count", String(n), "--stack", "bench"], program, env);
       process.stderr.write(`bench:migrate: N=${n}: pulumi up of ${n} dynamic webhooks\n`);
       const up = await timed("pulumi", ["up", "--yes", "--skip-preview", ...stack], program, env);
       process.stderr.write(`bench:migrate: N=${n}: ${CLI_EXECUTABLE} migrate\n`);
-      const migrated = await timed(process.execPath, [join(root, "dist", "cli", "bin.js"), "migrate", "--stack", "bench"], program, env);
+      const migrated = await timed(
+        process.execPath,
+        [join(root, "dist", "cli", "bin.js"), "migrate", "--stack", "bench"],
+        program,
+        env,
+      );
       writeFileSync(join(program, "index.ts"), `${migrated.stdout}\n`);
       process.stderr.write(`bench:migrate: N=${n}: pulumi preview --expect-no-changes\n`);
       const preview = await timed("pulumi", ["preview", "--expect-no-changes", ...stack], program, env);
       // The `Duration:` that `pulumi import` prints: its own run, within the command's time.
       const pulumiImport = /^Duration: (\S+)/m.exec(migrated.stderr)?.[1] ?? "?";
-      rows.push({ n, upSeconds: up.seconds, migrateSeconds: migrated.seconds, pulumiImport, previewSeconds: preview.seconds });
+      rows.push({
+        n,
+        upSeconds: up.seconds,
+        migrateSeconds: migrated.seconds,
+        pulumiImport,
+        previewSeconds: preview.seconds,
+      });
       await timed("pulumi", ["state", "unprotect", "--all", "--yes", ...stack], program, env);
       await timed("pulumi", ["destroy", "--yes", "--skip-preview", ...stack], program, env);
     } finally {

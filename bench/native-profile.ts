@@ -22,7 +22,16 @@
  * (after `bash scripts/setup.sh` and `. scripts/lib/env.sh`).
  */
 import { randomBytes } from "node:crypto";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
@@ -64,7 +73,13 @@ const ALL_KINDS: Kind[] = [
   { name: "noop", dir: noopDir, native: false, env: {} },
   { name: "limit", dir: noopDir, native: false, env: { PULUMI_SKIP_CHECKPOINTS: "true" } },
 ];
-if (options.base !== undefined) ALL_KINDS.push({ name: "native-base", dir: nativeDir, native: true, env: { PULUMI_HELPDESK_PACKAGE_ROOT: resolve(options.base) } });
+if (options.base !== undefined)
+  ALL_KINDS.push({
+    name: "native-base",
+    dir: nativeDir,
+    native: true,
+    env: { PULUMI_HELPDESK_PACKAGE_ROOT: resolve(options.base) },
+  });
 const kinds = [...options.kinds.split(","), ...(options.base === undefined ? [] : ["native-base"])].map((name) => {
   const kind = ALL_KINDS.find((candidate) => candidate.name === name);
   if (!kind) throw new Error(`unknown kind ${name} (known: ${ALL_KINDS.map((k) => k.name).join(", ")})`);
@@ -84,7 +99,10 @@ function pluginNode(kind: Kind): Record<string, string> {
     ...(options["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${out}`] : []),
   ];
   const wrapper = join(out, "node");
-  writeFileSync(wrapper, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${flags.map((f) => JSON.stringify(f)).join(" ")} "$@"\n`);
+  writeFileSync(
+    wrapper,
+    `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${flags.map((f) => JSON.stringify(f)).join(" ")} "$@"\n`,
+  );
   chmodSync(wrapper, 0o755);
   return { PULUMI_HELPDESK_NODE: wrapper, HELPDESK_PLUGIN_TIMING_DIR: out };
 }
@@ -115,7 +133,10 @@ function describeTimings(timings: Timing[]): string {
     .map((timing) => {
       const methods = Object.entries(timing.methods)
         .filter(([, m]) => m.ms.length > 0)
-        .map(([name, m]) => `${name} ${m.ms.length}x sum ${(m.ms.reduce((a, b) => a + b, 0) / 1000).toFixed(2)} s med ${median(m.ms).toFixed(1)} ms max ${Math.max(...m.ms).toFixed(0)} ms`);
+        .map(
+          ([name, m]) =>
+            `${name} ${m.ms.length}x sum ${(m.ms.reduce((a, b) => a + b, 0) / 1000).toFixed(2)} s med ${median(m.ms).toFixed(1)} ms max ${Math.max(...m.ms).toFixed(0)} ms`,
+        );
       return `    plugin cpu ${(timing.cpuMs / 1000).toFixed(2)} s, max in flight ${timing.maxInFlight}; ${methods.join("; ")}`;
     })
     .join("\n");
@@ -127,7 +148,8 @@ function showState(stateDir: string, kind: Kind): void {
   const stacks = join(stateDir, ".pulumi", "stacks", project);
   for (const file of readdirSync(stacks).filter((f) => f.endsWith(".json"))) {
     const text = readFileSync(join(stacks, file), "utf8");
-    const resources = (JSON.parse(text) as { checkpoint: { latest: { resources: Array<{ type: string }> } } }).checkpoint.latest.resources;
+    const resources = (JSON.parse(text) as { checkpoint: { latest: { resources: Array<{ type: string }> } } })
+      .checkpoint.latest.resources;
     log(`  ${file}: ${text.length} bytes, ${resources.length} resources`);
     log(JSON.stringify(resources.filter((r) => r.type.startsWith("pulumi:providers:")).at(-1), null, 1));
     log(JSON.stringify(resources.at(-1), null, 1));
@@ -148,7 +170,15 @@ async function run(): Promise<void> {
     cleanups.push(() => rmSync(join(kind.dir, `Pulumi.${name}.yaml`), { force: true }));
     const stack = await LocalWorkspace.createOrSelectStack(
       { stackName: name, workDir: kind.dir },
-      { envVars: { ...backend, PULUMI_BACKEND_URL: `file://${stateDir}`, ...kind.env, ...pluginNode(kind), HELPDESK_TOKEN_CACHE_DIR: join(scratch, "tokens") } },
+      {
+        envVars: {
+          ...backend,
+          PULUMI_BACKEND_URL: `file://${stateDir}`,
+          ...kind.env,
+          ...pluginNode(kind),
+          HELPDESK_TOKEN_CACHE_DIR: join(scratch, "tokens"),
+        },
+      },
     );
     const entry = { kind, stack, stateDir, deployed: false };
     cleanups.push(async () => {
@@ -159,7 +189,9 @@ async function run(): Promise<void> {
     stacks.push(entry);
   }
   const parallel = options.parallel === undefined ? {} : { parallel: Number(options.parallel) };
-  const times = new Map<string, { up: number[]; destroy: number[] }>(kinds.map((kind) => [kind.name, { up: [], destroy: [] }]));
+  const times = new Map<string, { up: number[]; destroy: number[] }>(
+    kinds.map((kind) => [kind.name, { up: [], destroy: [] }]),
+  );
   log(`N=${N}, ${REPS} reps, kinds ${kinds.map((k) => k.name).join(", ")}; scratch ${scratch}`);
   for (let rep = 0; rep < REPS; rep++) {
     const order = stacks.map((_, i) => stacks[(i + rep) % stacks.length]!);
@@ -175,7 +207,8 @@ async function run(): Promise<void> {
       const upStats = await readStats(emulator.url);
       const upTimings = takeTimings(kind);
       if (options["show-state"] && rep === 0) showState(stateDir, kind);
-      if (kind.dir === nativeDir && (await heldWebhookCount(emulator.url)) !== N) throw new Error(`${kind.name}: the emulator does not hold ${N} webhooks after up`);
+      if (kind.dir === nativeDir && (await heldWebhookCount(emulator.url)) !== N)
+        throw new Error(`${kind.name}: the emulator does not hold ${N} webhooks after up`);
       await resetStats(emulator.url);
       started = performance.now();
       cpu = process.cpuUsage();
@@ -199,10 +232,18 @@ async function run(): Promise<void> {
     const t = times.get(name);
     return t ? { up: median(t.up), destroy: median(t.destroy) } : undefined;
   };
-  console.log(`\nN=${N}, median of ${REPS} (s); ratios, same run: native (and native-base) / native-noop, native-limit / limit, native-noop / limit`);
+  console.log(
+    `\nN=${N}, median of ${REPS} (s); ratios, same run: native (and native-base) / native-noop, native-limit / limit, native-noop / limit`,
+  );
   for (const [name, t] of times) {
-    const pair = name === "native" || name === "native-base" ? floor("native-noop") : name === "native-limit" || name === "native-noop" ? floor("limit") : undefined;
-    const ratio = (ms: number, base: number | undefined): string => (base === undefined ? "" : ` (${(ms / base).toFixed(2)}x)`);
+    const pair =
+      name === "native" || name === "native-base"
+        ? floor("native-noop")
+        : name === "native-limit" || name === "native-noop"
+          ? floor("limit")
+          : undefined;
+    const ratio = (ms: number, base: number | undefined): string =>
+      base === undefined ? "" : ` (${(ms / base).toFixed(2)}x)`;
     console.log(
       `${name.padEnd(13)} up ${(median(t.up) / 1000).toFixed(2)}${ratio(median(t.up), pair?.up)}  destroy ${(median(t.destroy) / 1000).toFixed(2)}${ratio(median(t.destroy), pair?.destroy)}` +
         `   [up ${t.up.map((ms) => (ms / 1000).toFixed(2)).join(" ")}; destroy ${t.destroy.map((ms) => (ms / 1000).toFixed(2)).join(" ")}]`,

@@ -88,7 +88,12 @@ function startOnce(kind: StartKind): Promise<Start> {
     });
     child.on("error", fail);
     void exited.then(() => {
-      if (!stdout.includes("\n")) fail(new Error(`${kind.name} exited (${child.exitCode ?? child.signalCode}) before printing its first line: ${stderr.slice(0, 300)}`));
+      if (!stdout.includes("\n"))
+        fail(
+          new Error(
+            `${kind.name} exited (${child.exitCode ?? child.signalCode}) before printing its first line: ${stderr.slice(0, 300)}`,
+          ),
+        );
     });
   });
 }
@@ -127,13 +132,25 @@ export async function measurePluginStart(root: string, log: (line: string) => vo
     // The engine's address as the plugin's and the analyzer's argument, as the engine starts them (nothing listens there).
     const engine = "127.0.0.1:1";
     const kinds: StartKind[] = [
-      { name: "floor", command: process.execPath, args: ["-e", 'process.stdout.write("1\\n"); setInterval(() => {}, 1000);'], env: process.env },
+      {
+        name: "floor",
+        command: process.execPath,
+        args: ["-e", 'process.stdout.write("1\\n"); setInterval(() => {}, 1000);'],
+        env: process.env,
+      },
       { name: "plugin", command: join(release, PLUGIN_EXECUTABLE), args: [engine], env: bare },
       { name: "analyzer", command: join(release, ANALYZER_EXECUTABLE), args: [engine], env: bare },
       { name: "cli", command: join(release, CLI_EXECUTABLE), args: ["--version"], env: bare },
-      { name: "launcher", command: join(root, "plugin", PLUGIN_EXECUTABLE), args: [engine], env: { ...process.env, PULUMI_HELPDESK_NODE: process.execPath } },
+      {
+        name: "launcher",
+        command: join(root, "plugin", PLUGIN_EXECUTABLE),
+        args: [engine],
+        env: { ...process.env, PULUMI_HELPDESK_NODE: process.execPath },
+      },
     ];
-    const results = Object.fromEntries(kinds.map((kind) => [kind.name, { startsMs: [] as number[], rssKiB: [] as number[] }])) as PluginStartResults;
+    const results = Object.fromEntries(
+      kinds.map((kind) => [kind.name, { startsMs: [] as number[], rssKiB: [] as number[] }]),
+    ) as PluginStartResults;
     for (let i = 0; i < STARTS; i++) {
       for (const kind of kinds) {
         const start = await startOnce(kind);
@@ -143,7 +160,9 @@ export async function measurePluginStart(root: string, log: (line: string) => vo
     }
     const floor = median(results.floor.startsMs);
     const cell = (value: number, digits: number): string => value.toFixed(digits).padStart(10);
-    console.log(`\nstart to first line (${STARTS} starts each, interleaved; ms)                median       min       max   RSS MiB   /floor`);
+    console.log(
+      `\nstart to first line (${STARTS} starts each, interleaved; ms)                median       min       max   RSS MiB   /floor`,
+    );
     for (const kind of kinds) {
       const { startsMs, rssKiB } = results[kind.name];
       console.log(

@@ -32,7 +32,12 @@ let flushTimer: NodeJS.Timeout | undefined;
 
 function flush(): void {
   flushTimer = undefined;
-  const summary = { pid: process.pid, maxInFlight, cpuMs: (process.cpuUsage().user + process.cpuUsage().system) / 1000, methods };
+  const summary = {
+    pid: process.pid,
+    maxInFlight,
+    cpuMs: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
+    methods,
+  };
   writeFileSync(join(dir!, `timing-${process.pid}.json`), JSON.stringify(summary));
 }
 
@@ -43,7 +48,11 @@ function scheduleFlush(): void {
 
 const grpc = createRequire(import.meta.url)("@grpc/grpc-js") as typeof Grpc;
 const addService = grpc.Server.prototype.addService;
-grpc.Server.prototype.addService = function (this: Grpc.Server, service: Grpc.ServiceDefinition, implementation: Grpc.UntypedServiceImplementation): void {
+grpc.Server.prototype.addService = function (
+  this: Grpc.Server,
+  service: Grpc.ServiceDefinition,
+  implementation: Grpc.UntypedServiceImplementation,
+): void {
   const wrapped: Grpc.UntypedServiceImplementation = {};
   for (const [name, handler] of Object.entries(implementation)) {
     const timing: MethodTiming = (methods[name] ??= { ms: [], startedAt: [] });

@@ -55,7 +55,12 @@ function summary(ms: number[]): string {
  * @returns every preview's time
  * @throws Error when a preview fails (a violation would: every webhook complies)
  */
-export async function measurePolicyPreviews(root: string, emulatorUrl: string, reps: number, log: (line: string) => void): Promise<PolicyPreviewResults> {
+export async function measurePolicyPreviews(
+  root: string,
+  emulatorUrl: string,
+  reps: number,
+  log: (line: string) => void,
+): Promise<PolicyPreviewResults> {
   const work = mkdtempSync(join(tmpdir(), "helpdesk-bench-policy-"));
   const release = await releaseFolder(work);
   try {
@@ -65,9 +70,19 @@ export async function measurePolicyPreviews(root: string, emulatorUrl: string, r
       `#!/bin/sh\ncd ${JSON.stringify(join(root, "policy"))} && exec ${JSON.stringify(process.execPath)} ${JSON.stringify(join(root, "node_modules/@pulumi/pulumi/cmd/run-policy-pack"))} "$1" .\n`,
     );
     chmodSync(folderPack, 0o755);
-    const packs: Record<PreviewKind, string[]> = { without: [], executable: [join(release, ANALYZER_EXECUTABLE)], folder: [folderPack] };
+    const packs: Record<PreviewKind, string[]> = {
+      without: [],
+      executable: [join(release, ANALYZER_EXECUTABLE)],
+      folder: [folderPack],
+    };
     const configFile = join(work, "policy-config.json");
-    writeFileSync(configFile, JSON.stringify({ [POLICY_NAMES.allowedHosts]: { allowedHosts: ["*.example.test"] }, [POLICY_NAMES.allowedEvents]: { events: [...EVENTS] } }));
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        [POLICY_NAMES.allowedHosts]: { allowedHosts: ["*.example.test"] },
+        [POLICY_NAMES.allowedEvents]: { events: [...EVENTS] },
+      }),
+    );
     const stateDir = join(work, "state");
     mkdirSync(stateDir);
     const stack = await LocalWorkspace.createOrSelectStack(
@@ -85,7 +100,9 @@ export async function measurePolicyPreviews(root: string, emulatorUrl: string, r
           await stack.preview({ color: "never", ...pack });
           results[kind].push(performance.now() - began);
         }
-        log(`policy rep ${rep + 1}/${reps}: ${PREVIEW_KINDS.map((kind) => `${kind} ${(results[kind].at(-1)! / 1000).toFixed(2)} s`).join(", ")}`);
+        log(
+          `policy rep ${rep + 1}/${reps}: ${PREVIEW_KINDS.map((kind) => `${kind} ${(results[kind].at(-1)! / 1000).toFixed(2)} s`).join(", ")}`,
+        );
       }
       const without = median(results.without);
       console.log(

@@ -38,7 +38,14 @@ const seconds = (ms: number): number => ms / 1000;
 const mib = (kib: number): number => kib / 1024;
 /** Every kind, in the JSON's order, and its column header. */
 const KINDS: KindName[] = ["webhook", "native", "noop", "limit", "native-noop", "native-limit"];
-const HEADERS: Record<KindName, string> = { webhook: "webhook", native: "native", noop: "no-op", limit: "limit", "native-noop": "n-no-op", "native-limit": "n-limit" };
+const HEADERS: Record<KindName, string> = {
+  webhook: "webhook",
+  native: "native",
+  noop: "no-op",
+  limit: "limit",
+  "native-noop": "n-no-op",
+  "native-limit": "n-limit",
+};
 
 /** A ratio column: `of` / `over`. */
 interface Ratio {
@@ -107,7 +114,8 @@ export function report(results: Results, load: LoadRound[], info: RunInfo, root:
   // cancels out, and so does most of the noise of the smallest N.
   const middle = sizes[sizes.length - 2]!;
   const of = (kind: KindName, n: number): Samples => results.get(`${kind}:${n}`)!;
-  const med = (kind: KindName, n: number, op: "up" | "preview" | "destroy"): number => median(of(kind, n)[op].map((s) => seconds(s.ms)));
+  const med = (kind: KindName, n: number, op: "up" | "preview" | "destroy"): number =>
+    median(of(kind, n)[op].map((s) => seconds(s.ms)));
   const each = (value: (kind: KindName) => number | string): Record<KindName, number | string> =>
     Object.fromEntries(KINDS.map((kind) => [kind, value(kind)])) as Record<KindName, number | string>;
   const timesLabel = info.reps === 1 ? "1 run" : `median of ${info.reps}`;
@@ -115,7 +123,13 @@ export function report(results: Results, load: LoadRound[], info: RunInfo, root:
 
   for (const op of ["up", "preview", "destroy"] as const) {
     const label = op === "preview" ? "preview, no changes," : op;
-    for (const n of sizes) rows.push({ figure: `${label} N=${n} (s, ${timesLabel})`, values: each((k) => med(k, n, op)), ratios: true, digits: 2 });
+    for (const n of sizes)
+      rows.push({
+        figure: `${label} N=${n} (s, ${timesLabel})`,
+        values: each((k) => med(k, n, op)),
+        ratios: true,
+        digits: 2,
+      });
   }
   for (const op of ["up", "preview", "destroy"] as const) {
     rows.push({
@@ -131,23 +145,45 @@ export function report(results: Results, load: LoadRound[], info: RunInfo, root:
     const [a, b] = [state(kind, small), state(kind, large)];
     return a && b ? (b.fileBytes - a.fileBytes) / (large - small) : Number.NaN;
   };
-  const atLarge = (pick: (s: StateSize) => number) => (kind: KindName): number => {
-    const s = state(kind, large);
-    return s ? pick(s) : Number.NaN;
-  };
+  const atLarge =
+    (pick: (s: StateSize) => number) =>
+    (kind: KindName): number => {
+      const s = state(kind, large);
+      return s ? pick(s) : Number.NaN;
+    };
   const copies = state("webhook", large)?.providerCopies ?? Number.NaN;
   // A native resource has no __provider (its provider is the plugin): "none", not a 0 that ratios would divide.
   const providerShim = (kind: KindName): number | string => {
     const s = state(kind, large);
     return s === undefined ? Number.NaN : s.providerCopies === 0 ? "none" : s.providerBytes;
   };
-  rows.push({ figure: `state bytes/resource (file, marginal N=${small}->${large})`, values: each(fileMarginal), ratios: true, digits: 0 });
-  rows.push({ figure: "state bytes/resource (entry, compact JSON)", values: each(atLarge((s) => s.entryBytes)), ratios: true, digits: 0 });
+  rows.push({
+    figure: `state bytes/resource (file, marginal N=${small}->${large})`,
+    values: each(fileMarginal),
+    ratios: true,
+    digits: 0,
+  });
+  rows.push({
+    figure: "state bytes/resource (entry, compact JSON)",
+    values: each(atLarge((s) => s.entryBytes)),
+    ratios: true,
+    digits: 0,
+  });
   rows.push({ figure: `  of which __provider (x${copies})`, values: each(providerShim), ratios: true, digits: 0 });
-  rows.push({ figure: `state file N=${large} (KiB)`, values: each(atLarge((s) => s.fileBytes / 1024)), ratios: true, digits: 1 });
+  rows.push({
+    figure: `state file N=${large} (KiB)`,
+    values: each(atLarge((s) => s.fileBytes / 1024)),
+    ratios: true,
+    digits: 1,
+  });
 
   for (const n of sizes) {
-    rows.push({ figure: `provider process peak RSS, up N=${n} (MiB)`, values: each((k) => mib(median(of(k, n).providerPeakKiB))), ratios: true, digits: 1 });
+    rows.push({
+      figure: `provider process peak RSS, up N=${n} (MiB)`,
+      values: each((k) => mib(median(of(k, n).providerPeakKiB))),
+      ratios: true,
+      digits: 1,
+    });
   }
 
   const http = (kind: KindName, n: number, op: "up" | "preview" | "destroy"): string => {
@@ -155,40 +191,91 @@ export function report(results: Results, load: LoadRound[], info: RunInfo, root:
     if (list.length === 0) return "-";
     return `${median(list.map((s) => s.http.requests))} / ${median(list.map((s) => s.http.connections))}`;
   };
-  for (const n of sizes) rows.push({ figure: `HTTP requests / connections per up N=${n}`, values: each((k) => http(k, n, "up")), ratios: false, digits: 0 });
+  for (const n of sizes)
+    rows.push({
+      figure: `HTTP requests / connections per up N=${n}`,
+      values: each((k) => http(k, n, "up")),
+      ratios: false,
+      digits: 0,
+    });
   for (const op of ["preview", "destroy"] as const) {
-    rows.push({ figure: `HTTP requests / connections per ${op} N=${large}`, values: each((k) => http(k, large, op)), ratios: false, digits: 0 });
+    rows.push({
+      figure: `HTTP requests / connections per ${op} N=${large}`,
+      values: each((k) => http(k, large, op)),
+      ratios: false,
+      digits: 0,
+    });
   }
 
   // The emulator's own throughput: one figure, in the first column.
-  const webhookOnly = (value: number | string): Record<KindName, number | string> => ({ ...each(() => "-"), webhook: value });
+  const webhookOnly = (value: number | string): Record<KindName, number | string> => ({
+    ...each(() => "-"),
+    webhook: value,
+  });
   const rps = median(load.map((round) => round.requestsPerSecond));
-  rows.push({ figure: `emulator POST /v1/webhooks (req/s, ${info.load.connections} conn, ${seconds(info.load.durationMs)} s)`, values: webhookOnly(rps), ratios: false, digits: 0 });
+  rows.push({
+    figure: `emulator POST /v1/webhooks (req/s, ${info.load.connections} conn, ${seconds(info.load.durationMs)} s)`,
+    values: webhookOnly(rps),
+    ratios: false,
+    digits: 0,
+  });
   if (load.length > 1) {
     const values = load.map((round) => round.requestsPerSecond);
-    rows.push({ figure: "  req/s min - max of the rounds", values: webhookOnly(`${Math.min(...values).toFixed(0)} - ${Math.max(...values).toFixed(0)}`), ratios: false, digits: 0 });
+    rows.push({
+      figure: "  req/s min - max of the rounds",
+      values: webhookOnly(`${Math.min(...values).toFixed(0)} - ${Math.max(...values).toFixed(0)}`),
+      ratios: false,
+      digits: 0,
+    });
   }
-  rows.push({ figure: "  latency p50 / p99 (ms)", values: webhookOnly(`${median(load.map((r) => r.p50Ms)).toFixed(1)} / ${median(load.map((r) => r.p99Ms)).toFixed(1)}`), ratios: false, digits: 0 });
+  rows.push({
+    figure: "  latency p50 / p99 (ms)",
+    values: webhookOnly(
+      `${median(load.map((r) => r.p50Ms)).toFixed(1)} / ${median(load.map((r) => r.p99Ms)).toFixed(1)}`,
+    ),
+    ratios: false,
+    digits: 0,
+  });
   rows.push({
     figure: "  CPU loader / emulator (% of a core)",
-    values: webhookOnly(`${median(load.map((r) => r.loaderCpuPercent)).toFixed(0)} / ${median(load.map((r) => r.emulatorCpuPercent)).toFixed(0)}`),
+    values: webhookOnly(
+      `${median(load.map((r) => r.loaderCpuPercent)).toFixed(0)} / ${median(load.map((r) => r.emulatorCpuPercent)).toFixed(0)}`,
+    ),
     ratios: false,
     digits: 0,
   });
 
-  const largestLines = Object.fromEntries(MEASURED.map(({ kind, floor }) => [kind, largestCost(kind, floor, results, sizes, med, fileMarginal)])) as Record<string, string>;
+  const largestLines = Object.fromEntries(
+    MEASURED.map(({ kind, floor }) => [kind, largestCost(kind, floor, results, sizes, med, fileMarginal)]),
+  ) as Record<string, string>;
 
   for (const table of TABLES) printTable(table, rows.filter(table.shows));
   console.log("");
   for (const { kind } of MEASURED) console.log(largestLines[kind]);
-  console.log(`webhook: the dynamic Webhook (${PACKAGE_NAME}); native: the native Webhook (${PACKAGE_NAME}/native, default`);
-  console.log(`provider) run by the plugin ${PLUGIN_EXECUTABLE}; no-op: the floor, a dynamic resource whose provider does`);
-  console.log("nothing (bench/programs/noop); limit: the same no-op program with PULUMI_SKIP_CHECKPOINTS=true, what the engine");
-  console.log("costs without writing state after each step (never for users). n-no-op: the native program run by a plugin whose");
-  console.log("create and delete do no work (bench/noop-plugin), same checkpoints and bytes per resource as native: the native");
-  console.log("floor; n-limit: native with PULUMI_SKIP_CHECKPOINTS=true. w = webhook, n = native, lim = limit; a/b = a's figure");
-  console.log("over b's. provider process: the dynamic provider's (webhook, no-op, limit), the plugin's (native, n-no-op,");
-  console.log("n-limit). __provider none: a native resource stores no provider. HTTP = API requests / TCP connections.");
+  console.log(
+    `webhook: the dynamic Webhook (${PACKAGE_NAME}); native: the native Webhook (${PACKAGE_NAME}/native, default`,
+  );
+  console.log(
+    `provider) run by the plugin ${PLUGIN_EXECUTABLE}; no-op: the floor, a dynamic resource whose provider does`,
+  );
+  console.log(
+    "nothing (bench/programs/noop); limit: the same no-op program with PULUMI_SKIP_CHECKPOINTS=true, what the engine",
+  );
+  console.log(
+    "costs without writing state after each step (never for users). n-no-op: the native program run by a plugin whose",
+  );
+  console.log(
+    "create and delete do no work (bench/noop-plugin), same checkpoints and bytes per resource as native: the native",
+  );
+  console.log(
+    "floor; n-limit: native with PULUMI_SKIP_CHECKPOINTS=true. w = webhook, n = native, lim = limit; a/b = a's figure",
+  );
+  console.log(
+    "over b's. provider process: the dynamic provider's (webhook, no-op, limit), the plugin's (native, n-no-op,",
+  );
+  console.log(
+    "n-limit). __provider none: a native resource stores no provider. HTTP = API requests / TCP connections.",
+  );
   console.log(
     `${info.quick ? "quick run" : "full run"} in ${info.totalSeconds.toFixed(0)} s on ${cpus().length} cores, node ${process.version}, pulumi ${info.pulumiVersion}; ` +
       `load average (1 min) ${info.loadAverage.before} before, ${info.loadAverage.after} after (other processes share these cores)`,
@@ -201,7 +288,13 @@ export function report(results: Results, load: LoadRound[], info: RunInfo, root:
     startedAt: info.startedAt.toISOString(),
     quick: info.quick,
     totalSeconds: info.totalSeconds,
-    environment: { node: process.version, pulumi: info.pulumiVersion, cpus: cpus().length, cpuModel: cpus()[0]?.model ?? "unknown", loadAverage: info.loadAverage },
+    environment: {
+      node: process.version,
+      pulumi: info.pulumiVersion,
+      cpus: cpus().length,
+      cpuModel: cpus()[0]?.model ?? "unknown",
+      loadAverage: info.loadAverage,
+    },
     settings: { sizes, reps: info.reps, load: info.load, memorySampleIntervalMs: SAMPLE_INTERVAL_MS },
     table: rows.map(({ figure, values }) => ({ figure, ...values })),
     largestCost: largestLines,
@@ -214,7 +307,8 @@ export function report(results: Results, load: LoadRound[], info: RunInfo, root:
 
 /** Prints one table: each column as wide as its widest cell, so the table stays within 120 columns. */
 function printTable(table: Table, rows: Row[]): void {
-  const fmt = (value: number | string, digits: number): string => (typeof value === "number" ? (Number.isFinite(value) ? value.toFixed(digits) : "n/a") : value);
+  const fmt = (value: number | string, digits: number): string =>
+    typeof value === "number" ? (Number.isFinite(value) ? value.toFixed(digits) : "n/a") : value;
   const ratio = (row: Row, of: KindName, over: KindName): string => {
     const [a, b] = [row.values[of], row.values[over]];
     return row.ratios && typeof a === "number" && typeof b === "number" ? fmt(a / b, 2) : "-";
@@ -222,10 +316,15 @@ function printTable(table: Table, rows: Row[]): void {
   const columns = [
     ...table.kinds.map((kind) => ({ header: HEADERS[kind], cell: (row: Row) => fmt(row.values[kind], row.digits) })),
     ...table.ratios.map(({ header, of, over }) => ({ header, cell: (row: Row) => ratio(row, of, over) })),
-  ].map((column) => ({ ...column, width: Math.max(column.header.length, ...rows.map((row) => column.cell(row).length)) + 2 }));
+  ].map((column) => ({
+    ...column,
+    width: Math.max(column.header.length, ...rows.map((row) => column.cell(row).length)) + 2,
+  }));
   const width = Math.max(...rows.map((row) => row.figure.length)) + 2;
   const header = "figure".padEnd(width) + columns.map((column) => column.header.padStart(column.width)).join("");
-  const lines = rows.map((row) => row.figure.padEnd(width) + columns.map((column) => column.cell(row).padStart(column.width)).join(""));
+  const lines = rows.map(
+    (row) => row.figure.padEnd(width) + columns.map((column) => column.cell(row).padStart(column.width)).join(""),
+  );
   console.log("");
   console.log(`${table.title}:`);
   console.log([header, ...lines].join("\n"));
@@ -247,13 +346,26 @@ function largestCost(
   const large = sizes[sizes.length - 1]!;
   const peak = (kind: KindName, n: number): number => mib(median(results.get(`${kind}:${n}`)!.providerPeakKiB));
   const candidates = [
-    ...(["up", "preview", "destroy"] as const).map((op) => ({ name: `${op} at N=${large}`, w: med(kind, large, op), o: med(floor, large, op), unit: "s" })),
-    ...sizes.map((n) => ({ name: `provider process peak memory at N=${n}`, w: peak(kind, n), o: peak(floor, n), unit: "MiB" })),
+    ...(["up", "preview", "destroy"] as const).map((op) => ({
+      name: `${op} at N=${large}`,
+      w: med(kind, large, op),
+      o: med(floor, large, op),
+      unit: "s",
+    })),
+    ...sizes.map((n) => ({
+      name: `provider process peak memory at N=${n}`,
+      w: peak(kind, n),
+      o: peak(floor, n),
+      unit: "MiB",
+    })),
     { name: "state per resource", w: fileMarginal(kind), o: fileMarginal(floor), unit: "bytes" },
   ];
   const largest = candidates.reduce((best, c) => (c.w / c.o > best.w / best.o ? c : best));
   const digits = largest.unit === "s" ? 2 : largest.unit === "MiB" ? 1 : 0;
-  const lead = largest.w > largest.o ? `largest cost over its floor (${HEADERS[floor]})` : `no cost over its floor (${HEADERS[floor]}); closest`;
+  const lead =
+    largest.w > largest.o
+      ? `largest cost over its floor (${HEADERS[floor]})`
+      : `no cost over its floor (${HEADERS[floor]}); closest`;
   return (
     `${kind}: ${lead}: ${largest.name}, x${(largest.w / largest.o).toFixed(2)} ` +
     `(${largest.w >= largest.o ? "+" : ""}${(largest.w - largest.o).toFixed(digits)} ${largest.unit}: ${largest.w.toFixed(digits)} vs ${largest.o.toFixed(digits)})`

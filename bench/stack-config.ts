@@ -12,7 +12,12 @@ import { loginConfigEntries } from "../dist/auth/grant.js";
 import { parseBaseUrl } from "../dist/kernel/base-url.js";
 
 /** The emulator's OAuth client the benchmark signs in as. */
-export const BENCH_CLIENT = { clientId: "bench-client", clientSecret: "bench-client-secret-value", redirectUri: "http://127.0.0.1:1/callback", name: "bench" };
+export const BENCH_CLIENT = {
+  clientId: "bench-client",
+  clientSecret: "bench-client-secret-value",
+  redirectUri: "http://127.0.0.1:1/callback",
+  name: "bench",
+};
 
 /**
  * The environment of Pulumi operations on a file:// backend in `stateDir`, offline, with a random passphrase.

@@ -48,5 +48,11 @@ export function measureState(path: string, type: string): StateSize {
     }
   }
   const n = Math.max(entries.length, 1);
-  return { fileBytes: Buffer.byteLength(text), resources: entries.length, entryBytes: entryBytes / n, providerBytes: providerBytes / n, providerCopies: providerCopies / n };
+  return {
+    fileBytes: Buffer.byteLength(text),
+    resources: entries.length,
+    entryBytes: entryBytes / n,
+    providerBytes: providerBytes / n,
+    providerCopies: providerCopies / n,
+  };
 }

@@ -12,7 +12,13 @@ import { spawn } from "node:child_process";
  * @returns its stdout, its stderr and how long it took, in seconds
  * @throws Error when it exits with a code other than 0 (the message ends with its stderr's last 4,000 characters)
  */
-export function timed(command: string, args: string[], cwd: string, env: NodeJS.ProcessEnv, input = ""): Promise<{ seconds: number; stdout: string; stderr: string }> {
+export function timed(
+  command: string,
+  args: string[],
+  cwd: string,
+  env: NodeJS.ProcessEnv,
+  input = "",
+): Promise<{ seconds: number; stdout: string; stderr: string }> {
   const began = process.hrtime.bigint();
   return new Promise((resolvePromise, reject) => {
     const child = spawn(command, args, { cwd, env, stdio: ["pipe", "pipe", "pipe"] });

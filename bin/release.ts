@@ -10,7 +10,11 @@
  *
  * Each name's program is its entry in `bin/` (which checks the running Node.js first); the others are never evaluated.
  */
-import { ANALYZER_EXECUTABLE as ANALYZER_NAME, CLI_EXECUTABLE as CLI_NAME, PLUGIN_EXECUTABLE as PLUGIN_NAME } from "../kernel/names.js";
+import {
+  ANALYZER_EXECUTABLE as ANALYZER_NAME,
+  CLI_EXECUTABLE as CLI_NAME,
+  PLUGIN_EXECUTABLE as PLUGIN_NAME,
+} from "../kernel/names.js";
 
 /** The programs of the executable, by the name that asks for each. */
 const PROGRAMS = { [PLUGIN_NAME]: "plugin", [ANALYZER_NAME]: "analyzer", [CLI_NAME]: "cli" } as const;
@@ -30,7 +34,10 @@ function programNamed(name: string | undefined): Program | undefined {
  * @returns `plugin`, `analyzer` or `cli`, with `argv` minus a leading name argument
  */
 function programOf(argv: readonly string[]): { program: Program; argv: string[] } {
-  const invokedAs = (argv[1] ?? "").split(/[\\/]/).pop()!.replace(/\.exe$/i, "");
+  const invokedAs = (argv[1] ?? "")
+    .split(/[\\/]/)
+    .pop()!
+    .replace(/\.exe$/i, "");
   const named = programNamed(argv[2]);
   if (named !== undefined) return { program: named, argv: [argv[0]!, argv[1]!, ...argv.slice(3)] };
   return { program: programNamed(invokedAs) ?? "cli", argv: [...argv] };

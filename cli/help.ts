@@ -9,7 +9,15 @@ import { refreshableTokenOrigin } from "../auth/grant.js";
 import { TOKEN_CACHE_DIR_VARIABLE } from "../auth/token-cache.js";
 import { NAMESPACE_FLAG } from "../kernel/commands.js";
 import { DEFAULT_CONFIG_NAMESPACE } from "../kernel/config.js";
-import { SETTING_NAMES, SETTING_PRECEDENCE, SETTINGS, settingFlag, settingSourceName, type SettingName, type SourceOrigin } from "../kernel/settings.js";
+import {
+  SETTING_NAMES,
+  SETTING_PRECEDENCE,
+  SETTINGS,
+  settingFlag,
+  settingSourceName,
+  type SettingName,
+  type SourceOrigin,
+} from "../kernel/settings.js";
 import { LAUNCHER_VARIABLES } from "./plugin/plugin.js";
 import { TRIGGER_SETTING_NAMES } from "./trigger/trigger.js";
 import { NO_COLOR_VARIABLE } from "./output.js";
@@ -85,7 +93,11 @@ function readersOf(name: SettingName): string {
   if ((TRIGGER_SETTING_NAMES as readonly SettingName[]).includes(name)) readers.push(`trigger ${settingFlag(name)}`);
   // refresh, status and logout read the provider's settings as the provider does (auth/grant.ts `Grant.fromStackConfig`).
   if (SETTINGS[name].provider) {
-    readers.push(name === "accessToken" && !refreshableTokenOrigin("environment") ? "the provider, as given (never refreshed)" : "the provider and refresh");
+    readers.push(
+      name === "accessToken" && !refreshableTokenOrigin("environment")
+        ? "the provider, as given (never refreshed)"
+        : "the provider and refresh",
+    );
   }
   return `${name}${SETTINGS[name].secret ? " (secret)" : ""}: ${readers.join(", ")}`;
 }
@@ -100,7 +112,10 @@ export function environmentVariables(): VariableHelp[] {
     ...settings,
     TOKEN_CACHE_DIR_VARIABLE,
     ...LAUNCHER_VARIABLES,
-    { name: `${NON_INTERACTIVE_VARIABLE.name}=${NON_INTERACTIVE_VARIABLE.value}`, meaning: NON_INTERACTIVE_VARIABLE.meaning },
+    {
+      name: `${NON_INTERACTIVE_VARIABLE.name}=${NON_INTERACTIVE_VARIABLE.value}`,
+      meaning: NON_INTERACTIVE_VARIABLE.meaning,
+    },
     NO_COLOR_VARIABLE,
   ];
 }
@@ -116,7 +131,9 @@ export function programHelpAfter(): string {
     ...wrap(settingsParagraph()),
     "",
     "Environment:",
-    ...variables.flatMap((variable) => wrap(variable.meaning, `  ${variable.name.padEnd(width)}`, " ".repeat(width + 2))),
+    ...variables.flatMap((variable) =>
+      wrap(variable.meaning, `  ${variable.name.padEnd(width)}`, " ".repeat(width + 2)),
+    ),
   ].join("\n");
 }
 
@@ -136,7 +153,10 @@ export function loginPrecedence(): string {
  * @returns `[flags, description]` for `Command.option`
  */
 export function settingOption(name: SettingName, value: string, what: string, more?: string): [string, string] {
-  return [`${settingFlag(name)} <${value}>`, `${what} (${settingSourceName(name, "environment")}${more ? `; ${more}` : ""})`];
+  return [
+    `${settingFlag(name)} <${value}>`,
+    `${what} (${settingSourceName(name, "environment")}${more ? `; ${more}` : ""})`,
+  ];
 }
 
 /**

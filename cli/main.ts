@@ -27,19 +27,27 @@ import { CLI_EXECUTABLE, PLUGIN_EXECUTABLE, PULUMI_PACKAGE, WEBHOOK_TYPE } from 
 function positiveInt(name: string) {
   return (value: string): number => {
     const n = Number(value);
-    if (!Number.isInteger(n) || n < 0) throw new InvalidArgumentError(`${name} must be a whole number >= 0, got ${JSON.stringify(value)}`);
+    if (!Number.isInteger(n) || n < 0)
+      throw new InvalidArgumentError(`${name} must be a whole number >= 0, got ${JSON.stringify(value)}`);
     return n;
   };
 }
 
-const stackOption = [`-s, ${STACK_FLAG} <name>`, "stack whose config holds the credentials (default: the selected stack)"] as const;
+const stackOption = [
+  `-s, ${STACK_FLAG} <name>`,
+  "stack whose config holds the credentials (default: the selected stack)",
+] as const;
 const namespaceOption = [NAMESPACE_FLAGS, NAMESPACE_HELP, parseNamespaceOption, DEFAULT_CONFIG_NAMESPACE] as const;
-const cwdOption = ["-C, --cwd <dir>", "project directory holding Pulumi.yaml (default: the nearest one from the current directory upwards, as pulumi finds it)"] as const;
+const cwdOption = [
+  "-C, --cwd <dir>",
+  "project directory holding Pulumi.yaml (default: the nearest one from the current directory upwards, as pulumi finds it)",
+] as const;
 
 function share(name: string) {
   return (value: string): number => {
     const n = Number(value);
-    if (!Number.isFinite(n) || n < 0 || n > 1) throw new InvalidArgumentError(`${name} must be a share from 0 to 1, got ${JSON.stringify(value)}`);
+    if (!Number.isFinite(n) || n < 0 || n > 1)
+      throw new InvalidArgumentError(`${name} must be a share from 0 to 1, got ${JSON.stringify(value)}`);
     return n;
   };
 }
@@ -63,12 +71,16 @@ const program = new Command()
 
 program
   .command("login")
-  .description("Sign in with the help desk's OAuth authorization-code flow and store the tokens in the stack's config (as secrets).")
+  .description(
+    "Sign in with the help desk's OAuth authorization-code flow and store the tokens in the stack's config (as secrets).",
+  )
   .option(...stackOption)
   .option(...namespaceOption)
   .option(...settingOption("baseUrl", "url", "help-desk API base URL"))
   .option(...settingOption("clientId", "id", "OAuth client id"))
-  .option(...settingOption("clientSecret", "secret", "OAuth client secret", "a flag shows in `ps`, the variable does not"))
+  .option(
+    ...settingOption("clientSecret", "secret", "OAuth client secret", "a flag shows in `ps`, the variable does not"),
+  )
   .option(...settingOption("redirectUri", "uri", "registered redirect URI, e.g. http://127.0.0.1:8976/callback"))
   .option(...cwdOption)
   .option("--no-browser", "print the sign-in URL without opening a browser")
@@ -107,11 +119,16 @@ program
 
 program
   .command("refresh")
-  .description("Get a new access token with the refresh token and store it (and any rotated refresh token) in the stack's config.")
+  .description(
+    "Get a new access token with the refresh token and store it (and any rotated refresh token) in the stack's config.",
+  )
   .option(...stackOption)
   .option(...namespaceOption)
   .option(...cwdOption)
-  .addHelpText("after", `\nExamples:\n  $ ${CLI_EXECUTABLE} refresh --stack dev\n  $ ${CLI_EXECUTABLE} refresh --stack dev --namespace eu`)
+  .addHelpText(
+    "after",
+    `\nExamples:\n  $ ${CLI_EXECUTABLE} refresh --stack dev\n  $ ${CLI_EXECUTABLE} refresh --stack dev --namespace eu`,
+  )
   .action(refresh);
 
 program
@@ -120,13 +137,21 @@ program
   .option(...stackOption)
   .option(...namespaceOption)
   .option(...cwdOption)
-  .addHelpText("after", `\nExamples:\n  $ ${CLI_EXECUTABLE} logout --stack dev\n  $ ${CLI_EXECUTABLE} logout --stack dev --namespace eu`)
+  .addHelpText(
+    "after",
+    `\nExamples:\n  $ ${CLI_EXECUTABLE} logout --stack dev\n  $ ${CLI_EXECUTABLE} logout --stack dev --namespace eu`,
+  )
   .action(logout);
 
 program
   .command("import")
-  .description("Adopt the help desk's existing webhooks into the stack in one `pulumi import` run (no request to the help desk), and print their declarations.")
-  .requiredOption("--from <file>", "CSV (header id,event,url[,name]) or JSON array of the webhooks; - reads standard input")
+  .description(
+    "Adopt the help desk's existing webhooks into the stack in one `pulumi import` run (no request to the help desk), and print their declarations.",
+  )
+  .requiredOption(
+    "--from <file>",
+    "CSV (header id,event,url[,name]) or JSON array of the webhooks; - reads standard input",
+  )
   .option(...stackOption)
   .option(...namespaceOption)
   .option(...cwdOption)
@@ -137,7 +162,9 @@ program
 
 program
   .command("migrate")
-  .description(`Move every dynamic Webhook of the stack to the native ${WEBHOOK_TYPE} with the same id, event and url (no request to the help desk), and print the declarations that replace them.`)
+  .description(
+    `Move every dynamic Webhook of the stack to the native ${WEBHOOK_TYPE} with the same id, event and url (no request to the help desk), and print the declarations that replace them.`,
+  )
   .option(...stackOption)
   .option(...cwdOption)
   .option("--dry-run", "list the webhooks that would move and change nothing", false)
@@ -149,24 +176,60 @@ program
   .description("Run the local help-desk API emulator in the foreground (Ctrl-C to stop).")
   .option("-p, --port <port>", "port on 127.0.0.1 (0 = any free port)", positiveInt("--port"), 8080)
   .option("--client-id <id>", "OAuth client id to register", DEFAULT_CLIENT.clientId)
-  .option("--client-secret <secret>", "OAuth client secret to register (the default is a public demo value)", DEFAULT_CLIENT.clientSecret)
+  .option(
+    "--client-secret <secret>",
+    "OAuth client secret to register (the default is a public demo value)",
+    DEFAULT_CLIENT.clientSecret,
+  )
   .option("--redirect-uri <uri>", "redirect URI to register for the client", DEFAULT_CLIENT.redirectUri)
   .option("--auto-approve", "approve authorization requests without the consent page (headless use)", false)
   .option("--token-ttl <seconds>", "access token lifetime in seconds", positiveInt("--token-ttl"), 7200)
   .option("--rotate-refresh-tokens", "issue a new refresh token on each use and revoke the old one", false)
-  .option("--data <file>", "keep clients, tokens, webhooks and the delivery log in this SQLite file (a JSON data file of earlier versions is imported once)")
-  .option("--synchronous <level>", "data file commits: full (survive a power loss; default) or normal (survive a crash of the emulator)", (v: string) => {
-    if (v !== "full" && v !== "normal") throw new InvalidArgumentError(`--synchronous must be full or normal, got ${JSON.stringify(v)}`);
-    return v;
-  }, "full")
-  .option("--delivery-log-limit <n>", "delivery log entries kept per account", positiveInt("--delivery-log-limit"), 1000)
+  .option(
+    "--data <file>",
+    "keep clients, tokens, webhooks and the delivery log in this SQLite file (a JSON data file of earlier versions is imported once)",
+  )
+  .option(
+    "--synchronous <level>",
+    "data file commits: full (survive a power loss; default) or normal (survive a crash of the emulator)",
+    (v: string) => {
+      if (v !== "full" && v !== "normal")
+        throw new InvalidArgumentError(`--synchronous must be full or normal, got ${JSON.stringify(v)}`);
+      return v;
+    },
+    "full",
+  )
+  .option(
+    "--delivery-log-limit <n>",
+    "delivery log entries kept per account",
+    positiveInt("--delivery-log-limit"),
+    1000,
+  )
   .option("--log", "log each request (method, path, status, time) to stderr", false)
   .option("--latency <ms>", "fault: added delay before each API request, in milliseconds", positiveInt("--latency"), 0)
-  .option("--rate-429 <share>", "fault: share (0..1) of API requests answered 429 with Retry-After", share("--rate-429"), 0)
-  .option("--rate-503 <share>", "fault: share (0..1) of API requests answered 503 with Retry-After", share("--rate-503"), 0)
+  .option(
+    "--rate-429 <share>",
+    "fault: share (0..1) of API requests answered 429 with Retry-After",
+    share("--rate-429"),
+    0,
+  )
+  .option(
+    "--rate-503 <share>",
+    "fault: share (0..1) of API requests answered 503 with Retry-After",
+    share("--rate-503"),
+    0,
+  )
   .option("--rate-500 <share>", "fault: share (0..1) of API requests answered 500", share("--rate-500"), 0)
-  .option("--drop-rate <share>", "fault: share (0..1) of API connections dropped without an answer", share("--drop-rate"), 0)
-  .addHelpText("after", `\nExamples:\n  $ ${CLI_EXECUTABLE} emulator --port 8080 --auto-approve\n  $ ${CLI_EXECUTABLE} emulator --data ./helpdesk.db --rate-429 0.3 --latency 200`)
+  .option(
+    "--drop-rate <share>",
+    "fault: share (0..1) of API connections dropped without an answer",
+    share("--drop-rate"),
+    0,
+  )
+  .addHelpText(
+    "after",
+    `\nExamples:\n  $ ${CLI_EXECUTABLE} emulator --port 8080 --auto-approve\n  $ ${CLI_EXECUTABLE} emulator --data ./helpdesk.db --rate-429 0.3 --latency 200`,
+  )
   .action(runEmulator);
 
 program
@@ -181,16 +244,22 @@ program
 
 const plugin = program
   .command("plugin")
-  .description(`Make the native provider plugin ${PLUGIN_EXECUTABLE} (resources ${PULUMI_PACKAGE}:index:*) findable by Pulumi.`);
+  .description(
+    `Make the native provider plugin ${PLUGIN_EXECUTABLE} (resources ${PULUMI_PACKAGE}:index:*) findable by Pulumi.`,
+  );
 
 plugin
   .command("path")
-  .description(`Print the folder holding the plugin's launcher, for Pulumi.yaml \`plugins: providers: - name: ${PULUMI_PACKAGE}, path: <folder>\`.`)
+  .description(
+    `Print the folder holding the plugin's launcher, for Pulumi.yaml \`plugins: providers: - name: ${PULUMI_PACKAGE}, path: <folder>\`.`,
+  )
   .action(pluginPath);
 
 plugin
   .command("install")
-  .description("Install the plugin into Pulumi's plugin cache (runs `pulumi plugin install resource helpdesk <version> --file ...`).")
+  .description(
+    "Install the plugin into Pulumi's plugin cache (runs `pulumi plugin install resource helpdesk <version> --file ...`).",
+  )
   .option("--pulumi <path>", "the pulumi executable to run (default: pulumi on PATH)")
   .addHelpText("after", `\nExamples:\n  $ npx ${CLI_EXECUTABLE} plugin install\n  $ npx ${CLI_EXECUTABLE} plugin path`)
   .action(pluginInstall);

@@ -4,11 +4,18 @@
 import { createInterface } from "node:readline";
 
 /** The environment variable and value that keep the CLI from asking (CI systems set it); the CLI's help lists it. */
-export const NON_INTERACTIVE_VARIABLE = { name: "CI", value: "true", meaning: "never prompt or open a browser" } as const;
+export const NON_INTERACTIVE_VARIABLE = {
+  name: "CI",
+  value: "true",
+  meaning: "never prompt or open a browser",
+} as const;
 
 /** True when the CLI may prompt or open a browser: stdin and stderr are terminals and not {@link NON_INTERACTIVE_VARIABLE}. */
 export function isInteractive(): boolean {
-  return Boolean(process.stdin.isTTY && process.stderr.isTTY) && process.env[NON_INTERACTIVE_VARIABLE.name] !== NON_INTERACTIVE_VARIABLE.value;
+  return (
+    Boolean(process.stdin.isTTY && process.stderr.isTTY) &&
+    process.env[NON_INTERACTIVE_VARIABLE.name] !== NON_INTERACTIVE_VARIABLE.value
+  );
 }
 
 /**
@@ -21,7 +28,11 @@ export function isInteractive(): boolean {
  */
 export function ask(question: string, secret = false): Promise<string> {
   return new Promise((resolve, reject) => {
-    const rl = createInterface({ input: process.stdin, output: process.stderr, terminal: Boolean(process.stdin.isTTY) });
+    const rl = createInterface({
+      input: process.stdin,
+      output: process.stderr,
+      terminal: Boolean(process.stdin.isTTY),
+    });
     if (secret) {
       // readline echoes through _writeToOutput; print the prompt, then swallow what is typed.
       const writable = rl as unknown as { _writeToOutput: (text: string) => void };

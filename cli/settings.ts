@@ -6,12 +6,24 @@
  * variable.
  */
 import { stackConfigSettings } from "../kernel/config.js";
-import { collectSettings, settingFlag, settingProblem, settingReaderOf, settingSourceName, type SettingName } from "../kernel/settings.js";
+import {
+  collectSettings,
+  settingFlag,
+  settingProblem,
+  settingReaderOf,
+  settingSourceName,
+  type SettingName,
+} from "../kernel/settings.js";
 import { parseBaseUrl } from "../kernel/base-url.js";
 import { CliError } from "./output.js";
 
 /** The settings `login` needs before it can sign in. */
-export const CLIENT_SETTING_NAMES = ["baseUrl", "clientId", "clientSecret", "redirectUri"] as const satisfies readonly SettingName[];
+export const CLIENT_SETTING_NAMES = [
+  "baseUrl",
+  "clientId",
+  "clientSecret",
+  "redirectUri",
+] as const satisfies readonly SettingName[];
 
 /** One of {@link CLIENT_SETTING_NAMES}. */
 export type ClientSettingName = (typeof CLIENT_SETTING_NAMES)[number];
@@ -50,8 +62,18 @@ export interface PickedClientSettings {
  *   `config eu:baseUrl`, `env HELPDESK_BASE_URL`) and what is allowed
  * @throws ConfigNamespaceError when `namespace` is not a valid namespace
  */
-export function pickClientSettings(flags: ClientFlags, stackConfig: Readonly<Record<string, string>>, env: NodeJS.ProcessEnv = process.env, namespace?: string): PickedClientSettings {
-  const sources = { explicit: settingReaderOf(flags), explicitSource: "flag", config: stackConfigSettings(stackConfig, namespace), env } as const;
+export function pickClientSettings(
+  flags: ClientFlags,
+  stackConfig: Readonly<Record<string, string>>,
+  env: NodeJS.ProcessEnv = process.env,
+  namespace?: string,
+): PickedClientSettings {
+  const sources = {
+    explicit: settingReaderOf(flags),
+    explicitSource: "flag",
+    config: stackConfigSettings(stackConfig, namespace),
+    env,
+  } as const;
   const { picked, missing, problems } = collectSettings(CLIENT_SETTING_NAMES, sources);
   if (problems[0]) throw new CliError("usage", problems[0].message);
   const found: Partial<Record<ClientSettingName, string>> = {};
@@ -79,7 +101,12 @@ export function checkAnswer(name: ClientSettingName, value: string): string {
 export function clientSettingsOf(found: Readonly<Record<ClientSettingName, string>>): ClientSettings {
   const parsed = parseBaseUrl(found.baseUrl);
   if ("problem" in parsed) throw new CliError("usage", parsed.problem); // checked already; kept for the type
-  return { baseUrl: parsed.url, clientId: found.clientId, clientSecret: found.clientSecret, redirectUri: found.redirectUri };
+  return {
+    baseUrl: parsed.url,
+    clientId: found.clientId,
+    clientSecret: found.clientSecret,
+    redirectUri: found.redirectUri,
+  };
 }
 
 /**
@@ -90,5 +117,8 @@ export function clientSettingsOf(found: Readonly<Record<ClientSettingName, strin
  */
 export function missingSettingsError(missing: readonly ClientSettingName[]): CliError {
   const lines = missing.map((name) => `  ${settingFlag(name).padEnd(16)} or ${settingSourceName(name, "environment")}`);
-  return new CliError("usage", `missing ${missing.length === 1 ? "a setting" : "settings"} and no terminal to ask on; set:\n${lines.join("\n")}`);
+  return new CliError(
+    "usage",
+    `missing ${missing.length === 1 ? "a setting" : "settings"} and no terminal to ask on; set:\n${lines.join("\n")}`,
+  );
 }

@@ -67,8 +67,16 @@ export function findProjectDir(cwd: string | undefined): string {
   const start = resolvePath(cwd ?? process.cwd());
   if (cwd !== undefined) {
     const stats = statOrUndefined(start);
-    if (!stats) throw new CliError("usage", `--cwd ${start} does not exist: pass the directory that holds your Pulumi project's Pulumi.yaml`);
-    if (!stats.isDirectory()) throw new CliError("usage", `--cwd ${start} is not a directory: pass the directory that holds your Pulumi project's Pulumi.yaml`);
+    if (!stats)
+      throw new CliError(
+        "usage",
+        `--cwd ${start} does not exist: pass the directory that holds your Pulumi project's Pulumi.yaml`,
+      );
+    if (!stats.isDirectory())
+      throw new CliError(
+        "usage",
+        `--cwd ${start} is not a directory: pass the directory that holds your Pulumi project's Pulumi.yaml`,
+      );
   }
   for (let dir = start; ; dir = dirname(dir)) {
     if (PROJECT_FILES.some((name) => statOrUndefined(join(dir, name))?.isFile())) return dir;
@@ -107,11 +115,19 @@ export function readProjectFacts(workDir: string): ProjectFacts {
       const json = JSON.parse(text) as { name?: unknown; runtime?: unknown };
       name = typeof json.name === "string" ? json.name : undefined;
       const given = json.runtime;
-      runtime = typeof given === "string" ? given : typeof (given as { name?: unknown })?.name === "string" ? (given as { name: string }).name : undefined;
+      runtime =
+        typeof given === "string"
+          ? given
+          : typeof (given as { name?: unknown })?.name === "string"
+            ? (given as { name: string }).name
+            : undefined;
     } else {
-      const unquote = (value: string | undefined): string | undefined => value?.trim().replace(/^(["'])(.*)\1$/, "$2") || undefined;
+      const unquote = (value: string | undefined): string | undefined =>
+        value?.trim().replace(/^(["'])(.*)\1$/, "$2") || undefined;
       name = unquote(/^name:[ \t]*(\S[^#\n]*)/m.exec(text)?.[1]);
-      runtime = unquote(/^runtime:[ \t]*([^\s#][^#\n]*)/m.exec(text)?.[1]) ?? unquote(/^runtime:[ \t]*(?:#.*)?\n(?:[ \t]+.*\n)*?[ \t]+name:[ \t]*([^#\n]+)/m.exec(text)?.[1]);
+      runtime =
+        unquote(/^runtime:[ \t]*([^\s#][^#\n]*)/m.exec(text)?.[1]) ??
+        unquote(/^runtime:[ \t]*(?:#.*)?\n(?:[ \t]+.*\n)*?[ \t]+name:[ \t]*([^#\n]+)/m.exec(text)?.[1]);
     }
     if (!name || !runtime) throw new CliError("usage", `${path} names no project ${name ? "runtime" : "name"}`);
     return { name, runtime };
@@ -139,7 +155,8 @@ export async function resolveStackRef(stack: string | undefined, cwd: string | u
   } catch (error) {
     throw pulumiFailure(error, `cannot read the selected stack in ${workDir}`, "usage");
   }
-  if (!current) throw new CliError("usage", "no stack selected: pass --stack <name> (or run `pulumi stack select <name>` first)");
+  if (!current)
+    throw new CliError("usage", "no stack selected: pass --stack <name> (or run `pulumi stack select <name>` first)");
   return { stackName: current, workDir };
 }
 
@@ -175,9 +192,13 @@ export async function readStackConfig(stack: Stack): Promise<Record<string, stri
  *
  * @returns a map from namespaced key to its value and secret flag
  */
-export async function readStackConfigEntries(stack: Stack): Promise<Record<string, { value: string; secret: boolean }>> {
+export async function readStackConfigEntries(
+  stack: Stack,
+): Promise<Record<string, { value: string; secret: boolean }>> {
   const all = await stack.getAllConfig();
-  return Object.fromEntries(Object.entries(all).map(([key, entry]) => [key, { value: entry.value, secret: entry.secret ?? false }]));
+  return Object.fromEntries(
+    Object.entries(all).map(([key, entry]) => [key, { value: entry.value, secret: entry.secret ?? false }]),
+  );
 }
 
 /**
@@ -188,10 +209,14 @@ export async function readStackConfigEntries(stack: Stack): Promise<Record<strin
 export async function writeStackConfig(stack: Stack, ref: StackRef, entries: readonly ConfigEntry[]): Promise<void> {
   const plain = entries.filter((entry) => !entry.secret);
   if (plain.length > 0) {
-    await stack.setAllConfig(Object.fromEntries(plain.map((entry) => [entry.key, { value: entry.value, secret: false }])));
+    await stack.setAllConfig(
+      Object.fromEntries(plain.map((entry) => [entry.key, { value: entry.value, secret: false }])),
+    );
   }
   for (const entry of entries.filter((e) => e.secret)) {
-    await runPulumi(["config", "set", "--secret", "--stack", ref.stackName, entry.key], ref.workDir, { stdin: entry.value });
+    await runPulumi(["config", "set", "--secret", "--stack", ref.stackName, entry.key], ref.workDir, {
+      stdin: entry.value,
+    });
   }
 }
 

@@ -16,7 +16,15 @@ import { messageOf, PulumiHelpdeskError } from "../kernel/errors.js";
 import { readAtMost, tooLargeText } from "../kernel/response-limit.js";
 import type { WebhookEvent } from "../kernel/events.js";
 import { CLI_EXECUTABLE } from "../kernel/names.js";
-import type { DeliveryLogEntry, EmulatorState, FaultOptions, LoginLink, StatsSnapshot, StoredWebhook, TriggeredEvent } from "../emulator/types.js";
+import type {
+  DeliveryLogEntry,
+  EmulatorState,
+  FaultOptions,
+  LoginLink,
+  StatsSnapshot,
+  StoredWebhook,
+  TriggeredEvent,
+} from "../emulator/types.js";
 
 /**
  * The most bytes read of one inspection answer: 64 MiB. The largest answers list every webhook or delivery-log entry
@@ -131,14 +139,21 @@ export class EmulatorInspectionClient {
    *
    * @throws EmulatorInspectionError `refused` with status 422 for an event name or `data` the emulator refuses
    */
-  async trigger(event: WebhookEvent, options: { account?: string; data?: Record<string, unknown> } = {}): Promise<TriggeredEvent> {
+  async trigger(
+    event: WebhookEvent,
+    options: { account?: string; data?: Record<string, unknown> } = {},
+  ): Promise<TriggeredEvent> {
     return this.call<TriggeredEvent>("POST", "/_emulator/events", { event, ...options });
   }
 
   /** The delivery log, newest last, optionally of one account or webhook (`GET /_emulator/deliveries`). */
   async deliveries(filter: { account?: string; webhookId?: string } = {}): Promise<DeliveryLogEntry[]> {
-    const query = new URLSearchParams(Object.entries(filter).filter((entry): entry is [string, string] => entry[1] !== undefined)).toString();
-    return (await this.call<{ deliveries: DeliveryLogEntry[] }>("GET", `/_emulator/deliveries${query ? `?${query}` : ""}`)).deliveries;
+    const query = new URLSearchParams(
+      Object.entries(filter).filter((entry): entry is [string, string] => entry[1] !== undefined),
+    ).toString();
+    return (
+      await this.call<{ deliveries: DeliveryLogEntry[] }>("GET", `/_emulator/deliveries${query ? `?${query}` : ""}`)
+    ).deliveries;
   }
 
   /** The fault settings in force (`GET /_emulator/faults`). */
@@ -161,13 +176,19 @@ export class EmulatorInspectionClient {
    *   non-2xx response
    */
   private async call<T>(method: "GET" | "POST" | "PUT", path: string, body?: unknown): Promise<T> {
-    const dispatcher: Dispatcher = this.connectionPerCall ? new Client(this.baseUrl, { connect: { lookup: localhostLookup } }) : sharedDispatcher;
+    const dispatcher: Dispatcher = this.connectionPerCall
+      ? new Client(this.baseUrl, { connect: { lookup: localhostLookup } })
+      : sharedDispatcher;
     const signal = AbortSignal.timeout(this.deadlineMs);
     const unreachable = (error: unknown): EmulatorInspectionError => {
       const why = signal.aborted ? `no whole response within ${this.deadlineMs / 1000} s` : messageOf(error);
-      return new EmulatorInspectionError("unreachable", `cannot reach the emulator at ${this.baseUrl} (${method} ${path}: ${why}); start it with \`${CLI_EXECUTABLE} emulator\``, {
-        cause: error,
-      });
+      return new EmulatorInspectionError(
+        "unreachable",
+        `cannot reach the emulator at ${this.baseUrl} (${method} ${path}: ${why}); start it with \`${CLI_EXECUTABLE} emulator\``,
+        {
+          cause: error,
+        },
+      );
     };
     try {
       let response: Dispatcher.ResponseData;
@@ -180,12 +201,21 @@ export class EmulatorInspectionClient {
           ...(body !== undefined && { body: JSON.stringify(body), headers: { "content-type": "application/json" } }),
         });
         const received = response;
-        bytes = await readAtMost(received.body, MAX_INSPECTION_RESPONSE_BYTES, headerText(received.headers["content-length"]), () => received.body.destroy());
+        bytes = await readAtMost(
+          received.body,
+          MAX_INSPECTION_RESPONSE_BYTES,
+          headerText(received.headers["content-length"]),
+          () => received.body.destroy(),
+        );
       } catch (error) {
         throw unreachable(error);
       }
       if (bytes === undefined) {
-        throw new EmulatorInspectionError("refused", `${method} ${path}: ${tooLargeText(`the emulator at ${this.baseUrl}`, MAX_INSPECTION_RESPONSE_BYTES)}`, { status: response.statusCode });
+        throw new EmulatorInspectionError(
+          "refused",
+          `${method} ${path}: ${tooLargeText(`the emulator at ${this.baseUrl}`, MAX_INSPECTION_RESPONSE_BYTES)}`,
+          { status: response.statusCode },
+        );
       }
       const text = bytes.toString("utf8");
       if (response.statusCode < 200 || response.statusCode >= 300) {

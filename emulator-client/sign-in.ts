@@ -14,7 +14,9 @@ import { parseBaseUrl } from "../kernel/base-url.js";
  * @throws Error when the authorize endpoint does not redirect (auto-approve off, unknown client, redirect URI
  *   mismatch); OAuthError from the code exchange
  */
-export async function signInAutoApproved(settings: Omit<OAuthClientConfig, "baseUrl"> & { baseUrl: string | URL }): Promise<TokenSet> {
+export async function signInAutoApproved(
+  settings: Omit<OAuthClientConfig, "baseUrl"> & { baseUrl: string | URL },
+): Promise<TokenSet> {
   const parsed = typeof settings.baseUrl === "string" ? parseBaseUrl(settings.baseUrl) : { url: settings.baseUrl };
   if ("problem" in parsed) throw new TypeError(parsed.problem);
   const config: OAuthClientConfig = { ...settings, baseUrl: parsed.url };

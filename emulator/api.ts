@@ -55,8 +55,9 @@ export function validateWebhook(
   const problems = webhookProblems({ event, url });
   // No problem means `event` is one of EVENTS and `url` a string: the rule checked it, the casts only say so to tsc.
   if (problems.length === 0) return { ok: true, event: event as WebhookEvent, url: url as string };
-  const errors = problems.map(({ field, reason }): FieldError =>
-    field === "event" ? { field, message: reason, allowed: EVENTS } : { field, message: reason },
+  const errors = problems.map(
+    ({ field, reason }): FieldError =>
+      field === "event" ? { field, message: reason, allowed: EVENTS } : { field, message: reason },
   );
   return { ok: false, errors };
 }
@@ -103,7 +104,8 @@ export function createV1App(ctx: EmulatorContext): Hono<AppEnv> {
   /** `DELETE /v1/webhooks/:id` (docs/helpdesk-api.md §4.4): 204 empty; 404 `not_found` for an unknown id or another account's. */
   v1.delete("/webhooks/:id", (c) => {
     const id = c.req.param("id") ?? "";
-    if (!ctx.store.webhooks.delete(c.get("account"), id)) throw notFound(`No webhook with id ${JSON.stringify(id.slice(0, 100))}`);
+    if (!ctx.store.webhooks.delete(c.get("account"), id))
+      throw notFound(`No webhook with id ${JSON.stringify(id.slice(0, 100))}`);
     return c.body(null, 204);
   });
   v1.all("/webhooks/:id", () => {

@@ -13,7 +13,15 @@ import { secureHeaders } from "hono/secure-headers";
 import { matchedRoutes } from "hono/route";
 import type { AppEnv } from "./app-env.js";
 import type { EmulatorContext } from "./context.js";
-import { ApiError, EmulatorHttpError, PageError, asTokenEndpointError, notFound, payloadTooLarge, type ApiErrorCode } from "./errors.js";
+import {
+  ApiError,
+  EmulatorHttpError,
+  PageError,
+  asTokenEndpointError,
+  notFound,
+  payloadTooLarge,
+  type ApiErrorCode,
+} from "./errors.js";
 import { faultMiddleware } from "./faults.js";
 import { createOAuthApp } from "./oauth.js";
 import { createV1App } from "./api.js";
@@ -44,7 +52,8 @@ export function errorResponse(c: Context<AppEnv>, error: unknown, log?: (line: s
   }
   if (error instanceof HTTPException) {
     const status = error.status;
-    const code: ApiErrorCode = status === 413 ? "payload_too_large" : status < 500 ? "invalid_request" : "internal_error";
+    const code: ApiErrorCode =
+      status === 413 ? "payload_too_large" : status < 500 ? "invalid_request" : "internal_error";
     error = new ApiError(code, error.message || "Request failed", { status, cause: error });
   }
   if (c.req.path === TOKEN_PATH && error instanceof EmulatorHttpError && !(error instanceof PageError)) {
@@ -160,7 +169,10 @@ export function framingCheck(): MiddlewareHandler<AppEnv> {
     let refusal: string | undefined;
     if (encoding !== undefined && encoding.trim().toLowerCase() !== "chunked") {
       refusal = "Unsupported Transfer-Encoding; send chunked or a Content-Length";
-    } else if ((method === "GET" || method === "HEAD") && (encoding !== undefined || Number(c.req.header("content-length") ?? "0") > 0)) {
+    } else if (
+      (method === "GET" || method === "HEAD") &&
+      (encoding !== undefined || Number(c.req.header("content-length") ?? "0") > 0)
+    ) {
       refusal = `A ${method} request carries no content`;
     }
     if (refusal !== undefined) {
@@ -264,7 +276,9 @@ export function createApp(ctx: EmulatorContext, port: () => number): Hono<AppEnv
     ctx.stats.route(routeKey(c));
     if (log) {
       const dropped = c.env?.incoming?.socket?.destroyed && c.res.status === 499;
-      log(`${c.req.method} ${c.req.path} ${dropped ? "dropped" : c.res.status} ${Math.round(performance.now() - started)}ms`);
+      log(
+        `${c.req.method} ${c.req.path} ${dropped ? "dropped" : c.res.status} ${Math.round(performance.now() - started)}ms`,
+      );
     }
   });
 
@@ -297,7 +311,8 @@ export function createApp(ctx: EmulatorContext, port: () => number): Hono<AppEnv
   // loopback Host with this emulator's port is served.
   app.use("*", async (c, next) => {
     const host = c.req.header("host");
-    if (host !== undefined && !namesThisEmulator(host, port())) throw new ApiError("forbidden", "Unexpected Host header");
+    if (host !== undefined && !namesThisEmulator(host, port()))
+      throw new ApiError("forbidden", "Unexpected Host header");
     await next();
   });
 

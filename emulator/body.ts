@@ -71,17 +71,20 @@ export function parseJsonBounded(text: string, limits: { maxDepth: number; maxVa
   for (let i = 0; i < text.length; i++) {
     const ch = text.charCodeAt(i);
     if (inString) {
-      if (ch === 0x5c) i++; // backslash: skip the escaped character
+      if (ch === 0x5c)
+        i++; // backslash: skip the escaped character
       else if (ch === 0x22) inString = false;
       continue;
     }
     if (ch === 0x22) inString = true;
     else if (ch === 0x5b || ch === 0x7b) {
-      if (++depth > limits.maxDepth) throw new JsonLimitError("json_too_deep", `JSON nests deeper than ${limits.maxDepth} levels`);
+      if (++depth > limits.maxDepth)
+        throw new JsonLimitError("json_too_deep", `JSON nests deeper than ${limits.maxDepth} levels`);
       values++;
     } else if (ch === 0x5d || ch === 0x7d) depth--;
     else if (ch === 0x2c) values++;
-    if (values > limits.maxValues) throw new JsonLimitError("json_too_many_values", `JSON holds more than ${limits.maxValues} values`);
+    if (values > limits.maxValues)
+      throw new JsonLimitError("json_too_many_values", `JSON holds more than ${limits.maxValues} values`);
   }
   return JSON.parse(text);
 }
@@ -131,7 +134,10 @@ export async function readBodyParams(c: Context, onError: BodyErrorFactory = api
     value = parseJsonBounded(text);
   } catch (error) {
     if (error instanceof JsonLimitError) throw onError(400, `Request body refused: ${error.message}`);
-    throw onError(400, text.trim() === "" ? "Request body is empty; expected a JSON object" : "Request body is not valid JSON");
+    throw onError(
+      400,
+      text.trim() === "" ? "Request body is empty; expected a JSON object" : "Request body is not valid JSON",
+    );
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
     throw onError(400, "Request body must be a JSON object");

@@ -75,11 +75,20 @@ function fromOwnOrigin(c: Context<AppEnv>, ctx: EmulatorContext): boolean {
  */
 export function checkCsrf(c: Context<AppEnv>, ctx: EmulatorContext, submitted: unknown): void {
   if (!fromOwnOrigin(c, ctx)) {
-    throw new PageError("forbidden", "This form was not sent from this help desk's own page.", { title: "Request refused" });
+    throw new PageError("forbidden", "This form was not sent from this help desk's own page.", {
+      title: "Request refused",
+    });
   }
   const id = getCookie(c, SESSION_COOKIE);
-  if (typeof submitted !== "string" || id === undefined || !SESSION_ID.test(id) || !safeEqual(submitted, csrfTokenFor(ctx, id))) {
-    throw new PageError("forbidden", "The form's security token is missing or stale. Reload the page and try again.", { title: "Request refused" });
+  if (
+    typeof submitted !== "string" ||
+    id === undefined ||
+    !SESSION_ID.test(id) ||
+    !safeEqual(submitted, csrfTokenFor(ctx, id))
+  ) {
+    throw new PageError("forbidden", "The form's security token is missing or stale. Reload the page and try again.", {
+      title: "Request refused",
+    });
   }
 }
 

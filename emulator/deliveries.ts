@@ -45,7 +45,11 @@ export class DeliveryEngine {
     this.baseDelayMs = Math.max(0, retry.baseDelayMs ?? 500);
     this.timeoutMs = Math.max(1, retry.timeoutMs ?? 10_000);
     this.deadlineMs = Math.max(1, retry.deadlineMs ?? 60_000);
-    this.agent = new Agent({ connect: { timeout: this.timeoutMs }, headersTimeout: this.timeoutMs, bodyTimeout: this.timeoutMs });
+    this.agent = new Agent({
+      connect: { timeout: this.timeoutMs },
+      headersTimeout: this.timeoutMs,
+      bodyTimeout: this.timeoutMs,
+    });
   }
 
   /**
@@ -139,7 +143,11 @@ export class DeliveryEngine {
     if (entry.attempts >= this.attempts || this.closed) return this.finish(entry, false, error);
     const delay = this.baseDelayMs * 2 ** (entry.attempts - 1);
     if (performance.now() + delay >= deadline) {
-      return this.finish(entry, false, `${error}; not retried: the delivery deadline of ${this.deadlineMs} ms would pass first`);
+      return this.finish(
+        entry,
+        false,
+        `${error}; not retried: the delivery deadline of ${this.deadlineMs} ms would pass first`,
+      );
     }
     this.store.deliveries.update(entry);
     const retry = setTimeout(() => {

@@ -132,7 +132,11 @@ export class BearerError extends EmulatorHttpError<BearerErrorCode> {
       code === "unauthorized"
         ? 'Bearer realm="helpdesk"'
         : `Bearer realm="helpdesk", error="${code}", error_description="${quoted}"`;
-    super(code, message, { ...options, status: code === "invalid_request" ? 400 : 401, headers: { "WWW-Authenticate": challenge } });
+    super(code, message, {
+      ...options,
+      status: code === "invalid_request" ? 400 : 401,
+      headers: { "WWW-Authenticate": challenge },
+    });
   }
   body(): { error: string; error_description: string } {
     return { error: this.code, error_description: this.message };
@@ -183,7 +187,9 @@ export class ApiError extends EmulatorHttpError<ApiErrorCode> {
     this.errors = options.errors;
   }
   body(): { error: string; message: string; errors?: FieldError[] } {
-    return this.errors ? { error: this.code, message: this.message, errors: this.errors } : { error: this.code, message: this.message };
+    return this.errors
+      ? { error: this.code, message: this.message, errors: this.errors }
+      : { error: this.code, message: this.message };
   }
 }
 
@@ -220,7 +226,9 @@ export const notFound = (message = "Not found"): ApiError => new ApiError("not_f
 
 /** 405 `method_not_allowed` with the `Allow` header (RFC 9110 §15.5.6). */
 export const methodNotAllowed = (allow: string[]): ApiError =>
-  new ApiError("method_not_allowed", `Method not allowed; allowed: ${allow.join(", ")}`, { headers: { Allow: allow.join(", ") } });
+  new ApiError("method_not_allowed", `Method not allowed; allowed: ${allow.join(", ")}`, {
+    headers: { Allow: allow.join(", ") },
+  });
 
 /**
  * 413 `payload_too_large` (RFC 9110 §15.5.14) with `Connection: close`: the rest of the body is not read, so the
@@ -269,7 +277,9 @@ export function transportError(
 
 /** A {@link transportError} as the bytes of an HTTP/1.1 response message, to write on a raw socket. */
 export function rawResponse({ status, headers, body }: ReturnType<typeof transportError>): string {
-  const head = Object.entries(headers).map(([name, value]) => `${name}: ${value}\r\n`).join("");
+  const head = Object.entries(headers)
+    .map(([name, value]) => `${name}: ${value}\r\n`)
+    .join("");
   return `HTTP/1.1 ${status} ${STATUS_CODES[status] ?? ""}\r\n${head}\r\n${body}`;
 }
 
@@ -295,6 +305,10 @@ export function clientErrorResponse(code: string | undefined): string {
  * malformed target): 400 `invalid_request`; see {@link transportError}.
  */
 export function malformedRequestResponse(): Response {
-  const { status, headers, body } = transportError(400, "invalid_request", "Malformed HTTP request (a Host header and a valid target are required)");
+  const { status, headers, body } = transportError(
+    400,
+    "invalid_request",
+    "Malformed HTTP request (a Host header and a valid target are required)",
+  );
   return new Response(body, { status, headers });
 }

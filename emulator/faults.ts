@@ -46,7 +46,10 @@ export class FaultController {
     const result = FaultOptionsSchema.safeParse(value);
     if (!result.success) {
       const issue = result.error.issues[0];
-      throw invalidOption("faults", `invalid fault options: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}`);
+      throw invalidOption(
+        "faults",
+        `invalid fault options: ${issue?.path.join(".") || "(root)"}: ${issue?.message ?? "invalid"}`,
+      );
     }
     return result.data;
   }
@@ -106,7 +109,9 @@ export function faultMiddleware(faults: FaultController): MiddlewareHandler<AppE
       case "500":
         throw new ApiError("internal_error", "Internal error (injected fault)");
       case "503":
-        throw new ApiError("service_unavailable", "Service unavailable (injected fault); retry later", { headers: retryAfter });
+        throw new ApiError("service_unavailable", "Service unavailable (injected fault); retry later", {
+          headers: retryAfter,
+        });
       default:
         await next();
     }

@@ -45,11 +45,16 @@ export function emulatorState(ctx: EmulatorContext): EmulatorState {
  * @throws ApiError 404 when `account` is not one, or no account exists
  */
 export function issueLoginLink(ctx: EmulatorContext, account: string | undefined): LoginLink {
-  if (account !== undefined && !ctx.store.accounts.has(account)) throw notFound(`No account ${JSON.stringify(account.slice(0, 100))}`);
+  if (account !== undefined && !ctx.store.accounts.has(account))
+    throw notFound(`No account ${JSON.stringify(account.slice(0, 100))}`);
   const name = account ?? ctx.store.accounts.names()[0];
   if (name === undefined) throw notFound("No account exists");
   const token = ctx.store.browser.issueLoginLink(name);
-  return { url: `${ctx.baseUrl()}/signin?token=${encodeURIComponent(token)}`, account: name, expiresInSeconds: LOGIN_LINK_TTL_MS / 1000 };
+  return {
+    url: `${ctx.baseUrl()}/signin?token=${encodeURIComponent(token)}`,
+    account: name,
+    expiresInSeconds: LOGIN_LINK_TTL_MS / 1000,
+  };
 }
 
 /**
@@ -101,7 +106,8 @@ export function createInspectApp(ctx: EmulatorContext): Hono<AppEnv> {
     const account = accountParam(parsed.data.account) ?? ctx.store.accounts.names()[0];
     if (account === undefined) throw notFound("No account exists");
     const result = ctx.deliveries.trigger(parsed.data.event, account, parsed.data.data);
-    if (!result.ok) throw new ApiError("validation_failed", "data does not fit the event's record", { errors: result.errors });
+    if (!result.ok)
+      throw new ApiError("validation_failed", "data does not fit the event's record", { errors: result.errors });
     const answer: TriggeredEvent = { event: parsed.data.event, account, deliveries: result.deliveries };
     return c.json(answer, 202);
   });
@@ -121,7 +127,10 @@ export function createInspectApp(ctx: EmulatorContext): Hono<AppEnv> {
   const faultBody = async (c: Context<AppEnv>): Promise<FaultOptions> => {
     const parsed = FaultOptionsSchema.safeParse(await requireJson(c));
     if (parsed.success) return parsed.data;
-    const errors = parsed.error.issues.map((i) => ({ field: i.path.map(String).join(".") || "(body)", message: i.message }));
+    const errors = parsed.error.issues.map((i) => ({
+      field: i.path.map(String).join(".") || "(body)",
+      message: i.message,
+    }));
     throw new ApiError("validation_failed", "Invalid fault options", { errors });
   };
   inspect.put("/faults", async (c) => c.json(ctx.faults.set(await faultBody(c))));

@@ -54,9 +54,18 @@ export function createOAuthApp(ctx: EmulatorContext): Hono<AppEnv> {
    */
   oauth.get("/authorize", (c) => {
     const query = new URL(c.req.url).searchParams;
-    for (const name of ["client_id", "redirect_uri", "response_type", "state", "code_challenge", "code_challenge_method"]) {
+    for (const name of [
+      "client_id",
+      "redirect_uri",
+      "response_type",
+      "state",
+      "code_challenge",
+      "code_challenge_method",
+    ]) {
       if (query.getAll(name).length > 1) {
-        throw new PageError("invalid_request", `The parameter ${name} is repeated (RFC 6749 §3.1).`, { title: "Invalid authorization request" });
+        throw new PageError("invalid_request", `The parameter ${name} is repeated (RFC 6749 §3.1).`, {
+          title: "Invalid authorization request",
+        });
       }
     }
     const client = clientForAuthorize(ctx, query.get("client_id"), query.get("redirect_uri"));
@@ -80,7 +89,12 @@ export function createOAuthApp(ctx: EmulatorContext): Hono<AppEnv> {
         302,
       );
     }
-    const request = { clientId: client.clientId, redirectUri: client.redirectUri, ...(state !== undefined && { state }), ...(challenge !== undefined && { codeChallenge: challenge }) };
+    const request = {
+      clientId: client.clientId,
+      redirectUri: client.redirectUri,
+      ...(state !== undefined && { state }),
+      ...(challenge !== undefined && { codeChallenge: challenge }),
+    };
     const autoAccount = ctx.options.autoApproveAccount;
     if (autoAccount !== undefined) {
       const code = ctx.store.codes.issue({ ...request, account: autoAccount });
@@ -103,10 +117,17 @@ export function createOAuthApp(ctx: EmulatorContext): Hono<AppEnv> {
     const requestId = typeof params.request === "string" ? params.request : "";
     const pending = ctx.store.browser.peekPending(requestId);
     if (!pending) {
-      throw new PageError("invalid_request", "This authorization request is unknown, answered or expired. Start again from the application.", { title: "Authorization request expired" });
+      throw new PageError(
+        "invalid_request",
+        "This authorization request is unknown, answered or expired. Start again from the application.",
+        { title: "Authorization request expired" },
+      );
     }
     const client = ctx.store.clients.find(pending.clientId);
-    if (!client) throw new PageError("invalid_request", "The application is no longer registered.", { title: "Unknown application" });
+    if (!client)
+      throw new PageError("invalid_request", "The application is no longer registered.", {
+        title: "Unknown application",
+      });
     const decision = params.decision;
     if (decision === "deny") {
       ctx.store.browser.takePending(requestId);
@@ -119,14 +140,18 @@ export function createOAuthApp(ctx: EmulatorContext): Hono<AppEnv> {
         302,
       );
     }
-    if (decision !== "approve") throw new PageError("invalid_request", "Choose Approve or Deny.", { title: "Invalid form" });
+    if (decision !== "approve")
+      throw new PageError("invalid_request", "Choose Approve or Deny.", { title: "Invalid form" });
     let account = currentAccount(c, ctx);
     if (account === undefined) {
       const username = typeof params.username === "string" ? params.username : "";
       const password = typeof params.password === "string" ? params.password : "";
       account = ctx.store.accounts.authenticate(username, password);
       if (account === undefined) {
-        return c.html(renderConsent(c, ctx, client, requestId, { error: "Wrong username or password.", username }), 401);
+        return c.html(
+          renderConsent(c, ctx, client, requestId, { error: "Wrong username or password.", username }),
+          401,
+        );
       }
       startSession(c, ctx, account);
     }
@@ -151,14 +176,20 @@ export function createOAuthApp(ctx: EmulatorContext): Hono<AppEnv> {
    * PKCE failure; bad refresh token), `unsupported_grant_type` (400).
    */
   oauth.post("/token", async (c) => {
-    const { params, repeated } = await readBodyParams(c, (_status, message) => new OAuthErrorResponse("invalid_request", message));
+    const { params, repeated } = await readBodyParams(
+      c,
+      (_status, message) => new OAuthErrorResponse("invalid_request", message),
+    );
     if (repeated.length > 0) {
       throw new OAuthErrorResponse("invalid_request", `Parameter ${repeated[0]} is repeated (RFC 6749 §3.2)`);
     }
     const grantType = param(params, "grant_type");
     if (grantType === undefined) throw new OAuthErrorResponse("invalid_request", "grant_type is required");
     if (grantType !== "authorization_code" && grantType !== "refresh_token") {
-      throw new OAuthErrorResponse("unsupported_grant_type", "Supported grant types: authorization_code, refresh_token");
+      throw new OAuthErrorResponse(
+        "unsupported_grant_type",
+        "Supported grant types: authorization_code, refresh_token",
+      );
     }
     const client = authenticateClient(c, ctx, params);
     const ttl = ctx.options.accessTokenTtlSeconds;
@@ -181,16 +212,38 @@ export function createOAuthApp(ctx: EmulatorContext): Hono<AppEnv> {
 }
 
 /** The consent page for a pending request of `client`, with what differs between showings (account, error). */
-function renderConsent(c: Context<AppEnv>, ctx: EmulatorContext, client: StoredClient, requestId: string, extra: Pick<ConsentView, "account" | "error" | "username">): string {
-  return consentPage({ appName: client.name, clientId: client.clientId, redirectUri: client.redirectUri, requestId, csrf: ensureCsrf(c, ctx), ...extra });
+function renderConsent(
+  c: Context<AppEnv>,
+  ctx: EmulatorContext,
+  client: StoredClient,
+  requestId: string,
+  extra: Pick<ConsentView, "account" | "error" | "username">,
+): string {
+  return consentPage({
+    appName: client.name,
+    clientId: client.clientId,
+    redirectUri: client.redirectUri,
+    requestId,
+    csrf: ensureCsrf(c, ctx),
+    ...extra,
+  });
 }
 
 /** Validates `client_id` and the exact `redirect_uri`; throws a 400 {@link PageError} (never redirects). */
 function clientForAuthorize(ctx: EmulatorContext, clientId: string | null, redirectUri: string | null): StoredClient {
-  if (!clientId) throw new PageError("invalid_request", "The client_id parameter is missing.", { title: "Invalid authorization request" });
+  if (!clientId)
+    throw new PageError("invalid_request", "The client_id parameter is missing.", {
+      title: "Invalid authorization request",
+    });
   const client = ctx.store.clients.find(clientId);
-  if (!client) throw new PageError("invalid_request", "No application is registered with this client_id.", { title: "Unknown application" });
-  if (!redirectUri) throw new PageError("invalid_request", "The redirect_uri parameter is missing.", { title: "Invalid authorization request" });
+  if (!client)
+    throw new PageError("invalid_request", "No application is registered with this client_id.", {
+      title: "Unknown application",
+    });
+  if (!redirectUri)
+    throw new PageError("invalid_request", "The redirect_uri parameter is missing.", {
+      title: "Invalid authorization request",
+    });
   if (redirectUri !== client.redirectUri) {
     throw new PageError(
       "invalid_request",
@@ -241,7 +294,10 @@ function authenticateClient(c: Context<AppEnv>, ctx: EmulatorContext, params: Pa
       throw new OAuthErrorResponse("invalid_client", "Malformed HTTP Basic client credentials");
     }
     if (param(params, "client_secret") !== undefined) {
-      throw new OAuthErrorResponse("invalid_request", "Use one client authentication method: HTTP Basic or client_secret, not both (RFC 6749 §2.3)");
+      throw new OAuthErrorResponse(
+        "invalid_request",
+        "Use one client authentication method: HTTP Basic or client_secret, not both (RFC 6749 §2.3)",
+      );
     }
     const bodyId = param(params, "client_id");
     if (bodyId !== undefined && bodyId !== clientId) {
@@ -252,12 +308,18 @@ function authenticateClient(c: Context<AppEnv>, ctx: EmulatorContext, params: Pa
     secret = param(params, "client_secret");
   }
   if (clientId === undefined) {
-    throw new OAuthErrorResponse("invalid_client", "Client authentication is missing: send client_id and client_secret");
+    throw new OAuthErrorResponse(
+      "invalid_client",
+      "Client authentication is missing: send client_id and client_secret",
+    );
   }
   if (secret === undefined) throw new OAuthErrorResponse("invalid_client", "client_secret is missing");
   const client = ctx.store.clients.find(clientId);
   if (!client || !ctx.store.clients.secretMatches(client, secret)) {
-    throw new OAuthErrorResponse("invalid_client", "Client authentication failed: unknown client_id or wrong client_secret");
+    throw new OAuthErrorResponse(
+      "invalid_client",
+      "Client authentication failed: unknown client_id or wrong client_secret",
+    );
   }
   return client;
 }
@@ -275,20 +337,28 @@ function exchangeCode(ctx: EmulatorContext, client: StoredClient, params: Params
   }
   if (stored.usedAt !== undefined) throw codeReused(ctx, stored.grantId);
   if (stored.expiresAt <= ctx.store.now()) {
-    throw new OAuthErrorResponse("invalid_grant", "The authorization code has expired (codes are valid for 600 seconds)");
+    throw new OAuthErrorResponse(
+      "invalid_grant",
+      "The authorization code has expired (codes are valid for 600 seconds)",
+    );
   }
   if (redirectUri !== stored.redirectUri) {
     throw new OAuthErrorResponse("invalid_grant", "redirect_uri does not match the registered redirect URI");
   }
   if (stored.codeChallenge !== undefined) {
-    if (verifier === undefined) throw new OAuthErrorResponse("invalid_grant", "code_verifier is required (a code_challenge was sent)");
+    if (verifier === undefined)
+      throw new OAuthErrorResponse("invalid_grant", "code_verifier is required (a code_challenge was sent)");
     if (!PKCE_VALUE.test(verifier) || s256(verifier) !== stored.codeChallenge) {
       throw new OAuthErrorResponse("invalid_grant", "code_verifier does not match the code_challenge (RFC 7636 §4.6)");
     }
   } else if (verifier !== undefined) {
-    throw new OAuthErrorResponse("invalid_grant", "code_verifier sent, but the authorization request had no code_challenge");
+    throw new OAuthErrorResponse(
+      "invalid_grant",
+      "code_verifier sent, but the authorization request had no code_challenge",
+    );
   }
-  if (!ctx.store.accounts.has(stored.account)) throw new OAuthErrorResponse("invalid_grant", "The account no longer exists");
+  if (!ctx.store.accounts.has(stored.account))
+    throw new OAuthErrorResponse("invalid_grant", "The account no longer exists");
   // Conditional: of two exchanges racing (two emulators on one data file), one marks the code, the other is a reuse.
   if (!ctx.store.codes.markUsed(stored)) throw codeReused(ctx, stored.grantId);
   return ctx.store.tokens.issue(stored, ctx.options.accessTokenTtlSeconds);
@@ -316,7 +386,8 @@ function refresh(ctx: EmulatorContext, client: StoredClient, params: Params) {
     throw new OAuthErrorResponse("invalid_grant", "The refresh token is invalid or was issued to another client");
   }
   if (stored.revoked) throw refreshRevoked(ctx, stored.grantId);
-  if (!ctx.store.accounts.has(stored.account)) throw new OAuthErrorResponse("invalid_grant", "The account no longer exists");
+  if (!ctx.store.accounts.has(stored.account))
+    throw new OAuthErrorResponse("invalid_grant", "The account no longer exists");
   if (ctx.options.rotateRefreshTokens) {
     // Conditional: of two refreshes racing with one token (two emulators on one data file), the second is a replay.
     if (!ctx.store.tokens.revoke(stored)) throw refreshRevoked(ctx, stored.grantId);

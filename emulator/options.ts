@@ -40,21 +40,37 @@ export function invalidOption(option: string, problem: string): EmulatorOptionEr
  * @throws EmulatorOptionError for the first option not allowed (see {@link invalidOption})
  */
 export function checkOptions(options: EmulatorOptions): void {
-  const { port, accessTokenTtlSeconds: ttl, webhookIdShape: shape, bodyLimitBytes, deliveryLogLimit, synchronous } = options;
+  const {
+    port,
+    accessTokenTtlSeconds: ttl,
+    webhookIdShape: shape,
+    bodyLimitBytes,
+    deliveryLogLimit,
+    synchronous,
+  } = options;
   if (port !== undefined && (!Number.isInteger(port) || port < 0 || port > 65535)) {
     throw invalidOption("port", `port must be an integer 0..65535, got ${String(port)}`);
   }
   if (ttl !== undefined && (!Number.isInteger(ttl) || ttl < 1)) {
-    throw invalidOption("accessTokenTtlSeconds", `accessTokenTtlSeconds must be a positive integer (seconds), got ${String(ttl)}`);
+    throw invalidOption(
+      "accessTokenTtlSeconds",
+      `accessTokenTtlSeconds must be a positive integer (seconds), got ${String(ttl)}`,
+    );
   }
   if (shape !== undefined && !["id", "href", "location", "none"].includes(shape)) {
-    throw invalidOption("webhookIdShape", `webhookIdShape must be "id", "href", "location" or "none", got ${String(shape)}`);
+    throw invalidOption(
+      "webhookIdShape",
+      `webhookIdShape must be "id", "href", "location" or "none", got ${String(shape)}`,
+    );
   }
   if (bodyLimitBytes !== undefined && (!Number.isInteger(bodyLimitBytes) || bodyLimitBytes < 1)) {
     throw invalidOption("bodyLimitBytes", `bodyLimitBytes must be a positive integer, got ${String(bodyLimitBytes)}`);
   }
   if (deliveryLogLimit !== undefined && (!Number.isInteger(deliveryLogLimit) || deliveryLogLimit < 1)) {
-    throw invalidOption("deliveryLogLimit", `deliveryLogLimit must be a positive integer, got ${String(deliveryLogLimit)}`);
+    throw invalidOption(
+      "deliveryLogLimit",
+      `deliveryLogLimit must be a positive integer, got ${String(deliveryLogLimit)}`,
+    );
   }
   if (synchronous !== undefined && synchronous !== "full" && synchronous !== "normal") {
     throw invalidOption("synchronous", `synchronous must be "full" or "normal", got ${String(synchronous)}`);
@@ -65,7 +81,8 @@ export function checkOptions(options: EmulatorOptions): void {
     }
   }
   for (const client of options.clients ?? []) {
-    if (!client.clientId || !client.clientSecret) throw invalidOption("clients", "every client needs clientId and clientSecret");
+    if (!client.clientId || !client.clientSecret)
+      throw invalidOption("clients", "every client needs clientId and clientSecret");
     try {
       new URL(client.redirectUri);
     } catch {

@@ -9,7 +9,12 @@ import type { FieldError } from "./errors.js";
 
 const AGENT = { email: "ada.lovelace@helpdesk.example", first_name: "Ada", last_name: "Lovelace" };
 const CUSTOMER = { email: "grace.hopper@customer.example", first_name: "Grace", last_name: "Hopper" };
-const TITLES = ["Cannot sign in", "Invoice shows the wrong amount", "Export to CSV fails", "Password reset email never arrives"];
+const TITLES = [
+  "Cannot sign in",
+  "Invoice shows the wrong amount",
+  "Export to CSV fails",
+  "Password reset email never arrives",
+];
 
 /** Inputs of the builders: `{base_url}`, a sequence number (ticket and message numbers), the time (ISO 8601 UTC). */
 export interface SampleContext {
@@ -120,7 +125,10 @@ export function buildRecord(
   if (!result.success) {
     return {
       ok: false,
-      errors: result.error.issues.map((i) => ({ field: ["data", ...i.path.map(String)].join("."), message: i.message })),
+      errors: result.error.issues.map((i) => ({
+        field: ["data", ...i.path.map(String)].join("."),
+        message: i.message,
+      })),
     };
   }
   return { ok: true, kind, record: merged };

@@ -105,12 +105,23 @@ export function createHttpServer(app: Hono<AppEnv>, timeouts: Required<HttpTimeo
   });
   server.on("clientError", onClientError);
   server.on("checkExpectation", (_req, res: ServerResponse) => {
-    const { status, headers, body } = transportError(417, "expectation_failed", "Only Expect: 100-continue is supported");
+    const { status, headers, body } = transportError(
+      417,
+      "expectation_failed",
+      "Only Expect: 100-continue is supported",
+    );
     res.writeHead(status, headers).end(body);
   });
   // CONNECT is not served (no proxy here); answer instead of leaving the socket hanging.
   server.on("connect", (_req, socket: Socket) => {
-    refuseConnection(socket, rawResponse(transportError(405, "method_not_allowed", "CONNECT is not supported", { Allow: "GET, HEAD, POST, PUT, PATCH, DELETE" })));
+    refuseConnection(
+      socket,
+      rawResponse(
+        transportError(405, "method_not_allowed", "CONNECT is not supported", {
+          Allow: "GET, HEAD, POST, PUT, PATCH, DELETE",
+        }),
+      ),
+    );
   });
   return server;
 }

@@ -92,7 +92,15 @@ export async function startEmulator(options: EmulatorOptions = {}): Promise<Runn
   };
   const stats = new Stats();
   const deliveries = new DeliveryEngine(store, () => baseUrl, options.deliveryRetry);
-  const ctx: EmulatorContext = { store, options: resolved, faults, deliveries, stats, csrfKey: newCsrfKey(), baseUrl: () => baseUrl };
+  const ctx: EmulatorContext = {
+    store,
+    options: resolved,
+    faults,
+    deliveries,
+    stats,
+    csrfKey: newCsrfKey(),
+    baseUrl: () => baseUrl,
+  };
   const app = createApp(ctx, () => port);
 
   const server = createHttpServer(app, { ...DEFAULT_HTTP_TIMEOUTS, ...options.httpTimeouts }, stats);

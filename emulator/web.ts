@@ -33,7 +33,11 @@ export function createWebApp(ctx: EmulatorContext): Hono<AppEnv> {
     const token = c.req.query("token");
     const account = token ? ctx.store.browser.consumeLoginLink(token) : undefined;
     if (account === undefined) {
-      throw new PageError("invalid_request", "This sign-in link is unknown, already used or expired (links live 10 minutes).", { title: "Sign-in link not valid" });
+      throw new PageError(
+        "invalid_request",
+        "This sign-in link is unknown, already used or expired (links live 10 minutes).",
+        { title: "Sign-in link not valid" },
+      );
     }
     startSession(c, ctx, account);
     return c.redirect("/", 303);
@@ -82,7 +86,8 @@ export function createWebApp(ctx: EmulatorContext): Hono<AppEnv> {
   web.post("/events", async (c) => {
     const { account, params } = await signedInForm(c, ctx);
     const event = params.event;
-    if (!isWebhookEvent(event)) throw new PageError("invalid_request", "Choose one of the listed events.", { title: "Unknown event" });
+    if (!isWebhookEvent(event))
+      throw new PageError("invalid_request", "Choose one of the listed events.", { title: "Unknown event" });
     const result = ctx.deliveries.trigger(event, account);
     const count = result.ok ? result.deliveries.length : 0;
     return c.redirect(`/?notice=sent-${count}`, 303);
@@ -109,7 +114,10 @@ function noticeText(code: string): string {
   if (code === "deleted") return "Webhook deleted.";
   if (code === "missing") return "That webhook no longer exists.";
   const sent = /^sent-(\d+)$/.exec(code);
-  if (sent) return sent[1] === "0" ? "Event sent; no webhook of this account listens to it." : `Event sent to ${sent[1]} webhook(s); see the delivery log.`;
+  if (sent)
+    return sent[1] === "0"
+      ? "Event sent; no webhook of this account listens to it."
+      : `Event sent to ${sent[1]} webhook(s); see the delivery log.`;
   return "";
 }
 
@@ -117,10 +125,14 @@ function noticeText(code: string): string {
  * Reads a URL-encoded form of a signed-in page, checks its CSRF token and returns the account.
  * @throws {PageError} 401 when not signed in, 403 on CSRF failure
  */
-async function signedInForm(c: Context<AppEnv>, ctx: EmulatorContext): Promise<{ account: string; params: Record<string, unknown> }> {
+async function signedInForm(
+  c: Context<AppEnv>,
+  ctx: EmulatorContext,
+): Promise<{ account: string; params: Record<string, unknown> }> {
   const { params } = await readBodyParams(c);
   checkCsrf(c, ctx, params.csrf);
   const account = currentAccount(c, ctx);
-  if (account === undefined) throw new PageError("unauthorized", "Your session has ended. Sign in again.", { title: "Signed out" });
+  if (account === undefined)
+    throw new PageError("unauthorized", "Your session has ended. Sign in again.", { title: "Signed out" });
   return { account, params };
 }

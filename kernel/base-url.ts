@@ -38,7 +38,9 @@ export function parseBaseUrl(raw: string): BaseUrlParse {
     return { problem: `base URL ${shown} is not an absolute URL; expected an absolute http or https URL, ${EXAMPLE}` };
   }
   if (url.username || url.password) {
-    return { problem: `the base URL must not carry user info (name or password before "@"): credentials belong in the secret settings; ${EXAMPLE}` };
+    return {
+      problem: `the base URL must not carry user info (name or password before "@"): credentials belong in the secret settings; ${EXAMPLE}`,
+    };
   }
   if (url.protocol !== "http:" && url.protocol !== "https:") {
     return { problem: `base URL ${shown} must use http or https, not ${url.protocol.replace(/:$/, "")}; ${EXAMPLE}` };
@@ -51,7 +53,9 @@ export function parseBaseUrl(raw: string): BaseUrlParse {
     };
   }
   if (text.includes("?") || text.includes("#")) {
-    return { problem: `base URL ${shown} must not carry a query ("?") or fragment ("#"): the API's paths are appended to it; ${EXAMPLE}` };
+    return {
+      problem: `base URL ${shown} must not carry a query ("?") or fragment ("#"): the API's paths are appended to it; ${EXAMPLE}`,
+    };
   }
   url.pathname = url.pathname.replace(/\/+$/, "") || "/";
   return { url };

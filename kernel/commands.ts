@@ -35,7 +35,10 @@ export interface SignInPlace {
  * @param stack the stack name, or undefined when not known: then undefined
  * @param namespace the config namespace (default `helpdesk`)
  */
-export function stackArguments(stack: string | undefined, namespace: string = DEFAULT_CONFIG_NAMESPACE): string | undefined {
+export function stackArguments(
+  stack: string | undefined,
+  namespace: string = DEFAULT_CONFIG_NAMESPACE,
+): string | undefined {
   if (stack === undefined) return undefined;
   return namespace === DEFAULT_CONFIG_NAMESPACE ? stack : `${stack} ${NAMESPACE_FLAG} ${namespace}`;
 }

@@ -23,7 +23,9 @@ export interface ConfigReader {
  *
  * @typeParam N the namespace, e.g. `"helpdesk"` or `"eu"`
  */
-export type ConfigKeys<N extends string = typeof DEFAULT_CONFIG_NAMESPACE> = { readonly [K in SettingName]: `${N}:${K}` };
+export type ConfigKeys<N extends string = typeof DEFAULT_CONFIG_NAMESPACE> = {
+  readonly [K in SettingName]: `${N}:${K}`;
+};
 
 /** A refused config namespace: the message says what is wrong and what a namespace may be. */
 export class ConfigNamespaceError extends PulumiHelpdeskError<"invalid_namespace"> {
@@ -45,7 +47,8 @@ export class ConfigNamespaceError extends PulumiHelpdeskError<"invalid_namespace
 const NAMESPACE_PATTERN = /^[A-Za-z][A-Za-z0-9_.-]{0,99}$/;
 
 /** What {@link configNamespaceProblem} messages say is allowed. */
-const NAMESPACE_RULE = 'a config namespace is a name of at most 100 letters, digits, "-", "_" or ".", starting with a letter, e.g. eu or helpdesk-eu';
+const NAMESPACE_RULE =
+  'a config namespace is a name of at most 100 letters, digits, "-", "_" or ".", starting with a letter, e.g. eu or helpdesk-eu';
 
 /**
  * Namespaces that belong to Pulumi itself: `pulumi:` holds the engine's own settings (`pulumi:tags`,
@@ -54,7 +57,8 @@ const NAMESPACE_RULE = 'a config namespace is a name of at most 100 letters, dig
  */
 const RESERVED_NAMESPACES: Readonly<Record<string, string>> = {
   pulumi: "it is Pulumi's own namespace (pulumi:tags, pulumi:template, pulumi:disable-default-providers)",
-  config: "Pulumi reads `<namespace>:config:<key>` as the old form of `<namespace>:<key>`, so `config` is no namespace of its own",
+  config:
+    "Pulumi reads `<namespace>:config:<key>` as the old form of `<namespace>:<key>`, so `config` is no namespace of its own",
 };
 
 /**
@@ -93,7 +97,9 @@ export function configNamespaceProblem(namespace: string): string | undefined {
 export function configKeysFor<N extends string>(namespace: N): ConfigKeys<N> {
   const problem = configNamespaceProblem(namespace);
   if (problem) throw new ConfigNamespaceError("invalid_namespace", problem, { namespace });
-  return Object.freeze(Object.fromEntries(SETTING_NAMES.map((name) => [name, `${namespace}:${name}`]))) as unknown as ConfigKeys<N>;
+  return Object.freeze(
+    Object.fromEntries(SETTING_NAMES.map((name) => [name, `${namespace}:${name}`])),
+  ) as unknown as ConfigKeys<N>;
 }
 
 /**
@@ -131,9 +137,16 @@ export const SECRET_CONFIG_KEYS: readonly string[] = secretConfigKeysFor(DEFAULT
  * @param namespace the config namespace (default `helpdesk`)
  * @throws ConfigNamespaceError when `namespace` is not allowed
  */
-export function stackConfigSettings(config: ConfigReader | Readonly<Record<string, string | undefined>> | undefined, namespace: string = DEFAULT_CONFIG_NAMESPACE): SettingReader {
+export function stackConfigSettings(
+  config: ConfigReader | Readonly<Record<string, string | undefined>> | undefined,
+  namespace: string = DEFAULT_CONFIG_NAMESPACE,
+): SettingReader {
   const keys = configKeysFor(namespace);
   const read = (key: string): string | undefined =>
-    config === undefined ? undefined : typeof config.get === "function" ? (config as ConfigReader).get(key) : (config as Record<string, string | undefined>)[key];
+    config === undefined
+      ? undefined
+      : typeof config.get === "function"
+        ? (config as ConfigReader).get(key)
+        : (config as Record<string, string | undefined>)[key];
   return { get: (name) => read(keys[name]), key: (name) => keys[name] };
 }

@@ -22,7 +22,8 @@ export const EVENTS = [
 ] as const;
 
 /** What an `event` input means, for people (the native provider's schema and docs use it). */
-export const EVENT_DESCRIPTION = "The help-desk event a webhook subscribes to: one of the 14 names of docs/helpdesk-api.md §6, e.g. `ticket_opened`.";
+export const EVENT_DESCRIPTION =
+  "The help-desk event a webhook subscribes to: one of the 14 names of docs/helpdesk-api.md §6, e.g. `ticket_opened`.";
 
 /** One webhook event name of docs/helpdesk-api.md §6, e.g. `"ticket_opened"`. Described for people by {@link EVENT_DESCRIPTION}. */
 export type WebhookEvent = (typeof EVENTS)[number];
@@ -44,7 +45,10 @@ export function isWebhookEvent(value: unknown): value is WebhookEvent {
  * @returns an entry of {@link EVENTS}, or undefined when none is within a third of the input's length
  */
 export function nearestEvent(input: string): string | undefined {
-  const lowered = input.trim().toLowerCase().replace(/[\s.-]+/g, "_");
+  const lowered = input
+    .trim()
+    .toLowerCase()
+    .replace(/[\s.-]+/g, "_");
   let best: { name: string; distance: number } | undefined;
   for (const name of EVENTS) {
     const distance = editDistance(lowered, name);

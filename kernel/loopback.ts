@@ -30,7 +30,11 @@ export function isLoopbackHost(hostname: string): boolean {
   const host = hostname.toLowerCase();
   if (host === "localhost" || host === "[::1]" || host === "::1") return true;
   const octets = host.split(".");
-  return octets.length === 4 && octets[0] === "127" && octets.every((octet) => /^\d{1,3}$/.test(octet) && Number(octet) <= 255);
+  return (
+    octets.length === 4 &&
+    octets[0] === "127" &&
+    octets.every((octet) => /^\d{1,3}$/.test(octet) && Number(octet) <= 255)
+  );
 }
 
 /**
@@ -64,5 +68,12 @@ export const localhostLookup: LookupFunction = (hostname, options, callback) => 
   const family = options.family === "IPv4" ? 4 : options.family === "IPv6" ? 6 : (options.family ?? 0);
   const addresses = LOCALHOST_ADDRESSES.filter((entry) => family === 0 || entry.family === family);
   const first = addresses[0]!;
-  process.nextTick(() => (options.all ? callback(null, addresses.map((entry) => ({ ...entry }))) : callback(null, first.address, first.family)));
+  process.nextTick(() =>
+    options.all
+      ? callback(
+          null,
+          addresses.map((entry) => ({ ...entry })),
+        )
+      : callback(null, first.address, first.family),
+  );
 };

@@ -32,7 +32,10 @@ type PulumiPackageOf<N extends string> = N extends `pulumi-${infer P}` ? P : nev
  */
 function pulumiPackageOf<N extends string>(npmName: N): PulumiPackageOf<N> {
   const match = /^pulumi-([a-z][a-z0-9]*)$/.exec(npmName);
-  if (!match) throw new Error(`package.json's name ${JSON.stringify(npmName)} is not pulumi-<package> (lower-case letters and digits): the Pulumi package name is derived from it`);
+  if (!match)
+    throw new Error(
+      `package.json's name ${JSON.stringify(npmName)} is not pulumi-<package> (lower-case letters and digits): the Pulumi package name is derived from it`,
+    );
   return match[1] as PulumiPackageOf<N>;
 }
 
@@ -112,12 +115,20 @@ export interface GitHubRepository {
  */
 export function githubRepositoryOf(repository: PackageFacts["repository"]): GitHubRepository {
   const given = typeof repository === "string" ? repository : repository?.url;
-  if (!given) throw new Error("package.json has no repository: the Go module path and the plugin's download URL are derived from it");
+  if (!given)
+    throw new Error(
+      "package.json has no repository: the Go module path and the plugin's download URL are derived from it",
+    );
   const shorthand = /^(?:github:)?([\w.-]+)\/([\w.-]+)$/.exec(given);
-  const url = /^(?:git\+)?(?:https?|ssh|git):\/\/(?:[^@/]+@)?github\.com\/([\w.-]+)\/([\w.-]+?)(?:\.git)?\/?$/.exec(given);
+  const url = /^(?:git\+)?(?:https?|ssh|git):\/\/(?:[^@/]+@)?github\.com\/([\w.-]+)\/([\w.-]+?)(?:\.git)?\/?$/.exec(
+    given,
+  );
   const scp = /^git@github\.com:([\w.-]+)\/([\w.-]+?)(?:\.git)?$/.exec(given);
   const match = shorthand ?? url ?? scp;
-  if (!match) throw new Error(`package.json's repository ${JSON.stringify(given)} is not a GitHub repository: the Go module path and the plugin's download URL cannot be derived from it`);
+  if (!match)
+    throw new Error(
+      `package.json's repository ${JSON.stringify(given)} is not a GitHub repository: the Go module path and the plugin's download URL cannot be derived from it`,
+    );
   return { owner: match[1]!, name: match[2]!.replace(/\.git$/, "") };
 }
 
@@ -164,7 +175,10 @@ export const LOGO_FILE = "docs/logo.svg";
  * @returns e.g. `"https://raw.githubusercontent.com/pulumi-helpdesk/pulumi-helpdesk/v0.1.0/docs/logo.svg"`
  * @throws Error as {@link githubRepositoryOf}
  */
-export function logoUrl(version: string = packageFacts().version, repository: GitHubRepository = githubRepository()): string {
+export function logoUrl(
+  version: string = packageFacts().version,
+  repository: GitHubRepository = githubRepository(),
+): string {
   return `https://raw.githubusercontent.com/${repository.owner}/${repository.name}/${releaseTag(version)}/${LOGO_FILE}`;
 }
 
@@ -233,10 +247,12 @@ export function nodejsSdkPackage(repository: GitHubRepository = githubRepository
 
 /** Java's reserved words (JLS §3.9), which a package name's part may not be. */
 const JAVA_KEYWORDS = new Set(
-  ("abstract assert boolean break byte case catch char class const continue default do double else enum extends final " +
+  (
+    "abstract assert boolean break byte case catch char class const continue default do double else enum extends final " +
     "finally float for goto if implements import instanceof int interface long native new package private protected " +
     "public return short static strictfp super switch synchronized this throw throws transient try void volatile while " +
-    "true false null _").split(" "),
+    "true false null _"
+  ).split(" "),
 );
 
 /**

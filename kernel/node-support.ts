@@ -39,7 +39,9 @@ export const MINIMUM_NODE_VERSION: string = NODE_FLOORS[0];
  * {@link NODE_FLOORS} as a semver range, the way `package.json`'s `engines.node` states it: `^` for each floor but the
  * last (its major line only), `>=` for the last. E.g. `^22.20.0 || >=24.7.0`.
  */
-export const SUPPORTED_NODE_RANGE: string = NODE_FLOORS.map((floor, i) => (i < NODE_FLOORS.length - 1 ? `^${floor}` : `>=${floor}`)).join(" || ");
+export const SUPPORTED_NODE_RANGE: string = NODE_FLOORS.map((floor, i) =>
+  i < NODE_FLOORS.length - 1 ? `^${floor}` : `>=${floor}`,
+).join(" || ");
 
 /**
  * {@link NODE_FLOORS} in words, for messages: e.g. `Node.js 22.20.0 or a later 22.x, or 24.7.0 or newer`.

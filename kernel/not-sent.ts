@@ -27,7 +27,11 @@ const NOT_SENT_CODES: ReadonlySet<string> = new Set([
  * @home which failed requests never reached the server
  */
 export function neverSent(error: unknown): boolean {
-  for (let cause: unknown = error, depth = 0; cause && depth <= 5; cause = (cause as { cause?: unknown }).cause, depth++) {
+  for (
+    let cause: unknown = error, depth = 0;
+    cause && depth <= 5;
+    cause = (cause as { cause?: unknown }).cause, depth++
+  ) {
     const code = (cause as { code?: unknown }).code;
     if (typeof code === "string" && NOT_SENT_CODES.has(code)) return true;
   }

@@ -57,7 +57,8 @@ export function factsOf(text: string): PackageFacts | undefined {
 function locate(): PackageFacts & { root: string } {
   if (cached) return cached;
   const built = builtInFacts();
-  if (built) throw new Error(`${PACKAGE_NAME} ${built.version} is the self-contained executable here: it has no package folder`);
+  if (built)
+    throw new Error(`${PACKAGE_NAME} ${built.version} is the self-contained executable here: it has no package folder`);
   let dir = dirname(fileURLToPath(import.meta.url));
   for (;;) {
     let facts: PackageFacts | undefined;
@@ -68,7 +69,8 @@ function locate(): PackageFacts & { root: string } {
     }
     if (facts) return (cached = { ...facts, root: dir });
     const parent = dirname(dir);
-    if (parent === dir) throw new Error(`${PACKAGE_NAME}: cannot find its own package.json above ${fileURLToPath(import.meta.url)}`);
+    if (parent === dir)
+      throw new Error(`${PACKAGE_NAME}: cannot find its own package.json above ${fileURLToPath(import.meta.url)}`);
     dir = parent;
   }
 }

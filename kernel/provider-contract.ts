@@ -82,5 +82,6 @@ export const WEBHOOK_DESCRIPTIONS = {
     "A change of `event` or `url` replaces the webhook (the API has no update endpoint). The API cannot read a webhook: " +
     "`pulumi refresh` keeps the recorded state, and the `import` resource option adopts an existing id with the declared " +
     "`event` and `url` as given, without reading them.",
-  state: "The webhook's state as the help desk reported it on create: `active` (docs/helpdesk-api.md §2.1, §3); `unknown` for a webhook adopted with the `import` option, which the API cannot read.",
+  state:
+    "The webhook's state as the help desk reported it on create: `active` (docs/helpdesk-api.md §2.1, §3); `unknown` for a webhook adopted with the `import` option, which the API cannot read.",
 } as const;

@@ -190,7 +190,12 @@ export class DeliveryParseError extends PulumiHelpdeskError<"invalid_delivery"> 
   constructor(
     code: "invalid_delivery",
     message: string,
-    options: { event: string; field: string; issues?: ReadonlyArray<{ field: string; message: string }>; cause?: unknown },
+    options: {
+      event: string;
+      field: string;
+      issues?: ReadonlyArray<{ field: string; message: string }>;
+      cause?: unknown;
+    },
   ) {
     super(code, message, options);
     this.event = options.event;
@@ -211,7 +216,11 @@ export class DeliveryParseError extends PulumiHelpdeskError<"invalid_delivery"> 
  */
 export function parseDelivery(event: string, body: unknown): Delivery {
   if (!isWebhookEvent(event)) {
-    throw new DeliveryParseError("invalid_delivery", `unknown webhook event ${JSON.stringify(event)} (docs/helpdesk-api.md §6 lists 14 names)`, { event, field: "" });
+    throw new DeliveryParseError(
+      "invalid_delivery",
+      `unknown webhook event ${JSON.stringify(event)} (docs/helpdesk-api.md §6 lists 14 names)`,
+      { event, field: "" },
+    );
   }
   const kind: RecordKind = EVENT_RECORD[event];
   const result = RECORD_SCHEMAS[kind].safeParse(body);
@@ -223,7 +232,11 @@ export function parseDelivery(event: string, body: unknown): Delivery {
     const first = issues[0] ?? { field: "", message: "invalid" };
     const recordName = kind[0]!.toUpperCase() + kind.slice(1);
     const where = first.field === "" ? "the body" : `field ${JSON.stringify(first.field)}`;
-    throw new DeliveryParseError("invalid_delivery", `${event} delivery is not a valid ${recordName}: ${where}: ${first.message}`, { event, field: first.field, issues });
+    throw new DeliveryParseError(
+      "invalid_delivery",
+      `${event} delivery is not a valid ${recordName}: ${where}: ${first.message}`,
+      { event, field: first.field, issues },
+    );
   }
   // The cast is sound: `kind` is EVENT_RECORD[event] and the record was parsed with that kind's schema.
   return { event, kind, record: result.data } as Delivery;

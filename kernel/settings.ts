@@ -63,7 +63,8 @@ export const SETTINGS = {
     env: "HELPDESK_CLIENT_ID",
     provider: true,
     writtenByLogin: true,
-    description: "OAuth 2.0 client identifier (docs/helpdesk-api.md §4.1, RFC 6749 §2.2); with `clientSecret` and `refreshToken` it lets the provider refresh an expired access token.",
+    description:
+      "OAuth 2.0 client identifier (docs/helpdesk-api.md §4.1, RFC 6749 §2.2); with `clientSecret` and `refreshToken` it lets the provider refresh an expired access token.",
   },
   clientSecret: {
     secret: true,
@@ -71,7 +72,8 @@ export const SETTINGS = {
     env: "HELPDESK_CLIENT_SECRET",
     provider: true,
     writtenByLogin: true,
-    description: "OAuth 2.0 client secret (docs/helpdesk-api.md §4.2, RFC 6749 §2.3.1, sent as `client_secret_post`). Secret.",
+    description:
+      "OAuth 2.0 client secret (docs/helpdesk-api.md §4.2, RFC 6749 §2.3.1, sent as `client_secret_post`). Secret.",
   },
   redirectUri: {
     secret: false,
@@ -94,14 +96,16 @@ export const SETTINGS = {
     type: "string",
     provider: true,
     writtenByLogin: true,
-    description: "Refresh token (docs/helpdesk-api.md §2.2, RFC 6749 §6), used to refresh the access token when it has expired or is rejected. Secret.",
+    description:
+      "Refresh token (docs/helpdesk-api.md §2.2, RFC 6749 §6), used to refresh the access token when it has expired or is rejected. Secret.",
   },
   tokenExpiresAt: {
     secret: false,
     type: "timestamp",
     provider: true,
     writtenByLogin: true,
-    description: "When the access token expires: ISO 8601 UTC, login time + `expires_in` seconds. Past it, the provider refreshes the token first.",
+    description:
+      "When the access token expires: ISO 8601 UTC, login time + `expires_in` seconds. Past it, the provider refreshes the token first.",
   },
   maxRetries: {
     secret: false,
@@ -110,7 +114,8 @@ export const SETTINGS = {
     default: 10,
     provider: true,
     writtenByLogin: false,
-    description: "Retries of one API request after 429 / 503 (after `Retry-After`), 5xx on delete, or a lost connection (a create only when its request was never sent).",
+    description:
+      "Retries of one API request after 429 / 503 (after `Retry-After`), 5xx on delete, or a lost connection (a create only when its request was never sent).",
   },
   requestTimeout: {
     secret: false,
@@ -130,7 +135,9 @@ export type SettingName = keyof typeof SETTINGS;
 export const SETTING_NAMES: readonly SettingName[] = Object.freeze(Object.keys(SETTINGS) as SettingName[]);
 
 /** The settings a `helpdesk` provider takes (every one but the login-only `redirectUri`). */
-export type ProviderSettingName = { [K in SettingName]: (typeof SETTINGS)[K]["provider"] extends true ? K : never }[SettingName];
+export type ProviderSettingName = {
+  [K in SettingName]: (typeof SETTINGS)[K]["provider"] extends true ? K : never;
+}[SettingName];
 
 /** {@link ProviderSettingName}s in table order. */
 export const PROVIDER_SETTING_NAMES: readonly ProviderSettingName[] = Object.freeze(
@@ -138,7 +145,9 @@ export const PROVIDER_SETTING_NAMES: readonly ProviderSettingName[] = Object.fre
 );
 
 /** The settings that hold credentials and must only ever be stored as Pulumi secrets, in any namespace. */
-export const SECRET_SETTING_NAMES: readonly SettingName[] = Object.freeze(SETTING_NAMES.filter((name) => SETTINGS[name].secret));
+export const SECRET_SETTING_NAMES: readonly SettingName[] = Object.freeze(
+  SETTING_NAMES.filter((name) => SETTINGS[name].secret),
+);
 
 /**
  * The values of the secret settings ({@link SECRET_SETTING_NAMES}) among `values`: what must be registered for
@@ -156,10 +165,14 @@ export function secretSettingValues(values: Readonly<Partial<Record<SettingName,
 }
 
 /** The settings `pulumi-helpdesk login` writes, in the order it writes them. */
-export const LOGIN_SETTING_NAMES: readonly SettingName[] = Object.freeze(SETTING_NAMES.filter((name) => SETTINGS[name].writtenByLogin));
+export const LOGIN_SETTING_NAMES: readonly SettingName[] = Object.freeze(
+  SETTING_NAMES.filter((name) => SETTINGS[name].writtenByLogin),
+);
 
 /** The integer settings: `maxRetries`, `requestTimeout`. */
-export type IntegerSettingName = { [K in SettingName]: (typeof SETTINGS)[K]["type"] extends "integer" ? K : never }[SettingName];
+export type IntegerSettingName = {
+  [K in SettingName]: (typeof SETTINGS)[K]["type"] extends "integer" ? K : never;
+}[SettingName];
 
 /**
  * @param name a setting's name, or any other string
@@ -180,8 +193,10 @@ export function isSecretSetting(name: string): boolean {
 export function settingDocumentation(name: SettingName): string {
   const spec: SettingSpec = SETTINGS[name];
   let text = spec.description;
-  if (spec.range) text = `${text.replace(/\.$/, "")}: ${rangeText(spec)}${spec.default !== undefined ? ` (default ${spec.default})` : ""}.`;
-  if (spec.env) text += ` When neither the program nor the stack config sets it, the environment variable \`${spec.env}\` fills it.`;
+  if (spec.range)
+    text = `${text.replace(/\.$/, "")}: ${rangeText(spec)}${spec.default !== undefined ? ` (default ${spec.default})` : ""}.`;
+  if (spec.env)
+    text += ` When neither the program nor the stack config sets it, the environment variable \`${spec.env}\` fills it.`;
   return text;
 }
 
@@ -219,7 +234,11 @@ export type SourceOrigin = Exclude<SettingOrigin, "default">;
  * resolution ({@link pickSetting}) follows it, and the CLI's help text is generated from it.
  * @home where a setting's value comes from, first match wins
  */
-export const SETTING_PRECEDENCE: readonly SourceOrigin[] = Object.freeze(["explicit", "config", "environment"] as const);
+export const SETTING_PRECEDENCE: readonly SourceOrigin[] = Object.freeze([
+  "explicit",
+  "config",
+  "environment",
+] as const);
 
 /**
  * What a front end's explicit values are: `flag`, a command-line flag of the CLI (named `--base-url`, see
@@ -272,7 +291,11 @@ export function settingFlag(name: SettingName): string {
  *   setting's variable; for a setting without one, the bare name)
  * @home how the source of a value is named in a message (`--base-url`, `config eu:baseUrl`, `env HELPDESK_BASE_URL`)
  */
-export function settingSourceName(name: SettingName, origin: SourceOrigin, naming: Pick<SettingSources, "explicitSource" | "config"> = {}): string {
+export function settingSourceName(
+  name: SettingName,
+  origin: SourceOrigin,
+  naming: Pick<SettingSources, "explicitSource" | "config"> = {},
+): string {
   switch (origin) {
     case "explicit":
       return naming.explicitSource === "flag" ? settingFlag(name) : name;
@@ -348,7 +371,10 @@ export interface CollectedSettings<N extends SettingName = SettingName> {
  * @returns the values, the missing settings and the problems; throws nothing (the caller decides what a problem is)
  * @home collecting and checking settings (one collector for both providers, `login` and `trigger`)
  */
-export function collectSettings<N extends SettingName>(names: readonly N[], sources: SettingSources): CollectedSettings<N> {
+export function collectSettings<N extends SettingName>(
+  names: readonly N[],
+  sources: SettingSources,
+): CollectedSettings<N> {
   const picked: Partial<Record<N, PickedSetting>> = {};
   const missing: N[] = [];
   const problems: SettingProblem[] = [];
@@ -415,7 +441,9 @@ export interface ResolvedSettings {
  */
 export function settingProblem(name: SettingName, text: string, where: string = name): string | undefined {
   const spec: SettingSpec = SETTINGS[name];
-  const shown = spec.secret ? "(secret value not shown)" : JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
+  const shown = spec.secret
+    ? "(secret value not shown)"
+    : JSON.stringify(text.length > 80 ? `${text.slice(0, 80)}…` : text);
   switch (spec.type) {
     case "url": {
       const parsed = parseBaseUrl(text);
@@ -436,7 +464,9 @@ export function settingProblem(name: SettingName, text: string, where: string = 
       return text.includes("#") ? `${where} must not carry a fragment ("#", RFC 6749 §3.1.2), got ${shown}` : undefined;
     }
     case "timestamp":
-      return Number.isNaN(Date.parse(text)) ? `${where} must be an ISO 8601 date such as 2030-01-01T00:00:00Z, got ${shown}` : undefined;
+      return Number.isNaN(Date.parse(text))
+        ? `${where} must be an ISO 8601 date such as 2030-01-01T00:00:00Z, got ${shown}`
+        : undefined;
     case "string":
       return undefined;
   }
@@ -457,7 +487,8 @@ export function resolveSettings(sources: SettingSources): ResolvedSettings {
   const problem = problems[0];
   if (problem) throw new SettingError("config", problem.message, { setting: problem.setting });
   const value = (name: SettingName): string | undefined => picked[name]?.value;
-  const integer = (name: IntegerSettingName): number => (picked[name] === undefined ? SETTINGS[name].default : Number(picked[name].value));
+  const integer = (name: IntegerSettingName): number =>
+    picked[name] === undefined ? SETTINGS[name].default : Number(picked[name].value);
   const baseUrl = picked.baseUrl === undefined ? undefined : parseBaseUrl(picked.baseUrl.value);
   const origins: Partial<Record<SettingName, SettingOrigin>> = {};
   const sourceNames: Partial<Record<SettingName, string>> = {};

@@ -202,7 +202,7 @@ export const MAX_ID_LENGTH = 255;
  */
 export const ID_RULE_DESCRIPTION =
   `a webhook id is one non-empty path segment of at most ${MAX_ID_LENGTH} characters: no "/", ` +
-  "no whitespace, control or invisible characters, and not \".\" or \"..\"";
+  'no whitespace, control or invisible characters, and not "." or ".."';
 
 /**
  * Why `value` is not a webhook id, or `undefined` when it is one: the one rule for every place an id enters (the
@@ -226,7 +226,8 @@ export function webhookIdProblem(value: unknown): string | undefined {
   if (typeof value !== "string") return `id must be a string, got ${typeName(value)}: ${allowed}`;
   if (value.length > MAX_ID_LENGTH) return `id is ${value.length} characters long: ${allowed}`;
   const shown = shownValue(value, MAX_ECHOED_EVENT);
-  if (value === "." || value === "..") return `id ${shown} is a dot-segment, which would address another path than one webhook: ${allowed}`;
+  if (value === "." || value === "..")
+    return `id ${shown} is a dot-segment, which would address another path than one webhook: ${allowed}`;
   if (value.includes("/")) return `id ${shown} contains "/": ${allowed}`;
   if (INVISIBLE.test(value)) return `id ${shown} contains whitespace or an invisible or control character: ${allowed}`;
   return undefined;

@@ -15,14 +15,26 @@
  *
  * Source: `@pulumi/policy` 1.21.0 `policy.d.ts`.
  */
-import type { PolicyResource as PulumiPolicyResource, ResourceValidationPolicy, StackValidationPolicy } from "@pulumi/policy";
+import type {
+  PolicyResource as PulumiPolicyResource,
+  ResourceValidationPolicy,
+  StackValidationPolicy,
+} from "@pulumi/policy";
 import { POLICY_PACK } from "../kernel/names.js";
 import { packageRoot } from "../kernel/package-version.js";
-import { PACK_ENFORCEMENT_LEVEL, POLICIES, type Policy, type PolicyConfigSchema, type PolicyResource } from "./policies.js";
+import {
+  PACK_ENFORCEMENT_LEVEL,
+  POLICIES,
+  type Policy,
+  type PolicyConfigSchema,
+  type PolicyResource,
+} from "./policies.js";
 import { rawProperty, servePackFolder } from "./pulumi-policy.js";
 
 /** A resource as `@pulumi/policy` gives it, as the table's policies read it. */
-function policyResource(resource: Pick<PulumiPolicyResource, "type" | "name" | "urn" | "props" | "provider">): PolicyResource {
+function policyResource(
+  resource: Pick<PulumiPolicyResource, "type" | "name" | "urn" | "props" | "provider">,
+): PolicyResource {
   const provider = resource.provider;
   return {
     type: resource.type,
@@ -35,17 +47,28 @@ function policyResource(resource: Pick<PulumiPolicyResource, "type" | "name" | "
 
 /** `@pulumi/policy`'s config schema (mutable arrays) of the table's. */
 function configSchemaOf(schema: PolicyConfigSchema | undefined): ResourceValidationPolicy["configSchema"] {
-  return schema && { properties: schema.properties as Record<string, Record<string, never>>, ...(schema.required ? { required: [...schema.required] } : {}) };
+  return (
+    schema && {
+      properties: schema.properties as Record<string, Record<string, never>>,
+      ...(schema.required ? { required: [...schema.required] } : {}),
+    }
+  );
 }
 
 /** One policy of the table as a `@pulumi/policy` policy. */
 function asPulumiPolicy(policy: Policy): ResourceValidationPolicy | StackValidationPolicy {
-  const common = { name: policy.name, description: policy.description, enforcementLevel: policy.enforcementLevel, configSchema: configSchemaOf(policy.configSchema) };
+  const common = {
+    name: policy.name,
+    description: policy.description,
+    enforcementLevel: policy.enforcementLevel,
+    configSchema: configSchemaOf(policy.configSchema),
+  };
   if (policy.kind === "stack") {
     return {
       ...common,
       validateStack: (args, reportViolation) => {
-        for (const { message, urn } of policy.validateStack(args.resources.map(policyResource), args.getConfig())) reportViolation(message, urn);
+        for (const { message, urn } of policy.validateStack(args.resources.map(policyResource), args.getConfig()))
+          reportViolation(message, urn);
       },
     };
   }
@@ -60,7 +83,10 @@ function asPulumiPolicy(policy: Policy): ResourceValidationPolicy | StackValidat
   };
 }
 
-servePackFolder(POLICY_PACK, packageRoot(), { policies: POLICIES.map(asPulumiPolicy), enforcementLevel: PACK_ENFORCEMENT_LEVEL }).catch((error: unknown) => {
+servePackFolder(POLICY_PACK, packageRoot(), {
+  policies: POLICIES.map(asPulumiPolicy),
+  enforcementLevel: PACK_ENFORCEMENT_LEVEL,
+}).catch((error: unknown) => {
   process.stderr.write(`error: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}\n`);
   process.exit(1);
 });

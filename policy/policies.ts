@@ -28,7 +28,16 @@
 import { EVENTS, isWebhookEvent } from "../kernel/events.js";
 import { DYNAMIC_WEBHOOK_TYPE, WEBHOOK_TYPE } from "../kernel/names.js";
 import { UNKNOWN } from "../kernel/pulumi-wire.js";
-import { ALLOWED_HOST_PATTERN, duplicateWebhooks, helpDeskKey, hostAllowed, hostEntries, type HostEntry, shownHost, webhookUrl } from "./rules.js";
+import {
+  ALLOWED_HOST_PATTERN,
+  duplicateWebhooks,
+  helpDeskKey,
+  hostAllowed,
+  hostEntries,
+  type HostEntry,
+  shownHost,
+  webhookUrl,
+} from "./rules.js";
 
 /** The policies' names, as config files and `pulumi preview` name them. */
 export const POLICY_NAMES = {
@@ -155,7 +164,10 @@ function webhookOf(resource: PolicyResource): Webhook | Exclude<ResourceVerdict,
  * @home how a policy violation names a webhook (name and event, JSON-quoted; never the url)
  */
 function webhookTitle(name: string, event: unknown): string {
-  const shownEvent = typeof event === "string" && event !== UNKNOWN ? `event ${JSON.stringify(event.slice(0, 100))}` : "event not known yet";
+  const shownEvent =
+    typeof event === "string" && event !== UNKNOWN
+      ? `event ${JSON.stringify(event.slice(0, 100))}`
+      : "event not known yet";
   return `webhook ${JSON.stringify(name)} (${shownEvent})`;
 }
 
@@ -170,7 +182,9 @@ const urlHttps: ResourcePolicy<undefined> = {
     const webhook = webhookOf(resource);
     if (webhook === undefined || !("url" in webhook)) return webhook;
     if (webhook.url.protocol === "https:") return undefined;
-    return { violation: `${webhook.named}: its url uses ${webhook.url.protocol.slice(0, -1)}, so every delivery would cross the network unencrypted; use an https url.` };
+    return {
+      violation: `${webhook.named}: its url uses ${webhook.url.protocol.slice(0, -1)}, so every delivery would cross the network unencrypted; use an https url.`,
+    };
   },
 };
 
@@ -178,7 +192,8 @@ const urlHttps: ResourcePolicy<undefined> = {
 const urlAllowedHosts: ResourcePolicy<{ entries: readonly HostEntry[]; count: number } | undefined> = {
   kind: "resource",
   name: POLICY_NAMES.allowedHosts,
-  description: "A webhook's url goes to a host of the config's allowedHosts (exact names, *.example.com wildcards); not enforced while allowedHosts is unset.",
+  description:
+    "A webhook's url goes to a host of the config's allowedHosts (exact names, *.example.com wildcards); not enforced while allowedHosts is unset.",
   enforcementLevel: "mandatory",
   configSchema: {
     properties: {
@@ -192,7 +207,10 @@ const urlAllowedHosts: ResourcePolicy<{ entries: readonly HostEntry[]; count: nu
       },
     },
   },
-  prepare: ({ allowedHosts }) => (Array.isArray(allowedHosts) ? { entries: hostEntries(allowedHosts.filter((entry) => typeof entry === "string")), count: allowedHosts.length } : undefined),
+  prepare: ({ allowedHosts }) =>
+    Array.isArray(allowedHosts)
+      ? { entries: hostEntries(allowedHosts.filter((entry) => typeof entry === "string")), count: allowedHosts.length }
+      : undefined,
   validateResource: (resource, allowed) => {
     if (allowed === undefined) return undefined;
     const webhook = webhookOf(resource);
@@ -220,14 +238,17 @@ const eventAllowed: ResourcePolicy<readonly string[] | undefined> = {
       },
     },
   },
-  prepare: ({ events }) => (Array.isArray(events) ? events.filter((event): event is string => typeof event === "string") : undefined),
+  prepare: ({ events }) =>
+    Array.isArray(events) ? events.filter((event): event is string => typeof event === "string") : undefined,
   validateResource: (resource, events) => {
     if (events === undefined || !WEBHOOK_TYPES.includes(resource.type)) return undefined;
     const event = resource.property("event");
     if (event === UNKNOWN) return notKnownYet("event");
     // An event that is no help-desk event at all is the provider's check's to refuse.
     if (!isWebhookEvent(event) || events.includes(event)) return undefined;
-    return { violation: `${webhookTitle(resource.name, event)}: the event is not in the policy's events (${events.join(", ")}).` };
+    return {
+      violation: `${webhookTitle(resource.name, event)}: the event is not in the policy's events (${events.join(", ")}).`,
+    };
   },
 };
 
@@ -246,7 +267,13 @@ const noDuplicates: StackPolicy = {
   validateStack: (resources) => {
     const webhooks = resources
       .filter((resource) => WEBHOOK_TYPES.includes(resource.type))
-      .map((resource) => ({ name: resource.name, urn: resource.urn, helpDesk: helpDeskOf(resource), event: resource.property("event"), url: resource.property("url") }));
+      .map((resource) => ({
+        name: resource.name,
+        urn: resource.urn,
+        helpDesk: helpDeskOf(resource),
+        event: resource.property("event"),
+        url: resource.property("url"),
+      }));
     return duplicateWebhooks(webhooks).map(({ duplicate, first }) => ({
       message: `${webhookTitle(duplicate.name, duplicate.event)} has the same event and url as webhook ${JSON.stringify(first.name)} on the same help desk: every delivery would be sent twice; remove one of them.`,
       urn: duplicate.urn,

@@ -38,7 +38,14 @@ import { POLICY_PACK } from "../kernel/names.js";
 import { packageVersion } from "../kernel/package-version.js";
 import { SECRET_SIG, SIG_KEY } from "../kernel/pulumi-wire.js";
 import { messageOf } from "../kernel/errors.js";
-import { PACK_ENFORCEMENT_LEVEL, POLICIES, type EnforcementLevel, type Policy, type PolicyConfigProperties, type PolicyResource } from "./policies.js";
+import {
+  PACK_ENFORCEMENT_LEVEL,
+  POLICIES,
+  type EnforcementLevel,
+  type Policy,
+  type PolicyConfigProperties,
+  type PolicyResource,
+} from "./policies.js";
 import {
   analyzerGrpc,
   analyzerPb,
@@ -68,7 +75,8 @@ const LEVEL_NUMBERS: Readonly<Record<EnforcementLevel, number>> = {
  */
 function levelNamed(level: number): EnforcementLevel {
   const name = (Object.keys(LEVEL_NUMBERS) as EnforcementLevel[]).find((key) => LEVEL_NUMBERS[key] === level);
-  if (name === undefined) throw new Error(`unknown enforcement level ${level}: the levels are ${Object.keys(LEVEL_NUMBERS).join(", ")}`);
+  if (name === undefined)
+    throw new Error(`unknown enforcement level ${level}: the levels are ${Object.keys(LEVEL_NUMBERS).join(", ")}`);
   return name;
 }
 
@@ -85,11 +93,18 @@ interface ConfiguredPolicy {
  *
  * @param config per policy name, its level and properties (from `Configure`); empty for the policies' own settings
  */
-function configure(config: ReadonlyMap<string, { level: EnforcementLevel; properties: PolicyConfigProperties }>): ConfiguredPolicy[] {
+function configure(
+  config: ReadonlyMap<string, { level: EnforcementLevel; properties: PolicyConfigProperties }>,
+): ConfiguredPolicy[] {
   return POLICIES.map((policy) => {
     const given = config.get(policy.name);
     const properties = given?.properties ?? {};
-    return { policy, level: given?.level ?? policy.enforcementLevel ?? PACK_ENFORCEMENT_LEVEL, properties, prepared: policy.kind === "resource" ? policy.prepare(properties) : undefined };
+    return {
+      policy,
+      level: given?.level ?? policy.enforcementLevel ?? PACK_ENFORCEMENT_LEVEL,
+      properties,
+      prepared: policy.kind === "resource" ? policy.prepare(properties) : undefined,
+    };
   });
 }
 
@@ -169,7 +184,10 @@ function running<T>(policy: Policy, version: string, run: () => T): T {
   try {
     return run();
   } catch (error) {
-    throw new Error(`Error validating resource with policy '${policy.name}' from policy pack '${POLICY_PACK}@v${version}':\n${messageOf(error)}`, { cause: error });
+    throw new Error(
+      `Error validating resource with policy '${policy.name}' from policy pack '${POLICY_PACK}@v${version}':\n${messageOf(error)}`,
+      { cause: error },
+    );
   }
 }
 
@@ -179,12 +197,20 @@ function analyzerInfo(version: string): InstanceType<typeof analyzerPb.AnalyzerI
   info.setPoliciesList(
     POLICIES.map((policy) => {
       const policyInfo = new analyzerPb.PolicyInfo()
-        .setPolicyType(policy.kind === "resource" ? analyzerPb.PolicyType.POLICY_TYPE_RESOURCE : analyzerPb.PolicyType.POLICY_TYPE_STACK)
+        .setPolicyType(
+          policy.kind === "resource"
+            ? analyzerPb.PolicyType.POLICY_TYPE_RESOURCE
+            : analyzerPb.PolicyType.POLICY_TYPE_STACK,
+        )
         .setName(policy.name)
         .setDescription(policy.description)
         .setEnforcementlevel(LEVEL_NUMBERS[policy.enforcementLevel ?? PACK_ENFORCEMENT_LEVEL] as never);
       if (policy.configSchema) {
-        const schema = new analyzerPb.PolicyConfigSchema().setProperties(structPb.Struct.fromJavaScript(policy.configSchema.properties as Parameters<typeof structPb.Struct.fromJavaScript>[0]));
+        const schema = new analyzerPb.PolicyConfigSchema().setProperties(
+          structPb.Struct.fromJavaScript(
+            policy.configSchema.properties as Parameters<typeof structPb.Struct.fromJavaScript>[0],
+          ),
+        );
         if (policy.configSchema.required) schema.setRequiredList([...policy.configSchema.required]);
         policyInfo.setConfigschema(schema);
       }
@@ -195,10 +221,15 @@ function analyzerInfo(version: string): InstanceType<typeof analyzerPb.AnalyzerI
 }
 
 /** The config of a `Configure` request, per policy name. */
-function configOf(request: ConfigureAnalyzerRequest): Map<string, { level: EnforcementLevel; properties: PolicyConfigProperties }> {
+function configOf(
+  request: ConfigureAnalyzerRequest,
+): Map<string, { level: EnforcementLevel; properties: PolicyConfigProperties }> {
   const config = new Map<string, { level: EnforcementLevel; properties: PolicyConfigProperties }>();
   request.getPolicyconfigMap().forEach((policyConfig, name) => {
-    config.set(name, { level: levelNamed(policyConfig.getEnforcementlevel()), properties: (policyConfig.getProperties()?.toJavaScript() ?? {}) as PolicyConfigProperties });
+    config.set(name, {
+      level: levelNamed(policyConfig.getEnforcementlevel()),
+      properties: (policyConfig.getProperties()?.toJavaScript() ?? {}) as PolicyConfigProperties,
+    });
   });
   return config;
 }
@@ -211,7 +242,11 @@ function remediateAnswer(configured: readonly ConfiguredPolicy[]): Uint8Array {
   const response = new analyzerPb.RemediateResponse();
   const notApplicable = configured
     .filter(({ policy, level }) => level === "remediate" && policy.kind === "resource")
-    .map(({ policy }) => new analyzerPb.PolicyNotApplicable().setPolicyName(policy.name).setReason("Policy does not implement remediateResource"));
+    .map(({ policy }) =>
+      new analyzerPb.PolicyNotApplicable()
+        .setPolicyName(policy.name)
+        .setReason("Policy does not implement remediateResource"),
+    );
   if (notApplicable.length > 0) response.setNotApplicableList(notApplicable);
   return response.serializeBinary();
 }
@@ -241,7 +276,14 @@ const NOT_READ = Object.freeze({});
 function analyzerService(): grpc.ServiceDefinition {
   const service = analyzerGrpc.AnalyzerService as unknown as grpc.ServiceDefinition;
   const remediate = service.remediate!;
-  return { ...service, remediate: { ...remediate, requestDeserialize: () => NOT_READ, responseSerialize: (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength) } };
+  return {
+    ...service,
+    remediate: {
+      ...remediate,
+      requestDeserialize: () => NOT_READ,
+      responseSerialize: (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
+    },
+  };
 }
 
 /**
@@ -285,7 +327,8 @@ export function analyzerHandlers(): grpc.UntypedServiceImplementation {
       const findings = new Findings(version);
       for (const { policy, level, properties } of configured) {
         if (level === "disabled" || policy.kind !== "stack") continue;
-        for (const { message, urn } of running(policy, version, () => policy.validateStack(resources, properties))) findings.violation(policy, level, message, urn);
+        for (const { message, urn } of running(policy, version, () => policy.validateStack(resources, properties)))
+          findings.violation(policy, level, message, urn);
       }
       return findings.response();
     }),
@@ -306,7 +349,9 @@ export async function serveAnalyzer(): Promise<{ port: number; server: grpc.Serv
   const server = new grpc.Server({ "grpc.max_receive_message_length": 400 * 1024 * 1024 });
   server.addService(analyzerService(), analyzerHandlers());
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
+    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) =>
+      error ? reject(error) : resolve(bound),
+    );
   });
   return { port, server };
 }

@@ -89,11 +89,21 @@ export class Webhook extends pulumi.dynamic.Resource {
    * @param opts standard Pulumi resource options
    */
   constructor(name: string, args: WebhookArgs, opts?: pulumi.CustomResourceOptions) {
-    super(webhookProviderShim, name, { event: args.event, url: args.url, state: undefined }, opts, DYNAMIC_MODULE, DYNAMIC_WEBHOOK_NAME);
+    super(
+      webhookProviderShim,
+      name,
+      { event: args.event, url: args.url, state: undefined },
+      opts,
+      DYNAMIC_MODULE,
+      DYNAMIC_WEBHOOK_NAME,
+    );
     // Plain http is allowed (docs/helpdesk-api.md §2.1 says only "URL"), but deliveries carry ticket and customer data: say so.
     pulumi.output(args.url).apply((url) => {
       if (isPlainHttpToAnotherHost(url)) {
-        void pulumi.log.warn("url uses plain http to a host other than this machine: deliveries (ticket and customer data) would travel unencrypted; prefer https", this);
+        void pulumi.log.warn(
+          "url uses plain http to a host other than this machine: deliveries (ticket and customer data) would travel unencrypted; prefer https",
+          this,
+        );
       }
     });
   }

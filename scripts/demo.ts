@@ -52,9 +52,14 @@ function makeProject(): void {
   cpSync(join(root, "examples", "basic"), projectDir, { recursive: true, filter: (path) => !skipped.test(path) });
   mkdirSync(join(projectDir, "node_modules", "@pulumi"), { recursive: true });
   symlinkSync(root, join(projectDir, "node_modules", PACKAGE_NAME), "dir");
-  symlinkSync(join(root, "node_modules", "@pulumi", "pulumi"), join(projectDir, "node_modules", "@pulumi", "pulumi"), "dir");
+  symlinkSync(
+    join(root, "node_modules", "@pulumi", "pulumi"),
+    join(projectDir, "node_modules", "@pulumi", "pulumi"),
+    "dir",
+  );
 }
-const bold = (text: string): string => (process.stdout.isTTY && !process.env.NO_COLOR ? `\u001b[1m${text}\u001b[0m` : text);
+const bold = (text: string): string =>
+  process.stdout.isTTY && !process.env.NO_COLOR ? `\u001b[1m${text}\u001b[0m` : text;
 
 class StepError extends Error {}
 
@@ -75,7 +80,9 @@ function run(command: string, args: string[]): Promise<void> {
   return new Promise((resolvePromise, reject) => {
     const child = spawn(command, args, { cwd: projectDir, env, stdio: "inherit" });
     child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolvePromise() : reject(new Error(`${command} ${args[0]} exited with code ${code}`))));
+    child.on("close", (code) =>
+      code === 0 ? resolvePromise() : reject(new Error(`${command} ${args[0]} exited with code ${code}`)),
+    );
   });
 }
 
@@ -99,8 +106,26 @@ function login(baseUrl: string, clientId: string, clientSecret: string, redirect
   return new Promise((resolvePromise, reject) => {
     const child = spawn(
       process.execPath,
-      [join(root, "dist/bin", `${CLI_EXECUTABLE}.js`), "login", "--stack", stackName, "--base-url", baseUrl, "--client-id", clientId, "--redirect-uri", redirectUri, "--no-browser", "--timeout", "60"],
-      { cwd: projectDir, env: { ...env, [SETTINGS.clientSecret.env]: clientSecret }, stdio: ["ignore", "inherit", "pipe"] },
+      [
+        join(root, "dist/bin", `${CLI_EXECUTABLE}.js`),
+        "login",
+        "--stack",
+        stackName,
+        "--base-url",
+        baseUrl,
+        "--client-id",
+        clientId,
+        "--redirect-uri",
+        redirectUri,
+        "--no-browser",
+        "--timeout",
+        "60",
+      ],
+      {
+        cwd: projectDir,
+        env: { ...env, [SETTINGS.clientSecret.env]: clientSecret },
+        stdio: ["ignore", "inherit", "pipe"],
+      },
     );
     let buffered = "";
     let browsed = false;
@@ -117,7 +142,9 @@ function login(baseUrl: string, clientId: string, clientSecret: string, redirect
       }
     });
     child.on("error", reject);
-    child.on("close", (code) => (code === 0 ? resolvePromise() : reject(new Error(`${CLI_EXECUTABLE} login exited with code ${code}`))));
+    child.on("close", (code) =>
+      code === 0 ? resolvePromise() : reject(new Error(`${CLI_EXECUTABLE} login exited with code ${code}`)),
+    );
   });
 }
 
@@ -132,7 +159,8 @@ function printWebhooks(webhooks: readonly StoredWebhook[]): void {
     return;
   }
   console.log(`    the emulator holds ${webhooks.length} webhook(s):`);
-  for (const hook of webhooks) console.log(`      ${hook.id.padEnd(22)} ${hook.event.padEnd(24)} ${hook.state.padEnd(7)} ${hook.url}`);
+  for (const hook of webhooks)
+    console.log(`      ${hook.id.padEnd(22)} ${hook.event.padEnd(24)} ${hook.state.padEnd(7)} ${hook.url}`);
 }
 
 async function main(): Promise<void> {
@@ -170,8 +198,13 @@ async function main(): Promise<void> {
     });
     if (left.length !== 0) throw new StepError(`pulumi destroy finished but ${left.length} webhook(s) are left`);
   } finally {
-    if (upDone) await run("pulumi", ["destroy", "--yes", "--stack", stackName, "--non-interactive", "--skip-preview"]).catch(() => undefined);
-    await run("pulumi", ["stack", "rm", "--yes", "--force", "--stack", stackName, "--non-interactive"]).catch(() => undefined);
+    if (upDone)
+      await run("pulumi", ["destroy", "--yes", "--stack", stackName, "--non-interactive", "--skip-preview"]).catch(
+        () => undefined,
+      );
+    await run("pulumi", ["stack", "rm", "--yes", "--force", "--stack", stackName, "--non-interactive"]).catch(
+      () => undefined,
+    );
     rmSync(stateDir, { recursive: true, force: true });
     rmSync(projectDir, { recursive: true, force: true });
     await emulator.close();

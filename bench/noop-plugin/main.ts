@@ -26,7 +26,10 @@ function webhookId(): string {
   return `wh_${[...randomBytes(16)].map((byte) => ALPHABET[byte % 32]).join("")}`;
 }
 
-const engineAddress = process.argv.slice(2).filter((arg) => !arg.startsWith("-")).at(-1);
+const engineAddress = process.argv
+  .slice(2)
+  .filter((arg) => !arg.startsWith("-"))
+  .at(-1);
 const real = resourceProviderService(engineAddress) as Partial<ResourceProviderServer>;
 
 const create: ResourceProviderServer["create"] = (call, callback) => {
@@ -39,7 +42,11 @@ const create: ResourceProviderServer["create"] = (call, callback) => {
 const remove: ResourceProviderServer["delete"] = (_call, callback) => callback(null, new emptyPb.Empty());
 
 const server = new grpc.Server({ "grpc.max_receive_message_length": 400 * 1024 * 1024 });
-server.addService(providerGrpc.ResourceProviderService, { ...real, create, delete: remove } as grpc.UntypedServiceImplementation);
+server.addService(providerGrpc.ResourceProviderService, {
+  ...real,
+  create,
+  delete: remove,
+} as grpc.UntypedServiceImplementation);
 server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, port) => {
   if (error) {
     process.stderr.write(`no-op plugin: cannot serve: ${error.message}\n`);

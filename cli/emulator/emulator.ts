@@ -62,7 +62,9 @@ export function shellWord(word: string): string {
  * @returns the lines, without indentation or line ends
  */
 export function signInLines(settings: Record<ClientSettingName, string>, command: string = CLI_EXECUTABLE): string[] {
-  const shown = CLIENT_SETTING_NAMES.filter((name) => name !== "clientSecret" || settings.clientSecret === DEFAULT_CLIENT.clientSecret);
+  const shown = CLIENT_SETTING_NAMES.filter(
+    (name) => name !== "clientSecret" || settings.clientSecret === DEFAULT_CLIENT.clientSecret,
+  );
   const exported = shown.map((name) => `${SETTINGS[name].env}=${shellWord(settings[name])}`);
   return [`export ${exported.join(" ")}`, `${command} login --stack ${EXAMPLE_STACK}`];
 }
@@ -87,7 +89,13 @@ export async function runEmulator(options: EmulatorCommandOptions): Promise<void
     ...(options.data ? { dataFile: options.data } : {}),
     ...(options.deliveryLogLimit !== undefined ? { deliveryLogLimit: options.deliveryLogLimit } : {}),
     ...(options.synchronous !== undefined ? { synchronous: options.synchronous } : {}),
-    faults: { latencyMs: options.latency, rate429: options.rate429, rate503: options.rate503, rate500: options.rate500, dropRate: options.dropRate },
+    faults: {
+      latencyMs: options.latency,
+      rate429: options.rate429,
+      rate503: options.rate503,
+      rate500: options.rate500,
+      dropRate: options.dropRate,
+    },
     ...(options.log ? { log: (line: string) => process.stderr.write(`${line}\n`) } : {}),
   };
   const emulator = await startEmulator(emulatorOptions);
@@ -107,7 +115,8 @@ export async function runEmulator(options: EmulatorCommandOptions): Promise<void
   result("");
   result(`To sign a stack in to it, type in your Pulumi project's folder (${EXAMPLE_STACK}: the stack's name):`);
   for (const line of signInLines({ baseUrl: emulator.url, ...client }, invokedCommand())) result(`  ${line}`);
-  if (client.clientSecret !== DEFAULT_CLIENT.clientSecret) result(`  (login asks for the client secret, or reads ${SETTINGS.clientSecret.env})`);
+  if (client.clientSecret !== DEFAULT_CLIENT.clientSecret)
+    result(`  (login asks for the client secret, or reads ${SETTINGS.clientSecret.env})`);
   await new Promise<void>((resolve) => {
     process.once("SIGINT", resolve);
     process.once("SIGTERM", resolve);

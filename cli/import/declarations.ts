@@ -11,7 +11,15 @@
  * and not a JSON list: Pulumi YAML 1.19 cannot index a secret list from config ("receiver must be a list or
  * object, not *[]string"), while `fn::split` of a secret string works.
  */
-import { CLI_EXECUTABLE, PULUMI_PACKAGE, PYTHON_PACKAGE, WEBHOOK_TYPE, goImportPath, javaBasePackage, nodejsSdkPackage } from "../../kernel/names.js";
+import {
+  CLI_EXECUTABLE,
+  PULUMI_PACKAGE,
+  PYTHON_PACKAGE,
+  WEBHOOK_TYPE,
+  goImportPath,
+  javaBasePackage,
+  nodejsSdkPackage,
+} from "../../kernel/names.js";
 
 /** The stack config key (in the project's namespace, as `new pulumi.Config()` reads it) holding the adopted urls. */
 export const WEBHOOK_URLS_KEY = "helpdeskWebhookUrls";
@@ -65,11 +73,12 @@ export interface DeclarationOptions {
 
 /** Words that cannot be identifiers in one of the languages. */
 const RESERVED = new Set(
-  ("abstract and as assert async await boolean break byte case catch chan char class const continue def default defer del delete do double elif " +
+  (
+    "abstract and as assert async await boolean break byte case catch chan char class const continue def default defer del delete do double elif " +
     "else enum except export extends false final finally float for from func function global go goto if implements import in instanceof int " +
     "interface is lambda let long map native new nonlocal not null or package pass private protected public raise range return select short " +
-    "static strictfp struct super switch synchronized this throw throws transient true try type typeof var void volatile while with yield")
-    .split(" "),
+    "static strictfp struct super switch synchronized this throw throws transient true try type typeof var void volatile while with yield"
+  ).split(" "),
 );
 
 /** The words of a resource name: its runs of letters and digits. */
@@ -80,13 +89,19 @@ function words(name: string): string[] {
 /** A camelCase identifier for a name, `webhook...` when it would start with a digit or be a reserved word. */
 function camel(name: string): string {
   const [first = "webhook", ...rest] = words(name);
-  const id = first.charAt(0).toLowerCase() + first.slice(1) + rest.map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join("");
+  const id =
+    first.charAt(0).toLowerCase() +
+    first.slice(1) +
+    rest.map((word) => word.charAt(0).toUpperCase() + word.slice(1)).join("");
   return /^[0-9]/.test(id) || RESERVED.has(id) ? `webhook${id.charAt(0).toUpperCase()}${id.slice(1)}` : id;
 }
 
 /** A snake_case identifier for a name (Python; camelCase words split), `webhook_...` when it would start with a digit or be a reserved word. */
 function snake(name: string): string {
-  const id = words(name.replace(/([a-z0-9])([A-Z])/g, "$1_$2")).join("_").toLowerCase() || "webhook";
+  const id =
+    words(name.replace(/([a-z0-9])([A-Z])/g, "$1_$2"))
+      .join("_")
+      .toLowerCase() || "webhook";
   return /^[0-9]/.test(id) || RESERVED.has(id) ? `webhook_${id}` : id;
 }
 
@@ -128,7 +143,11 @@ export function declarationLanguage(runtime: string): DeclarationLanguage | unde
  * @param options provider, protect, plugin version and download URL
  * @returns the code, lines joined with `\n`, with a comment saying where the urls come from; no url in it
  */
-export function declarations(language: DeclarationLanguage, webhooks: readonly Declared[], options: DeclarationOptions): string {
+export function declarations(
+  language: DeclarationLanguage,
+  webhooks: readonly Declared[],
+  options: DeclarationOptions,
+): string {
   switch (language) {
     case "nodejs":
       return typescript(webhooks, options);
@@ -157,7 +176,10 @@ function preface(comment: string, options: DeclarationOptions): string[] {
 }
 
 function typescript(webhooks: readonly Declared[], options: DeclarationOptions): string {
-  const ids = uniqueIdentifiers(webhooks.map((hook) => hook.name), camel);
+  const ids = uniqueIdentifiers(
+    webhooks.map((hook) => hook.name),
+    camel,
+  );
   const providerId = options.provider === undefined ? undefined : camel(options.provider);
   const resourceOptions = [providerId && `provider: ${providerId}`, options.protect && "protect: true"].filter(Boolean);
   const trailer = resourceOptions.length > 0 ? `, { ${resourceOptions.join(", ")} }` : "";
@@ -175,8 +197,14 @@ function typescript(webhooks: readonly Declared[], options: DeclarationOptions):
 }
 
 function python(webhooks: readonly Declared[], options: DeclarationOptions): string {
-  const ids = uniqueIdentifiers(webhooks.map((hook) => hook.name), snake);
-  const resourceOptions = [options.provider !== undefined && `provider=${snake(options.provider)}`, options.protect && "protect=True"].filter(Boolean);
+  const ids = uniqueIdentifiers(
+    webhooks.map((hook) => hook.name),
+    snake,
+  );
+  const resourceOptions = [
+    options.provider !== undefined && `provider=${snake(options.provider)}`,
+    options.protect && "protect=True",
+  ].filter(Boolean);
   const trailer = resourceOptions.length > 0 ? `, opts=pulumi.ResourceOptions(${resourceOptions.join(", ")})` : "";
   const urls = snake(WEBHOOK_URLS_KEY);
   return [
@@ -193,7 +221,10 @@ function python(webhooks: readonly Declared[], options: DeclarationOptions): str
 }
 
 function go(webhooks: readonly Declared[], options: DeclarationOptions): string {
-  const resourceOptions = [options.provider !== undefined && `pulumi.Provider(${camel(options.provider)})`, options.protect && "pulumi.Protect(true)"].filter(Boolean);
+  const resourceOptions = [
+    options.provider !== undefined && `pulumi.Provider(${camel(options.provider)})`,
+    options.protect && "pulumi.Protect(true)",
+  ].filter(Boolean);
   const trailer = resourceOptions.length > 0 ? `, ${resourceOptions.join(", ")}` : "";
   return [
     ...preface("//", options),
@@ -211,7 +242,10 @@ function go(webhooks: readonly Declared[], options: DeclarationOptions): string 
 
 function java(webhooks: readonly Declared[], options: DeclarationOptions): string {
   const base = `${javaBasePackage()}.${PULUMI_PACKAGE}`;
-  const builder = [options.provider !== undefined && `.provider(${camel(options.provider)})`, options.protect && ".protect(true)"].filter(Boolean);
+  const builder = [
+    options.provider !== undefined && `.provider(${camel(options.provider)})`,
+    options.protect && ".protect(true)",
+  ].filter(Boolean);
   const trailer = builder.length > 0 ? `, CustomResourceOptions.builder()${builder.join("")}.build()` : "";
   const urls = camel(WEBHOOK_URLS_KEY);
   return [

@@ -25,7 +25,19 @@
  *    as adopted.
  */
 import { spawnSync } from "node:child_process";
-import { chmodSync, closeSync, constants, existsSync, lstatSync, mkdtempSync, openSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  constants,
+  existsSync,
+  lstatSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
@@ -37,10 +49,26 @@ import { packageVersion } from "../../kernel/package-version.js";
 import { processExists } from "../../kernel/processes.js";
 import { stateSecret } from "../../kernel/pulumi-wire.js";
 import { ADOPTED_STATE } from "../../kernel/webhook-rules.js";
-import { declarationLanguage, declarations, WEBHOOK_URLS_KEY, WEBHOOK_URLS_SEPARATOR, webhookUrlList, type Declared } from "./declarations.js";
+import {
+  declarationLanguage,
+  declarations,
+  WEBHOOK_URLS_KEY,
+  WEBHOOK_URLS_SEPARATOR,
+  webhookUrlList,
+  type Declared,
+} from "./declarations.js";
 import { commandNamespace, namespaceNote, programHint } from "../namespace.js";
 import { CliError, info, result, success, warn } from "../output.js";
-import { openStack, PulumiNotFoundError, readProjectFacts, readStackConfigEntries, resolveStackRef, runPulumi, writeStackConfig, type StackRef } from "../stack-config.js";
+import {
+  openStack,
+  PulumiNotFoundError,
+  readProjectFacts,
+  readStackConfigEntries,
+  resolveStackRef,
+  runPulumi,
+  writeStackConfig,
+  type StackRef,
+} from "../stack-config.js";
 import type { Stack } from "@pulumi/pulumi/automation/index.js";
 import { fileProblems, parseWebhookFile, readWebhookFile, type WebhookRow } from "./webhook-file.js";
 
@@ -94,7 +122,8 @@ export async function importWebhooks(options: ImportOptions): Promise<void> {
   const resources = await stateResources(ref.stackName, ref.workDir);
   const adopted = adoptedRows(rows, resources, source, ref.stackName);
   const config = await readStackConfigEntries(stack);
-  const provider = namespace === DEFAULT_CONFIG_NAMESPACE ? undefined : explicitProvider(resources, config, namespace, ref.stackName);
+  const provider =
+    namespace === DEFAULT_CONFIG_NAMESPACE ? undefined : explicitProvider(resources, config, namespace, ref.stackName);
 
   const urlsKey = webhookUrlsKey(project.name);
   const urls = existingUrls(urlsKey, config[urlsKey], ref.stackName);
@@ -102,26 +131,42 @@ export async function importWebhooks(options: ImportOptions): Promise<void> {
 
   const version = packageVersion();
   const fresh = rows.filter((row) => !adopted.has(row.row));
-  if (adopted.size > 0) info(`skipped ${adopted.size} row${adopted.size === 1 ? "" : "s"} adopted before (${listRows([...adopted])})`);
+  if (adopted.size > 0)
+    info(`skipped ${adopted.size} row${adopted.size === 1 ? "" : "s"} adopted before (${listRows([...adopted])})`);
   if (fresh.length > 0) {
-    info(`adopting ${fresh.length} webhook${fresh.length === 1 ? "" : "s"} into stack "${ref.stackName}"${namespaceNote(namespace)} with pulumi import`);
+    info(
+      `adopting ${fresh.length} webhook${fresh.length === 1 ? "" : "s"} into stack "${ref.stackName}"${namespaceNote(namespace)} with pulumi import`,
+    );
     await runImport(fresh, { stackName: ref.stackName, workDir: ref.workDir, provider, version, protect });
-    success(`adopted ${fresh.length} webhook${fresh.length === 1 ? "" : "s"}${protect ? ", protected," : ""}; the help desk received no request`);
+    success(
+      `adopted ${fresh.length} webhook${fresh.length === 1 ? "" : "s"}${protect ? ", protected," : ""}; the help desk received no request`,
+    );
   } else {
     success("nothing to adopt: every row is in the stack already");
   }
   if (!protect) {
     // Rows adopted protected by an earlier run (one that failed before lifting it, or without --no-protect).
     const ids = new Set(rows.filter((row) => adopted.has(row.row)).map((row) => row.id));
-    const stillProtected = resources.filter((resource) => resource.type === WEBHOOK_TYPE && resource.protect && ids.has(resource.id ?? ""));
+    const stillProtected = resources.filter(
+      (resource) => resource.type === WEBHOOK_TYPE && resource.protect && ids.has(resource.id ?? ""),
+    );
     if (stillProtected.length > 0) {
-      await unprotect(stillProtected.map((resource) => resource.urn), ref.stackName, ref.workDir);
-      info(`lifted the protection of ${stillProtected.length} webhook${stillProtected.length === 1 ? "" : "s"} adopted before (--no-protect)`);
+      await unprotect(
+        stillProtected.map((resource) => resource.urn),
+        ref.stackName,
+        ref.workDir,
+      );
+      info(
+        `lifted the protection of ${stillProtected.length} webhook${stillProtected.length === 1 ? "" : "s"} adopted before (--no-protect)`,
+      );
     }
   }
 
   const language = declarationLanguage(project.runtime);
-  if (!language) warn(`no declarations for the runtime ${JSON.stringify(project.runtime)}: here they are in Pulumi YAML; write the same in your program's language`);
+  if (!language)
+    warn(
+      `no declarations for the runtime ${JSON.stringify(project.runtime)}: here they are in Pulumi YAML; write the same in your program's language`,
+    );
   info("Declare them in your program as follows; then `pulumi preview` shows no change:");
   result(
     declarations(language ?? "yaml", declared, {
@@ -146,8 +191,15 @@ function listRows(numbers: readonly number[]): string {
  * @throws WebhookFileError (exit 2) when a row's id is in the stack under another name or type, or its name belongs
  *   to another webhook of the stack
  */
-function adoptedRows(rows: readonly WebhookRow[], resources: readonly StateResource[], source: string, stackName: string): Set<number> {
-  const webhooks = resources.filter((resource) => resource.type === WEBHOOK_TYPE || resource.type === DYNAMIC_WEBHOOK_TYPE);
+function adoptedRows(
+  rows: readonly WebhookRow[],
+  resources: readonly StateResource[],
+  source: string,
+  stackName: string,
+): Set<number> {
+  const webhooks = resources.filter(
+    (resource) => resource.type === WEBHOOK_TYPE || resource.type === DYNAMIC_WEBHOOK_TYPE,
+  );
   const byId = new Map(webhooks.filter((hook) => hook.id).map((hook) => [hook.id!, hook]));
   const byName = new Map(webhooks.filter((hook) => hook.type === WEBHOOK_TYPE).map((hook) => [nameOf(hook.urn), hook]));
   const adopted = new Set<number>();
@@ -156,8 +208,14 @@ function adoptedRows(rows: readonly WebhookRow[], resources: readonly StateResou
     const sameId = byId.get(row.id);
     const sameName = byName.get(row.name);
     if (sameId && sameId.type === WEBHOOK_TYPE && nameOf(sameId.urn) === row.name) adopted.add(row.row);
-    else if (sameId) problems.push(`row ${row.row}: id ${JSON.stringify(row.id)} is already in stack "${stackName}" as ${sameId.type} ${JSON.stringify(nameOf(sameId.urn))}`);
-    else if (sameName) problems.push(`row ${row.row}: name ${JSON.stringify(row.name)} is already the webhook ${JSON.stringify(sameName.id)} of stack "${stackName}"; give the row another name`);
+    else if (sameId)
+      problems.push(
+        `row ${row.row}: id ${JSON.stringify(row.id)} is already in stack "${stackName}" as ${sameId.type} ${JSON.stringify(nameOf(sameId.urn))}`,
+      );
+    else if (sameName)
+      problems.push(
+        `row ${row.row}: name ${JSON.stringify(row.name)} is already the webhook ${JSON.stringify(sameName.id)} of stack "${stackName}"; give the row another name`,
+      );
   }
   if (problems.length > 0) throw fileProblems(source, problems);
   return adopted;
@@ -171,19 +229,33 @@ function adoptedRows(rows: readonly WebhookRow[], resources: readonly StateResou
  * @throws CliError (exit 2) when the namespace has no base URL (sign in first), no such provider is in the stack
  *   (declare it and run `pulumi up` first: the message shows how), or several match
  */
-function explicitProvider(resources: readonly StateResource[], config: Readonly<Record<string, { value: string }>>, namespace: string, stackName: string): { name: string; urn: string } {
+function explicitProvider(
+  resources: readonly StateResource[],
+  config: Readonly<Record<string, { value: string }>>,
+  namespace: string,
+  stackName: string,
+): { name: string; urn: string } {
   const baseUrlKey = configKeysFor(namespace).baseUrl;
   const baseUrl = config[baseUrlKey]?.value;
   if (!baseUrl) {
-    throw new CliError("usage", `stack "${stackName}" has no ${baseUrlKey}: sign in first with ${stackCommand("login", { stack: stackName, namespace })}`);
+    throw new CliError(
+      "usage",
+      `stack "${stackName}" has no ${baseUrlKey}: sign in first with ${stackCommand("login", { stack: stackName, namespace })}`,
+    );
   }
   const matching = resources.filter(
-    (resource) => resource.type === PROVIDER_TYPE && !nameOf(resource.urn).startsWith("default") && resource.inputs?.baseUrl === baseUrl,
+    (resource) =>
+      resource.type === PROVIDER_TYPE &&
+      !nameOf(resource.urn).startsWith("default") &&
+      resource.inputs?.baseUrl === baseUrl,
   );
   const chosen = matching.length === 1 ? matching[0] : matching.find((resource) => nameOf(resource.urn) === namespace);
   if (chosen) return { name: nameOf(chosen.urn), urn: chosen.urn };
   if (matching.length > 1) {
-    throw new CliError("usage", `stack "${stackName}" has ${matching.length} explicit providers for ${baseUrlKey} (${matching.map((r) => JSON.stringify(nameOf(r.urn))).join(", ")}) and none is named ${JSON.stringify(namespace)}: name the one to adopt under ${JSON.stringify(namespace)}`);
+    throw new CliError(
+      "usage",
+      `stack "${stackName}" has ${matching.length} explicit providers for ${baseUrlKey} (${matching.map((r) => JSON.stringify(nameOf(r.urn))).join(", ")}) and none is named ${JSON.stringify(namespace)}: name the one to adopt under ${JSON.stringify(namespace)}`,
+    );
   }
   throw new CliError(
     "usage",
@@ -236,12 +308,21 @@ const FOLDER_PREFIX = "helpdesk-import-";
  * @home how webhooks are adopted (one protected `pulumi import` from a FIFO, removed on signals; `--no-protect` lifts the protection afterwards)
  */
 export async function runImport(webhooks: readonly ImportedWebhook[], run: ImportRun): Promise<void> {
-  const placement = run.provider ? { provider: run.provider.name } : { version: run.version, pluginDownloadUrl: pluginDownloadUrl() };
+  const placement = run.provider
+    ? { provider: run.provider.name }
+    : { version: run.version, pluginDownloadUrl: pluginDownloadUrl() };
   const file = {
     ...(run.provider ? { nameTable: { [run.provider.name]: run.provider.urn } } : {}),
     resources: webhooks.map((hook) => {
       const { event, url } = hook;
-      return { type: WEBHOOK_TYPE, name: hook.name, id: hook.id, ...placement, inputs: { event, url: stateSecret(url) }, outputs: { event, url: stateSecret(url), state: ADOPTED_STATE } };
+      return {
+        type: WEBHOOK_TYPE,
+        name: hook.name,
+        id: hook.id,
+        ...placement,
+        inputs: { event, url: stateSecret(url) },
+        outputs: { event, url: stateSecret(url), state: ADOPTED_STATE },
+      };
     }),
   };
   removeStaleFolders();
@@ -251,12 +332,27 @@ export async function runImport(webhooks: readonly ImportedWebhook[], run: Impor
     chmodSync(dir, 0o700);
     const path = join(dir, "import.json");
     const channel = openChannel(path, JSON.stringify(file));
-    const args = ["import", "--file", path, "--stack", run.stackName, "--yes", "--skip-preview", "--generate-code=false", "--protect=true", "--non-interactive"];
+    const args = [
+      "import",
+      "--file",
+      path,
+      "--stack",
+      run.stackName,
+      "--yes",
+      "--skip-preview",
+      "--generate-code=false",
+      "--protect=true",
+      "--non-interactive",
+    ];
     try {
       await runPulumi(args, run.workDir, { show: true, onSignal: removeFolder });
     } catch (error) {
       if (error instanceof PulumiNotFoundError) throw error;
-      throw new CliError("failed", `${(error as Error).message}; any webhook it adopted before it failed is protected in the state`, { cause: error });
+      throw new CliError(
+        "failed",
+        `${(error as Error).message}; any webhook it adopted before it failed is protected in the state`,
+        { cause: error },
+      );
     } finally {
       await channel.close();
     }
@@ -265,7 +361,9 @@ export async function runImport(webhooks: readonly ImportedWebhook[], run: Impor
   }
   if (run.protect) return;
   const ids = new Set(webhooks.map((hook) => hook.id));
-  const urns = (await stateResources(run.stackName, run.workDir)).filter((resource) => resource.type === WEBHOOK_TYPE && ids.has(resource.id ?? "")).map((resource) => resource.urn);
+  const urns = (await stateResources(run.stackName, run.workDir))
+    .filter((resource) => resource.type === WEBHOOK_TYPE && ids.has(resource.id ?? ""))
+    .map((resource) => resource.urn);
   try {
     await unprotect(urns, run.stackName, run.workDir);
   } catch (error) {
@@ -279,7 +377,9 @@ export async function runImport(webhooks: readonly ImportedWebhook[], run: Impor
 
 /** The stack's resources as `pulumi stack export` gives them (secrets left encrypted). */
 async function stateResources(stackName: string, workDir: string): Promise<StateResource[]> {
-  const exported = JSON.parse(await runPulumi(["stack", "export", "--stack", stackName], workDir)) as { deployment?: { resources?: StateResource[] } };
+  const exported = JSON.parse(await runPulumi(["stack", "export", "--stack", stackName], workDir)) as {
+    deployment?: { resources?: StateResource[] };
+  };
   return exported.deployment?.resources ?? [];
 }
 
@@ -293,7 +393,18 @@ const UNPROTECT_BATCH = 500;
  */
 async function unprotect(urns: readonly string[], stackName: string, workDir: string): Promise<void> {
   for (let at = 0; at < urns.length; at += UNPROTECT_BATCH) {
-    await runPulumi(["state", "unprotect", "--stack", stackName, "--yes", "--non-interactive", ...urns.slice(at, at + UNPROTECT_BATCH)], workDir);
+    await runPulumi(
+      [
+        "state",
+        "unprotect",
+        "--stack",
+        stackName,
+        "--yes",
+        "--non-interactive",
+        ...urns.slice(at, at + UNPROTECT_BATCH),
+      ],
+      workDir,
+    );
   }
 }
 
@@ -344,7 +455,11 @@ export async function placeUrls(
  *   plain text in `Pulumi.<stack>.yaml`) or holds an empty item (two spaces in a row, a leading or trailing space:
  *   every position after it would name another webhook's url)
  */
-export function existingUrls(key: string, entry: { value: string; secret: boolean } | undefined, stackName: string): string[] {
+export function existingUrls(
+  key: string,
+  entry: { value: string; secret: boolean } | undefined,
+  stackName: string,
+): string[] {
   if (entry === undefined) return [];
   if (!entry.secret) {
     throw new CliError(
@@ -382,7 +497,8 @@ function removeStaleFolders(): void {
     const path = join(tmpdir(), name);
     try {
       const stats = lstatSync(path);
-      if (stats.isDirectory() && (uid === undefined || stats.uid === uid)) rmSync(path, { recursive: true, force: true });
+      if (stats.isDirectory() && (uid === undefined || stats.uid === uid))
+        rmSync(path, { recursive: true, force: true });
     } catch {
       // gone meanwhile, or not ours to remove
     }

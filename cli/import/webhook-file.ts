@@ -113,11 +113,16 @@ export function fileProblems(source: string, problems: readonly string[]): Webho
   const listed = problems.slice(0, MAX_LISTED_PROBLEMS).map((problem) => `  ${problem}`);
   const more = problems.length > MAX_LISTED_PROBLEMS ? [`  ... and ${problems.length - MAX_LISTED_PROBLEMS} more`] : [];
   const count = problems.length === 1 ? "a problem" : `${problems.length} problems`;
-  return new WebhookFileError("usage", [`${source} has ${count}; nothing was imported:`, ...listed, ...more].join("\n"), { problems });
+  return new WebhookFileError(
+    "usage",
+    [`${source} has ${count}; nothing was imported:`, ...listed, ...more].join("\n"),
+    { problems },
+  );
 }
 
 /** What an id that looks like a url is told: where ids come from, and the likely mistake. */
-const ID_HINT = "an id is the one the help desk shows for the webhook, such as wh_123 (are the columns where the header says?)";
+const ID_HINT =
+  "an id is the one the help desk shows for the webhook, such as wh_123 (are the columns where the header says?)";
 
 /** A row as read, before its checks: each field as it was, if present. */
 type RawRow = Partial<Record<Column, unknown>> & { row: number };
@@ -132,7 +137,10 @@ type RawRow = Partial<Record<Column, unknown>> & { row: number };
  * @returns the bytes, and how messages name the source (the path as given, or `standard input`)
  * @throws WebhookFileError (exit 2) when the file does not exist, is not a file, or is larger than MAX_FILE_BYTES
  */
-export async function readWebhookFile(from: string, stdin: NodeJS.ReadableStream & AsyncIterable<Uint8Array> = process.stdin): Promise<{ bytes: Buffer; source: string }> {
+export async function readWebhookFile(
+  from: string,
+  stdin: NodeJS.ReadableStream & AsyncIterable<Uint8Array> = process.stdin,
+): Promise<{ bytes: Buffer; source: string }> {
   const source = from === "-" ? "standard input" : from;
   let body: AsyncIterable<Uint8Array> & { destroy(): void } = stdin as typeof stdin & { destroy(): void };
   let size: string | undefined;
@@ -144,7 +152,8 @@ export async function readWebhookFile(from: string, stdin: NodeJS.ReadableStream
     size = String(stats.size);
   }
   const bytes = await readAtMost(body, MAX_FILE_BYTES, size, () => body.destroy());
-  if (bytes === undefined) throw fileProblems(source, [`more than ${MAX_FILE_BYTES} bytes, the most read: no file of webhooks is that large`]);
+  if (bytes === undefined)
+    throw fileProblems(source, [`more than ${MAX_FILE_BYTES} bytes, the most read: no file of webhooks is that large`]);
   return { bytes, source };
 }
 
@@ -179,7 +188,8 @@ function decode(bytes: Uint8Array, source: string): string {
   } catch {
     throw fileProblems(source, [`the file is not UTF-8 text: ${formatHint()}`]);
   }
-  if (text.includes("\u0000")) throw fileProblems(source, [`the file holds NUL characters, so it is no text file: ${formatHint()}`]);
+  if (text.includes("\u0000"))
+    throw fileProblems(source, [`the file holds NUL characters, so it is no text file: ${formatHint()}`]);
   if (text.trim() === "") throw fileProblems(source, [`the file holds only whitespace: ${formatHint()}`]);
   return text;
 }
@@ -187,7 +197,8 @@ function decode(bytes: Uint8Array, source: string): string {
 /** What csv-parse's error codes mean, in words that quote nothing of the file. */
 const CSV_ERRORS: Readonly<Record<string, string>> = {
   CSV_QUOTE_NOT_CLOSED: "a quoted field is not closed",
-  CSV_INVALID_CLOSING_QUOTE: 'a closing quote is followed by a character other than a separator or the end of the line (write a quote inside a quoted field as "")',
+  CSV_INVALID_CLOSING_QUOTE:
+    'a closing quote is followed by a character other than a separator or the end of the line (write a quote inside a quoted field as "")',
   INVALID_OPENING_QUOTE: "a quote appears inside an unquoted field (quote the whole field)",
   CSV_NON_TRIMABLE_CHAR_AFTER_CLOSING_QUOTE: "a closing quote is followed by other characters",
   CSV_MAX_RECORD_SIZE: `a record holds more than ${MAX_RECORD_CHARS} characters; a webhook's row holds far fewer (an id of at most 255, a url of at most 2048)`,
@@ -197,7 +208,12 @@ const CSV_ERRORS: Readonly<Record<string, string>> = {
 function readCsv(text: string, source: string): RawRow[] {
   let records: string[][];
   try {
-    records = parseCsv(text, { bom: true, skip_empty_lines: true, relax_column_count: true, max_record_size: MAX_RECORD_CHARS }) as string[][];
+    records = parseCsv(text, {
+      bom: true,
+      skip_empty_lines: true,
+      relax_column_count: true,
+      max_record_size: MAX_RECORD_CHARS,
+    }) as string[][];
   } catch (error) {
     const { code, lines } = (error ?? {}) as { code?: string; lines?: number };
     const what = (code && CSV_ERRORS[code]) ?? `the CSV cannot be read (${code ?? "unknown error"})`;
@@ -206,7 +222,9 @@ function readCsv(text: string, source: string): RawRow[] {
   const [header, ...body] = records;
   if (!header) throw fileProblems(source, [`no header: ${formatHint()}`]);
   if (header.length > MAX_HEADER_COLUMNS) {
-    throw fileProblems(source, [`the header has ${header.length} columns; at most ${MAX_HEADER_COLUMNS} are read: ${formatHint()}`]);
+    throw fileProblems(source, [
+      `the header has ${header.length} columns; at most ${MAX_HEADER_COLUMNS} are read: ${formatHint()}`,
+    ]);
   }
   const columns = header.map((name) => name.trim().toLowerCase());
   const problems: string[] = [];
@@ -216,7 +234,8 @@ function readCsv(text: string, source: string): RawRow[] {
     problems.push(`the header names unknown columns ${listedNames(unknown)}${noHeader}: ${formatHint()}`);
   }
   const missing = REQUIRED_COLUMNS.filter((name) => !columns.includes(name));
-  if (missing.length > 0) problems.push(`the header lacks the column${missing.length > 1 ? "s" : ""} ${missing.join(", ")}: ${formatHint()}`);
+  if (missing.length > 0)
+    problems.push(`the header lacks the column${missing.length > 1 ? "s" : ""} ${missing.join(", ")}: ${formatHint()}`);
   const seen = new Set<string>();
   const repeated = new Set<string>();
   for (const name of columns) (seen.has(name) ? repeated : seen).add(name);
@@ -226,7 +245,9 @@ function readCsv(text: string, source: string): RawRow[] {
   const rows = body.map((record, index) => {
     const row: RawRow = { row: index + 1 };
     if (record.length !== columns.length) {
-      fieldProblems.push(`row ${index + 1}: has ${record.length} field${record.length === 1 ? "" : "s"}, the header ${columns.length} (${columns.join(",")})`);
+      fieldProblems.push(
+        `row ${index + 1}: has ${record.length} field${record.length === 1 ? "" : "s"}, the header ${columns.length} (${columns.join(",")})`,
+      );
     }
     columns.forEach((column, at) => {
       if (at < record.length) row[column as Column] = record[at];
@@ -245,7 +266,9 @@ function readJson(text: string, source: string): RawRow[] {
   } catch (error) {
     // V8's message may quote the text around the error: keep only where it is.
     const position = /position (\d+)/.exec(error instanceof Error ? error.message : "")?.[1];
-    throw fileProblems(source, [`the file starts as JSON but is not valid JSON${position ? ` (at character ${Number(position) + 1})` : ""}: ${formatHint()}`]);
+    throw fileProblems(source, [
+      `the file starts as JSON but is not valid JSON${position ? ` (at character ${Number(position) + 1})` : ""}: ${formatHint()}`,
+    ]);
   }
   if (!Array.isArray(value)) throw fileProblems(source, [`the JSON is not an array: ${formatHint()}`]);
   const problems: string[] = [];
@@ -261,7 +284,9 @@ function readJson(text: string, source: string): RawRow[] {
       else unknown.push(key);
     }
     if (unknown.length > 0) {
-      problems.push(`row ${index + 1}: has the unknown field${unknown.length === 1 ? "" : "s"} ${listedNames(unknown)}; the fields are ${COLUMNS.join(", ")}`);
+      problems.push(
+        `row ${index + 1}: has the unknown field${unknown.length === 1 ? "" : "s"} ${listedNames(unknown)}; the fields are ${COLUMNS.join(", ")}`,
+      );
     }
     return row;
   });
@@ -296,10 +321,13 @@ function checkRows(raws: readonly RawRow[], source: string): WebhookRow[] {
     if (!isWebhookEvent(event)) continue; // checked above; narrows the type
     const name = named ? (raw.name as string) : defaultResourceName(event, id);
     const sameId = rowOfId.get(id);
-    if (sameId !== undefined) problems.push(`${at}: id ${JSON.stringify(id)} is also on row ${sameId}; each webhook is adopted once`);
+    if (sameId !== undefined)
+      problems.push(`${at}: id ${JSON.stringify(id)} is also on row ${sameId}; each webhook is adopted once`);
     const sameName = rowOfName.get(name);
     if (sameName !== undefined) {
-      problems.push(`${at}: name ${JSON.stringify(name)} is also ${named ? "on" : "made for"} row ${sameName}; give each row its own name (the ${OPTIONAL_COLUMNS[0]} column)`);
+      problems.push(
+        `${at}: name ${JSON.stringify(name)} is also ${named ? "on" : "made for"} row ${sameName}; give each row its own name (the ${OPTIONAL_COLUMNS[0]} column)`,
+      );
     }
     rowOfId.set(id, raw.row);
     rowOfName.set(name, raw.row);

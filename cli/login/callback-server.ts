@@ -111,7 +111,14 @@ export async function listenForCallback(redirectUri: URL, options: CallbackOptio
   let held: { answer(outcome: CallbackOutcome | "late"): void } | undefined;
   let waitTimer: NodeJS.Timeout | undefined;
 
-  const ignore = (req: IncomingMessage, res: ServerResponse, path: string, status: number, reason: IgnoredReason, text: string) => {
+  const ignore = (
+    req: IncomingMessage,
+    res: ServerResponse,
+    path: string,
+    status: number,
+    reason: IgnoredReason,
+    text: string,
+  ) => {
     const headers: Record<string, string> = status === 405 ? { allow: "GET" } : {};
     res.writeHead(status, { ...PLAIN_HEADERS, ...headers }).end(`${text}\n`);
     options.onIgnored?.(reason, { method: req.method ?? "", path });
@@ -125,14 +132,32 @@ export async function listenForCallback(redirectUri: URL, options: CallbackOptio
       return ignore(req, res, "", 404, "not_found", `Not the ${CLI_EXECUTABLE} login callback.`);
     }
     const path = received.pathname;
-    if (path !== redirectUri.pathname) return ignore(req, res, path, 404, "not_found", `Not the ${CLI_EXECUTABLE} login callback.`);
-    if (req.method !== "GET") return ignore(req, res, path, 405, "method_not_allowed", "The login callback accepts only GET.");
+    if (path !== redirectUri.pathname)
+      return ignore(req, res, path, 404, "not_found", `Not the ${CLI_EXECUTABLE} login callback.`);
+    if (req.method !== "GET")
+      return ignore(req, res, path, 405, "method_not_allowed", "The login callback accepts only GET.");
     const states = received.searchParams.getAll("state");
-    if (states.length === 0) return ignore(req, res, path, 400, "missing_state", "Ignored: this request carries no state, so it is not the sign-in redirect.");
+    if (states.length === 0)
+      return ignore(
+        req,
+        res,
+        path,
+        400,
+        "missing_state",
+        "Ignored: this request carries no state, so it is not the sign-in redirect.",
+      );
     if (states.length > 1 || !sameState(states[0]!, expectedState)) {
-      return ignore(req, res, path, 400, "state_mismatch", "Ignored: this request's state does not match the sign-in that is waiting.");
+      return ignore(
+        req,
+        res,
+        path,
+        400,
+        "state_mismatch",
+        "Ignored: this request's state does not match the sign-in that is waiting.",
+      );
     }
-    if (settled) return ignore(req, res, path, 409, "already_settled", "This sign-in has already ended; return to the terminal.");
+    if (settled)
+      return ignore(req, res, path, 409, "already_settled", "This sign-in has already ended; return to the terminal.");
 
     settled = true;
     clearTimeout(waitTimer);
@@ -153,7 +178,12 @@ export async function listenForCallback(redirectUri: URL, options: CallbackOptio
   waitTimer = setTimeout(() => {
     if (settled) return;
     settled = true;
-    settle?.reject(new CliError("failed", `timed out after ${options.timeoutSeconds} s waiting for the browser to come back to ${redirectUri.href}`));
+    settle?.reject(
+      new CliError(
+        "failed",
+        `timed out after ${options.timeoutSeconds} s waiting for the browser to come back to ${redirectUri.href}`,
+      ),
+    );
   }, options.timeoutSeconds * 1000);
   let closed = false;
   return {
@@ -184,7 +214,11 @@ function listenAddresses(hostname: string): string[] {
  * `localhost` on a machine without IPv6 loopback (EADDRNOTAVAIL, EAFNOSUPPORT): nobody can listen there, so 127.0.0.1
  * alone is complete.
  */
-async function listenOnAll(hosts: string[], port: number, handle: (req: IncomingMessage, res: ServerResponse) => void): Promise<Server[]> {
+async function listenOnAll(
+  hosts: string[],
+  port: number,
+  handle: (req: IncomingMessage, res: ServerResponse) => void,
+): Promise<Server[]> {
   const servers: Server[] = [];
   for (const host of hosts) {
     const server = createServer(handle);
@@ -196,7 +230,8 @@ async function listenOnAll(hosts: string[], port: number, handle: (req: Incoming
       servers.push(server);
       continue;
     }
-    if (hosts.length > 1 && host === "::1" && (failure.code === "EADDRNOTAVAIL" || failure.code === "EAFNOSUPPORT")) continue;
+    if (hosts.length > 1 && host === "::1" && (failure.code === "EADDRNOTAVAIL" || failure.code === "EAFNOSUPPORT"))
+      continue;
     await Promise.all(servers.map(closeServer));
     const address = host.includes(":") ? `[${host}]:${port}` : `${host}:${port}`;
     throw new CliError(
@@ -250,7 +285,10 @@ function redirectFailure(query: URLSearchParams): OAuthError | undefined {
   }
   const codes = query.getAll("code");
   if (codes.length !== 1 || !codes[0]) {
-    return new OAuthError("bad_response", `the redirect carried ${codes.length > 1 ? "more than one" : "no"} authorization code`);
+    return new OAuthError(
+      "bad_response",
+      `the redirect carried ${codes.length > 1 ? "more than one" : "no"} authorization code`,
+    );
   }
   return undefined;
 }
@@ -281,11 +319,19 @@ function sendPage(res: ServerResponse, outcome: CallbackOutcome | "late"): void 
     connection: "close",
   });
   if (outcome === "late") {
-    res.end(resultPage("Still finishing the sign-in", ["Return to the terminal to see whether it succeeded."], "#b54708"));
+    res.end(
+      resultPage("Still finishing the sign-in", ["Return to the terminal to see whether it succeeded."], "#b54708"),
+    );
   } else if (outcome.ok) {
     res.end(resultPage("You are signed in", ["You can close this tab and return to the terminal."], "#027a48"));
   } else {
-    res.end(resultPage("Sign-in failed", [serverText(outcome.message, [], 400), "Return to the terminal for details."], "#b42318"));
+    res.end(
+      resultPage(
+        "Sign-in failed",
+        [serverText(outcome.message, [], 400), "Return to the terminal for details."],
+        "#b42318",
+      ),
+    );
   }
 }
 

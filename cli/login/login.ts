@@ -7,16 +7,42 @@
 import open from "open";
 import { DEFAULT_CONFIG_NAMESPACE } from "../../kernel/config.js";
 import { SETTINGS, settingSourceName } from "../../kernel/settings.js";
-import { exchangeAuthorizationCode, OAuthError, startAuthorization, type AuthorizationRequest, type TokenSet } from "../../auth/oauth.js";
+import {
+  exchangeAuthorizationCode,
+  OAuthError,
+  startAuthorization,
+  type AuthorizationRequest,
+  type TokenSet,
+} from "../../auth/oauth.js";
 import { loginConfigEntries } from "../../auth/grant.js";
-import { isLoopbackRedirect, listenForCallback, type AuthorizationCallback, type CallbackOptions } from "./callback-server.js";
+import {
+  isLoopbackRedirect,
+  listenForCallback,
+  type AuthorizationCallback,
+  type CallbackOptions,
+} from "./callback-server.js";
 import { CliError, info, result, success, warn } from "../output.js";
 import { ask, isInteractive, readLineFromStdin } from "../prompt.js";
-import { checkAnswer, clientSettingsOf, missingSettingsError, pickClientSettings, type ClientFlags, type ClientSettingName, type ClientSettings } from "../settings.js";
+import {
+  checkAnswer,
+  clientSettingsOf,
+  missingSettingsError,
+  pickClientSettings,
+  type ClientFlags,
+  type ClientSettingName,
+  type ClientSettings,
+} from "../settings.js";
 import { baseUrlText } from "../../kernel/base-url.js";
 import { commandNamespace, foreignKeysIn, namespaceNote, programHint } from "../namespace.js";
 import { spinner } from "../spinner.js";
-import { openStack, PulumiNotFoundError, readStackConfig, resolveStackRef, writeStackConfig, type ConfigEntry } from "../stack-config.js";
+import {
+  openStack,
+  PulumiNotFoundError,
+  readStackConfig,
+  resolveStackRef,
+  writeStackConfig,
+  type ConfigEntry,
+} from "../stack-config.js";
 
 /** Options of `login` as parsed by commander. */
 export interface LoginOptions extends ClientFlags {
@@ -88,7 +114,9 @@ export async function login(options: LoginOptions): Promise<void> {
     // stays, because another stack may share that grant.
 
     const where = namespaceNote(namespace);
-    success(`Signed in to ${baseUrlText(settings.baseUrl)} as client ${settings.clientId}; wrote stack "${ref.stackName}" config${where}:`);
+    success(
+      `Signed in to ${baseUrlText(settings.baseUrl)} as client ${settings.clientId}; wrote stack "${ref.stackName}" config${where}:`,
+    );
     for (const entry of entries) result(`  ${entry.key}${entry.secret ? " (secret)" : ""}`);
     if (tokens.expiresAt) info(`The access token expires at ${tokens.expiresAt}.`);
     if (namespace !== DEFAULT_CONFIG_NAMESPACE) for (const line of programHint(namespace)) info(line);
@@ -96,7 +124,11 @@ export async function login(options: LoginOptions): Promise<void> {
 }
 
 /** Fills in missing settings by asking, when someone can answer; otherwise says what to set. */
-async function completeSettings(flags: ClientFlags, stackConfig: Record<string, string>, namespace: string): Promise<ClientSettings> {
+async function completeSettings(
+  flags: ClientFlags,
+  stackConfig: Record<string, string>,
+  namespace: string,
+): Promise<ClientSettings> {
   const { found, missing } = pickClientSettings(flags, stackConfig, process.env, namespace);
   if (missing.length > 0 && !isInteractive()) throw missingSettingsError(missing);
   for (const name of missing) {
@@ -114,12 +146,21 @@ async function completeSettings(flags: ClientFlags, stackConfig: Record<string, 
  *
  * @throws CliError for every failure: OAuth errors become `login failed: <message>`
  */
-async function authorize(settings: ClientSettings, redirectUri: URL, options: LoginOptions, complete: (tokens: TokenSet) => Promise<void>): Promise<void> {
+async function authorize(
+  settings: ClientSettings,
+  redirectUri: URL,
+  options: LoginOptions,
+  complete: (tokens: TokenSet) => Promise<void>,
+): Promise<void> {
   // Local only (random state and PKCE verifier), so it can come before listening.
   const request = await startAuthorization(settings);
   // Listen before printing the URL, so a taken port fails before anyone signs in.
   const receiver = isLoopbackRedirect(redirectUri)
-    ? await listenForCallback(redirectUri, { state: request.state, timeoutSeconds: options.timeout, onIgnored: warnOnceAboutForeignState(redirectUri) })
+    ? await listenForCallback(redirectUri, {
+        state: request.state,
+        timeoutSeconds: options.timeout,
+        onIgnored: warnOnceAboutForeignState(redirectUri),
+      })
     : undefined;
   let callback: AuthorizationCallback | undefined;
   try {
@@ -129,12 +170,17 @@ async function authorize(settings: ClientSettings, redirectUri: URL, options: Lo
       await open(request.url.href).catch(() => undefined); // the printed URL is the fallback
     }
     callback = receiver ? await waitForRedirect(receiver.callback, redirectUri, options.timeout) : undefined;
-    const tokens = await exchangeAuthorizationCode(settings, callback?.url ?? (await pastedCallback(request, redirectUri)), request);
+    const tokens = await exchangeAuthorizationCode(
+      settings,
+      callback?.url ?? (await pastedCallback(request, redirectUri)),
+      request,
+    );
     await complete(tokens);
     callback?.respond({ ok: true });
   } catch (error) {
     // OAuthError and CliError messages are credential-free; the page passes them through the redaction registry too.
-    const failure = error instanceof OAuthError ? new CliError("failed", `login failed: ${error.message}`, { cause: error }) : error;
+    const failure =
+      error instanceof OAuthError ? new CliError("failed", `login failed: ${error.message}`, { cause: error }) : error;
     callback?.respond({ ok: false, message: failure instanceof CliError ? failure.message : "login failed" });
     throw failure;
   } finally {
@@ -152,11 +198,17 @@ function warnOnceAboutForeignState(redirectUri: URL): CallbackOptions["onIgnored
     if (reason !== "state_mismatch" || warned) return;
     warned = true;
     if (process.stderr.isTTY) process.stderr.write("\r\u001b[K"); // clear the spinner's line
-    warn(`ignored a request to ${redirectUri.href} whose state does not belong to this sign-in (an older browser tab, or a forged link); still waiting`);
+    warn(
+      `ignored a request to ${redirectUri.href} whose state does not belong to this sign-in (an older browser tab, or a forged link); still waiting`,
+    );
   };
 }
 
-async function waitForRedirect(callback: Promise<AuthorizationCallback>, redirectUri: URL, timeoutSeconds: number): Promise<AuthorizationCallback> {
+async function waitForRedirect(
+  callback: Promise<AuthorizationCallback>,
+  redirectUri: URL,
+  timeoutSeconds: number,
+): Promise<AuthorizationCallback> {
   const stop = spinner(`Waiting for the browser to return to ${redirectUri.href} (up to ${timeoutSeconds} s)…`);
   try {
     return await callback;

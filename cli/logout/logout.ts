@@ -44,7 +44,9 @@ export async function logout(options: LogoutOptions): Promise<void> {
   await removeStackConfig(stack, present);
   success(`Signed out stack "${ref.stackName}"${where}: removed ${present.join(", ")}.`);
   if (cacheFile) {
-    info(`The local token cache keeps this grant's newest tokens in ${cacheFile} for any other stack that shares the grant; delete that file if none does.`);
+    info(
+      `The local token cache keeps this grant's newest tokens in ${cacheFile} for any other stack that shares the grant; delete that file if none does.`,
+    );
   }
 }
 

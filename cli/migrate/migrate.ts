@@ -36,7 +36,14 @@ import { SECRET_SIG, SIG_KEY } from "../../kernel/pulumi-wire.js";
 import { webhookProblems } from "../../kernel/webhook-rules.js";
 import { declarationLanguage, declarations } from "../import/declarations.js";
 import { CliError, info, result, success, warn } from "../output.js";
-import { openStack, readProjectFacts, readStackConfigEntries, resolveStackRef, runPulumi, type StackRef } from "../stack-config.js";
+import {
+  openStack,
+  readProjectFacts,
+  readStackConfigEntries,
+  resolveStackRef,
+  runPulumi,
+  type StackRef,
+} from "../stack-config.js";
 import type { WebhookRow } from "../import/webhook-file.js";
 import { existingUrls, nameOf, placeUrls, runImport, webhookUrlsKey, type StateResource } from "../import/import.js";
 
@@ -88,7 +95,8 @@ const STATE_DELETE_BATCH = 500;
  * @returns the value, or undefined when a secret has no plaintext (an export without `--show-secrets`)
  */
 function plainValue(value: unknown): unknown {
-  if (typeof value !== "object" || value === null || (value as Record<string, unknown>)[SIG_KEY] !== SECRET_SIG) return value;
+  if (typeof value !== "object" || value === null || (value as Record<string, unknown>)[SIG_KEY] !== SECRET_SIG)
+    return value;
   const plaintext = (value as { plaintext?: unknown }).plaintext;
   return typeof plaintext === "string" ? (JSON.parse(plaintext) as unknown) : undefined;
 }
@@ -104,7 +112,9 @@ export async function migrate(options: MigrateOptions): Promise<void> {
   const ref = await resolveStackRef(options.stack, options.cwd);
   const project = readProjectFacts(ref.workDir);
   const stack = await openStack(ref, false);
-  const exported = JSON.parse(await runPulumi(["stack", "export", "--show-secrets", "--stack", ref.stackName], ref.workDir)) as {
+  const exported = JSON.parse(
+    await runPulumi(["stack", "export", "--show-secrets", "--stack", ref.stackName], ref.workDir),
+  ) as {
     deployment?: { resources?: ExportedResource[] };
   };
   const resources = (exported.deployment?.resources ?? []).filter((resource) => !resource.delete);
@@ -121,8 +131,13 @@ export async function migrate(options: MigrateOptions): Promise<void> {
   }
   const fresh = moves.filter((move) => !move.adopted);
   if (options.dryRun) {
-    info(`would move ${moves.length} dynamic Webhook${plural(moves.length)} of stack "${ref.stackName}" to ${WEBHOOK_TYPE} (dry run: nothing changed):`);
-    for (const move of moves) result(`${move.name}\t${move.id}\t${move.event}${move.adopted ? "\t(adopted before; only leaves the state)" : ""}`);
+    info(
+      `would move ${moves.length} dynamic Webhook${plural(moves.length)} of stack "${ref.stackName}" to ${WEBHOOK_TYPE} (dry run: nothing changed):`,
+    );
+    for (const move of moves)
+      result(
+        `${move.name}\t${move.id}\t${move.event}${move.adopted ? "\t(adopted before; only leaves the state)" : ""}`,
+      );
     return;
   }
 
@@ -130,14 +145,31 @@ export async function migrate(options: MigrateOptions): Promise<void> {
   const declared = await placeUrls(stack, ref, urlsKey, urls, moves);
 
   const version = packageVersion();
-  if (fresh.length < moves.length) info(`skipped ${moves.length - fresh.length} webhook${plural(moves.length - fresh.length)} adopted as native before`);
+  if (fresh.length < moves.length)
+    info(
+      `skipped ${moves.length - fresh.length} webhook${plural(moves.length - fresh.length)} adopted as native before`,
+    );
   if (fresh.length > 0) {
-    info(`adopting ${fresh.length} webhook${plural(fresh.length)} as ${WEBHOOK_TYPE} into stack "${ref.stackName}" with pulumi import (protected)`);
-    await runImport(fresh, { stackName: ref.stackName, workDir: ref.workDir, provider: undefined, version, protect: true });
+    info(
+      `adopting ${fresh.length} webhook${plural(fresh.length)} as ${WEBHOOK_TYPE} into stack "${ref.stackName}" with pulumi import (protected)`,
+    );
+    await runImport(fresh, {
+      stackName: ref.stackName,
+      workDir: ref.workDir,
+      provider: undefined,
+      version,
+      protect: true,
+    });
   }
-  info(`removing the ${moves.length} dynamic Webhook${plural(moves.length)} from the state with pulumi state delete (the help desk keeps them)`);
+  info(
+    `removing the ${moves.length} dynamic Webhook${plural(moves.length)} from the state with pulumi state delete (the help desk keeps them)`,
+  );
   try {
-    await removeFromState([...moves.map((move) => move.urn), ...unusedDynamicProviders(resources, moves)], moves.some((move) => move.protect), ref);
+    await removeFromState(
+      [...moves.map((move) => move.urn), ...unusedDynamicProviders(resources, moves)],
+      moves.some((move) => move.protect),
+      ref,
+    );
   } catch (error) {
     if (!(error instanceof CliError) || error.exitCode !== 1) throw error;
     throw new CliError(
@@ -145,7 +177,9 @@ export async function migrate(options: MigrateOptions): Promise<void> {
       `${error.message}\nThe native webhooks are adopted and the dynamic ones still in the state (the help desk is untouched): run ${stackCommand("migrate", { stack: ref.stackName })} again to finish.`,
     );
   }
-  success(`moved ${moves.length} webhook${plural(moves.length)} to the native provider, same ids; the help desk received no request`);
+  success(
+    `moved ${moves.length} webhook${plural(moves.length)} to the native provider, same ids; the help desk received no request`,
+  );
 
   const components = moves.filter((move) => move.component !== undefined);
   if (components.length > 0) {
@@ -160,7 +194,14 @@ export async function migrate(options: MigrateOptions): Promise<void> {
     `In your program, replace the dynamic Webhook declarations of ${moves.map((move) => JSON.stringify(move.name)).join(", ")} ` +
       `(and their import of ${PACKAGE_NAME}'s Webhook) with the following; then \`pulumi preview\` shows no change:`,
   );
-  result(declarations(language, declared, { protect: true, version, pluginDownloadUrl: pluginDownloadUrl().replace("${VERSION}", version), command: "migrate" }));
+  result(
+    declarations(language, declared, {
+      protect: true,
+      version,
+      pluginDownloadUrl: pluginDownloadUrl().replace("${VERSION}", version),
+      command: "migrate",
+    }),
+  );
 }
 
 /** `"s"` for a count other than one. */
@@ -179,7 +220,8 @@ function configProblems(config: Readonly<Record<string, string>>): string[] {
   const reader = stackConfigSettings(config, DEFAULT_CONFIG_NAMESPACE);
   const set = SETTING_NAMES.filter((name) => reader.get(name) !== undefined);
   return collectSettings(set, { config: reader }).problems.map(
-    (problem) => `${problem.message} (the native provider would refuse it: set a valid value with \`pulumi config set\`)`,
+    (problem) =>
+      `${problem.message} (the native provider would refuse it: set a valid value with \`pulumi config set\`)`,
   );
 }
 
@@ -208,16 +250,32 @@ function plannedMoves(resources: readonly ExportedResource[], stackName: string,
     const outputs = dynamic.outputs ?? {};
     const inputs = { event: plainValue(outputs.event), url: plainValue(outputs.url) };
     const failures = webhookProblems(inputs);
-    if (!dynamic.id) problems.push(`${what} has no id in the state (its creation did not finish): run \`pulumi up\` or \`pulumi refresh\` first`);
+    if (!dynamic.id)
+      problems.push(
+        `${what} has no id in the state (its creation did not finish): run \`pulumi up\` or \`pulumi refresh\` first`,
+      );
     for (const failure of failures) problems.push(`${what}: ${failure.reason}`);
-    if ((names.get(name) ?? 0) > 1) problems.push(`${what}: ${names.get(name)} dynamic Webhooks of stack "${stackName}" have that name (in different components); they cannot all move to the top level: rename all but one (with \`aliases\`) first`);
+    if ((names.get(name) ?? 0) > 1)
+      problems.push(
+        `${what}: ${names.get(name)} dynamic Webhooks of stack "${stackName}" have that name (in different components); they cannot all move to the top level: rename all but one (with \`aliases\`) first`,
+      );
     const sameName = natives.find((native) => nameOf(native.urn) === name);
     const sameId = natives.find((native) => native.id === dynamic.id);
-    if (sameName && sameName.id !== dynamic.id) problems.push(`${what}: the name is already the native webhook ${JSON.stringify(sameName.id)} of stack "${stackName}"; rename one of them first`);
-    else if (sameId && sameId !== sameName) problems.push(`${what}: its id ${JSON.stringify(dynamic.id)} is already the native webhook ${JSON.stringify(nameOf(sameId.urn))}; remove one of them from the state first`);
-    const dependents = resources.filter((resource) => !dynamicUrns.has(resource.urn) && dependsOn(resource, dynamic.urn));
+    if (sameName && sameName.id !== dynamic.id)
+      problems.push(
+        `${what}: the name is already the native webhook ${JSON.stringify(sameName.id)} of stack "${stackName}"; rename one of them first`,
+      );
+    else if (sameId && sameId !== sameName)
+      problems.push(
+        `${what}: its id ${JSON.stringify(dynamic.id)} is already the native webhook ${JSON.stringify(nameOf(sameId.urn))}; remove one of them from the state first`,
+      );
+    const dependents = resources.filter(
+      (resource) => !dynamicUrns.has(resource.urn) && dependsOn(resource, dynamic.urn),
+    );
     if (dependents.length > 0) {
-      problems.push(`${what}: ${dependents.map((resource) => JSON.stringify(nameOf(resource.urn))).join(", ")} depend${dependents.length === 1 ? "s" : ""} on it; remove that dependency from your program and run \`pulumi up\` first`);
+      problems.push(
+        `${what}: ${dependents.map((resource) => JSON.stringify(nameOf(resource.urn))).join(", ")} depend${dependents.length === 1 ? "s" : ""} on it; remove that dependency from your program and run \`pulumi up\` first`,
+      );
     }
     if (failures.length > 0 || !dynamic.id) continue;
     moves.push({
@@ -233,7 +291,13 @@ function plannedMoves(resources: readonly ExportedResource[], stackName: string,
     });
   }
   if (problems.length > 0) {
-    throw new CliError("usage", [`stack "${stackName}" cannot be migrated yet; nothing changed:`, ...problems.map((problem) => `  - ${problem}`)].join("\n"));
+    throw new CliError(
+      "usage",
+      [
+        `stack "${stackName}" cannot be migrated yet; nothing changed:`,
+        ...problems.map((problem) => `  - ${problem}`),
+      ].join("\n"),
+    );
   }
   return moves;
 }
@@ -256,9 +320,18 @@ function dependsOn(resource: ExportedResource, urn: string): boolean {
  */
 function unusedDynamicProviders(resources: readonly ExportedResource[], moves: readonly Move[]): string[] {
   const leaving = new Set(moves.map((move) => move.urn));
-  const used = new Set(resources.filter((resource) => !leaving.has(resource.urn) && resource.provider).map((resource) => providerUrn(resource.provider!)));
+  const used = new Set(
+    resources
+      .filter((resource) => !leaving.has(resource.urn) && resource.provider)
+      .map((resource) => providerUrn(resource.provider!)),
+  );
   return resources
-    .filter((resource) => resource.type === "pulumi:providers:pulumi-nodejs" && !used.has(resource.urn) && !resources.some((other) => dependsOn(other, resource.urn)))
+    .filter(
+      (resource) =>
+        resource.type === "pulumi:providers:pulumi-nodejs" &&
+        !used.has(resource.urn) &&
+        !resources.some((other) => dependsOn(other, resource.urn)),
+    )
     .map((resource) => resource.urn);
 }
 
@@ -275,6 +348,9 @@ const providerUrn = (reference: string): string => reference.slice(0, reference.
 async function removeFromState(urns: readonly string[], force: boolean, ref: StackRef): Promise<void> {
   for (let start = 0; start < urns.length; start += STATE_DELETE_BATCH) {
     const batch = urns.slice(start, start + STATE_DELETE_BATCH);
-    await runPulumi(["state", "delete", "--stack", ref.stackName, "--yes", ...(force ? ["--force"] : []), ...batch], ref.workDir);
+    await runPulumi(
+      ["state", "delete", "--stack", ref.stackName, "--yes", ...(force ? ["--force"] : []), ...batch],
+      ref.workDir,
+    );
   }
 }

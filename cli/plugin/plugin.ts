@@ -29,8 +29,14 @@ import { CliError, info, result, success } from "../output.js";
  * the CLI's help lists them; tests/cli/help.test.ts holds this list to the script.
  */
 export const LAUNCHER_VARIABLES = [
-  { name: "PULUMI_HELPDESK_NODE", meaning: "the Node.js the plugin's launcher runs the provider with (default: node on PATH)" },
-  { name: "PULUMI_HELPDESK_PACKAGE_ROOT", meaning: `the ${PACKAGE_NAME} package the plugin's launcher runs (default: the one it belongs to)` },
+  {
+    name: "PULUMI_HELPDESK_NODE",
+    meaning: "the Node.js the plugin's launcher runs the provider with (default: node on PATH)",
+  },
+  {
+    name: "PULUMI_HELPDESK_PACKAGE_ROOT",
+    meaning: `the ${PACKAGE_NAME} package the plugin's launcher runs (default: the one it belongs to)`,
+  },
 ] as const;
 
 /**
@@ -57,7 +63,10 @@ export function pluginPath(): void {
   const folder = dirname(process.execPath); // the executable's real path: links (`pulumi-helpdesk`) resolved
   const plugin = pluginExecutableFile(process.platform);
   if (!existsSync(join(folder, plugin))) {
-    throw new CliError("failed", `${process.execPath} is the plugin, but its folder holds no ${plugin}, the name Pulumi looks for there: copy it there under that name, or run \`plugin install\``);
+    throw new CliError(
+      "failed",
+      `${process.execPath} is the plugin, but its folder holds no ${plugin}, the name Pulumi looks for there: copy it there under that name, or run \`plugin install\``,
+    );
   }
   result(folder);
 }
@@ -104,12 +113,21 @@ export async function pluginInstall(options: PluginInstallOptions): Promise<void
     const args = ["plugin", "install", "resource", PULUMI_PACKAGE, version, "--file", staging, "--reinstall"];
     info(`Running: ${pulumi} ${args.join(" ")}`);
     const ran = spawnSync(pulumi, args, { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
-    if (ran.error) throw new CliError("failed", `could not run ${pulumi}: ${ran.error.message}. Install the Pulumi CLI, or pass --pulumi <path>.`);
+    if (ran.error)
+      throw new CliError(
+        "failed",
+        `could not run ${pulumi}: ${ran.error.message}. Install the Pulumi CLI, or pass --pulumi <path>.`,
+      );
     if (ran.status !== 0) {
-      throw new CliError("failed", `${pulumi} plugin install failed (exit ${ran.status ?? ran.signal}):\n${`${ran.stdout}${ran.stderr}`.trim()}`);
+      throw new CliError(
+        "failed",
+        `${pulumi} plugin install failed (exit ${ran.status ?? ran.signal}):\n${`${ran.stdout}${ran.stderr}`.trim()}`,
+      );
     }
     const home = process.env.PULUMI_HOME || join(homedir(), ".pulumi");
-    success(`Installed the ${PULUMI_PACKAGE} resource plugin ${version} into ${join(home, "plugins", pluginCacheFolder(version))}`);
+    success(
+      `Installed the ${PULUMI_PACKAGE} resource plugin ${version} into ${join(home, "plugins", pluginCacheFolder(version))}`,
+    );
     info(`It runs ${runs}.`);
   } finally {
     rmSync(staging, { recursive: true, force: true });

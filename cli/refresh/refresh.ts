@@ -54,15 +54,22 @@ export async function refresh(options: RefreshOptions): Promise<void> {
   const config = await readStackConfig(stack);
   const grant = Grant.fromStackConfig(config, { stack: ref.stackName, namespace });
   if (!grant?.refreshable) {
-    throw new CliError("failed", `stack "${ref.stackName}"${where} has no refresh token or client credentials to refresh with: ${signInAgain({ stack: ref.stackName, namespace })}`);
+    throw new CliError(
+      "failed",
+      `stack "${ref.stackName}"${where} has no refresh token or client credentials to refresh with: ${signInAgain({ stack: ref.stackName, namespace })}`,
+    );
   }
   const { tokens, refreshed } = await newestTokens(grant, crashAt);
   const entries = grant.configEntries(tokens);
   await writeStackConfig(stack, ref, entries);
   crashAt("config-written");
   const rotated = tokens.refreshToken !== grant.configTokens.refreshToken;
-  const origin = refreshed ? "" : " from the local token cache (a provider run or a stack sharing this grant had refreshed them)";
-  success(`Refreshed the tokens of stack "${ref.stackName}"${where}${origin}${rotated ? " (the server issued a new refresh token)" : ""}:`);
+  const origin = refreshed
+    ? ""
+    : " from the local token cache (a provider run or a stack sharing this grant had refreshed them)";
+  success(
+    `Refreshed the tokens of stack "${ref.stackName}"${where}${origin}${rotated ? " (the server issued a new refresh token)" : ""}:`,
+  );
   for (const entry of entries) result(`  ${entry.key}${entry.secret ? " (secret)" : ""}`);
   if (tokens.expiresAt) info(`The access token expires at ${tokens.expiresAt}.`);
 }
@@ -73,7 +80,8 @@ async function newestTokens(grant: Grant, crashAt: (step: string) => void): Prom
     return await grant.tokensForConfig({ onStep: crashAt });
   } catch (error) {
     if (error instanceof TokenCacheError) throw new CliError("failed", error.message, { cause: error });
-    if (error instanceof OAuthError) throw new CliError("failed", `${error.message}; ${signInAgain(grant)}.`, { cause: error });
+    if (error instanceof OAuthError)
+      throw new CliError("failed", `${error.message}; ${signInAgain(grant)}.`, { cause: error });
     throw error;
   }
 }
@@ -89,7 +97,10 @@ async function newestTokens(grant: Grant, crashAt: (step: string) => void): Prom
 function crashHook(value: string | undefined): (step: string) => void {
   if (!value) return () => undefined;
   if (!(CRASH_POINTS as readonly string[]).includes(value)) {
-    throw new CliError("usage", `HELPDESK_TEST_CRASH_AT must be one of ${CRASH_POINTS.join(", ")}; got ${JSON.stringify(value)}`);
+    throw new CliError(
+      "usage",
+      `HELPDESK_TEST_CRASH_AT must be one of ${CRASH_POINTS.join(", ")}; got ${JSON.stringify(value)}`,
+    );
   }
   return (step) => {
     if (step === value) process.kill(process.pid, "SIGKILL");

@@ -76,7 +76,11 @@ export interface DescribeStatusOptions {
  * @returns the status; a token cache problem is reported in `tokenCache.problem`, not thrown
  * @throws ConfigNamespaceError when `options.namespace` is not a valid namespace
  */
-export function describeStatus(stack: string, config: Record<string, string>, options: DescribeStatusOptions = {}): SignInStatus {
+export function describeStatus(
+  stack: string,
+  config: Record<string, string>,
+  options: DescribeStatusOptions = {},
+): SignInStatus {
   const namespace = options.namespace ?? DEFAULT_CONFIG_NAMESPACE;
   const keys = configKeysFor(namespace);
   const get = (key: string): string | null => config[key] || null;
@@ -99,7 +103,10 @@ export function describeStatus(stack: string, config: Record<string, string>, op
       present: Boolean(get(keys.accessToken)),
       expiresAt,
       expiresInSeconds,
-      expired: expiresInSeconds === null ? null : accessTokenExpired({ expiresAt: expiresAt ?? undefined, lifetimeSeconds: undefined }, now),
+      expired:
+        expiresInSeconds === null
+          ? null
+          : accessTokenExpired({ expiresAt: expiresAt ?? undefined, lifetimeSeconds: undefined }, now),
     },
     refreshToken: { present: Boolean(refreshToken) },
     newerTokensCached: cache.newer,
@@ -108,12 +115,20 @@ export function describeStatus(stack: string, config: Record<string, string>, op
 }
 
 /** The token cache's view of the stack's grant; a cache problem is reported, not thrown (status always answers). */
-function tokenCacheStatus(stack: string, namespace: string, config: Record<string, string>, dir: string): { newer: boolean; status: SignInStatus["tokenCache"] } {
+function tokenCacheStatus(
+  stack: string,
+  namespace: string,
+  config: Record<string, string>,
+  dir: string,
+): { newer: boolean; status: SignInStatus["tokenCache"] } {
   const grant = Grant.fromStackConfig(config, { stack, namespace, cacheDir: dir });
   if (!grant?.refreshable) return { newer: false, status: { file: null, interruptedAt: null, problem: null } };
   try {
     const state = grant.state();
-    return { newer: state.newerThanConfig, status: { file: state.file ?? null, interruptedAt: state.interruptedAt ?? null, problem: null } };
+    return {
+      newer: state.newerThanConfig,
+      status: { file: state.file ?? null, interruptedAt: state.interruptedAt ?? null, problem: null },
+    };
   } catch (error) {
     if (!(error instanceof TokenCacheError)) throw error;
     return { newer: false, status: { file: error.file, interruptedAt: null, problem: error.message } };
@@ -129,10 +144,13 @@ function tokenCacheStatus(stack: string, namespace: string, config: Record<strin
 export function relativeTime(seconds: number): string {
   const abs = Math.abs(seconds);
   const parts =
-    abs >= 86_400 ? `${Math.floor(abs / 86_400)} d ${Math.floor((abs % 86_400) / 3600)} h`
-    : abs >= 3600 ? `${Math.floor(abs / 3600)} h ${Math.floor((abs % 3600) / 60)} min`
-    : abs >= 60 ? `${Math.floor(abs / 60)} min`
-    : `${abs} s`;
+    abs >= 86_400
+      ? `${Math.floor(abs / 86_400)} d ${Math.floor((abs % 86_400) / 3600)} h`
+      : abs >= 3600
+        ? `${Math.floor(abs / 3600)} h ${Math.floor((abs % 3600) / 60)} min`
+        : abs >= 60
+          ? `${Math.floor(abs / 60)} min`
+          : `${abs} s`;
   return seconds >= 0 ? `in ${parts}` : `${parts} ago`;
 }
 
@@ -169,8 +187,14 @@ export async function status(options: StatusOptions): Promise<void> {
   result(`refresh token:  ${s.refreshToken.present ? "present (secret)" : "missing"}`);
   if (s.tokenCache.file) result(`token cache:    ${s.tokenCache.file}`);
   if (s.tokenCache.problem) warn(s.tokenCache.problem);
-  else if (s.tokenCache.interruptedAt) warn(`a refresh of this grant was interrupted at ${s.tokenCache.interruptedAt}: run ${stackCommand("refresh", place)} to see what to do.`);
-  else if (s.newerTokensCached) info(`Newer tokens from a provider run wait in the local cache: run ${stackCommand("refresh", place)} to store them.`);
+  else if (s.tokenCache.interruptedAt)
+    warn(
+      `a refresh of this grant was interrupted at ${s.tokenCache.interruptedAt}: run ${stackCommand("refresh", place)} to see what to do.`,
+    );
+  else if (s.newerTokensCached)
+    info(
+      `Newer tokens from a provider run wait in the local cache: run ${stackCommand("refresh", place)} to store them.`,
+    );
   if (!token.present) info(`Not signed in: run ${stackCommand("login", place)}.`);
   else if (token.expired) {
     info(

@@ -38,14 +38,23 @@ export interface TriggerOptions {
 export async function trigger(event: string, options: TriggerOptions): Promise<void> {
   if (!isWebhookEvent(event)) {
     const nearest = nearestEvent(event);
-    throw new CliError("usage", `"${event}" is not a help-desk event${nearest ? `; did you mean "${nearest}"?` : ""} Allowed: ${EVENTS.join(", ")}`);
+    throw new CliError(
+      "usage",
+      `"${event}" is not a help-desk event${nearest ? `; did you mean "${nearest}"?` : ""} Allowed: ${EVENTS.join(", ")}`,
+    );
   }
-  const { picked, problems } = collectSettings(TRIGGER_SETTING_NAMES, { explicit: settingReaderOf({ baseUrl: options.baseUrl }), explicitSource: "flag", env: process.env });
+  const { picked, problems } = collectSettings(TRIGGER_SETTING_NAMES, {
+    explicit: settingReaderOf({ baseUrl: options.baseUrl }),
+    explicitSource: "flag",
+    env: process.env,
+  });
   if (problems[0]) throw new CliError("usage", problems[0].message);
   const baseUrl = parseBaseUrl(picked.baseUrl?.value ?? DEFAULT_EMULATOR_URL);
   if ("problem" in baseUrl) throw new CliError("usage", baseUrl.problem); // checked already (or the default); kept for the type
   const emulator = new EmulatorInspectionClient(baseUrl.url);
-  const { account, deliveries: ids } = await asCliError(emulator.trigger(event, options.account ? { account: options.account } : {}));
+  const { account, deliveries: ids } = await asCliError(
+    emulator.trigger(event, options.account ? { account: options.account } : {}),
+  );
   if (ids.length === 0) {
     info(`No webhook of account "${account}" is registered for ${event}; nothing was delivered.`);
     return;
@@ -59,7 +68,11 @@ export async function trigger(event: string, options: TriggerOptions): Promise<v
     await new Promise((resolve) => setTimeout(resolve, 200));
   } while (Date.now() < deadline);
   for (const d of deliveries) {
-    const outcome = !d.done ? "pending" : d.ok ? `${d.status} ok` : `failed${d.status ? ` (${d.status})` : ""}${d.error ? `: ${d.error}` : ""}`;
+    const outcome = !d.done
+      ? "pending"
+      : d.ok
+        ? `${d.status} ok`
+        : `failed${d.status ? ` (${d.status})` : ""}${d.error ? `: ${d.error}` : ""}`;
     result(`${d.id}  ${d.url}  ${outcome}  attempts: ${d.attempts}`);
   }
   if (deliveries.some((d) => d.done && !d.ok)) throw new CliError("failed", "some deliveries failed (see above)");

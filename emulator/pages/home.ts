@@ -48,12 +48,16 @@ export interface HomeView {
 }
 
 function eventOptions(selected: string | undefined): SafeHtml[] {
-  return EVENTS.map((name) => html`<option value="${name}"${name === selected ? html` selected` : ""}>${name}</option>`);
+  return EVENTS.map(
+    (name) => html`<option value="${name}"${name === selected ? html` selected` : ""}>${name}</option>`,
+  );
 }
 
 function deliveryStatus(d: DeliveryLogEntry): SafeHtml {
   if (!d.done) return html`<span class="pending">pending</span>`;
-  return d.ok ? html`<span class="ok">${d.status ?? ""} ok</span>` : html`<span class="bad">${d.status ?? "failed"}</span>`;
+  return d.ok
+    ? html`<span class="ok">${d.status ?? ""} ok</span>`
+    : html`<span class="bad">${d.status ?? "failed"}</span>`;
 }
 
 /** Renders the signed-in page. */

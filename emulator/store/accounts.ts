@@ -14,7 +14,9 @@ export class Accounts {
 
   /** The stored password hash of an account, or `undefined`. */
   private passwordHash(username: string): string | undefined {
-    return this.database.one("SELECT password_hash FROM accounts WHERE username = ?", username)?.[0] as string | undefined;
+    return this.database.one("SELECT password_hash FROM accounts WHERE username = ?", username)?.[0] as
+      | string
+      | undefined;
   }
 
   /**

@@ -14,7 +14,12 @@ export class Clients {
 
   /** Registers or replaces an OAuth client (the secret is hashed); replacing keeps its place. */
   upsert(client: EmulatorClient): void {
-    const stored = { clientId: client.clientId, secretHash: sha256(client.clientSecret), redirectUri: client.redirectUri, name: client.name ?? client.clientId };
+    const stored = {
+      clientId: client.clientId,
+      secretHash: sha256(client.clientSecret),
+      redirectUri: client.redirectUri,
+      name: client.name ?? client.clientId,
+    };
     this.database.write(() => putClient(this.database.db, stored));
   }
 

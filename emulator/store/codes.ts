@@ -48,7 +48,8 @@ export class Codes {
     if (count() < MEMORY_MAP_SOFT_LIMIT) return;
     this.deleteDead(this.database.now());
     const excess = count() - MEMORY_MAP_HARD_LIMIT + 1;
-    if (excess > 0) this.database.change("DELETE FROM codes WHERE seq IN (SELECT seq FROM codes ORDER BY seq LIMIT ?)", excess);
+    if (excess > 0)
+      this.database.change("DELETE FROM codes WHERE seq IN (SELECT seq FROM codes ORDER BY seq LIMIT ?)", excess);
   }
 
   /**
@@ -71,7 +72,10 @@ export class Codes {
    */
   markUsed(code: StoredCode): boolean {
     const now = this.database.now();
-    const marked = this.database.write(() => this.database.change("UPDATE codes SET used_at = ? WHERE hash = ? AND used_at IS NULL", now, code.hash)) > 0;
+    const marked =
+      this.database.write(() =>
+        this.database.change("UPDATE codes SET used_at = ? WHERE hash = ? AND used_at IS NULL", now, code.hash),
+      ) > 0;
     if (marked) code.usedAt = now;
     return marked;
   }
@@ -88,7 +92,16 @@ export class Codes {
   /** The codes neither used nor expired at `now`, oldest first, named by 12 characters of their hash (no secret). */
   live(now: number): LiveState["codes"] {
     return this.database
-      .all("SELECT substr(hash, 1, 12), client_id, account, grant_id, expires_at FROM codes WHERE used_at IS NULL AND expires_at > ? ORDER BY seq", now)
-      .map(([ref, clientId, account, grantId, expiresAt]) => ({ ref: ref as string, clientId: clientId as string, account: account as string, grantId: grantId as string, expiresAt: expiresAt as number }));
+      .all(
+        "SELECT substr(hash, 1, 12), client_id, account, grant_id, expires_at FROM codes WHERE used_at IS NULL AND expires_at > ? ORDER BY seq",
+        now,
+      )
+      .map(([ref, clientId, account, grantId, expiresAt]) => ({
+        ref: ref as string,
+        clientId: clientId as string,
+        account: account as string,
+        grantId: grantId as string,
+        expiresAt: expiresAt as number,
+      }));
   }
 }

@@ -131,7 +131,11 @@ export class GroupCommit {
     } catch {
       // The connection is unusable; the next change reports it.
     }
-    const error = new StoreError("commit", `${this.describe}: the changes could not be committed (${messageOf(cause)}); they did not take effect`, { cause });
+    const error = new StoreError(
+      "commit",
+      `${this.describe}: the changes could not be committed (${messageOf(cause)}); they did not take effect`,
+      { cause },
+    );
     this.lastFailure = { id: batch.id, error };
     this.onCommitError(error);
     batch.settle();

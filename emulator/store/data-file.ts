@@ -10,7 +10,21 @@
 import { messageOf, PulumiHelpdeskError } from "../../kernel/errors.js";
 import { syncDirectory, syncFile } from "../../kernel/fsync.js";
 import { processExists } from "../../kernel/processes.js";
-import { closeSync, constants, copyFileSync, fstatSync, linkSync, mkdirSync, openSync, readFileSync, readSync, renameSync, rmSync, statSync, writeSync } from "node:fs";
+import {
+  closeSync,
+  constants,
+  copyFileSync,
+  fstatSync,
+  linkSync,
+  mkdirSync,
+  openSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  writeSync,
+} from "node:fs";
 import { SUPPORTED_NODE_TEXT } from "../../kernel/node-support.js";
 import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
@@ -24,7 +38,10 @@ import type { DatabaseSync as DatabaseSyncType } from "node:sqlite";
  */
 function sqlite(): typeof import("node:sqlite") {
   const module = process.getBuiltinModule("node:sqlite") as typeof import("node:sqlite") | undefined;
-  if (!module) throw new Error(`the emulator's data store needs node:sqlite, which this Node.js ${process.versions.node} lacks: use ${SUPPORTED_NODE_TEXT}`);
+  if (!module)
+    throw new Error(
+      `the emulator's data store needs node:sqlite, which this Node.js ${process.versions.node} lacks: use ${SUPPORTED_NODE_TEXT}`,
+    );
   return module;
 }
 type DatabaseSync = DatabaseSyncType;
@@ -76,7 +93,11 @@ export class DataFileError extends PulumiHelpdeskError<"data_file_refused"> {
  * @param cause the error that revealed it, if any
  */
 export function refused(file: string, reason: string, cause?: unknown): DataFileError {
-  return new DataFileError("data_file_refused", `emulator data file ${file}: ${reason}; the file was left unchanged`, { file, reason, cause });
+  return new DataFileError("data_file_refused", `emulator data file ${file}: ${reason}; the file was left unchanged`, {
+    file,
+    reason,
+    cause,
+  });
 }
 
 /** The first 16 bytes of every SQLite database file (https://www.sqlite.org/fileformat.html §1.3.1). */
@@ -184,7 +205,10 @@ function parseV1(file: string, content: string): V1State {
     json = JSON.parse(content);
   } catch (error) {
     if (/^\s*\{/.test(content)) {
-      throw refused(file, `it looks like a version-1 JSON data file but is damaged: not valid JSON (${messageOf(error)})`);
+      throw refused(
+        file,
+        `it looks like a version-1 JSON data file but is damaged: not valid JSON (${messageOf(error)})`,
+      );
     }
     throw refused(file, `${neither} (it begins with ${JSON.stringify(content.slice(0, 24))})`);
   }
@@ -192,11 +216,16 @@ function parseV1(file: string, content: string): V1State {
     throw refused(file, `${neither} (JSON without a "version")`);
   }
   if (json.version !== 1) {
-    throw refused(file, `it is a JSON data file of unsupported version ${JSON.stringify(json.version)} (this emulator reads version-1 JSON files and SQLite databases)`);
+    throw refused(
+      file,
+      `it is a JSON data file of unsupported version ${JSON.stringify(json.version)} (this emulator reads version-1 JSON files and SQLite databases)`,
+    );
   }
   const parsed = V1DataFile.safeParse(json);
   if (!parsed.success) {
-    const issues = parsed.error.issues.slice(0, 3).map((issue) => `${issue.path.map(String).join(".") || "(file)"}: ${issue.message}`);
+    const issues = parsed.error.issues
+      .slice(0, 3)
+      .map((issue) => `${issue.path.map(String).join(".") || "(file)"}: ${issue.message}`);
     const more = parsed.error.issues.length > 3 ? `; and ${parsed.error.issues.length - 3} more` : "";
     throw refused(file, `it is a version-1 JSON data file with invalid content: ${issues.join("; ")}${more}`);
   }
@@ -270,7 +299,10 @@ function withImportLock<T>(file: string, work: () => T): T {
         continue;
       }
       if (Date.now() > deadline) {
-        throw refused(file, `another process (${owner || "unknown"}) has been importing it for ${IMPORT_LOCK_WAIT_MS / 1000} s; if none is, remove ${lock}`);
+        throw refused(
+          file,
+          `another process (${owner || "unknown"}) has been importing it for ${IMPORT_LOCK_WAIT_MS / 1000} s; if none is, remove ${lock}`,
+        );
       }
       sleepSync(50);
     }
@@ -303,7 +335,10 @@ function keepOriginal(file: string, keep: string): void {
   }
   const [a, b] = [statSync(file), statSync(keep)];
   if ((a.dev === b.dev && a.ino === b.ino) || readFileSync(file).equals(readFileSync(keep))) return;
-  throw refused(file, `it is a version-1 JSON data file to import, but ${keep}, where it would be kept, exists with other content; move that file away`);
+  throw refused(
+    file,
+    `it is a version-1 JSON data file to import, but ${keep}, where it would be kept, exists with other content; move that file away`,
+  );
 }
 
 /**
@@ -335,10 +370,13 @@ function writeV1(db: DatabaseSync, state: V1State, now: number): void {
   for (const account of state.accounts) putAccount(db, account);
   for (const code of state.codes) insertCode(db, code);
   // A revoked token without a time (older files) counts as revoked now, as the JSON store did on load.
-  for (const token of state.tokens) insertToken(db, token.revoked && token.revokedAt === undefined ? { ...token, revokedAt: now } : token);
+  for (const token of state.tokens)
+    insertToken(db, token.revoked && token.revokedAt === undefined ? { ...token, revokedAt: now } : token);
   for (const webhook of state.webhooks) insertWebhook(db, webhook);
   for (const entry of state.deliveries) {
-    const finished = entry.done ? entry : { ...entry, done: true, ok: false, error: entry.error ?? "emulator stopped before the delivery finished" };
+    const finished = entry.done
+      ? entry
+      : { ...entry, done: true, ok: false, error: entry.error ?? "emulator stopped before the delivery finished" };
     insertDelivery(db, finished, null);
   }
   db.exec("COMMIT");
@@ -406,11 +444,16 @@ function openSqlite(file: string, options: OpenOptions): DatabaseSync {
   }
   try {
     if (checkSchema(db) > 0) {
-      const problems = (db.prepare("PRAGMA quick_check(5)").all() as Array<{ quick_check: string }>).map((row) => row.quick_check);
+      const problems = (db.prepare("PRAGMA quick_check(5)").all() as Array<{ quick_check: string }>).map(
+        (row) => row.quick_check,
+      );
       if (problems.join() !== "ok") throw refused(file, `it is a damaged SQLite database (${problems.join("; ")})`);
     }
     const mode = (db.prepare("PRAGMA journal_mode = WAL").get() as { journal_mode: string }).journal_mode;
-    if (mode !== "wal") options.notice(`emulator data file ${file}: WAL journal mode is not available here (journal_mode ${mode}); commits are still durable`);
+    if (mode !== "wal")
+      options.notice(
+        `emulator data file ${file}: WAL journal mode is not available here (journal_mode ${mode}); commits are still durable`,
+      );
     db.exec(`PRAGMA synchronous = ${options.synchronous === "full" ? "FULL" : "NORMAL"}`);
     migrate(db);
     return db;
@@ -448,7 +491,9 @@ export function openDatabase(file: string | undefined, options: OpenOptions): Da
       const { state } = found;
       const keep = importV1(file, state, options.now());
       const counts = `${state.clients.length} clients, ${state.accounts.length} accounts, ${state.webhooks.length} webhooks, ${state.tokens.length} tokens, ${state.codes.length} codes, ${state.deliveries.length} deliveries`;
-      options.notice(`emulator data file ${file}: imported the version-1 JSON data file (${counts}) into an SQLite database at this path; the JSON file is kept unchanged as ${keep}`);
+      options.notice(
+        `emulator data file ${file}: imported the version-1 JSON data file (${counts}) into an SQLite database at this path; the JSON file is kept unchanged as ${keep}`,
+      );
     });
   }
   return openSqlite(file, options);

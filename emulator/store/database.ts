@@ -57,7 +57,12 @@ export class StoreDatabase {
     readonly options: StoreDatabaseOptions,
   ) {
     const file = options.dataFile;
-    this.db = openDatabase(file, { synchronous: options.synchronous, busyTimeoutMs: options.busyTimeoutMs, now, notice: options.notice });
+    this.db = openDatabase(file, {
+      synchronous: options.synchronous,
+      busyTimeoutMs: options.busyTimeoutMs,
+      now,
+      notice: options.notice,
+    });
     this.owner = newOwnerTag();
     const describe = file === undefined ? "the emulator's in-memory database" : `emulator data file ${file}`;
     this.commits = new GroupCommit(this.db, describe, (error) => options.notice(error.message));

@@ -43,7 +43,8 @@ export class DeliveryLog {
     this.database.change(
       `DELETE FROM deliveries WHERE account = ?1 AND seq <= (
          SELECT seq FROM deliveries WHERE account = ?1 ORDER BY seq DESC LIMIT 1 OFFSET ?2)`,
-      account, this.limit,
+      account,
+      this.limit,
     );
   }
 
@@ -58,7 +59,13 @@ export class DeliveryLog {
       this.database.write(() =>
         this.database.change(
           "UPDATE deliveries SET status = ?, attempts = ?, ok = ?, done = ?, error = ?, owner = ? WHERE id = ?",
-          entry.status, entry.attempts, entry.ok ? 1 : 0, entry.done ? 1 : 0, entry.error ?? null, entry.done ? null : this.database.owner, entry.id,
+          entry.status,
+          entry.attempts,
+          entry.ok ? 1 : 0,
+          entry.done ? 1 : 0,
+          entry.error ?? null,
+          entry.done ? null : this.database.owner,
+          entry.id,
         ),
       );
     } catch (error) {
@@ -74,7 +81,11 @@ export class DeliveryLog {
   recover(): void {
     for (const [owner] of this.database.all("SELECT DISTINCT owner FROM deliveries WHERE owner IS NOT NULL")) {
       if (!ownerGone(owner as string)) continue;
-      this.database.change("UPDATE deliveries SET done = 1, ok = 0, error = coalesce(error, ?), owner = NULL WHERE owner = ?", STOPPED, owner as string);
+      this.database.change(
+        "UPDATE deliveries SET done = 1, ok = 0, error = coalesce(error, ?), owner = NULL WHERE owner = ?",
+        STOPPED,
+        owner as string,
+      );
     }
     for (const [account] of this.database.all("SELECT DISTINCT account FROM deliveries")) this.trim(account as string);
   }
@@ -83,7 +94,9 @@ export class DeliveryLog {
   list(filter: { account?: string; webhookId?: string; limit?: number } = {}): DeliveryLogEntry[] {
     const { where, values } = conditions({ account: filter.account, webhook_id: filter.webhookId });
     const newest = `SELECT seq, ${DELIVERY_COLUMNS} FROM deliveries${where} ORDER BY seq DESC LIMIT ?`;
-    return this.database.all(`SELECT ${DELIVERY_COLUMNS} FROM (${newest}) ORDER BY seq`, ...values, filter.limit ?? -1).map(deliveryOf);
+    return this.database
+      .all(`SELECT ${DELIVERY_COLUMNS} FROM (${newest}) ORDER BY seq`, ...values, filter.limit ?? -1)
+      .map(deliveryOf);
   }
 
   /** How many entries the log holds (every account). */

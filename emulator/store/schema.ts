@@ -144,10 +144,16 @@ export function checkSchema(db: DatabaseSync): number {
   const found = schemaFacts(db);
   if (found.applicationId === 0 && found.tables === 0) return 0;
   if (found.applicationId !== APPLICATION_ID) {
-    throw new SchemaError("foreign_database", `it is an SQLite database of another program (application_id ${found.applicationId}, expected ${APPLICATION_ID})`);
+    throw new SchemaError(
+      "foreign_database",
+      `it is an SQLite database of another program (application_id ${found.applicationId}, expected ${APPLICATION_ID})`,
+    );
   }
   if (found.version > SCHEMA_VERSION) {
-    throw new SchemaError("newer_schema", `it was written by a newer emulator (schema version ${found.version}; this one knows versions up to ${SCHEMA_VERSION})`);
+    throw new SchemaError(
+      "newer_schema",
+      `it was written by a newer emulator (schema version ${found.version}; this one knows versions up to ${SCHEMA_VERSION})`,
+    );
   }
   return found.version;
 }

@@ -154,6 +154,10 @@ export class BrowserState {
       for (const value of map.values()) if (value.expiresAt > now) n++;
       return n;
     };
-    return { sessions: count(this.sessions), loginLinks: count(this.loginLinks), pendingAuthorizations: count(this.pending) };
+    return {
+      sessions: count(this.sessions),
+      loginLinks: count(this.loginLinks),
+      pendingAuthorizations: count(this.pending),
+    };
   }
 }

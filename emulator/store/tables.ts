@@ -115,7 +115,16 @@ export function insertCode(db: DatabaseSync, code: StoredCode): void {
     db,
     `INSERT INTO codes (hash, client_id, redirect_uri, account, code_challenge, expires_at, used_at, grant_id)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?)`,
-  ).run(code.hash, code.clientId, code.redirectUri, code.account, nullable(code.codeChallenge), code.expiresAt, nullable(code.usedAt), code.grantId);
+  ).run(
+    code.hash,
+    code.clientId,
+    code.redirectUri,
+    code.account,
+    nullable(code.codeChallenge),
+    code.expiresAt,
+    nullable(code.usedAt),
+    code.grantId,
+  );
 }
 
 /**
@@ -127,15 +136,27 @@ export function insertToken(db: DatabaseSync, token: StoredToken): void {
   statement(
     db,
     `INSERT INTO tokens (hash, kind, client_id, account, grant_id, expires_at, revoked_at) VALUES (?, ?, ?, ?, ?, ?, ?)`,
-  ).run(token.hash, token.kind, token.clientId, token.account, token.grantId, nullable(token.expiresAt), token.revoked ? nullable(token.revokedAt) : null);
+  ).run(
+    token.hash,
+    token.kind,
+    token.clientId,
+    token.account,
+    token.grantId,
+    nullable(token.expiresAt),
+    token.revoked ? nullable(token.revokedAt) : null,
+  );
 }
 
 /** Adds a webhook. @throws on a duplicate id */
 export function insertWebhook(db: DatabaseSync, webhook: StoredWebhook): void {
-  statement(
-    db,
-    `INSERT INTO webhooks (id, account, event, url, state, created_at) VALUES (?, ?, ?, ?, ?, ?)`,
-  ).run(webhook.id, webhook.account, webhook.event, webhook.url, webhook.state, webhook.createdAt);
+  statement(db, `INSERT INTO webhooks (id, account, event, url, state, created_at) VALUES (?, ?, ?, ?, ?, ?)`).run(
+    webhook.id,
+    webhook.account,
+    webhook.event,
+    webhook.url,
+    webhook.state,
+    webhook.createdAt,
+  );
 }
 
 /**
@@ -148,8 +169,18 @@ export function insertDelivery(db: DatabaseSync, entry: DeliveryLogEntry, owner:
     `INSERT INTO deliveries (id, time, webhook_id, event, url, account, status, attempts, ok, done, error, owner)
      VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
   ).run(
-    entry.id, entry.time, entry.webhookId, entry.event, entry.url, entry.account, entry.status, entry.attempts,
-    entry.ok ? 1 : 0, entry.done ? 1 : 0, nullable(entry.error), entry.done ? null : owner,
+    entry.id,
+    entry.time,
+    entry.webhookId,
+    entry.event,
+    entry.url,
+    entry.account,
+    entry.status,
+    entry.attempts,
+    entry.ok ? 1 : 0,
+    entry.done ? 1 : 0,
+    nullable(entry.error),
+    entry.done ? null : owner,
   );
 }
 
@@ -167,7 +198,16 @@ export const CODE_COLUMNS = "hash, client_id, redirect_uri, account, code_challe
 
 /** The code of a row of {@link CODE_COLUMNS}; `NULL`s are absent properties. */
 export function codeOf(values: Values): StoredCode {
-  const [hash, clientId, redirectUri, account, codeChallenge, expiresAt, usedAt, grantId] = values as [string, string, string, string, string | null, number, number | null, string];
+  const [hash, clientId, redirectUri, account, codeChallenge, expiresAt, usedAt, grantId] = values as [
+    string,
+    string,
+    string,
+    string,
+    string | null,
+    number,
+    number | null,
+    string,
+  ];
   const code: StoredCode = { hash, clientId, redirectUri, account, expiresAt, grantId };
   if (codeChallenge !== null) code.codeChallenge = codeChallenge;
   if (usedAt !== null) code.usedAt = usedAt;
@@ -179,7 +219,15 @@ export const TOKEN_COLUMNS = "hash, kind, client_id, account, grant_id, expires_
 
 /** The token of a row of {@link TOKEN_COLUMNS}: `revoked` exactly when it has a `revoked_at`; `NULL`s are absent. */
 export function tokenOf(values: Values): StoredToken {
-  const [hash, kind, clientId, account, grantId, expiresAt, revokedAt] = values as [string, "access" | "refresh", string, string, string, number | null, number | null];
+  const [hash, kind, clientId, account, grantId, expiresAt, revokedAt] = values as [
+    string,
+    "access" | "refresh",
+    string,
+    string,
+    string,
+    number | null,
+    number | null,
+  ];
   const token: StoredToken = { hash, kind, clientId, account, grantId, revoked: revokedAt !== null };
   if (expiresAt !== null) token.expiresAt = expiresAt;
   if (revokedAt !== null) token.revokedAt = revokedAt;
@@ -200,8 +248,31 @@ export const DELIVERY_COLUMNS = "id, time, webhook_id, event, url, account, stat
 
 /** The delivery log entry of a row of {@link DELIVERY_COLUMNS}; a `NULL` error is absent. */
 export function deliveryOf(values: Values): DeliveryLogEntry {
-  const [id, time, webhookId, event, url, account, status, attempts, ok, done, error] = values as [string, string, string, WebhookEvent, string, string, number | null, number, number, number, string | null];
-  const entry: DeliveryLogEntry = { id, time, webhookId, event, url, account, status, attempts, ok: ok === 1, done: done === 1 };
+  const [id, time, webhookId, event, url, account, status, attempts, ok, done, error] = values as [
+    string,
+    string,
+    string,
+    WebhookEvent,
+    string,
+    string,
+    number | null,
+    number,
+    number,
+    number,
+    string | null,
+  ];
+  const entry: DeliveryLogEntry = {
+    id,
+    time,
+    webhookId,
+    event,
+    url,
+    account,
+    status,
+    attempts,
+    ok: ok === 1,
+    done: done === 1,
+  };
   if (error !== null) entry.error = error;
   return entry;
 }

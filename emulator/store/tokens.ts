@@ -35,7 +35,11 @@ export class Tokens {
    * {@link MAX_ACCESS_TOKENS_PER_GRANT} live access tokens: the oldest beyond are revoked.
    * @throws StoreError `busy` when another process holds the write lock longer than the busy timeout
    */
-  issue(grant: { clientId: string; account: string; grantId: string }, ttlSeconds: number, refreshToken?: string): IssuedTokens {
+  issue(
+    grant: { clientId: string; account: string; grantId: string },
+    ttlSeconds: number,
+    refreshToken?: string,
+  ): IssuedTokens {
     const accessToken = randomToken(32);
     const refresh = refreshToken ?? randomToken(32);
     const token = (hash: string, kind: "access" | "refresh"): StoredToken => ({
@@ -48,7 +52,10 @@ export class Tokens {
     });
     this.database.write(() => {
       this.limitAccessTokens(grant.grantId, MAX_ACCESS_TOKENS_PER_GRANT - 1);
-      insertToken(this.database.db, { ...token(sha256(accessToken), "access"), expiresAt: this.database.now() + ttlSeconds * 1000 });
+      insertToken(this.database.db, {
+        ...token(sha256(accessToken), "access"),
+        expiresAt: this.database.now() + ttlSeconds * 1000,
+      });
       if (refreshToken === undefined) insertToken(this.database.db, token(sha256(refresh), "refresh"));
     });
     return { accessToken, refreshToken: refresh };
@@ -60,7 +67,9 @@ export class Tokens {
       `UPDATE tokens SET revoked_at = ?1 WHERE seq IN (
          SELECT seq FROM tokens WHERE grant_id = ?2 AND kind = 'access' AND revoked_at IS NULL AND expires_at > ?1
          ORDER BY seq DESC LIMIT -1 OFFSET ?3)`,
-      this.database.now(), grantId, keep,
+      this.database.now(),
+      grantId,
+      keep,
     );
   }
 
@@ -90,7 +99,10 @@ export class Tokens {
    */
   revoke(token: StoredToken): boolean {
     const now = this.database.now();
-    const revoked = this.database.write(() => this.database.change("UPDATE tokens SET revoked_at = ? WHERE hash = ? AND revoked_at IS NULL", now, token.hash)) > 0;
+    const revoked =
+      this.database.write(() =>
+        this.database.change("UPDATE tokens SET revoked_at = ? WHERE hash = ? AND revoked_at IS NULL", now, token.hash),
+      ) > 0;
     if (revoked) {
       token.revoked = true;
       token.revokedAt = now;
@@ -101,7 +113,9 @@ export class Tokens {
   /** Revokes every token issued under a grant (RFC 6749 §4.1.2: a code used twice; RFC 9700 §4.14.2: a replay). */
   revokeGrant(grantId: string): void {
     const now = this.database.now();
-    this.database.write(() => this.database.change("UPDATE tokens SET revoked_at = ? WHERE grant_id = ? AND revoked_at IS NULL", now, grantId));
+    this.database.write(() =>
+      this.database.change("UPDATE tokens SET revoked_at = ? WHERE grant_id = ? AND revoked_at IS NULL", now, grantId),
+    );
   }
 
   /**
@@ -110,7 +124,10 @@ export class Tokens {
    * @returns how many it deleted
    */
   deleteDead(now: number): number {
-    return this.database.change("DELETE FROM tokens WHERE revoked_at <= ?1 OR (revoked_at IS NULL AND expires_at <= ?1)", now - DEAD_TOKEN_RETENTION_MS);
+    return this.database.change(
+      "DELETE FROM tokens WHERE revoked_at <= ?1 OR (revoked_at IS NULL AND expires_at <= ?1)",
+      now - DEAD_TOKEN_RETENTION_MS,
+    );
   }
 
   /** The tokens neither revoked nor expired at `now`, oldest first, named by 12 characters of their hash (no secret). */

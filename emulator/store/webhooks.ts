@@ -29,7 +29,11 @@ export class Webhooks {
 
   /** Deletes the webhook when it exists and belongs to `account`; returns whether it did. */
   delete(account: string, id: string): boolean {
-    return this.database.write(() => this.database.change("DELETE FROM webhooks WHERE id = ? AND account = ?", id, account)) > 0;
+    return (
+      this.database.write(() =>
+        this.database.change("DELETE FROM webhooks WHERE id = ? AND account = ?", id, account),
+      ) > 0
+    );
   }
 
   /** Webhooks in creation order, optionally of one account and/or one event. */

@@ -85,7 +85,9 @@ export class FleetError extends Error {
 
   constructor(operation: string, outcomes: StackOutcome[]) {
     const failed = outcomes.filter((outcome) => !outcome.ok);
-    super(`${operation} failed for ${failed.length} of ${outcomes.length} stack(s):\n${failed.map((o) => `  ${o.stack}: ${o.error}`).join("\n")}`);
+    super(
+      `${operation} failed for ${failed.length} of ${outcomes.length} stack(s):\n${failed.map((o) => `  ${o.stack}: ${o.error}`).join("\n")}`,
+    );
     this.name = "FleetError";
     this.outcomes = outcomes;
   }
@@ -99,7 +101,11 @@ export class FleetError extends Error {
  */
 export async function upFleet(stacks: FleetStack[], options: FleetOptions = {}): Promise<StackOutcome[]> {
   return runFleet("up", stacks, options, async (stack, spec) => {
-    await stack.setAllConfig({ ...options.config, ...spec.config, [WEBHOOKS_CONFIG_KEY]: { value: JSON.stringify(spec.webhooks) } });
+    await stack.setAllConfig({
+      ...options.config,
+      ...spec.config,
+      [WEBHOOKS_CONFIG_KEY]: { value: JSON.stringify(spec.webhooks) },
+    });
     const result = await stack.up({ onOutput: output(options, spec.name) });
     const ids = (result.outputs.ids?.value ?? {}) as Record<string, string>;
     return { changes: result.summary.resourceChanges ?? {}, ids };
@@ -114,7 +120,10 @@ export async function upFleet(stacks: FleetStack[], options: FleetOptions = {}):
  *   its `Pulumi.<stack>.yaml`)
  * @throws FleetError when any stack failed (after all have finished); a failed stack is never removed
  */
-export async function destroyFleet(stacks: Array<FleetStack | string>, options: FleetOptions & { removeStacks?: boolean } = {}): Promise<StackOutcome[]> {
+export async function destroyFleet(
+  stacks: Array<FleetStack | string>,
+  options: FleetOptions & { removeStacks?: boolean } = {},
+): Promise<StackOutcome[]> {
   const specs = stacks.map((stack) => (typeof stack === "string" ? { name: stack, webhooks: [] } : stack));
   return runFleet("destroy", specs, options, async (stack, spec) => {
     const result = await stack.destroy({ onOutput: output(options, spec.name) });
@@ -126,14 +135,23 @@ export async function destroyFleet(stacks: Array<FleetStack | string>, options: 
 type StackOperation = (stack: Stack, spec: FleetStack) => Promise<Pick<StackOutcome, "changes" | "ids">>;
 
 /** Runs `operation` on every stack, at most `options.concurrency` at a time; settles all before it throws. */
-async function runFleet(name: string, specs: FleetStack[], options: FleetOptions, operation: StackOperation): Promise<StackOutcome[]> {
+async function runFleet(
+  name: string,
+  specs: FleetStack[],
+  options: FleetOptions,
+  operation: StackOperation,
+): Promise<StackOutcome[]> {
   const outcomes: StackOutcome[] = new Array(specs.length);
   // One `pulumi version` check for the whole fleet, not one per stack.
   const pulumiCommand = await PulumiCommand.get();
   // Open the state backend once before the stacks run at once: on a new PostgreSQL database Pulumi creates its table
   // on first use, and processes doing that together fail ("duplicate key value violates unique constraint
   // pg_type_typname_nsp_index": PostgreSQL's CREATE TABLE IF NOT EXISTS is not safe against itself).
-  const workspace = await LocalWorkspace.create({ workDir: options.workDir ?? FLEET_PROGRAM_DIR, envVars: options.envVars, pulumiCommand });
+  const workspace = await LocalWorkspace.create({
+    workDir: options.workDir ?? FLEET_PROGRAM_DIR,
+    envVars: options.envVars,
+    pulumiCommand,
+  });
   await workspace.whoAmI();
   let next = 0;
   const worker = async (): Promise<void> => {

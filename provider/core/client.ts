@@ -40,8 +40,10 @@ function createdWebhook(body: string): CreatedWebhook | undefined {
   const webhook = (json as { webhook?: unknown } | null)?.webhook;
   if (typeof webhook !== "object" || webhook === null || Array.isArray(webhook)) return undefined;
   const fields = webhook as Record<string, unknown>;
-  const optional = (name: string, ...types: string[]): boolean => fields[name] === undefined || types.includes(typeof fields[name]);
-  const fits = optional("id", "string", "number") && ["href", "event", "url", "state"].every((name) => optional(name, "string"));
+  const optional = (name: string, ...types: string[]): boolean =>
+    fields[name] === undefined || types.includes(typeof fields[name]);
+  const fits =
+    optional("id", "string", "number") && ["href", "event", "url", "state"].every((name) => optional(name, "string"));
   return fits ? (fields as CreatedWebhook) : undefined;
 }
 
@@ -88,15 +90,26 @@ export class HelpdeskClient {
     const { status, headers, body } = await this.send("create webhook", "POST", path, JSON.stringify(inputs), unread);
     if (status !== 201 && status !== 200) throw this.httpError("create webhook", "POST", path, status, body);
     const webhook = createdWebhook(body);
-    if (!webhook) throw this.orphanError(inputs, status, `its body is not the {"webhook": {...}} object of docs/helpdesk-api.md §4.3: ${excerpt(body, this.secrets())}`);
+    if (!webhook)
+      throw this.orphanError(
+        inputs,
+        status,
+        `its body is not the {"webhook": {...}} object of docs/helpdesk-api.md §4.3: ${excerpt(body, this.secrets())}`,
+      );
     const location = headers.location;
     const id =
       (webhook.id !== undefined && String(webhook.id) !== "" ? String(webhook.id) : undefined) ??
       lastPathSegment(webhook.href) ??
       lastPathSegment(location);
-    if (!id) throw this.orphanError(inputs, status, "it carries no webhook id (no webhook.id, webhook.href or Location header)");
+    if (!id)
+      throw this.orphanError(
+        inputs,
+        status,
+        "it carries no webhook id (no webhook.id, webhook.href or Location header)",
+      );
     const problem = webhookIdProblem(id);
-    if (problem !== undefined) throw this.orphanError(inputs, status, `its webhook ${serverText(problem, this.secrets())}`);
+    if (problem !== undefined)
+      throw this.orphanError(inputs, status, `its webhook ${serverText(problem, this.secrets())}`);
     return {
       id,
       event: (webhook.event ?? inputs.event) as WebhookSpec["event"],
@@ -117,13 +130,18 @@ export class HelpdeskClient {
    */
   async deleteWebhook(id: string): Promise<"deleted" | "not_found"> {
     const path = webhookIdPath(id);
-    const { status, body } = await this.send("delete webhook", "DELETE", path, undefined, (failure) =>
-      new HelpdeskError(
-        "protocol",
-        `delete webhook failed: DELETE ${path} answered ${failure.status} but its body was not read: ${failure.message}. ` +
-          "Whether the webhook was deleted is unknown: run the command again (a webhook already gone counts as deleted).",
-        { status: failure.status, cause: failure },
-      ),
+    const { status, body } = await this.send(
+      "delete webhook",
+      "DELETE",
+      path,
+      undefined,
+      (failure) =>
+        new HelpdeskError(
+          "protocol",
+          `delete webhook failed: DELETE ${path} answered ${failure.status} but its body was not read: ${failure.message}. ` +
+            "Whether the webhook was deleted is unknown: run the command again (a webhook already gone counts as deleted).",
+          { status: failure.status, cause: failure },
+        ),
     );
     if (status >= 200 && status < 300) return "deleted";
     if (status === 404) return "not_found";
@@ -188,7 +206,12 @@ export class HelpdeskClient {
   }
 
   /** One exchange with `token` as the bearer credential (RFC 6750 §2.1); never throws. */
-  private async attempt(method: "POST" | "DELETE", path: string, json: string | undefined, token: string): Promise<Attempt> {
+  private async attempt(
+    method: "POST" | "DELETE",
+    path: string,
+    json: string | undefined,
+    token: string,
+  ): Promise<Attempt> {
     try {
       const response = await exchange({
         method,
@@ -208,7 +231,13 @@ export class HelpdeskClient {
     }
   }
 
-  private networkError(operation: string, method: "POST" | "DELETE", path: string, error: unknown, attempts: number): HelpdeskError {
+  private networkError(
+    operation: string,
+    method: "POST" | "DELETE",
+    path: string,
+    error: unknown,
+    attempts: number,
+  ): HelpdeskError {
     const reason = error instanceof Error ? `${errorCode(error) ?? error.name}: ${error.message}` : String(error);
     const mayExist = mayHaveCreated(method, error)
       ? " The request may have reached the API: a webhook may have been created without Pulumi knowing; check the help desk's webhook page."
@@ -244,18 +273,26 @@ export class HelpdeskClient {
 function refreshFailure(error: unknown, grant: Pick<Grant, "stack" | "namespace">): unknown {
   if (error instanceof HelpdeskError) return error;
   if (error instanceof TokenCacheError) return new HelpdeskError("credentials", error.message, { cause: error });
-  if (error instanceof OAuthError && error.code === "invalid_token") return new HelpdeskError("credentials", error.message, { cause: error });
+  if (error instanceof OAuthError && error.code === "invalid_token")
+    return new HelpdeskError("credentials", error.message, { cause: error });
   const why = error instanceof OAuthError ? error.message : String(error);
-  return new HelpdeskError("credentials", `the access token expired and refreshing it failed (${why}): ${signInAgain(grant)}.`, { cause: error });
+  return new HelpdeskError(
+    "credentials",
+    `the access token expired and refreshing it failed (${why}): ${signInAgain(grant)}.`,
+    { cause: error },
+  );
 }
 
 /** What a person should do about an HTTP status from the API. */
 function hintFor(status: number, describe: SettingsPlace["describe"], place: SignInPlace): string {
-  if (status === 401) return `The access token was rejected or expired: ${signInAgain(place)} (or run ${stackCommand("refresh", place)}).`;
+  if (status === 401)
+    return `The access token was rejected or expired: ${signInAgain(place)} (or run ${stackCommand("refresh", place)}).`;
   if (status === 403) return "The signed-in account may not manage webhooks: sign in with an account that can.";
   if (status === 404) return `The API has no such resource: check ${describe("baseUrl")}.`;
-  if (status === 422 || status === 400) return "The API rejected the webhook's fields: fix event or url in the program.";
-  if (status === 429) return `The API is rate-limiting requests: wait and run again, or raise ${describe("maxRetries")}.`;
+  if (status === 422 || status === 400)
+    return "The API rejected the webhook's fields: fix event or url in the program.";
+  if (status === 429)
+    return `The API is rate-limiting requests: wait and run again, or raise ${describe("maxRetries")}.`;
   if (status >= 500) return "The help-desk API failed: try again later.";
   return "Unexpected answer from the help-desk API.";
 }

@@ -19,7 +19,10 @@ import type { Target } from "./target.js";
 const clients = new WeakMap<Target, HelpdeskClient>();
 
 /** The settings an API call cannot do without, and how messages name each. */
-const REQUIRED_SETTING_WORDS = { baseUrl: "the API base URL", accessToken: "the access token" } as const satisfies Partial<Record<SettingName, string>>;
+const REQUIRED_SETTING_WORDS = {
+  baseUrl: "the API base URL",
+  accessToken: "the access token",
+} as const satisfies Partial<Record<SettingName, string>>;
 
 /** The keys of {@link REQUIRED_SETTING_WORDS}. */
 const REQUIRED_SETTINGS = Object.keys(REQUIRED_SETTING_WORDS) as Array<keyof typeof REQUIRED_SETTING_WORDS>;
@@ -41,7 +44,10 @@ export function connect(target: Target): HelpdeskClient {
   const { settings, place } = target;
   const missing = REQUIRED_SETTINGS.filter((name) => settings[name] === undefined);
   if (missing.length > 0 || settings.baseUrl === undefined || settings.accessToken === undefined) {
-    const named = missing.map((name) => `${REQUIRED_SETTING_WORDS[name]} (${place.describe(name)}, or ${settingSourceName(name, "environment")})`);
+    const named = missing.map(
+      (name) =>
+        `${REQUIRED_SETTING_WORDS[name]} (${place.describe(name)}, or ${settingSourceName(name, "environment")})`,
+    );
     throw new HelpdeskError(
       "credentials",
       `helpdesk credentials are missing: ${named.join(" and ")} ${named.length > 1 ? "are" : "is"} not set. ` +

@@ -85,17 +85,26 @@ export function exchange(request: HttpExchange): Promise<HttpResponse> {
         return;
       }
       if (signal.aborted) {
-        reject(new HttpExchangeError("TIMEOUT", `no complete answer within ${request.timeoutMs / 1000} s`, { cause: error }));
+        reject(
+          new HttpExchangeError("TIMEOUT", `no complete answer within ${request.timeoutMs / 1000} s`, { cause: error }),
+        );
         return;
       }
       const code = (error as { code?: unknown }).code;
       const message = messageOf(error);
       reject(new HttpExchangeError(typeof code === "string" ? code : "NETWORK", message, { cause: error }));
     };
-    const headers = request.body === undefined ? request.headers : { ...request.headers, "content-length": String(Buffer.byteLength(request.body)) };
-    const outgoing = send(url, { method: request.method, headers, agent: secure ? agents.https : agents.http, lookup: localhostLookup, signal }, (response: IncomingMessage) => {
-      readResponse(response).then(resolve, fail);
-    });
+    const headers =
+      request.body === undefined
+        ? request.headers
+        : { ...request.headers, "content-length": String(Buffer.byteLength(request.body)) };
+    const outgoing = send(
+      url,
+      { method: request.method, headers, agent: secure ? agents.https : agents.http, lookup: localhostLookup, signal },
+      (response: IncomingMessage) => {
+        readResponse(response).then(resolve, fail);
+      },
+    );
     outgoing.on("error", fail);
     outgoing.end(request.body);
   });
@@ -111,8 +120,11 @@ export function exchange(request: HttpExchange): Promise<HttpResponse> {
  */
 async function readResponse(response: IncomingMessage): Promise<HttpResponse> {
   const status = response.statusCode ?? 0;
-  const body = await readAtMost(response, MAX_RESPONSE_BYTES, response.headers["content-length"], () => response.destroy());
-  if (body === undefined) throw new HttpExchangeError("TOO_LARGE", tooLargeText("the API", MAX_RESPONSE_BYTES), { status });
+  const body = await readAtMost(response, MAX_RESPONSE_BYTES, response.headers["content-length"], () =>
+    response.destroy(),
+  );
+  if (body === undefined)
+    throw new HttpExchangeError("TOO_LARGE", tooLargeText("the API", MAX_RESPONSE_BYTES), { status });
   const flat: Record<string, string> = {};
   for (const [name, value] of Object.entries(response.headers)) {
     if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(", ") : value;

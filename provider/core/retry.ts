@@ -39,7 +39,12 @@ export const BACKOFF = { baseMs: 250, capMs: 20_000, retryAfterCapMs: 60_000 } a
  * @param random a source of uniform [0,1) numbers (tests pass their own)
  * @returns the delay in milliseconds before the next attempt, or undefined for "do not retry"
  */
-export function retryDelay(method: "POST" | "DELETE", outcome: AttemptOutcome, attempt: number, random: () => number = Math.random): number | undefined {
+export function retryDelay(
+  method: "POST" | "DELETE",
+  outcome: AttemptOutcome,
+  attempt: number,
+  random: () => number = Math.random,
+): number | undefined {
   const backoff = () => Math.floor(random() * Math.min(BACKOFF.capMs, BACKOFF.baseMs * 2 ** attempt));
   if (outcome.kind === "error") return mayHaveCreated(method, outcome.error) ? undefined : backoff();
   const { status } = outcome;

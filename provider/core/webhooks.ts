@@ -60,7 +60,10 @@ export function checkWebhook(news: Readonly<Record<string, unknown>>): WebhookCh
  * @param news the checked new inputs (plain)
  * @returns the changed fields, e.g. `["url"]`; empty when nothing changed
  */
-export function replacedFields(olds: Readonly<Record<string, unknown>>, news: Readonly<Record<string, unknown>>): WebhookField[] {
+export function replacedFields(
+  olds: Readonly<Record<string, unknown>>,
+  news: Readonly<Record<string, unknown>>,
+): WebhookField[] {
   return (["event", "url"] as const).filter((field) => olds[field] !== news[field]);
 }
 
@@ -105,7 +108,9 @@ export async function deleteWebhook(target: Target, webhook: Pick<Webhook, "id" 
   registerSecret(webhook.url);
   const client = (await import("./connect.js")).connect(target);
   if ((await client.deleteWebhook(webhook.id)) === "not_found") {
-    warn(`webhook ${webhook.id} (${webhook.event}) was already gone from the help desk (deleted outside Pulumi); removed it from the stack`);
+    warn(
+      `webhook ${webhook.id} (${webhook.event}) was already gone from the help desk (deleted outside Pulumi); removed it from the stack`,
+    );
   }
 }
 

@@ -10,7 +10,12 @@
 // First: stop with one line on an unsupported Node.js, before any dependency is evaluated.
 import "../../kernel/node-guard.js";
 import type * as pulumi from "@pulumi/pulumi";
-import type { ConfiguredWebhookProvider, WebhookInputs, WebhookOutputs, WebhookProviderImplementation } from "../../kernel/provider-contract.js";
+import type {
+  ConfiguredWebhookProvider,
+  WebhookInputs,
+  WebhookOutputs,
+  WebhookProviderImplementation,
+} from "../../kernel/provider-contract.js";
 import { DEFAULT_CONFIG_NAMESPACE, stackConfigSettings, type ConfigReader } from "../../kernel/config.js";
 import { resolveSettings, settingSourceName } from "../../kernel/settings.js";
 import { forPerson } from "../../auth/redact.js";
@@ -48,7 +53,10 @@ function targetOf(config: ConfigReader | undefined): Target {
   const stackConfig = stackConfigSettings(config);
   return {
     settings: resolveSettings({ config: stackConfig, env: process.env }),
-    place: { describe: (name) => settingSourceName(name, "config", { config: stackConfig }), namespace: DEFAULT_CONFIG_NAMESPACE },
+    place: {
+      describe: (name) => settingSourceName(name, "config", { config: stackConfig }),
+      namespace: DEFAULT_CONFIG_NAMESPACE,
+    },
   };
 }
 
@@ -96,7 +104,10 @@ let warnsOnInterrupt = false;
  * @param id the webhook id; @param props the recorded outputs (with `__provider`)
  * @returns the same id and outputs: the state stays byte for byte as it was
  */
-async function readWebhook(id: string, props: Record<string, unknown>): Promise<{ id: string; props: Record<string, unknown> }> {
+async function readWebhook(
+  id: string,
+  props: Record<string, unknown>,
+): Promise<{ id: string; props: Record<string, unknown> }> {
   refreshTally.keep();
   if (!warnsOnInterrupt) {
     warnsOnInterrupt = true;

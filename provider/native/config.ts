@@ -102,9 +102,13 @@ export function providerTarget(inputs: PropertyMap): Target {
  */
 export function checkProviderConfig(news: PropertyMap): CheckOutcome {
   const inputs: PropertyMap = {};
-  for (const [name, value] of Object.entries(news)) inputs[name] = isSecretSetting(name) && value !== null && value !== undefined ? asSecret(value) : value;
+  for (const [name, value] of Object.entries(news))
+    inputs[name] = isSecretSetting(name) && value !== null && value !== undefined ? asSecret(value) : value;
   const texts = settingTexts(news);
-  const { problems } = collectSettings(Object.keys(texts) as SettingName[], { explicit: settingReaderOf(texts), explicitSource: "argument" });
+  const { problems } = collectSettings(Object.keys(texts) as SettingName[], {
+    explicit: settingReaderOf(texts),
+    explicitSource: "argument",
+  });
   return { inputs, failures: problems.map((problem) => ({ property: problem.setting, reason: problem.message })) };
 }
 
@@ -127,7 +131,10 @@ export function diffProviderConfig(olds: PropertyMap, news: PropertyMap): DiffOu
   for (const name of names) {
     const before = reveal(olds[name]);
     const after = reveal(news[name]);
-    const same = name === "baseUrl" ? comparableBaseUrl(before) === comparableBaseUrl(after) : JSON.stringify(before ?? null) === JSON.stringify(after ?? null);
+    const same =
+      name === "baseUrl"
+        ? comparableBaseUrl(before) === comparableBaseUrl(after)
+        : JSON.stringify(before ?? null) === JSON.stringify(after ?? null);
     if (same) continue;
     changed.push(name);
     if (name === "baseUrl" && !containsUnknown(after)) replaces.push(name);

@@ -51,7 +51,11 @@ export const ENGINE_SILENCE_LIMIT_MS = 3_000;
  * @param options `intervalMs` (default 1000), `silenceLimitMs` (default 3000)
  * @returns a function that stops the watch
  */
-export function watchEngine(address: string, onGone: (silentMs: number) => void, options: { intervalMs?: number; silenceLimitMs?: number } = {}): () => void {
+export function watchEngine(
+  address: string,
+  onGone: (silentMs: number) => void,
+  options: { intervalMs?: number; silenceLimitMs?: number } = {},
+): () => void {
   const intervalMs = options.intervalMs ?? ENGINE_CHECK_INTERVAL_MS;
   const silenceLimitMs = options.silenceLimitMs ?? ENGINE_SILENCE_LIMIT_MS;
   const client = new grpc.Client(address, grpc.credentials.createInsecure());
@@ -82,7 +86,8 @@ export function watchEngine(address: string, onGone: (silentMs: number) => void,
       { deadline: Date.now() + intervalMs },
       (error) => {
         inFlight = false;
-        if (!error || (error.code !== grpc.status.UNAVAILABLE && error.code !== grpc.status.DEADLINE_EXCEEDED)) lastAnswer = Date.now();
+        if (!error || (error.code !== grpc.status.UNAVAILABLE && error.code !== grpc.status.DEADLINE_EXCEEDED))
+          lastAnswer = Date.now();
       },
     );
   };
@@ -99,7 +104,9 @@ serve(engineAddress).then(
     process.stdout.write(`${port}\n`);
     if (engineAddress) {
       watchEngine(engineAddress, (silentMs) => {
-        process.stderr.write(`${PLUGIN_EXECUTABLE}: the engine at ${engineAddress} has not answered for ${(silentMs / 1000).toFixed(1)} s; exiting\n`);
+        process.stderr.write(
+          `${PLUGIN_EXECUTABLE}: the engine at ${engineAddress} has not answered for ${(silentMs / 1000).toFixed(1)} s; exiting\n`,
+        );
         process.exit(0);
       });
     }

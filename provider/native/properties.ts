@@ -64,7 +64,8 @@ export function containsUnknown(value: unknown): boolean {
  */
 export function unwrapProperties(properties: PropertyMap): { plain: PropertyMap; secretKeys: Set<string> } {
   const secretKeys = new Set<string>();
-  for (const [key, value] of Object.entries(properties)) if (JSON.stringify(value) !== JSON.stringify(reveal(value))) secretKeys.add(key);
+  for (const [key, value] of Object.entries(properties))
+    if (JSON.stringify(value) !== JSON.stringify(reveal(value))) secretKeys.add(key);
   return { plain: reveal(properties) as PropertyMap, secretKeys };
 }
 

@@ -98,7 +98,9 @@ export interface DiffOutcome {
  */
 export function checkResponse({ inputs, failures }: CheckOutcome): ProviderPb.CheckResponse {
   const response = new providerPb.CheckResponse().setInputs(toStruct(inputs));
-  response.setFailuresList(failures.map(({ property, reason }) => new providerPb.CheckFailure().setProperty(property).setReason(reason)));
+  response.setFailuresList(
+    failures.map(({ property, reason }) => new providerPb.CheckFailure().setProperty(property).setReason(reason)),
+  );
   return response;
 }
 
@@ -110,7 +112,9 @@ export function checkResponse({ inputs, failures }: CheckOutcome): ProviderPb.Ch
  */
 export function diffResponse({ changes, diffs, replaces }: DiffOutcome): ProviderPb.DiffResponse {
   const response = new providerPb.DiffResponse();
-  response.setChanges(changes ? providerPb.DiffResponse.DiffChanges.DIFF_SOME : providerPb.DiffResponse.DiffChanges.DIFF_NONE);
+  response.setChanges(
+    changes ? providerPb.DiffResponse.DiffChanges.DIFF_SOME : providerPb.DiffResponse.DiffChanges.DIFF_NONE,
+  );
   response.setDiffsList(diffs);
   response.setReplacesList(replaces);
   response.setDeletebeforereplace(false);

@@ -52,7 +52,11 @@ export interface PackageSchema {
   repository: string;
   logoUrl: string;
   config: { variables: Record<string, SchemaProperty> };
-  provider: { description: string; inputProperties: Record<string, SchemaProperty>; properties: Record<string, SchemaProperty> };
+  provider: {
+    description: string;
+    inputProperties: Record<string, SchemaProperty>;
+    properties: Record<string, SchemaProperty>;
+  };
   types: Record<string, { type: "string"; description: string; enum: Array<{ value: string; name: string }> }>;
   resources: Record<
     string,
@@ -90,13 +94,21 @@ export function buildSchema(): PackageSchema {
   }
   // Provider outputs: the plain settings only (secret ones are recorded encrypted but not offered as outputs).
   const providerOutputs = Object.fromEntries(
-    Object.entries(configProperties).filter(([name, property]) => !property.secret && property.type === "string" && name !== "tokenExpiresAt"),
+    Object.entries(configProperties).filter(
+      ([name, property]) => !property.secret && property.type === "string" && name !== "tokenExpiresAt",
+    ),
   );
   // No `replaceOnChanges`: the plugin's Diff says that a change of either replaces the webhook. As a resource option
   // (which the SDKs would add from the schema), the engine would also compare an adopted webhook's declared event and
   // url with the nothing its import read (the API has no read endpoint), and refuse the `import` option outright.
-  const event: SchemaProperty = { $ref: `#/types/${WEBHOOK_EVENT_TYPE}`, description: `${EVENT_DESCRIPTION} Changing it replaces the webhook.` };
-  const url: SchemaProperty = { type: "string", description: `${URL_RULE_DESCRIPTION} Changing it replaces the webhook.` };
+  const event: SchemaProperty = {
+    $ref: `#/types/${WEBHOOK_EVENT_TYPE}`,
+    description: `${EVENT_DESCRIPTION} Changing it replaces the webhook.`,
+  };
+  const url: SchemaProperty = {
+    type: "string",
+    description: `${URL_RULE_DESCRIPTION} Changing it replaces the webhook.`,
+  };
   // The SDKs' descriptions name the project and the plugin they run.
   const sdkOf = `the ${PACKAGE_NAME} native provider (\`${PLUGIN_EXECUTABLE}\`)`;
   return {
@@ -120,7 +132,11 @@ export function buildSchema(): PackageSchema {
       properties: providerOutputs,
     },
     types: {
-      [WEBHOOK_EVENT_TYPE]: { type: "string", description: EVENT_DESCRIPTION, enum: EVENTS.map((value) => ({ value, name: enumName(value) })) },
+      [WEBHOOK_EVENT_TYPE]: {
+        type: "string",
+        description: EVENT_DESCRIPTION,
+        enum: EVENTS.map((value) => ({ value, name: enumName(value) })),
+      },
     },
     resources: {
       [WEBHOOK_TYPE]: {
@@ -160,7 +176,7 @@ export function buildSchema(): PackageSchema {
       },
       python: {
         packageName: PYTHON_PACKAGE,
-        requires: { "pulumi": ">=3.0.0,<4.0.0" },
+        requires: { pulumi: ">=3.0.0,<4.0.0" },
         pyproject: { enabled: true },
         respectSchemaVersion: true,
         readme: `Help-desk webhooks as code: the Python SDK of ${sdkOf}.`,

@@ -29,9 +29,29 @@ import { checkProviderConfig, diffProviderConfig, providerTarget } from "./confi
 import { logToEngine, logWarning, withResource } from "./engine-log.js";
 import { RefreshTally } from "../core/refresh.js";
 import { containsUnknown } from "./properties.js";
-import { checkResponse, diffResponse, emptyPb, pluginPb, providerGrpc, providerPb, toProperties, toStruct, type ConfigureRequest, type PropertyMap, type ResourceProviderServer } from "./proto.js";
+import {
+  checkResponse,
+  diffResponse,
+  emptyPb,
+  pluginPb,
+  providerGrpc,
+  providerPb,
+  toProperties,
+  toStruct,
+  type ConfigureRequest,
+  type PropertyMap,
+  type ResourceProviderServer,
+} from "./proto.js";
 import { schemaJson } from "./schema.js";
-import { checkWebhook, createWebhook, deleteWebhook, diffWebhook, IMPORT_MARKER, readWebhook, updateWebhook } from "./webhook.js";
+import {
+  checkWebhook,
+  createWebhook,
+  deleteWebhook,
+  diffWebhook,
+  IMPORT_MARKER,
+  readWebhook,
+  updateWebhook,
+} from "./webhook.js";
 import { messageOf } from "../../kernel/errors.js";
 
 /**
@@ -48,7 +68,9 @@ interface Configured {
 
 /** How the refresh warning names a provider instance: its resource name, or "the default provider". */
 function providerTitle(name: string): string {
-  return name === "" || name.startsWith("default") ? `the default ${PULUMI_PACKAGE} provider` : `the ${PULUMI_PACKAGE} provider ${JSON.stringify(name)}`;
+  return name === "" || name.startsWith("default")
+    ? `the default ${PULUMI_PACKAGE} provider`
+    : `the ${PULUMI_PACKAGE} provider ${JSON.stringify(name)}`;
 }
 
 /** An error a handler throws to answer with a gRPC status other than UNKNOWN (grpc-js `status`). */
@@ -69,7 +91,10 @@ class StatusError extends Error {
  * UNKNOWN (or a {@link StatusError}'s code) with its message, redacted (the engine shows that message to the person
  * running Pulumi).
  */
-function unary<Req, Res>(urnOf: (request: NoInfer<Req>) => string, handler: (request: Req) => Promise<Res>): grpc.handleUnaryCall<Req, Res> {
+function unary<Req, Res>(
+  urnOf: (request: NoInfer<Req>) => string,
+  handler: (request: Req) => Promise<Res>,
+): grpc.handleUnaryCall<Req, Res> {
   return (call, callback) => {
     withResource(urnOf(call.request), () => handler(call.request)).then(
       (response) => callback(null, response),
@@ -90,7 +115,10 @@ const requestUrn = (request: { getUrn(): string }): string => request.getUrn();
 /** Refuses a resource type this provider does not have. */
 function assertWebhookType(type: string, urn: string): void {
   const token = type || urn.split("::")[2]?.split("$").pop() || "";
-  if (token !== WEBHOOK_TYPE) throw new Error(`the ${PULUMI_PACKAGE} provider has no resource type ${JSON.stringify(token)}; it offers ${WEBHOOK_TYPE}`);
+  if (token !== WEBHOOK_TYPE)
+    throw new Error(
+      `the ${PULUMI_PACKAGE} provider has no resource type ${JSON.stringify(token)}; it offers ${WEBHOOK_TYPE}`,
+    );
 }
 
 /** The package's prefix of a key in the deprecated `variables` map: `helpdesk:config:` or `helpdesk:`. */
@@ -179,7 +207,9 @@ function reconfigureWarning(peer: string): string {
 /** JSON of a value with every object's keys sorted: the same inputs in any key order give the same text. */
 function canonicalJson(value: unknown): string {
   return JSON.stringify(value, (_key, item: unknown) =>
-    item !== null && typeof item === "object" && !Array.isArray(item) ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : item,
+    item !== null && typeof item === "object" && !Array.isArray(item)
+      ? Object.fromEntries(Object.entries(item).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)))
+      : item,
   );
 }
 
@@ -235,9 +265,13 @@ export function resourceProviderService(engineAddress: string | undefined): grpc
       return new emptyPb.Empty();
     }),
 
-    checkConfig: unary(requestUrn, async (request) => checkResponse(checkProviderConfig(toProperties(request.getNews())))),
+    checkConfig: unary(requestUrn, async (request) =>
+      checkResponse(checkProviderConfig(toProperties(request.getNews()))),
+    ),
 
-    diffConfig: unary(requestUrn, async (request) => diffResponse(diffProviderConfig(toProperties(request.getOlds()), toProperties(request.getNews())))),
+    diffConfig: unary(requestUrn, async (request) =>
+      diffResponse(diffProviderConfig(toProperties(request.getOlds()), toProperties(request.getNews()))),
+    ),
 
     // A refused Configure is also warned about at the engine, naming the caller's address (grpc-js `getPeer`).
     configure: (call, callback) =>
@@ -250,7 +284,12 @@ export function resourceProviderService(engineAddress: string | undefined): grpc
         }
         configuredWith = identity;
         // The engine does not configure a provider whose inputs are unknown (preview); guard anyway.
-        configured = { inputs: containsUnknown(inputs) ? {} : inputs, target: undefined, urn: request.getUrn() ?? "", name: request.getName() ?? "" };
+        configured = {
+          inputs: containsUnknown(inputs) ? {} : inputs,
+          target: undefined,
+          urn: request.getUrn() ?? "",
+          name: request.getName() ?? "",
+        };
         const response = new providerPb.ConfigureResponse();
         response.setAcceptsecrets(true);
         response.setAcceptresources(true);
@@ -259,9 +298,13 @@ export function resourceProviderService(engineAddress: string | undefined): grpc
         return response;
       })(call, callback),
 
-    check: webhookOperation("Check", isConfigured, async (request) => checkResponse(checkWebhook(toProperties(request.getNews())))),
+    check: webhookOperation("Check", isConfigured, async (request) =>
+      checkResponse(checkWebhook(toProperties(request.getNews()))),
+    ),
 
-    diff: webhookOperation("Diff", isConfigured, async (request) => diffResponse(diffWebhook(toProperties(request.getOlds()), toProperties(request.getNews())))),
+    diff: webhookOperation("Diff", isConfigured, async (request) =>
+      diffResponse(diffWebhook(toProperties(request.getOlds()), toProperties(request.getNews()))),
+    ),
 
     create: webhookOperation("Create", isConfigured, async (request) => {
       const { id, outputs } = await createWebhook(target, toProperties(request.getProperties()), request.getPreview());
@@ -270,7 +313,11 @@ export function resourceProviderService(engineAddress: string | undefined): grpc
 
     read: webhookOperation("Read", isConfigured, async (request) => {
       const inputs = request.getInputs();
-      const outcome = readWebhook(request.getId(), toProperties(request.getProperties()), inputs ? toProperties(inputs) : undefined);
+      const outcome = readWebhook(
+        request.getId(),
+        toProperties(request.getProperties()),
+        inputs ? toProperties(inputs) : undefined,
+      );
       if (!(IMPORT_MARKER in outcome.properties)) refreshTally.keep();
       const response = new providerPb.ReadResponse().setId(outcome.id).setProperties(toStruct(outcome.properties));
       if (outcome.inputs) response.setInputs(toStruct(outcome.inputs));
@@ -302,7 +349,9 @@ export async function serve(engineAddress: string | undefined): Promise<{ port: 
   const server = new grpc.Server({ "grpc.max_receive_message_length": 400 * 1024 * 1024 });
   server.addService(providerGrpc.ResourceProviderService, resourceProviderService(engineAddress));
   const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound)));
+    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) =>
+      error ? reject(error) : resolve(bound),
+    );
   });
   return { port, server };
 }

@@ -79,10 +79,18 @@ export function diffWebhook(olds: PropertyMap, news: PropertyMap): DiffOutcome {
  * @returns the id (`""` in preview) and the outputs `event`, `url`, `state`, wrapped as secret where the input was
  * @throws the core's errors (messages already fit for people, no credentials)
  */
-export async function createWebhook(target: () => Target, inputs: PropertyMap, preview: boolean): Promise<{ id: string; outputs: PropertyMap }> {
+export async function createWebhook(
+  target: () => Target,
+  inputs: PropertyMap,
+  preview: boolean,
+): Promise<{ id: string; outputs: PropertyMap }> {
   const { plain, secretKeys } = unwrapProperties(inputs);
-  if (preview) return { id: "", outputs: wrapSecrets({ event: plain.event, url: plain.url, state: UNKNOWN }, secretKeys) };
-  const { id, event, url, state } = await core.createWebhook(target(), { event: plain.event as WebhookEvent, url: String(plain.url) });
+  if (preview)
+    return { id: "", outputs: wrapSecrets({ event: plain.event, url: plain.url, state: UNKNOWN }, secretKeys) };
+  const { id, event, url, state } = await core.createWebhook(target(), {
+    event: plain.event as WebhookEvent,
+    url: String(plain.url),
+  });
   return { id, outputs: wrapSecrets({ event, url, state }, secretKeys) };
 }
 
@@ -117,7 +125,11 @@ export interface ReadOutcome {
 export function readWebhook(id: string, properties: PropertyMap, inputs: PropertyMap | undefined): ReadOutcome {
   if (Object.keys(properties).length === 0 && (inputs === undefined || Object.keys(inputs).length === 0)) {
     const problem = webhookIdProblem(id);
-    if (problem !== undefined) throw new HelpdeskError("operation", `cannot import the webhook: its ${problem}. Give the id the help desk shows for the webhook.`);
+    if (problem !== undefined)
+      throw new HelpdeskError(
+        "operation",
+        `cannot import the webhook: its ${problem}. Give the id the help desk shows for the webhook.`,
+      );
     const marker = { [IMPORT_MARKER]: IMPORT_MARKER_VALUE };
     return { id, properties: marker, inputs: marker };
   }
@@ -134,7 +146,10 @@ export function readWebhook(id: string, properties: PropertyMap, inputs: Propert
  */
 export function updateWebhook(olds: PropertyMap, news: PropertyMap): PropertyMap {
   if (!(IMPORT_MARKER in olds)) {
-    throw new HelpdeskError("operation", "a help-desk webhook cannot be updated in place (the API has no update endpoint): a change of event or url replaces it");
+    throw new HelpdeskError(
+      "operation",
+      "a help-desk webhook cannot be updated in place (the API has no update endpoint): a change of event or url replaces it",
+    );
   }
   const { plain, secretKeys } = unwrapProperties(news);
   const { event, url, state } = core.adoptWebhook("", { event: plain.event as WebhookEvent, url: String(plain.url) });
@@ -150,5 +165,9 @@ export function updateWebhook(olds: PropertyMap, news: PropertyMap): PropertyMap
  */
 export async function deleteWebhook(target: () => Target, id: string, properties: PropertyMap): Promise<void> {
   const plain = reveal(properties) as { event?: WebhookEvent; url?: string };
-  await core.deleteWebhook(target(), { id, event: plain.event ?? ("(imported)" as WebhookEvent), url: plain.url ?? "" });
+  await core.deleteWebhook(target(), {
+    id,
+    event: plain.event ?? ("(imported)" as WebhookEvent),
+    url: plain.url ?? "",
+  });
 }

@@ -17,7 +17,17 @@ import { fillBlocks } from "./readme.ts";
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 /** The rooms whose docstrings are read, in the order their rows appear (kernel/ first: most homes are there). */
-export const HOME_ROOMS = ["kernel", "auth", "provider", "policy", "cli", "emulator", "emulator-client", "program", "bin"] as const;
+export const HOME_ROOMS = [
+  "kernel",
+  "auth",
+  "provider",
+  "policy",
+  "cli",
+  "emulator",
+  "emulator-client",
+  "program",
+  "bin",
+] as const;
 
 /** One row: a rule and where it lives. */
 export interface Home {

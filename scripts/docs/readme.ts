@@ -83,6 +83,9 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
   const dist = (module: string): string => new URL(`../../dist/${module}.js`, import.meta.url).href;
   const { precedencePhrase } = (await import(dist("cli/help"))) as typeof Help;
   const file = join(ROOT, "README.md");
-  writeFileSync(file, fillBlocks(readFileSync(file, "utf8"), readmeBlocks({ ...(await sourcesFromBuild()), precedencePhrase })));
+  writeFileSync(
+    file,
+    fillBlocks(readFileSync(file, "utf8"), readmeBlocks({ ...(await sourcesFromBuild()), precedencePhrase })),
+  );
   console.error("README.md: generated blocks written");
 }

@@ -52,10 +52,12 @@ export interface PageSources {
  * @param flagOf kernel/settings.ts `settingFlag`
  * @returns e.g. `{ baseUrl: "--base-url", ... }`
  */
-export function clientFlagsOf<Name extends string>(names: readonly Name[], flagOf: (name: Name) => string): Readonly<Record<Name, string>> {
+export function clientFlagsOf<Name extends string>(
+  names: readonly Name[],
+  flagOf: (name: Name) => string,
+): Readonly<Record<Name, string>> {
   return Object.fromEntries(names.map((name) => [name, flagOf(name)])) as Record<Name, string>;
 }
-
 
 /** The pages, by file name under docs/. */
 export type RegistryPages = Record<"_index.md" | "installation-configuration.md", string>;
@@ -84,7 +86,10 @@ export function goProgramOf(source: string): string {
   const lines = source.split("\n");
   let start = lines.findIndex((line) => line.startsWith("func program("));
   const end = lines.findIndex((line, index) => index > start && line === "}");
-  if (start < 0 || end < 0) throw new Error("examples/go/main.go has no top-level `func program(...)` ending in a line `}`: the registry page shows that function");
+  if (start < 0 || end < 0)
+    throw new Error(
+      "examples/go/main.go has no top-level `func program(...)` ending in a line `}`: the registry page shows that function",
+    );
   while (start > 0 && lines[start - 1]!.startsWith("//")) start--;
   return lines.slice(start, end + 1).join("\n");
 }
@@ -97,8 +102,12 @@ export function goProgramOf(source: string): string {
  * @throws Error when the pom has no project `groupId` or `artifactId` after its `modelVersion`
  */
 export function javaCoordinatesOf(pom: string): string {
-  const project = /<modelVersion>[^<]*<\/modelVersion>\s*<groupId>([^<]+)<\/groupId>\s*<artifactId>([^<]+)<\/artifactId>/.exec(pom);
-  if (!project) throw new Error("sdk/java/pom.xml names no groupId and artifactId after its modelVersion: run scripts/sdk/generate-java.sh");
+  const project =
+    /<modelVersion>[^<]*<\/modelVersion>\s*<groupId>([^<]+)<\/groupId>\s*<artifactId>([^<]+)<\/artifactId>/.exec(pom);
+  if (!project)
+    throw new Error(
+      "sdk/java/pom.xml names no groupId and artifactId after its modelVersion: run scripts/sdk/generate-java.sh",
+    );
   return `${project[1]}:${project[2]}`;
 }
 
@@ -137,9 +146,11 @@ export function settingsTable(sources: Pick<PageSources, "settings" | "config" |
   const { settings, config, names, clientFlags } = sources;
   const row = (name: Settings.SettingName): string => {
     const spec: Settings.SettingSpec = settings.SETTINGS[name];
-    const defaultValue = spec.default === undefined ? "none" : `${spec.default}${spec.range?.unit ? ` ${spec.range.unit}` : ""}`;
+    const defaultValue =
+      spec.default === undefined ? "none" : `${spec.default}${spec.range?.unit ? ` ${spec.range.unit}` : ""}`;
     const flag = (clientFlags as Readonly<Record<string, string>>)[name];
-    const login = [spec.writtenByLogin ? "writes it" : "", flag ? `takes \`${flag}\`` : ""].filter(Boolean).join("; ") || "no";
+    const login =
+      [spec.writtenByLogin ? "writes it" : "", flag ? `takes \`${flag}\`` : ""].filter(Boolean).join("; ") || "no";
     return `| \`${config.CONFIG_KEYS[name]}\` | ${spec.env ? `\`${spec.env}\`` : "none"} | ${spec.secret ? "yes" : "no"} | ${defaultValue} | ${spec.provider ? "yes" : "no"} | ${login} | ${cell(settings.settingDocumentation(name))} |`;
   };
   return [
@@ -170,9 +181,13 @@ export function registryPages(sources: PageSources, root: string = ROOT): Regist
   const nodejsTarball = nodejsSdkTarball(version);
   const linuxArchive = archiveName(version, { os: "linux", arch: "x64" });
   // The archives that hold the CLI beside the plugin (Windows's holds the plugin only: release.ts archiveEntries).
-  const withCli = BUILDABLE_TARGETS.filter((target) => archiveEntries(target).includes(cli)).map((target) => `\`${archiveName(version, target)}\``);
+  const withCli = BUILDABLE_TARGETS.filter((target) => archiveEntries(target).includes(cli)).map(
+    (target) => `\`${archiveName(version, target)}\``,
+  );
   // And those that hold the policy pack's name (the same archives today; found apart, so the page follows release.ts).
-  const withAnalyzer = BUILDABLE_TARGETS.filter((target) => archiveEntries(target).includes(names.ANALYZER_EXECUTABLE)).map((target) => `\`${archiveName(version, target)}\``);
+  const withAnalyzer = BUILDABLE_TARGETS.filter((target) =>
+    archiveEntries(target).includes(names.ANALYZER_EXECUTABLE),
+  ).map((target) => `\`${archiveName(version, target)}\``);
   // `npm pack`'s name for the unscoped package.
   const npmTarball = `${npmPackage}-${version}.tgz`;
   const goTag = `${names.GO_SDK_DIR}/${names.releaseTag(version)}`;
@@ -233,7 +248,10 @@ export function registryPages(sources: PageSources, root: string = ROOT): Regist
   const secretSettings = settings.SECRET_SETTING_NAMES.map((name) => `\`${name}\``).join(", ");
 
   const installation = [
-    frontMatter(`${schema.displayName} Installation & Configuration`, `How to install the ${schema.displayName} provider, sign in to a help desk and configure the provider.`),
+    frontMatter(
+      `${schema.displayName} Installation & Configuration`,
+      `How to install the ${schema.displayName} provider, sign in to a help desk and configure the provider.`,
+    ),
     "",
     "## Installation",
     "",
@@ -251,7 +269,10 @@ export function registryPages(sources: PageSources, root: string = ROOT): Regist
     "",
     `The SDKs name the plugin, its version and its download URL (\`${schema.pluginDownloadURL}\`), so \`pulumi up\` downloads it into the plugin cache once the release is published there. Until then, check the archive against \`SHA256SUMS\` (it prints \`OK\`, or \`FAILED\` and installs nothing; \`pulumi plugin install --file\` ignores \`--checksum\`) and install it:`,
     "",
-    fenced("bash", `grep '  ${linuxArchive}$' SHA256SUMS | sha256sum -c - &&\n  pulumi plugin install resource ${names.PULUMI_PACKAGE} ${version} --file ${linuxArchive}`),
+    fenced(
+      "bash",
+      `grep '  ${linuxArchive}$' SHA256SUMS | sha256sum -c - &&\n  pulumi plugin install resource ${names.PULUMI_PACKAGE} ${version} --file ${linuxArchive}`,
+    ),
     "",
     "### Node.js (JavaScript/TypeScript)",
     "",
@@ -281,7 +302,14 @@ export function registryPages(sources: PageSources, root: string = ROOT): Regist
     "",
     `\`${cli} login\` signs a stack in to a help desk with its OAuth 2.0 authorization-code flow and writes the settings so marked below into the stack's config, the secret ones (${secretSettings}) as Pulumi secrets:`,
     "",
-    fenced("bash", `${cli} login --stack dev ${settings.LOGIN_SETTING_NAMES.filter((name) => name in clientFlags && !settings.SETTINGS[name].secret).map((name) => `${(clientFlags as Readonly<Record<string, string>>)[name]} <${name}>`).join(" ")}`),
+    fenced(
+      "bash",
+      `${cli} login --stack dev ${settings.LOGIN_SETTING_NAMES.filter(
+        (name) => name in clientFlags && !settings.SETTINGS[name].secret,
+      )
+        .map((name) => `${(clientFlags as Readonly<Record<string, string>>)[name]} <${name}>`)
+        .join(" ")}`,
+    ),
     "",
     `Give the client secret through \`${settings.SETTINGS.clientSecret.env}\` rather than a flag (flags show in process lists). The CLI is \`${cli}\` in the plugin archives above, or \`npx ${cli}\` with the npm package \`${npmPackage}\`. With \`--namespace <ns>\`, \`login\` writes the same settings as \`<ns>:*\`, for an explicit provider (\`Provider\` in the SDKs, \`${names.PROVIDER_TYPE}\` in YAML) that takes them as inputs: one program, several help desks.`,
     "",
@@ -310,7 +338,11 @@ export async function sourcesFromBuild(): Promise<PageSources> {
     settings,
     config: (await import(dist("kernel/config"))) as typeof Config,
     packageVersion: (await import(dist("kernel/package-version"))) as typeof PackageVersion,
-    clientFlags: clientFlagsOf(((await import(dist("cli/settings"))) as { CLIENT_SETTING_NAMES: typeof CLIENT_SETTING_NAMES }).CLIENT_SETTING_NAMES, settings.settingFlag),
+    clientFlags: clientFlagsOf(
+      ((await import(dist("cli/settings"))) as { CLIENT_SETTING_NAMES: typeof CLIENT_SETTING_NAMES })
+        .CLIENT_SETTING_NAMES,
+      settings.settingFlag,
+    ),
   };
 }
 

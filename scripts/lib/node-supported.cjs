@@ -17,7 +17,9 @@ var range = require(path.join(__dirname, "..", "..", "package.json")).engines.no
 
 function parse(version) {
   var parts = String(version).replace(/^v/, "").split(".");
-  return [0, 1, 2].map(function (i) { return parseInt(parts[i], 10) || 0; });
+  return [0, 1, 2].map(function (i) {
+    return parseInt(parts[i], 10) || 0;
+  });
 }
 
 function compare(a, b) {
@@ -25,18 +27,28 @@ function compare(a, b) {
   return 0;
 }
 
-var alternatives = String(range).split("||").map(function (text) {
-  var match = /^\s*(\^|>=)(\d+\.\d+\.\d+)\s*$/.exec(text);
-  if (!match) {
-    process.stderr.write("scripts/lib/node-supported.cjs: package.json engines.node \"" + range + "\" has a form it cannot read: \"" + text.trim() + "\"\n");
-    process.exit(2);
-  }
-  return { caret: match[1] === "^", floor: match[2] };
-});
+var alternatives = String(range)
+  .split("||")
+  .map(function (text) {
+    var match = /^\s*(\^|>=)(\d+\.\d+\.\d+)\s*$/.exec(text);
+    if (!match) {
+      process.stderr.write(
+        'scripts/lib/node-supported.cjs: package.json engines.node "' +
+          range +
+          '" has a form it cannot read: "' +
+          text.trim() +
+          '"\n',
+      );
+      process.exit(2);
+    }
+    return { caret: match[1] === "^", floor: match[2] };
+  });
 
 var argument = process.argv[2];
 if (argument === "--floors") {
-  alternatives.forEach(function (alternative) { process.stdout.write(alternative.floor + "\n"); });
+  alternatives.forEach(function (alternative) {
+    process.stdout.write(alternative.floor + "\n");
+  });
 } else if (argument === "--range") {
   process.stdout.write(range + "\n");
 } else {

@@ -80,7 +80,11 @@ export interface ToolRun {
  * @returns its exit code and output; it does not throw on a non-zero exit
  * @throws Error when the tool cannot be started (e.g. not on PATH)
  */
-export function runTool(command: string, args: string[], options: { cwd?: string; env?: NodeJS.ProcessEnv } = {}): Promise<ToolRun> {
+export function runTool(
+  command: string,
+  args: string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv } = {},
+): Promise<ToolRun> {
   return new Promise((resolve, reject) => {
     execFile(command, args, { ...options, maxBuffer: 64 * 1024 * 1024, encoding: "utf8" }, (error, stdout, stderr) => {
       const code = error ? (error as { code?: unknown }).code : 0;
@@ -106,7 +110,11 @@ export function tail(ran: ToolRun, lines = 25): string {
  * @param encoding `hex` or `base64`
  * @returns the file's digest
  */
-export function digestOf(file: string, algorithm: "sha1" | "sha256" | "sha512", encoding: "hex" | "base64" = "hex"): string {
+export function digestOf(
+  file: string,
+  algorithm: "sha1" | "sha256" | "sha512",
+  encoding: "hex" | "base64" = "hex",
+): string {
   return createHash(algorithm).update(readFileSync(file)).digest(encoding);
 }
 
@@ -122,6 +130,8 @@ export async function ask(url: string, target: string): Promise<{ status: number
     const response = await fetch(url, { headers: { accept: "text/html, application/xml, text/plain, */*" } });
     return { status: response.status, text: await response.text() };
   } catch (error) {
-    throw new PublishError(target, `cannot reach ${url}: ${(error as Error).cause ?? (error as Error).message}`, { cause: error });
+    throw new PublishError(target, `cannot reach ${url}: ${(error as Error).cause ?? (error as Error).message}`, {
+      cause: error,
+    });
   }
 }

@@ -29,9 +29,16 @@ export const SUMS_SIGNATURE = "SHA256SUMS.sigstore.json";
  */
 export function githubAssets(context: PublishContext): string[] {
   const names = readdirSync(context.release);
-  const archives = names.filter((name) => name.startsWith(`${PLUGIN_EXECUTABLE}-v${context.version}-`) && name.endsWith(".tar.gz")).sort();
-  if (archives.length === 0) throw new PublishError(NAME, `${context.release} holds no plugin archive of ${context.version}: run npm run release`);
-  if (!names.includes("SHA256SUMS")) throw new PublishError(NAME, `${context.release} has no SHA256SUMS: run npm run release`);
+  const archives = names
+    .filter((name) => name.startsWith(`${PLUGIN_EXECUTABLE}-v${context.version}-`) && name.endsWith(".tar.gz"))
+    .sort();
+  if (archives.length === 0)
+    throw new PublishError(
+      NAME,
+      `${context.release} holds no plugin archive of ${context.version}: run npm run release`,
+    );
+  if (!names.includes("SHA256SUMS"))
+    throw new PublishError(NAME, `${context.release} has no SHA256SUMS: run npm run release`);
   return [...archives, "SHA256SUMS", ...(names.includes(SUMS_SIGNATURE) ? [SUMS_SIGNATURE] : [])];
 }
 
@@ -43,7 +50,11 @@ function folderOf(context: PublishContext): string {
 /** Runs `gh`; throws a PublishError with its output when it fails. */
 async function gh(args: string[], what: string): Promise<string> {
   const ran = await runTool("gh", args, { env: { ...process.env, GH_PROMPT_DISABLED: "1" } });
-  if (ran.code !== 0) throw new PublishError(NAME, `${what} (gh ${args[0]} ${args[1]} exited ${ran.code}; gh needs GITHUB_TOKEN with contents: write):\n${tail(ran)}`);
+  if (ran.code !== 0)
+    throw new PublishError(
+      NAME,
+      `${what} (gh ${args[0]} ${args[1]} exited ${ran.code}; gh needs GITHUB_TOKEN with contents: write):\n${tail(ran)}`,
+    );
   return ran.stdout;
 }
 
@@ -58,16 +69,28 @@ export const githubTarget: Target = {
         const there = join(folder, name);
         if (!existsSync(there)) return { what: name, state: "missing" as const };
         if (digestOf(there, "sha256") !== digestOf(join(context.release, name), "sha256")) {
-          throw new PublishError(NAME, `${folder} already holds ${name} with other bytes: a released asset never changes; release a new version`);
+          throw new PublishError(
+            NAME,
+            `${folder} already holds ${name} with other bytes: a released asset never changes; release a new version`,
+          );
         }
         return { what: name, state: "present" as const };
       });
       return { where: folder, items };
     }
-    const viewed = await runTool("gh", ["release", "view", tag, "--json", "assets", "--jq", ".assets[].name"], { env: { ...process.env, GH_PROMPT_DISABLED: "1" } });
-    if (viewed.code !== 0 && !/release not found/i.test(viewed.stderr)) throw new PublishError(NAME, `gh release view ${tag} failed (gh needs GITHUB_TOKEN):\n${tail(viewed)}`);
+    const viewed = await runTool("gh", ["release", "view", tag, "--json", "assets", "--jq", ".assets[].name"], {
+      env: { ...process.env, GH_PROMPT_DISABLED: "1" },
+    });
+    if (viewed.code !== 0 && !/release not found/i.test(viewed.stderr))
+      throw new PublishError(NAME, `gh release view ${tag} failed (gh needs GITHUB_TOKEN):\n${tail(viewed)}`);
     const held = new Set(viewed.code === 0 ? viewed.stdout.split("\n").filter(Boolean) : []);
-    return { where: `the GitHub release ${tag}`, items: assets.map((name) => ({ what: name, state: held.has(name) ? ("present" as const) : ("missing" as const) })) };
+    return {
+      where: `the GitHub release ${tag}`,
+      items: assets.map((name) => ({
+        what: name,
+        state: held.has(name) ? ("present" as const) : ("missing" as const),
+      })),
+    };
   },
   async send(context, missing) {
     const tag = releaseTag(context.version);
@@ -81,9 +104,28 @@ export const githubTarget: Target = {
       }
       return;
     }
-    const exists = (await runTool("gh", ["release", "view", tag, "--json", "tagName"], { env: { ...process.env, GH_PROMPT_DISABLED: "1" } })).code === 0;
+    const exists =
+      (
+        await runTool("gh", ["release", "view", tag, "--json", "tagName"], {
+          env: { ...process.env, GH_PROMPT_DISABLED: "1" },
+        })
+      ).code === 0;
     const files = missing.map((name) => join(context.release, name));
-    if (!exists) await gh(["release", "create", tag, "--verify-tag", "--title", tag, "--notes", `pulumi-helpdesk ${context.version}: see CHANGELOG.md`, ...files], `creating the GitHub release ${tag} was refused`);
+    if (!exists)
+      await gh(
+        [
+          "release",
+          "create",
+          tag,
+          "--verify-tag",
+          "--title",
+          tag,
+          "--notes",
+          `pulumi-helpdesk ${context.version}: see CHANGELOG.md`,
+          ...files,
+        ],
+        `creating the GitHub release ${tag} was refused`,
+      );
     else await gh(["release", "upload", tag, ...files], `uploading to the GitHub release ${tag} was refused`);
   },
 };

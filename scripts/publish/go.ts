@@ -42,12 +42,22 @@ async function goproxy(context: PublishContext, folder: string, check: boolean) 
       env: { ...process.env, GOWORK: "off", GOTOOLCHAIN: "local", GOFLAGS: "-mod=readonly" },
     });
     if (built.code !== 0) throw new PublishError(NAME, `building scripts/publish/goproxy failed:\n${tail(built)}`);
-    ran = await runTool(join(bin, "goproxy"), [...(check ? ["-check"] : []), folder, goModulePath(), `v${context.version}`, context.root, "HEAD", GO_SDK_DIR]);
+    ran = await runTool(join(bin, "goproxy"), [
+      ...(check ? ["-check"] : []),
+      folder,
+      goModulePath(),
+      `v${context.version}`,
+      context.root,
+      "HEAD",
+      GO_SDK_DIR,
+    ]);
   } finally {
     rmSync(bin, { recursive: true, force: true });
   }
-  if (ran.code === 3) throw new PublishError(NAME, `${folder} refused ${goModulePath()}@v${context.version}: ${ran.stderr.trim()}`);
-  if (ran.code !== 0) throw new PublishError(NAME, `writing ${goModulePath()}@v${context.version} into ${folder} failed:\n${tail(ran)}`);
+  if (ran.code === 3)
+    throw new PublishError(NAME, `${folder} refused ${goModulePath()}@v${context.version}: ${ran.stderr.trim()}`);
+  if (ran.code !== 0)
+    throw new PublishError(NAME, `writing ${goModulePath()}@v${context.version} into ${folder} failed:\n${tail(ran)}`);
   return ran.stdout.trim();
 }
 
@@ -55,7 +65,11 @@ export const goTarget: Target = {
   name: NAME,
   async survey(context) {
     const changed = await git(context, ["status", "--porcelain", "--", GO_SDK_DIR]);
-    if (changed) throw new PublishError(NAME, `${GO_SDK_DIR} has changes not committed (the module is the commit's files):\n${changed}`);
+    if (changed)
+      throw new PublishError(
+        NAME,
+        `${GO_SDK_DIR} has changes not committed (the module is the commit's files):\n${changed}`,
+      );
     const what = `${goModulePath()}@v${context.version}`;
     if (context.goProxy) {
       const state = await goproxy(context, context.goProxy, true);
@@ -65,8 +79,15 @@ export const goTarget: Target = {
     const remote = await git(context, ["ls-remote", "--tags", "origin", `refs/tags/${tag}`]);
     const head = await git(context, ["rev-parse", "HEAD"]);
     const at = remote.split(/\s+/)[0];
-    if (at && at !== head) throw new PublishError(NAME, `origin has the tag ${tag} at ${at}, not at HEAD ${head}: a published Go version never moves; release a new version`);
-    return { where: `the tag ${tag} on ${await git(context, ["remote", "get-url", "origin"])}`, items: [{ what, state: at ? "present" : "missing" }] };
+    if (at && at !== head)
+      throw new PublishError(
+        NAME,
+        `origin has the tag ${tag} at ${at}, not at HEAD ${head}: a published Go version never moves; release a new version`,
+      );
+    return {
+      where: `the tag ${tag} on ${await git(context, ["remote", "get-url", "origin"])}`,
+      items: [{ what, state: at ? "present" : "missing" }],
+    };
   },
   async send(context) {
     if (context.goProxy) {

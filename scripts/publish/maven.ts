@@ -33,9 +33,15 @@ function mavenArgs(): string[] {
  * @throws PublishError when it names none
  */
 function deploymentRepository(): { id: string; url: string } {
-  const value = mavenArgs().find((arg) => arg.startsWith("-DaltDeploymentRepository="))?.slice("-DaltDeploymentRepository=".length);
+  const value = mavenArgs()
+    .find((arg) => arg.startsWith("-DaltDeploymentRepository="))
+    ?.slice("-DaltDeploymentRepository=".length);
   const match = value ? /^([^:]+)::(?:default::)?(.+)$/.exec(value) : null;
-  if (!match) throw new PublishError(NAME, `no deployment repository: set MAVEN_ARGS to -DaltDeploymentRepository=<id>::<url> (its credentials: the <server> <id> in Maven's settings.xml)`);
+  if (!match)
+    throw new PublishError(
+      NAME,
+      `no deployment repository: set MAVEN_ARGS to -DaltDeploymentRepository=<id>::<url> (its credentials: the <server> <id> in Maven's settings.xml)`,
+    );
   return { id: match[1]!, url: match[2]!.replace(/\/?$/, "/") };
 }
 
@@ -44,7 +50,11 @@ function coordinates(pom: string): { group: string; artifact: string; version: s
   const head = pom.slice(0, pom.indexOf("<dependencies>"));
   const element = (name: string) => new RegExp(`<${name}>([^<]+)</${name}>`).exec(head)?.[1];
   const [group, artifact, version] = [element("groupId"), element("artifactId"), element("version")];
-  if (!group || !artifact || !version) throw new PublishError(NAME, "sdk/java/pom.xml has no groupId, artifactId or version: run scripts/sdk/generate-java.sh");
+  if (!group || !artifact || !version)
+    throw new PublishError(
+      NAME,
+      "sdk/java/pom.xml has no groupId, artifactId or version: run scripts/sdk/generate-java.sh",
+    );
   return { group, artifact, version };
 }
 
@@ -52,13 +62,23 @@ export const mavenTarget: Target = {
   name: NAME,
   async survey(context) {
     const pomFile = join(context.root, "sdk", "java", "pom.xml");
-    if (!existsSync(pomFile)) throw new PublishError(NAME, "there is no sdk/java/pom.xml: run scripts/sdk/generate-java.sh");
+    if (!existsSync(pomFile))
+      throw new PublishError(NAME, "there is no sdk/java/pom.xml: run scripts/sdk/generate-java.sh");
     const pom = readFileSync(pomFile, "utf8");
     const { group, artifact, version } = coordinates(pom);
-    if (version !== context.version) throw new PublishError(NAME, `sdk/java is version ${version}, the release ${context.version}: run scripts/sdk/generate-java.sh`);
+    if (version !== context.version)
+      throw new PublishError(
+        NAME,
+        `sdk/java is version ${version}, the release ${context.version}: run scripts/sdk/generate-java.sh`,
+      );
     const lacking = CENTRAL_POM_ELEMENTS.filter((name) => !new RegExp(`<${name}>`).test(pom));
-    for (const plugin of ["maven-source-plugin", "maven-javadoc-plugin"]) if (!pom.includes(`<artifactId>${plugin}</artifactId>`)) lacking.push(plugin as never);
-    if (lacking.length > 0) throw new PublishError(NAME, `sdk/java/pom.xml lacks what Maven Central requires: ${lacking.join(", ")} (scripts/sdk/generate-java.sh writes it)`);
+    for (const plugin of ["maven-source-plugin", "maven-javadoc-plugin"])
+      if (!pom.includes(`<artifactId>${plugin}</artifactId>`)) lacking.push(plugin as never);
+    if (lacking.length > 0)
+      throw new PublishError(
+        NAME,
+        `sdk/java/pom.xml lacks what Maven Central requires: ${lacking.join(", ")} (scripts/sdk/generate-java.sh writes it)`,
+      );
     const repository = deploymentRepository();
     const sha1Url = `${repository.url}${group.replace(/\./g, "/")}/${artifact}/${version}/${artifact}-${version}.pom.sha1`;
     let held = "";
@@ -67,11 +87,15 @@ export const mavenTarget: Target = {
       held = existsSync(file) ? readFileSync(file, "utf8") : "";
     } else {
       const asked = await ask(sha1Url, NAME);
-      if (asked.status !== 200 && asked.status !== 404) throw new PublishError(NAME, `${sha1Url} answered ${asked.status}`);
+      if (asked.status !== 200 && asked.status !== 404)
+        throw new PublishError(NAME, `${sha1Url} answered ${asked.status}`);
       held = asked.status === 200 ? asked.text : "";
     }
     const what = `${group}:${artifact}:${version}`;
-    return { where: repository.url, items: [{ what, state: held.trim().split(/\s/)[0] === digestOf(pomFile, "sha1") ? "present" : "missing" }] };
+    return {
+      where: repository.url,
+      items: [{ what, state: held.trim().split(/\s/)[0] === digestOf(pomFile, "sha1") ? "present" : "missing" }],
+    };
   },
   async send(context) {
     const repository = deploymentRepository();
@@ -81,7 +105,10 @@ export const mavenTarget: Target = {
       cpSync(sdk, copy, { recursive: true, filter: (path) => !path.startsWith(join(sdk, "target")) });
       const ran = await runTool("mvn", ["-B", "--strict-checksums", "deploy", ...mavenArgs()], { cwd: copy });
       if (ran.code !== 0) {
-        throw new PublishError(NAME, `${repository.url} refused the Java SDK (mvn deploy exited ${ran.code}; a repository never replaces a release, and needs the credentials of the <server> ${repository.id} in settings.xml):\n${tail(ran, 40)}`);
+        throw new PublishError(
+          NAME,
+          `${repository.url} refused the Java SDK (mvn deploy exited ${ran.code}; a repository never replaces a release, and needs the credentials of the <server> ${repository.id} in settings.xml):\n${tail(ran, 40)}`,
+        );
       }
     } finally {
       rmSync(copy, { recursive: true, force: true });

@@ -40,14 +40,24 @@ function tarballs(context: PublishContext): Tarball[] {
     .filter((name) => name.endsWith(".tgz"))
     .map((name) => {
       const file = join(context.release, name);
-      const pkg = JSON.parse(execFileSync("tar", ["-xOzf", file, "package/package.json"], { encoding: "utf8" })) as { name: string; version: string };
+      const pkg = JSON.parse(execFileSync("tar", ["-xOzf", file, "package/package.json"], { encoding: "utf8" })) as {
+        name: string;
+        version: string;
+      };
       return { file, name: pkg.name, version: pkg.version };
     });
   if (found.length !== 2) {
-    throw new PublishError(NAME, `${context.release} holds ${found.length} npm tarballs (${found.map((t) => t.file).join(", ") || "none"}); the release has two, the package and the TypeScript SDK: run npm run release`);
+    throw new PublishError(
+      NAME,
+      `${context.release} holds ${found.length} npm tarballs (${found.map((t) => t.file).join(", ") || "none"}); the release has two, the package and the TypeScript SDK: run npm run release`,
+    );
   }
   for (const tarball of found) {
-    if (tarball.version !== context.version) throw new PublishError(NAME, `${tarball.file} is ${tarball.name}@${tarball.version}, not the release's ${context.version}: run npm run release`);
+    if (tarball.version !== context.version)
+      throw new PublishError(
+        NAME,
+        `${tarball.file} is ${tarball.name}@${tarball.version}, not the release's ${context.version}: run npm run release`,
+      );
   }
   return found;
 }
@@ -83,14 +93,23 @@ export const npmTarget: Target = {
       const items = [];
       for (const tarball of found) {
         const what = `${tarball.name}@${tarball.version}`;
-        const viewed = await runTool("npm", ["view", what, "dist.integrity", "--json"], { cwd: folder.cwd, env: npmEnv() });
+        const viewed = await runTool("npm", ["view", what, "dist.integrity", "--json"], {
+          cwd: folder.cwd,
+          env: npmEnv(),
+        });
         const held = viewed.code === 0 ? viewed.stdout.trim() : "";
         if (viewed.code !== 0 && !/E404/.test(viewed.stdout + viewed.stderr)) {
           throw new PublishError(NAME, `npm view ${what} at ${folder.registry} failed:\n${tail(viewed)}`);
         }
         // `npm view` prints nothing (exit 0) for a package that exists without this version.
         const integrity = held ? (JSON.parse(held) as string) : "";
-        items.push({ what, state: integrity === `sha512-${digestOf(tarball.file, "sha512", "base64")}` ? ("present" as const) : ("missing" as const) });
+        items.push({
+          what,
+          state:
+            integrity === `sha512-${digestOf(tarball.file, "sha512", "base64")}`
+              ? ("present" as const)
+              : ("missing" as const),
+        });
       }
       return { where: folder.registry, items };
     } finally {
@@ -101,10 +120,18 @@ export const npmTarget: Target = {
     const folder = await npmFolder();
     try {
       for (const tarball of tarballs(context).filter((t) => missing.includes(`${t.name}@${t.version}`))) {
-        const args = ["publish", tarball.file, "--ignore-scripts", ...(tarball.name.startsWith("@") ? ["--access", "public"] : [])];
+        const args = [
+          "publish",
+          tarball.file,
+          "--ignore-scripts",
+          ...(tarball.name.startsWith("@") ? ["--access", "public"] : []),
+        ];
         const ran = await runTool("npm", args, { cwd: folder.cwd, env: npmEnv() });
         if (ran.code !== 0) {
-          throw new PublishError(NAME, `${folder.registry} refused ${tarball.name}@${tarball.version} (npm publish exited ${ran.code}; a registry never replaces a published version, and needs a token: NODE_AUTH_TOKEN or npm login):\n${tail(ran)}`);
+          throw new PublishError(
+            NAME,
+            `${folder.registry} refused ${tarball.name}@${tarball.version} (npm publish exited ${ran.code}; a registry never replaces a published version, and needs a token: NODE_AUTH_TOKEN or npm login):\n${tail(ran)}`,
+          );
         }
       }
     } finally {

@@ -62,9 +62,12 @@ function checkSums(release: string): void {
     try {
       actual = digestOf(join(release, name), "sha256");
     } catch (error) {
-      throw new PublishError("release", `${release}/${name}, listed in SHA256SUMS, is missing: run npm run release`, { cause: error });
+      throw new PublishError("release", `${release}/${name}, listed in SHA256SUMS, is missing: run npm run release`, {
+        cause: error,
+      });
     }
-    if (actual !== sum) throw new PublishError("release", `${release}/${name} does not match SHA256SUMS: run npm run release`);
+    if (actual !== sum)
+      throw new PublishError("release", `${release}/${name} does not match SHA256SUMS: run npm run release`);
   }
 }
 
@@ -74,10 +77,13 @@ function checkSums(release: string): void {
  * @returns per target, what was published and what was present
  * @throws PublishError naming the target on a refusal or a missing requirement; Error on an unknown `--only` name
  */
-export async function publish(options: PublishOptions): Promise<Array<{ target: string; published: string[]; present: string[] }>> {
+export async function publish(
+  options: PublishOptions,
+): Promise<Array<{ target: string; published: string[]; present: string[] }>> {
   const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
   const unknown = (options.only ?? []).filter((name) => !TARGETS.some((target) => target.name === name));
-  if (unknown.length > 0) throw new Error(`unknown target ${unknown.join(", ")} (allowed: ${TARGETS.map((t) => t.name).join(", ")})`);
+  if (unknown.length > 0)
+    throw new Error(`unknown target ${unknown.join(", ")} (allowed: ${TARGETS.map((t) => t.name).join(", ")})`);
   const chosen = TARGETS.filter((target) => !options.only || options.only.includes(target.name));
   const release = resolve(options.release);
   checkSums(release);
@@ -119,7 +125,12 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     return value;
   };
   try {
-    const stray = args.filter((arg, at) => arg.startsWith("--") && !known.has(arg) && !(at > 0 && known.has(args[at - 1]!) && args[at - 1] !== "--dry-run"));
+    const stray = args.filter(
+      (arg, at) =>
+        arg.startsWith("--") &&
+        !known.has(arg) &&
+        !(at > 0 && known.has(args[at - 1]!) && args[at - 1] !== "--dry-run"),
+    );
     if (stray.length > 0) throw new Error(`unknown option ${stray.join(" ")} (allowed: ${[...known].join(", ")})`);
     const only = flagValue("--only")?.split(",").filter(Boolean);
     const goProxy = flagValue("--go-proxy");

@@ -40,7 +40,11 @@ function simpleIndex(): string | undefined {
 
 /** Runs twine from the publishing virtualenv. */
 async function twine(args: string[]) {
-  const python = pinnedVenvPython("python-publish-venv", REQUIREMENTS, "npm run publish uploads the Python SDK with twine");
+  const python = pinnedVenvPython(
+    "python-publish-venv",
+    REQUIREMENTS,
+    "npm run publish uploads the Python SDK with twine",
+  );
   return runTool(python, ["-m", "twine", ...args]);
 }
 
@@ -49,28 +53,49 @@ export const pypiTarget: Target = {
   async survey(context) {
     const paths = files(context).map((name) => join(context.release, name));
     const checked = await twine(["check", "--strict", ...paths]);
-    if (checked.code !== 0) throw new PublishError(NAME, `twine check found what PyPI would refuse in the release's Python SDK:\n${tail(checked)}`);
+    if (checked.code !== 0)
+      throw new PublishError(
+        NAME,
+        `twine check found what PyPI would refuse in the release's Python SDK:\n${tail(checked)}`,
+      );
     const index = simpleIndex();
     let page = "";
     if (index) {
       // PEP 503: the project's page at its normalized name.
-      const project = pythonArtefactNames(context.version).sdist.replace(/-[^-]+\.tar\.gz$/, "").replace(/[-_.]+/g, "-").toLowerCase();
+      const project = pythonArtefactNames(context.version)
+        .sdist.replace(/-[^-]+\.tar\.gz$/, "")
+        .replace(/[-_.]+/g, "-")
+        .toLowerCase();
       const asked = await ask(`${index}${project}/`, NAME);
-      if (asked.status !== 200 && asked.status !== 404) throw new PublishError(NAME, `${index}${project}/ answered ${asked.status}`);
+      if (asked.status !== 200 && asked.status !== 404)
+        throw new PublishError(NAME, `${index}${project}/ answered ${asked.status}`);
       page = asked.status === 200 ? asked.text : "";
     }
     const items = files(context).map((name) => {
       const listed = new RegExp(`href="[^"]*/${name.replace(/[.+]/g, "\\$&")}#sha256=([0-9a-f]{64})"`).exec(page)?.[1];
-      return { what: name, state: listed === digestOf(join(context.release, name), "sha256") ? ("present" as const) : ("missing" as const) };
+      return {
+        what: name,
+        state: listed === digestOf(join(context.release, name), "sha256") ? ("present" as const) : ("missing" as const),
+      };
     });
     return { where: repository(), items };
   },
   async send(context, missing) {
     // --verbose: twine then prints the index's answer, which says why it refused (it hides the password).
-    const args = ["upload", "--non-interactive", "--disable-progress-bar", "--verbose", ...(simpleIndex() ? [] : ["--skip-existing"]), ...missing.map((name) => join(context.release, name))];
+    const args = [
+      "upload",
+      "--non-interactive",
+      "--disable-progress-bar",
+      "--verbose",
+      ...(simpleIndex() ? [] : ["--skip-existing"]),
+      ...missing.map((name) => join(context.release, name)),
+    ];
     const ran = await twine(args);
     if (ran.code !== 0) {
-      throw new PublishError(NAME, `${repository()} refused ${missing.join(" and ")} (twine upload exited ${ran.code}; an index never replaces a file, and needs TWINE_USERNAME and TWINE_PASSWORD or trusted publishing):\n${tail(ran, 40)}`);
+      throw new PublishError(
+        NAME,
+        `${repository()} refused ${missing.join(" and ")} (twine upload exited ${ran.code}; an index never replaces a file, and needs TWINE_USERNAME and TWINE_PASSWORD or trusted publishing):\n${tail(ran, 40)}`,
+      );
     }
   },
 };

@@ -33,7 +33,26 @@
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, closeSync, copyFileSync, existsSync, fstatSync, ftruncateSync, mkdirSync, mkdtempSync, openSync, readdirSync, readFileSync, readSync, renameSync, rmSync, statSync, utimesSync, writeFileSync, writeSync } from "node:fs";
+import {
+  chmodSync,
+  closeSync,
+  copyFileSync,
+  existsSync,
+  fstatSync,
+  ftruncateSync,
+  mkdirSync,
+  mkdtempSync,
+  openSync,
+  readdirSync,
+  readFileSync,
+  readSync,
+  renameSync,
+  rmSync,
+  statSync,
+  utimesSync,
+  writeFileSync,
+  writeSync,
+} from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -139,7 +158,9 @@ const CLI_FROM_ASSET: esbuild.Plugin = {
   name: "cli-from-asset",
   setup(build) {
     build.onResolve({ filter: /^\.\/pulumi-helpdesk\.js$/ }, (args) =>
-      resolve(args.importer) === join(ROOT, "bin/release.ts") ? { path: join(ROOT, "scripts/release/sea-cli.ts") } : undefined,
+      resolve(args.importer) === join(ROOT, "bin/release.ts")
+        ? { path: join(ROOT, "scripts/release/sea-cli.ts") }
+        : undefined,
     );
   },
 };
@@ -159,10 +180,14 @@ export async function bundle(dir: string): Promise<Bundles> {
     esbuild.build(bundleOptions(`bin/${CLI_EXECUTABLE}.ts`, join(dir, CLI_ASSET))),
   ]);
   const warnings = results.flatMap((result) => result.warnings);
-  const unexpected = warnings.filter((warning) => !EXPECTED_WARNINGS.some(([id, file]) => warning.id === id && warning.location?.file === file));
+  const unexpected = warnings.filter(
+    (warning) => !EXPECTED_WARNINGS.some(([id, file]) => warning.id === id && warning.location?.file === file),
+  );
   if (unexpected.length > 0) {
     const text = await esbuild.formatMessages(unexpected, { kind: "warning" });
-    throw new Error(`the bundle has warnings no one has checked (see scripts/release/executable.ts EXPECTED_WARNINGS):\n${text.join("\n")}`);
+    throw new Error(
+      `the bundle has warnings no one has checked (see scripts/release/executable.ts EXPECTED_WARNINGS):\n${text.join("\n")}`,
+    );
   }
   return { main: readFileSync(join(dir, "bundle.cjs")), cli: readFileSync(join(dir, CLI_ASSET)) };
 }
@@ -207,7 +232,10 @@ export function checkNodeBinary(target: Target, version: string, file: string): 
     .filter((line) => !line.startsWith("#"))
     .map((line) => line.trim().split(/\s+/))
     .find(([, name]) => name === key)?.[0];
-  if (!pinned) throw new Error(`no SHA-256 is pinned for ${key} in ${NODE_BINARY_PINS}: pin the binary of the Node.js the release is built with`);
+  if (!pinned)
+    throw new Error(
+      `no SHA-256 is pinned for ${key} in ${NODE_BINARY_PINS}: pin the binary of the Node.js the release is built with`,
+    );
   const actual = createHash("sha256").update(readFileSync(file)).digest("hex");
   if (actual !== pinned) {
     throw new Error(
@@ -234,17 +262,25 @@ export interface NodeBinary {
  */
 export function nodeBinaryFor(target: Target): NodeBinary {
   const version = process.versions.node;
-  if (target.os === process.platform && target.arch === process.arch) return { path: process.execPath, sha256: checkNodeBinary(target, version, process.execPath) };
+  if (target.os === process.platform && target.arch === process.arch)
+    return { path: process.execPath, sha256: checkNodeBinary(target, version, process.execPath) };
   const home = join(cacheDir(), `node-v${version}-${target.os}-${target.arch}`);
   const binary = join(home, nodeBinaryIn(target));
   if (existsSync(binary)) return { path: binary, sha256: checkNodeBinary(target, version, binary) };
   const tmp = mkdtempSync(join(tmpdir(), "helpdesk-node-"));
   let sha256: string;
   try {
-    const tarball = execFileSync("npm", ["pack", "--silent", nodePackage(target, version)], { cwd: tmp, encoding: "utf8" }).trim().split("\n").pop()!;
+    const tarball = execFileSync("npm", ["pack", "--silent", nodePackage(target, version)], {
+      cwd: tmp,
+      encoding: "utf8",
+    })
+      .trim()
+      .split("\n")
+      .pop()!;
     mkdirSync(`${home}.partial`, { recursive: true });
     execFileSync("tar", ["-xzf", join(tmp, tarball), "-C", `${home}.partial`, "--strip-components=1"]);
-    if (!existsSync(join(`${home}.partial`, nodeBinaryIn(target)))) throw new Error(`${nodePackage(target, version)} has no ${nodeBinaryIn(target)}`);
+    if (!existsSync(join(`${home}.partial`, nodeBinaryIn(target))))
+      throw new Error(`${nodePackage(target, version)} has no ${nodeBinaryIn(target)}`);
     sha256 = checkNodeBinary(target, version, join(`${home}.partial`, nodeBinaryIn(target)));
     renameSync(`${home}.partial`, home);
   } finally {
@@ -266,8 +302,13 @@ const CACHE_KEEPS = 4;
 function pruneCache(dir: string): void {
   const entries = readdirSync(dir, { withFileTypes: true })
     .filter((entry) => entry.isDirectory())
-    .map((entry) => ({ path: join(dir, entry.name), building: entry.name.startsWith("building-"), mtime: statSync(join(dir, entry.name)).mtimeMs }));
-  for (const stale of entries.filter((entry) => entry.building && entry.mtime < Date.now() - 3_600_000)) rmSync(stale.path, { recursive: true, force: true });
+    .map((entry) => ({
+      path: join(dir, entry.name),
+      building: entry.name.startsWith("building-"),
+      mtime: statSync(join(dir, entry.name)).mtimeMs,
+    }));
+  for (const stale of entries.filter((entry) => entry.building && entry.mtime < Date.now() - 3_600_000))
+    rmSync(stale.path, { recursive: true, force: true });
   const built = entries.filter((entry) => !entry.building).sort((a, b) => b.mtime - a.mtime);
   for (const old of built.slice(CACHE_KEEPS)) rmSync(old.path, { recursive: true, force: true });
 }
@@ -278,7 +319,9 @@ function run(command: string, args: string[], cwd: string): void {
     execFileSync(command, args, { cwd, stdio: "pipe" });
   } catch (error) {
     const failed = error as { stdout?: Buffer; stderr?: Buffer; message: string };
-    throw new Error(`${command} ${args.join(" ")} failed: ${failed.message}\n${failed.stdout?.toString() ?? ""}${failed.stderr?.toString() ?? ""}`);
+    throw new Error(
+      `${command} ${args.join(" ")} failed: ${failed.message}\n${failed.stdout?.toString() ?? ""}${failed.stderr?.toString() ?? ""}`,
+    );
   }
 }
 
@@ -314,7 +357,12 @@ export function removePeSignature(file: string): boolean {
     const head = Buffer.alloc(4096);
     readSync(fd, head, 0, head.length, 0);
     const pe = head.readUInt32LE(0x3c);
-    if (head.toString("latin1", 0, 2) !== "MZ" || pe + 24 + 152 > head.length || head.toString("latin1", pe, pe + 4) !== "PE\0\0" || head.readUInt16LE(pe + 24) !== 0x20b) {
+    if (
+      head.toString("latin1", 0, 2) !== "MZ" ||
+      pe + 24 + 152 > head.length ||
+      head.toString("latin1", pe, pe + 4) !== "PE\0\0" ||
+      head.readUInt16LE(pe + 24) !== 0x20b
+    ) {
       throw new Error(`${file} is not a 64-bit PE file`);
     }
     // Optional header (PE32+) at pe + 24; its data directories begin at +112, 8 bytes each; entry 4 is the security
@@ -323,7 +371,8 @@ export function removePeSignature(file: string): boolean {
     const offset = head.readUInt32LE(entry);
     const size = head.readUInt32LE(entry + 4);
     if (size === 0) return false;
-    if (offset + size !== fstatSync(fd).size) throw new Error(`${file}: its certificate table is not at the end of the file`);
+    if (offset + size !== fstatSync(fd).size)
+      throw new Error(`${file}: its certificate table is not at the end of the file`);
     writeSync(fd, Buffer.alloc(8), 0, 8, entry);
     ftruncateSync(fd, offset);
     return true;
@@ -354,7 +403,9 @@ export interface BuiltExecutable {
  * @returns where it is and how it was made
  * @throws Error when bundling, writing the blob, fetching Node.js or injecting fails
  */
-export async function buildExecutable(target: Target = { os: process.platform as Target["os"], arch: process.arch as Target["arch"] }): Promise<BuiltExecutable> {
+export async function buildExecutable(
+  target: Target = { os: process.platform as Target["os"], arch: process.arch as Target["arch"] },
+): Promise<BuiltExecutable> {
   if (!BUILDABLE_TARGETS.some((buildable) => buildable.os === target.os && buildable.arch === target.arch)) {
     throw new Error(`cannot build for ${target.os}-${target.arch} here: see the README's release section`);
   }
@@ -407,7 +458,11 @@ export async function buildExecutable(target: Target = { os: process.platform as
     // nothing. Its signature goes instead, before postject moves things (see removePeSignature).
     const stripped = target.os === "linux" && tryStrip(exe);
     if (target.os === "win32") removePeSignature(exe);
-    run(process.execPath, [join(ROOT, "node_modules/postject/dist/cli.js"), exe, "NODE_SEA_BLOB", "sea.blob", "--sentinel-fuse", SEA_FUSE], work);
+    run(
+      process.execPath,
+      [join(ROOT, "node_modules/postject/dist/cli.js"), exe, "NODE_SEA_BLOB", "sea.blob", "--sentinel-fuse", SEA_FUSE],
+      work,
+    );
     mkdirSync(dir, { recursive: true });
     renameSync(exe, path);
     writeFileSync(meta, `${JSON.stringify({ target, version, node: process.versions.node, codeCache, stripped })}\n`);
@@ -420,7 +475,10 @@ export async function buildExecutable(target: Target = { os: process.platform as
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const wanted = process.argv.indexOf("--target");
-  const [os, arch] = (wanted > 0 ? process.argv[wanted + 1]! : `${process.platform}-${process.arch}`).split("-") as [Target["os"], Target["arch"]];
+  const [os, arch] = (wanted > 0 ? process.argv[wanted + 1]! : `${process.platform}-${process.arch}`).split("-") as [
+    Target["os"],
+    Target["arch"],
+  ];
   const built = await buildExecutable({ os, arch });
   process.stdout.write(`${built.path}\n`);
 }

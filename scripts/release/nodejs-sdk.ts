@@ -57,7 +57,9 @@ export function stageNodejsSdk(dir: string): void {
   if (!existsSync(compiledPackage)) throw new Error(`${COMPILED} is missing: run npm run build`);
   const compiled = JSON.parse(readFileSync(compiledPackage, "utf8")) as { version: string };
   if (compiled.version !== sdk.version) {
-    throw new Error(`${COMPILED} holds ${sdk.name} ${compiled.version}, sdk/nodejs is ${sdk.version}: run npm run build`);
+    throw new Error(
+      `${COMPILED} holds ${sdk.name} ${compiled.version}, sdk/nodejs is ${sdk.version}: run npm run build`,
+    );
   }
   cpSync(COMPILED, dir, { recursive: true, filter: (source) => source !== compiledPackage });
   for (const file of ["package.json", "README.md"]) cpSync(join(GENERATED, file), join(dir, file));
@@ -75,7 +77,11 @@ export function packNodejsSdk(out: string): string {
   const staging = mkdtempSync(join(out, ".staging-nodejs-"));
   try {
     stageNodejsSdk(staging);
-    const packed = execFileSync("npm", ["pack", "--silent", "--pack-destination", out], { cwd: staging, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+    const packed = execFileSync("npm", ["pack", "--silent", "--pack-destination", out], {
+      cwd: staging,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     return packed.trim().split("\n").pop()!;
   } finally {
     rmSync(staging, { recursive: true, force: true });

@@ -44,7 +44,10 @@ function run(command: string, args: string[], options: { cwd?: string; env?: Nod
     return execFileSync(command, args, { ...options, encoding: "utf8", stdio: ["ignore", "pipe", "pipe"] });
   } catch (error) {
     const failed = error as { stdout?: string; stderr?: string; message: string };
-    throw new Error(`${command} ${args.join(" ")} failed: ${failed.message}\n${failed.stdout ?? ""}${failed.stderr ?? ""}`, { cause: error });
+    throw new Error(
+      `${command} ${args.join(" ")} failed: ${failed.message}\n${failed.stdout ?? ""}${failed.stderr ?? ""}`,
+      { cause: error },
+    );
   }
 }
 
@@ -79,7 +82,9 @@ export function pinnedVenvPython(name: string, requirements: string, purpose: st
     throw new Error(`no ${python}: ${purpose} with Python >= 3.11 (set HELPDESK_PYTHON to another)`, { cause: error });
   }
   if (run(python, ["-c", "import sys; print(int(sys.version_info >= (3, 11)))"]).trim() !== "1") {
-    throw new Error(`${python} is ${described.split("\n")[1]}; ${purpose} with Python >= 3.11 (set HELPDESK_PYTHON to another)`);
+    throw new Error(
+      `${python} is ${described.split("\n")[1]}; ${purpose} with Python >= 3.11 (set HELPDESK_PYTHON to another)`,
+    );
   }
   const venv = join(cacheDir(), name);
   const stamp = createHash("sha256").update(readFileSync(requirements)).update(described).digest("hex");
@@ -92,7 +97,18 @@ export function pinnedVenvPython(name: string, requirements: string, purpose: st
   rmSync(making, { recursive: true, force: true });
   try {
     run(python, ["-m", "venv", making]);
-    run(join(making, "bin", "python"), ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-input", "--require-hashes", "--only-binary=:all:", "-r", requirements]);
+    run(join(making, "bin", "python"), [
+      "-m",
+      "pip",
+      "install",
+      "--quiet",
+      "--disable-pip-version-check",
+      "--no-input",
+      "--require-hashes",
+      "--only-binary=:all:",
+      "-r",
+      requirements,
+    ]);
     writeFileSync(join(making, ".requirements-hash"), stamp);
     rmSync(venv, { recursive: true, force: true });
     renameSync(making, venv);
@@ -112,13 +128,23 @@ function checkGenerated(version: string): void {
   const sdk = join(ROOT, "sdk", "python");
   const cure = "run `npm run build`, then scripts/sdk/python.sh to regenerate it";
   if (!existsSync(join(sdk, "pyproject.toml"))) throw new Error(`there is no generated Python SDK in ${sdk}: ${cure}`);
-  const plugin = JSON.parse(readFileSync(join(sdk, PYTHON_PACKAGE, "pulumi-plugin.json"), "utf8")) as { version?: string; server?: string };
-  const schema = JSON.parse(readFileSync(join(ROOT, "dist", "schema.json"), "utf8")) as { version?: string; pluginDownloadURL?: string };
+  const plugin = JSON.parse(readFileSync(join(sdk, PYTHON_PACKAGE, "pulumi-plugin.json"), "utf8")) as {
+    version?: string;
+    server?: string;
+  };
+  const schema = JSON.parse(readFileSync(join(ROOT, "dist", "schema.json"), "utf8")) as {
+    version?: string;
+    pluginDownloadURL?: string;
+  };
   if (plugin.version !== version || schema.version !== version) {
-    throw new Error(`sdk/python is version ${plugin.version} and dist/schema.json ${schema.version}, package.json ${version}: ${cure}`);
+    throw new Error(
+      `sdk/python is version ${plugin.version} and dist/schema.json ${schema.version}, package.json ${version}: ${cure}`,
+    );
   }
   if (!plugin.server || plugin.server !== schema.pluginDownloadURL) {
-    throw new Error(`sdk/python's pulumi-plugin.json has server ${plugin.server}, the schema pluginDownloadURL ${schema.pluginDownloadURL}: ${cure}`);
+    throw new Error(
+      `sdk/python's pulumi-plugin.json has server ${plugin.server}, the schema pluginDownloadURL ${schema.pluginDownloadURL}: ${cure}`,
+    );
   }
 }
 

@@ -24,7 +24,19 @@
  */
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { chmodSync, copyFileSync, createReadStream, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  copyFileSync,
+  createReadStream,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { packNodejsSdk } from "./nodejs-sdk.ts";
@@ -67,7 +79,9 @@ const LINKED_NAMES = [CLI_EXECUTABLE, ANALYZER_EXECUTABLE];
  * @returns e.g. `["pulumi-resource-helpdesk", "pulumi-helpdesk", "pulumi-analyzer-helpdesk", "LICENSE"]`
  */
 export function archiveEntries(target: Target): string[] {
-  return target.os === "win32" ? [executableName(target), "LICENSE"] : [executableName(target), ...LINKED_NAMES, "LICENSE"];
+  return target.os === "win32"
+    ? [executableName(target), "LICENSE"]
+    : [executableName(target), ...LINKED_NAMES, "LICENSE"];
 }
 
 /** The time stamp of the artefacts' entries, in seconds: the last commit's (reproducible), or now outside a git checkout. */
@@ -99,7 +113,15 @@ export function writeArchive(executable: string, archive: string, target: Target
     // say), owner 0, the commit's time, GNU format (tar's default format is a build option), names in the order
     // given (--sort=name orders what tar would read from a folder), and gzip without a name or time stamp.
     chmodSync(join(staging, "LICENSE"), 0o644);
-    const common = ["--format=gnu", "--sort=name", "--owner=0", "--group=0", "--numeric-owner", `--mtime=@${entryTime()}`, "--mode=u=rwX,go=rX"];
+    const common = [
+      "--format=gnu",
+      "--sort=name",
+      "--owner=0",
+      "--group=0",
+      "--numeric-owner",
+      `--mtime=@${entryTime()}`,
+      "--mode=u=rwX,go=rX",
+    ];
     execFileSync("tar", [
       "--create",
       "--file",
@@ -146,12 +168,24 @@ export interface ReleaseResult {
  * @returns what was written
  * @throws Error when a build step fails
  */
-export async function release(options: { out: string; targets?: readonly Target[]; npmPackage?: boolean; python?: boolean }): Promise<ReleaseResult> {
+export async function release(options: {
+  out: string;
+  targets?: readonly Target[];
+  npmPackage?: boolean;
+  python?: boolean;
+}): Promise<ReleaseResult> {
   const { version } = releaseFacts();
   const out = resolve(options.out);
   mkdirSync(out, { recursive: true });
   for (const name of readdirSync(out)) {
-    if (name.endsWith(".tar.gz") || name.endsWith(".tgz") || name.endsWith(".whl") || name === "SHA256SUMS" || name.startsWith(".staging-")) rmSync(join(out, name), { recursive: true, force: true });
+    if (
+      name.endsWith(".tar.gz") ||
+      name.endsWith(".tgz") ||
+      name.endsWith(".whl") ||
+      name === "SHA256SUMS" ||
+      name.startsWith(".staging-")
+    )
+      rmSync(join(out, name), { recursive: true, force: true });
   }
   const files: string[] = [];
   for (const target of options.targets ?? BUILDABLE_TARGETS) {
@@ -161,7 +195,11 @@ export async function release(options: { out: string; targets?: readonly Target[
     files.push(name);
   }
   if (options.npmPackage ?? true) {
-    const packed = execFileSync("npm", ["pack", "--silent", "--pack-destination", out], { cwd: ROOT, encoding: "utf8", stdio: ["ignore", "pipe", "inherit"] });
+    const packed = execFileSync("npm", ["pack", "--silent", "--pack-destination", out], {
+      cwd: ROOT,
+      encoding: "utf8",
+      stdio: ["ignore", "pipe", "inherit"],
+    });
     files.push(packed.trim().split("\n").pop()!);
   }
   files.push(packNodejsSdk(out));
@@ -182,15 +220,28 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     .map((name) => {
       const [os, arch] = name.split("-");
       const target = BUILDABLE_TARGETS.find((candidate) => candidate.os === os && candidate.arch === arch);
-      if (!target) throw new Error(`cannot build ${name} here (buildable: ${BUILDABLE_TARGETS.map((t) => `${t.os}-${t.arch}`).join(", ")})`);
+      if (!target)
+        throw new Error(
+          `cannot build ${name} here (buildable: ${BUILDABLE_TARGETS.map((t) => `${t.os}-${t.arch}`).join(", ")})`,
+        );
       return target;
     });
-  const result = await release({ out: flagValue("--out") ?? join(ROOT, "release"), ...(targets ? { targets } : {}), npmPackage: !args.includes("--no-npm-package"), python: !args.includes("--no-python") });
+  const result = await release({
+    out: flagValue("--out") ?? join(ROOT, "release"),
+    ...(targets ? { targets } : {}),
+    npmPackage: !args.includes("--no-npm-package"),
+    python: !args.includes("--no-python"),
+  });
   const sums = new Map(
-    readFileSync(join(result.out, "SHA256SUMS"), "utf8").trim().split("\n").map((line) => [line.slice(66), line.slice(0, 64)] as const),
+    readFileSync(join(result.out, "SHA256SUMS"), "utf8")
+      .trim()
+      .split("\n")
+      .map((line) => [line.slice(66), line.slice(0, 64)] as const),
   );
   for (const name of result.files) {
     const size = (statSync(join(result.out, name)).size / 1e6).toFixed(1);
-    process.stdout.write(`${join(result.out, name)}  ${size} MB${sums.has(name) ? `  sha256 ${sums.get(name)}` : ""}\n`);
+    process.stdout.write(
+      `${join(result.out, name)}  ${size} MB${sums.has(name) ? `  sha256 ${sums.get(name)}` : ""}\n`,
+    );
   }
 }

@@ -21,4 +21,12 @@ const script = new Script(commonJsWrapper(getAsset(CLI_ASSET, "utf8")), {
   importModuleDynamically: constants.USE_MAIN_CONTEXT_DEFAULT_LOADER,
 });
 const cli = { exports: {} };
-(script.runInThisContext() as (exports: object, require: NodeJS.Require, module: object, filename: string, dirname: string) => void)(cli.exports, require, cli, CLI_ASSET, ".");
+(
+  script.runInThisContext() as (
+    exports: object,
+    require: NodeJS.Require,
+    module: object,
+    filename: string,
+    dirname: string,
+  ) => void
+)(cli.exports, require, cli, CLI_ASSET, ".");

@@ -14,7 +14,19 @@ import type { RunningEmulator } from "../../emulator/index.js";
 import { CONFIG_KEYS } from "../../kernel/config.js";
 import { createTestProject, runCli, type TestProject } from "../support/cli.js";
 import { pulumiAvailable } from "../support/pulumi.js";
-import { accessTokenWorks, cacheEntries, emulatorFor, initStack, onlyEntry, requireBuild, resetStats, signedInConfig, signIn, stackConfig, tokenRequests } from "./support/helpers.js";
+import {
+  accessTokenWorks,
+  cacheEntries,
+  emulatorFor,
+  initStack,
+  onlyEntry,
+  requireBuild,
+  resetStats,
+  signedInConfig,
+  signIn,
+  stackConfig,
+  tokenRequests,
+} from "./support/helpers.js";
 
 const refresher = fileURLToPath(new URL("./support/refresher.mjs", import.meta.url));
 const REFRESHES_PER_PROCESS = 20;
@@ -28,11 +40,18 @@ interface Iteration {
 }
 
 /** Runs the refresher script in its own `node` process; resolves with its per-iteration results. */
-async function refreshInProcess(dir: string, config: Record<string, string>, mode: "always" | "when-rejected"): Promise<Iteration[]> {
+async function refreshInProcess(
+  dir: string,
+  config: Record<string, string>,
+  mode: "always" | "when-rejected",
+): Promise<Iteration[]> {
   const input = JSON.stringify({ dir, config, count: REFRESHES_PER_PROCESS, mode });
   const ran = await runCommand(process.execPath, [refresher], { cwd: process.cwd(), env: process.env, input });
   if (ran.code !== 0) throw new Error(`refresher exited ${ran.code}: ${ran.stderr}`);
-  return ran.stdout.trim().split("\n").map((line) => JSON.parse(line) as Iteration);
+  return ran.stdout
+    .trim()
+    .split("\n")
+    .map((line) => JSON.parse(line) as Iteration);
 }
 
 describe.skipIf(!pulumiAvailable())("two processes refreshing one grant", () => {
@@ -61,7 +80,10 @@ describe.skipIf(!pulumiAvailable())("two processes refreshing one grant", () => 
     await resetStats(emulator);
 
     const started = performance.now();
-    const results = await Promise.all([refreshInProcess(cacheDir, config, "always"), refreshInProcess(cacheDir, config, "always")]);
+    const results = await Promise.all([
+      refreshInProcess(cacheDir, config, "always"),
+      refreshInProcess(cacheDir, config, "always"),
+    ]);
     const seconds = (performance.now() - started) / 1000;
     const failures = results.flat().filter((r) => !r.ok);
     expect(failures).toEqual([]);
@@ -70,7 +92,9 @@ describe.skipIf(!pulumiAvailable())("two processes refreshing one grant", () => 
     const { entry } = onlyEntry(cacheDir);
     expect(entry.refreshTokenHashes).toHaveLength(1 + 2 * REFRESHES_PER_PROCESS);
     expect(await accessTokenWorks(emulator, entry.accessToken)).toBe(true); // a revoked grant revokes this one too
-    console.log(`  2 processes x ${REFRESHES_PER_PROCESS} refreshes (always spend): ${seconds.toFixed(2)} s, ${await tokenRequests(emulator)} token requests`);
+    console.log(
+      `  2 processes x ${REFRESHES_PER_PROCESS} refreshes (always spend): ${seconds.toFixed(2)} s, ${await tokenRequests(emulator)} token requests`,
+    );
 
     // The stack config still holds the root refresh token (spent 40 rotations ago); `refresh` stores the newest.
     await resetStats(emulator);
@@ -97,7 +121,12 @@ describe.skipIf(!pulumiAvailable())("two processes refreshing one grant", () => 
     const config = signedInConfig(emulator, await signIn(emulator));
     await resetStats(emulator);
     const started = performance.now();
-    const results = (await Promise.all([refreshInProcess(cacheDir, config, "when-rejected"), refreshInProcess(cacheDir, config, "when-rejected")])).flat();
+    const results = (
+      await Promise.all([
+        refreshInProcess(cacheDir, config, "when-rejected"),
+        refreshInProcess(cacheDir, config, "when-rejected"),
+      ])
+    ).flat();
     const seconds = (performance.now() - started) / 1000;
     expect(results.filter((r) => !r.ok)).toEqual([]);
     const renewals = results.filter((r) => r.refreshed).length;
@@ -106,6 +135,8 @@ describe.skipIf(!pulumiAvailable())("two processes refreshing one grant", () => 
     expect(renewals).toBeLessThanOrEqual(2 * REFRESHES_PER_PROCESS);
     const newest = cacheEntries(cacheDir).find((e) => e.entry.refreshTokenHashes.length === 1 + renewals)!;
     expect(await accessTokenWorks(emulator, newest.entry.accessToken)).toBe(true);
-    console.log(`  2 processes x ${REFRESHES_PER_PROCESS} renewals (reuse when another renewed): ${seconds.toFixed(2)} s, ${renewals} token requests, ${2 * REFRESHES_PER_PROCESS - renewals} reused`);
+    console.log(
+      `  2 processes x ${REFRESHES_PER_PROCESS} renewals (reuse when another renewed): ${seconds.toFixed(2)} s, ${renewals} token requests, ${2 * REFRESHES_PER_PROCESS - renewals} reused`,
+    );
   });
 });

@@ -15,10 +15,23 @@ import { CONFIG_KEYS } from "../../kernel/config.js";
 import { heldWebhooks } from "../support/emulator.js";
 import { createTestProject, runCli, type TestProject } from "../support/cli.js";
 import { pulumiAvailable } from "../support/pulumi.js";
-import { accessTokenWorks, cacheEntries, emulatorFor, initStack, requireBuild, resetStats, signedInConfig, signIn, stackConfig, tokenRequests } from "./support/helpers.js";
+import {
+  accessTokenWorks,
+  cacheEntries,
+  emulatorFor,
+  initStack,
+  requireBuild,
+  resetStats,
+  signedInConfig,
+  signIn,
+  stackConfig,
+  tokenRequests,
+} from "./support/helpers.js";
 
 /** The stack config as Pulumi's dynamic provider host hands it to `configure`: a reader by namespaced key. */
-const stackConfigReader = (values: Readonly<Record<string, string | undefined>>) => ({ get: (key: string) => values[key] });
+const stackConfigReader = (values: Readonly<Record<string, string | undefined>>) => ({
+  get: (key: string) => values[key],
+});
 
 const hook = { event: "ticket_opened" as const, url: "https://hooks.example.test/after-crash" };
 
@@ -71,7 +84,10 @@ describe.skipIf(!pulumiAvailable())("refresh killed at each step", () => {
   /** A provider run (in this process) with the stack's config: creates a webhook, so a token works. */
   async function providerRun(stack: string, emulator = rotating): Promise<void> {
     const before = (await heldWebhooks(emulator)).length;
-    await webhookProvider.create(stackConfigReader(stackConfig(project, stack)), { ...hook, url: `${hook.url}/${stack}` });
+    await webhookProvider.create(stackConfigReader(stackConfig(project, stack)), {
+      ...hook,
+      url: `${hook.url}/${stack}`,
+    });
     expect(await heldWebhooks(emulator)).toHaveLength(before + 1);
   }
 
@@ -103,7 +119,9 @@ describe.skipIf(!pulumiAvailable())("refresh killed at each step", () => {
     expect(stackConfig(project, "crash-answer")[CONFIG_KEYS.refreshToken]).toBe(config[CONFIG_KEYS.refreshToken]);
     await providerRun("crash-answer");
     const status = await runCli(["status", "--stack", "crash-answer", "--json"], project, env());
-    expect((JSON.parse(status.stdout) as { tokenCache: { interruptedAt: string | null } }).tokenCache.interruptedAt).toBeTruthy();
+    expect(
+      (JSON.parse(status.stdout) as { tokenCache: { interruptedAt: string | null } }).tokenCache.interruptedAt,
+    ).toBeTruthy();
   });
 
   it("token-response with a server that keeps refresh tokens: the next refresh simply renews", async () => {
@@ -145,7 +163,10 @@ describe.skipIf(!pulumiAvailable())("refresh killed at each step", () => {
   });
 
   it("an unknown crash point is a usage error, so a typo cannot pass a test", async () => {
-    const run = await runCli(["refresh", "--stack", "crash-config"], project, { ...env(), HELPDESK_TEST_CRASH_AT: "after-everything" });
+    const run = await runCli(["refresh", "--stack", "crash-config"], project, {
+      ...env(),
+      HELPDESK_TEST_CRASH_AT: "after-everything",
+    });
     expect(run.code).toBe(2);
     expect(run.stderr).toContain("HELPDESK_TEST_CRASH_AT must be one of");
   });
@@ -162,7 +183,12 @@ describe.skipIf(!pulumiAvailable())("refresh killed at each step", () => {
     expect(later.code).toBe(1);
     expect(later.stderr).toContain(`the token cache file ${file} is damaged`);
     expect(later.stderr).toContain("pulumi-helpdesk login --stack damaged");
-    for (const token of [config[CONFIG_KEYS.refreshToken]!, stored[CONFIG_KEYS.refreshToken]!, stored[CONFIG_KEYS.accessToken]!]) expect(later.stderr).not.toContain(token);
+    for (const token of [
+      config[CONFIG_KEYS.refreshToken]!,
+      stored[CONFIG_KEYS.refreshToken]!,
+      stored[CONFIG_KEYS.accessToken]!,
+    ])
+      expect(later.stderr).not.toContain(token);
 
     const status = await runCli(["status", "--stack", "damaged", "--json"], project, env());
     expect(status.code).toBe(0);

@@ -15,7 +15,17 @@ import { accessTokenExpired, Grant, loginConfigEntries, tokenConfigKeys } from "
 import { refreshTokenHash, TokenCacheError, type CacheEntry } from "../../auth/token-cache.js";
 import { CONFIG_KEYS, ConfigNamespaceError } from "../../kernel/config.js";
 import { SETTINGS } from "../../kernel/settings.js";
-import { accessTokenWorks, cacheEntries, client, emulatorFor, onlyEntry, resetStats, signedInConfig, signIn, tokenRequests } from "./support/helpers.js";
+import {
+  accessTokenWorks,
+  cacheEntries,
+  client,
+  emulatorFor,
+  onlyEntry,
+  resetStats,
+  signedInConfig,
+  signIn,
+  tokenRequests,
+} from "./support/helpers.js";
 
 const emulators: RunningEmulator[] = [];
 const dirs: string[] = [];
@@ -40,7 +50,10 @@ function grantFrom(values: Record<string, string>, dir: string, stack = "dev"): 
 }
 
 /** The grant of a stack's config, no cache directory named (the mapping tests never touch the cache). */
-const grantOf = (values: Record<string, string | undefined>, options: Parameters<typeof Grant.fromStackConfig>[1] = {}) => Grant.fromStackConfig(values, options);
+const grantOf = (
+  values: Record<string, string | undefined>,
+  options: Parameters<typeof Grant.fromStackConfig>[1] = {},
+) => Grant.fromStackConfig(values, options);
 
 async function rejection(promise: Promise<unknown>): Promise<unknown> {
   return promise.then(
@@ -74,17 +87,30 @@ describe("Grant.fromStackConfig: the one mapping from stack config to a grant", 
     expect(grant?.refreshable).toBe(true);
     expect(grant?.client?.baseUrl.href).toBe("http://127.0.0.1:9/");
     expect(grant?.client).toMatchObject({ clientId: "c", clientSecret: "client-secret-value" });
-    expect(grant?.configTokens).toEqual({ accessToken: "access-token-value", refreshToken: "refresh-token-value", expiresAt: "2030-01-01T00:00:00.000Z", lifetimeSeconds: undefined });
+    expect(grant?.configTokens).toEqual({
+      accessToken: "access-token-value",
+      refreshToken: "refresh-token-value",
+      expiresAt: "2030-01-01T00:00:00.000Z",
+      lifetimeSeconds: undefined,
+    });
     expect([grant?.stack, grant?.namespace]).toEqual(["dev", "helpdesk"]);
   });
 
   it("reads another namespace's keys only (login --namespace eu), and writes tokens back there", () => {
-    const eu = Object.fromEntries(Object.entries(config).map(([key, value]) => [key.replace(/^helpdesk:/, "eu:"), value.replace("value", "eu")]));
+    const eu = Object.fromEntries(
+      Object.entries(config).map(([key, value]) => [key.replace(/^helpdesk:/, "eu:"), value.replace("value", "eu")]),
+    );
     expect(grantOf(eu, { env: {} })).toBeUndefined(); // helpdesk:* is empty
     expect(grantOf(config, { env: {}, namespace: "eu" })).toBeUndefined(); // eu:* is empty
     const grant = grantOf({ ...config, ...eu }, { env: {}, stack: "dev", namespace: "eu" });
-    expect(grant).toMatchObject({ client: { clientSecret: "client-secret-eu" }, configTokens: { accessToken: "access-token-eu", refreshToken: "refresh-token-eu" }, namespace: "eu" });
-    expect(grant!.configEntries({ accessToken: "a", refreshToken: "r", expiresAt: "2030-01-01T00:00:00.000Z" })).toEqual([
+    expect(grant).toMatchObject({
+      client: { clientSecret: "client-secret-eu" },
+      configTokens: { accessToken: "access-token-eu", refreshToken: "refresh-token-eu" },
+      namespace: "eu",
+    });
+    expect(
+      grant!.configEntries({ accessToken: "a", refreshToken: "r", expiresAt: "2030-01-01T00:00:00.000Z" }),
+    ).toEqual([
       { key: "eu:accessToken", value: "a", secret: true },
       { key: "eu:refreshToken", value: "r", secret: true },
       { key: "eu:tokenExpiresAt", value: "2030-01-01T00:00:00.000Z", secret: false },
@@ -95,10 +121,14 @@ describe("Grant.fromStackConfig: the one mapping from stack config to a grant", 
   it("fills client settings the config leaves unset from the environment, as the provider does; config values win", () => {
     const withoutSecret = { ...config, [CONFIG_KEYS.clientSecret]: "" };
     expect(grantOf(withoutSecret, { env: {} })?.refreshable).toBe(false);
-    const grant = grantOf(withoutSecret, { env: { HELPDESK_CLIENT_SECRET: "from-env", HELPDESK_ACCESS_TOKEN: "ignored-here" } });
+    const grant = grantOf(withoutSecret, {
+      env: { HELPDESK_CLIENT_SECRET: "from-env", HELPDESK_ACCESS_TOKEN: "ignored-here" },
+    });
     expect(grant?.client?.clientSecret).toBe("from-env");
     expect(grant?.configTokens.accessToken).toBe("access-token-value");
-    const configured = grantOf(config, { env: { HELPDESK_CLIENT_SECRET: "from-env", HELPDESK_BASE_URL: "http://elsewhere.test" } });
+    const configured = grantOf(config, {
+      env: { HELPDESK_CLIENT_SECRET: "from-env", HELPDESK_BASE_URL: "http://elsewhere.test" },
+    });
     expect(configured?.client?.clientSecret).toBe("client-secret-value");
     expect(configured?.client?.baseUrl.href).toBe("http://127.0.0.1:9/");
   });
@@ -121,9 +151,15 @@ describe("Grant.fromStackConfig: the one mapping from stack config to a grant", 
   });
 
   it("an expired token that cannot be refreshed is refused with invalid_token (RFC 6750 §3.1), naming login", async () => {
-    const grant = grantOf({ ...config, [CONFIG_KEYS.refreshToken]: undefined, [CONFIG_KEYS.tokenExpiresAt]: "2001-01-01T00:00:00Z" }, { env: {}, stack: "dev", namespace: "eu" });
+    const grant = grantOf(
+      { ...config, [CONFIG_KEYS.refreshToken]: undefined, [CONFIG_KEYS.tokenExpiresAt]: "2001-01-01T00:00:00Z" },
+      { env: {}, stack: "dev", namespace: "eu" },
+    );
     expect(grant).toBeUndefined(); // eu:* is empty
-    const fixed = grantOf({ ...config, [CONFIG_KEYS.refreshToken]: undefined, [CONFIG_KEYS.tokenExpiresAt]: "2001-01-01T00:00:00Z" }, { env: {}, stack: "dev" })!;
+    const fixed = grantOf(
+      { ...config, [CONFIG_KEYS.refreshToken]: undefined, [CONFIG_KEYS.tokenExpiresAt]: "2001-01-01T00:00:00Z" },
+      { env: {}, stack: "dev" },
+    )!;
     const error = await rejection(fixed.accessToken());
     expect(error).toMatchObject({ code: "invalid_token", name: "OAuthError" });
     expect((error as Error).message).toContain("pulumi-helpdesk login --stack dev");
@@ -132,12 +168,23 @@ describe("Grant.fromStackConfig: the one mapping from stack config to a grant", 
 
   it("never advises the access token's variable for a token the stack config holds (config wins over it), only for one it gave", async () => {
     const env = SETTINGS.accessToken.env;
-    const expired = { ...config, [CONFIG_KEYS.refreshToken]: undefined, [CONFIG_KEYS.tokenExpiresAt]: "2001-01-01T00:00:00Z" };
-    const fromConfig = (await rejection(grantOf(expired, { env: { [env]: "env-token" }, stack: "dev" })!.accessToken())) as Error;
+    const expired = {
+      ...config,
+      [CONFIG_KEYS.refreshToken]: undefined,
+      [CONFIG_KEYS.tokenExpiresAt]: "2001-01-01T00:00:00Z",
+    };
+    const fromConfig = (await rejection(
+      grantOf(expired, { env: { [env]: "env-token" }, stack: "dev" })!.accessToken(),
+    )) as Error;
     expect(fromConfig.message).toContain(`the access token (config ${CONFIG_KEYS.accessToken}) expired`);
     expect(fromConfig.message).toContain("run `pulumi-helpdesk login --stack dev` to sign in again");
     expect(fromConfig.message).not.toMatch(new RegExp(`set ${env}`));
-    const fromEnv = (await rejection(grantOf({ ...expired, [CONFIG_KEYS.accessToken]: undefined }, { env: { [env]: "env-token" }, stack: "dev" })!.accessToken())) as Error;
+    const fromEnv = (await rejection(
+      grantOf(
+        { ...expired, [CONFIG_KEYS.accessToken]: undefined },
+        { env: { [env]: "env-token" }, stack: "dev" },
+      )!.accessToken(),
+    )) as Error;
     expect(fromEnv.message).toContain(`the access token (env ${env}) expired`);
     expect(fromEnv.message).toContain(`set ${env} to a valid token`);
   });
@@ -145,12 +192,21 @@ describe("Grant.fromStackConfig: the one mapping from stack config to a grant", 
   it("names the token keys logout removes and refresh writes: the access and refresh token and the expiry", () => {
     expect(tokenConfigKeys("eu")).toEqual(["eu:accessToken", "eu:refreshToken", "eu:tokenExpiresAt"]);
     const grant = grantOf(config, { env: {} })!;
-    expect(grant.configEntries({ accessToken: "a", refreshToken: "r", expiresAt: "2030-01-01T00:00:00.000Z" }).map((entry) => entry.key)).toEqual(tokenConfigKeys());
+    expect(
+      grant
+        .configEntries({ accessToken: "a", refreshToken: "r", expiresAt: "2030-01-01T00:00:00.000Z" })
+        .map((entry) => entry.key),
+    ).toEqual(tokenConfigKeys());
   });
 
   it("maps tokens to the config entries login writes, in the settings table's order, secret as the table says", () => {
     const entries = loginConfigEntries(
-      { baseUrl: new URL("http://127.0.0.1:9/"), clientId: "c", clientSecret: "s", redirectUri: "http://127.0.0.1:1/cb" },
+      {
+        baseUrl: new URL("http://127.0.0.1:9/"),
+        clientId: "c",
+        clientSecret: "s",
+        redirectUri: "http://127.0.0.1:1/cb",
+      },
       { accessToken: "a", refreshToken: "r", expiresAt: "2030-01-01T00:00:00.000Z" },
     );
     expect(entries).toEqual([
@@ -162,7 +218,12 @@ describe("Grant.fromStackConfig: the one mapping from stack config to a grant", 
       { key: CONFIG_KEYS.refreshToken, value: "r", secret: true },
       { key: CONFIG_KEYS.tokenExpiresAt, value: "2030-01-01T00:00:00.000Z", secret: false },
     ]);
-    expect(loginConfigEntries({ baseUrl: new URL("http://h.example"), clientId: "c", clientSecret: "s", redirectUri: "x" }, { accessToken: "a", refreshToken: undefined, expiresAt: undefined })).toHaveLength(5);
+    expect(
+      loginConfigEntries(
+        { baseUrl: new URL("http://h.example"), clientId: "c", clientSecret: "s", redirectUri: "x" },
+        { accessToken: "a", refreshToken: undefined, expiresAt: undefined },
+      ),
+    ).toHaveLength(5);
   });
 
   it("counts a token expired 60 s early, or a quarter of its lifetime when that is shorter", () => {
@@ -189,7 +250,11 @@ describe("a grant shared by two stacks, across rotation", () => {
     expect(first.refreshed).toBe(true);
     expect(first.tokens.refreshToken).not.toBe(signedIn[CONFIG_KEYS.refreshToken]);
     // `refresh --stack a` copied the new tokens into A's config; B's config still holds the root (now spent).
-    const stackA2 = grantFrom({ ...signedIn, ...Object.fromEntries(stackA.configEntries(first.tokens).map((e) => [e.key, e.value])) }, dir, "a");
+    const stackA2 = grantFrom(
+      { ...signedIn, ...Object.fromEntries(stackA.configEntries(first.tokens).map((e) => [e.key, e.value])) },
+      dir,
+      "a",
+    );
 
     const seenByB = stackB.state();
     expect(seenByB.newerThanConfig).toBe(true);
@@ -215,7 +280,15 @@ describe("a grant shared by two stacks, across rotation", () => {
     await resetStats(emu);
     const cached = onlyEntry(dir).entry;
     const stale = grantFrom(config, dir); // a stack whose config lags behind the cache
-    expect(await stale.tokensForConfig()).toEqual({ tokens: { accessToken: cached.accessToken, refreshToken: cached.refreshToken, expiresAt: cached.expiresAt ?? undefined, lifetimeSeconds: cached.lifetimeSeconds ?? undefined }, refreshed: false });
+    expect(await stale.tokensForConfig()).toEqual({
+      tokens: {
+        accessToken: cached.accessToken,
+        refreshToken: cached.refreshToken,
+        expiresAt: cached.expiresAt ?? undefined,
+        lifetimeSeconds: cached.lifetimeSeconds ?? undefined,
+      },
+      refreshed: false,
+    });
     expect(await tokenRequests(emu)).toBe(0);
   });
 
@@ -245,7 +318,12 @@ describe("the interrupted-refresh marker", () => {
   /** Leaves the grant's entry as a process that died mid-request would. */
   function markPending(dir: string, pid: number, edit: Partial<CacheEntry> = {}): string {
     const { file, entry } = onlyEntry(dir);
-    const pending = { presented: refreshTokenHash(entry.refreshToken), pid, hostname: hostname(), startedAt: new Date().toISOString() };
+    const pending = {
+      presented: refreshTokenHash(entry.refreshToken),
+      pid,
+      hostname: hostname(),
+      startedAt: new Date().toISOString(),
+    };
     writeFileSync(file, JSON.stringify({ ...entry, ...edit, pending }));
     return file;
   }
@@ -275,7 +353,9 @@ describe("the interrupted-refresh marker", () => {
     const grant = grantFrom(signedInConfig(emu, await signIn(emu)), dir);
     await grant.refresh({ because: "requested" });
     markPending(dir, deadPid(), { rotation: "unknown" });
-    expect(((await rejection(grant.refresh({ because: "requested" }))) as TokenCacheError).code).toBe("refresh_interrupted");
+    expect(((await rejection(grant.refresh({ because: "requested" }))) as TokenCacheError).code).toBe(
+      "refresh_interrupted",
+    );
   });
 
   it("goes on when the server is known to keep refresh tokens (presenting it again is harmless)", async () => {
@@ -296,14 +376,19 @@ describe("the interrupted-refresh marker", () => {
     await grant.refresh({ because: "requested" });
     markPending(dir, process.ppid);
     await resetStats(emu);
-    expect(((await rejection(grant.refresh({ because: "requested" }))) as TokenCacheError).code).toBe("refresh_in_progress");
+    expect(((await rejection(grant.refresh({ because: "requested" }))) as TokenCacheError).code).toBe(
+      "refresh_in_progress",
+    );
     expect(await tokenRequests(emu)).toBe(0);
   });
 
   it("is settled by a refusal the server answered: a first refresh leaves no entry behind", async () => {
     const emu = await emulator();
     const dir = cacheDir();
-    const grant = grantFrom({ ...signedInConfig(emu, await signIn(emu)), [CONFIG_KEYS.refreshToken]: "refresh-token-never-issued" }, dir);
+    const grant = grantFrom(
+      { ...signedInConfig(emu, await signIn(emu)), [CONFIG_KEYS.refreshToken]: "refresh-token-never-issued" },
+      dir,
+    );
     const error = await rejection(grant.refresh({ because: "requested" }));
     expect(error).toBeInstanceOf(OAuthError);
     expect((error as OAuthError).code).toBe("invalid_grant");
@@ -355,7 +440,11 @@ describe("the cache around a refresh", () => {
     const emu = await emulator();
     const dir = cacheDir();
     const grant = grantFrom(signedInConfig(emu, await signIn(emu)), dir);
-    expect(grant.client).toEqual({ baseUrl: expect.any(URL), clientId: client.clientId, clientSecret: client.clientSecret });
+    expect(grant.client).toEqual({
+      baseUrl: expect.any(URL),
+      clientId: client.clientId,
+      clientSecret: client.clientSecret,
+    });
     expect(grant.client?.baseUrl.href).toBe(new URL(emu.url).href);
     const { tokens } = await grant.refresh({ because: "requested" });
     expect(await accessTokenWorks(emu, tokens.accessToken)).toBe(true);

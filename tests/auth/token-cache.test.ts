@@ -6,7 +6,18 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { spawnSync } from "node:child_process";
 import { buildSync } from "esbuild";
-import { chmodSync, chownSync, mkdirSync, mkdtempSync, readdirSync, rmSync, statSync, symlinkSync, utimesSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  chownSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  utimesSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -109,11 +120,16 @@ describe("permissions", () => {
     chmodSync(target, 0o755);
     symlinkSync(target, dir);
     for (const path of [dir, `${dir}/`]) {
-      for (const open of [() => writeEntry(path, entryOf(["refresh-token-root-0005"])), () => findEntry(refreshTokenHash("refresh-token-root-0005"), path)]) {
+      for (const open of [
+        () => writeEntry(path, entryOf(["refresh-token-root-0005"])),
+        () => findEntry(refreshTokenHash("refresh-token-root-0005"), path),
+      ]) {
         const error = cacheError(open);
         expect(error.code).toBe("cache_inaccessible");
         expect(error.message).toContain(`the token cache ${path} is a symbolic link`);
-        expect(error.message).toContain("replace the link with a directory of your own, or set HELPDESK_TOKEN_CACHE_DIR to a private directory");
+        expect(error.message).toContain(
+          "replace the link with a directory of your own, or set HELPDESK_TOKEN_CACHE_DIR to a private directory",
+        );
       }
     }
     expect(mode(target)).toBe(0o755);
@@ -131,7 +147,9 @@ describe("permissions", () => {
     const before = statSync(dir).mode;
     const error = cacheError(() => writeEntry(dir, entryOf(["refresh-token-root-0006"])));
     expect(error.code).toBe("cache_inaccessible");
-    expect(error.message).toContain(`the token cache ${dir} belongs to another user (uid ${statSync(dir).uid}, not yours: ${process.getuid!()})`);
+    expect(error.message).toContain(
+      `the token cache ${dir} belongs to another user (uid ${statSync(dir).uid}, not yours: ${process.getuid!()})`,
+    );
     expect(error.message).toContain("use a directory of your own, or set HELPDESK_TOKEN_CACHE_DIR");
     expect(statSync(dir).mode).toBe(before);
     if (asRoot) expect(readdirSync(dir)).toEqual([]);
@@ -144,7 +162,9 @@ describe("permissions", () => {
     writeFileSync(join(dir, ".profile"), "");
     const error = cacheError(() => writeEntry(dir, entryOf(["refresh-token-root-0007"])));
     expect(error.code).toBe("cache_inaccessible");
-    expect(error.message).toContain(`the token cache ${dir} is mode 0755 and holds other files (1, such as ".profile")`);
+    expect(error.message).toContain(
+      `the token cache ${dir} is mode 0755 and holds other files (1, such as ".profile")`,
+    );
     expect(error.message).toContain("point it at a folder of its own, or set HELPDESK_TOKEN_CACHE_DIR");
     expect(mode(dir)).toBe(0o755);
     expect(readdirSync(dir)).toEqual([".profile"]);
@@ -169,7 +189,9 @@ describe("permissions", () => {
     chmodSync(sub, 0o755);
     const link = join(top, "link");
     symlinkSync(sub, link);
-    expect(cacheError(() => findEntry(refreshTokenHash("refresh-token-root-0009"), join(link, "tokens"))).message).toContain(`is inside ${open}, which every user may write to`);
+    expect(
+      cacheError(() => findEntry(refreshTokenHash("refresh-token-root-0009"), join(link, "tokens"))).message,
+    ).toContain(`is inside ${open}, which every user may write to`);
     // With the sticky bit only an entry's owner may rename it: allowed, and so is the real /tmp.
     chmodSync(open, 0o1777);
     writeEntry(dir, entryOf(["refresh-token-root-0009"]));
@@ -180,44 +202,64 @@ describe("permissions", () => {
     writeEntry(join(inTmp, "tokens"), entryOf(["refresh-token-root-0010"]));
   });
 
-  it.skipIf(process.getuid?.() !== 0)("refuses a folder inside one of another user's (not root's), who could rename it (chown needs root)", () => {
-    const dir = cacheDir();
-    const parent = join(dir, "..");
-    chmodSync(parent, 0o755);
-    chownSync(parent, 65534, 65534);
-    const error = cacheError(() => writeEntry(dir, entryOf(["refresh-token-root-0011"])));
-    expect(error.code).toBe("cache_inaccessible");
-    expect(error.message).toContain(`the token cache ${dir} is inside ${parent}, which belongs to another user (uid 65534): they could rename the cache folder`);
-    expect(error.message).toContain("or set HELPDESK_TOKEN_CACHE_DIR");
-    expect(readdirSync(dir)).toEqual([]);
-  });
+  it.skipIf(process.getuid?.() !== 0)(
+    "refuses a folder inside one of another user's (not root's), who could rename it (chown needs root)",
+    () => {
+      const dir = cacheDir();
+      const parent = join(dir, "..");
+      chmodSync(parent, 0o755);
+      chownSync(parent, 65534, 65534);
+      const error = cacheError(() => writeEntry(dir, entryOf(["refresh-token-root-0011"])));
+      expect(error.code).toBe("cache_inaccessible");
+      expect(error.message).toContain(
+        `the token cache ${dir} is inside ${parent}, which belongs to another user (uid 65534): they could rename the cache folder`,
+      );
+      expect(error.message).toContain("or set HELPDESK_TOKEN_CACHE_DIR");
+      expect(readdirSync(dir)).toEqual([]);
+    },
+  );
 
   // The audit's case c: another user's 0700 folder, opened as uid 65534, used to end in a raw EACCES from the cleanup.
-  it.skipIf(process.getuid?.() !== 0)("as another user (setpriv, needs root), a folder it cannot enter is cache_inaccessible, never a raw EACCES", () => {
-    const dir = cacheDir();
-    chmodSync(join(dir, ".."), 0o755);
-    mkdirSync(dir, { mode: 0o700 });
-    // The other user may not read this checkout (a clone under a 0700 folder): the module goes beside the cache
-    // folder, whose parent it can search, as one bundled file.
-    const module = join(dir, "..", "token-cache.cjs");
-    buildSync({ entryPoints: [fileURLToPath(new URL("../../dist/auth/token-cache.js", import.meta.url))], bundle: true, platform: "node", format: "cjs", keepNames: true, outfile: module, logLevel: "error" });
-    chmodSync(module, 0o644);
-    const script = `const { writeEntry } = require(${JSON.stringify(module)});
+  it.skipIf(process.getuid?.() !== 0)(
+    "as another user (setpriv, needs root), a folder it cannot enter is cache_inaccessible, never a raw EACCES",
+    () => {
+      const dir = cacheDir();
+      chmodSync(join(dir, ".."), 0o755);
+      mkdirSync(dir, { mode: 0o700 });
+      // The other user may not read this checkout (a clone under a 0700 folder): the module goes beside the cache
+      // folder, whose parent it can search, as one bundled file.
+      const module = join(dir, "..", "token-cache.cjs");
+      buildSync({
+        entryPoints: [fileURLToPath(new URL("../../dist/auth/token-cache.js", import.meta.url))],
+        bundle: true,
+        platform: "node",
+        format: "cjs",
+        keepNames: true,
+        outfile: module,
+        logLevel: "error",
+      });
+      chmodSync(module, 0o644);
+      const script = `const { writeEntry } = require(${JSON.stringify(module)});
 const { readFileSync } = require("node:fs");
 try { writeEntry(process.argv[1], JSON.parse(readFileSync(0, "utf8"))); console.log("written"); }
 catch (error) { console.log(JSON.stringify({ name: error.constructor.name, code: error.code, message: error.message })); }`;
-    const run = spawnSync("setpriv", ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, "-e", script, dir], {
-      cwd: join(dir, ".."), // Node.js looks for a package.json upwards from here
-      encoding: "utf8",
-      input: JSON.stringify(entryOf(["refresh-token-root-0008"])), // the tokens go on stdin, never on a command line
-    });
-    expect(run.stderr).toBe("");
-    const outcome = JSON.parse(run.stdout) as { name: string; code: string; message: string };
-    expect(outcome).toMatchObject({ name: "TokenCacheError", code: "cache_inaccessible" });
-    expect(outcome.message).toContain(`the token cache ${dir} belongs to another user (uid 0, not yours: 65534)`);
-    expect(outcome.message).not.toContain("EACCES");
-    expect(readdirSync(dir)).toEqual([]);
-  });
+      const run = spawnSync(
+        "setpriv",
+        ["--reuid=65534", "--regid=65534", "--clear-groups", process.execPath, "-e", script, dir],
+        {
+          cwd: join(dir, ".."), // Node.js looks for a package.json upwards from here
+          encoding: "utf8",
+          input: JSON.stringify(entryOf(["refresh-token-root-0008"])), // the tokens go on stdin, never on a command line
+        },
+      );
+      expect(run.stderr).toBe("");
+      const outcome = JSON.parse(run.stdout) as { name: string; code: string; message: string };
+      expect(outcome).toMatchObject({ name: "TokenCacheError", code: "cache_inaccessible" });
+      expect(outcome.message).toContain(`the token cache ${dir} belongs to another user (uid 0, not yours: 65534)`);
+      expect(outcome.message).not.toContain("EACCES");
+      expect(readdirSync(dir)).toEqual([]);
+    },
+  );
 });
 
 describe("durable writes and the index", () => {
@@ -255,7 +297,9 @@ describe("durable writes and the index", () => {
         order.push(`${name} out`);
       });
     await Promise.all([hold("a"), hold("b")]);
-    expect(order).toSatisfy((o: string[]) => o.join() === "a in,a out,b in,b out" || o.join() === "b in,b out,a in,a out");
+    expect(order).toSatisfy(
+      (o: string[]) => o.join() === "a in,a out,b in,b out" || o.join() === "b in,b out,a in,a out",
+    );
     expect(readdirSync(dir)).toEqual([]); // the lock is gone after release
   });
 
@@ -276,7 +320,10 @@ describe("a damaged cache is an error that names the file", () => {
   const damage: [string, (file: string, entry: CacheEntry) => void][] = [
     ["not JSON", (file) => writeFileSync(file, `{"accessToken": "${token}", truncated`)],
     ["the wrong shape", (file, entry) => writeFileSync(file, JSON.stringify({ ...entry, refreshTokenHashes: "x" }))],
-    ["an index that does not match the refresh token", (file, entry) => writeFileSync(file, JSON.stringify({ ...entry, refreshToken: `${token}-edited` }))],
+    [
+      "an index that does not match the refresh token",
+      (file, entry) => writeFileSync(file, JSON.stringify({ ...entry, refreshToken: `${token}-edited` })),
+    ],
     ["a newer format", (file, entry) => writeFileSync(file, JSON.stringify({ ...entry, format: 2 }))],
     ["an empty file", (file) => writeFileSync(file, "")],
   ];
@@ -303,7 +350,9 @@ describe("a damaged cache is an error that names the file", () => {
     writeEntry(dir, entryOf(["refresh-token-intact-0009"]));
     const other = writeEntry(dir, entryOf(["refresh-token-other-0009"]));
     writeFileSync(other, "garbage");
-    expect(findEntry(refreshTokenHash("refresh-token-intact-0009"), dir)?.entry.refreshToken).toBe("refresh-token-intact-0009");
+    expect(findEntry(refreshTokenHash("refresh-token-intact-0009"), dir)?.entry.refreshToken).toBe(
+      "refresh-token-intact-0009",
+    );
     // ...but a token found nowhere intact might be in the damaged file: that is an error, not "no entry".
     expect(cacheError(() => findEntry(refreshTokenHash("refresh-token-unknown-0009"), dir)).file).toBe(other);
   });

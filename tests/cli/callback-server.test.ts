@@ -10,7 +10,12 @@ import { setTimeout as delay } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { request } from "undici";
 import { OAuthError } from "../../auth/oauth.js";
-import { listenForCallback, type CallbackOptions, type CallbackReceiver, type IgnoredReason } from "../../cli/login/callback-server.js";
+import {
+  listenForCallback,
+  type CallbackOptions,
+  type CallbackReceiver,
+  type IgnoredReason,
+} from "../../cli/login/callback-server.js";
 import { CliError } from "../../cli/output.js";
 import { freePort } from "../support/cli.js";
 
@@ -19,12 +24,27 @@ const STATE = "s3cr3t-state-0123456789abcdefghij";
 /** Whether `promise` is still pending after `ms` milliseconds. */
 async function stillPending(promise: Promise<unknown>, ms = 150): Promise<boolean> {
   const pending = Symbol("pending");
-  const outcome = await Promise.race([promise.then(() => "settled", () => "settled"), delay(ms, pending)]);
+  const outcome = await Promise.race([
+    promise.then(
+      () => "settled",
+      () => "settled",
+    ),
+    delay(ms, pending),
+  ]);
   return outcome === pending;
 }
 
-async function get(url: string, method: "GET" | "POST" | "HEAD" = "GET"): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
-  const response = await request(url, { method, ...(method === "POST" && { body: "code=x&state=y", headers: { "content-type": "application/x-www-form-urlencoded" } }) });
+async function get(
+  url: string,
+  method: "GET" | "POST" | "HEAD" = "GET",
+): Promise<{ status: number; body: string; headers: Record<string, unknown> }> {
+  const response = await request(url, {
+    method,
+    ...(method === "POST" && {
+      body: "code=x&state=y",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+    }),
+  });
   return { status: response.statusCode, body: await response.body.text(), headers: response.headers };
 }
 
@@ -36,7 +56,12 @@ describe("loopback callback receiver", () => {
   async function listen(options: Partial<CallbackOptions> = {}): Promise<CallbackReceiver> {
     redirectUri = new URL(`http://127.0.0.1:${await freePort()}/callback`);
     ignored = [];
-    receiver = await listenForCallback(redirectUri, { state: STATE, timeoutSeconds: 30, onIgnored: (reason) => ignored.push(reason), ...options });
+    receiver = await listenForCallback(redirectUri, {
+      state: STATE,
+      timeoutSeconds: 30,
+      onIgnored: (reason) => ignored.push(reason),
+      ...options,
+    });
     return receiver;
   }
   const at = (query: string, path = redirectUri.pathname) => `${redirectUri.origin}${path}${query}`;
@@ -91,7 +116,10 @@ describe("loopback callback receiver", () => {
   it("shows a failed exchange on the page, HTML-escaped and without escape sequences, never 'signed in'", async () => {
     const { callback } = await listen();
     const page = get(at(`?code=c&state=${STATE}`));
-    (await callback).respond({ ok: false, message: "token endpoint answered 400 invalid_grant: <b>bad</b>\u001b[31m code\u0007" });
+    (await callback).respond({
+      ok: false,
+      message: "token endpoint answered 400 invalid_grant: <b>bad</b>\u001b[31m code\u0007",
+    });
     const { status, body } = await page;
     expect(status).toBe(200);
     expect(body).toContain("Sign-in failed");
@@ -129,21 +157,30 @@ describe("loopback callback receiver", () => {
       expect((await get(at("?state=nope&code=x"))).status).toBe(400);
     }
     await expect(callback).rejects.toThrow(CliError);
-    await expect(callback).rejects.toThrow(`timed out after 0.6 s waiting for the browser to come back to ${redirectUri.href}`);
+    await expect(callback).rejects.toThrow(
+      `timed out after 0.6 s waiting for the browser to come back to ${redirectUri.href}`,
+    );
     expect(Date.now() - started).toBeLessThan(1500);
     expect((await get(at(`?code=late&state=${STATE}`))).status).toBe(409);
   });
 
   it("an error redirect with the right state ends the login clearly: access_denied says you declined", async () => {
     const { callback } = await listen();
-    const { status, body } = await get(at(`?error=access_denied&error_description=The+user+denied+the+request&state=${STATE}`));
+    const { status, body } = await get(
+      at(`?error=access_denied&error_description=The+user+denied+the+request&state=${STATE}`),
+    );
     expect(status).toBe(200);
     expect(body).toContain("Sign-in failed");
     expect(body).toContain("access_denied");
-    const error = await callback.then(() => undefined, (e: unknown) => e);
+    const error = await callback.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     expect(error).toBeInstanceOf(OAuthError);
     expect(error).toMatchObject({ code: "access_denied" });
-    expect((error as Error).message).toBe("authorization failed with access_denied (you declined in the browser): The user denied the request");
+    expect((error as Error).message).toBe(
+      "authorization failed with access_denied (you declined in the browser): The user denied the request",
+    );
   });
 
   it("an error redirect with a wrong state is ignored like any stray request", async () => {
@@ -158,8 +195,13 @@ describe("loopback callback receiver", () => {
     const description =
       "\u001b[2J\u001b[31mred\u001b[0m \u001b]8;;https://evil.test\u001b\\link\u001b]8;;\u001b\\ \u001b]0;title\u0007\u202eevil\u202c\r\nnext\u0000\u009b1mline " +
       "x".repeat(500);
-    await get(at(`?${new URLSearchParams({ error: "server_error\u001b[5m", error_description: description, state: STATE })}`));
-    const message = (await callback.then(() => "", (e: Error) => e.message)) as string;
+    await get(
+      at(`?${new URLSearchParams({ error: "server_error\u001b[5m", error_description: description, state: STATE })}`),
+    );
+    const message = (await callback.then(
+      () => "",
+      (e: Error) => e.message,
+    )) as string;
     expect(message).toMatch(/^authorization failed with server_error: red link evil nextline x+…$/);
     expect(message).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e]/);
     expect(message.length).toBeLessThan(260);
@@ -168,12 +210,17 @@ describe("loopback callback receiver", () => {
   it("a right-state redirect without a code fails clearly instead of waiting", async () => {
     const { callback } = await listen();
     expect((await get(at(`?state=${STATE}`))).body).toContain("Sign-in failed");
-    await expect(callback).rejects.toMatchObject({ code: "bad_response", message: "the redirect carried no authorization code" });
+    await expect(callback).rejects.toMatchObject({
+      code: "bad_response",
+      message: "the redirect carried no authorization code",
+    });
   });
 
   it("names the port when it is taken", async () => {
     const first = await listen();
-    await expect(listenForCallback(redirectUri, { state: STATE, timeoutSeconds: 1 })).rejects.toThrow(`127.0.0.1:${redirectUri.port} is already in use`);
+    await expect(listenForCallback(redirectUri, { state: STATE, timeoutSeconds: 1 })).rejects.toThrow(
+      `127.0.0.1:${redirectUri.port} is already in use`,
+    );
     await first.close();
   });
 });
@@ -194,7 +241,8 @@ describe("a localhost redirect URI: both loopback addresses, or none (audit L3)"
       const receiver = await listenForCallback(redirectUri, { state: STATE, timeoutSeconds: 30 });
       try {
         // Both addresses are held (a stray request is answered, not refused by the system).
-        for (const host of ["127.0.0.1", "[::1]"]) expect((await get(`http://${host}:${port}/callback?state=forged`)).status, host).toBe(400);
+        for (const host of ["127.0.0.1", "[::1]"])
+          expect((await get(`http://${host}:${port}/callback?state=forged`)).status, host).toBe(400);
         const page = get(`http://${address}:${port}/callback?code=the-code&state=${STATE}`);
         const redirect = await receiver.callback;
         expect(redirect.url.href).toBe(`http://localhost:${port}/callback?code=the-code&state=${STATE}`);
@@ -206,16 +254,25 @@ describe("a localhost redirect URI: both loopback addresses, or none (audit L3)"
     }
   });
 
-  for (const [squatted, shown] of [["::1", "[::1]"], ["127.0.0.1", "127.0.0.1"]] as const) {
+  for (const [squatted, shown] of [
+    ["::1", "[::1]"],
+    ["127.0.0.1", "127.0.0.1"],
+  ] as const) {
     it(`fails with "already in use" when ${shown}:port is taken, leaving nothing listening on the other address`, async () => {
       const port = await freePort();
       const squatter = await squat(squatted, port);
       try {
-        const listening = listenForCallback(new URL(`http://localhost:${port}/callback`), { state: STATE, timeoutSeconds: 30 });
+        const listening = listenForCallback(new URL(`http://localhost:${port}/callback`), {
+          state: STATE,
+          timeoutSeconds: 30,
+        });
         await expect(listening).rejects.toThrow(CliError);
-        await expect(listening).rejects.toThrow(`cannot receive the sign-in redirect: ${shown}:${port} is already in use.`);
+        await expect(listening).rejects.toThrow(
+          `cannot receive the sign-in redirect: ${shown}:${port} is already in use.`,
+        );
         // No half-listen: both addresses other than the squatter's are free again.
-        for (const host of ["127.0.0.1", "::1"].filter((host) => host !== squatted)) await stop(await squat(host, port));
+        for (const host of ["127.0.0.1", "::1"].filter((host) => host !== squatted))
+          await stop(await squat(host, port));
       } finally {
         await stop(squatter);
       }
@@ -225,9 +282,11 @@ describe("a localhost redirect URI: both loopback addresses, or none (audit L3)"
   // A machine without IPv6 loopback (a network namespace whose `lo` has IPv6 disabled): nobody can listen on ::1
   // there, so 127.0.0.1 alone is complete; any other failure still fails. Linux: `unshare` (user and network
   // namespaces) and `ip` from util-linux and iproute2.
-  it.runIf(process.platform === "linux")("without IPv6 loopback, listens on 127.0.0.1 alone; a taken 127.0.0.1 still fails", () => {
-    const module = fileURLToPath(new URL("../../dist/cli/login/callback-server.js", import.meta.url));
-    const script = `
+  it.runIf(process.platform === "linux")(
+    "without IPv6 loopback, listens on 127.0.0.1 alone; a taken 127.0.0.1 still fails",
+    () => {
+      const module = fileURLToPath(new URL("../../dist/cli/login/callback-server.js", import.meta.url));
+      const script = `
 const { listenForCallback } = await import(${JSON.stringify(module)});
 const net = await import("node:net");
 const results = {};
@@ -241,16 +300,30 @@ const squatter = await new Promise((resolve) => { const s = net.createServer().l
 results.taken = await listenForCallback(new URL("http://localhost:18991/callback"), { state: "s", timeoutSeconds: 5 }).then(() => "listened", (e) => e.message);
 squatter.close();
 console.log(JSON.stringify(results));`;
-    const run = spawnSync(
-      "unshare",
-      ["--user", "--map-root-user", "--net", "sh", "-ec", 'ip link set lo up; echo 1 > /proc/sys/net/ipv6/conf/lo/disable_ipv6; exec "$@"', "sh", process.execPath, "--input-type=module", "-e", script],
-      { encoding: "utf8" },
-    );
-    expect(run.stderr).toBe("");
-    expect(JSON.parse(run.stdout)).toEqual({
-      ipv6: "EADDRNOTAVAIL",
-      answered: 400,
-      taken: "cannot receive the sign-in redirect: 127.0.0.1:18991 is already in use. Stop what listens there, or register a different redirect URI.",
-    });
-  });
+      const run = spawnSync(
+        "unshare",
+        [
+          "--user",
+          "--map-root-user",
+          "--net",
+          "sh",
+          "-ec",
+          'ip link set lo up; echo 1 > /proc/sys/net/ipv6/conf/lo/disable_ipv6; exec "$@"',
+          "sh",
+          process.execPath,
+          "--input-type=module",
+          "-e",
+          script,
+        ],
+        { encoding: "utf8" },
+      );
+      expect(run.stderr).toBe("");
+      expect(JSON.parse(run.stdout)).toEqual({
+        ipv6: "EADDRNOTAVAIL",
+        answered: 400,
+        taken:
+          "cannot receive the sign-in redirect: 127.0.0.1:18991 is already in use. Stop what listens there, or register a different redirect URI.",
+      });
+    },
+  );
 });

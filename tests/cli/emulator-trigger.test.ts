@@ -34,7 +34,9 @@ describe("pulumi-helpdesk emulator + trigger", () => {
     // A redirect URI of its own: the default port (8976) may be another test's.
     redirectUri = `http://127.0.0.1:${await freePort()}/callback`;
     // Not under npx (whatever started the test): then the CLI is named bare.
-    emulator = startCli(["emulator", "--port", "0", "--auto-approve", "--redirect-uri", redirectUri], project, { [NPX_LIFECYCLE_EVENT.name]: "" });
+    emulator = startCli(["emulator", "--port", "0", "--auto-approve", "--redirect-uri", redirectUri], project, {
+      [NPX_LIFECYCLE_EVENT.name]: "",
+    });
     printed = await new Promise<string>((resolve) => {
       let out = "";
       emulator.child.stdout.on("data", (chunk: Buffer) => {
@@ -45,7 +47,12 @@ describe("pulumi-helpdesk emulator + trigger", () => {
     baseUrl = /^base URL:\s+(\S+)$/m.exec(printed)![1]!;
     expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(printed).toMatch(new RegExp(`^client id:\\s+${DEFAULT_CLIENT.clientId}$`, "m"));
-    expect(printed).toMatch(new RegExp(`^client secret:\\s+${DEFAULT_CLIENT.clientSecret} \\(.*public, for this local emulator only\\)$`, "m"));
+    expect(printed).toMatch(
+      new RegExp(
+        `^client secret:\\s+${DEFAULT_CLIENT.clientSecret} \\(.*public, for this local emulator only\\)$`,
+        "m",
+      ),
+    );
     expect(printed).toContain(`redirect URI:  ${redirectUri}\n`);
     // The link works (a redacted token would not): it opens a session on the web page, once.
     const link = /^sign-in link:\s+(\S+) \(one use, 10 minutes\)$/m.exec(printed)![1]!;
@@ -59,36 +66,51 @@ describe("pulumi-helpdesk emulator + trigger", () => {
     const home = await request(new URL(String(opened.headers.location), link), { headers: { cookie: session } });
     expect(home.statusCode).toBe(200);
     expect(await home.body.text()).toMatch(/Signed in as <strong id="account">demo<\/strong>/);
-    const exported = [`${SETTINGS.baseUrl.env}=${baseUrl}`, `${SETTINGS.clientId.env}=${DEFAULT_CLIENT.clientId}`, `${SETTINGS.clientSecret.env}=${DEFAULT_CLIENT.clientSecret}`, `${SETTINGS.redirectUri.env}=${redirectUri}`];
+    const exported = [
+      `${SETTINGS.baseUrl.env}=${baseUrl}`,
+      `${SETTINGS.clientId.env}=${DEFAULT_CLIENT.clientId}`,
+      `${SETTINGS.clientSecret.env}=${DEFAULT_CLIENT.clientSecret}`,
+      `${SETTINGS.redirectUri.env}=${redirectUri}`,
+    ];
     expect(printed).toContain(`\n  export ${exported.join(" ")}\n  ${CLI_EXECUTABLE} login --stack dev\n`);
   });
 
-  it.skipIf(!pulumiAvailable())("the printed commands, typed in a project's folder, sign its stack in to the emulator", async () => {
-    const commands = printed.split("\n").filter((line) => new RegExp(`^ {2}(export |${CLI_EXECUTABLE} )`).test(line)).map((line) => line.trim());
-    expect(commands).toHaveLength(2);
-    // `pulumi-helpdesk` on PATH, as an installed CLI is: this build's, run by this Node.js.
-    const bin = join(project.dir, ".bin");
-    mkdirSync(bin);
-    const main = fileURLToPath(new URL("../../dist/bin/pulumi-helpdesk.js", import.meta.url));
-    writeFileSync(join(bin, CLI_EXECUTABLE), `#!/bin/sh\nexec ${shellWord(process.execPath)} ${shellWord(main)} "$@"\n`, { mode: 0o755 });
-    let browsed: Promise<void> | undefined;
-    const ran = await runCommand("sh", ["-ec", commands.join("\n")], {
-      cwd: project.dir,
-      env: { ...project.env, PATH: `${bin}${delimiter}${project.env.PATH ?? ""}` },
-      // No browser here (CI=true): login prints the sign-in URL, and the test opens it as a browser would.
-      onStderr: (text) => {
-        const url = /(http:\/\/\S+\/oauth\/authorize\?\S+)/.exec(text)?.[1];
-        if (url && !browsed) browsed = completeAuthorizationAutoApproved(url);
-      },
-    });
-    await browsed;
-    if (ran.code !== 0) throw new Error(shown(commands.join("; "), ran));
-    expect(pulumiConfigGet(project, "dev", "helpdesk:baseUrl")).toBe(baseUrl);
-    expect(pulumiConfigGet(project, "dev", "helpdesk:clientId")).toBe(DEFAULT_CLIENT.clientId);
-    expect(pulumiConfigGet(project, "dev", "helpdesk:redirectUri")).toBe(redirectUri);
-    expect(pulumiConfigGet(project, "dev", "helpdesk:accessToken")).toMatch(/\S{16,}/);
-    expect(project.stackFile("dev")).not.toContain(DEFAULT_CLIENT.clientSecret);
-  });
+  it.skipIf(!pulumiAvailable())(
+    "the printed commands, typed in a project's folder, sign its stack in to the emulator",
+    async () => {
+      const commands = printed
+        .split("\n")
+        .filter((line) => new RegExp(`^ {2}(export |${CLI_EXECUTABLE} )`).test(line))
+        .map((line) => line.trim());
+      expect(commands).toHaveLength(2);
+      // `pulumi-helpdesk` on PATH, as an installed CLI is: this build's, run by this Node.js.
+      const bin = join(project.dir, ".bin");
+      mkdirSync(bin);
+      const main = fileURLToPath(new URL("../../dist/bin/pulumi-helpdesk.js", import.meta.url));
+      writeFileSync(
+        join(bin, CLI_EXECUTABLE),
+        `#!/bin/sh\nexec ${shellWord(process.execPath)} ${shellWord(main)} "$@"\n`,
+        { mode: 0o755 },
+      );
+      let browsed: Promise<void> | undefined;
+      const ran = await runCommand("sh", ["-ec", commands.join("\n")], {
+        cwd: project.dir,
+        env: { ...project.env, PATH: `${bin}${delimiter}${project.env.PATH ?? ""}` },
+        // No browser here (CI=true): login prints the sign-in URL, and the test opens it as a browser would.
+        onStderr: (text) => {
+          const url = /(http:\/\/\S+\/oauth\/authorize\?\S+)/.exec(text)?.[1];
+          if (url && !browsed) browsed = completeAuthorizationAutoApproved(url);
+        },
+      });
+      await browsed;
+      if (ran.code !== 0) throw new Error(shown(commands.join("; "), ran));
+      expect(pulumiConfigGet(project, "dev", "helpdesk:baseUrl")).toBe(baseUrl);
+      expect(pulumiConfigGet(project, "dev", "helpdesk:clientId")).toBe(DEFAULT_CLIENT.clientId);
+      expect(pulumiConfigGet(project, "dev", "helpdesk:redirectUri")).toBe(redirectUri);
+      expect(pulumiConfigGet(project, "dev", "helpdesk:accessToken")).toMatch(/\S{16,}/);
+      expect(project.stackFile("dev")).not.toContain(DEFAULT_CLIENT.clientSecret);
+    },
+  );
 
   it("trigger delivers the event to the webhooks registered for it and reports each delivery", async () => {
     const received: { headers: IncomingHttpHeaders; body: string }[] = [];
@@ -104,13 +126,21 @@ describe("pulumi-helpdesk emulator + trigger", () => {
     const hookUrl = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
     try {
       // Register a webhook the way the provider does: an OAuth token, then POST /v1/webhooks.
-      const authorize = await request(`${baseUrl}/oauth/authorize?client_id=${DEFAULT_CLIENT.clientId}&response_type=code&redirect_uri=${encodeURIComponent(redirectUri)}`);
+      const authorize = await request(
+        `${baseUrl}/oauth/authorize?client_id=${DEFAULT_CLIENT.clientId}&response_type=code&redirect_uri=${encodeURIComponent(redirectUri)}`,
+      );
       await authorize.body.dump();
       const code = new URL(authorize.headers.location as string).searchParams.get("code")!;
       const tokenResponse = await request(`${baseUrl}/oauth/token`, {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded" },
-        body: new URLSearchParams({ grant_type: "authorization_code", code, client_id: DEFAULT_CLIENT.clientId, client_secret: DEFAULT_CLIENT.clientSecret, redirect_uri: redirectUri }).toString(),
+        body: new URLSearchParams({
+          grant_type: "authorization_code",
+          code,
+          client_id: DEFAULT_CLIENT.clientId,
+          client_secret: DEFAULT_CLIENT.clientSecret,
+          redirect_uri: redirectUri,
+        }).toString(),
       });
       const { access_token } = (await tokenResponse.body.json()) as { access_token: string };
       const created = await request(`${baseUrl}/v1/webhooks`, {
@@ -146,7 +176,9 @@ describe("pulumi-helpdesk emulator + trigger", () => {
   });
 
   it("started by npx (npm's environment for it), names the CLI in its login line as npx pulumi-helpdesk", async () => {
-    const started = startCli(["emulator", "--port", "0", "--redirect-uri", redirectUri], project, { [NPX_LIFECYCLE_EVENT.name]: NPX_LIFECYCLE_EVENT.value });
+    const started = startCli(["emulator", "--port", "0", "--redirect-uri", redirectUri], project, {
+      [NPX_LIFECYCLE_EVENT.name]: NPX_LIFECYCLE_EVENT.value,
+    });
     try {
       const out = await new Promise<string>((resolve) => {
         let text = "";

@@ -9,7 +9,16 @@ import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { pickSetting, SETTING_NAMES, SETTING_PRECEDENCE, SETTINGS, settingReaderOf, type SettingName, type SettingSpec, type SourceOrigin } from "../../kernel/settings.js";
+import {
+  pickSetting,
+  SETTING_NAMES,
+  SETTING_PRECEDENCE,
+  SETTINGS,
+  settingReaderOf,
+  type SettingName,
+  type SettingSpec,
+  type SourceOrigin,
+} from "../../kernel/settings.js";
 import { refreshableTokenOrigin } from "../../auth/grant.js";
 import { TOKEN_CACHE_DIR_VARIABLE } from "../../auth/token-cache.js";
 import { LAUNCHER_VARIABLES } from "../../cli/plugin/plugin.js";
@@ -31,14 +40,22 @@ function cli(...args: string[]): { code: number | null; stdout: string; stderr: 
 const flagOf = (name: string): string => `--${name.replace(/[A-Z]/g, (letter) => `-${letter.toLowerCase()}`)}`;
 
 /** The word each source goes by in the help's precedence sentence. */
-const WORD: Record<SourceOrigin, RegExp> = { explicit: /\bflags?\b/, config: /\bconfig\b/, environment: /\benvironment\b/ };
+const WORD: Record<SourceOrigin, RegExp> = {
+  explicit: /\bflags?\b/,
+  config: /\bconfig\b/,
+  environment: /\benvironment\b/,
+};
 
 /**
  * The precedence as the resolution behaves: a setting given by every source, the winner taken away one by one.
  * (So the help is held to what the code does, not only to the constant that names the order.)
  */
 function observedPrecedence(): SourceOrigin[] {
-  const all: { explicit?: string; config?: string; environment?: string } = { explicit: "https://explicit.example", config: "https://config.example", environment: "https://env.example" };
+  const all: { explicit?: string; config?: string; environment?: string } = {
+    explicit: "https://explicit.example",
+    config: "https://config.example",
+    environment: "https://env.example",
+  };
   const order: SourceOrigin[] = [];
   for (;;) {
     const picked = pickSetting("baseUrl", {
@@ -64,7 +81,8 @@ function expectPrecedence(sentence: string): void {
   expect(clauses, sentence).toHaveLength(expected.length);
   expected.forEach((origin, index) => {
     expect(clauses[index], `${origin} in "${sentence}"`).toMatch(WORD[origin]);
-    for (const other of expected.filter((o) => o !== origin)) expect(clauses[index], `only ${origin} in clause ${index + 1}`).not.toMatch(WORD[other]);
+    for (const other of expected.filter((o) => o !== origin))
+      expect(clauses[index], `only ${origin} in clause ${index + 1}`).not.toMatch(WORD[other]);
   });
 }
 
@@ -83,13 +101,18 @@ describe("pulumi-helpdesk --help", () => {
   });
 
   it("states the settings' precedence: flag, then the stack's config, then the environment", () => {
-    const paragraph = help.stdout.slice(help.stdout.indexOf("Settings: each comes from ")).split("\n\n")[0]!.replace(/\s+/g, " ");
+    const paragraph = help.stdout
+      .slice(help.stdout.indexOf("Settings: each comes from "))
+      .split("\n\n")[0]!
+      .replace(/\s+/g, " ");
     const sentence = paragraph.slice("Settings: each comes from ".length, paragraph.indexOf("; the first"));
     expectPrecedence(sentence);
   });
 
   it("lists every variable the settings table, the token cache, the plugin's launcher and the CLI read, and no other", () => {
-    const fromTable = SETTING_NAMES.flatMap((name) => ((SETTINGS[name] as SettingSpec).env ? [(SETTINGS[name] as SettingSpec).env!] : []));
+    const fromTable = SETTING_NAMES.flatMap((name) =>
+      (SETTINGS[name] as SettingSpec).env ? [(SETTINGS[name] as SettingSpec).env!] : [],
+    );
     const expected = [
       ...fromTable,
       TOKEN_CACHE_DIR_VARIABLE.name,
@@ -107,7 +130,8 @@ describe("pulumi-helpdesk --help", () => {
       if (!env) continue;
       const row = help.stdout.split("\n").find((line) => line.startsWith(`  ${env} `))!;
       expect(row, env).toContain(`${name}${SETTINGS[name].secret ? " (secret)" : ""}:`);
-      if ((CLIENT_SETTING_NAMES as readonly SettingName[]).includes(name)) expect(row).toContain(`login ${flagOf(name)}`);
+      if ((CLIENT_SETTING_NAMES as readonly SettingName[]).includes(name))
+        expect(row).toContain(`login ${flagOf(name)}`);
       expect(row.includes("the provider"), env).toBe(SETTINGS[name].provider);
     }
     // An access token from the environment is never refreshed (auth/grant.ts), so refresh is no reader of it.
@@ -118,7 +142,10 @@ describe("pulumi-helpdesk --help", () => {
   });
 
   it("the plugin's launcher reads exactly the variables the help lists for it", () => {
-    const script = readFileSync(launcher, "utf8").split("\n").filter((line) => !line.startsWith("#")).join("\n");
+    const script = readFileSync(launcher, "utf8")
+      .split("\n")
+      .filter((line) => !line.startsWith("#"))
+      .join("\n");
     const read = new Set([...script.matchAll(/\$\{?(PULUMI_HELPDESK_[A-Z_]+)/g)].map((match) => match[1]!));
     expect([...read].sort()).toEqual(LAUNCHER_VARIABLES.map((variable) => variable.name).sort());
   });
@@ -135,7 +162,9 @@ describe("pulumi-helpdesk login --help", () => {
   });
 
   it("gives each client setting's flag with its environment variable", () => {
-    const options = help.stdout.slice(help.stdout.indexOf("Options:"), help.stdout.indexOf("\n\n", help.stdout.indexOf("Options:"))).replace(/\s+/g, " ");
+    const options = help.stdout
+      .slice(help.stdout.indexOf("Options:"), help.stdout.indexOf("\n\n", help.stdout.indexOf("Options:")))
+      .replace(/\s+/g, " ");
     for (const name of CLIENT_SETTING_NAMES) {
       expect(options).toMatch(new RegExp(`${flagOf(name)} <\\w+> [^(]*\\(env ${SETTINGS[name].env}\\b`));
     }

@@ -19,7 +19,11 @@ describe.skipIf(!haveChromium || !pulumiAvailable())("login through the consent 
 
   beforeAll(async () => {
     redirectUri = `http://127.0.0.1:${await freePort()}/callback`;
-    emulator = await startEmulator({ port: 0, clients: [{ ...client, redirectUri, name: "Acme Platform (Pulumi)" }], accounts: [{ username: "ada", password: "correct horse" }] });
+    emulator = await startEmulator({
+      port: 0,
+      clients: [{ ...client, redirectUri, name: "Acme Platform (Pulumi)" }],
+      accounts: [{ username: "ada", password: "correct horse" }],
+    });
     project = createTestProject();
     browser = await launchChromium();
   }, 60_000);
@@ -31,9 +35,26 @@ describe.skipIf(!haveChromium || !pulumiAvailable())("login through the consent 
   });
 
   async function loginInBrowser(stack: string, decision: "approve" | "deny") {
-    const run = startCli(["login", "--stack", stack, "--base-url", emulator.url, "--client-id", client.clientId, "--redirect-uri", redirectUri, "--no-browser", "--timeout", "60"], project, {
-      HELPDESK_CLIENT_SECRET: client.clientSecret,
-    });
+    const run = startCli(
+      [
+        "login",
+        "--stack",
+        stack,
+        "--base-url",
+        emulator.url,
+        "--client-id",
+        client.clientId,
+        "--redirect-uri",
+        redirectUri,
+        "--no-browser",
+        "--timeout",
+        "60",
+      ],
+      project,
+      {
+        HELPDESK_CLIENT_SECRET: client.clientSecret,
+      },
+    );
     await browser.context.clearCookies();
     const page = await browser.context.newPage();
     await page.goto(await run.authorizeUrl);
@@ -68,7 +89,9 @@ describe.skipIf(!haveChromium || !pulumiAvailable())("login through the consent 
     expect(shown).toContain("you declined in the browser");
     expect(shown).not.toMatch(/signed in/i);
     expect(code).toBe(1);
-    expect(stderr).toMatch(/error: login failed: authorization failed with access_denied \(you declined in the browser\)/);
+    expect(stderr).toMatch(
+      /error: login failed: authorization failed with access_denied \(you declined in the browser\)/,
+    );
     expect(pulumiConfigGet(project, "denied", "helpdesk:accessToken")).toBeUndefined();
     expect(pulumiConfigGet(project, "denied", "helpdesk:baseUrl")).toBeUndefined();
   });

@@ -22,7 +22,10 @@ function defaultConfig(project: TestProject): Record<string, string> {
 }
 
 describe.skipIf(!pulumiAvailable())("pulumi-helpdesk --namespace: a second help desk in the same stack", () => {
-  const desks: Record<"home" | "eu", { emulator: RunningEmulator; client: { clientId: string; clientSecret: string; redirectUri: string } }> = {} as never;
+  const desks: Record<
+    "home" | "eu",
+    { emulator: RunningEmulator; client: { clientId: string; clientSecret: string; redirectUri: string } }
+  > = {} as never;
   let project: TestProject;
   let homeBefore: Record<string, string>;
 
@@ -30,7 +33,19 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk --namespace: a second help 
   async function login(desk: "home" | "eu", extra: string[] = []) {
     const { emulator, client } = desks[desk];
     const run = startCli(
-      ["login", "--stack", STACK, "--base-url", emulator.url, "--client-id", client.clientId, "--redirect-uri", client.redirectUri, "--no-browser", ...extra],
+      [
+        "login",
+        "--stack",
+        STACK,
+        "--base-url",
+        emulator.url,
+        "--client-id",
+        client.clientId,
+        "--redirect-uri",
+        client.redirectUri,
+        "--no-browser",
+        ...extra,
+      ],
       project,
       { HELPDESK_CLIENT_SECRET: client.clientSecret },
     );
@@ -41,15 +56,27 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk --namespace: a second help 
       // Show what the CLI said: a reset callback connection means the CLI ended before it answered.
       run.child.kill();
       const ended = await run.done;
-      throw new Error(`playing the browser for login (${desk}) failed: ${(error as Error).message}\nCLI exit ${ended.code}\n${ended.stdout}${ended.stderr}`, { cause: error });
+      throw new Error(
+        `playing the browser for login (${desk}) failed: ${(error as Error).message}\nCLI exit ${ended.code}\n${ended.stdout}${ended.stderr}`,
+        { cause: error },
+      );
     }
     return run.done;
   }
 
   beforeAll(async () => {
     for (const name of ["home", "eu"] as const) {
-      const client = { clientId: `ns-${name}`, clientSecret: `ns-${name}-client-secret-8b3f`, redirectUri: `http://127.0.0.1:${await freePort()}/callback` };
-      const emulator = await startEmulator({ port: 0, autoApprove: true, rotateRefreshTokens: true, clients: [{ ...client, name }] });
+      const client = {
+        clientId: `ns-${name}`,
+        clientSecret: `ns-${name}-client-secret-8b3f`,
+        redirectUri: `http://127.0.0.1:${await freePort()}/callback`,
+      };
+      const emulator = await startEmulator({
+        port: 0,
+        autoApprove: true,
+        rotateRefreshTokens: true,
+        clients: [{ ...client, name }],
+      });
       desks[name] = { emulator, client };
     }
     project = createTestProject();
@@ -57,7 +84,11 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk --namespace: a second help 
     expect(home.code, home.stderr).toBe(0);
     homeBefore = defaultConfig(project);
     // A key of the program's own in the namespace: login warns that the namespace is shared (names only).
-    execFileSync("pulumi", ["config", "set", "eu:receiverBaseUrl", "https://hooks.example.test", "--stack", STACK], { cwd: project.dir, env: project.env, stdio: "pipe" });
+    execFileSync("pulumi", ["config", "set", "eu:receiverBaseUrl", "https://hooks.example.test", "--stack", STACK], {
+      cwd: project.dir,
+      env: project.env,
+      stdio: "pipe",
+    });
   });
 
   afterAll(async () => {
@@ -68,16 +99,25 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk --namespace: a second help 
   it("login --namespace eu writes eu:* (secrets encrypted), prints the keys and a program hint, and leaves helpdesk:* as it was", async () => {
     const { code, stdout, stderr } = await login("eu", ["--namespace", "eu"]);
     expect(code, stderr).toBe(0);
-    expect(stderr).toContain(`Signed in to ${desks.eu.emulator.url} as client ns-eu; wrote stack "${STACK}" config (namespace "eu"):`);
-    for (const key of EU_KEYS) expect(stdout).toMatch(new RegExp(`^  ${key}${EU_SECRET_KEYS.includes(key) ? " \\(secret\\)" : ""}$`, "m"));
+    expect(stderr).toContain(
+      `Signed in to ${desks.eu.emulator.url} as client ns-eu; wrote stack "${STACK}" config (namespace "eu"):`,
+    );
+    for (const key of EU_KEYS)
+      expect(stdout).toMatch(new RegExp(`^  ${key}${EU_SECRET_KEYS.includes(key) ? " \\(secret\\)" : ""}$`, "m"));
     expect(stdout).not.toContain("helpdesk:");
-    expect(stderr).toContain(`warning: stack "${STACK}" already holds config in namespace "eu" that is no help-desk setting (eu:receiverBaseUrl)`);
+    expect(stderr).toContain(
+      `warning: stack "${STACK}" already holds config in namespace "eu" that is no help-desk setting (eu:receiverBaseUrl)`,
+    );
     expect(pulumiConfigGet(project, STACK, "eu:receiverBaseUrl")).toBe("https://hooks.example.test");
     // The hint survives the redaction of every output line whole.
     expect(stderr).toContain('const cfg = new pulumi.Config("eu");');
     // Secrets read as secrets, and what a token response may lack (refresh token, expiry) read with get.
-    expect(stderr).toContain('const clientSecret = cfg.requireSecret("clientSecret"), accessToken = cfg.requireSecret("accessToken"), refreshToken = cfg.getSecret("refreshToken");');
-    expect(stderr).toContain('const desk = new Provider("eu", { baseUrl: cfg.require("baseUrl"), clientId: cfg.require("clientId"), tokenExpiresAt: cfg.get("tokenExpiresAt"), clientSecret, accessToken, refreshToken });');
+    expect(stderr).toContain(
+      'const clientSecret = cfg.requireSecret("clientSecret"), accessToken = cfg.requireSecret("accessToken"), refreshToken = cfg.getSecret("refreshToken");',
+    );
+    expect(stderr).toContain(
+      'const desk = new Provider("eu", { baseUrl: cfg.require("baseUrl"), clientId: cfg.require("clientId"), tokenExpiresAt: cfg.get("tokenExpiresAt"), clientSecret, accessToken, refreshToken });',
+    );
     expect(stderr).not.toContain("[redacted]");
     expect(stderr).toContain('pulumi.Config("eu").require_secret("accessToken")');
     expect(stderr).toContain("name: eu:accessToken, type: String, secret: true");
@@ -115,7 +155,11 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk --namespace: a second help 
     });
     for (const key of EU_SECRET_KEYS) expect(eu.stdout).not.toContain(pulumiConfigGet(project, STACK, key)!);
     const home = await runCli(["status", "--stack", STACK, "--json"], project);
-    expect(JSON.parse(home.stdout)).toMatchObject({ namespace: "helpdesk", baseUrl: desks.home.emulator.url, clientId: "ns-home" });
+    expect(JSON.parse(home.stdout)).toMatchObject({
+      namespace: "helpdesk",
+      baseUrl: desks.home.emulator.url,
+      clientId: "ns-home",
+    });
     const text = await runCli(["status", "--stack", STACK, "-n", "eu"], project);
     expect(text.code).toBe(0);
     expect(text.stdout).toMatch(/^namespace:\s+eu$/m);
@@ -123,28 +167,47 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk --namespace: a second help 
   });
 
   it("refresh --namespace eu renews eu's tokens at eu's help desk only", async () => {
-    const before = { access: pulumiConfigGet(project, STACK, "eu:accessToken")!, refresh: pulumiConfigGet(project, STACK, "eu:refreshToken")! };
+    const before = {
+      access: pulumiConfigGet(project, STACK, "eu:accessToken")!,
+      refresh: pulumiConfigGet(project, STACK, "eu:refreshToken")!,
+    };
     const { code, stdout, stderr } = await runCli(["refresh", "--stack", STACK, "--namespace", "eu"], project);
     expect(code, stderr).toBe(0);
-    expect(stderr).toContain(`Refreshed the tokens of stack "${STACK}" (namespace "eu") (the server issued a new refresh token):`);
-    expect(stdout.split("\n").filter(Boolean)).toEqual(["  eu:accessToken (secret)", "  eu:refreshToken (secret)", "  eu:tokenExpiresAt"]);
-    const after = { access: pulumiConfigGet(project, STACK, "eu:accessToken")!, refresh: pulumiConfigGet(project, STACK, "eu:refreshToken")! };
+    expect(stderr).toContain(
+      `Refreshed the tokens of stack "${STACK}" (namespace "eu") (the server issued a new refresh token):`,
+    );
+    expect(stdout.split("\n").filter(Boolean)).toEqual([
+      "  eu:accessToken (secret)",
+      "  eu:refreshToken (secret)",
+      "  eu:tokenExpiresAt",
+    ]);
+    const after = {
+      access: pulumiConfigGet(project, STACK, "eu:accessToken")!,
+      refresh: pulumiConfigGet(project, STACK, "eu:refreshToken")!,
+    };
     expect(after.access).not.toBe(before.access);
     expect(after.refresh).not.toBe(before.refresh);
     expect(stdout + stderr).not.toContain(after.access);
     expect(await accessTokenWorks(desks.eu.emulator, after.access)).toBe(true);
-    await expect(refreshAccessToken({ baseUrl: new URL(desks.eu.emulator.url), ...desks.eu.client }, before.refresh)).rejects.toMatchObject({ code: "invalid_grant" });
+    await expect(
+      refreshAccessToken({ baseUrl: new URL(desks.eu.emulator.url), ...desks.eu.client }, before.refresh),
+    ).rejects.toMatchObject({ code: "invalid_grant" });
     expect(defaultConfig(project)).toEqual(homeBefore);
   });
 
   it("logout --namespace eu removes eu's tokens only", async () => {
     const { code, stderr } = await runCli(["logout", "--stack", STACK, "--namespace", "eu"], project);
     expect(code, stderr).toBe(0);
-    expect(stderr).toContain(`Signed out stack "${STACK}" (namespace "eu"): removed eu:accessToken, eu:refreshToken, eu:tokenExpiresAt.`);
-    for (const key of ["eu:accessToken", "eu:refreshToken", "eu:tokenExpiresAt"]) expect(pulumiConfigGet(project, STACK, key), key).toBeUndefined();
+    expect(stderr).toContain(
+      `Signed out stack "${STACK}" (namespace "eu"): removed eu:accessToken, eu:refreshToken, eu:tokenExpiresAt.`,
+    );
+    for (const key of ["eu:accessToken", "eu:refreshToken", "eu:tokenExpiresAt"])
+      expect(pulumiConfigGet(project, STACK, key), key).toBeUndefined();
     expect(pulumiConfigGet(project, STACK, "eu:clientId")).toBe("ns-eu");
     expect(defaultConfig(project)).toEqual(homeBefore);
-    const eu = JSON.parse((await runCli(["status", "--stack", STACK, "--namespace", "eu", "--json"], project)).stdout) as { accessToken: { present: boolean } };
+    const eu = JSON.parse(
+      (await runCli(["status", "--stack", STACK, "--namespace", "eu", "--json"], project)).stdout,
+    ) as { accessToken: { present: boolean } };
     expect(eu.accessToken.present).toBe(false);
     const again = await runCli(["logout", "--stack", STACK, "--namespace", "eu"], project);
     expect(again.code).toBe(0);
@@ -166,7 +229,9 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk --namespace: a second help 
     expect(code).toBe(2);
     expect(stderr).toContain("option '-n, --namespace <ns>' argument");
     expect(stderr).toMatch(why);
-    expect(stderr).toMatch(/a config namespace is a name of at most 100 letters, digits, "-", "_" or "\.", starting with a letter, e\.g\. eu or helpdesk-eu|choose another, e\.g\. eu or helpdesk-eu/);
+    expect(stderr).toMatch(
+      /a config namespace is a name of at most 100 letters, digits, "-", "_" or "\.", starting with a letter, e\.g\. eu or helpdesk-eu|choose another, e\.g\. eu or helpdesk-eu/,
+    );
     expect(stackConfig(project, STACK)).toEqual(before);
   });
 });

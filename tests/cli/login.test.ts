@@ -42,8 +42,18 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk login / status / refresh / 
       rotateRefreshTokens: true,
       clients: [
         { ...client, redirectUri, name: "CLI tests" },
-        { clientId: "cli-remote", clientSecret: "cli-remote-secret-9a1b", redirectUri: remoteRedirect, name: "CLI tests (remote redirect)" },
-        { clientId: "cli-localhost", clientSecret: "cli-localhost-secret-7c3f", redirectUri: localhostRedirect, name: "CLI tests (localhost redirect)" },
+        {
+          clientId: "cli-remote",
+          clientSecret: "cli-remote-secret-9a1b",
+          redirectUri: remoteRedirect,
+          name: "CLI tests (remote redirect)",
+        },
+        {
+          clientId: "cli-localhost",
+          clientSecret: "cli-localhost-secret-7c3f",
+          redirectUri: localhostRedirect,
+          name: "CLI tests (localhost redirect)",
+        },
       ],
     });
     project = createTestProject();
@@ -55,7 +65,17 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk login / status / refresh / 
   });
 
   const loginArgs = (stack: string, extra: string[] = []) => [
-    "login", "--stack", stack, "--base-url", emulator.url, "--client-id", client.clientId, "--redirect-uri", redirectUri, "--no-browser", ...extra,
+    "login",
+    "--stack",
+    stack,
+    "--base-url",
+    emulator.url,
+    "--client-id",
+    client.clientId,
+    "--redirect-uri",
+    redirectUri,
+    "--no-browser",
+    ...extra,
   ];
 
   it("signs in through the loopback redirect and stores the credentials as encrypted stack config", async () => {
@@ -95,8 +115,17 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk login / status / refresh / 
     const { code, stdout } = await runCli(["status", "--stack", "dev", "--json"], project);
     let after = Date.now();
     expect(code).toBe(0);
-    const status = JSON.parse(stdout) as Record<string, unknown> & { accessToken: { present: boolean; expired: boolean; expiresAt: string; expiresInSeconds: number } };
-    expect(status).toMatchObject({ stack: "dev", baseUrl: emulator.url, clientId: client.clientId, redirectUri, refreshToken: { present: true }, clientSecret: { present: true } });
+    const status = JSON.parse(stdout) as Record<string, unknown> & {
+      accessToken: { present: boolean; expired: boolean; expiresAt: string; expiresInSeconds: number };
+    };
+    expect(status).toMatchObject({
+      stack: "dev",
+      baseUrl: emulator.url,
+      clientId: client.clientId,
+      redirectUri,
+      refreshToken: { present: true },
+      clientSecret: { present: true },
+    });
     expect(status.accessToken.present).toBe(true);
     expect(status.accessToken.expired).toBe(false);
     expect(status.accessToken.expiresAt).toBe(expiresAt);
@@ -116,14 +145,22 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk login / status / refresh / 
   });
 
   it("refresh (rotation on) stores the new tokens, and the old refresh token stops working", async () => {
-    const before = { access: pulumiConfigGet(project, "dev", "helpdesk:accessToken")!, refresh: pulumiConfigGet(project, "dev", "helpdesk:refreshToken")! };
+    const before = {
+      access: pulumiConfigGet(project, "dev", "helpdesk:accessToken")!,
+      refresh: pulumiConfigGet(project, "dev", "helpdesk:refreshToken")!,
+    };
     const { code, stderr } = await runCli(["refresh", "--stack", "dev"], project);
     expect(stderr).toContain("the server issued a new refresh token");
     expect(code).toBe(0);
-    const after = { access: pulumiConfigGet(project, "dev", "helpdesk:accessToken")!, refresh: pulumiConfigGet(project, "dev", "helpdesk:refreshToken")! };
+    const after = {
+      access: pulumiConfigGet(project, "dev", "helpdesk:accessToken")!,
+      refresh: pulumiConfigGet(project, "dev", "helpdesk:refreshToken")!,
+    };
     expect(after.access).not.toBe(before.access);
     expect(after.refresh).not.toBe(before.refresh);
-    await expect(refreshAccessToken({ baseUrl: new URL(emulator.url), ...client }, before.refresh)).rejects.toMatchObject({ code: "invalid_grant" });
+    await expect(
+      refreshAccessToken({ baseUrl: new URL(emulator.url), ...client }, before.refresh),
+    ).rejects.toMatchObject({ code: "invalid_grant" });
   });
 
   it("logout removes the token keys and keeps the client settings", async () => {
@@ -133,7 +170,9 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk login / status / refresh / 
     expect(pulumiConfigGet(project, "dev", "helpdesk:accessToken")).toBeUndefined();
     expect(pulumiConfigGet(project, "dev", "helpdesk:refreshToken")).toBeUndefined();
     expect(pulumiConfigGet(project, "dev", "helpdesk:clientId")).toBe(client.clientId);
-    const status = JSON.parse((await runCli(["status", "--stack", "dev", "--json"], project)).stdout) as { accessToken: { present: boolean } };
+    const status = JSON.parse((await runCli(["status", "--stack", "dev", "--json"], project)).stdout) as {
+      accessToken: { present: boolean };
+    };
     expect(status.accessToken.present).toBe(false);
   });
 
@@ -146,7 +185,18 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk login / status / refresh / 
 
   it("--no-browser with a redirect URI elsewhere: takes the pasted redirect URL from stdin", async () => {
     const run = startCli(
-      ["login", "--stack", "remote", "--base-url", emulator.url, "--client-id", "cli-remote", "--redirect-uri", remoteRedirect, "--no-browser"],
+      [
+        "login",
+        "--stack",
+        "remote",
+        "--base-url",
+        emulator.url,
+        "--client-id",
+        "cli-remote",
+        "--redirect-uri",
+        remoteRedirect,
+        "--no-browser",
+      ],
       project,
       { HELPDESK_CLIENT_SECRET: "cli-remote-secret-9a1b" },
     );
@@ -192,7 +242,9 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk login / status / refresh / 
   });
 
   it("a forged callback with a bogus code and a wrong state does not end login, and writes nothing", async () => {
-    const run = startCli(loginArgs("wrongstate", ["--timeout", "4"]), project, { HELPDESK_CLIENT_SECRET: client.clientSecret });
+    const run = startCli(loginArgs("wrongstate", ["--timeout", "4"]), project, {
+      HELPDESK_CLIENT_SECRET: client.clientSecret,
+    });
     await approve(await run.authorizeUrl); // the person approved, but only the forger comes back
     const page = await follow(`${redirectUri}?code=bogus-code&state=forged-state`);
     expect(page.status).toBe(400);
@@ -222,9 +274,26 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk login / status / refresh / 
 
   it("a redirect URI other than the registered one gets the help desk's error page, never a redirect", async () => {
     const wrong = `http://127.0.0.1:${await freePort()}/not-registered`;
-    const run = startCli(["login", "--stack", "mismatch", "--base-url", emulator.url, "--client-id", client.clientId, "--redirect-uri", wrong, "--no-browser", "--timeout", "2"], project, {
-      HELPDESK_CLIENT_SECRET: client.clientSecret,
-    });
+    const run = startCli(
+      [
+        "login",
+        "--stack",
+        "mismatch",
+        "--base-url",
+        emulator.url,
+        "--client-id",
+        client.clientId,
+        "--redirect-uri",
+        wrong,
+        "--no-browser",
+        "--timeout",
+        "2",
+      ],
+      project,
+      {
+        HELPDESK_CLIENT_SECRET: client.clientSecret,
+      },
+    );
     const response = await request(await run.authorizeUrl);
     expect(response.statusCode).toBe(400);
     expect(response.headers.location).toBeUndefined();
@@ -235,7 +304,9 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk login / status / refresh / 
   });
 
   it("times out with a clear message when the browser never comes back", async () => {
-    const { code, stderr } = await runCli(loginArgs("timeout", ["--timeout", "1"]), project, { HELPDESK_CLIENT_SECRET: client.clientSecret });
+    const { code, stderr } = await runCli(loginArgs("timeout", ["--timeout", "1"]), project, {
+      HELPDESK_CLIENT_SECRET: client.clientSecret,
+    });
     expect(code).toBe(1);
     expect(stderr).toContain(`error: timed out after 1 s waiting for the browser to come back to ${redirectUri}`);
   });
@@ -245,7 +316,9 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk login / status / refresh / 
     const blocker = createServer().listen(port, "127.0.0.1");
     await new Promise((resolve) => blocker.once("listening", resolve));
     try {
-      const { code, stderr } = await runCli(loginArgs("busy"), project, { HELPDESK_CLIENT_SECRET: client.clientSecret });
+      const { code, stderr } = await runCli(loginArgs("busy"), project, {
+        HELPDESK_CLIENT_SECRET: client.clientSecret,
+      });
       expect(code).toBe(1);
       expect(stderr).toContain(`127.0.0.1:${port} is already in use`);
     } finally {
@@ -255,7 +328,18 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk login / status / refresh / 
 
   it("a localhost redirect URI: login signs in, and a squatter on [::1]:port makes it fail as already in use", async () => {
     const { port } = new URL(localhostRedirect);
-    const localhostArgs = (stack: string) => ["login", "--stack", stack, "--base-url", emulator.url, "--client-id", "cli-localhost", "--redirect-uri", localhostRedirect, "--no-browser"];
+    const localhostArgs = (stack: string) => [
+      "login",
+      "--stack",
+      stack,
+      "--base-url",
+      emulator.url,
+      "--client-id",
+      "cli-localhost",
+      "--redirect-uri",
+      localhostRedirect,
+      "--no-browser",
+    ];
     const env = { HELPDESK_CLIENT_SECRET: "cli-localhost-secret-7c3f" };
     const squatter = createServer().listen(Number(port), "::1");
     await new Promise((resolve) => squatter.once("listening", resolve));
@@ -295,11 +379,41 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk login / status / refresh / 
   });
 
   it("rejects malformed settings and unknown flags with exit code 2", async () => {
-    const bad = await runCli(["login", "--stack", "bad", "--base-url", "helpdesk.example.com", "--client-id", "x", "--client-secret", "y", "--redirect-uri", redirectUri], project);
+    const bad = await runCli(
+      [
+        "login",
+        "--stack",
+        "bad",
+        "--base-url",
+        "helpdesk.example.com",
+        "--client-id",
+        "x",
+        "--client-secret",
+        "y",
+        "--redirect-uri",
+        redirectUri,
+      ],
+      project,
+    );
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--base-url: base URL "helpdesk.example.com" is not an absolute URL/);
     // The provider refuses a base URL with a query (it would build `.../?q=1/oauth/authorize`); so does login.
-    const query = await runCli(["login", "--stack", "bad", "--base-url", "https://h.example/?q=1", "--client-id", "x", "--client-secret", "y", "--redirect-uri", redirectUri], project);
+    const query = await runCli(
+      [
+        "login",
+        "--stack",
+        "bad",
+        "--base-url",
+        "https://h.example/?q=1",
+        "--client-id",
+        "x",
+        "--client-secret",
+        "y",
+        "--redirect-uri",
+        redirectUri,
+      ],
+      project,
+    );
     expect(query.code).toBe(2);
     expect(query.stderr).toMatch(/--base-url: base URL "https:\/\/h.example\/\?q=1" must not carry a query/);
     const unknown = await runCli(["login", "--frobnicate"], project);

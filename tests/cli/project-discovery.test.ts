@@ -4,7 +4,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -38,7 +47,8 @@ describe("pulumi-helpdesk finds its project before it calls Pulumi", () => {
     noPulumiBin = mkdtempSync(join(tmpdir(), "helpdesk-no-pulumi-"));
     // The "outside" directory is only outside a project when nothing above it is one either.
     for (const dir of selfAndParents(realpathSync(outside.dir))) {
-      for (const name of ["Pulumi.yaml", "Pulumi.yml", "Pulumi.json"]) expect(existsSync(join(dir, name)), `${join(dir, name)} must not exist`).toBe(false);
+      for (const name of ["Pulumi.yaml", "Pulumi.yml", "Pulumi.json"])
+        expect(existsSync(join(dir, name)), `${join(dir, name)} must not exist`).toBe(false);
     }
   });
 
@@ -48,16 +58,21 @@ describe("pulumi-helpdesk finds its project before it calls Pulumi", () => {
     if (noPulumiBin) rmSync(noPulumiBin, { recursive: true, force: true });
   });
 
-  it.each(["status", "login", "refresh", "logout"])("%s outside a project: exit 2, names the directory searched and --cwd", async (command) => {
-    // PATH has no `pulumi`: the message proves the CLI stopped before calling Pulumi.
-    const { code, stdout, stderr } = await runCli([command], outside, { PATH: noPulumiBin });
-    expect(stderr).toBe(NO_PROJECT(realpathSync(outside.dir)));
-    expect(stdout).toBe("");
-    expect(code).toBe(2);
-  });
+  it.each(["status", "login", "refresh", "logout"])(
+    "%s outside a project: exit 2, names the directory searched and --cwd",
+    async (command) => {
+      // PATH has no `pulumi`: the message proves the CLI stopped before calling Pulumi.
+      const { code, stdout, stderr } = await runCli([command], outside, { PATH: noPulumiBin });
+      expect(stderr).toBe(NO_PROJECT(realpathSync(outside.dir)));
+      expect(stdout).toBe("");
+      expect(code).toBe(2);
+    },
+  );
 
   it("a --cwd that does not exist: exit 2, the resolved path in the message", async () => {
-    const { code, stderr } = await runCli(["status", "--stack", "dev", "--cwd", "no-such-dir"], outside, { PATH: noPulumiBin });
+    const { code, stderr } = await runCli(["status", "--stack", "dev", "--cwd", "no-such-dir"], outside, {
+      PATH: noPulumiBin,
+    });
     expect(stderr).toBe(
       `error: --cwd ${join(realpathSync(outside.dir), "no-such-dir")} does not exist: pass the directory that holds your Pulumi project's Pulumi.yaml\n`,
     );
@@ -68,7 +83,9 @@ describe("pulumi-helpdesk finds its project before it calls Pulumi", () => {
     const file = join(outside.dir, "Pulumi.txt");
     writeFileSync(file, "not a project\n");
     const { code, stderr } = await runCli(["logout", "--cwd", file], outside, { PATH: noPulumiBin });
-    expect(stderr).toBe(`error: --cwd ${file} is not a directory: pass the directory that holds your Pulumi project's Pulumi.yaml\n`);
+    expect(stderr).toBe(
+      `error: --cwd ${file} is not a directory: pass the directory that holds your Pulumi project's Pulumi.yaml\n`,
+    );
     expect(code).toBe(2);
   });
 
@@ -82,7 +99,18 @@ describe("pulumi-helpdesk finds its project before it calls Pulumi", () => {
 
   it("login without `pulumi` on PATH stops before the browser step", async () => {
     const { code, stderr } = await runCli(
-      ["login", "--stack", "dev", "--base-url", "http://127.0.0.1:9", "--client-id", "c", "--redirect-uri", "http://127.0.0.1:9/callback", "--no-browser"],
+      [
+        "login",
+        "--stack",
+        "dev",
+        "--base-url",
+        "http://127.0.0.1:9",
+        "--client-id",
+        "c",
+        "--redirect-uri",
+        "http://127.0.0.1:9/callback",
+        "--no-browser",
+      ],
       project,
       { PATH: noPulumiBin, HELPDESK_CLIENT_SECRET: "s" },
     );
@@ -91,7 +119,9 @@ describe("pulumi-helpdesk finds its project before it calls Pulumi", () => {
   });
 
   it.each(["--version", "-V"])("%s prints the version of package.json and exits 0", async (flag) => {
-    const pkg = JSON.parse(readFileSync(fileURLToPath(new URL("../../package.json", import.meta.url)), "utf8")) as { version: string };
+    const pkg = JSON.parse(readFileSync(fileURLToPath(new URL("../../package.json", import.meta.url)), "utf8")) as {
+      version: string;
+    };
     const { code, stdout, stderr } = await runCli([flag], outside, { PATH: noPulumiBin });
     expect(stdout).toBe(`${pkg.version}\n`);
     expect(stderr).toBe("");
@@ -115,7 +145,10 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk in a project, with the Pulu
   });
 
   it("--cwd points at the project from anywhere", async () => {
-    const { code, stdout, stderr } = await runCli(["status", "--stack", "dev", "--cwd", project.dir], runningIn(project, outside.dir));
+    const { code, stdout, stderr } = await runCli(
+      ["status", "--stack", "dev", "--cwd", project.dir],
+      runningIn(project, outside.dir),
+    );
     expect(stderr).not.toContain("error:");
     expect(stdout).toContain("stack:          dev");
     expect(code).toBe(0);

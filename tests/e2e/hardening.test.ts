@@ -9,7 +9,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ConfigMap } from "@pulumi/pulumi/automation/index.js";
-import { startEmulator, type EmulatorOptions, } from "../../emulator/index.js";
+import { startEmulator, type EmulatorOptions } from "../../emulator/index.js";
 import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
 import { CONFIG_KEYS } from "../../kernel/config.js";
 import { findEntry, refreshTokenHash } from "../../auth/token-cache.js";
@@ -17,7 +17,12 @@ import { heldWebhooks, setFaults } from "../support/emulator.js";
 import { createTestStack, pulumiAvailable, readStateFile, type TestStack } from "../support/pulumi.js";
 
 const programDir = fileURLToPath(new URL("./program", import.meta.url));
-const client = { clientId: "hardening", clientSecret: "hardening-client-secret-7f3a9c", redirectUri: "http://127.0.0.1:1/cb", name: "hardening" };
+const client = {
+  clientId: "hardening",
+  clientSecret: "hardening-client-secret-7f3a9c",
+  redirectUri: "http://127.0.0.1:1/cb",
+  name: "hardening",
+};
 const cacheDir = mkdtempSync(join(tmpdir(), "helpdesk-e2e-cache-"));
 process.env.HELPDESK_TOKEN_CACHE_DIR = cacheDir; // inherited by the pulumi CLI and its provider process
 
@@ -35,7 +40,13 @@ const credentials = new Set<string>([client.clientSecret]);
 
 async function setUp(emulatorOptions: EmulatorOptions, hooks: HookSpec[], extraConfig: ConfigMap = {}) {
   const emulatorLog: string[] = [];
-  const emulator = await startEmulator({ port: 0, autoApprove: true, clients: [client], log: (line) => emulatorLog.push(line), ...emulatorOptions });
+  const emulator = await startEmulator({
+    port: 0,
+    autoApprove: true,
+    clients: [client],
+    log: (line) => emulatorLog.push(line),
+    ...emulatorOptions,
+  });
   const tokens = await signIn({ baseUrl: emulator.url, ...client });
   credentials.add(tokens.accessToken);
   credentials.add(tokens.refreshToken!);
@@ -72,12 +83,20 @@ async function run<T extends { stdout: string; stderr: string }>(operation: Prom
 
 function hooks(count: number, prefix = "h"): HookSpec[] {
   const events = ["ticket_started", "ticket_opened", "ticket_closed", "customer_replied", "note_added"];
-  return Array.from({ length: count }, (_, i) => ({ name: `${prefix}${i}`, event: events[i % events.length]!, url: `https://hooks.example.test/${prefix}/${i}` }));
+  return Array.from({ length: count }, (_, i) => ({
+    name: `${prefix}${i}`,
+    event: events[i % events.length]!,
+    url: `https://hooks.example.test/${prefix}/${i}`,
+  }));
 }
 
 function stateWebhookIds(test: TestStack): string[] {
-  const state = JSON.parse(readStateFile(test, "helpdesk-e2e")) as { checkpoint: { latest?: { resources?: { type: string; id?: string }[] } } };
-  return (state.checkpoint.latest?.resources ?? []).filter((r) => r.type === "pulumi-nodejs:dynamic/helpdesk:Webhook").map((r) => r.id!);
+  const state = JSON.parse(readStateFile(test, "helpdesk-e2e")) as {
+    checkpoint: { latest?: { resources?: { type: string; id?: string }[] } };
+  };
+  return (state.checkpoint.latest?.resources ?? [])
+    .filter((r) => r.type === "pulumi-nodejs:dynamic/helpdesk:Webhook")
+    .map((r) => r.id!);
 }
 
 afterEach(async () => {
@@ -111,7 +130,10 @@ describe.skipIf(!pulumiAvailable())("the hardened provider through the real Pulu
 
   for (const rotate of [false, true]) {
     it(`destroys after the stored access token expired, through the refresh grant (rotation ${rotate ? "on" : "off"})`, async () => {
-      const { emulator, tokens, test } = await setUp({ accessTokenTtlSeconds: 2, rotateRefreshTokens: rotate }, hooks(3, rotate ? "r" : "n"));
+      const { emulator, tokens, test } = await setUp(
+        { accessTokenTtlSeconds: 2, rotateRefreshTokens: rotate },
+        hooks(3, rotate ? "r" : "n"),
+      );
       await run(test.stack.up());
       expect(await heldWebhooks(emulator)).toHaveLength(3);
       await new Promise((resolve) => setTimeout(resolve, 2500)); // the token in config (and in state) is now expired
@@ -134,7 +156,10 @@ describe.skipIf(!pulumiAvailable())("the hardened provider through the real Pulu
     const { emulator, tokens, test } = await setUp({}, hooks(2, "d"));
     await run(test.stack.up());
     const [gone] = await heldWebhooks(emulator);
-    const response = await fetch(`${emulator.url}/v1/webhooks/${gone!.id}`, { method: "DELETE", headers: { authorization: `Bearer ${tokens.accessToken}` } });
+    const response = await fetch(`${emulator.url}/v1/webhooks/${gone!.id}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${tokens.accessToken}` },
+    });
     expect(response.status).toBe(204);
     const destroyed = await run(test.stack.destroy());
     expect(destroyed.summary.result).toBe("succeeded");
@@ -147,7 +172,10 @@ describe.skipIf(!pulumiAvailable())("the hardened provider through the real Pulu
     const { test } = await setUp({}, hooks(2, "u"));
     await run(test.stack.up());
     const deployment = await test.stack.exportStack();
-    const text = JSON.stringify(deployment).replaceAll("exports.handler = __f0;", "exports.handler = __f0; // an older pulumi-helpdesk");
+    const text = JSON.stringify(deployment).replaceAll(
+      "exports.handler = __f0;",
+      "exports.handler = __f0; // an older pulumi-helpdesk",
+    );
     expect(text).not.toBe(JSON.stringify(deployment));
     await test.stack.importStack(JSON.parse(text));
     const preview = await run(test.stack.preview());
@@ -158,11 +186,17 @@ describe.skipIf(!pulumiAvailable())("the hardened provider through the real Pulu
     const declared = hooks(2, "p");
     const { test } = await setUp({}, declared);
     await run(test.stack.up());
-    await test.stack.setConfig("e2e:hooks", { value: JSON.stringify([declared[0], { ...declared[1]!, url: "http://hooks.example.test/moved" }]) });
+    await test.stack.setConfig("e2e:hooks", {
+      value: JSON.stringify([declared[0], { ...declared[1]!, url: "http://hooks.example.test/moved" }]),
+    });
     const preview = await run(test.stack.preview({ diff: true }));
     expect(preview.changeSummary).toEqual({ same: 2, replace: 1 });
-    expect(preview.stdout).toMatch(/url\s*:\s*"https:\/\/hooks\.example\.test\/p\/1" => "http:\/\/hooks\.example\.test\/moved"/);
-    expect(`${preview.stdout}\n${preview.stderr}`).toMatch(/warning: url uses plain http to a host other than this machine/);
+    expect(preview.stdout).toMatch(
+      /url\s*:\s*"https:\/\/hooks\.example\.test\/p\/1" => "http:\/\/hooks\.example\.test\/moved"/,
+    );
+    expect(`${preview.stdout}\n${preview.stderr}`).toMatch(
+      /warning: url uses plain http to a host other than this machine/,
+    );
   });
 
   it("preview reports every invalid input at once, each naming its property", async () => {
@@ -178,9 +212,13 @@ describe.skipIf(!pulumiAvailable())("the hardened provider through the real Pulu
 
   it("a url given as pulumi.secret stays secret in the state's outputs", async () => {
     const secretUrl = "https://hooks.example.test/secret-path-5b1e";
-    const { test } = await setUp({}, [{ name: "s", event: "agent_invited", url: "(from e2e:secretUrl)", secretUrl: true }], {
-      "e2e:secretUrl": { value: secretUrl, secret: true },
-    });
+    const { test } = await setUp(
+      {},
+      [{ name: "s", event: "agent_invited", url: "(from e2e:secretUrl)", secretUrl: true }],
+      {
+        "e2e:secretUrl": { value: secretUrl, secret: true },
+      },
+    );
     await run(test.stack.up());
     const state = readStateFile(test, "helpdesk-e2e");
     expect(state).toContain("agent_invited"); // the webhook is in state...

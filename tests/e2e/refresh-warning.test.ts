@@ -15,7 +15,12 @@ import { heldWebhooks } from "../support/emulator.js";
 import { configAsLoginWrites, createTestStack, pulumiAvailable, type TestStack } from "../support/pulumi.js";
 
 const programDir = fileURLToPath(new URL("./program", import.meta.url));
-const client = { clientId: "refresh-client", clientSecret: "refresh-client-secret-value", redirectUri: "http://127.0.0.1:1/callback", name: "refresh" };
+const client = {
+  clientId: "refresh-client",
+  clientSecret: "refresh-client-secret-value",
+  redirectUri: "http://127.0.0.1:1/callback",
+  name: "refresh",
+};
 const declared = [
   { name: "started", event: "ticket_started", url: "https://hooks.example.test/refresh/started-secret-1" },
   { name: "closed", event: "ticket_closed", url: "https://hooks.example.test/refresh/closed-secret-2" },
@@ -24,12 +29,22 @@ const declared = [
 
 /** The refresh warnings among a run's engine events (a diagnostic, whatever its severity: the text says warning). */
 const refreshWarnings = (events: EngineEvent[]): string[] =>
-  events.flatMap((event) => (event.diagnosticEvent?.message.includes("refresh cannot ask the help desk") ? [event.diagnosticEvent.message] : []));
+  events.flatMap((event) =>
+    event.diagnosticEvent?.message.includes("refresh cannot ask the help desk") ? [event.diagnosticEvent.message] : [],
+  );
 
 /** The stack's resources with secrets decrypted: what refresh must leave as it was (ciphertexts are re-encrypted by the engine on every write). */
 async function resources(test: TestStack): Promise<unknown> {
   const deployment = (await test.stack.exportStack()).deployment as { resources: Array<Record<string, unknown>> };
-  return deployment.resources.map(({ urn, id, type, inputs, outputs, provider, protect }) => ({ urn, id, type, inputs, outputs, provider, protect }));
+  return deployment.resources.map(({ urn, id, type, inputs, outputs, provider, protect }) => ({
+    urn,
+    id,
+    type,
+    inputs,
+    outputs,
+    provider,
+    protect,
+  }));
 }
 
 describe.skipIf(!pulumiAvailable())("pulumi refresh of dynamic Webhooks: one warning saying what it cannot see", () => {
@@ -40,11 +55,17 @@ describe.skipIf(!pulumiAvailable())("pulumi refresh of dynamic Webhooks: one war
   beforeAll(async () => {
     emulator = await startEmulator({ port: 0, autoApprove: true, clients: [client] });
     tokens = await signIn({ baseUrl: emulator.url, ...client });
-    test = await createTestStack(programDir, { ...configAsLoginWrites(emulator.url, client, tokens), "e2e:hooks": { value: JSON.stringify(declared) } });
+    test = await createTestStack(programDir, {
+      ...configAsLoginWrites(emulator.url, client, tokens),
+      "e2e:hooks": { value: JSON.stringify(declared) },
+    });
     const up = await test.stack.up();
     expect(up.summary.result).toBe("succeeded");
     const gone = (up.outputs.ids!.value as Record<string, string>).closed!;
-    const deleted = await fetch(`${emulator.url}/v1/webhooks/${gone}`, { method: "DELETE", headers: { authorization: `Bearer ${tokens.accessToken}` } });
+    const deleted = await fetch(`${emulator.url}/v1/webhooks/${gone}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${tokens.accessToken}` },
+    });
     expect(deleted.status).toBe(204);
     expect(await heldWebhooks(emulator)).toHaveLength(2);
   });
@@ -60,10 +81,15 @@ describe.skipIf(!pulumiAvailable())("pulumi refresh of dynamic Webhooks: one war
     const events: EngineEvent[] = [];
     const result = await test.stack.refresh({ onEvent: (event) => events.push(event) });
     expect(result.summary.result).toBe("succeeded");
-    expect(refreshWarnings(events)).toEqual([expect.stringMatching(/the dynamic Webhook provider kept 3 webhooks as recorded\. A webhook deleted or changed in the help desk is noticed only when Pulumi deletes or replaces it/)]);
+    expect(refreshWarnings(events)).toEqual([
+      expect.stringMatching(
+        /the dynamic Webhook provider kept 3 webhooks as recorded\. A webhook deleted or changed in the help desk is noticed only when Pulumi deletes or replaces it/,
+      ),
+    ]);
     expect(result.stdout).toContain("refresh cannot ask the help desk");
     // The output, and the warning itself (the events also carry the program's config, where this test keeps the urls plain).
-    for (const { url } of declared) expect(`${result.stdout}${result.stderr}${refreshWarnings(events).join("")}`).not.toContain(url);
+    for (const { url } of declared)
+      expect(`${result.stdout}${result.stderr}${refreshWarnings(events).join("")}`).not.toContain(url);
     expect(await resources(test)).toEqual(before);
   });
 

@@ -46,7 +46,9 @@ let stateDir: string;
 let cacheDir: string;
 
 function capture(text: string): void {
-  for (const [, value] of text.matchAll(/(?:^|[&?"])(?:code|code_verifier|access_token|refresh_token)[=":]+([A-Za-z0-9\-._~+/%]{8,})/g)) {
+  for (const [, value] of text.matchAll(
+    /(?:^|[&?"])(?:code|code_verifier|access_token|refresh_token)[=":]+([A-Za-z0-9\-._~+/%]{8,})/g,
+  )) {
     if (value) planted.add(decodeURIComponent(value));
   }
 }
@@ -54,10 +56,19 @@ function capture(text: string): void {
 async function forward(req: IncomingMessage, res: ServerResponse, body: Buffer): Promise<void> {
   const headers = { ...req.headers };
   delete headers.host;
-  const answer = await request(`${emulator.url}${req.url ?? "/"}`, { method: req.method as "GET", headers, body: body.length > 0 ? body : undefined });
+  const answer = await request(`${emulator.url}${req.url ?? "/"}`, {
+    method: req.method as "GET",
+    headers,
+    body: body.length > 0 ? body : undefined,
+  });
   const text = await answer.body.text();
   capture(text);
-  res.writeHead(answer.statusCode, Object.fromEntries(Object.entries(answer.headers).filter(([k]) => !["transfer-encoding", "connection"].includes(k))) as Record<string, string>);
+  res.writeHead(
+    answer.statusCode,
+    Object.fromEntries(
+      Object.entries(answer.headers).filter(([k]) => !["transfer-encoding", "connection"].includes(k)),
+    ) as Record<string, string>,
+  );
   res.end(text);
 }
 
@@ -66,7 +77,13 @@ function echoError(req: IncomingMessage, res: ServerResponse, body: Buffer): voi
   const echo = `${HOSTILE} ${req.method} ${req.url} headers=${JSON.stringify(req.headers)} body=${raw} urlencoded=${encodeURIComponent(raw)} base64=${body.toString("base64")} ${HOSTILE}`;
   const oauth = (req.url ?? "").startsWith("/oauth/token");
   res.writeHead(oauth ? 400 : 500, { "content-type": "application/json" });
-  res.end(JSON.stringify(oauth ? { error: `invalid_grant${HOSTILE}`, error_description: echo } : { error: "internal_error", message: echo }));
+  res.end(
+    JSON.stringify(
+      oauth
+        ? { error: `invalid_grant${HOSTILE}`, error_description: echo }
+        : { error: "internal_error", message: echo },
+    ),
+  );
 }
 
 interface Ran {
@@ -85,27 +102,50 @@ const env = (): NodeJS.ProcessEnv => {
     NO_COLOR: "1",
     CI: "true",
   };
-  for (const name of ["HELPDESK_BASE_URL", "HELPDESK_CLIENT_ID", "HELPDESK_CLIENT_SECRET", "HELPDESK_REDIRECT_URI", "HELPDESK_ACCESS_TOKEN"]) delete vars[name];
+  for (const name of [
+    "HELPDESK_BASE_URL",
+    "HELPDESK_CLIENT_ID",
+    "HELPDESK_CLIENT_SECRET",
+    "HELPDESK_REDIRECT_URI",
+    "HELPDESK_ACCESS_TOKEN",
+  ])
+    delete vars[name];
   return vars;
 };
 
 /** Runs a command in the program's directory, records its whole output for the scan. */
-async function run(place: string, command: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}, onStderr?: (text: string) => void): Promise<Ran> {
-  const ran = await runCommand(command, args, { cwd: programDir, env: { ...env(), ...extraEnv }, ...(onStderr ? { onStderr } : {}) });
+async function run(
+  place: string,
+  command: string,
+  args: string[],
+  extraEnv: NodeJS.ProcessEnv = {},
+  onStderr?: (text: string) => void,
+): Promise<Ran> {
+  const ran = await runCommand(command, args, {
+    cwd: programDir,
+    env: { ...env(), ...extraEnv },
+    ...(onStderr ? { onStderr } : {}),
+  });
   scanned.push({ place: `${place} (stdout)`, text: ran.stdout }, { place: `${place} (stderr)`, text: ran.stderr });
   return { code: ran.code, out: ran.stdout + ran.stderr };
 }
 
 const helpdesk = (place: string, args: string[], extraEnv: NodeJS.ProcessEnv = {}, onStderr?: (text: string) => void) =>
   run(place, process.execPath, [cliPath, ...args, "--stack", stackName], extraEnv, onStderr);
-const pulumi = (place: string, args: string[]) => run(place, "pulumi", [...args, "--stack", stackName, "--non-interactive", "--color", "never"]);
+const pulumi = (place: string, args: string[]) =>
+  run(place, "pulumi", [...args, "--stack", stackName, "--non-interactive", "--color", "never"]);
 
 describe.skipIf(!pulumiAvailable())("credentials never reach a person, whatever a server echoes", () => {
   beforeAll(async () => {
     stateDir = mkdtempSync(join(tmpdir(), "helpdesk-scan-state-"));
     cacheDir = join(mkdtempSync(join(tmpdir(), "helpdesk-scan-cache-")), "tokens");
     const redirectUri = `http://127.0.0.1:${await freePort()}/callback`;
-    emulator = await startEmulator({ port: 0, autoApprove: true, rotateRefreshTokens: true, clients: [{ clientId: "scan-client", clientSecret, redirectUri }] });
+    emulator = await startEmulator({
+      port: 0,
+      autoApprove: true,
+      rotateRefreshTokens: true,
+      clients: [{ clientId: "scan-client", clientSecret, redirectUri }],
+    });
     proxy = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on("data", (chunk: Buffer) => chunks.push(chunk));
@@ -124,7 +164,18 @@ describe.skipIf(!pulumiAvailable())("credentials never reach a person, whatever 
     let browsed: Promise<void> | undefined;
     const login = await helpdesk(
       "login",
-      ["login", "--base-url", proxyUrl, "--client-id", "scan-client", "--redirect-uri", redirectUri, "--no-browser", "--timeout", "60"],
+      [
+        "login",
+        "--base-url",
+        proxyUrl,
+        "--client-id",
+        "scan-client",
+        "--redirect-uri",
+        redirectUri,
+        "--no-browser",
+        "--timeout",
+        "60",
+      ],
       { HELPDESK_CLIENT_SECRET: clientSecret },
       (text) => {
         const url = /(http:\/\/\S+\/oauth\/authorize\?\S+)/.exec(text)?.[1];
@@ -135,18 +186,49 @@ describe.skipIf(!pulumiAvailable())("credentials never reach a person, whatever 
     expect(login.code, login.out).toBe(0);
     for (const [key, value, secret] of [
       ["helpdesk:maxRetries", "0", false],
-      ["e2e:hooks", JSON.stringify([{ name: "plain", event: "ticket_opened", url: "https://hooks.example.test/plain" }, { name: "secret", event: "note_added", url: "", secretUrl: true }]), false],
+      [
+        "e2e:hooks",
+        JSON.stringify([
+          { name: "plain", event: "ticket_opened", url: "https://hooks.example.test/plain" },
+          { name: "secret", event: "note_added", url: "", secretUrl: true },
+        ]),
+        false,
+      ],
       ["e2e:secretUrl", secretUrl, true],
     ] as const) {
-      const set = await run("config set", "pulumi", ["config", "set", "--stack", stackName, ...(secret ? ["--secret"] : ["--plaintext"]), "--", key, value]);
+      const set = await run("config set", "pulumi", [
+        "config",
+        "set",
+        "--stack",
+        stackName,
+        ...(secret ? ["--secret"] : ["--plaintext"]),
+        "--",
+        key,
+        value,
+      ]);
       expect(set.code, set.out).toBe(0);
     }
   }, 120_000);
 
   afterAll(async () => {
     failing = undefined;
-    await run("cleanup destroy", "pulumi", ["destroy", "--yes", "--skip-preview", "--stack", stackName, "--non-interactive"]).catch(() => undefined);
-    await run("cleanup rm", "pulumi", ["stack", "rm", "--yes", "--force", "--stack", stackName, "--non-interactive"]).catch(() => undefined);
+    await run("cleanup destroy", "pulumi", [
+      "destroy",
+      "--yes",
+      "--skip-preview",
+      "--stack",
+      stackName,
+      "--non-interactive",
+    ]).catch(() => undefined);
+    await run("cleanup rm", "pulumi", [
+      "stack",
+      "rm",
+      "--yes",
+      "--force",
+      "--stack",
+      stackName,
+      "--non-interactive",
+    ]).catch(() => undefined);
     await new Promise<void>((resolve) => proxy?.close(() => resolve()));
     await emulator?.close();
     rmSync(stateDir, { recursive: true, force: true });
@@ -173,7 +255,18 @@ describe.skipIf(!pulumiAvailable())("credentials never reach a person, whatever 
     expect((await helpdesk("refresh", ["refresh"])).code).toBe(0);
 
     // A provider-side renewal: the recorded expiry is in the past, so destroy refreshes first; once failing, once not.
-    expect((await run("config set expiry", "pulumi", ["config", "set", "helpdesk:tokenExpiresAt", "2000-01-01T00:00:00Z", "--stack", stackName])).code).toBe(0);
+    expect(
+      (
+        await run("config set expiry", "pulumi", [
+          "config",
+          "set",
+          "helpdesk:tokenExpiresAt",
+          "2000-01-01T00:00:00Z",
+          "--stack",
+          stackName,
+        ])
+      ).code,
+    ).toBe(0);
     failing = (method, path) => path.startsWith("/oauth/token") || method === "DELETE";
     const failedDestroy = await pulumi("destroy (echoing failure)", ["destroy", "--yes", "--skip-preview"]);
     expect(failedDestroy.code).not.toBe(0);
@@ -189,23 +282,42 @@ describe.skipIf(!pulumiAvailable())("credentials never reach a person, whatever 
     const exported = await run("stack export", "pulumi", ["stack", "export", "--stack", stackName]);
     expect(exported.code).toBe(0);
     for (const file of readdirSync(join(stateDir, ".pulumi", "stacks"), { recursive: true, withFileTypes: true })) {
-      if (file.isFile()) scanned.push({ place: `state file ${file.name}`, text: readFileSync(join(file.parentPath, file.name), "utf8") });
+      if (file.isFile())
+        scanned.push({
+          place: `state file ${file.name}`,
+          text: readFileSync(join(file.parentPath, file.name), "utf8"),
+        });
     }
-    scanned.push({ place: "stack config file", text: readFileSync(join(programDir, `Pulumi.${stackName}.yaml`), "utf8") });
-    scanned.push({ place: "token cache directory listing", text: readdirSync(join(cacheDir, ".."), { recursive: true }).join("\n") });
+    scanned.push({
+      place: "stack config file",
+      text: readFileSync(join(programDir, `Pulumi.${stackName}.yaml`), "utf8"),
+    });
+    scanned.push({
+      place: "token cache directory listing",
+      text: readdirSync(join(cacheDir, ".."), { recursive: true }).join("\n"),
+    });
 
     const values = [...planted].filter((value) => value.length >= 8);
-    expect(values.length, "planted: client secret, url, code, code verifier, access and refresh tokens").toBeGreaterThanOrEqual(6);
+    expect(
+      values.length,
+      "planted: client secret, url, code, code verifier, access and refresh tokens",
+    ).toBeGreaterThanOrEqual(6);
     const leaks: string[] = [];
     for (const { place, text } of scanned) {
       for (const value of values) {
-        for (const form of [value, encodeURIComponent(value), Buffer.from(value).toString("base64").replace(/=+$/, "")]) {
+        for (const form of [
+          value,
+          encodeURIComponent(value),
+          Buffer.from(value).toString("base64").replace(/=+$/, ""),
+        ]) {
           if (text.includes(form)) leaks.push(`${place}: ${form.slice(0, 12)}…`);
         }
       }
       if (/[\u001b\u009b\u0007]/.test(text)) leaks.push(`${place}: an escape sequence`);
     }
-    console.log(`secret scan: ${scanned.length} places, ${values.length} planted values (3 encodings each), ${leaks.length} leaks`);
+    console.log(
+      `secret scan: ${scanned.length} places, ${values.length} planted values (3 encodings each), ${leaks.length} leaks`,
+    );
     expect(leaks).toEqual([]);
   });
 });

@@ -11,11 +11,22 @@ import { fileURLToPath } from "node:url";
 import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
 import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
 import { heldWebhooks } from "../support/emulator.js";
-import { configAsLoginWrites, createTestStack, pulumiAvailable, readStateFile, type TestStack } from "../support/pulumi.js";
+import {
+  configAsLoginWrites,
+  createTestStack,
+  pulumiAvailable,
+  readStateFile,
+  type TestStack,
+} from "../support/pulumi.js";
 
 const programDir = fileURLToPath(new URL("./shim-upgrade", import.meta.url));
 const provider010 = readFileSync(new URL("./shim-upgrade/provider-0.1.0.txt", import.meta.url), "utf8");
-const client = { clientId: "upgrade-client", clientSecret: "upgrade-client-secret-value", redirectUri: "http://127.0.0.1:1/callback", name: "upgrade" };
+const client = {
+  clientId: "upgrade-client",
+  clientSecret: "upgrade-client-secret-value",
+  redirectUri: "http://127.0.0.1:1/callback",
+  name: "upgrade",
+};
 
 const declared = [
   { name: "opened", event: "ticket_opened", url: "https://hooks.example.test/upgrade/opened" },
@@ -26,9 +37,13 @@ const declared = [
 /** The `__provider` of every Webhook in the persisted state, inputs and outputs. */
 function storedProviders(test: TestStack): { inputs: string[]; outputs: string[] } {
   const state = JSON.parse(readStateFile(test, "helpdesk-shim-upgrade")) as {
-    checkpoint: { latest: { resources: Array<{ type: string; inputs: { __provider: string }; outputs: { __provider: string } }> } };
+    checkpoint: {
+      latest: { resources: Array<{ type: string; inputs: { __provider: string }; outputs: { __provider: string } }> };
+    };
   };
-  const hooks = state.checkpoint.latest.resources.filter((resource) => resource.type === "pulumi-nodejs:dynamic/helpdesk:Webhook");
+  const hooks = state.checkpoint.latest.resources.filter(
+    (resource) => resource.type === "pulumi-nodejs:dynamic/helpdesk:Webhook",
+  );
   return { inputs: hooks.map((hook) => hook.inputs.__provider), outputs: hooks.map((hook) => hook.outputs.__provider) };
 }
 
@@ -72,12 +87,16 @@ describe.skipIf(!pulumiAvailable())("a stack created with pulumi-helpdesk 0.1.0,
     expect((await heldWebhooks(emulator)).map((hook) => hook.id).sort()).toEqual(Object.values(ids).sort());
     // The engine records today's shim as the new inputs and keeps the outputs, 0.1.0's shim included: destroy runs it.
     const stored = storedProviders(test);
-    expect(stored.inputs.every((text) => text !== provider010 && text.includes('"pulumi-helpdesk/provider"'))).toBe(true);
+    expect(stored.inputs.every((text) => text !== provider010 && text.includes('"pulumi-helpdesk/provider"'))).toBe(
+      true,
+    );
     expect(stored.outputs.every((text) => text === provider010)).toBe(true);
   });
 
   it("a changed url replaces that webhook only: created by today's provider, the old one deleted by 0.1.0's", async () => {
-    const moved = declared.map((hook) => (hook.name === "closed" ? { ...hook, url: "https://hooks.example.test/upgrade/closed-v2" } : hook));
+    const moved = declared.map((hook) =>
+      hook.name === "closed" ? { ...hook, url: "https://hooks.example.test/upgrade/closed-v2" } : hook,
+    );
     await test.stack.setConfig("upgrade:hooks", { value: JSON.stringify(moved) });
     const result = await test.stack.up();
     expect(result.summary.resourceChanges).toEqual({ same: declared.length, replace: 1 });

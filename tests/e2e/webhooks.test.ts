@@ -9,10 +9,21 @@ import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
 import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
 import type { TokenSet } from "../../auth/oauth.js";
 import { heldWebhooks as emulatorWebhooks } from "../support/emulator.js";
-import { configAsLoginWrites, createTestStack, pulumiAvailable, readStateFile, type TestStack } from "../support/pulumi.js";
+import {
+  configAsLoginWrites,
+  createTestStack,
+  pulumiAvailable,
+  readStateFile,
+  type TestStack,
+} from "../support/pulumi.js";
 
 const programDir = fileURLToPath(new URL("./program", import.meta.url));
-const client = { clientId: "e2e-client", clientSecret: "e2e-client-secret-value", redirectUri: "http://127.0.0.1:1/callback", name: "e2e" };
+const client = {
+  clientId: "e2e-client",
+  clientSecret: "e2e-client-secret-value",
+  redirectUri: "http://127.0.0.1:1/callback",
+  name: "e2e",
+};
 
 interface HookSpec {
   name: string;
@@ -52,8 +63,12 @@ describe.skipIf(!pulumiAvailable())("pulumi up / destroy of Webhooks against the
     expect(result.summary.result).toBe("succeeded");
     ids = Object.fromEntries(Object.entries(result.outputs.ids?.value as Record<string, string>));
     const held = await emulatorWebhooks(emulator);
-    expect(held.map(({ event, url, state }) => ({ event, url, state })).sort((a, b) => a.event.localeCompare(b.event))).toEqual(
-      declared.map(({ event, url }) => ({ event, url, state: "active" })).sort((a, b) => a.event.localeCompare(b.event)),
+    expect(
+      held.map(({ event, url, state }) => ({ event, url, state })).sort((a, b) => a.event.localeCompare(b.event)),
+    ).toEqual(
+      declared
+        .map(({ event, url }) => ({ event, url, state: "active" }))
+        .sort((a, b) => a.event.localeCompare(b.event)),
     );
     expect(new Set(held.map((hook) => hook.id))).toEqual(new Set(Object.values(ids)));
   });
@@ -65,7 +80,9 @@ describe.skipIf(!pulumiAvailable())("pulumi up / destroy of Webhooks against the
   });
 
   it("changing one url replaces that webhook: new id, the old one deleted", async () => {
-    const changed = declared.map((hook) => (hook.name === "closed" ? { ...hook, url: "https://hooks.example.test/closed-v2" } : hook));
+    const changed = declared.map((hook) =>
+      hook.name === "closed" ? { ...hook, url: "https://hooks.example.test/closed-v2" } : hook,
+    );
     await test.stack.setConfig("e2e:hooks", { value: JSON.stringify(changed) });
     const result = await test.stack.up();
     expect(result.summary.resourceChanges?.replace).toBe(1);

@@ -78,10 +78,16 @@ describe.skipIf(!haveChromium)("emulator pages in Chromium", () => {
       expect(receiver.received[0]!.headers["x-helpdesk-event"]).toBe("ticket_opened");
       // The receiver has the request before the emulator has its answer: wait until the emulator has logged the
       // delivery as done, then one reload must show it (no re-rendering race, no 1 s expect.poll deadline).
-      await waitFor(async () => {
-        const [delivery] = (await http(`${emulator.url}/_emulator/deliveries`)).json.deliveries as { done: boolean }[];
-        return delivery?.done;
-      }, 5000, "the delivery to be logged as done");
+      await waitFor(
+        async () => {
+          const [delivery] = (await http(`${emulator.url}/_emulator/deliveries`)).json.deliveries as {
+            done: boolean;
+          }[];
+          return delivery?.done;
+        },
+        5000,
+        "the delivery to be logged as done",
+      );
       await page.reload();
       expect(await page.textContent("#deliveries tbody")).toContain("200 ok");
       expect(await page.textContent("#webhooks tbody")).toContain("200 ok");
@@ -130,21 +136,27 @@ describe.skipIf(!haveChromium)("emulator pages in Chromium", () => {
       const server = createServer((req, res) => {
         const query = new URL(req.url ?? "/", "http://127.0.0.1").searchParams;
         const planted = "planted-planted-planted-planted";
-        const fields = query.get("action") === "/signin" ? { username: "demo", password: "demo" } : { event: "ticket_opened", url: "https://attacker.test/hook" };
+        const fields =
+          query.get("action") === "/signin"
+            ? { username: "demo", password: "demo" }
+            : { event: "ticket_opened", url: "https://attacker.test/hook" };
         res.setHeader("content-type", "text/html");
         res.end(`<!doctype html><meta name="referrer" content="${query.get("policy") ?? "strict-origin-when-cross-origin"}">
 <form id="f" method="post" action="${target}${query.get("action") ?? "/webhooks"}">
-<input name="csrf" value="${planted}">${Object.entries(fields).map(([k, v]) => `<input name="${k}" value="${v}">`).join("")}
+<input name="csrf" value="${planted}">${Object.entries(fields)
+          .map(([k, v]) => `<input name="${k}" value="${v}">`)
+          .join("")}
 </form>
 <script>document.cookie = "helpdesk_csrf=${planted}; path=${query.get("action") ?? "/webhooks"}"; document.getElementById("f").submit();</script>`);
       });
       await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
       attacker = {
         url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/`,
-        close: () => new Promise<void>((resolve) => {
-          server.closeAllConnections();
-          server.close(() => resolve());
-        }),
+        close: () =>
+          new Promise<void>((resolve) => {
+            server.closeAllConnections();
+            server.close(() => resolve());
+          }),
       };
     });
 
@@ -153,7 +165,10 @@ describe.skipIf(!haveChromium)("emulator pages in Chromium", () => {
       await emulator?.close();
     });
 
-    for (const [policy, origin] of [["no-referrer", "null"], ["strict-origin-when-cross-origin", "the attacker's"]] as const) {
+    for (const [policy, origin] of [
+      ["no-referrer", "null"],
+      ["strict-origin-when-cross-origin", "the attacker's"],
+    ] as const) {
       test(`add-webhook form from the attacker's page (Origin: ${origin}) → 403, nothing created`, async () => {
         const page = await freshPage();
         try {
@@ -208,12 +223,18 @@ describe.skipIf(!haveChromium)("emulator pages in Chromium", () => {
       callback = {
         url: `http://127.0.0.1:${port}/callback`,
         hits,
-        close: () => new Promise<void>((resolve) => {
-          server.closeAllConnections();
-          server.close(() => resolve());
-        }),
+        close: () =>
+          new Promise<void>((resolve) => {
+            server.closeAllConnections();
+            server.close(() => resolve());
+          }),
       };
-      client = { clientId: "browser-app", clientSecret: "browser-secret", redirectUri: callback.url, name: "Browser Test App" };
+      client = {
+        clientId: "browser-app",
+        clientSecret: "browser-secret",
+        redirectUri: callback.url,
+        name: "Browser Test App",
+      };
       emulator = await startEmulator({ clients: [client] });
     });
 
@@ -259,7 +280,9 @@ describe.skipIf(!haveChromium)("emulator pages in Chromium", () => {
     test("a mismatched redirect_uri shows an error page and never leaves the emulator", async () => {
       const page = await freshPage();
       try {
-        const response = await page.goto(authorizeUrl(emulator.url, { ...client, redirectUri: `${callback.url}/evil` }));
+        const response = await page.goto(
+          authorizeUrl(emulator.url, { ...client, redirectUri: `${callback.url}/evil` }),
+        );
         expect(response?.status()).toBe(400);
         expect(page.url().startsWith(emulator.url)).toBe(true);
         expect(await page.textContent("h1")).toContain("Redirect URI mismatch");

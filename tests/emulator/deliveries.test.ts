@@ -20,20 +20,31 @@ afterEach(async () => {
 async function setup(options: Parameters<typeof start>[0] = {}, statusFor?: (n: number) => number) {
   const e = await start({ deliveryRetry: { attempts: 4, baseDelayMs: 10 }, ...options });
   const receiver = await startReceiver(statusFor);
-  cleanups.push(() => e.close(), () => receiver.close());
+  cleanups.push(
+    () => e.close(),
+    () => receiver.close(),
+  );
   const token = (await login(e.url)).access_token;
   const hook = async (event: string, url = receiver.url) =>
-    (await http(`${e.url}/v1/webhooks`, { method: "POST", headers: bearer(token), json: { event, url } })).json.webhook.id as string;
+    (await http(`${e.url}/v1/webhooks`, { method: "POST", headers: bearer(token), json: { event, url } })).json.webhook
+      .id as string;
   const trigger = (body: unknown) => http(`${e.url}/_emulator/events`, { method: "POST", json: body });
   const deliveries = async () => (await http(`${e.url}/_emulator/deliveries`)).json.deliveries as LogEntry[];
   return { e, receiver, token, hook, trigger, deliveries };
 }
 
 const settled = (e: RunningEmulator) =>
-  waitFor(async () => {
-    const list = (await http(`${e.url}/_emulator/deliveries`)).json.deliveries as Array<{ done: boolean; time: string }>;
-    return list.length > 0 && list.every((d) => d.done) ? list : undefined;
-  }, 5000, "deliveries to settle");
+  waitFor(
+    async () => {
+      const list = (await http(`${e.url}/_emulator/deliveries`)).json.deliveries as Array<{
+        done: boolean;
+        time: string;
+      }>;
+      return list.length > 0 && list.every((d) => d.done) ? list : undefined;
+    },
+    5000,
+    "deliveries to settle",
+  );
 
 describe("deliveries (docs/helpdesk-api.md §6)", () => {
   for (const event of EVENTS) {
@@ -56,7 +67,15 @@ describe("deliveries (docs/helpdesk-api.md §6)", () => {
       expect(JSON.parse(got.body).href.startsWith(`${e.url}/v1/`)).toBe(true);
       if (parsed.kind === "message") expect(parsed.record.note).toBe(event === "note_added");
       const [d] = await settled(e);
-      expect(d).toMatchObject({ id: res.json.deliveries[0], webhookId: id, event, url: receiver.url, status: 200, attempts: 1, ok: true });
+      expect(d).toMatchObject({
+        id: res.json.deliveries[0],
+        webhookId: id,
+        event,
+        url: receiver.url,
+        status: 200,
+        attempts: 1,
+        ok: true,
+      });
       expect(new Date(d!.time).toISOString()).toBe(d!.time);
     });
   }
@@ -68,7 +87,9 @@ describe("deliveries (docs/helpdesk-api.md §6)", () => {
     await trigger({ event: "ticket_opened" });
     await trigger({ event: "agent_invited" });
     await waitFor(() => receiver.received.length === 2);
-    const byEvent = Object.fromEntries(receiver.received.map((r) => [r.headers["x-helpdesk-event"], JSON.parse(r.body)]));
+    const byEvent = Object.fromEntries(
+      receiver.received.map((r) => [r.headers["x-helpdesk-event"], JSON.parse(r.body)]),
+    );
     const t = Ticket.parse(byEvent.ticket_opened);
     expect(t.href).toBe(`${e.url}/v1/tickets/${t.number}`);
     expect(t.links.state.href).toBe(`${t.href}/state`);
@@ -80,7 +101,12 @@ describe("deliveries (docs/helpdesk-api.md §6)", () => {
   });
 
   test("only webhooks of that event and that account receive it", async () => {
-    const { e, receiver, hook, trigger } = await setup({ accounts: [{ username: "demo", password: "demo" }, { username: "eve", password: "eve" }] });
+    const { e, receiver, hook, trigger } = await setup({
+      accounts: [
+        { username: "demo", password: "demo" },
+        { username: "eve", password: "eve" },
+      ],
+    });
     await hook("ticket_closed");
     await hook("ticket_opened", `${receiver.url}?other`);
     const none = await trigger({ event: "ticket_closed", account: "eve" });
@@ -148,7 +174,11 @@ describe("deliveries (docs/helpdesk-api.md §6)", () => {
     const receiver = await startReceiver(() => 500);
     cleanups.push(() => receiver.close());
     const token = (await login(e.url)).access_token;
-    await http(`${e.url}/v1/webhooks`, { method: "POST", headers: bearer(token), json: { event: "ticket_opened", url: receiver.url } });
+    await http(`${e.url}/v1/webhooks`, {
+      method: "POST",
+      headers: bearer(token),
+      json: { event: "ticket_opened", url: receiver.url },
+    });
     await http(`${e.url}/_emulator/events`, { method: "POST", json: { event: "ticket_opened" } });
     await waitFor(() => receiver.received.length === 1);
     const t0 = Date.now();
@@ -161,7 +191,13 @@ describe("sdk/records parseDelivery", () => {
   test("throws DeliveryParseError naming the event and the failing field", () => {
     expect(() => parseDelivery("ticket_opened", { number: "x" })).toThrow(DeliveryParseError);
     try {
-      parseDelivery("agent_invited", { email: "a@b", first_name: "A", last_name: "B", href: "h", links: { tickets: {} } });
+      parseDelivery("agent_invited", {
+        email: "a@b",
+        first_name: "A",
+        last_name: "B",
+        href: "h",
+        links: { tickets: {} },
+      });
       expect.unreachable();
     } catch (error) {
       expect(error).toBeInstanceOf(DeliveryParseError);
@@ -173,14 +209,28 @@ describe("sdk/records parseDelivery", () => {
 
   test("unknown event names and non-object bodies are rejected", () => {
     expect(() => parseDelivery("ticket_exploded", {})).toThrow(/unknown webhook event/);
-    expect(() => parseDelivery("ticket_opened", "nope")).toThrow(/ticket_opened delivery is not a valid Ticket: the body/);
+    expect(() => parseDelivery("ticket_opened", "nope")).toThrow(
+      /ticket_opened delivery is not a valid Ticket: the body/,
+    );
   });
 
   test("null-or-value fields must be present but may hold anything; extra fields are kept", () => {
     const customer = {
-      href: "h", links: { tickets: { href: "t" } }, email: "e", first_name: "f", last_name: "l",
-      about: null, twitter_username: "x", title: null, company_name: { a: 1 }, phone_number: null, location: null,
-      website_url: null, linkedin_username: null, custom: {}, extra: true,
+      href: "h",
+      links: { tickets: { href: "t" } },
+      email: "e",
+      first_name: "f",
+      last_name: "l",
+      about: null,
+      twitter_username: "x",
+      title: null,
+      company_name: { a: 1 },
+      phone_number: null,
+      location: null,
+      website_url: null,
+      linkedin_username: null,
+      custom: {},
+      extra: true,
     };
     const parsed = parseDelivery("customer_added", customer);
     expect(parsed.kind).toBe("customer");

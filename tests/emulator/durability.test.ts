@@ -18,7 +18,17 @@ import { SCHEMA_VERSION } from "../../emulator/store/schema.js";
 import { hashPassword, sha256 } from "../../emulator/secrets.js";
 import { CODE_TTL_MS } from "../../emulator/store/codes.js";
 import { DEAD_TOKEN_RETENTION_MS } from "../../emulator/store/tokens.js";
-import { bearer, exchange, getCode, http, login, loginAs, spawnEmulator, waitFor, type EmulatorProcess } from "./helpers.js";
+import {
+  bearer,
+  exchange,
+  getCode,
+  http,
+  login,
+  loginAs,
+  spawnEmulator,
+  waitFor,
+  type EmulatorProcess,
+} from "./helpers.js";
 import { testTempDir } from "../support/temp.js";
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
@@ -41,7 +51,8 @@ async function emulatorProcess(file: string, umask?: string): Promise<EmulatorPr
 }
 const createHook = (base: string, token: string, url = "https://x.test/hook") =>
   http(`${base}/v1/webhooks`, { method: "POST", headers: bearer(token), json: { event: "ticket_opened", url } });
-const heldIds = async (base: string) => ((await http(`${base}/_emulator/webhooks`)).json.webhooks as Array<{ id: string }>).map((w) => w.id);
+const heldIds = async (base: string) =>
+  ((await http(`${base}/_emulator/webhooks`)).json.webhooks as Array<{ id: string }>).map((w) => w.id);
 /** Reads a data file with a connection of its own (read-only), alongside any emulator using it. */
 function query<T>(file: string, sql: string): T[] {
   const db = new DatabaseSync(file, { readOnly: true });
@@ -76,7 +87,10 @@ describe("SIGKILL right after the last 201: every acknowledged change is there a
     }
     // Every token still works (it was acknowledged too), and so does every webhook: DELETE each → 204.
     for (const { token, ids } of rounds) {
-      for (const id of ids) expect((await http(`${running.url}/v1/webhooks/${id}`, { method: "DELETE", headers: bearer(token) })).status).toBe(204);
+      for (const id of ids)
+        expect(
+          (await http(`${running.url}/v1/webhooks/${id}`, { method: "DELETE", headers: bearer(token) })).status,
+        ).toBe(204);
     }
     expect(await heldIds(running.url)).toEqual([]);
   });
@@ -87,17 +101,26 @@ describe("SIGKILL right after the last 201: every acknowledged change is there a
     const a = await emulatorProcess(file);
     const token = (await login(a.url)).access_token;
     const hook = (await createHook(a.url, token, silent.url)).json.webhook.id as string;
-    expect((await http(`${a.url}/_emulator/events`, { method: "POST", json: { event: "ticket_opened" } })).status).toBe(202);
+    expect((await http(`${a.url}/_emulator/events`, { method: "POST", json: { event: "ticket_opened" } })).status).toBe(
+      202,
+    );
     await waitFor(() => silent.requests() === 1, 5000, "the delivery attempt");
     await a.stop("SIGKILL");
     const b = await emulatorProcess(file);
     const [entry] = (await http(`${b.url}/_emulator/deliveries`)).json.deliveries;
-    expect(entry).toMatchObject({ webhookId: hook, done: true, ok: false, error: "emulator stopped before the delivery finished" });
+    expect(entry).toMatchObject({
+      webhookId: hook,
+      done: true,
+      ok: false,
+      error: "emulator stopped before the delivery finished",
+    });
   });
 });
 
 /** A receiver on 127.0.0.1 whose handling of each request is `answer` (which may never answer). */
-async function receiver(answer: (res: import("node:http").ServerResponse) => void): Promise<{ url: string; requests(): number }> {
+async function receiver(
+  answer: (res: import("node:http").ServerResponse) => void,
+): Promise<{ url: string; requests(): number }> {
   let count = 0;
   const server: Server = createServer((req, res) => {
     count++;
@@ -105,10 +128,13 @@ async function receiver(answer: (res: import("node:http").ServerResponse) => voi
     answer(res);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  cleanups.push(() => new Promise<void>((resolve) => {
-    server.closeAllConnections();
-    server.close(() => resolve());
-  }));
+  cleanups.push(
+    () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  );
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/hook`, requests: () => count };
 }
 
@@ -125,17 +151,61 @@ describe("a version-1 JSON data file is imported once and kept", () => {
       {
         version: 1,
         clients: [{ ...client, secretHash: sha256(DEFAULT_CLIENT.clientSecret), name: "demo" }],
-        accounts: [{ username: "demo", passwordHash: hashPassword("demo") }, { username: "alice", passwordHash: hashPassword("wonderland") }],
-        codes: [{ hash: sha256("a-used-code"), ...client, account: "demo", expiresAt: later, usedAt: Date.now(), grantId: "grant_v1" }],
+        accounts: [
+          { username: "demo", passwordHash: hashPassword("demo") },
+          { username: "alice", passwordHash: hashPassword("wonderland") },
+        ],
+        codes: [
+          {
+            hash: sha256("a-used-code"),
+            ...client,
+            account: "demo",
+            expiresAt: later,
+            usedAt: Date.now(),
+            grantId: "grant_v1",
+          },
+        ],
         tokens: [
           { hash: sha256(access), kind: "access", ...grant, expiresAt: later, revoked: false },
           { hash: sha256(refresh), kind: "refresh", ...grant, revoked: false },
           { hash: sha256("an-old-refresh-token"), kind: "refresh", ...grant, revoked: true },
         ],
-        webhooks: [{ id: "wh_v1v1v1v1v1v1v1v1", event: "ticket_opened", url: "https://x.test/v1", state: "active", account: "demo", createdAt: time }],
+        webhooks: [
+          {
+            id: "wh_v1v1v1v1v1v1v1v1",
+            event: "ticket_opened",
+            url: "https://x.test/v1",
+            state: "active",
+            account: "demo",
+            createdAt: time,
+          },
+        ],
         deliveries: [
-          { id: "dlv_done", time, webhookId: "wh_v1v1v1v1v1v1v1v1", event: "ticket_opened", url: "https://x.test/v1", account: "demo", status: 200, attempts: 1, ok: true, done: true },
-          { id: "dlv_running", time, webhookId: "wh_v1v1v1v1v1v1v1v1", event: "ticket_opened", url: "https://x.test/v1", account: "demo", status: 503, attempts: 2, ok: false, done: false, error: "receiver answered HTTP 503" },
+          {
+            id: "dlv_done",
+            time,
+            webhookId: "wh_v1v1v1v1v1v1v1v1",
+            event: "ticket_opened",
+            url: "https://x.test/v1",
+            account: "demo",
+            status: 200,
+            attempts: 1,
+            ok: true,
+            done: true,
+          },
+          {
+            id: "dlv_running",
+            time,
+            webhookId: "wh_v1v1v1v1v1v1v1v1",
+            event: "ticket_opened",
+            url: "https://x.test/v1",
+            account: "demo",
+            status: 503,
+            attempts: 2,
+            ok: false,
+            done: false,
+            error: "receiver answered HTTP 503",
+          },
         ],
       },
       null,
@@ -149,7 +219,11 @@ describe("a version-1 JSON data file is imported once and kept", () => {
     await writeFile(file, original);
     const notices: string[] = [];
     const a = await startEmulator({ dataFile: file, notice: (line) => notices.push(line) });
-    expect(notices).toEqual([expect.stringMatching(/helpdesk\.json: imported the version-1 JSON data file \(1 clients, 2 accounts, 1 webhooks, 3 tokens, 1 codes, 2 deliveries\).*kept unchanged as .*helpdesk\.json\.v1\.json/)]);
+    expect(notices).toEqual([
+      expect.stringMatching(
+        /helpdesk\.json: imported the version-1 JSON data file \(1 clients, 2 accounts, 1 webhooks, 3 tokens, 1 codes, 2 deliveries\).*kept unchanged as .*helpdesk\.json\.v1\.json/,
+      ),
+    ]);
     expect(await readFile(`${file}.v1.json`, "utf8")).toBe(original);
     expect((await readFile(file)).subarray(0, 16).toString("latin1")).toBe("SQLite format 3\0");
     expect(query<{ user_version: number }>(file, "PRAGMA user_version")[0]!.user_version).toBe(SCHEMA_VERSION);
@@ -157,7 +231,15 @@ describe("a version-1 JSON data file is imported once and kept", () => {
     expect(await heldIds(a.url)).toEqual(["wh_v1v1v1v1v1v1v1v1"]);
     const created = await createHook(a.url, access);
     expect(created.status).toBe(201);
-    const refreshed = await http(`${a.url}/oauth/token`, { method: "POST", form: { grant_type: "refresh_token", refresh_token: refresh, client_id: DEFAULT_CLIENT.clientId, client_secret: DEFAULT_CLIENT.clientSecret } });
+    const refreshed = await http(`${a.url}/oauth/token`, {
+      method: "POST",
+      form: {
+        grant_type: "refresh_token",
+        refresh_token: refresh,
+        client_id: DEFAULT_CLIENT.clientId,
+        client_secret: DEFAULT_CLIENT.clientSecret,
+      },
+    });
     expect(refreshed.status).toBe(200);
     expect((await loginAs(a.url, "alice", "wonderland")).access_token).toBeTruthy();
     const log = (await http(`${a.url}/_emulator/deliveries`)).json.deliveries;
@@ -181,7 +263,9 @@ describe("a version-1 JSON data file is imported once and kept", () => {
     const file = await dataFile("state.json");
     await writeFile(file, v1File());
     const p = await emulatorProcess(file);
-    expect(p.stderr()).toMatch(/state\.json: imported the version-1 JSON data file .* kept unchanged as .*state\.json\.v1\.json/);
+    expect(p.stderr()).toMatch(
+      /state\.json: imported the version-1 JSON data file .* kept unchanged as .*state\.json\.v1\.json/,
+    );
     expect(await heldIds(p.url)).toEqual(["wh_v1v1v1v1v1v1v1v1"]);
   });
 
@@ -190,7 +274,9 @@ describe("a version-1 JSON data file is imported once and kept", () => {
     const original = v1File();
     await writeFile(file, original);
     await writeFile(`${file}.v1.json`, "something else");
-    await expect(startEmulator({ dataFile: file, notice: () => undefined })).rejects.toThrow(/helpdesk\.json\.v1\.json, where it would be kept, exists with other content/);
+    await expect(startEmulator({ dataFile: file, notice: () => undefined })).rejects.toThrow(
+      /helpdesk\.json\.v1\.json, where it would be kept, exists with other content/,
+    );
     expect(await readFile(file, "utf8")).toBe(original);
     expect((await readdir(join(file, ".."))).sort()).toEqual(["helpdesk.json", "helpdesk.json.v1.json"]);
   });
@@ -208,19 +294,64 @@ describe("a file that is neither, or damaged, is refused with its name and what 
     return { file, bytes: await readFile(file) };
   }
   const cases: Array<[string, () => Promise<{ file: string; bytes: Buffer }>, RegExp]> = [
-    ["text that is neither", async () => ({ file: await dataFile(), bytes: Buffer.from("webhooks:\n  - ticket_opened\n") }), /it is neither an SQLite database nor a version-1 JSON data file \(it begins with "webhooks:/],
-    ["truncated JSON", async () => ({ file: await dataFile(), bytes: Buffer.from(JSON.stringify(valid, null, 1).slice(0, 40)) }), /it looks like a version-1 JSON data file but is damaged: not valid JSON/],
-    ["JSON of another version", async () => ({ file: await dataFile(), bytes: Buffer.from('{"version":99}') }), /JSON data file of unsupported version 99/],
-    ["JSON without a version", async () => ({ file: await dataFile(), bytes: Buffer.from("[1,2,3]") }), /neither .* \(JSON without a "version"\)/],
+    [
+      "text that is neither",
+      async () => ({ file: await dataFile(), bytes: Buffer.from("webhooks:\n  - ticket_opened\n") }),
+      /it is neither an SQLite database nor a version-1 JSON data file \(it begins with "webhooks:/,
+    ],
+    [
+      "truncated JSON",
+      async () => ({ file: await dataFile(), bytes: Buffer.from(JSON.stringify(valid, null, 1).slice(0, 40)) }),
+      /it looks like a version-1 JSON data file but is damaged: not valid JSON/,
+    ],
+    [
+      "JSON of another version",
+      async () => ({ file: await dataFile(), bytes: Buffer.from('{"version":99}') }),
+      /JSON data file of unsupported version 99/,
+    ],
+    [
+      "JSON without a version",
+      async () => ({ file: await dataFile(), bytes: Buffer.from("[1,2,3]") }),
+      /neither .* \(JSON without a "version"\)/,
+    ],
     [
       "a version-1 file with values of the wrong type",
       async () => ({
         file: await dataFile(),
-        bytes: Buffer.from(JSON.stringify({ ...valid, webhooks: [{ id: "wh_1", event: "ticket_opened", url: 5, state: "active", account: "demo", createdAt: "x" }], tokens: [{ hash: "h", kind: "access", clientId: "c", account: "a", grantId: "g", revoked: "no" }] })),
+        bytes: Buffer.from(
+          JSON.stringify({
+            ...valid,
+            webhooks: [
+              { id: "wh_1", event: "ticket_opened", url: 5, state: "active", account: "demo", createdAt: "x" },
+            ],
+            tokens: [{ hash: "h", kind: "access", clientId: "c", account: "a", grantId: "g", revoked: "no" }],
+          }),
+        ),
       }),
       /version-1 JSON data file with invalid content: tokens\.0\.revoked: .*; webhooks\.0\.url: /,
     ],
-    ["a version-1 file with an unknown event", async () => ({ file: await dataFile(), bytes: Buffer.from(JSON.stringify({ ...valid, webhooks: [{ id: "wh_1", event: "ticket_exploded", url: "https://x.test", state: "active", account: "demo", createdAt: "x" }] })) }), /webhooks\.0\.event/],
+    [
+      "a version-1 file with an unknown event",
+      async () => ({
+        file: await dataFile(),
+        bytes: Buffer.from(
+          JSON.stringify({
+            ...valid,
+            webhooks: [
+              {
+                id: "wh_1",
+                event: "ticket_exploded",
+                url: "https://x.test",
+                state: "active",
+                account: "demo",
+                createdAt: "x",
+              },
+            ],
+          }),
+        ),
+      }),
+      /webhooks\.0\.event/,
+    ],
     [
       "a database with a damaged page",
       async () => {
@@ -258,7 +389,9 @@ describe("a file that is neither, or damaged, is refused with its name and what 
         db.close();
         return { file, bytes: await readFile(file) };
       },
-      new RegExp(`written by a newer emulator \\(schema version ${SCHEMA_VERSION + 1}; this one knows versions up to ${SCHEMA_VERSION}\\)`),
+      new RegExp(
+        `written by a newer emulator \\(schema version ${SCHEMA_VERSION + 1}; this one knows versions up to ${SCHEMA_VERSION}\\)`,
+      ),
     ],
   ];
   for (const [what, make, reason] of cases) {
@@ -283,7 +416,9 @@ describe("a file that is neither, or damaged, is refused with its name and what 
   test("the CLI exits 1 with the error on stderr", async () => {
     const file = await dataFile("notes.txt");
     await writeFile(file, "my notes\n");
-    await expect(spawnEmulator(["--data", file])).rejects.toThrow(/code 1[\s\S]*error: emulator data file .*notes\.txt: it is neither an SQLite database/);
+    await expect(spawnEmulator(["--data", file])).rejects.toThrow(
+      /code 1[\s\S]*error: emulator data file .*notes\.txt: it is neither an SQLite database/,
+    );
     expect(await readFile(file, "utf8")).toBe("my notes\n");
   });
 });
@@ -293,15 +428,21 @@ describe("two emulators on one data file both work", () => {
     const file = await dataFile();
     const [a, b] = [await emulatorProcess(file), await emulatorProcess(file)];
     const token = (await login(a.url)).access_token;
-    const created = await Promise.all(Array.from({ length: 40 }, (_, i) => createHook(i % 2 ? a.url : b.url, token, `https://x.test/${i}`)));
+    const created = await Promise.all(
+      Array.from({ length: 40 }, (_, i) => createHook(i % 2 ? a.url : b.url, token, `https://x.test/${i}`)),
+    );
     expect(created.map((r) => r.status)).toEqual(Array(40).fill(201));
     const ids = created.map((r) => r.json.webhook.id as string);
     expect(new Set(await heldIds(a.url))).toEqual(new Set(ids));
     expect(new Set(await heldIds(b.url))).toEqual(new Set(ids));
     // Created at one, deleted at the other (each DELETE once: the second sees it gone).
     for (const [i, id] of ids.slice(0, 10).entries()) {
-      expect((await http(`${(i % 2 ? b : a).url}/v1/webhooks/${id}`, { method: "DELETE", headers: bearer(token) })).status).toBe(204);
-      expect((await http(`${(i % 2 ? a : b).url}/v1/webhooks/${id}`, { method: "DELETE", headers: bearer(token) })).status).toBe(404);
+      expect(
+        (await http(`${(i % 2 ? b : a).url}/v1/webhooks/${id}`, { method: "DELETE", headers: bearer(token) })).status,
+      ).toBe(204);
+      expect(
+        (await http(`${(i % 2 ? a : b).url}/v1/webhooks/${id}`, { method: "DELETE", headers: bearer(token) })).status,
+      ).toBe(404);
     }
     await a.stop("SIGKILL");
     const late = await createHook(b.url, token);
@@ -320,7 +461,8 @@ describe("two emulators on one data file both work", () => {
       expect(answers.map((r) => r.status).sort()).toEqual([200, 400]);
       const winner = answers.find((r) => r.status === 200)!.json.access_token as string;
       expect(answers.find((r) => r.status === 400)!.json.error).toBe("invalid_grant");
-      for (const e of [a, b]) expect((await createHook(e.url, winner)).json.error_description).toBe("The access token has been revoked");
+      for (const e of [a, b])
+        expect((await createHook(e.url, winner)).json.error_description).toBe("The access token has been revoked");
     }
   });
 
@@ -334,29 +476,45 @@ describe("two emulators on one data file both work", () => {
     await http(`${a.url}/_emulator/events`, { method: "POST", json: { event: "ticket_opened" } });
     await waitFor(() => slow.requests() === 1, 5000, "the delivery attempt");
     const b = await emulatorProcess(file);
-    expect((await http(`${b.url}/_emulator/deliveries`)).json.deliveries).toEqual([expect.objectContaining({ done: false })]);
+    expect((await http(`${b.url}/_emulator/deliveries`)).json.deliveries).toEqual([
+      expect.objectContaining({ done: false }),
+    ]);
     release();
-    await waitFor(async () => (await http(`${b.url}/_emulator/deliveries`)).json.deliveries[0].done, 5000, "the delivery to end");
-    expect((await http(`${b.url}/_emulator/deliveries`)).json.deliveries).toEqual([expect.objectContaining({ done: true, ok: true, status: 200 })]);
+    await waitFor(
+      async () => (await http(`${b.url}/_emulator/deliveries`)).json.deliveries[0].done,
+      5000,
+      "the delivery to end",
+    );
+    expect((await http(`${b.url}/_emulator/deliveries`)).json.deliveries).toEqual([
+      expect.objectContaining({ done: true, ok: true, status: 200 }),
+    ]);
   });
 });
 
 describe("bounds and purging", () => {
   test("the delivery log keeps the newest deliveryLogLimit entries of each account; a lower limit trims at start", async () => {
     const file = await dataFile();
-    const accounts = [{ username: "demo", password: "demo" }, { username: "other", password: "other" }];
+    const accounts = [
+      { username: "demo", password: "demo" },
+      { username: "other", password: "other" },
+    ];
     const sink = await receiver((res) => res.writeHead(204).end());
     const e = await emulator({ dataFile: file, accounts, autoApprove: false, deliveryLogLimit: 3 });
     for (const { username, password } of accounts) {
       const token = (await loginAs(e.url, username, password)).access_token;
       await createHook(e.url, token, sink.url);
     }
-    const trigger = async (account: string) => (await http(`${e.url}/_emulator/events`, { method: "POST", json: { event: "ticket_opened", account } })).json.deliveries[0] as string;
+    const trigger = async (account: string) =>
+      (await http(`${e.url}/_emulator/events`, { method: "POST", json: { event: "ticket_opened", account } })).json
+        .deliveries[0] as string;
     const demo: string[] = [];
     for (let i = 0; i < 5; i++) demo.push(await trigger("demo"));
     const other = [await trigger("other"), await trigger("other")];
     await waitFor(() => sink.requests() === 7, 5000, "7 deliveries");
-    const logged = async (base: string, account: string) => ((await http(`${base}/_emulator/deliveries?account=${account}`)).json.deliveries as Array<{ id: string }>).map((d) => d.id);
+    const logged = async (base: string, account: string) =>
+      ((await http(`${base}/_emulator/deliveries?account=${account}`)).json.deliveries as Array<{ id: string }>).map(
+        (d) => d.id,
+      );
     expect(await logged(e.url, "demo")).toEqual(demo.slice(-3));
     expect(await logged(e.url, "other")).toEqual(other);
     expect(e.state().deliveries).toBe(5);
@@ -370,15 +528,27 @@ describe("bounds and purging", () => {
   test("dead tokens and codes are purged from the file at start; live ones stay", async () => {
     const file = await dataFile();
     let now = Date.now();
-    const a = await startEmulator({ autoApprove: true, dataFile: file, now: () => now, accessTokenTtlSeconds: 60, notice: () => undefined });
+    const a = await startEmulator({
+      autoApprove: true,
+      dataFile: file,
+      now: () => now,
+      accessTokenTtlSeconds: 60,
+      notice: () => undefined,
+    });
     for (let i = 0; i < 3; i++) await login(a.url);
     await getCode(a.url); // never exchanged
     await a.close();
     const count = (sql: string) => query<{ n: number }>(file, sql)[0]!.n;
-    expect([count("SELECT count(*) AS n FROM tokens WHERE kind = 'access'"), count("SELECT count(*) AS n FROM codes")]).toEqual([3, 4]);
+    expect([
+      count("SELECT count(*) AS n FROM tokens WHERE kind = 'access'"),
+      count("SELECT count(*) AS n FROM codes"),
+    ]).toEqual([3, 4]);
     now += 60_000 + DEAD_TOKEN_RETENTION_MS + 2 * CODE_TTL_MS;
     const b = await emulator({ dataFile: file, now: () => now });
-    expect([count("SELECT count(*) AS n FROM tokens WHERE kind = 'access'"), count("SELECT count(*) AS n FROM codes")]).toEqual([0, 0]);
+    expect([
+      count("SELECT count(*) AS n FROM tokens WHERE kind = 'access'"),
+      count("SELECT count(*) AS n FROM codes"),
+    ]).toEqual([0, 0]);
     expect(count("SELECT count(*) AS n FROM tokens WHERE kind = 'refresh'")).toBe(3); // refresh tokens do not expire
     expect(b.state().tokens).toHaveLength(3);
   });
@@ -397,7 +567,9 @@ describe("bounds and purging", () => {
     const file = join(existing, "shared", "nested", "dir", "helpdesk.db");
     const p = await emulatorProcess(file, "000");
     const mode = (path: string) => statSync(path).mode & 0o777;
-    expect([mode(join(existing, "shared", "nested")), mode(join(existing, "shared", "nested", "dir"))]).toEqual([0o700, 0o700]);
+    expect([mode(join(existing, "shared", "nested")), mode(join(existing, "shared", "nested", "dir"))]).toEqual([
+      0o700, 0o700,
+    ]);
     expect(mode(join(existing, "shared"))).toBe(0o755);
     expect(mode(file)).toBe(0o600);
     await p.stop();
@@ -420,7 +592,10 @@ describe("a change that does not reach the file is never acknowledged", () => {
     db.close();
     const failed = await createHook(e.url, token, "https://x.test/poison");
     expect(failed.status).toBe(500);
-    expect(failed.json).toEqual({ error: "internal_error", message: expect.stringMatching(/could not be committed .*FOREIGN KEY.*did not take effect/) });
+    expect(failed.json).toEqual({
+      error: "internal_error",
+      message: expect.stringMatching(/could not be committed .*FOREIGN KEY.*did not take effect/),
+    });
     expect(failed.headers.location).toBeUndefined();
     expect(await heldIds(e.url)).toEqual([]);
     expect(notices).toEqual([expect.stringContaining("could not be committed")]);
@@ -437,7 +612,10 @@ describe("a change that does not reach the file is never acknowledged", () => {
       const res = await createHook(e.url, token);
       expect(res.status).toBe(503);
       expect(res.headers["retry-after"]).toBe("1");
-      expect(res.json).toEqual({ error: "service_unavailable", message: expect.stringContaining("is locked by another process") });
+      expect(res.json).toEqual({
+        error: "service_unavailable",
+        message: expect.stringContaining("is locked by another process"),
+      });
     } finally {
       holder.exec("ROLLBACK");
       holder.close();
@@ -483,13 +661,20 @@ describe("GroupCommit", () => {
       }),
     ).toThrow(/NOT NULL/);
     await commits.committed(mark);
-    expect(db.prepare("SELECT v FROM t").all().map((r) => r.v)).toEqual(["kept"]);
+    expect(
+      db
+        .prepare("SELECT v FROM t")
+        .all()
+        .map((r) => r.v),
+    ).toEqual(["kept"]);
     db.close();
   });
 
   test("a failed commit fails every waiting answer of its turn, not those of later turns", async () => {
     const db = database(await dataFile());
-    db.exec("CREATE TABLE p (id INTEGER PRIMARY KEY); CREATE TABLE c (p INTEGER REFERENCES p (id) DEFERRABLE INITIALLY DEFERRED)");
+    db.exec(
+      "CREATE TABLE p (id INTEGER PRIMARY KEY); CREATE TABLE c (p INTEGER REFERENCES p (id) DEFERRABLE INITIALLY DEFERRED)",
+    );
     const failures: StoreError[] = [];
     const commits = new GroupCommit(db, "test db", (error) => failures.push(error));
     const mark = commits.mark();
@@ -497,7 +682,10 @@ describe("GroupCommit", () => {
     commits.write(() => db.prepare("INSERT INTO c VALUES (1)").run());
     const error = await commits.committed(mark).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(StoreError);
-    expect(error).toMatchObject({ code: "commit", message: expect.stringMatching(/^test db: the changes could not be committed/) });
+    expect(error).toMatchObject({
+      code: "commit",
+      message: expect.stringMatching(/^test db: the changes could not be committed/),
+    });
     expect(failures).toEqual([error]);
     expect(db.prepare("SELECT count(*) AS n FROM t").get()!.n).toBe(0);
     const later = commits.mark();
@@ -512,7 +700,9 @@ describe("GroupCommit", () => {
     const holder = database(file);
     holder.exec("BEGIN IMMEDIATE");
     const commits = new GroupCommit(db, "test db", () => undefined);
-    expect(() => commits.write(() => db.prepare("INSERT INTO t VALUES ('x')").run())).toThrow(expect.objectContaining({ code: "busy" }));
+    expect(() => commits.write(() => db.prepare("INSERT INTO t VALUES ('x')").run())).toThrow(
+      expect.objectContaining({ code: "busy" }),
+    );
     expect(db.isTransaction).toBe(false);
     holder.exec("ROLLBACK");
     commits.write(() => db.prepare("INSERT INTO t VALUES ('x')").run());

@@ -21,8 +21,16 @@ describe("the emulator's error classes", () => {
       [new ApiError("not_found", "m", { cause }), "ApiError", "not_found"],
       [new PageError("forbidden", "m", { cause }), "PageError", "forbidden"],
       [new StoreError("busy", "m", { cause }), "StoreError", "busy"],
-      [new DataFileError("data_file_refused", "m", { file: "/f", reason: "r", cause }), "DataFileError", "data_file_refused"],
-      [new EmulatorOptionError("invalid_option", "m", { option: "port", cause }), "EmulatorOptionError", "invalid_option"],
+      [
+        new DataFileError("data_file_refused", "m", { file: "/f", reason: "r", cause }),
+        "DataFileError",
+        "data_file_refused",
+      ],
+      [
+        new EmulatorOptionError("invalid_option", "m", { option: "port", cause }),
+        "EmulatorOptionError",
+        "invalid_option",
+      ],
       [new EmulatorInspectionError("refused", "m", { status: 500, cause }), "EmulatorInspectionError", "refused"],
       [new SchemaError("newer_schema", "m", { cause }), "SchemaError", "newer_schema"],
       [new JsonLimitError("json_too_deep", "m", { cause }), "JsonLimitError", "json_too_deep"],
@@ -37,17 +45,31 @@ describe("the emulator's error classes", () => {
   });
 
   it("statuses, headers and bodies follow from the code", () => {
-    expect(new ApiError("validation_failed", "bad", { errors: [{ field: "url", message: "url is bad" }] })).toMatchObject({ status: 422, headers: {} });
+    expect(
+      new ApiError("validation_failed", "bad", { errors: [{ field: "url", message: "url is bad" }] }),
+    ).toMatchObject({ status: 422, headers: {} });
     expect(new ApiError("invalid_request", "too", { status: 408 }).status).toBe(408);
     expect(new ApiError("not_found", "gone").body()).toEqual({ error: "not_found", message: "gone" });
-    expect(new OAuthErrorResponse("invalid_client", "who")).toMatchObject({ status: 401, headers: { "WWW-Authenticate": 'Basic realm="helpdesk"' } });
-    expect(new OAuthErrorResponse("invalid_grant", "no").body()).toEqual({ error: "invalid_grant", error_description: "no" });
-    expect(new BearerError("unauthorized", "none")).toMatchObject({ status: 401, headers: { "WWW-Authenticate": 'Bearer realm="helpdesk"' } });
+    expect(new OAuthErrorResponse("invalid_client", "who")).toMatchObject({
+      status: 401,
+      headers: { "WWW-Authenticate": 'Basic realm="helpdesk"' },
+    });
+    expect(new OAuthErrorResponse("invalid_grant", "no").body()).toEqual({
+      error: "invalid_grant",
+      error_description: "no",
+    });
+    expect(new BearerError("unauthorized", "none")).toMatchObject({
+      status: 401,
+      headers: { "WWW-Authenticate": 'Bearer realm="helpdesk"' },
+    });
     expect(new BearerError("invalid_request", 'a "b"')).toMatchObject({
       status: 400,
       headers: { "WWW-Authenticate": `Bearer realm="helpdesk", error="invalid_request", error_description="a 'b'"` },
     });
-    expect(new PageError("unauthorized", "Sign in again.", { title: "Signed out" })).toMatchObject({ status: 401, title: "Signed out" });
+    expect(new PageError("unauthorized", "Sign in again.", { title: "Signed out" })).toMatchObject({
+      status: 401,
+      title: "Signed out",
+    });
     const limited = asTokenEndpointError(new ApiError("rate_limited", "later", { headers: { "Retry-After": "1" } }));
     expect(limited).toMatchObject({ code: "temporarily_unavailable", status: 429, headers: { "Retry-After": "1" } });
   });

@@ -19,14 +19,18 @@ async function emulator(options: Parameters<typeof start>[0] = {}) {
   return e;
 }
 const hook = { event: "ticket_opened", url: "https://x.test/h" };
-const setFaults = (e: RunningEmulator, faults: unknown) => http(`${e.url}/_emulator/faults`, { method: "PUT", json: faults });
+const setFaults = (e: RunningEmulator, faults: unknown) =>
+  http(`${e.url}/_emulator/faults`, { method: "PUT", json: faults });
 const count = async (e: RunningEmulator) => (await http(`${e.url}/_emulator/webhooks`)).json.webhooks.length as number;
 
 describe("fault injection", () => {
   test("429 with Retry-After, decided before processing: nothing is created", async () => {
     const e = await emulator();
     const token = (await login(e.url)).access_token;
-    expect((await setFaults(e, { rate429: 1, retryAfterSeconds: 3 })).json).toMatchObject({ rate429: 1, retryAfterSeconds: 3 });
+    expect((await setFaults(e, { rate429: 1, retryAfterSeconds: 3 })).json).toMatchObject({
+      rate429: 1,
+      retryAfterSeconds: 3,
+    });
     const res = await http(`${e.url}/v1/webhooks`, { method: "POST", headers: bearer(token), json: hook });
     expect(res.status).toBe(429);
     expect(res.headers["retry-after"]).toBe("3");
@@ -37,7 +41,10 @@ describe("fault injection", () => {
   test("500 and 503 (with Retry-After, default 1 s); /oauth/token is faulted too", async () => {
     const e = await emulator({ faults: { rate500: 1 } });
     const code = await getCode(e.url); // /oauth/authorize is never faulted
-    const token = await http(`${e.url}/oauth/token`, { method: "POST", form: { grant_type: "authorization_code", code } });
+    const token = await http(`${e.url}/oauth/token`, {
+      method: "POST",
+      form: { grant_type: "authorization_code", code },
+    });
     expect(token.status).toBe(500);
     // The token endpoint answers every failure in RFC 6749 §5.2's shape.
     expect(token.json).toEqual({ error: "server_error", error_description: expect.stringContaining("injected") });
@@ -47,7 +54,10 @@ describe("fault injection", () => {
     expect(res.status).toBe(503);
     expect(res.headers["retry-after"]).toBe("1");
     expect(res.json.error).toBe("service_unavailable");
-    const busy = await http(`${e.url}/oauth/token`, { method: "POST", form: { grant_type: "authorization_code", code } });
+    const busy = await http(`${e.url}/oauth/token`, {
+      method: "POST",
+      form: { grant_type: "authorization_code", code },
+    });
     expect(busy.status).toBe(503);
     expect(busy.headers["retry-after"]).toBe("1");
     expect(busy.json).toEqual({ error: "temporarily_unavailable", error_description: expect.any(String) });
@@ -57,10 +67,14 @@ describe("fault injection", () => {
     const e = await emulator();
     const token = (await login(e.url)).access_token;
     await setFaults(e, { dropRate: 1 });
-    await expect(http(`${e.url}/v1/webhooks`, { method: "POST", headers: bearer(token), json: hook })).rejects.toThrow(/other side closed|socket|ECONNRESET/i);
+    await expect(http(`${e.url}/v1/webhooks`, { method: "POST", headers: bearer(token), json: hook })).rejects.toThrow(
+      /other side closed|socket|ECONNRESET/i,
+    );
     expect(await count(e)).toBe(0);
     await setFaults(e, {});
-    expect((await http(`${e.url}/v1/webhooks`, { method: "POST", headers: bearer(token), json: hook })).status).toBe(201);
+    expect((await http(`${e.url}/v1/webhooks`, { method: "POST", headers: bearer(token), json: hook })).status).toBe(
+      201,
+    );
   });
 
   test("latency delays /v1 requests but not /_emulator", async () => {
@@ -76,13 +90,23 @@ describe("fault injection", () => {
   test("/_emulator routes are never faulted; GET /_emulator/faults reads the configuration", async () => {
     const e = await emulator({ faults: { dropRate: 0.5, rate429: 0.5 } });
     for (let i = 0; i < 20; i++) expect((await http(`${e.url}/_emulator/webhooks`)).status).toBe(200);
-    expect((await http(`${e.url}/_emulator/faults`)).json).toEqual({ latencyMs: 0, rate429: 0.5, retryAfterSeconds: 1, rate500: 0, rate503: 0, dropRate: 0.5 });
+    expect((await http(`${e.url}/_emulator/faults`)).json).toEqual({
+      latencyMs: 0,
+      rate429: 0.5,
+      retryAfterSeconds: 1,
+      rate500: 0,
+      rate503: 0,
+      dropRate: 0.5,
+    });
   });
 
   test("shares follow the injected random source", async () => {
     const draws = [0.05, 0.15, 0.25, 0.35, 0.9];
     let i = 0;
-    const e = await emulator({ faults: { dropRate: 0.1, rate429: 0.1, rate500: 0.1, rate503: 0.1 }, random: () => draws[i++ % draws.length]! });
+    const e = await emulator({
+      faults: { dropRate: 0.1, rate429: 0.1, rate500: 0.1, rate503: 0.1 },
+      random: () => draws[i++ % draws.length]!,
+    });
     await expect(http(`${e.url}/v1/webhooks`, { method: "POST", json: hook })).rejects.toThrow();
     expect((await http(`${e.url}/v1/webhooks`, { method: "POST", json: hook })).status).toBe(429);
     expect((await http(`${e.url}/v1/webhooks`, { method: "POST", json: hook })).status).toBe(500);
@@ -115,9 +139,17 @@ describe("durability (dataFile)", () => {
     const dataFile = join(dir, "state.json");
     const receiver = await startReceiver();
     try {
-      const a = await startEmulator({ autoApprove: true, dataFile, clients: [{ clientId: "c1", clientSecret: "s1", redirectUri: "http://127.0.0.1:1/cb" }] });
+      const a = await startEmulator({
+        autoApprove: true,
+        dataFile,
+        clients: [{ clientId: "c1", clientSecret: "s1", redirectUri: "http://127.0.0.1:1/cb" }],
+      });
       const t = await login(a.url, { clientId: "c1", clientSecret: "s1", redirectUri: "http://127.0.0.1:1/cb" });
-      const created = await http(`${a.url}/v1/webhooks`, { method: "POST", headers: bearer(t.access_token), json: { event: "ticket_closed", url: receiver.url } });
+      const created = await http(`${a.url}/v1/webhooks`, {
+        method: "POST",
+        headers: bearer(t.access_token),
+        json: { event: "ticket_closed", url: receiver.url },
+      });
       await http(`${a.url}/_emulator/events`, { method: "POST", json: { event: "ticket_closed" } });
       await waitFor(() => receiver.received.length === 1);
       await waitFor(async () => (await http(`${a.url}/_emulator/deliveries`)).json.deliveries[0]?.done);
@@ -142,7 +174,10 @@ describe("durability (dataFile)", () => {
         form: { grant_type: "refresh_token", refresh_token: t.refresh_token, client_id: "c1", client_secret: "s1" },
       });
       expect(refreshed.status).toBe(200);
-      const del = await http(`${b.url}/v1/webhooks/${created.json.webhook.id}`, { method: "DELETE", headers: bearer(t.access_token) });
+      const del = await http(`${b.url}/v1/webhooks/${created.json.webhook.id}`, {
+        method: "DELETE",
+        headers: bearer(t.access_token),
+      });
       expect(del.status).toBe(204);
     } finally {
       await receiver.close();
@@ -153,13 +188,22 @@ describe("durability (dataFile)", () => {
     const dataFile = join(testTempDir("helpdesk-emu-"), "state.json");
     const a = await startEmulator({ autoApprove: true, dataFile });
     const code = await getCode(a.url);
-    const form = { grant_type: "authorization_code", client_id: "helpdesk-demo", client_secret: "demo-client-secret", redirect_uri: "http://127.0.0.1:8976/callback", code };
+    const form = {
+      grant_type: "authorization_code",
+      client_id: "helpdesk-demo",
+      client_secret: "demo-client-secret",
+      redirect_uri: "http://127.0.0.1:8976/callback",
+      code,
+    };
     const first = await http(`${a.url}/oauth/token`, { method: "POST", form });
     await a.close();
     const b = await startEmulator({ dataFile });
     running.push(b);
     expect((await http(`${b.url}/oauth/token`, { method: "POST", form })).json.error).toBe("invalid_grant");
-    expect((await http(`${b.url}/v1/webhooks`, { method: "POST", headers: bearer(first.json.access_token), json: hook })).status).toBe(401);
+    expect(
+      (await http(`${b.url}/v1/webhooks`, { method: "POST", headers: bearer(first.json.access_token), json: hook }))
+        .status,
+    ).toBe(401);
   });
 
   test("a data file of an unknown version is refused, not overwritten", async () => {

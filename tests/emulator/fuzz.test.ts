@@ -46,7 +46,17 @@ type Body =
   | { kind: "huge"; size: number };
 
 /** How the request is framed: by undici (always honest), or written on a raw socket, maybe with a lie. */
-type Framing = "undici" | "honest" | "longer" | "shorter" | "announced-2GB" | "te+cl" | "chunked" | "bad-chunk" | "non-numeric" | "duplicate";
+type Framing =
+  | "undici"
+  | "honest"
+  | "longer"
+  | "shorter"
+  | "announced-2GB"
+  | "te+cl"
+  | "chunked"
+  | "bad-chunk"
+  | "non-numeric"
+  | "duplicate";
 
 interface FuzzRequest {
   route: string;
@@ -66,61 +76,204 @@ const HOOK_URL = "http://127.0.0.1:9/fuzz"; // the discard port: deliveries fail
 const json = (value: unknown): Body => ({ kind: "json", value });
 const form = (fields: Record<string, string>): Body => ({ kind: "form", pairs: Object.entries(fields) });
 const browser = (cookie = "{{cookie}}"): Record<string, string> => ({ cookie, origin: "{{origin}}" });
-const authorizeQuery = new URLSearchParams({ client_id: CLIENT.clientId, response_type: "code", redirect_uri: CLIENT.redirectUri, state: "fuzz" });
+const authorizeQuery = new URLSearchParams({
+  client_id: CLIENT.clientId,
+  response_type: "code",
+  redirect_uri: CLIENT.redirectUri,
+  state: "fuzz",
+});
 
 const event = fc.constantFrom(...EVENTS);
 /** One valid request per route (and then some), each an arbitrary so that its values vary too. */
 const templates: Array<fc.Arbitrary<Template>> = [
-  fc.boolean().map((signedIn) => ({ route: "GET /oauth/authorize", method: "GET", path: `/oauth/authorize?${authorizeQuery}`, headers: signedIn ? { cookie: "{{cookie}}" } : {}, body: { kind: "none" } })),
-  fc.constantFrom("approve", "deny").map((decision) => ({ route: "POST /oauth/authorize", method: "POST", path: "/oauth/authorize", headers: browser(), body: form({ csrf: "{{csrf}}", request: "{{pending}}", decision }) })),
-  fc.constant({ route: "POST /oauth/authorize (sign in)", method: "POST", path: "/oauth/authorize", headers: browser("{{anonCookie}}"), body: form({ csrf: "{{anonCsrf}}", request: "{{pending}}", decision: "approve", username: "demo", password: "demo" }) }),
+  fc.boolean().map((signedIn) => ({
+    route: "GET /oauth/authorize",
+    method: "GET",
+    path: `/oauth/authorize?${authorizeQuery}`,
+    headers: signedIn ? { cookie: "{{cookie}}" } : {},
+    body: { kind: "none" },
+  })),
+  fc.constantFrom("approve", "deny").map((decision) => ({
+    route: "POST /oauth/authorize",
+    method: "POST",
+    path: "/oauth/authorize",
+    headers: browser(),
+    body: form({ csrf: "{{csrf}}", request: "{{pending}}", decision }),
+  })),
+  fc.constant({
+    route: "POST /oauth/authorize (sign in)",
+    method: "POST",
+    path: "/oauth/authorize",
+    headers: browser("{{anonCookie}}"),
+    body: form({
+      csrf: "{{anonCsrf}}",
+      request: "{{pending}}",
+      decision: "approve",
+      username: "demo",
+      password: "demo",
+    }),
+  }),
   fc.boolean().map((asJson) => {
-    const fields = { grant_type: "authorization_code", code: "{{code}}", redirect_uri: CLIENT.redirectUri, client_id: CLIENT.clientId, client_secret: CLIENT.clientSecret };
-    return { route: "POST /oauth/token (code)", method: "POST", path: "/oauth/token", headers: {}, body: asJson ? json(fields) : form(fields) };
+    const fields = {
+      grant_type: "authorization_code",
+      code: "{{code}}",
+      redirect_uri: CLIENT.redirectUri,
+      client_id: CLIENT.clientId,
+      client_secret: CLIENT.clientSecret,
+    };
+    return {
+      route: "POST /oauth/token (code)",
+      method: "POST",
+      path: "/oauth/token",
+      headers: {},
+      body: asJson ? json(fields) : form(fields),
+    };
   }),
   fc.boolean().map((basic) => ({
     route: "POST /oauth/token (refresh)",
     method: "POST",
     path: "/oauth/token",
-    headers: basic ? { authorization: `Basic ${Buffer.from(`${CLIENT.clientId}:${CLIENT.clientSecret}`).toString("base64")}` } : {},
-    body: form({ grant_type: "refresh_token", refresh_token: "{{refresh}}", ...(!basic && { client_id: CLIENT.clientId, client_secret: CLIENT.clientSecret }) }),
+    headers: basic
+      ? { authorization: `Basic ${Buffer.from(`${CLIENT.clientId}:${CLIENT.clientSecret}`).toString("base64")}` }
+      : {},
+    body: form({
+      grant_type: "refresh_token",
+      refresh_token: "{{refresh}}",
+      ...(!basic && { client_id: CLIENT.clientId, client_secret: CLIENT.clientSecret }),
+    }),
   })),
-  fc.tuple(event, fc.boolean()).map(([ev, asForm]) => ({ route: "POST /v1/webhooks", method: "POST", path: "/v1/webhooks", headers: bearer("{{token}}"), body: asForm ? form({ event: ev, url: HOOK_URL }) : json({ event: ev, url: HOOK_URL }) })),
-  fc.constant({ route: "DELETE /v1/webhooks/:id", method: "DELETE", path: "/v1/webhooks/{{webhookId}}", headers: bearer("{{token}}"), body: { kind: "none" } }),
-  fc.constantFrom("/v1", "/v1/tickets/1001", "/v1/webhooks/{{webhookId}}").map((path) => ({ route: "GET /v1/*", method: "GET", path, headers: bearer("{{token}}"), body: { kind: "none" } })),
-  fc.constantFrom("", "?notice=added", "?notice=sent-3").map((query) => ({ route: "GET /", method: "GET", path: `/${query}`, headers: { cookie: "{{cookie}}" }, body: { kind: "none" } })),
-  fc.constant({ route: "GET /signin", method: "GET", path: "/signin?token={{loginLink}}", headers: {}, body: { kind: "none" } }),
-  fc.constant({ route: "POST /signin", method: "POST", path: "/signin", headers: browser("{{anonCookie}}"), body: form({ csrf: "{{anonCsrf}}", username: "demo", password: "demo" }) }),
-  fc.constant({ route: "POST /signout", method: "POST", path: "/signout", headers: browser(), body: form({ csrf: "{{csrf}}" }) }),
-  event.map((ev) => ({ route: "POST /webhooks", method: "POST", path: "/webhooks", headers: browser(), body: form({ csrf: "{{csrf}}", event: ev, url: HOOK_URL }) })),
-  fc.constant({ route: "POST /webhooks/:id/delete", method: "POST", path: "/webhooks/{{webhookId}}/delete", headers: browser(), body: form({ csrf: "{{csrf}}" }) }),
-  event.map((ev) => ({ route: "POST /events", method: "POST", path: "/events", headers: browser(), body: form({ csrf: "{{csrf}}", event: ev }) })),
-  fc.constantFrom("/_emulator/webhooks", "/_emulator/webhooks?account=demo", "/_emulator/stats", "/_emulator/state", "/_emulator/deliveries?account=demo", "/_emulator/faults", "/_emulator/login-link?account=demo").map(
-    (path) => ({ route: `GET ${path.split("?")[0]}`, method: "GET", path, headers: {}, body: { kind: "none" } }),
-  ),
-  fc.constant({ route: "POST /_emulator/reset-stats", method: "POST", path: "/_emulator/reset-stats", headers: {}, body: { kind: "none" } }),
-  fc.tuple(event, fc.option(fc.constant({ title: "fuzz", custom: { a: 1 } }), { nil: undefined })).map(([ev, data]) => ({
-    route: "POST /_emulator/events",
+  fc.tuple(event, fc.boolean()).map(([ev, asForm]) => ({
+    route: "POST /v1/webhooks",
     method: "POST",
-    path: "/_emulator/events",
-    headers: {},
-    body: json({ event: ev, account: "demo", ...(data && { data }) }),
+    path: "/v1/webhooks",
+    headers: bearer("{{token}}"),
+    body: asForm ? form({ event: ev, url: HOOK_URL }) : json({ event: ev, url: HOOK_URL }),
   })),
-  fc.tuple(fc.constantFrom("PUT", "PATCH"), fc.record({ latencyMs: fc.constant(0), rate429: fc.constantFrom(0, 0.5), retryAfterSeconds: fc.nat(5) }, { requiredKeys: [] })).map(([method, faults]) => ({
-    route: `${method} /_emulator/faults`,
-    method,
-    path: "/_emulator/faults",
-    headers: {},
-    body: json(faults),
+  fc.constant({
+    route: "DELETE /v1/webhooks/:id",
+    method: "DELETE",
+    path: "/v1/webhooks/{{webhookId}}",
+    headers: bearer("{{token}}"),
+    body: { kind: "none" },
+  }),
+  fc
+    .constantFrom("/v1", "/v1/tickets/1001", "/v1/webhooks/{{webhookId}}")
+    .map((path) => ({ route: "GET /v1/*", method: "GET", path, headers: bearer("{{token}}"), body: { kind: "none" } })),
+  fc.constantFrom("", "?notice=added", "?notice=sent-3").map((query) => ({
+    route: "GET /",
+    method: "GET",
+    path: `/${query}`,
+    headers: { cookie: "{{cookie}}" },
+    body: { kind: "none" },
   })),
-  fc.constantFrom("/nope", "/oauth", "/v2/webhooks", "/_emulator/nothing", "/static/app.js").map((path) => ({ route: "unknown path", method: "GET", path, headers: {}, body: { kind: "none" } })),
+  fc.constant({
+    route: "GET /signin",
+    method: "GET",
+    path: "/signin?token={{loginLink}}",
+    headers: {},
+    body: { kind: "none" },
+  }),
+  fc.constant({
+    route: "POST /signin",
+    method: "POST",
+    path: "/signin",
+    headers: browser("{{anonCookie}}"),
+    body: form({ csrf: "{{anonCsrf}}", username: "demo", password: "demo" }),
+  }),
+  fc.constant({
+    route: "POST /signout",
+    method: "POST",
+    path: "/signout",
+    headers: browser(),
+    body: form({ csrf: "{{csrf}}" }),
+  }),
+  event.map((ev) => ({
+    route: "POST /webhooks",
+    method: "POST",
+    path: "/webhooks",
+    headers: browser(),
+    body: form({ csrf: "{{csrf}}", event: ev, url: HOOK_URL }),
+  })),
+  fc.constant({
+    route: "POST /webhooks/:id/delete",
+    method: "POST",
+    path: "/webhooks/{{webhookId}}/delete",
+    headers: browser(),
+    body: form({ csrf: "{{csrf}}" }),
+  }),
+  event.map((ev) => ({
+    route: "POST /events",
+    method: "POST",
+    path: "/events",
+    headers: browser(),
+    body: form({ csrf: "{{csrf}}", event: ev }),
+  })),
+  fc
+    .constantFrom(
+      "/_emulator/webhooks",
+      "/_emulator/webhooks?account=demo",
+      "/_emulator/stats",
+      "/_emulator/state",
+      "/_emulator/deliveries?account=demo",
+      "/_emulator/faults",
+      "/_emulator/login-link?account=demo",
+    )
+    .map((path) => ({ route: `GET ${path.split("?")[0]}`, method: "GET", path, headers: {}, body: { kind: "none" } })),
+  fc.constant({
+    route: "POST /_emulator/reset-stats",
+    method: "POST",
+    path: "/_emulator/reset-stats",
+    headers: {},
+    body: { kind: "none" },
+  }),
+  fc
+    .tuple(event, fc.option(fc.constant({ title: "fuzz", custom: { a: 1 } }), { nil: undefined }))
+    .map(([ev, data]) => ({
+      route: "POST /_emulator/events",
+      method: "POST",
+      path: "/_emulator/events",
+      headers: {},
+      body: json({ event: ev, account: "demo", ...(data && { data }) }),
+    })),
+  fc
+    .tuple(
+      fc.constantFrom("PUT", "PATCH"),
+      fc.record(
+        { latencyMs: fc.constant(0), rate429: fc.constantFrom(0, 0.5), retryAfterSeconds: fc.nat(5) },
+        { requiredKeys: [] },
+      ),
+    )
+    .map(([method, faults]) => ({
+      route: `${method} /_emulator/faults`,
+      method,
+      path: "/_emulator/faults",
+      headers: {},
+      body: json(faults),
+    })),
+  fc
+    .constantFrom("/nope", "/oauth", "/v2/webhooks", "/_emulator/nothing", "/static/app.js")
+    .map((path) => ({ route: "unknown path", method: "GET", path, headers: {}, body: { kind: "none" } })),
 ];
 
 // ---- how fast-check changes a valid request ----
 
-const printable = (max: number) => fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: max });
+const printable = (max: number) =>
+  fc.string({ unit: fc.integer({ min: 0x20, max: 0x7e }).map((c) => String.fromCharCode(c)), maxLength: max });
 const anyText = (max: number) => fc.string({ unit: "binary", maxLength: max });
-const METHODS = ["GET", "HEAD", "POST", "PUT", "PATCH", "DELETE", "OPTIONS", "TRACE", "PROPFIND", "PURGE", "CONNECT", "FOO"];
+const METHODS = [
+  "GET",
+  "HEAD",
+  "POST",
+  "PUT",
+  "PATCH",
+  "DELETE",
+  "OPTIONS",
+  "TRACE",
+  "PROPFIND",
+  "PURGE",
+  "CONNECT",
+  "FOO",
+];
 const CONTENT_TYPES = [
   "application/json",
   "application/json; charset=utf-8",
@@ -136,24 +289,93 @@ const CONTENT_TYPES = [
   ";;;",
   "application/",
 ];
-const BAD_VALUES: unknown[] = ["", " ", "ticket", "TICKET_OPENED", "ticket_opened ", "javascript:alert(1)", "ftp://x.test/", "/relative", "x".repeat(3000), null, 0, -1, 1e308, true, [], {}, ["ticket_opened"], { href: HOOK_URL }, "__proto__", "{{token}}"];
+const BAD_VALUES: unknown[] = [
+  "",
+  " ",
+  "ticket",
+  "TICKET_OPENED",
+  "ticket_opened ",
+  "javascript:alert(1)",
+  "ftp://x.test/",
+  "/relative",
+  "x".repeat(3000),
+  null,
+  0,
+  -1,
+  1e308,
+  true,
+  [],
+  {},
+  ["ticket_opened"],
+  { href: HOOK_URL },
+  "__proto__",
+  "{{token}}",
+];
 
 /** Changes to a JSON object or a form: a field's value, a dropped field, an extra one. */
 const fieldChange = fc.oneof(
-  fc.record({ op: fc.constant("set" as const), value: fc.oneof(fc.constantFrom(...BAD_VALUES), fc.jsonValue({ maxDepth: 3 }), anyText(30)) }),
+  fc.record({
+    op: fc.constant("set" as const),
+    value: fc.oneof(fc.constantFrom(...BAD_VALUES), fc.jsonValue({ maxDepth: 3 }), anyText(30)),
+  }),
   fc.constant({ op: "drop" as const }),
-  fc.record({ op: fc.constant("add" as const), key: fc.oneof(fc.constantFrom("__proto__", "constructor", "state", "id", "account", "data", "csrf"), printable(12)), value: fc.jsonValue({ maxDepth: 2 }) }),
+  fc.record({
+    op: fc.constant("add" as const),
+    key: fc.oneof(fc.constantFrom("__proto__", "constructor", "state", "id", "account", "data", "csrf"), printable(12)),
+    value: fc.jsonValue({ maxDepth: 2 }),
+  }),
 );
 
 /** A replacement body: garbage of every kind, deep nesting, many values, more than the 1 MiB limit. */
 const otherBody: fc.Arbitrary<Body> = fc.oneof(
   { arbitrary: anyText(200).map((text): Body => ({ kind: "text", text })), weight: 4 },
-  { arbitrary: fc.constantFrom("{", '{"event":', "[]", "null", "1", '"s"', "{'a':1}", "{}".repeat(50), '{"a":1}{"b":2}', "\uFEFF{}", "%zz=%&a").map((text): Body => ({ kind: "text", text })), weight: 4 },
-  { arbitrary: fc.array(fc.integer({ min: 0, max: 255 }), { maxLength: 300 }).map((bytes): Body => ({ kind: "bytes", bytes })), weight: 3 },
+  {
+    arbitrary: fc
+      .constantFrom(
+        "{",
+        '{"event":',
+        "[]",
+        "null",
+        "1",
+        '"s"',
+        "{'a':1}",
+        "{}".repeat(50),
+        '{"a":1}{"b":2}',
+        "\uFEFF{}",
+        "%zz=%&a",
+      )
+      .map((text): Body => ({ kind: "text", text })),
+    weight: 4,
+  },
+  {
+    arbitrary: fc
+      .array(fc.integer({ min: 0, max: 255 }), { maxLength: 300 })
+      .map((bytes): Body => ({ kind: "bytes", bytes })),
+    weight: 3,
+  },
   { arbitrary: fc.jsonValue({ maxDepth: 4 }).map((value): Body => ({ kind: "json", value })), weight: 3 },
-  { arbitrary: fc.record({ field: fc.constantFrom("event", "url", "data", "code", "rate429"), depth: fc.oneof(fc.integer({ min: 28, max: 40 }), fc.constant(30_000)), open: fc.constantFrom("[" as const, "{" as const) }).map((b): Body => ({ kind: "deep", ...b })), weight: 2 },
-  { arbitrary: fc.record({ field: fc.constantFrom("event", "data", "url"), count: fc.constantFrom(9_000, 10_001, 50_000) }).map((b): Body => ({ kind: "many", ...b })), weight: 1 },
-  { arbitrary: fc.integer({ min: 1024 * 1024 + 1, max: 1024 * 1024 + 64 * 1024 }).map((size): Body => ({ kind: "huge", size })), weight: 1 },
+  {
+    arbitrary: fc
+      .record({
+        field: fc.constantFrom("event", "url", "data", "code", "rate429"),
+        depth: fc.oneof(fc.integer({ min: 28, max: 40 }), fc.constant(30_000)),
+        open: fc.constantFrom("[" as const, "{" as const),
+      })
+      .map((b): Body => ({ kind: "deep", ...b })),
+    weight: 2,
+  },
+  {
+    arbitrary: fc
+      .record({ field: fc.constantFrom("event", "data", "url"), count: fc.constantFrom(9_000, 10_001, 50_000) })
+      .map((b): Body => ({ kind: "many", ...b })),
+    weight: 1,
+  },
+  {
+    arbitrary: fc
+      .integer({ min: 1024 * 1024 + 1, max: 1024 * 1024 + 64 * 1024 })
+      .map((size): Body => ({ kind: "huge", size })),
+    weight: 1,
+  },
   { arbitrary: fc.constant<Body>({ kind: "none" }), weight: 2 },
 );
 
@@ -163,25 +385,92 @@ const sometimes = <T>(arbitrary: fc.Arbitrary<T>, percent: number): fc.Arbitrary
 
 /** What a page elsewhere, a script or a broken client puts in a header instead. */
 const headerValue = fc.oneof(
-  { arbitrary: fc.constantFrom("", "null", "Bearer", "Bearer x", "Basic Og==", `helpdesk_session=${"A".repeat(43)}`, "helpdesk_csrf=planted", "http://127.0.0.1:1", "http://evil.test", "{{origin}}x", "{{token}}x"), weight: 6 },
+  {
+    arbitrary: fc.constantFrom(
+      "",
+      "null",
+      "Bearer",
+      "Bearer x",
+      "Basic Og==",
+      `helpdesk_session=${"A".repeat(43)}`,
+      "helpdesk_csrf=planted",
+      "http://127.0.0.1:1",
+      "http://evil.test",
+      "{{origin}}x",
+      "{{token}}x",
+    ),
+    weight: 6,
+  },
   { arbitrary: printable(40), weight: 3 },
   { arbitrary: fc.integer({ min: 4000, max: 20_000 }).map((n) => "x".repeat(n)), weight: 1 }, // up to past Node's 16 KiB header limit
 );
-const extraHeader = fc.tuple(fc.constantFrom("origin", "referer", "cookie", "authorization", "host", "x-forwarded-for", "accept", "content-encoding", "expect", "transfer-encoding"), headerValue);
+const extraHeader = fc.tuple(
+  fc.constantFrom(
+    "origin",
+    "referer",
+    "cookie",
+    "authorization",
+    "host",
+    "x-forwarded-for",
+    "accept",
+    "content-encoding",
+    "expect",
+    "transfer-encoding",
+  ),
+  headerValue,
+);
 
 /** The changes to one valid request; each kind is drawn independently, so about a third of the requests stay valid. */
 const change = fc.record({
   method: sometimes(fc.constantFrom(...METHODS), 8),
-  path: sometimes(fc.oneof(fc.constant("/"), fc.constant("//"), printable(20).map((s) => `/${encodeURIComponent(s)}`), fc.constant("/%E0%A4%A"), fc.constant("?%zz"), fc.constant("/..%2F..%2Fetc")), 6),
-  headers: fc.oneof({ arbitrary: fc.constant([]), weight: 85 }, { arbitrary: fc.array(fc.tuple(fc.nat(5), fc.option(headerValue, { nil: undefined })), { minLength: 1, maxLength: 2 }), weight: 15 }),
+  path: sometimes(
+    fc.oneof(
+      fc.constant("/"),
+      fc.constant("//"),
+      printable(20).map((s) => `/${encodeURIComponent(s)}`),
+      fc.constant("/%E0%A4%A"),
+      fc.constant("?%zz"),
+      fc.constant("/..%2F..%2Fetc"),
+    ),
+    6,
+  ),
+  headers: fc.oneof(
+    { arbitrary: fc.constant([]), weight: 85 },
+    {
+      arbitrary: fc.array(fc.tuple(fc.nat(5), fc.option(headerValue, { nil: undefined })), {
+        minLength: 1,
+        maxLength: 2,
+      }),
+      weight: 15,
+    },
+  ),
   extra: sometimes(extraHeader, 10),
   contentType: sometimes(fc.constantFrom(...CONTENT_TYPES), 8),
-  fields: fc.oneof({ arbitrary: fc.constant([]), weight: 80 }, { arbitrary: fc.array(fc.tuple(fc.nat(7), fieldChange), { minLength: 1, maxLength: 2 }), weight: 20 }),
+  fields: fc.oneof(
+    { arbitrary: fc.constant([]), weight: 80 },
+    { arbitrary: fc.array(fc.tuple(fc.nat(7), fieldChange), { minLength: 1, maxLength: 2 }), weight: 20 },
+  ),
   body: sometimes(otherBody, 15),
-  encoding: fc.oneof({ arbitrary: fc.constant("utf8" as const), weight: 95 }, { arbitrary: fc.constantFrom("utf16le" as const, "latin1" as const, "bom" as const), weight: 5 }),
+  encoding: fc.oneof(
+    { arbitrary: fc.constant("utf8" as const), weight: 95 },
+    { arbitrary: fc.constantFrom("utf16le" as const, "latin1" as const, "bom" as const), weight: 5 },
+  ),
   framing: fc.oneof(
     { arbitrary: fc.constant<Framing>("undici"), weight: 90 },
-    { arbitrary: fc.constantFrom<Framing>("honest", "longer", "shorter", "announced-2GB", "te+cl", "chunked", "bad-chunk", "non-numeric", "duplicate"), weight: 10 },
+    {
+      arbitrary: fc.constantFrom<Framing>(
+        "honest",
+        "longer",
+        "shorter",
+        "announced-2GB",
+        "te+cl",
+        "chunked",
+        "bad-chunk",
+        "non-numeric",
+        "duplicate",
+      ),
+      weight: 10,
+    },
   ),
 });
 
@@ -200,25 +489,61 @@ function applyChange(template: Template, c: Change): FuzzRequest {
   if (c.extra) headers[c.extra[0]] = c.extra[1];
   let body = template.body;
   if (c.fields.length > 0 && (body.kind === "json" || body.kind === "form")) {
-    const record: Record<string, unknown> = body.kind === "form" ? Object.fromEntries(body.pairs) : body.value && typeof body.value === "object" ? { ...(body.value as object) } : {};
+    const record: Record<string, unknown> =
+      body.kind === "form"
+        ? Object.fromEntries(body.pairs)
+        : body.value && typeof body.value === "object"
+          ? { ...(body.value as object) }
+          : {};
     const keys = Object.keys(record);
     for (const [index, fieldChange] of c.fields) {
       const key = keys[index % Math.max(1, keys.length)] ?? "event";
       if (fieldChange.op === "set") record[key] = fieldChange.value;
       else if (fieldChange.op === "drop") delete record[key];
-      else Object.defineProperty(record, fieldChange.key, { value: fieldChange.value, enumerable: true, configurable: true, writable: true });
+      else
+        Object.defineProperty(record, fieldChange.key, {
+          value: fieldChange.value,
+          enumerable: true,
+          configurable: true,
+          writable: true,
+        });
     }
-    body = body.kind === "form" ? { kind: "form", pairs: Object.entries(record).map(([k, v]) => [k, typeof v === "string" ? v : JSON.stringify(v) ?? ""]) } : { kind: "json", value: record };
+    body =
+      body.kind === "form"
+        ? {
+            kind: "form",
+            pairs: Object.entries(record).map(([k, v]) => [k, typeof v === "string" ? v : (JSON.stringify(v) ?? "")]),
+          }
+        : { kind: "json", value: record };
   }
   if (c.body) body = c.body;
-  const contentType = c.contentType ?? (body.kind === "form" ? "application/x-www-form-urlencoded" : body.kind === "none" ? undefined : "application/json");
+  const contentType =
+    c.contentType ??
+    (body.kind === "form"
+      ? "application/x-www-form-urlencoded"
+      : body.kind === "none"
+        ? undefined
+        : "application/json");
   if (contentType !== undefined) headers["content-type"] = contentType;
   let path = template.path;
-  if (c.path !== undefined) path = c.path.startsWith("?") ? path + c.path.replace("?", path.includes("?") ? "&" : "?") : path.replace(/\/?$/, c.path);
-  return { route: template.route, method: c.method ?? template.method, path, headers, body, encoding: c.encoding, framing: c.framing };
+  if (c.path !== undefined)
+    path = c.path.startsWith("?")
+      ? path + c.path.replace("?", path.includes("?") ? "&" : "?")
+      : path.replace(/\/?$/, c.path);
+  return {
+    route: template.route,
+    method: c.method ?? template.method,
+    path,
+    headers,
+    body,
+    encoding: c.encoding,
+    framing: c.framing,
+  };
 }
 
-const fuzzRequest: fc.Arbitrary<FuzzRequest> = fc.tuple(fc.oneof(...templates), change).map(([template, c]) => applyChange(template, c));
+const fuzzRequest: fc.Arbitrary<FuzzRequest> = fc
+  .tuple(fc.oneof(...templates), change)
+  .map(([template, c]) => applyChange(template, c));
 
 // ---- live credentials, filled in at send time ----
 
@@ -327,7 +652,11 @@ class Live {
     const { cookie, csrf } = await this.signedIn();
     const request = await this.pending();
     this.setupRequests++;
-    const answer = await http(`${this.e.url}/oauth/authorize`, { method: "POST", headers: { cookie, origin: this.e.url }, form: { csrf, request, decision: "approve" } });
+    const answer = await http(`${this.e.url}/oauth/authorize`, {
+      method: "POST",
+      headers: { cookie, origin: this.e.url },
+      form: { csrf, request, decision: "approve" },
+    });
     return new URL(String(answer.headers.location)).searchParams.get("code")!;
   }
 
@@ -335,7 +664,11 @@ class Live {
     const mine = this.e.state().webhooks.find((w) => w.account === "demo");
     if (mine) return mine.id;
     this.setupRequests++;
-    const created = await http(`${this.e.url}/v1/webhooks`, { method: "POST", headers: bearer(this.token), json: { event: "ticket_opened", url: HOOK_URL } });
+    const created = await http(`${this.e.url}/v1/webhooks`, {
+      method: "POST",
+      headers: bearer(this.token),
+      json: { event: "ticket_opened", url: HOOK_URL },
+    });
     return created.json.webhook.id as string;
   }
 }
@@ -381,7 +714,9 @@ async function bodyBytes(fill: Fill, body: Body, encoding: FuzzRequest["encoding
       text = JSON.stringify(await fillValue(fill, body.value)) ?? "null";
       break;
     case "form":
-      text = new URLSearchParams(await Promise.all(body.pairs.map(async ([k, v]): Promise<[string, string]> => [k, await fill(v)]))).toString();
+      text = new URLSearchParams(
+        await Promise.all(body.pairs.map(async ([k, v]): Promise<[string, string]> => [k, await fill(v)])),
+      ).toString();
       break;
     case "text":
       text = body.text;
@@ -403,7 +738,14 @@ async function bodyBytes(fill: Fill, body: Body, encoding: FuzzRequest["encoding
 }
 
 /** The head and body of a raw request with the framing's lie. */
-function rawMessage(method: string, path: string, port: number, headers: Record<string, string>, body: Buffer | undefined, framing: Framing): Buffer {
+function rawMessage(
+  method: string,
+  path: string,
+  port: number,
+  headers: Record<string, string>,
+  body: Buffer | undefined,
+  framing: Framing,
+): Buffer {
   const lines = [`${method} ${path.startsWith("/") ? path : `/${path}`} HTTP/1.1`, `Host: 127.0.0.1:${port}`];
   for (const [name, value] of Object.entries(headers)) if (name !== "host") lines.push(`${name}: ${value}`);
   const bytes = body ?? Buffer.alloc(0);
@@ -427,7 +769,11 @@ function rawMessage(method: string, path: string, port: number, headers: Record<
       break;
     case "chunked":
       lines.push("Transfer-Encoding: chunked");
-      payload = Buffer.concat([Buffer.from(bytes.length > 0 ? `${bytes.length.toString(16)}\r\n` : ""), bytes, Buffer.from(bytes.length > 0 ? "\r\n0\r\n\r\n" : "0\r\n\r\n")]);
+      payload = Buffer.concat([
+        Buffer.from(bytes.length > 0 ? `${bytes.length.toString(16)}\r\n` : ""),
+        bytes,
+        Buffer.from(bytes.length > 0 ? "\r\n0\r\n\r\n" : "0\r\n\r\n"),
+      ]);
       break;
     case "bad-chunk":
       lines.push("Transfer-Encoding: chunked");
@@ -448,7 +794,10 @@ function parseRaw(text: string): Outcome {
   const statuses = [...text.matchAll(/(?:^|\r\n)HTTP\/1\.1 (\d{3}) /g)].map((m) => Number(m[1]));
   const end = text.indexOf("\r\n\r\n");
   const headers: Record<string, string> = {};
-  for (const line of text.slice(0, end < 0 ? text.length : end).split("\r\n").slice(1)) {
+  for (const line of text
+    .slice(0, end < 0 ? text.length : end)
+    .split("\r\n")
+    .slice(1)) {
     const colon = line.indexOf(":");
     if (colon > 0) headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
   }
@@ -471,14 +820,25 @@ async function prepare(live: Live, req: FuzzRequest): Promise<Prepared> {
   const fill = live.filler();
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) headers[name] = await fill(value);
-  return { method: req.method, path: await fill(req.path), headers, body: await bodyBytes(fill, req.body, req.encoding), framing: req.framing };
+  return {
+    method: req.method,
+    path: await fill(req.path),
+    headers,
+    body: await bodyBytes(fill, req.body, req.encoding),
+    framing: req.framing,
+  };
 }
 
 /** Sends one prepared request; `undefined` when no answer came. */
 async function send(e: RunningEmulator, agent: Agent, req: Prepared): Promise<Outcome | undefined> {
   const { path, headers, body } = req;
   // undici refuses what a raw socket will carry: CONNECT, bodies on HEAD, some header names and values.
-  const viaUndici = req.framing === "undici" && req.method !== "CONNECT" && !(req.method === "HEAD" && body) && !("transfer-encoding" in headers) && !("expect" in headers);
+  const viaUndici =
+    req.framing === "undici" &&
+    req.method !== "CONNECT" &&
+    !(req.method === "HEAD" && body) &&
+    !("transfer-encoding" in headers) &&
+    !("expect" in headers);
   if (viaUndici) {
     try {
       const res = await request(`${e.url}${path.startsWith("/") ? path : `/${path}`}`, {
@@ -490,7 +850,9 @@ async function send(e: RunningEmulator, agent: Agent, req: Prepared): Promise<Ou
         bodyTimeout: 10_000,
       });
       const text = await res.body.text();
-      const flat = Object.fromEntries(Object.entries(res.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : String(v ?? "")]));
+      const flat = Object.fromEntries(
+        Object.entries(res.headers).map(([k, v]) => [k, Array.isArray(v) ? v.join(", ") : String(v ?? "")]),
+      );
       return { statuses: [res.statusCode], headers: flat, body: text };
     } catch (error) {
       const code = (error as { code?: string }).code ?? "";
@@ -499,7 +861,10 @@ async function send(e: RunningEmulator, agent: Agent, req: Prepared): Promise<Ou
     }
   }
   const framing = req.framing === "undici" ? "honest" : req.framing;
-  const answer = await rawExchange(e.port, rawMessage(req.method, path, e.port, headers, body, framing), { halfClose: true, waitMs: 10_000 });
+  const answer = await rawExchange(e.port, rawMessage(req.method, path, e.port, headers, body, framing), {
+    halfClose: true,
+    waitMs: 10_000,
+  });
   const outcome = parseRaw(answer.text);
   return outcome.statuses.length > 0 ? outcome : undefined;
 }
@@ -507,16 +872,24 @@ async function send(e: RunningEmulator, agent: Agent, req: Prepared): Promise<Ou
 // ---- the oracle ----
 
 /** Why an outcome is wrong, or `undefined` when it is right. */
-function verdict(req: Prepared, outcome: Outcome | undefined, before: EmulatorState, after: EmulatorState): string | undefined {
+function verdict(
+  req: Prepared,
+  outcome: Outcome | undefined,
+  before: EmulatorState,
+  after: EmulatorState,
+): string | undefined {
   if (!outcome) return "no answer (dropped connection or hang)";
   const server = outcome.statuses.find((s) => s >= 500);
   if (server !== undefined) return `answered ${server}: ${outcome.body.slice(0, 300)}`;
-  if (outcome.headers["x-content-type-options"] !== "nosniff") return `no X-Content-Type-Options: nosniff (status ${outcome.statuses[0]})`;
+  if (outcome.headers["x-content-type-options"] !== "nosniff")
+    return `no X-Content-Type-Options: nosniff (status ${outcome.statuses[0]})`;
   const refused = outcome.statuses.every((s) => s >= 400);
-  if (refused && !isDeepStrictEqual(before, after)) return `refused with ${outcome.statuses.join(",")}, yet the state changed: ${describeChange(before, after)}`;
+  if (refused && !isDeepStrictEqual(before, after))
+    return `refused with ${outcome.statuses.join(",")}, yet the state changed: ${describeChange(before, after)}`;
   const status = outcome.statuses[0]!;
   if (req.path.split("?")[0] === "/oauth/token" && status >= 400) {
-    if (outcome.headers["cache-control"] !== "no-store") return `token endpoint refusal ${status} without Cache-Control: no-store`;
+    if (outcome.headers["cache-control"] !== "no-store")
+      return `token endpoint refusal ${status} without Cache-Control: no-store`;
     if (req.method === "HEAD") return undefined;
     let shape: { error?: unknown; error_description?: unknown } = {};
     try {
@@ -524,14 +897,18 @@ function verdict(req: Prepared, outcome: Outcome | undefined, before: EmulatorSt
     } catch {
       return `token endpoint refusal ${status} is not JSON: ${outcome.body.slice(0, 200)}`;
     }
-    if (typeof shape.error !== "string" || typeof shape.error_description !== "string") return `token endpoint refusal ${status} is not RFC 6749 §5.2: ${outcome.body.slice(0, 200)}`;
+    if (typeof shape.error !== "string" || typeof shape.error_description !== "string")
+      return `token endpoint refusal ${status} is not RFC 6749 §5.2: ${outcome.body.slice(0, 200)}`;
   }
   return undefined;
 }
 
 function describeChange(before: EmulatorState, after: EmulatorState): string {
   const keys = Object.keys(before) as Array<keyof EmulatorState>;
-  return keys.filter((k) => !isDeepStrictEqual(before[k], after[k])).map((k) => `${k}: ${JSON.stringify(before[k]).slice(0, 150)} → ${JSON.stringify(after[k]).slice(0, 150)}`).join("; ");
+  return keys
+    .filter((k) => !isDeepStrictEqual(before[k], after[k]))
+    .map((k) => `${k}: ${JSON.stringify(before[k]).slice(0, 150)} → ${JSON.stringify(after[k]).slice(0, 150)}`)
+    .join("; ");
 }
 
 // ---- the run ----
@@ -543,7 +920,7 @@ beforeAll(async () => {
   let seed = SEED;
   emulator = await startEmulator({
     // Deterministic fault draws; deliveries fail fast (the discard port) and end quickly.
-    random: () => ((seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31),
+    random: () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31,
     deliveryRetry: { attempts: 1, timeoutMs: 500, deadlineMs: 1000 },
   });
   // Two grants: requests use grant A's access token; refreshes use grant B's refresh token.
@@ -595,7 +972,9 @@ test(`fuzz (fast-check): ${RUNS} generated requests against every route`, { time
       numRuns: RUNS,
       reporter: (details) => {
         if (details.failed) {
-          throw new Error(`fuzz seed ${SEED} (replay with FUZZ_SEED=${SEED}): ${failure ?? String(details.errorInstance)}\nshrunk counterexample: ${JSON.stringify(details.counterexample?.[0]).slice(0, 1500)}`);
+          throw new Error(
+            `fuzz seed ${SEED} (replay with FUZZ_SEED=${SEED}): ${failure ?? String(details.errorInstance)}\nshrunk counterexample: ${JSON.stringify(details.counterexample?.[0]).slice(0, 1500)}`,
+          );
         }
       },
     },
@@ -610,5 +989,7 @@ test(`fuzz (fast-check): ${RUNS} generated requests against every route`, { time
   );
   // No crash: the emulator still answers, and every route was exercised.
   expect((await http(`${emulator.url}/_emulator/stats`)).status).toBe(200);
-  expect(routes.size).toBe(new Set(templates.flatMap((t) => fc.sample(t, { seed: SEED, numRuns: 200 })).map((t) => t.route)).size);
+  expect(routes.size).toBe(
+    new Set(templates.flatMap((t) => fc.sample(t, { seed: SEED, numRuns: 200 })).map((t) => t.route)).size,
+  );
 });

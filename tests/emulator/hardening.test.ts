@@ -24,7 +24,18 @@ import { PURGE_INTERVAL_MS, Store } from "../../emulator/store/index.js";
 import { CODE_TTL_MS } from "../../emulator/store/codes.js";
 import { DEAD_TOKEN_RETENTION_MS, MAX_ACCESS_TOKENS_PER_GRANT } from "../../emulator/store/tokens.js";
 import type { HttpResponse } from "./helpers.js";
-import { bearer, cookiesOf, exchange, getCode, http, login, loginAs, rawExchange, startReceiver, waitFor } from "./helpers.js";
+import {
+  bearer,
+  cookiesOf,
+  exchange,
+  getCode,
+  http,
+  login,
+  loginAs,
+  rawExchange,
+  startReceiver,
+  waitFor,
+} from "./helpers.js";
 import { testTempDir } from "../support/temp.js";
 
 const running: RunningEmulator[] = [];
@@ -42,7 +53,8 @@ async function emulator(options: EmulatorOptions = {}): Promise<RunningEmulator>
   return e;
 }
 
-const hidden = (html: string, name: string): string => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1] ?? "";
+const hidden = (html: string, name: string): string =>
+  new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1] ?? "";
 describe("9: browser forms only from the emulator's own origin, with the session's CSRF token", () => {
   /** A browser signed in as demo (one-time link), with the CSRF token of its session from the home page. */
   async function signedIn(e: RunningEmulator): Promise<{ cookie: string; csrf: string }> {
@@ -63,7 +75,11 @@ describe("9: browser forms only from the emulator's own origin, with the session
       accepted: 303,
       async prepare(e) {
         const home = await http(`${e.url}/`);
-        return { cookie: cookiesOf(home), path: "/signin", form: { csrf: hidden(home.text, "csrf"), username: "demo", password: "demo" } };
+        return {
+          cookie: cookiesOf(home),
+          path: "/signin",
+          form: { csrf: hidden(home.text, "csrf"), username: "demo", password: "demo" },
+        };
       },
     },
     {
@@ -87,7 +103,13 @@ describe("9: browser forms only from the emulator's own origin, with the session
       accepted: 303,
       async prepare(e) {
         const token = (await loginAs(e.url, "demo", "demo")).access_token;
-        const id = (await http(`${e.url}/v1/webhooks`, { method: "POST", headers: bearer(token), json: { event: "ticket_opened", url: "https://x.test/keep" } })).json.webhook.id as string;
+        const id = (
+          await http(`${e.url}/v1/webhooks`, {
+            method: "POST",
+            headers: bearer(token),
+            json: { event: "ticket_opened", url: "https://x.test/keep" },
+          })
+        ).json.webhook.id as string;
         const { cookie, csrf } = await signedIn(e);
         return { cookie, path: `/webhooks/${id}/delete`, form: { csrf } };
       },
@@ -97,20 +119,33 @@ describe("9: browser forms only from the emulator's own origin, with the session
       accepted: 303,
       async prepare(e) {
         const token = (await loginAs(e.url, "demo", "demo")).access_token;
-        await http(`${e.url}/v1/webhooks`, { method: "POST", headers: bearer(token), json: { event: "ticket_opened", url: "http://127.0.0.1:1/hook" } });
+        await http(`${e.url}/v1/webhooks`, {
+          method: "POST",
+          headers: bearer(token),
+          json: { event: "ticket_opened", url: "http://127.0.0.1:1/hook" },
+        });
         const { cookie, csrf } = await signedIn(e);
         return { cookie, path: "/events", form: { csrf, event: "ticket_opened" } };
       },
     },
-    ...(["approve", "deny"] as const).map((decision): FormCase => ({
-      name: `consent ${decision}`,
-      accepted: 302,
-      async prepare(e) {
-        const { cookie } = await signedIn(e);
-        const page = await http(`${e.url}/oauth/authorize?${new URLSearchParams({ client_id: DEFAULT_CLIENT.clientId, response_type: "code", redirect_uri: DEFAULT_CLIENT.redirectUri, state: "s" })}`, { headers: { cookie } });
-        return { cookie, path: "/oauth/authorize", form: { csrf: hidden(page.text, "csrf"), request: hidden(page.text, "request"), decision } };
-      },
-    })),
+    ...(["approve", "deny"] as const).map(
+      (decision): FormCase => ({
+        name: `consent ${decision}`,
+        accepted: 302,
+        async prepare(e) {
+          const { cookie } = await signedIn(e);
+          const page = await http(
+            `${e.url}/oauth/authorize?${new URLSearchParams({ client_id: DEFAULT_CLIENT.clientId, response_type: "code", redirect_uri: DEFAULT_CLIENT.redirectUri, state: "s" })}`,
+            { headers: { cookie } },
+          );
+          return {
+            cookie,
+            path: "/oauth/authorize",
+            form: { csrf: hidden(page.text, "csrf"), request: hidden(page.text, "request"), decision },
+          };
+        },
+      }),
+    ),
   ];
 
   /** What pages elsewhere send: `Origin: null` (sandboxed frames, `Referrer-Policy: no-referrer`), another port, nothing. */
@@ -142,7 +177,11 @@ describe("9: browser forms only from the emulator's own origin, with the session
   test("without Origin, a Referer of the emulator's own origin stands in for it", async () => {
     const e = await emulator();
     const { cookie, csrf } = await signedIn(e);
-    const res = await http(`${e.url}/webhooks`, { method: "POST", headers: { cookie, referer: `${e.url}/?notice=added` }, form: { csrf, event: "ticket_opened", url: "https://x.test/h" } });
+    const res = await http(`${e.url}/webhooks`, {
+      method: "POST",
+      headers: { cookie, referer: `${e.url}/?notice=added` },
+      form: { csrf, event: "ticket_opened", url: "https://x.test/h" },
+    });
     expect(res.status).toBe(303);
     expect(e.state().webhooks).toHaveLength(1);
   });
@@ -155,7 +194,11 @@ describe("9: browser forms only from the emulator's own origin, with the session
     const hook = { event: "ticket_opened", url: "https://attacker.test/hook" };
     const attempts: Array<[string, string, string]> = [
       // The old double-submit cookie, planted by a page on another port (cookies are not isolated by port).
-      ["planted helpdesk_csrf", `${victim.cookie}; helpdesk_csrf=planted-planted-planted-planted`, "planted-planted-planted-planted"],
+      [
+        "planted helpdesk_csrf",
+        `${victim.cookie}; helpdesk_csrf=planted-planted-planted-planted`,
+        "planted-planted-planted-planted",
+      ],
       // A session id of the attacker's choosing, with a token guessed for it.
       ["planted session id", `helpdesk_session=${"A".repeat(43)}`, "A".repeat(43)],
       // A real token, of another session (an attacker's own, say).
@@ -164,11 +207,23 @@ describe("9: browser forms only from the emulator's own origin, with the session
     ];
     for (const [what, cookie, csrf] of attempts) {
       // The emulator's own Origin, even: the token check holds on its own.
-      const res = await http(`${e.url}/webhooks`, { method: "POST", headers: { cookie, origin: e.url }, form: { csrf, ...hook } });
+      const res = await http(`${e.url}/webhooks`, {
+        method: "POST",
+        headers: { cookie, origin: e.url },
+        form: { csrf, ...hook },
+      });
       expect(res.status, what).toBe(403);
     }
     expect(e.state()).toEqual(before);
-    expect((await http(`${e.url}/webhooks`, { method: "POST", headers: { cookie: victim.cookie, origin: e.url }, form: { csrf: victim.csrf, ...hook } })).status).toBe(303);
+    expect(
+      (
+        await http(`${e.url}/webhooks`, {
+          method: "POST",
+          headers: { cookie: victim.cookie, origin: e.url },
+          form: { csrf: victim.csrf, ...hook },
+        })
+      ).status,
+    ).toBe(303);
   });
 
   test("the pages tell browsers to send their Origin to the emulator itself (Referrer-Policy: same-origin)", async () => {
@@ -211,7 +266,10 @@ describe("10: a body announced over the limit is answered 413 at once; HTTP serv
     expect(head).toMatch(/^connection: close$/im);
     expect(head).toMatch(/^x-content-type-options: nosniff$/im);
     if (path === "/oauth/token") {
-      expect(JSON.parse(body)).toEqual({ error: "invalid_request", error_description: "Request body exceeds 1048576 bytes" });
+      expect(JSON.parse(body)).toEqual({
+        error: "invalid_request",
+        error_description: "Request body exceeds 1048576 bytes",
+      });
       expect(head).toMatch(/^cache-control: no-store$/im);
     } else {
       expect(JSON.parse(body)).toEqual({ error: "payload_too_large", message: "Request body exceeds 1048576 bytes" });
@@ -232,7 +290,11 @@ describe("10: a body announced over the limit is answered 413 at once; HTTP serv
     const e = await emulator({ httpTimeouts: { headersMs: 300, requestMs: 600 } });
     const host = `Host: 127.0.0.1:${e.port}\r\n`;
     const headers = await rawExchange(e.port, `GET / HTTP/1.1\r\n${host}`, { waitMs: 4000 });
-    const body = await rawExchange(e.port, `POST /_emulator/events HTTP/1.1\r\n${host}Content-Type: application/json\r\nContent-Length: 50\r\n\r\n{"event":`, { waitMs: 4000 });
+    const body = await rawExchange(
+      e.port,
+      `POST /_emulator/events HTTP/1.1\r\n${host}Content-Type: application/json\r\nContent-Length: 50\r\n\r\n{"event":`,
+      { waitMs: 4000 },
+    );
     for (const answer of [headers, body]) {
       expect(answer.status, answer.text).toBe(408);
       expect(answer.text).toMatch(/x-content-type-options: nosniff/i);
@@ -250,16 +312,27 @@ describe("11: JSON nesting and size are bounded; no input produces a 5xx", () =>
   test("the trigger data nested 30,000 deep → 400 naming the limit (was a 500)", async () => {
     const e = await emulator();
     for (const data of [`{"custom":${deep(30_000)}}`, `{"custom":{"a":${deep(30_000)}}}`]) {
-      const res = await http(`${e.url}/_emulator/events`, { method: "POST", headers: { "content-type": "application/json" }, body: `{"event":"customer_added","data":${data}}` });
+      const res = await http(`${e.url}/_emulator/events`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: `{"event":"customer_added","data":${data}}`,
+      });
       expect(res.status).toBe(400);
-      expect(res.json).toEqual({ error: "invalid_request", message: "Request body refused: JSON nests deeper than 32 levels" });
+      expect(res.json).toEqual({
+        error: "invalid_request",
+        message: "Request body refused: JSON nests deeper than 32 levels",
+      });
     }
   });
 
   test("every JSON route refuses deep nesting and too many values with 400 (the token endpoint in RFC 6749 §5.2 shape)", async () => {
     const e = await emulator({ autoApprove: true });
     const token = (await login(e.url)).access_token;
-    const bodies = [`{"event":${deep(30_000, '"ticket_opened"')}}`, `{"url":${deep(33)}}`, `{"event":[${"0,".repeat(10_000)}0]}`];
+    const bodies = [
+      `{"event":${deep(30_000, '"ticket_opened"')}}`,
+      `{"url":${deep(33)}}`,
+      `{"event":[${"0,".repeat(10_000)}0]}`,
+    ];
     for (const body of bodies) {
       for (const [method, path, headers] of [
         ["POST", "/v1/webhooks", bearer(token)],
@@ -268,7 +341,11 @@ describe("11: JSON nesting and size are bounded; no input produces a 5xx", () =>
         ["PATCH", "/_emulator/faults", {}],
         ["POST", "/oauth/token", {}],
       ] as const) {
-        const res = await http(`${e.url}${path}`, { method, headers: { ...headers, "content-type": "application/json" }, body });
+        const res = await http(`${e.url}${path}`, {
+          method,
+          headers: { ...headers, "content-type": "application/json" },
+          body,
+        });
         expect(res.status, `${method} ${path}`).toBe(400);
         const message = path === "/oauth/token" ? res.json.error_description : res.json.message;
         expect(message, `${method} ${path}`).toMatch(/deeper than 32 levels|more than 10000 values/);
@@ -281,9 +358,17 @@ describe("11: JSON nesting and size are bounded; no input produces a 5xx", () =>
     const e = await emulator({ autoApprove: true });
     const receiver = await startReceiver();
     const token = (await login(e.url)).access_token;
-    await http(`${e.url}/v1/webhooks`, { method: "POST", headers: bearer(token), json: { event: "customer_added", url: receiver.url } });
+    await http(`${e.url}/v1/webhooks`, {
+      method: "POST",
+      headers: bearer(token),
+      json: { event: "customer_added", url: receiver.url },
+    });
     // Body depth: the body object 1, data 2, custom 3..32.
-    const res = await http(`${e.url}/_emulator/events`, { method: "POST", headers: { "content-type": "application/json" }, body: `{"event":"customer_added","data":{"custom":{"x":${deep(29)}}}}` });
+    const res = await http(`${e.url}/_emulator/events`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: `{"event":"customer_added","data":{"custom":{"x":${deep(29)}}}}`,
+    });
     expect(res.status).toBe(202);
     await waitFor(() => receiver.received.length === 1, 5000, "the delivery");
     expect(JSON.parse(receiver.received[0]!.body).custom.x).toEqual(JSON.parse(deep(29)));
@@ -295,7 +380,9 @@ describe("11: JSON nesting and size are bounded; no input produces a 5xx", () =>
     expect(parseJsonBounded(deep(32))).toBeDefined();
     expect(() => parseJsonBounded(deep(33))).toThrow("JSON nests deeper than 32 levels");
     expect(() => parseJsonBounded(deep(1_000_000))).toThrow(RangeError);
-    expect(parseJsonBounded(`{"a":"${"[".repeat(100)}\\"${"{".repeat(100)}"}`)).toEqual({ a: `${"[".repeat(100)}"${"{".repeat(100)}` });
+    expect(parseJsonBounded(`{"a":"${"[".repeat(100)}\\"${"{".repeat(100)}"}`)).toEqual({
+      a: `${"[".repeat(100)}"${"{".repeat(100)}`,
+    });
     expect(parseJsonBounded(`[${Array(9_999).fill(0).join(",")}]`)).toHaveLength(9_999);
     expect(() => parseJsonBounded(`[${Array(10_000).fill(0).join(",")}]`)).toThrow("JSON holds more than 10000 values");
     expect(() => parseJsonBounded("{nope")).toThrow(SyntaxError);
@@ -306,7 +393,13 @@ describe("12: nosniff everywhere, RFC 6749 §5.2 at the token endpoint, purging,
   test("every answer carries X-Content-Type-Options: nosniff, the app's and the HTTP server's own", async () => {
     const e = await emulator({ autoApprove: true });
     const token = (await login(e.url)).access_token;
-    const id = (await http(`${e.url}/v1/webhooks`, { method: "POST", headers: bearer(token), json: { event: "ticket_opened", url: "https://x.test/" } })).json.webhook.id;
+    const id = (
+      await http(`${e.url}/v1/webhooks`, {
+        method: "POST",
+        headers: bearer(token),
+        json: { event: "ticket_opened", url: "https://x.test/" },
+      })
+    ).json.webhook.id;
     const answers: Array<[string, HttpResponse]> = [
       ["html page", await http(`${e.url}/`)],
       ["json", await http(`${e.url}/_emulator/stats`)],
@@ -314,7 +407,12 @@ describe("12: nosniff everywhere, RFC 6749 §5.2 at the token endpoint, purging,
       ["405", await http(`${e.url}/v1/webhooks`, { headers: bearer(token) })],
       ["401", await http(`${e.url}/v1/webhooks`, { method: "POST", json: {} })],
       ["403 Host", await http(`${e.url}/_emulator/stats`, { headers: { host: "evil.test" } })],
-      ["302", await http(`${e.url}/oauth/authorize?${new URLSearchParams({ client_id: DEFAULT_CLIENT.clientId, response_type: "code", redirect_uri: DEFAULT_CLIENT.redirectUri })}`)],
+      [
+        "302",
+        await http(
+          `${e.url}/oauth/authorize?${new URLSearchParams({ client_id: DEFAULT_CLIENT.clientId, response_type: "code", redirect_uri: DEFAULT_CLIENT.redirectUri })}`,
+        ),
+      ],
       ["204", await http(`${e.url}/v1/webhooks/${id}`, { method: "DELETE", headers: bearer(token) })],
       ["200 token", await exchange(e.url, await getCode(e.url))],
     ];
@@ -336,19 +434,33 @@ describe("12: nosniff everywhere, RFC 6749 §5.2 at the token endpoint, purging,
       ["PUT", () => token("grant_type=x", undefined, "PUT"), 405, "invalid_request"],
       ["a body over 1 MiB", () => token("a=".padEnd(1024 * 1024 + 10, "b")), 413, "invalid_request"],
       ["text/plain", () => token("grant_type=authorization_code", "text/plain"), 400, "invalid_request"],
-      ["deep JSON", () => token(`{"code":${"[".repeat(40)}${"]".repeat(40)}}`, "application/json"), 400, "invalid_request"],
+      [
+        "deep JSON",
+        () => token(`{"code":${"[".repeat(40)}${"]".repeat(40)}}`, "application/json"),
+        400,
+        "invalid_request",
+      ],
       ["unknown grant", () => token("grant_type=password"), 400, "unsupported_grant_type"],
       ["no client", () => token("grant_type=authorization_code&code=x"), 401, "invalid_client"],
     ];
-    for (const [faults, status, code] of [[{ rate429: 1 }, 429, "temporarily_unavailable"], [{ rate500: 1 }, 500, "server_error"], [{ rate503: 1 }, 503, "temporarily_unavailable"]] as const) {
-      failures.push([`injected ${status}`, async () => {
-        await setFaults(faults);
-        try {
-          return await token("grant_type=authorization_code");
-        } finally {
-          await setFaults({});
-        }
-      }, status, code]);
+    for (const [faults, status, code] of [
+      [{ rate429: 1 }, 429, "temporarily_unavailable"],
+      [{ rate500: 1 }, 500, "server_error"],
+      [{ rate503: 1 }, 503, "temporarily_unavailable"],
+    ] as const) {
+      failures.push([
+        `injected ${status}`,
+        async () => {
+          await setFaults(faults);
+          try {
+            return await token("grant_type=authorization_code");
+          } finally {
+            await setFaults({});
+          }
+        },
+        status,
+        code,
+      ]);
     }
     for (const [what, send, status, code] of failures) {
       const res = await send();
@@ -390,10 +502,23 @@ describe("12: nosniff everywhere, RFC 6749 §5.2 at the token endpoint, purging,
     const e = await emulator({ autoApprove: true, now: () => now, rotateRefreshTokens: true });
     const first = await login(e.url);
     const refresh = (refresh_token: string) =>
-      http(`${e.url}/oauth/token`, { method: "POST", form: { grant_type: "refresh_token", refresh_token, client_id: DEFAULT_CLIENT.clientId, client_secret: DEFAULT_CLIENT.clientSecret } });
+      http(`${e.url}/oauth/token`, {
+        method: "POST",
+        form: {
+          grant_type: "refresh_token",
+          refresh_token,
+          client_id: DEFAULT_CLIENT.clientId,
+          client_secret: DEFAULT_CLIENT.clientSecret,
+        },
+      });
     const second = (await refresh(first.refresh_token)).json;
     now += 7200_000; // the first access token expires
-    const use = (t: string) => http(`${e.url}/v1/webhooks`, { method: "POST", headers: bearer(t), json: { event: "ticket_opened", url: "https://x.test/" } });
+    const use = (t: string) =>
+      http(`${e.url}/v1/webhooks`, {
+        method: "POST",
+        headers: bearer(t),
+        json: { event: "ticket_opened", url: "https://x.test/" },
+      });
     expect((await use(first.access_token)).json.error_description).toBe("The access token has expired");
     now += DEAD_TOKEN_RETENTION_MS;
     expect((await use(first.access_token)).json.error_description).toBe("The access token is unknown");
@@ -416,7 +541,10 @@ describe("12: nosniff everywhere, RFC 6749 §5.2 at the token endpoint, purging,
     const kept = await login(e.url);
     await e.close(); // purges, as the running emulator does every 60 s
     const db = new DatabaseSync(dataFile, { readOnly: true });
-    const kinds = db.prepare("SELECT kind FROM tokens").all().map((row) => row.kind);
+    const kinds = db
+      .prepare("SELECT kind FROM tokens")
+      .all()
+      .map((row) => row.kind);
     const codes = db.prepare("SELECT count(*) AS n FROM codes").get()!.n;
     db.close();
     // The five refresh tokens never expire; of the access tokens only the new one is left; only the new (used) code.
@@ -430,11 +558,23 @@ describe("12: nosniff everywhere, RFC 6749 §5.2 at the token endpoint, purging,
     const e = await emulator({ autoApprove: true });
     const first = await login(e.url);
     for (let i = 0; i < MAX_ACCESS_TOKENS_PER_GRANT; i++) {
-      const res = await http(`${e.url}/oauth/token`, { method: "POST", form: { grant_type: "refresh_token", refresh_token: first.refresh_token, client_id: DEFAULT_CLIENT.clientId, client_secret: DEFAULT_CLIENT.clientSecret } });
+      const res = await http(`${e.url}/oauth/token`, {
+        method: "POST",
+        form: {
+          grant_type: "refresh_token",
+          refresh_token: first.refresh_token,
+          client_id: DEFAULT_CLIENT.clientId,
+          client_secret: DEFAULT_CLIENT.clientSecret,
+        },
+      });
       expect(res.status).toBe(200);
     }
     expect(e.state().tokens.filter((t) => t.kind === "access")).toHaveLength(MAX_ACCESS_TOKENS_PER_GRANT);
-    const res = await http(`${e.url}/v1/webhooks`, { method: "POST", headers: bearer(first.access_token), json: { event: "ticket_opened", url: "https://x.test/" } });
+    const res = await http(`${e.url}/v1/webhooks`, {
+      method: "POST",
+      headers: bearer(first.access_token),
+      json: { event: "ticket_opened", url: "https://x.test/" },
+    });
     expect(res.json.error_description).toBe("The access token has been revoked");
   });
 
@@ -451,26 +591,43 @@ describe("12: nosniff everywhere, RFC 6749 §5.2 at the token endpoint, purging,
   async function deliverTo(url: string, deliveryRetry: EmulatorOptions["deliveryRetry"]) {
     const e = await emulator({ autoApprove: true, deliveryRetry });
     const token = (await login(e.url)).access_token;
-    await http(`${e.url}/v1/webhooks`, { method: "POST", headers: bearer(token), json: { event: "ticket_opened", url } });
+    await http(`${e.url}/v1/webhooks`, {
+      method: "POST",
+      headers: bearer(token),
+      json: { event: "ticket_opened", url },
+    });
     const started = performance.now();
     await http(`${e.url}/_emulator/events`, { method: "POST", json: { event: "ticket_opened" } });
-    const done = await waitFor(async () => (await http(`${e.url}/_emulator/deliveries`)).json.deliveries.find((d: { done: boolean }) => d.done), 5000, "the delivery to end");
+    const done = await waitFor(
+      async () => (await http(`${e.url}/_emulator/deliveries`)).json.deliveries.find((d: { done: boolean }) => d.done),
+      5000,
+      "the delivery to end",
+    );
     return { delivery: done, ms: performance.now() - started };
   }
 
   test("a receiver that never answers: the delivery ends at its total deadline, not after attempts × timeout", async () => {
     const url = await receiverServer(() => undefined);
     const { delivery, ms } = await deliverTo(url, { attempts: 5, baseDelayMs: 10, timeoutMs: 10_000, deadlineMs: 400 });
-    expect(delivery).toMatchObject({ ok: false, attempts: 1, status: null, error: expect.stringContaining("the delivery deadline of 400 ms passed") });
+    expect(delivery).toMatchObject({
+      ok: false,
+      attempts: 1,
+      status: null,
+      error: expect.stringContaining("the delivery deadline of 400 ms passed"),
+    });
     expect(ms).toBeLessThan(3000); // without a deadline: 5 attempts × 10 s
-
   });
 
   test("a retry whose backoff would end after the deadline is not waited for", async () => {
     const url = await receiverServer((res) => res.writeHead(500).end());
     const { delivery, ms } = await deliverTo(url, { attempts: 10, baseDelayMs: 200, deadlineMs: 500 });
     // Attempt 1 at 0 ms, retry 1 after 200 ms, retry 2 would start after 200 + 400 ms > 500 ms.
-    expect(delivery).toMatchObject({ ok: false, attempts: 2, status: 500, error: expect.stringContaining("not retried: the delivery deadline of 500 ms would pass first") });
+    expect(delivery).toMatchObject({
+      ok: false,
+      attempts: 2,
+      status: 500,
+      error: expect.stringContaining("not retried: the delivery deadline of 500 ms would pass first"),
+    });
     expect(ms).toBeLessThan(3000);
   });
 
@@ -483,6 +640,5 @@ describe("12: nosniff everywhere, RFC 6749 §5.2 at the token endpoint, purging,
     const { delivery, ms } = await deliverTo(url, { attempts: 1, timeoutMs: 300 });
     expect(delivery).toMatchObject({ ok: true, status: 200, attempts: 1 });
     expect(ms).toBeLessThan(4000); // without the timeout covering the body: until 64 KiB have trickled in
-
   });
 });

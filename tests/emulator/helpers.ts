@@ -62,7 +62,12 @@ export async function http(
  * `before` (a `Cookie` header; a name set again replaces the old pair).
  */
 export function cookiesOf(res: HttpResponse, before = ""): string {
-  const jar = new Map(before.split("; ").filter(Boolean).map((pair) => [pair.split("=")[0]!, pair] as const));
+  const jar = new Map(
+    before
+      .split("; ")
+      .filter(Boolean)
+      .map((pair) => [pair.split("=")[0]!, pair] as const),
+  );
   for (const line of [res.headers["set-cookie"] ?? []].flat()) {
     const pair = line.split(";")[0]!;
     jar.set(pair.split("=")[0]!, pair);
@@ -89,7 +94,11 @@ export function authorizeUrl(base: string, client: EmulatorClient, extra: Record
 }
 
 /** Runs the authorize step against an auto-approving emulator and returns the code from the redirect. */
-export async function getCode(base: string, client: EmulatorClient = DEFAULT_CLIENT, extra: Record<string, string> = {}): Promise<string> {
+export async function getCode(
+  base: string,
+  client: EmulatorClient = DEFAULT_CLIENT,
+  extra: Record<string, string> = {},
+): Promise<string> {
   const res = await http(authorizeUrl(base, client, extra));
   if (res.status !== 302) throw new Error(`authorize answered ${res.status}: ${res.text.slice(0, 200)}`);
   const location = new URL(String(res.headers.location));
@@ -99,7 +108,12 @@ export async function getCode(base: string, client: EmulatorClient = DEFAULT_CLI
 }
 
 /** Exchanges a code (docs/helpdesk-api.md §4.2) with client_secret_post; returns the raw answer. */
-export function exchange(base: string, code: string, client: EmulatorClient = DEFAULT_CLIENT, extra: Record<string, string> = {}): Promise<HttpResponse> {
+export function exchange(
+  base: string,
+  code: string,
+  client: EmulatorClient = DEFAULT_CLIENT,
+  extra: Record<string, string> = {},
+): Promise<HttpResponse> {
   return http(`${base}/oauth/token`, {
     method: "POST",
     form: {
@@ -114,7 +128,10 @@ export function exchange(base: string, code: string, client: EmulatorClient = DE
 }
 
 /** Full OAuth dance against an auto-approving emulator; returns the token response body. */
-export async function login(base: string, client: EmulatorClient = DEFAULT_CLIENT): Promise<{ access_token: string; refresh_token: string; expires_in: number; token_type: string }> {
+export async function login(
+  base: string,
+  client: EmulatorClient = DEFAULT_CLIENT,
+): Promise<{ access_token: string; refresh_token: string; expires_in: number; token_type: string }> {
   const res = await exchange(base, await getCode(base, client), client);
   if (res.status !== 200) throw new Error(`token answered ${res.status}: ${res.text}`);
   return res.json;
@@ -124,7 +141,12 @@ export async function login(base: string, client: EmulatorClient = DEFAULT_CLIEN
  * Full OAuth dance through the consent page as `username` (emulator without autoApprove): opens the page, posts the
  * form with the credentials (and the page's `Origin`, as a browser does), exchanges the code.
  */
-export async function loginAs(base: string, username: string, password: string, client: EmulatorClient = DEFAULT_CLIENT): Promise<{ access_token: string; refresh_token: string }> {
+export async function loginAs(
+  base: string,
+  username: string,
+  password: string,
+  client: EmulatorClient = DEFAULT_CLIENT,
+): Promise<{ access_token: string; refresh_token: string }> {
   const page = await http(authorizeUrl(base, client));
   const cookie = cookiesOf(page);
   const field = (name: string) => new RegExp(`name="${name}" value="([^"]*)"`).exec(page.text)?.[1] ?? "";
@@ -166,7 +188,12 @@ export async function startReceiver(statusFor: (n: number) => number = () => 200
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      received.push({ method: req.method ?? "", url: req.url ?? "", headers: req.headers, body: Buffer.concat(chunks).toString("utf8") });
+      received.push({
+        method: req.method ?? "",
+        url: req.url ?? "",
+        headers: req.headers,
+        body: Buffer.concat(chunks).toString("utf8"),
+      });
       res.statusCode = statusFor(received.length);
       res.end("ok");
     });
@@ -185,7 +212,11 @@ export async function startReceiver(statusFor: (n: number) => number = () => 200
 }
 
 /** Polls `check` every 20 ms until it returns a truthy value or `timeoutMs` passes (then throws). */
-export async function waitFor<T>(check: () => Promise<T> | T, timeoutMs = 5000, what = "condition"): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  check: () => Promise<T> | T,
+  timeoutMs = 5000,
+  what = "condition",
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await check();
@@ -208,7 +239,11 @@ export interface RawResponse {
  * `Content-Length`s, bodies that never come, malformed requests), optionally half-closes, and collects the answer
  * until the server closes the connection or `waitMs` passes (then the socket is destroyed).
  */
-export function rawExchange(port: number, message: string | Buffer, options: { waitMs?: number; halfClose?: boolean } = {}): Promise<RawResponse> {
+export function rawExchange(
+  port: number,
+  message: string | Buffer,
+  options: { waitMs?: number; halfClose?: boolean } = {},
+): Promise<RawResponse> {
   const waitMs = options.waitMs ?? 3000;
   return new Promise((resolve) => {
     const socket = connect(port, "127.0.0.1");
@@ -269,6 +304,8 @@ export function spawnEmulator(args: string[], umask?: string): Promise<EmulatorP
       const url = /^base URL:\s+(\S+)/.exec(line)?.[1];
       if (url) resolve({ url, child, stderr: () => stderr, stop });
     });
-    child.once("exit", (code, signal) => reject(new Error(`the emulator exited (code ${code}, signal ${signal}) before listening:\n${stderr}`)));
+    child.once("exit", (code, signal) =>
+      reject(new Error(`the emulator exited (code ${code}, signal ${signal}) before listening:\n${stderr}`)),
+    );
   });
 }

@@ -17,7 +17,12 @@ afterEach(async () => {
   await Promise.all(running.splice(0).map((e) => e.close()));
 });
 
-const OTHER: EmulatorClient = { clientId: "other-app", clientSecret: "other-secret", redirectUri: "http://127.0.0.1:9999/cb", name: "Other" };
+const OTHER: EmulatorClient = {
+  clientId: "other-app",
+  clientSecret: "other-secret",
+  redirectUri: "http://127.0.0.1:9999/cb",
+  name: "Other",
+};
 
 /** A minimal cookie jar for the consent form tests. */
 class Jar {
@@ -37,7 +42,8 @@ class Jar {
     return { ...this.header(), origin: e.url };
   }
 }
-const hidden = (html: string, name: string): string => new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1] ?? "";
+const hidden = (html: string, name: string): string =>
+  new RegExp(`name="${name}" value="([^"]*)"`).exec(html)?.[1] ?? "";
 
 describe("GET /oauth/authorize (docs/helpdesk-api.md §4.1, RFC 6749 §4.1.1)", () => {
   test("auto-approve redirects to the exact redirect_uri with code and state", async () => {
@@ -52,7 +58,11 @@ describe("GET /oauth/authorize (docs/helpdesk-api.md §4.1, RFC 6749 §4.1.1)", 
 
   test("no state → redirect without state", async () => {
     const e = await emulator();
-    const q = new URLSearchParams({ client_id: DEFAULT_CLIENT.clientId, response_type: "code", redirect_uri: DEFAULT_CLIENT.redirectUri });
+    const q = new URLSearchParams({
+      client_id: DEFAULT_CLIENT.clientId,
+      response_type: "code",
+      redirect_uri: DEFAULT_CLIENT.redirectUri,
+    });
     const res = await http(`${e.url}/oauth/authorize?${q}`);
     expect(res.status).toBe(302);
     expect(new URL(String(res.headers.location)).searchParams.has("state")).toBe(false);
@@ -69,8 +79,16 @@ describe("GET /oauth/authorize (docs/helpdesk-api.md §4.1, RFC 6749 §4.1.1)", 
   const pageErrors: Array<[string, (u: URLSearchParams) => void, RegExp]> = [
     ["unknown client_id", (q) => q.set("client_id", "nope"), /Unknown application/],
     ["missing client_id", (q) => q.delete("client_id"), /client_id/],
-    ["redirect_uri differs (trailing slash)", (q) => q.set("redirect_uri", `${DEFAULT_CLIENT.redirectUri}/`), /Redirect URI mismatch/],
-    ["redirect_uri differs (other host)", (q) => q.set("redirect_uri", "http://evil.example/callback"), /Redirect URI mismatch/],
+    [
+      "redirect_uri differs (trailing slash)",
+      (q) => q.set("redirect_uri", `${DEFAULT_CLIENT.redirectUri}/`),
+      /Redirect URI mismatch/,
+    ],
+    [
+      "redirect_uri differs (other host)",
+      (q) => q.set("redirect_uri", "http://evil.example/callback"),
+      /Redirect URI mismatch/,
+    ],
     ["missing redirect_uri", (q) => q.delete("redirect_uri"), /redirect_uri/],
     ["response_type=token", (q) => q.set("response_type", "token"), /response_type/],
     ["missing response_type", (q) => q.delete("response_type"), /response_type/],
@@ -79,7 +97,12 @@ describe("GET /oauth/authorize (docs/helpdesk-api.md §4.1, RFC 6749 §4.1.1)", 
   for (const [name, mutate, text] of pageErrors) {
     test(`${name} → 400 HTML page, never a redirect (RFC 6749 §4.1.2.1)`, async () => {
       const e = await emulator();
-      const q = new URLSearchParams({ client_id: DEFAULT_CLIENT.clientId, response_type: "code", redirect_uri: DEFAULT_CLIENT.redirectUri, state: "s" });
+      const q = new URLSearchParams({
+        client_id: DEFAULT_CLIENT.clientId,
+        response_type: "code",
+        redirect_uri: DEFAULT_CLIENT.redirectUri,
+        state: "s",
+      });
       mutate(q);
       const res = await http(`${e.url}/oauth/authorize?${q}`);
       expect(res.status).toBe(400);
@@ -91,7 +114,13 @@ describe("GET /oauth/authorize (docs/helpdesk-api.md §4.1, RFC 6749 §4.1.1)", 
 
   test("PKCE with an unsupported method → redirect error=invalid_request with state (RFC 7636 §4.4.1)", async () => {
     const e = await emulator();
-    const res = await http(authorizeUrl(e.url, DEFAULT_CLIENT, { state: "s1", code_challenge: pkce().challenge, code_challenge_method: "plain" }));
+    const res = await http(
+      authorizeUrl(e.url, DEFAULT_CLIENT, {
+        state: "s1",
+        code_challenge: pkce().challenge,
+        code_challenge_method: "plain",
+      }),
+    );
     expect(res.status).toBe(302);
     const loc = new URL(String(res.headers.location));
     expect(loc.searchParams.get("error")).toBe("invalid_request");
@@ -137,7 +166,13 @@ describe("consent page (autoApprove off)", () => {
     const res = await http(`${e.url}/oauth/authorize`, {
       method: "POST",
       headers: jar.form(e),
-      form: { request: hidden(page.text, "request"), csrf: hidden(page.text, "csrf"), decision: "approve", username: "demo", password: "demo" },
+      form: {
+        request: hidden(page.text, "request"),
+        csrf: hidden(page.text, "csrf"),
+        decision: "approve",
+        username: "demo",
+        password: "demo",
+      },
     });
     expect(res.status).toBe(302);
     const loc = new URL(String(res.headers.location));
@@ -169,13 +204,27 @@ describe("consent page (autoApprove off)", () => {
     const e = await emulator({ autoApprove: false });
     const jar = new Jar();
     const page = await openConsent(e, jar);
-    const form = { request: hidden(page.text, "request"), csrf: hidden(page.text, "csrf"), decision: "approve", username: "demo", password: "x" };
+    const form = {
+      request: hidden(page.text, "request"),
+      csrf: hidden(page.text, "csrf"),
+      decision: "approve",
+      username: "demo",
+      password: "x",
+    };
     const wrong = await http(`${e.url}/oauth/authorize`, { method: "POST", headers: jar.form(e), form });
     expect(wrong.status).toBe(401);
     expect(wrong.text).toContain("Wrong username or password");
-    const noCsrf = await http(`${e.url}/oauth/authorize`, { method: "POST", headers: jar.form(e), form: { ...form, csrf: "" } });
+    const noCsrf = await http(`${e.url}/oauth/authorize`, {
+      method: "POST",
+      headers: jar.form(e),
+      form: { ...form, csrf: "" },
+    });
     expect(noCsrf.status).toBe(403);
-    const noCookie = await http(`${e.url}/oauth/authorize`, { method: "POST", headers: { origin: e.url }, form: { ...form, password: "demo" } });
+    const noCookie = await http(`${e.url}/oauth/authorize`, {
+      method: "POST",
+      headers: { origin: e.url },
+      form: { ...form, password: "demo" },
+    });
     expect(noCookie.status).toBe(403);
     const foreign = await http(`${e.url}/oauth/authorize`, {
       method: "POST",
@@ -183,16 +232,34 @@ describe("consent page (autoApprove off)", () => {
       form: { ...form, password: "demo" },
     });
     expect(foreign.status).toBe(403);
-    const ok = await http(`${e.url}/oauth/authorize`, { method: "POST", headers: jar.form(e), form: { ...form, password: "demo" } });
+    const ok = await http(`${e.url}/oauth/authorize`, {
+      method: "POST",
+      headers: jar.form(e),
+      form: { ...form, password: "demo" },
+    });
     expect(ok.status).toBe(302);
-    const reused = await http(`${e.url}/oauth/authorize`, { method: "POST", headers: jar.form(e), form: { ...form, password: "demo" } });
+    const reused = await http(`${e.url}/oauth/authorize`, {
+      method: "POST",
+      headers: jar.form(e),
+      form: { ...form, password: "demo" },
+    });
     expect(reused.status).toBe(400);
   });
 
   test("autoApprove as a named account issues tokens of that account", async () => {
-    const e = await emulator({ accounts: [{ username: "demo", password: "demo" }, { username: "ops", password: "pw" }], autoApprove: "ops" });
+    const e = await emulator({
+      accounts: [
+        { username: "demo", password: "demo" },
+        { username: "ops", password: "pw" },
+      ],
+      autoApprove: "ops",
+    });
     const t = await login(e.url);
-    await http(`${e.url}/v1/webhooks`, { method: "POST", headers: bearer(t.access_token), json: { event: "ticket_opened", url: "https://x.test/h" } });
+    await http(`${e.url}/v1/webhooks`, {
+      method: "POST",
+      headers: bearer(t.access_token),
+      json: { event: "ticket_opened", url: "https://x.test/h" },
+    });
     const list = await http(`${e.url}/_emulator/webhooks`);
     expect(list.json.webhooks[0].account).toBe("ops");
   });
@@ -225,7 +292,13 @@ describe("POST /oauth/token (docs/helpdesk-api.md §4.2, RFC 6749 §4.1.3, §5)"
     const code = await getCode(e.url);
     const res = await http(`${e.url}/oauth/token`, {
       method: "POST",
-      json: { grant_type: "authorization_code", client_id: DEFAULT_CLIENT.clientId, client_secret: DEFAULT_CLIENT.clientSecret, redirect_uri: DEFAULT_CLIENT.redirectUri, code },
+      json: {
+        grant_type: "authorization_code",
+        client_id: DEFAULT_CLIENT.clientId,
+        client_secret: DEFAULT_CLIENT.clientSecret,
+        redirect_uri: DEFAULT_CLIENT.redirectUri,
+        code,
+      },
     });
     expect(res.status).toBe(200);
   });
@@ -233,7 +306,9 @@ describe("POST /oauth/token (docs/helpdesk-api.md §4.2, RFC 6749 §4.1.3, §5)"
   test("accepts HTTP Basic client authentication (RFC 6749 §2.3.1)", async () => {
     const e = await emulator();
     const code = await getCode(e.url);
-    const basic = Buffer.from(`${encodeURIComponent(DEFAULT_CLIENT.clientId)}:${encodeURIComponent(DEFAULT_CLIENT.clientSecret)}`).toString("base64");
+    const basic = Buffer.from(
+      `${encodeURIComponent(DEFAULT_CLIENT.clientId)}:${encodeURIComponent(DEFAULT_CLIENT.clientSecret)}`,
+    ).toString("base64");
     const res = await http(`${e.url}/oauth/token`, {
       method: "POST",
       headers: { authorization: `Basic ${basic}` },
@@ -243,7 +318,12 @@ describe("POST /oauth/token (docs/helpdesk-api.md §4.2, RFC 6749 §4.1.3, §5)"
     const both = await http(`${e.url}/oauth/token`, {
       method: "POST",
       headers: { authorization: `Basic ${basic}` },
-      form: { grant_type: "authorization_code", redirect_uri: DEFAULT_CLIENT.redirectUri, code: await getCode(e.url), client_secret: DEFAULT_CLIENT.clientSecret },
+      form: {
+        grant_type: "authorization_code",
+        redirect_uri: DEFAULT_CLIENT.redirectUri,
+        code: await getCode(e.url),
+        client_secret: DEFAULT_CLIENT.clientSecret,
+      },
     });
     expect(both.status).toBe(400);
     expect(both.json.error).toBe("invalid_request");
@@ -272,7 +352,12 @@ describe("POST /oauth/token (docs/helpdesk-api.md §4.2, RFC 6749 §4.1.3, §5)"
   const cases: Case[] = [
     ["missing grant_type", without("grant_type"), 400, "invalid_request"],
     ["grant_type=password", (c) => ({ ...base(c), grant_type: "password" }), 400, "unsupported_grant_type"],
-    ["grant_type=client_credentials", (c) => ({ ...base(c), grant_type: "client_credentials" }), 400, "unsupported_grant_type"],
+    [
+      "grant_type=client_credentials",
+      (c) => ({ ...base(c), grant_type: "client_credentials" }),
+      400,
+      "unsupported_grant_type",
+    ],
     ["missing client_id", without("client_id"), 401, "invalid_client"],
     ["missing client_secret", without("client_secret"), 401, "invalid_client"],
     ["wrong client_secret", (c) => ({ ...base(c), client_secret: "nope" }), 401, "invalid_client"],
@@ -280,7 +365,12 @@ describe("POST /oauth/token (docs/helpdesk-api.md §4.2, RFC 6749 §4.1.3, §5)"
     ["missing code", without("code"), 400, "invalid_request"],
     ["missing redirect_uri", without("redirect_uri"), 400, "invalid_request"],
     ["unknown code", (c) => ({ ...base(c), code: "not-a-code" }), 400, "invalid_grant"],
-    ["redirect_uri differs from the registered one (docs/helpdesk-api.md §5.3)", (c) => ({ ...base(c), redirect_uri: `${DEFAULT_CLIENT.redirectUri}x` }), 400, "invalid_grant"],
+    [
+      "redirect_uri differs from the registered one (docs/helpdesk-api.md §5.3)",
+      (c) => ({ ...base(c), redirect_uri: `${DEFAULT_CLIENT.redirectUri}x` }),
+      400,
+      "invalid_grant",
+    ],
   ];
   for (const [name, form, status, error] of cases) {
     test(`${name} → ${status} ${error}`, async () => {
@@ -297,17 +387,29 @@ describe("POST /oauth/token (docs/helpdesk-api.md §4.2, RFC 6749 §4.1.3, §5)"
     const e = await emulator();
     const body = new URLSearchParams(base(await getCode(e.url)));
     body.append("code", "again");
-    const res = await http(`${e.url}/oauth/token`, { method: "POST", headers: { "content-type": "application/x-www-form-urlencoded" }, body: body.toString() });
+    const res = await http(`${e.url}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/x-www-form-urlencoded" },
+      body: body.toString(),
+    });
     expect(res.status).toBe(400);
     expect(res.json.error).toBe("invalid_request");
   });
 
   test("unsupported content type and malformed JSON → invalid_request (RFC 6749 §5.2 shape)", async () => {
     const e = await emulator();
-    const plain = await http(`${e.url}/oauth/token`, { method: "POST", headers: { "content-type": "text/plain" }, body: "grant_type=authorization_code" });
+    const plain = await http(`${e.url}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "text/plain" },
+      body: "grant_type=authorization_code",
+    });
     expect(plain.status).toBe(400);
     expect(plain.json.error).toBe("invalid_request");
-    const bad = await http(`${e.url}/oauth/token`, { method: "POST", headers: { "content-type": "application/json" }, body: "{nope" });
+    const bad = await http(`${e.url}/oauth/token`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: "{nope",
+    });
     expect(bad.status).toBe(400);
     expect(bad.json.error).toBe("invalid_request");
     const typed = await http(`${e.url}/oauth/token`, { method: "POST", json: { ...base("x"), code: 42 } });
@@ -329,17 +431,29 @@ describe("POST /oauth/token (docs/helpdesk-api.md §4.2, RFC 6749 §4.1.3, §5)"
     const code = await getCode(e.url);
     const first = await exchange(e.url, code);
     expect(first.status).toBe(200);
-    const hook = await http(`${e.url}/v1/webhooks`, { method: "POST", headers: bearer(first.json.access_token), json: { event: "ticket_opened", url: "https://x.test/h" } });
+    const hook = await http(`${e.url}/v1/webhooks`, {
+      method: "POST",
+      headers: bearer(first.json.access_token),
+      json: { event: "ticket_opened", url: "https://x.test/h" },
+    });
     expect(hook.status).toBe(201);
     const second = await exchange(e.url, code);
     expect(second.status).toBe(400);
     expect(second.json.error).toBe("invalid_grant");
-    const after = await http(`${e.url}/v1/webhooks/${hook.json.webhook.id}`, { method: "DELETE", headers: bearer(first.json.access_token) });
+    const after = await http(`${e.url}/v1/webhooks/${hook.json.webhook.id}`, {
+      method: "DELETE",
+      headers: bearer(first.json.access_token),
+    });
     expect(after.status).toBe(401);
     expect(after.json.error).toBe("invalid_token");
     const refresh = await http(`${e.url}/oauth/token`, {
       method: "POST",
-      form: { grant_type: "refresh_token", refresh_token: first.json.refresh_token, client_id: DEFAULT_CLIENT.clientId, client_secret: DEFAULT_CLIENT.clientSecret },
+      form: {
+        grant_type: "refresh_token",
+        refresh_token: first.json.refresh_token,
+        client_id: DEFAULT_CLIENT.clientId,
+        client_secret: DEFAULT_CLIENT.clientSecret,
+      },
     });
     expect(refresh.json.error).toBe("invalid_grant");
   });
@@ -362,8 +476,16 @@ describe("POST /oauth/token (docs/helpdesk-api.md §4.2, RFC 6749 §4.1.3, §5)"
     const e = await emulator();
     const p = pkce();
     const withChallenge = { code_challenge: p.challenge, code_challenge_method: "S256" };
-    expect((await exchange(e.url, await getCode(e.url, DEFAULT_CLIENT, withChallenge), DEFAULT_CLIENT, { code_verifier: p.verifier })).status).toBe(200);
-    const wrong = await exchange(e.url, await getCode(e.url, DEFAULT_CLIENT, withChallenge), DEFAULT_CLIENT, { code_verifier: pkce().verifier });
+    expect(
+      (
+        await exchange(e.url, await getCode(e.url, DEFAULT_CLIENT, withChallenge), DEFAULT_CLIENT, {
+          code_verifier: p.verifier,
+        })
+      ).status,
+    ).toBe(200);
+    const wrong = await exchange(e.url, await getCode(e.url, DEFAULT_CLIENT, withChallenge), DEFAULT_CLIENT, {
+      code_verifier: pkce().verifier,
+    });
     expect(wrong.json.error).toBe("invalid_grant");
     const missing = await exchange(e.url, await getCode(e.url, DEFAULT_CLIENT, withChallenge));
     expect(missing.json.error).toBe("invalid_grant");
@@ -390,7 +512,11 @@ describe("refresh tokens (RFC 6749 §6)", () => {
     expect(r1.headers["cache-control"]).toBe("no-store");
     const r2 = await http(`${e.url}/oauth/token`, { method: "POST", form: refreshForm(t.refresh_token) });
     expect(r2.status).toBe(200);
-    const use = await http(`${e.url}/v1/webhooks`, { method: "POST", headers: bearer(r2.json.access_token), json: { event: "agent_invited", url: "https://x.test/" } });
+    const use = await http(`${e.url}/v1/webhooks`, {
+      method: "POST",
+      headers: bearer(r2.json.access_token),
+      json: { event: "agent_invited", url: "https://x.test/" },
+    });
     expect(use.status).toBe(201);
   });
 
@@ -410,11 +536,24 @@ describe("refresh tokens (RFC 6749 §6)", () => {
   test("errors: missing refresh_token → invalid_request; unknown or another client's → invalid_grant; an access token is not a refresh token", async () => {
     const e = await emulator({ clients: [DEFAULT_CLIENT, OTHER] });
     const t = await login(e.url);
-    const missing = await http(`${e.url}/oauth/token`, { method: "POST", form: { grant_type: "refresh_token", client_id: DEFAULT_CLIENT.clientId, client_secret: DEFAULT_CLIENT.clientSecret } });
+    const missing = await http(`${e.url}/oauth/token`, {
+      method: "POST",
+      form: {
+        grant_type: "refresh_token",
+        client_id: DEFAULT_CLIENT.clientId,
+        client_secret: DEFAULT_CLIENT.clientSecret,
+      },
+    });
     expect(missing.json.error).toBe("invalid_request");
-    expect((await http(`${e.url}/oauth/token`, { method: "POST", form: refreshForm("bogus") })).json.error).toBe("invalid_grant");
-    expect((await http(`${e.url}/oauth/token`, { method: "POST", form: refreshForm(t.refresh_token, OTHER) })).json.error).toBe("invalid_grant");
-    expect((await http(`${e.url}/oauth/token`, { method: "POST", form: refreshForm(t.access_token) })).json.error).toBe("invalid_grant");
+    expect((await http(`${e.url}/oauth/token`, { method: "POST", form: refreshForm("bogus") })).json.error).toBe(
+      "invalid_grant",
+    );
+    expect(
+      (await http(`${e.url}/oauth/token`, { method: "POST", form: refreshForm(t.refresh_token, OTHER) })).json.error,
+    ).toBe("invalid_grant");
+    expect((await http(`${e.url}/oauth/token`, { method: "POST", form: refreshForm(t.access_token) })).json.error).toBe(
+      "invalid_grant",
+    );
   });
 });
 
@@ -432,7 +571,11 @@ describe("bearer authentication of /v1 (docs/helpdesk-api.md §5.4, RFC 6750)", 
   test("another scheme, or the token in the query (RFC 6750 §2.3, not supported) → 401 bare challenge", async () => {
     const e = await emulator();
     const t = await login(e.url);
-    const basic = await http(`${e.url}/v1/webhooks`, { method: "POST", headers: { authorization: "Basic Zm9vOmJhcg==" }, json: hook });
+    const basic = await http(`${e.url}/v1/webhooks`, {
+      method: "POST",
+      headers: { authorization: "Basic Zm9vOmJhcg==" },
+      json: hook,
+    });
     expect(basic.status).toBe(401);
     expect(basic.headers["www-authenticate"]).toBe('Bearer realm="helpdesk"');
     const query = await http(`${e.url}/v1/webhooks?access_token=${t.access_token}`, { method: "POST", json: hook });
@@ -453,14 +596,20 @@ describe("bearer authentication of /v1 (docs/helpdesk-api.md §5.4, RFC 6750)", 
     const e = await emulator();
     const res = await http(`${e.url}/v1/webhooks`, { method: "POST", headers: bearer("no-such-token"), json: hook });
     expect(res.status).toBe(401);
-    expect(res.headers["www-authenticate"]).toMatch(/^Bearer realm="helpdesk", error="invalid_token", error_description="[^"]+"$/);
+    expect(res.headers["www-authenticate"]).toMatch(
+      /^Bearer realm="helpdesk", error="invalid_token", error_description="[^"]+"$/,
+    );
     expect(res.json).toEqual({ error: "invalid_token", error_description: expect.any(String) });
   });
 
   test("the scheme name is case-insensitive", async () => {
     const e = await emulator();
     const t = await login(e.url);
-    const res = await http(`${e.url}/v1/webhooks`, { method: "POST", headers: { authorization: `bearer ${t.access_token}` }, json: hook });
+    const res = await http(`${e.url}/v1/webhooks`, {
+      method: "POST",
+      headers: { authorization: `bearer ${t.access_token}` },
+      json: hook,
+    });
     expect(res.status).toBe(201);
   });
 
@@ -469,7 +618,9 @@ describe("bearer authentication of /v1 (docs/helpdesk-api.md §5.4, RFC 6750)", 
     const e = await emulator({ accessTokenTtlSeconds: 1, now: () => now });
     const t = await login(e.url);
     expect(t.expires_in).toBe(1);
-    expect((await http(`${e.url}/v1/webhooks`, { method: "POST", headers: bearer(t.access_token), json: hook })).status).toBe(201);
+    expect(
+      (await http(`${e.url}/v1/webhooks`, { method: "POST", headers: bearer(t.access_token), json: hook })).status,
+    ).toBe(201);
     now += 1000;
     const expired = await http(`${e.url}/v1/webhooks`, { method: "POST", headers: bearer(t.access_token), json: hook });
     expect(expired.status).toBe(401);
@@ -477,9 +628,16 @@ describe("bearer authentication of /v1 (docs/helpdesk-api.md §5.4, RFC 6750)", 
     expect(expired.json.error_description).toMatch(/expired/);
     const r = await http(`${e.url}/oauth/token`, {
       method: "POST",
-      form: { grant_type: "refresh_token", refresh_token: t.refresh_token, client_id: DEFAULT_CLIENT.clientId, client_secret: DEFAULT_CLIENT.clientSecret },
+      form: {
+        grant_type: "refresh_token",
+        refresh_token: t.refresh_token,
+        client_id: DEFAULT_CLIENT.clientId,
+        client_secret: DEFAULT_CLIENT.clientSecret,
+      },
     });
-    expect((await http(`${e.url}/v1/webhooks`, { method: "POST", headers: bearer(r.json.access_token), json: hook })).status).toBe(201);
+    expect(
+      (await http(`${e.url}/v1/webhooks`, { method: "POST", headers: bearer(r.json.access_token), json: hook })).status,
+    ).toBe(201);
   });
 
   test("an expired token with the real clock (TTL 1 s)", async () => {

@@ -28,14 +28,24 @@ describe("POST /v1/webhooks (docs/helpdesk-api.md §4.3)", () => {
     const res = await create(e, token, { event: "ticket_started", url: "https://example.test/hook?x=1" });
     expect(res.status).toBe(201);
     const w = res.json.webhook;
-    expect(w).toEqual({ id: expect.stringMatching(/^wh_[a-z2-7]{16}$/), event: "ticket_started", url: "https://example.test/hook?x=1", state: "active", href: `${e.url}/v1/webhooks/${w.id}` });
+    expect(w).toEqual({
+      id: expect.stringMatching(/^wh_[a-z2-7]{16}$/),
+      event: "ticket_started",
+      url: "https://example.test/hook?x=1",
+      state: "active",
+      href: `${e.url}/v1/webhooks/${w.id}`,
+    });
     expect(res.headers.location).toBe(w.href);
     expect(String(res.headers["content-type"])).toMatch(/application\/json/);
   });
 
   test("form body → 201", async () => {
     const { e, token } = await emulator();
-    const res = await http(`${e.url}/v1/webhooks`, { method: "POST", headers: bearer(token), form: { event: "note_added", url: "http://127.0.0.1:1/x" } });
+    const res = await http(`${e.url}/v1/webhooks`, {
+      method: "POST",
+      headers: bearer(token),
+      form: { event: "note_added", url: "http://127.0.0.1:1/x" },
+    });
     expect(res.status).toBe(201);
     expect(res.json.webhook.event).toBe("note_added");
   });
@@ -94,7 +104,11 @@ describe("POST /v1/webhooks (docs/helpdesk-api.md §4.3)", () => {
   test("malformed JSON → 400; non-object JSON → 400; other content types → 415; all JSON errors", async () => {
     const { e, token } = await emulator();
     const send = (body: string, type?: string) =>
-      http(`${e.url}/v1/webhooks`, { method: "POST", headers: { ...bearer(token), ...(type ? { "content-type": type } : {}) }, body });
+      http(`${e.url}/v1/webhooks`, {
+        method: "POST",
+        headers: { ...bearer(token), ...(type ? { "content-type": type } : {}) },
+        body,
+      });
     for (const [body, type, status] of [
       ['{"event":', "application/json", 400],
       ["", "application/json", 400],
@@ -109,20 +123,31 @@ describe("POST /v1/webhooks (docs/helpdesk-api.md §4.3)", () => {
       expect(res.status, `${type} ${body}`).toBe(status);
       expect(res.json.error).toBe(status === 415 ? "unsupported_media_type" : "invalid_request");
     }
-    const ok = await send(JSON.stringify({ event: "ticket_opened", url: "https://x.test/" }), "application/json; charset=utf-8");
+    const ok = await send(
+      JSON.stringify({ event: "ticket_opened", url: "https://x.test/" }),
+      "application/json; charset=utf-8",
+    );
     expect(ok.status).toBe(201);
   });
 
   test("a body above 1 MiB → 413 JSON, with or without Content-Length", async () => {
     const { e, token } = await emulator();
     const big = JSON.stringify({ event: "ticket_opened", url: "https://x.test/", pad: "x".repeat(1024 * 1024) });
-    const res = await http(`${e.url}/v1/webhooks`, { method: "POST", headers: { ...bearer(token), "content-type": "application/json" }, body: big });
+    const res = await http(`${e.url}/v1/webhooks`, {
+      method: "POST",
+      headers: { ...bearer(token), "content-type": "application/json" },
+      body: big,
+    });
     expect(res.status).toBe(413);
     expect(res.json.error).toBe("payload_too_large");
     async function* chunks() {
       for (let i = 0; i < 20; i++) yield Buffer.alloc(64 * 1024, 0x20);
     }
-    const chunked = await request(`${e.url}/v1/webhooks`, { method: "POST", headers: { ...bearer(token), "content-type": "application/json" }, body: Readable.from(chunks()) });
+    const chunked = await request(`${e.url}/v1/webhooks`, {
+      method: "POST",
+      headers: { ...bearer(token), "content-type": "application/json" },
+      body: Readable.from(chunks()),
+    });
     expect(chunked.statusCode).toBe(413);
     expect(await chunked.body.json()).toMatchObject({ error: "payload_too_large" });
     expect((await http(`${e.url}/_emulator/webhooks`)).json.webhooks).toEqual([]);
@@ -130,7 +155,12 @@ describe("POST /v1/webhooks (docs/helpdesk-api.md §4.3)", () => {
 
   test("unknown fields are ignored; state cannot be set by the caller", async () => {
     const { e, token } = await emulator();
-    const res = await create(e, token, { event: "ticket_opened", url: "https://x.test/", state: "paused", id: "wh_mine" });
+    const res = await create(e, token, {
+      event: "ticket_opened",
+      url: "https://x.test/",
+      state: "paused",
+      id: "wh_mine",
+    });
     expect(res.status).toBe(201);
     expect(res.json.webhook.state).toBe("active");
     expect(res.json.webhook.id).not.toBe("wh_mine");
@@ -178,7 +208,10 @@ describe("DELETE /v1/webhooks/:id (docs/helpdesk-api.md §4.4)", () => {
   });
 
   test("another account's webhook → 404 and it stays", async () => {
-    const accounts = [{ username: "demo", password: "demo" }, { username: "eve", password: "eve" }];
+    const accounts = [
+      { username: "demo", password: "demo" },
+      { username: "eve", password: "eve" },
+    ];
     const e = await start({ accounts, autoApprove: false });
     running.push(e);
     const demoToken = (await loginAs(e.url, "demo", "demo")).access_token;
@@ -186,8 +219,12 @@ describe("DELETE /v1/webhooks/:id (docs/helpdesk-api.md §4.4)", () => {
     const id = (await create(e, demoToken, { event: "ticket_closed", url: "https://x.test/" })).json.webhook.id;
     const res = await http(`${e.url}/v1/webhooks/${id}`, { method: "DELETE", headers: bearer(eveToken) });
     expect(res.status).toBe(404);
-    expect((await http(`${e.url}/_emulator/webhooks?account=demo`)).json.webhooks.map((w: { id: string }) => w.id)).toEqual([id]);
-    expect((await http(`${e.url}/v1/webhooks/${id}`, { method: "DELETE", headers: bearer(demoToken) })).status).toBe(204);
+    expect(
+      (await http(`${e.url}/_emulator/webhooks?account=demo`)).json.webhooks.map((w: { id: string }) => w.id),
+    ).toEqual([id]);
+    expect((await http(`${e.url}/v1/webhooks/${id}`, { method: "DELETE", headers: bearer(demoToken) })).status).toBe(
+      204,
+    );
   });
 });
 
@@ -214,7 +251,12 @@ describe("other /v1 requests", () => {
     for (const host of [`127.0.0.2:${e.port}`, `[::1]:${e.port}`, `LOCALHOST:${e.port}`]) {
       expect((await http(`${e.url}/_emulator/webhooks`, { headers: { host } })).status, host).toBe(200);
     }
-    for (const host of [`evil.example:${e.port}`, `localhost:${e.port + 1}`, "localhost", `127.0.0.1.evil.example:${e.port}`]) {
+    for (const host of [
+      `evil.example:${e.port}`,
+      `localhost:${e.port + 1}`,
+      "localhost",
+      `127.0.0.1.evil.example:${e.port}`,
+    ]) {
       expect((await http(`${e.url}/_emulator/webhooks`, { headers: { host } })).status, host).toBe(403);
     }
   });
@@ -226,7 +268,14 @@ describe("/_emulator inspection routes", () => {
     await create(e, token, { event: "agent_invited", url: "https://x.test/a" });
     const res = await http(`${e.url}/_emulator/webhooks`);
     expect(res.json.webhooks).toEqual([
-      { id: expect.stringMatching(/^wh_/), event: "agent_invited", url: "https://x.test/a", state: "active", account: "demo", createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/) },
+      {
+        id: expect.stringMatching(/^wh_/),
+        event: "agent_invited",
+        url: "https://x.test/a",
+        state: "active",
+        account: "demo",
+        createdAt: expect.stringMatching(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/),
+      },
     ]);
     expect((await http(`${e.url}/_emulator/webhooks?account=nobody`)).json.webhooks).toEqual([]);
   });
@@ -236,7 +285,12 @@ describe("/_emulator inspection routes", () => {
     await http(`${e.url}/_emulator/reset-stats`, { method: "POST" });
     const agent = new Agent({ connections: 1 });
     for (let i = 0; i < 3; i++) {
-      const r = await request(`${e.url}/v1/webhooks`, { method: "POST", headers: { ...bearer(token), "content-type": "application/json" }, body: JSON.stringify({ event: "ticket_opened", url: "https://x.test/" }), dispatcher: agent });
+      const r = await request(`${e.url}/v1/webhooks`, {
+        method: "POST",
+        headers: { ...bearer(token), "content-type": "application/json" },
+        body: JSON.stringify({ event: "ticket_opened", url: "https://x.test/" }),
+        dispatcher: agent,
+      });
       await r.body.dump();
     }
     const r = await request(`${e.url}/_emulator/stats`, { dispatcher: agent });
@@ -299,16 +353,30 @@ describe("web page forms over HTTP (CSRF, sessions, escaping)", () => {
     const hookForm = { csrf: anonymousCsrf, event: "ticket_opened", url: 'https://x.test/"><script>alert(1)</script>' };
     expect((await http(`${e.url}/webhooks`, { method: "POST", headers: cookie(), form: hookForm })).status).toBe(401);
 
-    const signin = await http(`${e.url}/signin`, { method: "POST", headers: cookie(), form: { csrf: anonymousCsrf, username: "demo", password: "demo" } });
+    const signin = await http(`${e.url}/signin`, {
+      method: "POST",
+      headers: cookie(),
+      form: { csrf: anonymousCsrf, username: "demo", password: "demo" },
+    });
     expect(signin.status).toBe(303);
     jar(signin);
-    expect(String(signin.headers["set-cookie"])).toMatch(/helpdesk_session=[^;]+; Max-Age=\d+; Path=\/; HttpOnly; SameSite=Lax/);
+    expect(String(signin.headers["set-cookie"])).toMatch(
+      /helpdesk_session=[^;]+; Max-Age=\d+; Path=\/; HttpOnly; SameSite=Lax/,
+    );
     // Signing in issues a new session id, and with it a new CSRF token: the one of the signed-out page is dead.
     expect((await http(`${e.url}/webhooks`, { method: "POST", headers: cookie(), form: hookForm })).status).toBe(403);
     const csrf = csrfOf((await http(`${e.url}/`, { headers: cookie() })).text);
     expect(csrf).not.toBe(anonymousCsrf);
 
-    expect((await http(`${e.url}/webhooks`, { method: "POST", headers: cookie(), form: { ...hookForm, csrf: "forged-token-forged-token" } })).status).toBe(403);
+    expect(
+      (
+        await http(`${e.url}/webhooks`, {
+          method: "POST",
+          headers: cookie(),
+          form: { ...hookForm, csrf: "forged-token-forged-token" },
+        })
+      ).status,
+    ).toBe(403);
     const added = await http(`${e.url}/webhooks`, { method: "POST", headers: cookie(), form: { ...hookForm, csrf } });
     expect(added.status).toBe(303);
     const page = await http(`${e.url}/`, { headers: cookie() });

@@ -49,15 +49,31 @@ const BASIC_WEBHOOKS = [
 /** The basic examples: their output `webhooks` lists the four, which the one help desk holds. */
 function basicDeployed(outputs: Record<string, unknown>): Webhook[][] {
   const listed = outputs.webhooks as Webhook[];
-  expect(listed.map(({ event, url, state }) => ({ event, url, state }))).toEqual(BASIC_WEBHOOKS.map((hook) => ({ ...hook, state: "active" })));
+  expect(listed.map(({ event, url, state }) => ({ event, url, state }))).toEqual(
+    BASIC_WEBHOOKS.map((hook) => ({ ...hook, state: "active" })),
+  );
   return [listed];
 }
 
 /** The two-desk examples: one webhook on each help desk, their ids in the outputs. */
 function twoDesksDeployed(outputs: Record<string, unknown>): Webhook[][] {
   return [
-    [{ id: String(outputs.ticketsOpenedId), event: "ticket_opened", url: "https://hooks.example.test/tickets/opened", state: "active" }],
-    [{ id: String(outputs.euCustomerRepliedId), event: "customer_replied", url: "https://hooks.example.test/eu/replies", state: "active" }],
+    [
+      {
+        id: String(outputs.ticketsOpenedId),
+        event: "ticket_opened",
+        url: "https://hooks.example.test/tickets/opened",
+        state: "active",
+      },
+    ],
+    [
+      {
+        id: String(outputs.euCustomerRepliedId),
+        event: "customer_replied",
+        url: "https://hooks.example.test/eu/replies",
+        state: "active",
+      },
+    ],
   ];
 }
 
@@ -65,12 +81,47 @@ export const MINUTE = 60_000;
 
 /** Every example with a README, and what the test needs to know of it. */
 export const EXAMPLE_SPECS: ExampleSpec[] = [
-  { name: "basic", hosts: ["pulumi-language-nodejs", "pulumi-resource-pulumi-nodejs"], node: true, plugin: false, deployed: basicDeployed, timeout: 8 * MINUTE },
-  { name: "typescript", hosts: ["pulumi-language-nodejs"], node: true, plugin: true, deployed: twoDesksDeployed, timeout: 8 * MINUTE },
-  { name: "python-basic", hosts: ["pulumi-language-python", "pulumi-language-python-exec"], python: true, plugin: true, deployed: basicDeployed, timeout: 6 * MINUTE },
-  { name: "python", hosts: ["pulumi-language-python", "pulumi-language-python-exec"], python: true, plugin: true, deployed: twoDesksDeployed, timeout: 6 * MINUTE },
+  {
+    name: "basic",
+    hosts: ["pulumi-language-nodejs", "pulumi-resource-pulumi-nodejs"],
+    node: true,
+    plugin: false,
+    deployed: basicDeployed,
+    timeout: 8 * MINUTE,
+  },
+  {
+    name: "typescript",
+    hosts: ["pulumi-language-nodejs"],
+    node: true,
+    plugin: true,
+    deployed: twoDesksDeployed,
+    timeout: 8 * MINUTE,
+  },
+  {
+    name: "python-basic",
+    hosts: ["pulumi-language-python", "pulumi-language-python-exec"],
+    python: true,
+    plugin: true,
+    deployed: basicDeployed,
+    timeout: 6 * MINUTE,
+  },
+  {
+    name: "python",
+    hosts: ["pulumi-language-python", "pulumi-language-python-exec"],
+    python: true,
+    plugin: true,
+    deployed: twoDesksDeployed,
+    timeout: 6 * MINUTE,
+  },
   { name: "yaml", hosts: ["pulumi-language-yaml"], plugin: true, deployed: twoDesksDeployed, timeout: 5 * MINUTE },
-  { name: "java", hosts: ["pulumi-language-java"], java: true, plugin: true, deployed: twoDesksDeployed, timeout: 10 * MINUTE },
+  {
+    name: "java",
+    hosts: ["pulumi-language-java"],
+    java: true,
+    plugin: true,
+    deployed: twoDesksDeployed,
+    timeout: 10 * MINUTE,
+  },
   { name: "go", hosts: [], go: true, plugin: true, deployed: twoDesksDeployed, timeout: 15 * MINUTE },
 ];
 

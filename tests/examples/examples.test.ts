@@ -19,7 +19,10 @@ import { repoRoot } from "../support/package.js";
 import { EXAMPLE_SPECS, SUPPLIED_VARIABLES } from "./example-specs.js";
 import { readmeSteps, shellWords, TESTED_MARKER } from "./readme-steps.js";
 
-const PACKAGE = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string; devDependencies: Record<string, string> };
+const PACKAGE = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
+  version: string;
+  devDependencies: Record<string, string>;
+};
 const VERSION = PACKAGE.version;
 /**
  * The Pulumi CLI the tests run: scripts/lib/env.sh pins it, and scripts/setup.sh refuses to run unless the
@@ -28,13 +31,16 @@ const VERSION = PACKAGE.version;
 const TESTED_PULUMI_CLI = PACKAGE.devDependencies["@pulumi/pulumi"]!;
 /** The examples that are not a user's project: examples/fleet is the team tests' Automation API module and its program. */
 const NOT_USER_EXAMPLES = new Set(["fleet"]);
-const folders = readdirSync(EXAMPLES_DIR).filter((name) => statSync(join(EXAMPLES_DIR, name)).isDirectory() && !NOT_USER_EXAMPLES.has(name));
+const folders = readdirSync(EXAMPLES_DIR).filter(
+  (name) => statSync(join(EXAMPLES_DIR, name)).isDirectory() && !NOT_USER_EXAMPLES.has(name),
+);
 const read = (example: string, file: string): string => readFileSync(join(EXAMPLES_DIR, example, file), "utf8");
 
 describe("the examples as users write them", () => {
   it("every example folder has a README that tests/examples/readmes.test.ts follows", () => {
     expect(EXAMPLE_SPECS.map((spec) => spec.name).sort()).toEqual([...folders].sort());
-    for (const example of folders) expect(existsSync(join(EXAMPLES_DIR, example, "README.md")), `examples/${example}/README.md`).toBe(true);
+    for (const example of folders)
+      expect(existsSync(join(EXAMPLES_DIR, example, "README.md")), `examples/${example}/README.md`).toBe(true);
   });
 
   describe.each(folders)("examples/%s/README.md", (example) => {
@@ -52,14 +58,19 @@ describe("the examples as users write them", () => {
 
     it("names in earlier steps every value the test gives, and no other", () => {
       for (const step of steps) {
-        if (step.kind === "export") for (const name of step.values.keys()) expect(SUPPLIED_VARIABLES.has(name), `${name} (line ${step.line})`).toBe(true);
+        if (step.kind === "export")
+          for (const name of step.values.keys())
+            expect(SUPPLIED_VARIABLES.has(name), `${name} (line ${step.line})`).toBe(true);
       }
       // A tested block uses no variable that is neither set by the README nor one of the shell's own.
       const exported = new Set(steps.flatMap((step) => (step.kind === "export" ? [...step.values.keys()] : [])));
       for (const step of steps) {
         if (step.kind !== "run") continue;
         for (const [, name] of step.commands.matchAll(/\$\{?([A-Za-z_][A-Za-z0-9_]*)/g)) {
-          expect(exported.has(name!) || ["HOME", "PATH"].includes(name!), `$${name} in the block of line ${step.line}`).toBe(true);
+          expect(
+            exported.has(name!) || ["HOME", "PATH"].includes(name!),
+            `$${name} in the block of line ${step.line}`,
+          ).toBe(true);
         }
       }
     });
@@ -67,20 +78,31 @@ describe("the examples as users write them", () => {
     it("serves the release folder it named, when Pulumi downloads the plugin: its mirror line, which readmes.test.ts runs", () => {
       const mirrors = steps.flatMap((step) => (step.kind === "mirror" ? [step.command] : []));
       const plugin = EXAMPLE_SPECS.find((spec) => spec.name === example)!.plugin;
-      expect(mirrors).toEqual(plugin ? [`python3 -m http.server 8000 --bind 127.0.0.1 --directory "$HELPDESK_RELEASE"`] : []);
+      expect(mirrors).toEqual(
+        plugin ? [`python3 -m http.server 8000 --bind 127.0.0.1 --directory "$HELPDESK_RELEASE"`] : [],
+      );
     });
 
     it("its commands work from a copy of the folder: none reaches into this repository", () => {
-      for (const step of steps) if (step.kind === "run") expect(step.commands, `the block of line ${step.line}`).not.toMatch(/\.\.\/|dist\/|scripts\//);
+      for (const step of steps)
+        if (step.kind === "run")
+          expect(step.commands, `the block of line ${step.line}`).not.toMatch(/\.\.\/|dist\/|scripts\//);
     });
 
     it("writes the release's file names and versions as the release makes them", () => {
-      const words = steps.flatMap((step) => (step.kind === "run" ? step.commands.split("\n").flatMap((line) => shellWords(line)) : []));
-      const files = words.flatMap((word) => (/\$HELPDESK_RELEASE\/(.+)$/.exec(word)?.slice(1) ?? []));
-      const known = [archiveName(VERSION, { os: "linux", arch: "x64" }), nodejsSdkTarball(VERSION), `pulumi-helpdesk-${VERSION}.tgz`];
+      const words = steps.flatMap((step) =>
+        step.kind === "run" ? step.commands.split("\n").flatMap((line) => shellWords(line)) : [],
+      );
+      const files = words.flatMap((word) => /\$HELPDESK_RELEASE\/(.+)$/.exec(word)?.slice(1) ?? []);
+      const known = [
+        archiveName(VERSION, { os: "linux", arch: "x64" }),
+        nodejsSdkTarball(VERSION),
+        `pulumi-helpdesk-${VERSION}.tgz`,
+      ];
       for (const file of files) expect(known, `$HELPDESK_RELEASE/${file}`).toContain(file);
       for (const [, version] of text.matchAll(/pulumi-helpdesk-(\d+\.\d+\.\d+)\b/g)) expect(version).toBe(VERSION);
-      for (const [, version] of text.matchAll(/pulumi-resource-helpdesk-v(\d+\.\d+\.\d+)-/g)) expect(version).toBe(VERSION);
+      for (const [, version] of text.matchAll(/pulumi-resource-helpdesk-v(\d+\.\d+\.\d+)-/g))
+        expect(version).toBe(VERSION);
       for (const [, version] of text.matchAll(/resource helpdesk (\d+\.\d+\.\d+)/g)) expect(version).toBe(VERSION);
     });
 
@@ -92,19 +114,28 @@ describe("the examples as users write them", () => {
 
   it("no program names a plugin path: Pulumi downloads the plugin the SDK or the program names", () => {
     const projects = [...folders, "fleet/program"].map((example) => join(example, "Pulumi.yaml"));
-    for (const project of projects) expect(readFileSync(join(EXAMPLES_DIR, project), "utf8"), project).not.toMatch(/^plugins:/m);
+    for (const project of projects)
+      expect(readFileSync(join(EXAMPLES_DIR, project), "utf8"), project).not.toMatch(/^plugins:/m);
   });
 
   it("the dependencies are the package's version", () => {
-    const dependencies = (example: string): Record<string, string> => (JSON.parse(read(example, "package.json")) as { dependencies: Record<string, string> }).dependencies;
+    const dependencies = (example: string): Record<string, string> =>
+      (JSON.parse(read(example, "package.json")) as { dependencies: Record<string, string> }).dependencies;
     expect(dependencies("basic")["pulumi-helpdesk"]).toBe(`^${VERSION}`);
     expect(dependencies("typescript")["@pulumi-helpdesk/helpdesk"]).toBe(`^${VERSION}`);
-    for (const example of ["python", "python-basic"]) expect(read(example, "requirements.txt")).toMatch(new RegExp(`^pulumi_helpdesk~=${VERSION.replaceAll(".", "\\.")}$`, "m"));
+    for (const example of ["python", "python-basic"])
+      expect(read(example, "requirements.txt")).toMatch(
+        new RegExp(`^pulumi_helpdesk~=${VERSION.replaceAll(".", "\\.")}$`, "m"),
+      );
     expect(read("go", "go.mod")).toMatch(new RegExp(`^\\s+${goModulePath()} v${VERSION.replaceAll(".", "\\.")}$`, "m"));
     expect(read("go", "go.mod")).not.toMatch(/^replace /m);
     const sdkPom = readFileSync(join(repoRoot, "sdk", "java", "pom.xml"), "utf8");
-    const [groupId, artifactId] = ["groupId", "artifactId"].map((tag) => new RegExp(`<${tag}>([^<]+)</${tag}>`).exec(sdkPom)![1]!);
-    expect(read("java", "pom.xml")).toContain(`<groupId>${groupId}</groupId>\n      <artifactId>${artifactId}</artifactId>\n      <version>${VERSION}</version>`);
+    const [groupId, artifactId] = ["groupId", "artifactId"].map(
+      (tag) => new RegExp(`<${tag}>([^<]+)</${tag}>`).exec(sdkPom)![1]!,
+    );
+    expect(read("java", "pom.xml")).toContain(
+      `<groupId>${groupId}</groupId>\n      <artifactId>${artifactId}</artifactId>\n      <version>${VERSION}</version>`,
+    );
   });
 
   it("the YAML program gives the plugin's version and the release's download URL on each resource that needs it", () => {

@@ -136,7 +136,8 @@ export function readmeSteps(text: string, name: string): ReadmeSteps {
   for (let i = 0; i < lines.length; i++) {
     const line = lines[i]!;
     if (line.trim() === TESTED_MARKER) {
-      if (!/^```sh\s*$/.test(lines[i + 1] ?? "")) throw new Error(`${name}:${i + 1}: the marker must be followed by a \`\`\`sh block`);
+      if (!/^```sh\s*$/.test(lines[i + 1] ?? ""))
+        throw new Error(`${name}:${i + 1}: the marker must be followed by a \`\`\`sh block`);
       marked = true;
       continue;
     }

@@ -38,7 +38,19 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
@@ -57,7 +69,14 @@ import { sharedRelease } from "../support/release.js";
 import { sharedCaches } from "../support/sandbox.js";
 import { onPath, toolAvailable } from "../support/tools.js";
 import { ARCHIVE, linkTools, systemWithoutNode, VERSION } from "../no-node/no-node-desks.js";
-import { EXAMPLE_SPECS, LOGIN_VARIABLES, MINUTE, SUPPLIED_VARIABLES, type ExampleSpec, type Webhook } from "./example-specs.js";
+import {
+  EXAMPLE_SPECS,
+  LOGIN_VARIABLES,
+  MINUTE,
+  SUPPLIED_VARIABLES,
+  type ExampleSpec,
+  type Webhook,
+} from "./example-specs.js";
 import { MIRROR_COMMAND, readmeSteps, type ExportStep, type ReadmeStep } from "./readme-steps.js";
 
 /** The variables that name the certificate authorities a machine trusts (Node.js's, OpenSSL's). */
@@ -76,9 +95,16 @@ function ready(spec: ExampleSpec): boolean {
     has("the Pulumi CLI", onPath("pulumi")) &&
     spec.hosts.every((host) => has(host, onPath(host))) &&
     (!spec.node || has("npm", onPath("npm"))) &&
-    (!spec.python || has(`the Python virtualenv ${toolVenv} (scripts/setup.sh --test)`, existsSync(join(toolVenv, "bin", "python")))) &&
+    (!spec.python ||
+      has(
+        `the Python virtualenv ${toolVenv} (scripts/setup.sh --test)`,
+        existsSync(join(toolVenv, "bin", "python")),
+      )) &&
     (!spec.go || has("go (Go >= 1.25)", onPath("go"))) &&
-    (!spec.java || (has("java", onPath("java")) && has("mvn", onPath("mvn")) && has(`Pulumi's Java SDK in ${machineMavenRepository}`, pulumiJavaSdkDownloaded())))
+    (!spec.java ||
+      (has("java", onPath("java")) &&
+        has("mvn", onPath("mvn")) &&
+        has(`Pulumi's Java SDK in ${machineMavenRepository}`, pulumiJavaSdkDownloaded())))
   );
 }
 
@@ -163,7 +189,12 @@ class UserShell {
     onStderr: (text: string) => void,
   ) {
     // A process group of its own, like a terminal's: nothing the README starts can signal the test's.
-    this.child = spawn("bash", ["--noprofile", "--norc"], { cwd, env, stdio: ["pipe", "pipe", "pipe"], detached: true });
+    this.child = spawn("bash", ["--noprofile", "--norc"], {
+      cwd,
+      env,
+      stdio: ["pipe", "pipe", "pipe"],
+      detached: true,
+    });
     this.child.stdout.on("data", (chunk: Buffer) => (this.stdout += chunk.toString()));
     this.child.stderr.on("data", (chunk: Buffer) => {
       this.stderr += chunk.toString();
@@ -238,7 +269,10 @@ interface Shared {
  * @param shared the release, the test's folder
  */
 async function followReadme(spec: ExampleSpec, shared: Shared): Promise<void> {
-  const { steps, ignored } = readmeSteps(readFileSync(join(EXAMPLES_DIR, spec.name, "README.md"), "utf8"), readmeOf(spec));
+  const { steps, ignored } = readmeSteps(
+    readFileSync(join(EXAMPLES_DIR, spec.name, "README.md"), "utf8"),
+    readmeOf(spec),
+  );
   const work = mkdtempSync(join(shared.work, `${spec.name}-`));
   const home = join(work, "home");
   const tmp = join(work, "tmp");
@@ -247,12 +281,21 @@ async function followReadme(spec: ExampleSpec, shared: Shared): Promise<void> {
   const project = copyExample(spec.name, join(work, spec.name));
 
   // The machine: PATH, caches, settings (see the module doc).
-  const bin = linkTools(join(work, "bin"), ["pulumi", ...spec.hosts, ...(spec.node ? ["node", "npm", "npx"] : []), ...(spec.go ? ["go"] : [])]);
+  const bin = linkTools(join(work, "bin"), [
+    "pulumi",
+    ...spec.hosts,
+    ...(spec.node ? ["node", "npm", "npx"] : []),
+    ...(spec.go ? ["go"] : []),
+  ]);
   if (spec.python) symlinkSync(realpathSync(join(toolVenv, "bin", "python")), join(bin, "python3"));
-  const caches = Object.fromEntries(Object.keys(sharedCaches({ HOME: "/" })).flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])));
+  const caches = Object.fromEntries(
+    Object.keys(sharedCaches({ HOME: "/" })).flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])),
+  );
   // The machine's own trust of TLS certificates (a proxy's authority, as a person's shell has it), so that npm and
   // pip reach their registries as they do outside the test.
-  const trust = Object.fromEntries(MACHINE_TRUST_VARIABLES.flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])));
+  const trust = Object.fromEntries(
+    MACHINE_TRUST_VARIABLES.flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])),
+  );
   let env: NodeJS.ProcessEnv = {
     PATH: [bin, systemWithoutNode(join(work, "system"))].join(delimiter),
     HOME: home,
@@ -268,10 +311,23 @@ async function followReadme(spec: ExampleSpec, shared: Shared): Promise<void> {
     ...trust,
   };
   if (spec.node) {
-    env = { ...env, npm_config_prefer_offline: "true", npm_config_audit: "false", npm_config_fund: "false", npm_config_update_notifier: "false", PULUMI_NODEJS_TYPESCRIPT: "false" };
+    env = {
+      ...env,
+      npm_config_prefer_offline: "true",
+      npm_config_audit: "false",
+      npm_config_fund: "false",
+      npm_config_update_notifier: "false",
+      PULUMI_NODEJS_TYPESCRIPT: "false",
+    };
   }
   if (spec.python) {
-    env = { ...env, PIP_FIND_LINKS: await wheelhouse(join(toolVenv, "bin", "python")), PIP_NO_INDEX: "1", PIP_DISABLE_PIP_VERSION_CHECK: "1", PYTHONDONTWRITEBYTECODE: "1" };
+    env = {
+      ...env,
+      PIP_FIND_LINKS: await wheelhouse(join(toolVenv, "bin", "python")),
+      PIP_NO_INDEX: "1",
+      PIP_DISABLE_PIP_VERSION_CHECK: "1",
+      PYTHONDONTWRITEBYTECODE: "1",
+    };
   }
   if (spec.go) env = goEnv(env);
   if (spec.java) env = mavenEnv(env, join(work, "maven-repository"));
@@ -303,14 +359,19 @@ async function followReadme(spec: ExampleSpec, shared: Shared): Promise<void> {
         const [expression, url, ...rest] = written.split("=");
         expect(rest, `${name}=${written}: one pair, <regular expression>=<URL>`).toEqual([]);
         if (!mirror) throw new Error(`${readmeOf(spec)} uses ${name} before its mirror runs`);
-        expect(url, `${name}=${written}: the README's mirror, as its line serves it`).toBe(`http://127.0.0.1:${mirror.writtenPort}`);
+        expect(url, `${name}=${written}: the README's mirror, as its line serves it`).toBe(
+          `http://127.0.0.1:${mirror.writtenPort}`,
+        );
         return `${expression}=${mirror.url}`;
       }
       case "HELPDESK_SOURCE":
         if (!source) {
           // A clone's sdk/ is all the README builds from.
           source = join(work, "source");
-          cpSync(join(repoRoot, "sdk"), join(source, "sdk"), { recursive: true, filter: (path) => !/\/(target|node_modules)(\/|$)/.test(path) });
+          cpSync(join(repoRoot, "sdk"), join(source, "sdk"), {
+            recursive: true,
+            filter: (path) => !/\/(target|node_modules)(\/|$)/.test(path),
+          });
         }
         return source;
       case "EU_HELPDESK_BASE_URL": {
@@ -320,7 +381,8 @@ async function followReadme(spec: ExampleSpec, shared: Shared): Promise<void> {
       }
       default: {
         const first = emulators[0];
-        if (!LOGIN_VARIABLES.includes(name)) throw new Error(`${readmeOf(spec)} names ${name}, which the test cannot give a value: a hidden step?`);
+        if (!LOGIN_VARIABLES.includes(name))
+          throw new Error(`${readmeOf(spec)} names ${name}, which the test cannot give a value: a hidden step?`);
         if (!first) throw new Error(`${readmeOf(spec)} uses ${name} before the emulator runs`);
         return first.exported.get(name) ?? "";
       }
@@ -330,13 +392,20 @@ async function followReadme(spec: ExampleSpec, shared: Shared): Promise<void> {
   const pending = new Map<string, string>();
   /** Types the variables the README named so far, with the test's values. */
   const exportPending = async (where: string): Promise<void> => {
-    for (const [name, written] of pending) await shell.run(`export ${name}=${shellWord(supplied(name, written))}`, `${where}: export ${name}`);
+    for (const [name, written] of pending)
+      await shell.run(`export ${name}=${shellWord(supplied(name, written))}`, `${where}: export ${name}`);
     pending.clear();
   };
   let previous: ReadmeStep | undefined;
   let deployedChecked = false;
   const held = async (): Promise<Webhook[][]> =>
-    Promise.all(emulators.map(async (emulator) => (await new EmulatorInspectionClient(emulator.baseUrl, { connectionPerCall: true }).webhooks()).map(({ id, event, url, state }) => ({ id, event, url, state }))));
+    Promise.all(
+      emulators.map(async (emulator) =>
+        (await new EmulatorInspectionClient(emulator.baseUrl, { connectionPerCall: true }).webhooks()).map(
+          ({ id, event, url, state }) => ({ id, event, url, state }),
+        ),
+      ),
+    );
   const byEvent = (hooks: Webhook[]): Webhook[] => [...hooks].sort((a, b) => a.event.localeCompare(b.event));
 
   try {
@@ -349,12 +418,16 @@ async function followReadme(spec: ExampleSpec, shared: Shared): Promise<void> {
           if (step.values.has("EU_HELPDESK_BASE_URL")) {
             expect(anyPort(step.values.get("EU_HELPDESK_BASE_URL")!), where).toBe(anyPort(emulator.baseUrl));
           } else {
-            expect([...step.values.keys()], `${where}: the emulator prints these`).toEqual([...emulator.exported.keys()]);
-            for (const [name, value] of step.values) expect(anyPort(value), `${where}: ${name}`).toBe(anyPort(emulator.exported.get(name)!));
+            expect([...step.values.keys()], `${where}: the emulator prints these`).toEqual([
+              ...emulator.exported.keys(),
+            ]);
+            for (const [name, value] of step.values)
+              expect(anyPort(value), `${where}: ${name}`).toBe(anyPort(emulator.exported.get(name)!));
           }
         }
         for (const [name, value] of step.values) {
-          if (!SUPPLIED_VARIABLES.has(name)) throw new Error(`${where}: ${name} is not a variable the test can give a value`);
+          if (!SUPPLIED_VARIABLES.has(name))
+            throw new Error(`${where}: ${name} is not a variable the test can give a value`);
           pending.set(name, value);
         }
       } else if (step.kind === "emulator") {
@@ -362,18 +435,30 @@ async function followReadme(spec: ExampleSpec, shared: Shared): Promise<void> {
         const out = join(work, `emulator-${n}.out`);
         const pidFile = join(work, `emulator-${n}.pid`);
         // As in another terminal, in the background of the same shell; on the test's ports (the last flags win).
-        await shell.run(`${step.command} --port 0 --redirect-uri ${redirectUri} >${shellWord(out)} 2>&1 &\necho $! >${shellWord(pidFile)}`, `${where}: ${step.command}`);
+        await shell.run(
+          `${step.command} --port 0 --redirect-uri ${redirectUri} >${shellWord(out)} 2>&1 &\necho $! >${shellWord(pidFile)}`,
+          `${where}: ${step.command}`,
+        );
         const printed = await waitFor(
           `${where}: the emulator's sign-in lines`,
-          () => (existsSync(out) && new RegExp(`^ {2}(?:npx )?${CLI_EXECUTABLE} login `, "m").test(readFileSync(out, "utf8")) ? readFileSync(out, "utf8") : undefined),
+          () =>
+            existsSync(out) && new RegExp(`^ {2}(?:npx )?${CLI_EXECUTABLE} login `, "m").test(readFileSync(out, "utf8"))
+              ? readFileSync(out, "utf8")
+              : undefined,
           60_000,
           100,
         );
         // It names the CLI as the README typed it: `npx pulumi-helpdesk login ...` after `npx pulumi-helpdesk emulator`.
         const typed = step.command.startsWith("npx ") ? `npx ${CLI_EXECUTABLE}` : CLI_EXECUTABLE;
-        expect(printed, `${where}: the login line it prints`).toMatch(new RegExp(`^ {2}${typed} login --stack dev$`, "m"));
+        expect(printed, `${where}: the login line it prints`).toMatch(
+          new RegExp(`^ {2}${typed} login --stack dev$`, "m"),
+        );
         const exported = printedExport(printed);
-        emulators.push({ baseUrl: exported.get(SETTINGS.baseUrl.env!)!, exported, pid: Number(readFileSync(pidFile, "utf8").trim()) });
+        emulators.push({
+          baseUrl: exported.get(SETTINGS.baseUrl.env!)!,
+          exported,
+          pid: Number(readFileSync(pidFile, "utf8").trim()),
+        });
       } else if (step.kind === "mirror") {
         if (mirror) throw new Error(`${where}: a second mirror`);
         await exportPending(where); // its line names $HELPDESK_RELEASE
@@ -382,9 +467,22 @@ async function followReadme(spec: ExampleSpec, shared: Shared): Promise<void> {
         const pidFile = join(work, "mirror.pid");
         // As in another terminal, in the background of the same shell: the line as written, on the test's port.
         const command = step.command.replace(MIRROR_COMMAND, `$1${port}`);
-        await shell.run(`${command} >${shellWord(log)} 2>&1 &\necho $! >${shellWord(pidFile)}`, `${where}: ${step.command}`);
-        await waitFor(`${where}: the mirror listening on port ${port} (its output: ${log})`, () => accepting(port), 30_000, 100);
-        mirror = { writtenPort: step.port, url: `http://127.0.0.1:${port}`, log, pid: Number(readFileSync(pidFile, "utf8").trim()) };
+        await shell.run(
+          `${command} >${shellWord(log)} 2>&1 &\necho $! >${shellWord(pidFile)}`,
+          `${where}: ${step.command}`,
+        );
+        await waitFor(
+          `${where}: the mirror listening on port ${port} (its output: ${log})`,
+          () => accepting(port),
+          30_000,
+          100,
+        );
+        mirror = {
+          writtenPort: step.port,
+          url: `http://127.0.0.1:${port}`,
+          log,
+          pid: Number(readFileSync(pidFile, "utf8").trim()),
+        };
       } else {
         await exportPending(where);
         const began = Date.now();
@@ -394,7 +492,10 @@ async function followReadme(spec: ExampleSpec, shared: Shared): Promise<void> {
         const holding = await held();
         if (!deployedChecked && holding.some((hooks) => hooks.length > 0)) {
           const outputsFile = join(work, "outputs.json");
-          await shell.run(`pulumi stack output --json --stack dev >${shellWord(outputsFile)}`, "pulumi stack output (the test's check)");
+          await shell.run(
+            `pulumi stack output --json --stack dev >${shellWord(outputsFile)}`,
+            "pulumi stack output (the test's check)",
+          );
           const expected = spec.deployed(JSON.parse(readFileSync(outputsFile, "utf8")) as Record<string, unknown>);
           expect(holding.map(byEvent), `${where}: what the help desks hold after it`).toEqual(expected.map(byEvent));
           deployedChecked = true;
@@ -402,12 +503,19 @@ async function followReadme(spec: ExampleSpec, shared: Shared): Promise<void> {
       }
       previous = step;
     }
-    expect(deployedChecked, `${readmeOf(spec)}: no block deployed the webhooks (ignored lines: ${ignored.map((l) => l.text).join(" | ")})`).toBe(true);
+    expect(
+      deployedChecked,
+      `${readmeOf(spec)}: no block deployed the webhooks (ignored lines: ${ignored.map((l) => l.text).join(" | ")})`,
+    ).toBe(true);
     expect(await held(), `${readmeOf(spec)}: what the help desks hold at the end`).toEqual(emulators.map(() => []));
-    expect(mirror ? loggedRequests(readFileSync(mirror.log, "utf8")) : [], `${readmeOf(spec)}: what its mirror was asked`).toEqual(spec.plugin ? [`GET /${ARCHIVE}`] : []);
+    expect(
+      mirror ? loggedRequests(readFileSync(mirror.log, "utf8")) : [],
+      `${readmeOf(spec)}: what its mirror was asked`,
+    ).toEqual(spec.plugin ? [`GET /${ARCHIVE}`] : []);
     if (spec.plugin) expect(readdirSync(join(home, ".pulumi", "plugins"))).toContain(`resource-helpdesk-v${VERSION}`);
   } finally {
-    for (const { pid } of [...emulators, ...(mirror ? [mirror] : [])]) for (const ended of [...descendantsMatching(pid, /./).map((child) => child.pid), pid]) stop(ended);
+    for (const { pid } of [...emulators, ...(mirror ? [mirror] : [])])
+      for (const ended of [...descendantsMatching(pid, /./).map((child) => child.pid), pid]) stop(ended);
     await shell.close();
     rmSync(work, { recursive: true, force: true });
   }
@@ -423,7 +531,8 @@ describe("the examples' READMEs, typed as written by a new user, against the emu
     const built = await sharedRelease();
     const release = join(work, `pulumi-helpdesk-${VERSION}`);
     mkdirSync(release);
-    for (const name of readdirSync(built)) if (statSync(join(built, name)).isFile()) symlinkSync(join(built, name), join(release, name));
+    for (const name of readdirSync(built))
+      if (statSync(join(built, name)).isFile()) symlinkSync(join(built, name), join(release, name));
     const packed = packLikeACleanClone(join(work, "pack"));
     symlinkSync(packed.path, join(release, `pulumi-helpdesk-${VERSION}.tgz`));
     shared = { release, work };
@@ -434,10 +543,14 @@ describe("the examples' READMEs, typed as written by a new user, against the emu
   });
 
   for (const spec of EXAMPLE_SPECS) {
-    it.skipIf(!ready(spec))(`examples/${spec.name}`, async () => {
-      const started = Date.now();
-      await followReadme(spec, shared!);
-      console.info(`${readmeOf(spec)}: followed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
-    }, spec.timeout);
+    it.skipIf(!ready(spec))(
+      `examples/${spec.name}`,
+      async () => {
+        const started = Date.now();
+        await followReadme(spec, shared!);
+        console.info(`${readmeOf(spec)}: followed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
+      },
+      spec.timeout,
+    );
   }
 });

@@ -20,7 +20,13 @@ import { go, goModuleOfRepositorySdk } from "../support/go.js";
 import { pulumi, pulumiEnv, removeStack } from "../support/pulumi-cli.js";
 import { runCommand, shown, type Ran } from "../support/processes.js";
 import { onPath, toolAvailable } from "../support/tools.js";
-import { expectNoCredentialIn, expectOneWebhookEach, pluginBuilt, signInTwoHelpdesks, type Desk } from "./two-helpdesks.js";
+import {
+  expectNoCredentialIn,
+  expectOneWebhookEach,
+  pluginBuilt,
+  signInTwoHelpdesks,
+  type Desk,
+} from "./two-helpdesks.js";
 
 /** examples/go/Pulumi.yaml's `name`: the folder of the stack's state in the backend. */
 const project = "helpdesk-go";
@@ -31,7 +37,10 @@ describe.skipIf(
   !(
     toolAvailable("the Pulumi CLI", onPath("pulumi")) &&
     toolAvailable("go (Go >= 1.25)", onPath("go")) &&
-    toolAvailable("the provider plugin (plugin/pulumi-resource-helpdesk and the build's dist/provider/native/)", pluginBuilt())
+    toolAvailable(
+      "the provider plugin (plugin/pulumi-resource-helpdesk and the build's dist/provider/native/)",
+      pluginBuilt(),
+    )
   ),
 )("a Go program with two help desks (examples/go, an Automation API inline program)", () => {
   const emulators: RunningEmulator[] = [];

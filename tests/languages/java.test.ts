@@ -23,8 +23,14 @@ describeTwoHelpdesks("a Java program with two help desks (examples/java)", {
     toolAvailable("pulumi-language-java (scripts/setup.sh --test)", onPath("pulumi-language-java")) &&
     toolAvailable("java (Java >= 11)", onPath("java")) &&
     toolAvailable("mvn (Maven)", onPath("mvn")) &&
-    toolAvailable(`Pulumi's Java SDK in the Maven repository ${machineMavenRepository} (scripts/setup.sh --test)`, pulumiJavaSdkDownloaded()) &&
-    toolAvailable("the provider plugin (plugin/pulumi-resource-helpdesk and the build's dist/provider/native/)", pluginBuilt()),
+    toolAvailable(
+      `Pulumi's Java SDK in the Maven repository ${machineMavenRepository} (scripts/setup.sh --test)`,
+      pulumiJavaSdkDownloaded(),
+    ) &&
+    toolAvailable(
+      "the provider plugin (plugin/pulumi-resource-helpdesk and the build's dist/provider/native/)",
+      pluginBuilt(),
+    ),
   prepare: async (env, workDir) => {
     const javaEnv = mavenEnv(env, join(workDir, "maven-repository"));
     const copy = join(workDir, "sdk-java");

@@ -12,17 +12,28 @@ import { describeTwoHelpdesks, pluginBuilt, repoRoot } from "./two-helpdesks.js"
 import { onPath, toolAvailable } from "../support/tools.js";
 import { runCommand, shown } from "../support/processes.js";
 
-const venv = process.env.HELPDESK_PYTHON_VENV ?? join(process.env.HELPDESK_CACHE ?? join(homedir(), ".cache", "pulumi-helpdesk"), "python-venv");
+const venv =
+  process.env.HELPDESK_PYTHON_VENV ??
+  join(process.env.HELPDESK_CACHE ?? join(homedir(), ".cache", "pulumi-helpdesk"), "python-venv");
 const sdk = join(repoRoot, "sdk", "python");
 
 describeTwoHelpdesks("a Python program with two help desks (examples/python)", {
   example: "python",
   ready: () =>
     toolAvailable("the Pulumi CLI", onPath("pulumi")) &&
-    toolAvailable("pulumi-language-python", onPath("pulumi-language-python") && onPath("pulumi-language-python-exec")) &&
+    toolAvailable(
+      "pulumi-language-python",
+      onPath("pulumi-language-python") && onPath("pulumi-language-python-exec"),
+    ) &&
     toolAvailable(`the Python virtualenv ${venv}`, existsSync(join(venv, "bin", "python"))) &&
-    toolAvailable("the generated Python SDK sdk/python/ (scripts/sdk/python.sh)", existsSync(join(sdk, "pyproject.toml"))) &&
-    toolAvailable("the provider plugin (plugin/pulumi-resource-helpdesk and the build's dist/provider/native/)", pluginBuilt()),
+    toolAvailable(
+      "the generated Python SDK sdk/python/ (scripts/sdk/python.sh)",
+      existsSync(join(sdk, "pyproject.toml")),
+    ) &&
+    toolAvailable(
+      "the provider plugin (plugin/pulumi-resource-helpdesk and the build's dist/provider/native/)",
+      pluginBuilt(),
+    ),
   prepare: async (env, workDir) => {
     // pip builds a local project in place: build a copy, and install it beside (not into) the shared virtualenv.
     const copy = join(workDir, "sdk");
@@ -30,7 +41,18 @@ describeTwoHelpdesks("a Python program with two help desks (examples/python)", {
     cpSync(sdk, copy, { recursive: true });
     const ran = await runCommand(
       join(venv, "bin", "python"),
-      ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--no-build-isolation", "--target", site, copy],
+      [
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--disable-pip-version-check",
+        "--no-deps",
+        "--no-build-isolation",
+        "--target",
+        site,
+        copy,
+      ],
       { cwd: workDir, env },
     );
     if (ran.code !== 0) throw new Error(shown("pip install sdk/python", ran));

@@ -29,13 +29,23 @@ export const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 
 /** What the plugin needs from the build: its launcher and the compiled entry it runs. */
 export function pluginBuilt(): boolean {
-  return existsSync(join(repoRoot, "plugin", "pulumi-resource-helpdesk")) && existsSync(join(repoRoot, "dist", "provider", "native", "main.js"));
+  return (
+    existsSync(join(repoRoot, "plugin", "pulumi-resource-helpdesk")) &&
+    existsSync(join(repoRoot, "dist", "provider", "native", "main.js"))
+  );
 }
 
 /** The config one login writes for the default provider (`helpdesk:*`), as `pulumi config set-all` arguments. */
-function setAllArgs(baseUrl: string, client: { clientId: string; clientSecret: string; redirectUri: string }, tokens: TokenSet): string[] {
+function setAllArgs(
+  baseUrl: string,
+  client: { clientId: string; clientSecret: string; redirectUri: string },
+  tokens: TokenSet,
+): string[] {
   const config: ConfigMap = configAsLoginWrites(baseUrl, client, tokens);
-  return Object.entries(config).flatMap(([key, { value, secret }]) => [secret ? "--secret" : "--plaintext", `${key}=${value}`]);
+  return Object.entries(config).flatMap(([key, { value, secret }]) => [
+    secret ? "--secret" : "--plaintext",
+    `${key}=${value}`,
+  ]);
 }
 
 /** One help desk of the suite: its emulator, its OAuth client and the tokens its sign-in stored in the stack config. */
@@ -67,22 +77,43 @@ export async function signInTwoHelpdesks(
   emulators: RunningEmulator[],
 ): Promise<[Desk, Desk]> {
   // The default help desk: signed in headlessly, its config set as login writes it.
-  const homeClient = { clientId: "default-client", clientSecret: "default-client-secret-value", redirectUri: "http://127.0.0.1:1/callback", name: "default" };
+  const homeClient = {
+    clientId: "default-client",
+    clientSecret: "default-client-secret-value",
+    redirectUri: "http://127.0.0.1:1/callback",
+    name: "default",
+  };
   const home = await startEmulator({ port: 0, autoApprove: true, clients: [homeClient] });
   emulators.push(home);
   const homeTokens = await signInAutoApproved({ baseUrl: home.url, ...homeClient });
   await run(["config", "set-all", ...setAllArgs(home.url, homeClient, homeTokens)]);
   // The second help desk: the real `pulumi-helpdesk login --namespace eu`.
-  const euClient = { clientId: "eu-client", clientSecret: "eu-client-secret-value", redirectUri: `http://127.0.0.1:${await freePort()}/callback`, name: "eu" };
+  const euClient = {
+    clientId: "eu-client",
+    clientSecret: "eu-client-secret-value",
+    redirectUri: `http://127.0.0.1:${await freePort()}/callback`,
+    name: "eu",
+  };
   const eu = await startEmulator({ port: 0, autoApprove: true, clients: [euClient] });
   emulators.push(eu);
-  const login = await loginAutoApproved({ dir: programDir, env }, { stack, baseUrl: eu.url, client: euClient, namespace: "eu" });
+  const login = await loginAutoApproved(
+    { dir: programDir, env },
+    { stack, baseUrl: eu.url, client: euClient, namespace: "eu" },
+  );
   expect(login.stdout).toContain("eu:accessToken (secret)");
-  const config = JSON.parse(await run(["config", "--show-secrets", "--json"])) as Record<string, { value?: string; secret?: boolean }>;
-  for (const key of ["eu:accessToken", "eu:refreshToken", "eu:clientSecret"]) expect(config[key]?.secret, key).toBe(true);
+  const config = JSON.parse(await run(["config", "--show-secrets", "--json"])) as Record<
+    string,
+    { value?: string; secret?: boolean }
+  >;
+  for (const key of ["eu:accessToken", "eu:refreshToken", "eu:clientSecret"])
+    expect(config[key]?.secret, key).toBe(true);
   return [
     { emulator: home, client: homeClient, tokens: homeTokens },
-    { emulator: eu, client: euClient, tokens: { accessToken: config["eu:accessToken"]!.value!, refreshToken: config["eu:refreshToken"]!.value } },
+    {
+      emulator: eu,
+      client: euClient,
+      tokens: { accessToken: config["eu:accessToken"]!.value!, refreshToken: config["eu:refreshToken"]!.value },
+    },
   ];
 }
 
@@ -132,7 +163,11 @@ export function expectNoCredentialIn(state: string, desks: Desk[]): void {
  */
 export function describeTwoHelpdesks(
   title: string,
-  options: { example: string; ready: () => boolean; prepare: (env: NodeJS.ProcessEnv, workDir: string) => Promise<NodeJS.ProcessEnv> },
+  options: {
+    example: string;
+    ready: () => boolean;
+    prepare: (env: NodeJS.ProcessEnv, workDir: string) => Promise<NodeJS.ProcessEnv>;
+  },
 ): void {
   describe.skipIf(!options.ready())(title, () => {
     const desks: Desk[] = [];
@@ -168,7 +203,10 @@ export function describeTwoHelpdesks(
 
     it("up registers one webhook on each help desk, through the default and the explicit provider", async () => {
       await run(["up", "--yes", "--skip-preview"]);
-      await expectOneWebhookEach(desks as [Desk, Desk], JSON.parse(await run(["stack", "output", "--json"])) as Record<string, string>);
+      await expectOneWebhookEach(
+        desks as [Desk, Desk],
+        JSON.parse(await run(["stack", "output", "--json"])) as Record<string, string>,
+      );
     });
 
     it("a second up changes nothing", async () => {

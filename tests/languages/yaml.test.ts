@@ -10,6 +10,9 @@ describeTwoHelpdesks("a YAML program with two help desks (examples/yaml)", {
   ready: () =>
     toolAvailable("the Pulumi CLI", onPath("pulumi")) &&
     toolAvailable("pulumi-language-yaml", onPath("pulumi-language-yaml")) &&
-    toolAvailable("the provider plugin (plugin/pulumi-resource-helpdesk and the build's dist/provider/native/)", pluginBuilt()),
+    toolAvailable(
+      "the provider plugin (plugin/pulumi-resource-helpdesk and the build's dist/provider/native/)",
+      pluginBuilt(),
+    ),
   prepare: async (env) => env,
 });

@@ -21,7 +21,17 @@ import { waitFor } from "../support/processes.js";
 import { providerPb } from "../../provider/native/proto.js";
 import { webhookIdProblem } from "../../kernel/webhook-rules.js";
 
-const { ACCESS_TOKEN, SPEC, RECORDED, OK_RESPONSE, PEAK_RSS_CEILING_MIB, ORPHAN_MESSAGE, HUGE_RESPONSES, hugeBody, json } = hostile;
+const {
+  ACCESS_TOKEN,
+  SPEC,
+  RECORDED,
+  OK_RESPONSE,
+  PEAK_RSS_CEILING_MIB,
+  ORPHAN_MESSAGE,
+  HUGE_RESPONSES,
+  hugeBody,
+  json,
+} = hostile;
 
 /** The gRPC error of a call that must fail. */
 async function failure(promise: Promise<unknown>): Promise<grpc.ServiceError> {
@@ -62,7 +72,9 @@ describe("the plugin against a hostile help desk", () => {
       server.answer(hugeBody(201, huge.bytes, huge.declare, log));
       const before = server.requests.length;
       const error = await failure(calls.create(SPEC));
-      expect(error.details, huge.what).toMatch(/^create webhook: POST \/v1\/webhooks answered 201 but its body was not read: the API sent a response of more than 1048576 bytes \(1 MiB\)/);
+      expect(error.details, huge.what).toMatch(
+        /^create webhook: POST \/v1\/webhooks answered 201 but its body was not read: the API sent a response of more than 1048576 bytes \(1 MiB\)/,
+      );
       expect(error.details, huge.what).toMatch(ORPHAN_MESSAGE);
       expect(server.requests.length - before, `${huge.what}: one POST, not resent`).toBe(1);
       expect(plugin.alive(), huge.what).toBe(true);
@@ -75,7 +87,9 @@ describe("the plugin against a hostile help desk", () => {
     // What the server wrote before the plugin hung up: the part of 1 GiB that fit in socket buffers, not the gigabyte.
     expect(log.sentBytes).toBeLessThan(10 * 1024 * 1024 + 64 * 1024 * 1024);
     const peak = plugin.peakRssMiB();
-    console.log(`plugin peak RSS after a 10 MiB and a 1 GiB answer: ${peak.toFixed(0)} MiB; bytes the server wrote: ${(log.sentBytes / 2 ** 20).toFixed(1)} MiB`);
+    console.log(
+      `plugin peak RSS after a 10 MiB and a 1 GiB answer: ${peak.toFixed(0)} MiB; bytes the server wrote: ${(log.sentBytes / 2 ** 20).toFixed(1)} MiB`,
+    );
     expect(peak).toBeLessThan(PEAK_RSS_CEILING_MIB);
   });
 
@@ -83,7 +97,9 @@ describe("the plugin against a hostile help desk", () => {
     const log: hostile.HugeBodyLog = { sentBytes: 0, cutOff: 0 };
     server.answer(hugeBody(200, HUGE_RESPONSES[1].bytes, false, log));
     const error = await failure(calls.delete("wh_1", RECORDED));
-    expect(error.details).toMatch(/^delete webhook failed: DELETE \/v1\/webhooks\/wh_1 answered 200 but its body was not read: the API sent a response of more than 1048576 bytes/);
+    expect(error.details).toMatch(
+      /^delete webhook failed: DELETE \/v1\/webhooks\/wh_1 answered 200 but its body was not read: the API sent a response of more than 1048576 bytes/,
+    );
     expect(error.details).toMatch(/run the command again/);
     server.answer((_request, response) => response.writeHead(204).end());
     await calls.delete("wh_1", RECORDED);
@@ -112,8 +128,13 @@ describe("the plugin against a hostile help desk", () => {
         server.answer(hugeBody(200, huge.bytes, huge.declare, log));
         const before = server.requests.length;
         const error = await failure(ownCalls.create(SPEC));
-        expect(error.details, huge.what).toMatch(/refresh failed: the token endpoint sent a response of more than 1048576 bytes \(1 MiB\)/);
-        expect(server.requests.slice(before).map((request) => `${request.method} ${request.path}`), huge.what).toEqual(["POST /oauth/token"]);
+        expect(error.details, huge.what).toMatch(
+          /refresh failed: the token endpoint sent a response of more than 1048576 bytes \(1 MiB\)/,
+        );
+        expect(
+          server.requests.slice(before).map((request) => `${request.method} ${request.path}`),
+          huge.what,
+        ).toEqual(["POST /oauth/token"]);
         expect(own.alive(), huge.what).toBe(true);
       }
       await waitFor("the streamed gigabyte cut off", () => log.cutOff >= 1, 10_000);
@@ -121,7 +142,14 @@ describe("the plugin against a hostile help desk", () => {
       // Serves on: a sound token answer, then the create.
       server.answer((request, response) => {
         if (request.url === "/oauth/token") {
-          response.writeHead(200, { "content-type": "application/json" }).end(JSON.stringify({ access_token: "at-renewed", token_type: "bearer", expires_in: 3600, refresh_token: "rt-renewed" }));
+          response.writeHead(200, { "content-type": "application/json" }).end(
+            JSON.stringify({
+              access_token: "at-renewed",
+              token_type: "bearer",
+              expires_in: 3600,
+              refresh_token: "rt-renewed",
+            }),
+          );
         } else OK_RESPONSE(request, response);
       });
       expect((await ownCalls.create(SPEC)).getId()).toBe("wh_ok");
@@ -147,9 +175,13 @@ describe("the plugin against a hostile help desk", () => {
     for (const id of hostile.BAD_IDS) {
       const problem = webhookIdProblem(id)!;
       const imported = await failure(calls.importRead(id));
-      expect(imported.details, `import ${id.slice(0, 12)}`).toBe(`cannot import the webhook: its ${problem}. Give the id the help desk shows for the webhook.`);
+      expect(imported.details, `import ${id.slice(0, 12)}`).toBe(
+        `cannot import the webhook: its ${problem}. Give the id the help desk shows for the webhook.`,
+      );
       const deleted = await failure(calls.delete(id, RECORDED));
-      expect(deleted.details, `delete ${id.slice(0, 12)}`).toMatch(/^delete webhook: refused to send a request: the recorded id /);
+      expect(deleted.details, `delete ${id.slice(0, 12)}`).toMatch(
+        /^delete webhook: refused to send a request: the recorded id /,
+      );
       expect(deleted.details).toContain(problem);
       expect(deleted.details).toMatch(/pulumi state delete <urn>/);
     }
@@ -158,7 +190,9 @@ describe("the plugin against a hostile help desk", () => {
     expect((await calls.importRead("wh_good")).getId()).toBe("wh_good");
     server.answer((_request, response) => response.writeHead(204).end());
     await calls.delete("wh_good", RECORDED);
-    expect(server.requests.slice(before).map((request) => `${request.method} ${request.path}`)).toEqual(["DELETE /v1/webhooks/wh_good"]);
+    expect(server.requests.slice(before).map((request) => `${request.method} ${request.path}`)).toEqual([
+      "DELETE /v1/webhooks/wh_good",
+    ]);
   });
 });
 
@@ -182,16 +216,26 @@ describe("the plugin and a plain-http base URL", () => {
 
   it("refuses http to a host that is not loopback in CheckConfig and before any connection on Create; loopback http works", async () => {
     const remote = `http://${hostile.REMOTE_NAME}:${server.port}`;
-    const checked = await call(plugin.client.checkConfig.bind(plugin.client), new providerPb.CheckRequest().setUrn("urn:pulumi:dev::p::pulumi:providers:helpdesk::default").setNews(struct({ baseUrl: remote })), providerPb.CheckResponse);
+    const checked = await call(
+      plugin.client.checkConfig.bind(plugin.client),
+      new providerPb.CheckRequest()
+        .setUrn("urn:pulumi:dev::p::pulumi:providers:helpdesk::default")
+        .setNews(struct({ baseUrl: remote })),
+      providerPb.CheckResponse,
+    );
     const failures = checked.getFailuresList().map((failure) => [failure.getProperty(), failure.getReason()]);
     expect(failures).toHaveLength(1);
     expect(failures[0]![0]).toBe("baseUrl");
-    expect(failures[0]![1]).toMatch(/uses plain http to a host that is not this machine, so the access token would cross the network unencrypted: use https/);
+    expect(failures[0]![1]).toMatch(
+      /uses plain http to a host that is not this machine, so the access token would cross the network unencrypted: use https/,
+    );
 
     const calls = webhookCalls(plugin.client);
     await calls.configure({ baseUrl: remote, accessToken: ACCESS_TOKEN, maxRetries: 0 });
     const error = await failure(calls.create(SPEC));
-    expect(error.details).toMatch(/baseUrl: base URL "http:\/\/helpdesk\.example\.test:\d+" uses plain http .* allowed only to a loopback host \(localhost, 127\.0\.0\.1/);
+    expect(error.details).toMatch(
+      /baseUrl: base URL "http:\/\/helpdesk\.example\.test:\d+" uses plain http .* allowed only to a loopback host \(localhost, 127\.0\.0\.1/,
+    );
     const refusedDelete = await failure(calls.delete("wh_1", RECORDED));
     expect(refusedDelete.details).toMatch(/uses plain http/);
     expect(server.connections(), "no connection to the server").toBe(0);
@@ -200,10 +244,16 @@ describe("the plugin and a plain-http base URL", () => {
     const loopback = await startPlugin(pluginEnv({ NODE_OPTIONS: `--require ${hostile.resolveToLoopback(folder)}` }));
     try {
       const loopbackCalls = webhookCalls(loopback.client);
-      await loopbackCalls.configure({ baseUrl: `http://localhost:${server.port}`, accessToken: ACCESS_TOKEN, maxRetries: 0 });
+      await loopbackCalls.configure({
+        baseUrl: `http://localhost:${server.port}`,
+        accessToken: ACCESS_TOKEN,
+        maxRetries: 0,
+      });
       server.answer(OK_RESPONSE);
       expect((await loopbackCalls.create(SPEC)).getId()).toBe("wh_ok");
-      expect(server.requests.map((request) => [request.method, request.authorization])).toEqual([["POST", `Bearer ${ACCESS_TOKEN}`]]);
+      expect(server.requests.map((request) => [request.method, request.authorization])).toEqual([
+        ["POST", `Bearer ${ACCESS_TOKEN}`],
+      ]);
     } finally {
       await loopback.close();
     }

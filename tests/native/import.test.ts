@@ -21,7 +21,17 @@
  *   desk.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { randomBytes } from "node:crypto";
@@ -29,12 +39,25 @@ import type { EngineEvent } from "@pulumi/pulumi/automation/index.js";
 import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
 import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
 import { nodejsSdkPackage } from "../../kernel/names.js";
-import { createDirectly, creations, csvOf, deletions, expectAdoptedInState, type ExistingWebhook } from "../support/adoption.js";
+import {
+  createDirectly,
+  creations,
+  csvOf,
+  deletions,
+  expectAdoptedInState,
+  type ExistingWebhook,
+} from "../support/adoption.js";
 import { startCli } from "../support/cli.js";
 import { heldWebhooks } from "../support/emulator.js";
 import { localPluginIn } from "../support/examples.js";
 import { repoRoot } from "../support/package.js";
-import { configAsLoginWrites, createTestStack, pulumiAvailable, readStateFile, type TestStack } from "../support/pulumi.js";
+import {
+  configAsLoginWrites,
+  createTestStack,
+  pulumiAvailable,
+  readStateFile,
+  type TestStack,
+} from "../support/pulumi.js";
 import { runCommand, shown, waitFor } from "../support/processes.js";
 
 const project = "helpdesk-adopt";
@@ -59,15 +82,25 @@ const eu = new Provider("eu", {
  * line that reads the urls once per program.
  */
 function withDeclarations(program: string, printed: string): string {
-  const lines = printed.split("\n").filter((line) => !program.split("\n").includes(line) || line.trim() === "" || line.startsWith("//"));
+  const lines = printed
+    .split("\n")
+    .filter((line) => !program.split("\n").includes(line) || line.trim() === "" || line.startsWith("//"));
   const imports = lines.filter((line) => line.startsWith("import "));
   return `${[...imports, program, ...lines.filter((line) => !line.startsWith("import "))].join("\n")}\n`;
 }
 
 /** The adopted webhooks of a state file, by id: their URN and whether they are protected. */
 function adoptedResources(state: string): Map<string, { urn: string; protect: boolean }> {
-  const resources = (JSON.parse(state) as { checkpoint: { latest: { resources: Array<{ urn: string; type: string; id?: string; protect?: boolean }> } } }).checkpoint.latest.resources;
-  return new Map(resources.filter((resource) => resource.type === "helpdesk:index:Webhook").map((resource) => [resource.id!, { urn: resource.urn, protect: resource.protect ?? false }]));
+  const resources = (
+    JSON.parse(state) as {
+      checkpoint: { latest: { resources: Array<{ urn: string; type: string; id?: string; protect?: boolean }> } };
+    }
+  ).checkpoint.latest.resources;
+  return new Map(
+    resources
+      .filter((resource) => resource.type === "helpdesk:index:Webhook")
+      .map((resource) => [resource.id!, { urn: resource.urn, protect: resource.protect ?? false }]),
+  );
 }
 
 /** Every regular file under a folder (symbolic links not followed; FIFOs and sockets, which hold nothing on disk, left out). */
@@ -99,7 +132,8 @@ function makeProject(dir: string): void {
   const modules = join(dir, "node_modules");
   mkdirSync(join(modules, nodejsSdkPackage().split("/")[0]!), { recursive: true });
   for (const entry of readdirSync(join(repoRoot, "node_modules"))) {
-    if (entry !== nodejsSdkPackage().split("/")[0]) symlinkSync(join(repoRoot, "node_modules", entry), join(modules, entry));
+    if (entry !== nodejsSdkPackage().split("/")[0])
+      symlinkSync(join(repoRoot, "node_modules", entry), join(modules, entry));
   }
   symlinkSync(join(repoRoot, "dist", "native"), join(modules, nodejsSdkPackage()));
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: project, private: true }));
@@ -112,7 +146,12 @@ function makeProject(dir: string): void {
 }
 
 describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScript project (native SDK)", () => {
-  const clients = ["home", "eu"].map((name) => ({ clientId: `${name}-client`, clientSecret: `${name}-client-secret-value`, redirectUri: "http://127.0.0.1:1/callback", name }));
+  const clients = ["home", "eu"].map((name) => ({
+    clientId: `${name}-client`,
+    clientSecret: `${name}-client-secret-value`,
+    redirectUri: "http://127.0.0.1:1/callback",
+    name,
+  }));
   const emulators: RunningEmulator[] = [];
   const tokens: string[] = [];
   let dir: string;
@@ -130,7 +169,8 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
     run.child.stdin.end(stdin);
     return run.done;
   };
-  const pulumi = (args: string[]) => runCommand("pulumi", [...args, "--stack", test.stack.name, "--non-interactive"], { cwd: dir, env });
+  const pulumi = (args: string[]) =>
+    runCommand("pulumi", [...args, "--stack", test.stack.name, "--non-interactive"], { cwd: dir, env });
   const state = (): string => readStateFile(test, project);
 
   beforeAll(async () => {
@@ -147,13 +187,22 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
       ...configAsLoginWrites(second.url, clients[1]!, { accessToken: tokens[1]! }, "eu"),
     });
     env = { ...process.env, ...test.stack.workspace.envVars, CI: "true", NO_COLOR: "1" };
-    for (const name of ["HELPDESK_BASE_URL", "HELPDESK_CLIENT_ID", "HELPDESK_CLIENT_SECRET", "HELPDESK_REDIRECT_URI", "HELPDESK_ACCESS_TOKEN"]) delete env[name];
+    for (const name of [
+      "HELPDESK_BASE_URL",
+      "HELPDESK_CLIENT_ID",
+      "HELPDESK_CLIENT_SECRET",
+      "HELPDESK_REDIRECT_URI",
+      "HELPDESK_ACCESS_TOKEN",
+    ])
+      delete env[name];
     home = await createDirectly(first, tokens[0]!, [
       { event: "ticket_opened", url: "https://hooks.example.test/home/opened?token=adopt-secret-1" },
       { event: "ticket_closed", url: "https://user:adopt-secret-2@hooks.example.test/home/closed" },
       { event: "customer_replied", url: "https://hooks.example.test/home/adopt-secret-3" },
     ]);
-    [bystander] = await createDirectly(first, tokens[0]!, [{ event: "note_added", url: "https://hooks.example.test/home/not-listed" }]) as [ExistingWebhook];
+    [bystander] = (await createDirectly(first, tokens[0]!, [
+      { event: "note_added", url: "https://hooks.example.test/home/not-listed" },
+    ])) as [ExistingWebhook];
     eu = await createDirectly(second, tokens[1]!, [
       { event: "agent_invited", url: "https://hooks.example.test/eu/adopt-secret-4" },
       { event: "ticket_started", url: "https://hooks.example.test/eu/adopt-secret-5" },
@@ -168,7 +217,10 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
   });
 
   it("--namespace eu before the stack has that provider: exit 2, how to declare it, nothing changed", async () => {
-    const ran = await cli(["import", "--stack", test.stack.name, "--namespace", "eu", "--from", "-"], JSON.stringify(eu));
+    const ran = await cli(
+      ["import", "--stack", test.stack.name, "--namespace", "eu", "--from", "-"],
+      JSON.stringify(eu),
+    );
     expect(ran.code, ran.stderr).toBe(2);
     expect(ran.stderr).toContain("has no explicit provider configured from eu:* yet");
     expect(ran.stderr).toContain("run `pulumi up`, then run this command again");
@@ -187,13 +239,16 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
     expectAdoptedInState(state(), home);
     // The urls went to secret stack config, not into the printed code.
     const config = await test.stack.getAllConfig();
-    expect(config[`${project}:helpdeskWebhookUrls`]).toEqual({ value: home.map((hook) => hook.url).join(" "), secret: true });
+    expect(config[`${project}:helpdeskWebhookUrls`]).toEqual({
+      value: home.map((hook) => hook.url).join(" "),
+      secret: true,
+    });
     for (const hook of home) expect(`${ran.stdout}${ran.stderr}`).not.toContain(hook.url);
     expect(ran.stdout).toContain(`import { Webhook } from "${nodejsSdkPackage()}";`);
     // Protected, as pulumi import protects, and declared so.
     const adopted = adoptedResources(state());
     expect(home.map((hook) => adopted.get(hook.id)?.protect)).toEqual([true, true, true]);
-    expect(ran.stdout).toContain('urls[0]!) }, { protect: true });');
+    expect(ran.stdout).toContain("urls[0]!) }, { protect: true });");
 
     // A pulumi up before the declarations are in the program (CI on the main branch) fails, naming them; the help
     // desk gets no DELETE and keeps them.
@@ -215,10 +270,15 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
 
   it("adopts two webhooks of the second help desk from JSON on stdin under the explicit provider (--namespace eu)", async () => {
     const posts = await creations(emulators[1]!);
-    const ran = await cli(["import", "--stack", test.stack.name, "--namespace", "eu", "--no-protect", "--from", "-"], JSON.stringify(eu.map(({ id, event, url }, at) => ({ id, event, url, name: `eu-${at}` }))));
+    const ran = await cli(
+      ["import", "--stack", test.stack.name, "--namespace", "eu", "--no-protect", "--from", "-"],
+      JSON.stringify(eu.map(({ id, event, url }, at) => ({ id, event, url, name: `eu-${at}` }))),
+    );
     expect(ran.code, ran.stderr).toBe(0);
     expect(await creations(emulators[1]!)).toBe(posts);
-    expect(ran.stdout).toContain('const eu0 = new Webhook("eu-0", { event: "agent_invited", url: helpdeskWebhookUrls.apply((urls) => urls[3]!) }, { provider: eu });');
+    expect(ran.stdout).toContain(
+      'const eu0 = new Webhook("eu-0", { event: "agent_invited", url: helpdeskWebhookUrls.apply((urls) => urls[3]!) }, { provider: eu });',
+    );
     expectAdoptedInState(state(), eu);
     const adopted = adoptedResources(state());
     expect(eu.map((hook) => adopted.get(hook.id)?.protect)).toEqual([false, false]);
@@ -241,24 +301,53 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
     const before = state();
     const other = { id: "wh_elsewhere", event: "ticket_opened", url: "https://hooks.example.test/ok" };
     const cases: Array<[string, string | Buffer, RegExp]> = [
-      ["unknown event", csvOf([{ ...other, event: "ticket_open" }]), /row 1: event "ticket_open" is not a help-desk event/],
-      ["bad url", csvOf([{ ...other, url: "ftp://hooks.example.test/adopt-secret-x" }]), /row 1: url must use http or https/],
+      [
+        "unknown event",
+        csvOf([{ ...other, event: "ticket_open" }]),
+        /row 1: event "ticket_open" is not a help-desk event/,
+      ],
+      [
+        "bad url",
+        csvOf([{ ...other, url: "ftp://hooks.example.test/adopt-secret-x" }]),
+        /row 1: url must use http or https/,
+      ],
       ["missing column", "id,event\nwh_1,ticket_opened\n", /the header lacks the column url/],
-      ["duplicate id", csvOf([other, { ...other, event: "ticket_closed" }]), /row 2: id "wh_elsewhere" is also on row 1/],
-      ["id already in the stack under another name", `id,event,url,name\n${home[0]!.id},ticket_opened,${home[0]!.url},renamed\n`, /row 1: id "[^"]+" is already in stack "[^"]+" as helpdesk:index:Webhook "ticket_opened-/],
+      [
+        "duplicate id",
+        csvOf([other, { ...other, event: "ticket_closed" }]),
+        /row 2: id "wh_elsewhere" is also on row 1/,
+      ],
+      [
+        "id already in the stack under another name",
+        `id,event,url,name\n${home[0]!.id},ticket_opened,${home[0]!.url},renamed\n`,
+        /row 1: id "[^"]+" is already in stack "[^"]+" as helpdesk:index:Webhook "ticket_opened-/,
+      ],
       ["empty file", "", /the file is empty/],
       ["10 MB of random bytes", randomBytes(10 * 1024 * 1024), /the file is not UTF-8 text/],
     ];
     // A url in the wrong place: its path and query must not appear, whichever column, header cell or key holds it.
-    const slack = "https://hook:pa55word-x@hooks.example.test/services/T0AAAAAAA/B0BBBBBBB/adopt-secret-slack?token=adopt-query";
+    const slack =
+      "https://hook:pa55word-x@hooks.example.test/services/T0AAAAAAA/B0BBBBBBB/adopt-secret-slack?token=adopt-query";
     const pieces = ["pa55word-x", "services", "T0AAAAAAA", "B0BBBBBBB", "adopt-secret-slack", "adopt-query"];
     const hiddenUrl = /\(a value that looks like a url, not shown\)/;
     cases.push(
       ["url in the id column", `url,event,id\nwh_1,ticket_opened,${slack}\n`, hiddenUrl],
       ["url in the event column", `id,url,event\nwh_1,ticket_opened,${slack}\n`, hiddenUrl],
-      ["url in the name column", `id,event,url,name\nwh_1,ticket_opened,https://hooks.example.test/ok,${slack}\n`, hiddenUrl],
-      ["no header row", `wh_1,ticket_opened,${slack}\n`, /the header names unknown columns "wh_1", "ticket_opened", \(a value that looks like a url, not shown\)/],
-      ["a url as a JSON key", JSON.stringify([{ id: "wh_1", event: "ticket_opened", url: "https://hooks.example.test/ok", [slack]: "x" }]), hiddenUrl],
+      [
+        "url in the name column",
+        `id,event,url,name\nwh_1,ticket_opened,https://hooks.example.test/ok,${slack}\n`,
+        hiddenUrl,
+      ],
+      [
+        "no header row",
+        `wh_1,ticket_opened,${slack}\n`,
+        /the header names unknown columns "wh_1", "ticket_opened", \(a value that looks like a url, not shown\)/,
+      ],
+      [
+        "a url as a JSON key",
+        JSON.stringify([{ id: "wh_1", event: "ticket_opened", url: "https://hooks.example.test/ok", [slack]: "x" }]),
+        hiddenUrl,
+      ],
     );
     for (const [what, content, message] of cases) {
       writeFileSync(join(dir, "bad.csv"), content);
@@ -274,7 +363,10 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
     const key = `${project}:helpdeskWebhookUrls`;
     const kept = (await test.stack.getConfig(key)).value;
     const before = state();
-    writeFileSync(join(dir, "more.csv"), csvOf([{ id: "wh_more", event: "ticket_opened", url: "https://hooks.example.test/more/adopt-secret-more" }]));
+    writeFileSync(
+      join(dir, "more.csv"),
+      csvOf([{ id: "wh_more", event: "ticket_opened", url: "https://hooks.example.test/more/adopt-secret-more" }]),
+    );
     try {
       await test.stack.setConfig(key, { value: kept, secret: false });
       const plain = await cli(["import", "--stack", test.stack.name, "--from", "more.csv"]);
@@ -285,7 +377,8 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
       const gapped = await cli(["import", "--stack", test.stack.name, "--from", "more.csv"]);
       expect(gapped.code, gapped.stderr).toBe(2);
       expect(gapped.stderr).toContain("has an empty item at position 2");
-      for (const ran of [plain, gapped]) for (const hook of [...home, ...eu]) expect(`${ran.stdout}${ran.stderr}`).not.toContain(hook.url);
+      for (const ran of [plain, gapped])
+        for (const hook of [...home, ...eu]) expect(`${ran.stdout}${ran.stderr}`).not.toContain(hook.url);
     } finally {
       await test.stack.setConfig(key, { value: kept, secret: true });
     }
@@ -294,18 +387,34 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
   });
 
   it("refresh after a webhook was deleted in the help desk: exit 0, one warning per provider, no url, the state as it was", async () => {
-    const deleted = await fetch(`${emulators[0]!.url}/v1/webhooks/${home[1]!.id}`, { method: "DELETE", headers: { authorization: `Bearer ${tokens[0]}` } });
+    const deleted = await fetch(`${emulators[0]!.url}/v1/webhooks/${home[1]!.id}`, {
+      method: "DELETE",
+      headers: { authorization: `Bearer ${tokens[0]}` },
+    });
     expect(deleted.status).toBe(204);
     // The webhooks, which the provider's Read answers for (the engine itself drops an explicit provider's
     // propertyDependencies when it refreshes the provider resource).
-    const resources = async () => ((await test.stack.exportStack()).deployment as { resources: Array<{ type: string }> }).resources.filter((r) => r.type === "helpdesk:index:Webhook");
+    const resources = async () =>
+      ((await test.stack.exportStack()).deployment as { resources: Array<{ type: string }> }).resources.filter(
+        (r) => r.type === "helpdesk:index:Webhook",
+      );
     const before = await resources();
     const events: EngineEvent[] = [];
     const result = await test.stack.refresh({ onEvent: (event) => events.push(event) });
     expect(result.summary.result).toBe("succeeded");
-    const warnings = events.flatMap((event) => (event.diagnosticEvent?.message.includes("refresh cannot ask the help desk") ? [event.diagnosticEvent] : []));
-    expect(warnings.map((warning) => warning.message.match(/(the default helpdesk provider|the helpdesk provider "eu") kept (\d) webhooks/)?.slice(1)).sort()).toEqual([
-      ['the default helpdesk provider', "3"],
+    const warnings = events.flatMap((event) =>
+      event.diagnosticEvent?.message.includes("refresh cannot ask the help desk") ? [event.diagnosticEvent] : [],
+    );
+    expect(
+      warnings
+        .map((warning) =>
+          warning.message
+            .match(/(the default helpdesk provider|the helpdesk provider "eu") kept (\d) webhooks/)
+            ?.slice(1),
+        )
+        .sort(),
+    ).toEqual([
+      ["the default helpdesk provider", "3"],
       ['the helpdesk provider "eu"', "2"],
     ]);
     for (const hook of [...home, ...eu]) expect(`${result.stdout}${result.stderr}`).not.toContain(hook.url);
@@ -315,11 +424,22 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
 
   describe("interrupted while pulumi import runs", () => {
     /** The webhooks of each interrupted run (each its own, so each run starts a `pulumi import`). */
-    const interrupted: Record<"SIGINT" | "SIGTERM" | "SIGHUP", ExistingWebhook[]> = { SIGINT: [], SIGTERM: [], SIGHUP: [] };
+    const interrupted: Record<"SIGINT" | "SIGTERM" | "SIGHUP", ExistingWebhook[]> = {
+      SIGINT: [],
+      SIGTERM: [],
+      SIGHUP: [],
+    };
     /** The webhook of the run whose pulumi import fails after writing its row. */
     let failedMidway: ExistingWebhook[];
     /** The pieces of their urls that must be in no file: paths and queries. */
-    const pieces = ["interrupt-secret-int", "intr-query-int", "interrupt-secret-term", "intr-query-term", "interrupt-secret-hup", "interrupt-secret-failed"];
+    const pieces = [
+      "interrupt-secret-int",
+      "intr-query-int",
+      "interrupt-secret-term",
+      "intr-query-term",
+      "interrupt-secret-hup",
+      "interrupt-secret-failed",
+    ];
     /**
      * Holds `pulumi import` inside its run: the Node.js that the plugin's launcher starts (`PULUMI_HELPDESK_NODE`, only
      * for this run) first says so, then waits until the test lets it go.
@@ -327,8 +447,16 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
     const holdPlugin = (): { env: NodeJS.ProcessEnv; started: () => boolean; release: () => void } => {
       const hold = mkdtempSync(join(dir, "hold-plugin-"));
       const node = join(hold, "node");
-      writeFileSync(node, `#!/bin/sh\n: > '${hold}/started'\nwhile [ ! -e '${hold}/go' ]; do sleep 0.05; done\nexec '${process.execPath}' "$@"\n`, { mode: 0o755 });
-      return { env: { PULUMI_HELPDESK_NODE: node }, started: () => existsSync(join(hold, "started")), release: () => writeFileSync(join(hold, "go"), "") };
+      writeFileSync(
+        node,
+        `#!/bin/sh\n: > '${hold}/started'\nwhile [ ! -e '${hold}/go' ]; do sleep 0.05; done\nexec '${process.execPath}' "$@"\n`,
+        { mode: 0o755 },
+      );
+      return {
+        env: { PULUMI_HELPDESK_NODE: node },
+        started: () => existsSync(join(hold, "started")),
+        release: () => writeFileSync(join(hold, "go"), ""),
+      };
     };
 
     beforeAll(async () => {
@@ -336,17 +464,30 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
         { event: "agent_replied", url: "https://hooks.example.test/home/interrupt-secret-int?token=intr-query-int" },
         { event: "ticket_tagged", url: "https://hooks.example.test/home/interrupt-secret-int-2" },
       ]);
-      interrupted.SIGTERM = await createDirectly(emulators[0]!, tokens[0]!, [{ event: "ticket_moved", url: "https://hooks.example.test/home/interrupt-secret-term?token=intr-query-term" }]);
-      interrupted.SIGHUP = await createDirectly(emulators[0]!, tokens[0]!, [{ event: "ticket_assigned", url: "https://hooks.example.test/home/interrupt-secret-hup" }]);
-      failedMidway = await createDirectly(emulators[0]!, tokens[0]!, [{ event: "customer_added", url: "https://hooks.example.test/home/interrupt-secret-failed" }]);
+      interrupted.SIGTERM = await createDirectly(emulators[0]!, tokens[0]!, [
+        { event: "ticket_moved", url: "https://hooks.example.test/home/interrupt-secret-term?token=intr-query-term" },
+      ]);
+      interrupted.SIGHUP = await createDirectly(emulators[0]!, tokens[0]!, [
+        { event: "ticket_assigned", url: "https://hooks.example.test/home/interrupt-secret-hup" },
+      ]);
+      failedMidway = await createDirectly(emulators[0]!, tokens[0]!, [
+        { event: "customer_added", url: "https://hooks.example.test/home/interrupt-secret-failed" },
+      ]);
     });
 
     // SIGHUP (a closed terminal) reaches pulumi as SIGTERM, which it cancels on (SIGHUP would kill it at once).
-    for (const [signal, flags] of [["SIGINT", []], ["SIGTERM", ["--no-protect"]], ["SIGHUP", []]] as const) {
+    for (const [signal, flags] of [
+      ["SIGINT", []],
+      ["SIGTERM", ["--no-protect"]],
+      ["SIGHUP", []],
+    ] as const) {
       it(`${signal}${flags.length ? ` (${flags.join(" ")})` : ""}: the command ends by it, no file under TMPDIR holds a url, no row is left unprotected`, async () => {
         const hold = holdPlugin();
         // The file on standard input: the test's own copy of the urls is in no file either.
-        const run = startCli(["import", "--stack", test.stack.name, ...flags, "--from", "-"], { dir, env: { ...env, ...hold.env } });
+        const run = startCli(["import", "--stack", test.stack.name, ...flags, "--from", "-"], {
+          dir,
+          env: { ...env, ...hold.env },
+        });
         run.child.stdin.end(csvOf(interrupted[signal]));
         const ended = new Promise<NodeJS.Signals | null>((resolve) => run.child.on("exit", (_code, by) => resolve(by)));
         try {
@@ -370,7 +511,8 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
         expect(importFolders()).toEqual([]);
         // Whatever the interrupted import wrote is protected, --no-protect or not.
         const adopted = adoptedResources(state());
-        for (const hook of interrupted[signal]) if (adopted.has(hook.id)) expect(adopted.get(hook.id)!.protect, hook.id).toBe(true);
+        for (const hook of interrupted[signal])
+          if (adopted.has(hook.id)) expect(adopted.get(hook.id)!.protect, hook.id).toBe(true);
       });
     }
 
@@ -380,8 +522,15 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
       const shim = mkdtempSync(join(dir, "failing-pulumi-"));
       const real = (await runCommand("/bin/sh", ["-c", "command -v pulumi"], { cwd: dir, env })).stdout.trim();
       expect(real).not.toBe("");
-      writeFileSync(join(shim, "pulumi"), `#!/bin/sh\n'${real}' "$@" || exit\nif [ "$1" = import ]; then echo "the import is reported failed" >&2; exit 1; fi\n`, { mode: 0o755 });
-      const run = startCli(["import", "--stack", test.stack.name, "--no-protect", "--from", "-"], { dir, env: { ...env, PATH: `${shim}${delimiter}${env.PATH}` } });
+      writeFileSync(
+        join(shim, "pulumi"),
+        `#!/bin/sh\n'${real}' "$@" || exit\nif [ "$1" = import ]; then echo "the import is reported failed" >&2; exit 1; fi\n`,
+        { mode: 0o755 },
+      );
+      const run = startCli(["import", "--stack", test.stack.name, "--no-protect", "--from", "-"], {
+        dir,
+        env: { ...env, PATH: `${shim}${delimiter}${env.PATH}` },
+      });
       run.child.stdin.end(csvOf(failedMidway));
       const ran = await run.done;
       expect(ran.code, ran.stderr).toBe(1);
@@ -397,7 +546,9 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
       const live = `helpdesk-import-${process.pid}-LiVe00`;
       for (const name of [...stale, live]) {
         mkdirSync(join(tmpdir(), name), { mode: 0o700 });
-        writeFileSync(join(tmpdir(), name, "import.json"), "https://hooks.example.test/stale/interrupt-secret-stale", { mode: 0o600 });
+        writeFileSync(join(tmpdir(), name, "import.json"), "https://hooks.example.test/stale/interrupt-secret-stale", {
+          mode: 0o600,
+        });
       }
       const all = [...interrupted.SIGINT, ...interrupted.SIGTERM, ...interrupted.SIGHUP, ...failedMidway];
       const ran = await cli(["import", "--stack", test.stack.name, "--no-protect", "--from", "-"], csvOf(all));

@@ -17,17 +17,24 @@ import { call as callPlugin, startPlugin, webhookCalls, webhookUrn, type Running
 import { waitFor } from "../support/processes.js";
 
 /** A help desk that answers every request 404 (a webhook already gone) and records what it received. */
-async function recordingHelpDesk(): Promise<{ url: string; requests: { method: string; path: string; headers: IncomingHttpHeaders }[]; server: Server }> {
+async function recordingHelpDesk(): Promise<{
+  url: string;
+  requests: { method: string; path: string; headers: IncomingHttpHeaders }[];
+  server: Server;
+}> {
   const requests: { method: string; path: string; headers: IncomingHttpHeaders }[] = [];
   const server = createServer((req, res) => {
     requests.push({ method: req.method ?? "", path: req.url ?? "", headers: req.headers });
-    res.writeHead(404, { "content-type": "application/json" }).end(JSON.stringify({ error: { code: "not_found", message: "no such webhook" } }));
+    res
+      .writeHead(404, { "content-type": "application/json" })
+      .end(JSON.stringify({ error: { code: "not_found", message: "no such webhook" } }));
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, requests, server };
 }
 
-const struct = (properties: Record<string, unknown>) => structPb.Struct.fromJavaScript(properties as Parameters<typeof structPb.Struct.fromJavaScript>[0]);
+const struct = (properties: Record<string, unknown>) =>
+  structPb.Struct.fromJavaScript(properties as Parameters<typeof structPb.Struct.fromJavaScript>[0]);
 
 describe("a local process other than the engine on the plugin's port", () => {
   const ENV_TOKEN = "ENV-FILLED-TOKEN-abc123";
@@ -40,14 +47,24 @@ describe("a local process other than the engine on the plugin's port", () => {
   let other: Awaited<ReturnType<typeof recordingHelpDesk>>;
 
   /** One unary call of the plugin's ResourceProvider service. */
-  function call<Req, Res>(method: (request: Req, callback: (error: grpc.ServiceError | null, response: Res) => void) => unknown, request: Req): Promise<Res> {
-    return new Promise((resolve, reject) => method.call(plugin.client, request, (error, response) => (error ? reject(error) : resolve(response))));
+  function call<Req, Res>(
+    method: (request: Req, callback: (error: grpc.ServiceError | null, response: Res) => void) => unknown,
+    request: Req,
+  ): Promise<Res> {
+    return new Promise((resolve, reject) =>
+      method.call(plugin.client, request, (error, response) => (error ? reject(error) : resolve(response))),
+    );
   }
-  const configure = (settings: Record<string, unknown>) => call(plugin.client.configure, new providerPb.ConfigureRequest().setArgs(struct(settings)).setAcceptsecrets(true));
+  const configure = (settings: Record<string, unknown>) =>
+    call(plugin.client.configure, new providerPb.ConfigureRequest().setArgs(struct(settings)).setAcceptsecrets(true));
   const deleteWebhook = (id: string) =>
     call(
       plugin.client.delete,
-      new providerPb.DeleteRequest().setUrn(`urn:pulumi:dev::p::${WEBHOOK_TYPE}::${id}`).setType(WEBHOOK_TYPE).setId(id).setProperties(struct({ event: "ticket_opened", url: "https://hooks.example.com/x" })),
+      new providerPb.DeleteRequest()
+        .setUrn(`urn:pulumi:dev::p::${WEBHOOK_TYPE}::${id}`)
+        .setType(WEBHOOK_TYPE)
+        .setId(id)
+        .setProperties(struct({ event: "ticket_opened", url: "https://hooks.example.com/x" })),
     );
 
   beforeAll(async () => {
@@ -58,7 +75,11 @@ describe("a local process other than the engine on the plugin's port", () => {
         callback(null, new emptyPb.Empty());
       },
     } as unknown as grpc.UntypedServiceImplementation);
-    const port = await new Promise<number>((resolve, reject) => engine.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) => (error ? reject(error) : resolve(bound))));
+    const port = await new Promise<number>((resolve, reject) =>
+      engine.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) =>
+        error ? reject(error) : resolve(bound),
+      ),
+    );
     engineAddress = `127.0.0.1:${port}`;
     [helpDesk, other] = await Promise.all([recordingHelpDesk(), recordingHelpDesk()]);
     // The environment fills the access token when Configure leaves it unset (config.ts): what the audit's probe stole.
@@ -74,14 +95,24 @@ describe("a local process other than the engine on the plugin's port", () => {
 
   it("follows a loopback engine address, and ignores Handshake and Attach addresses that are not loopback", async () => {
     await call(plugin.client.handshake, new providerPb.ProviderHandshakeRequest().setEngineAddress(engineAddress));
-    for (const address of ["192.0.2.1:50051", "evil.example:443", "[2001:db8::1]:50051", "127.0.0.1.evil.example:1", "127.0.0.1"]) {
+    for (const address of [
+      "192.0.2.1:50051",
+      "evil.example:443",
+      "[2001:db8::1]:50051",
+      "127.0.0.1.evil.example:1",
+      "127.0.0.1",
+    ]) {
       await call(plugin.client.attach, new pluginPb.PluginAttach().setAddress(address));
       await call(plugin.client.handshake, new providerPb.ProviderHandshakeRequest().setEngineAddress(address));
     }
     await configure({ baseUrl: helpDesk.url, accessToken: ENGINE_TOKEN });
     await deleteWebhook("wh_gone_1");
     // The warning about the webhook already gone reaches the engine's Log service, not an address given later.
-    await waitFor("the warning at the engine", () => logged.find((line) => line.includes("webhook wh_gone_1 (ticket_opened) was already gone")), 20_000);
+    await waitFor(
+      "the warning at the engine",
+      () => logged.find((line) => line.includes("webhook wh_gone_1 (ticket_opened) was already gone")),
+      20_000,
+    );
     expect(plugin.stderr()).not.toContain("wh_gone_1");
   });
 
@@ -96,8 +127,14 @@ describe("a local process other than the engine on the plugin's port", () => {
         "of its own starts its own plugin process).",
     );
     // The engine hears of it, with the caller's address.
-    const warning = await waitFor("the refusal's warning at the engine", () => logged.find((line) => line.includes("a second Configure with other settings")), 20_000);
-    expect(warning).toMatch(/^a second Configure with other settings, from "(ipv4:)?127\.0\.0\.1:\d+", was refused: Pulumi configures a plugin once, so another local process sent it; the first settings stay\.$/);
+    const warning = await waitFor(
+      "the refusal's warning at the engine",
+      () => logged.find((line) => line.includes("a second Configure with other settings")),
+      20_000,
+    );
+    expect(warning).toMatch(
+      /^a second Configure with other settings, from "(ipv4:)?127\.0\.0\.1:\d+", was refused: Pulumi configures a plugin once, so another local process sent it; the first settings stay\.$/,
+    );
     await configure({ accessToken: ENGINE_TOKEN, baseUrl: helpDesk.url }); // the same, in another key order
     await deleteWebhook("wh_gone_2");
     expect(other.requests).toEqual([]);
@@ -129,12 +166,47 @@ describe("a local process calling the plugin before the engine configures it", (
     const urn = webhookUrn("early");
     const inputs = struct({ event: "ticket_opened", url: "https://hooks.example.com/x" });
     const operations = {
-      Check: () => callPlugin(client.check.bind(client), new providerPb.CheckRequest().setUrn(urn).setType(WEBHOOK_TYPE).setNews(inputs), providerPb.CheckResponse),
-      Diff: () => callPlugin(client.diff.bind(client), new providerPb.DiffRequest().setUrn(urn).setType(WEBHOOK_TYPE).setId("wh_1").setOlds(inputs).setNews(inputs), providerPb.DiffResponse),
-      Create: () => callPlugin(client.create.bind(client), new providerPb.CreateRequest().setUrn(urn).setType(WEBHOOK_TYPE).setProperties(inputs), providerPb.CreateResponse),
-      Read: () => callPlugin(client.read.bind(client), new providerPb.ReadRequest().setUrn(urn).setType(WEBHOOK_TYPE).setId("wh_1").setProperties(struct({})), providerPb.ReadResponse),
-      Update: () => callPlugin(client.update.bind(client), new providerPb.UpdateRequest().setUrn(urn).setType(WEBHOOK_TYPE).setId("wh_1").setOlds(inputs).setNews(inputs), providerPb.UpdateResponse),
-      Delete: () => callPlugin(client.delete.bind(client), new providerPb.DeleteRequest().setUrn(urn).setType(WEBHOOK_TYPE).setId("wh_1").setProperties(inputs), emptyPb.Empty),
+      Check: () =>
+        callPlugin(
+          client.check.bind(client),
+          new providerPb.CheckRequest().setUrn(urn).setType(WEBHOOK_TYPE).setNews(inputs),
+          providerPb.CheckResponse,
+        ),
+      Diff: () =>
+        callPlugin(
+          client.diff.bind(client),
+          new providerPb.DiffRequest().setUrn(urn).setType(WEBHOOK_TYPE).setId("wh_1").setOlds(inputs).setNews(inputs),
+          providerPb.DiffResponse,
+        ),
+      Create: () =>
+        callPlugin(
+          client.create.bind(client),
+          new providerPb.CreateRequest().setUrn(urn).setType(WEBHOOK_TYPE).setProperties(inputs),
+          providerPb.CreateResponse,
+        ),
+      Read: () =>
+        callPlugin(
+          client.read.bind(client),
+          new providerPb.ReadRequest().setUrn(urn).setType(WEBHOOK_TYPE).setId("wh_1").setProperties(struct({})),
+          providerPb.ReadResponse,
+        ),
+      Update: () =>
+        callPlugin(
+          client.update.bind(client),
+          new providerPb.UpdateRequest()
+            .setUrn(urn)
+            .setType(WEBHOOK_TYPE)
+            .setId("wh_1")
+            .setOlds(inputs)
+            .setNews(inputs),
+          providerPb.UpdateResponse,
+        ),
+      Delete: () =>
+        callPlugin(
+          client.delete.bind(client),
+          new providerPb.DeleteRequest().setUrn(urn).setType(WEBHOOK_TYPE).setId("wh_1").setProperties(inputs),
+          emptyPb.Empty,
+        ),
     };
     for (const [operation, run] of Object.entries(operations)) {
       const refused = await run().then(
@@ -151,17 +223,39 @@ describe("a local process calling the plugin before the engine configures it", (
 
     // What the engine calls before Configure (provider_plugin.go, providers/registry.go) is served.
     const providerUrn = "urn:pulumi:dev::p::pulumi:providers:helpdesk::default";
-    await callPlugin(client.handshake.bind(client), new providerPb.ProviderHandshakeRequest(), providerPb.ProviderHandshakeResponse);
+    await callPlugin(
+      client.handshake.bind(client),
+      new providerPb.ProviderHandshakeRequest(),
+      providerPb.ProviderHandshakeResponse,
+    );
     await callPlugin(client.getPluginInfo.bind(client), new emptyPb.Empty(), pluginPb.PluginInfo);
-    expect((await callPlugin(client.getSchema.bind(client), new providerPb.GetSchemaRequest(), providerPb.GetSchemaResponse)).getSchema()).toContain(WEBHOOK_TYPE);
+    expect(
+      (
+        await callPlugin(client.getSchema.bind(client), new providerPb.GetSchemaRequest(), providerPb.GetSchemaResponse)
+      ).getSchema(),
+    ).toContain(WEBHOOK_TYPE);
     const config = struct({ baseUrl: helpDesk.url, accessToken: "engine-token" });
-    expect((await callPlugin(client.checkConfig.bind(client), new providerPb.CheckRequest().setUrn(providerUrn).setNews(config), providerPb.CheckResponse)).getFailuresList()).toEqual([]);
-    await callPlugin(client.diffConfig.bind(client), new providerPb.DiffRequest().setUrn(providerUrn).setOlds(config).setNews(config), providerPb.DiffResponse);
+    expect(
+      (
+        await callPlugin(
+          client.checkConfig.bind(client),
+          new providerPb.CheckRequest().setUrn(providerUrn).setNews(config),
+          providerPb.CheckResponse,
+        )
+      ).getFailuresList(),
+    ).toEqual([]);
+    await callPlugin(
+      client.diffConfig.bind(client),
+      new providerPb.DiffRequest().setUrn(providerUrn).setOlds(config).setNews(config),
+      providerPb.DiffResponse,
+    );
 
     // Configured, every operation is served: Check answers, Delete reaches the help desk with the configured token.
     await webhookCalls(client).configure({ baseUrl: helpDesk.url, accessToken: "engine-token" });
     expect((await operations.Check()).getFailuresList()).toEqual([]);
     await operations.Delete();
-    expect(helpDesk.requests.map((request) => [request.method, request.path, request.headers.authorization])).toEqual([["DELETE", "/v1/webhooks/wh_1", "Bearer engine-token"]]);
+    expect(helpDesk.requests.map((request) => [request.method, request.path, request.headers.authorization])).toEqual([
+      ["DELETE", "/v1/webhooks/wh_1", "Bearer engine-token"],
+    ]);
   });
 });

@@ -15,7 +15,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
@@ -28,7 +37,13 @@ import { startCli } from "../support/cli.js";
 import { emulatorStats, heldWebhooks } from "../support/emulator.js";
 import { localPluginIn } from "../support/examples.js";
 import { repoRoot } from "../support/package.js";
-import { configAsLoginWrites, createTestStack, pulumiAvailable, readStateFile, type TestStack } from "../support/pulumi.js";
+import {
+  configAsLoginWrites,
+  createTestStack,
+  pulumiAvailable,
+  readStateFile,
+  type TestStack,
+} from "../support/pulumi.js";
 import { runCommand, shown } from "../support/processes.js";
 
 const project = "helpdesk-migrate";
@@ -61,7 +76,8 @@ function makeProject(dir: string): void {
   const scope = nodejsSdkPackage().split("/")[0]!;
   mkdirSync(join(modules, scope), { recursive: true });
   for (const entry of readdirSync(join(repoRoot, "node_modules"))) {
-    if (entry !== scope && !entry.startsWith(".")) symlinkSync(join(repoRoot, "node_modules", entry), join(modules, entry));
+    if (entry !== scope && !entry.startsWith("."))
+      symlinkSync(join(repoRoot, "node_modules", entry), join(modules, entry));
   }
   symlinkSync(join(repoRoot, "dist", "native"), join(modules, nodejsSdkPackage()));
   symlinkSync(repoRoot, join(modules, PACKAGE_NAME));
@@ -88,176 +104,222 @@ interface Resource {
   outputs?: Record<string, unknown>;
 }
 
-describe.skipIf(!pulumiAvailable())("pulumi-helpdesk migrate: dynamic Webhooks to the native provider (TypeScript)", () => {
-  const client = { clientId: "migrate-client", clientSecret: "migrate-client-secret-value", redirectUri: "http://127.0.0.1:1/callback", name: "migrate" };
-  let emulator: RunningEmulator;
-  let dir: string;
-  let shimDir: string;
-  let test: TestStack;
-  let env: NodeJS.ProcessEnv;
-  /** A webhook of the help desk that no stack holds: destroy must leave it. */
-  let bystander: ExistingWebhook;
-  /** The webhooks as the help desk holds them after `pulumi up` of the dynamic program: name → id. */
-  const ids = new Map<string, string>();
-  /** The API requests counted before the migration started. */
-  let requestsBefore: Record<string, number>;
-  let printed = "";
+describe.skipIf(!pulumiAvailable())(
+  "pulumi-helpdesk migrate: dynamic Webhooks to the native provider (TypeScript)",
+  () => {
+    const client = {
+      clientId: "migrate-client",
+      clientSecret: "migrate-client-secret-value",
+      redirectUri: "http://127.0.0.1:1/callback",
+      name: "migrate",
+    };
+    let emulator: RunningEmulator;
+    let dir: string;
+    let shimDir: string;
+    let test: TestStack;
+    let env: NodeJS.ProcessEnv;
+    /** A webhook of the help desk that no stack holds: destroy must leave it. */
+    let bystander: ExistingWebhook;
+    /** The webhooks as the help desk holds them after `pulumi up` of the dynamic program: name → id. */
+    const ids = new Map<string, string>();
+    /** The API requests counted before the migration started. */
+    let requestsBefore: Record<string, number>;
+    let printed = "";
 
-  const cli = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => {
-    const run = startCli(args, { dir, env }, extraEnv);
-    run.child.stdin.end();
-    return run.done;
-  };
-  const pulumi = (args: string[]) => runCommand("pulumi", [...args, "--stack", test.stack.name, "--non-interactive"], { cwd: dir, env });
-  const state = (): string => readStateFile(test, project);
-  const resources = async (): Promise<Resource[]> => ((await test.stack.exportStack()).deployment as { resources: Resource[] }).resources;
+    const cli = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => {
+      const run = startCli(args, { dir, env }, extraEnv);
+      run.child.stdin.end();
+      return run.done;
+    };
+    const pulumi = (args: string[]) =>
+      runCommand("pulumi", [...args, "--stack", test.stack.name, "--non-interactive"], { cwd: dir, env });
+    const state = (): string => readStateFile(test, project);
+    const resources = async (): Promise<Resource[]> =>
+      ((await test.stack.exportStack()).deployment as { resources: Resource[] }).resources;
 
-  beforeAll(async () => {
-    emulator = await startEmulator({ port: 0, autoApprove: true, clients: [client] });
-    const { accessToken } = await signIn({ baseUrl: emulator.url, ...client });
-    dir = mkdtempSync(join(tmpdir(), "helpdesk-migrate-"));
-    makeProject(dir);
-    test = await createTestStack(dir, configAsLoginWrites(emulator.url, client, { accessToken }));
-    env = { ...process.env, ...test.stack.workspace.envVars, CI: "true", NO_COLOR: "1" };
-    for (const name of ["HELPDESK_BASE_URL", "HELPDESK_CLIENT_ID", "HELPDESK_CLIENT_SECRET", "HELPDESK_REDIRECT_URI", "HELPDESK_ACCESS_TOKEN"]) delete env[name];
-    [bystander] = (await createDirectly(emulator, accessToken, [{ event: "note_added", url: "https://hooks.example.test/migrate/bystander" }])) as [ExistingWebhook];
-    const up = await test.stack.up();
-    expect(up.summary.result).toBe("succeeded");
-    for (const resource of await resources()) if (resource.type === DYNAMIC_WEBHOOK_TYPE) ids.set(resource.urn.slice(resource.urn.lastIndexOf("::") + 2), resource.id!);
-    expect(ids.size).toBe(HOOKS.length);
-    // A `pulumi` that fails its first `state delete` (the second step of the migration), and runs the real one otherwise.
-    shimDir = mkdtempSync(join(tmpdir(), "helpdesk-migrate-shim-"));
-    const real = execFileSync("sh", ["-c", "command -v pulumi"], { env, encoding: "utf8" }).trim();
-    writeFileSync(
-      join(shimDir, "pulumi"),
-      `#!/bin/sh\nif [ "$1" = state ] && [ "$2" = delete ] && [ ! -e "${shimDir}/failed" ]; then : > "${shimDir}/failed"; echo "error: injected failure" >&2; exit 1; fi\nexec "${real}" "$@"\n`,
-    );
-    chmodSync(join(shimDir, "pulumi"), 0o755);
-    requestsBefore = await apiRequests(emulator);
-  }, 300_000);
-
-  afterAll(async () => {
-    if (test) {
-      await pulumi(["state", "unprotect", "--all", "--yes"]).catch(() => undefined);
-      await test.stack.destroy().catch(() => undefined);
-      await test.dispose();
-    }
-    await emulator?.close();
-    for (const folder of [dir, shimDir]) if (folder) rmSync(folder, { recursive: true, force: true });
-  });
-
-  it("--dry-run lists the 20 webhooks (no url) and changes nothing", async () => {
-    const before = state();
-    const ran = await cli(["migrate", "--stack", test.stack.name, "--dry-run"]);
-    expect(ran.code, ran.stderr).toBe(0);
-    const lines = ran.stdout.trim().split("\n");
-    expect(lines.map((line) => line.split("\t").slice(0, 3)).sort()).toEqual(HOOKS.map((hook) => [hook.name, ids.get(hook.name), hook.event]).sort());
-    for (const hook of HOOKS) expect(`${ran.stdout}${ran.stderr}`).not.toContain(hook.url);
-    expect(state()).toBe(before);
-  });
-
-  it("a helpdesk:* setting the native provider would refuse: exit 2 naming it, nothing changed", async () => {
-    const before = state();
-    await test.stack.setConfig("helpdesk:maxRetries", { value: "99" });
-    try {
-      const ran = await cli(["migrate", "--stack", test.stack.name]);
-      expect(ran.code, ran.stderr).toBe(2);
-      expect(ran.stderr).toMatch(/config helpdesk:maxRetries must be .*got "99"/);
-      expect(ran.stderr).toContain("nothing changed");
-    } finally {
-      await test.stack.removeConfig("helpdesk:maxRetries");
-    }
-    expect(state()).toBe(before);
-    expect((await test.stack.getAllConfig())[`${project}:helpdeskWebhookUrls`]).toBeUndefined();
-  });
-
-  it("the second step failing leaves every webhook in the state, none deleted; a rerun completes the move", async () => {
-    const failed = await cli(["migrate", "--stack", test.stack.name], { PATH: `${shimDir}${delimiter}${env.PATH}` });
-    expect(failed.code, failed.stderr).toBe(1);
-    expect(failed.stderr).toContain("pulumi state delete");
-    expect(failed.stderr).toContain("again to finish");
-    expect(existsSync(join(shimDir, "failed"))).toBe(true);
-    const between = await resources();
-    for (const [name, id] of ids) {
-      expect(between.filter((resource) => resource.id === id).map((resource) => resource.type).sort(), name).toEqual([DYNAMIC_WEBHOOK_TYPE, WEBHOOK_TYPE].sort());
-    }
-    expect((await heldWebhooks(emulator)).map((hook) => hook.id).sort()).toEqual([bystander.id, ...ids.values()].sort());
-
-    const ran = await cli(["migrate", "--stack", test.stack.name]);
-    expect(ran.code, ran.stderr).toBe(0);
-    expect(ran.stderr).toContain("skipped 20 webhooks adopted as native before");
-    printed = ran.stdout;
-    expect(printed).toContain(`import { Webhook } from "${nodejsSdkPackage()}";`);
-    expect(printed).toContain("// Webhooks adopted by `pulumi-helpdesk migrate`.");
-    expect(printed).toContain(`new Webhook("hook-0", { event: "${HOOKS[0]!.event}", url: helpdeskWebhookUrls.apply((urls) => urls[`);
-    for (const hook of HOOKS) expect(`${ran.stdout}${ran.stderr}${failed.stdout}${failed.stderr}`).not.toContain(hook.url);
-
-    const after = await resources();
-    expect(after.filter((resource) => resource.type === DYNAMIC_WEBHOOK_TYPE || resource.type === "pulumi:providers:pulumi-nodejs")).toEqual([]);
-    const natives = after.filter((resource) => resource.type === WEBHOOK_TYPE);
-    expect(natives.map((resource) => [resource.urn.slice(resource.urn.lastIndexOf("::") + 2), resource.id]).sort()).toEqual([...ids.entries()].sort());
-    for (const native of natives) {
-      const hook = HOOKS.find((candidate) => native.urn.endsWith(`::${candidate.name}`))!;
-      expect(native.protect).toBe(true);
-      expect(native.outputs?.event).toBe(hook.event);
-      // exportStack shows secrets decrypted, in the state's secret form: the url is one.
-      expect(native.outputs?.url).toEqual({ "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270", plaintext: JSON.stringify(hook.url) });
-    }
-    for (const hook of HOOKS) expect(state()).not.toContain(hook.url);
-    expect(await apiRequests(emulator)).toEqual(requestsBefore);
-  });
-
-  it("a second rerun finds nothing to migrate", async () => {
-    const ran = await cli(["migrate", "--stack", test.stack.name]);
-    expect(ran.code, ran.stderr).toBe(0);
-    expect(ran.stderr).toContain("nothing to migrate");
-  });
-
-  it("the printed program previews with no change, and no request reaches the help desk", async () => {
-    writeFileSync(join(dir, "index.ts"), `${printed}\n`);
-    const preview = await pulumi(["preview", "--expect-no-changes"]);
-    expect(preview.code, shown("pulumi preview --expect-no-changes", preview)).toBe(0);
-    expect(await apiRequests(emulator)).toEqual(requestsBefore);
-  });
-
-  it("aliases rename one webhook and move another into a component with no request (the README's example)", async () => {
-    const renamed = printed
-      .replace(/new Webhook\("hook-0", (.*) \{ protect: true \}\);/, 'new Webhook("hook-zero", $1 { protect: true, aliases: [{ name: "hook-0" }] });')
-      .replace(
-        /^const hook1 = new Webhook\("hook-1", (.*) \{ protect: true \}\);$/m,
-        [
-          "class Group extends pulumi.ComponentResource {",
-          "  constructor(name: string, opts?: pulumi.ComponentResourceOptions) {",
-          '    super("examples:index:Group", name, {}, opts);',
-          '    new Webhook("hook-1", $1 { parent: this, protect: true, aliases: [{ parent: pulumi.rootStackResource }] });',
-          "  }",
-          "}",
-          'new Group("group");',
-        ].join("\n"),
+    beforeAll(async () => {
+      emulator = await startEmulator({ port: 0, autoApprove: true, clients: [client] });
+      const { accessToken } = await signIn({ baseUrl: emulator.url, ...client });
+      dir = mkdtempSync(join(tmpdir(), "helpdesk-migrate-"));
+      makeProject(dir);
+      test = await createTestStack(dir, configAsLoginWrites(emulator.url, client, { accessToken }));
+      env = { ...process.env, ...test.stack.workspace.envVars, CI: "true", NO_COLOR: "1" };
+      for (const name of [
+        "HELPDESK_BASE_URL",
+        "HELPDESK_CLIENT_ID",
+        "HELPDESK_CLIENT_SECRET",
+        "HELPDESK_REDIRECT_URI",
+        "HELPDESK_ACCESS_TOKEN",
+      ])
+        delete env[name];
+      [bystander] = (await createDirectly(emulator, accessToken, [
+        { event: "note_added", url: "https://hooks.example.test/migrate/bystander" },
+      ])) as [ExistingWebhook];
+      const up = await test.stack.up();
+      expect(up.summary.result).toBe("succeeded");
+      for (const resource of await resources())
+        if (resource.type === DYNAMIC_WEBHOOK_TYPE)
+          ids.set(resource.urn.slice(resource.urn.lastIndexOf("::") + 2), resource.id!);
+      expect(ids.size).toBe(HOOKS.length);
+      // A `pulumi` that fails its first `state delete` (the second step of the migration), and runs the real one otherwise.
+      shimDir = mkdtempSync(join(tmpdir(), "helpdesk-migrate-shim-"));
+      const real = execFileSync("sh", ["-c", "command -v pulumi"], { env, encoding: "utf8" }).trim();
+      writeFileSync(
+        join(shimDir, "pulumi"),
+        `#!/bin/sh\nif [ "$1" = state ] && [ "$2" = delete ] && [ ! -e "${shimDir}/failed" ]; then : > "${shimDir}/failed"; echo "error: injected failure" >&2; exit 1; fi\nexec "${real}" "$@"\n`,
       );
-    expect(renamed).toContain('"hook-zero"');
-    expect(renamed).toContain("class Group");
-    writeFileSync(join(dir, "index.ts"), `${renamed}\n`);
-    const up = await pulumi(["up", "--yes"]);
-    expect(up.code, shown("pulumi up", up)).toBe(0);
-    const after = await resources();
-    const byId = (id: string) => after.find((resource) => resource.type === WEBHOOK_TYPE && resource.id === id)?.urn;
-    expect(byId(ids.get("hook-0")!)).toMatch(/::helpdesk:index:Webhook::hook-zero$/);
-    expect(byId(ids.get("hook-1")!)).toMatch(/::examples:index:Group\$helpdesk:index:Webhook::hook-1$/);
-    expect(await apiRequests(emulator)).toEqual(requestsBefore);
-    const preview = await pulumi(["preview", "--expect-no-changes"]);
-    expect(preview.code, shown("pulumi preview --expect-no-changes", preview)).toBe(0);
-    expect(await apiRequests(emulator)).toEqual(requestsBefore);
-  });
+      chmodSync(join(shimDir, "pulumi"), 0o755);
+      requestsBefore = await apiRequests(emulator);
+    }, 300_000);
 
-  it("pulumi destroy, after pulumi state unprotect --all, deletes exactly the 20 webhooks", async () => {
-    const destroyRefused = await pulumi(["destroy", "--yes"]);
-    expect(destroyRefused.code).not.toBe(0);
-    expect((await heldWebhooks(emulator)).length).toBe(HOOKS.length + 1);
-    const unprotect = await pulumi(["state", "unprotect", "--all", "--yes"]);
-    expect(unprotect.code, shown("pulumi state unprotect", unprotect)).toBe(0);
-    const destroy = await pulumi(["destroy", "--yes"]);
-    expect(destroy.code, shown("pulumi destroy", destroy)).toBe(0);
-    expect((await heldWebhooks(emulator)).map((hook) => hook.id)).toEqual([bystander.id]);
-  });
-});
+    afterAll(async () => {
+      if (test) {
+        await pulumi(["state", "unprotect", "--all", "--yes"]).catch(() => undefined);
+        await test.stack.destroy().catch(() => undefined);
+        await test.dispose();
+      }
+      await emulator?.close();
+      for (const folder of [dir, shimDir]) if (folder) rmSync(folder, { recursive: true, force: true });
+    });
+
+    it("--dry-run lists the 20 webhooks (no url) and changes nothing", async () => {
+      const before = state();
+      const ran = await cli(["migrate", "--stack", test.stack.name, "--dry-run"]);
+      expect(ran.code, ran.stderr).toBe(0);
+      const lines = ran.stdout.trim().split("\n");
+      expect(lines.map((line) => line.split("\t").slice(0, 3)).sort()).toEqual(
+        HOOKS.map((hook) => [hook.name, ids.get(hook.name), hook.event]).sort(),
+      );
+      for (const hook of HOOKS) expect(`${ran.stdout}${ran.stderr}`).not.toContain(hook.url);
+      expect(state()).toBe(before);
+    });
+
+    it("a helpdesk:* setting the native provider would refuse: exit 2 naming it, nothing changed", async () => {
+      const before = state();
+      await test.stack.setConfig("helpdesk:maxRetries", { value: "99" });
+      try {
+        const ran = await cli(["migrate", "--stack", test.stack.name]);
+        expect(ran.code, ran.stderr).toBe(2);
+        expect(ran.stderr).toMatch(/config helpdesk:maxRetries must be .*got "99"/);
+        expect(ran.stderr).toContain("nothing changed");
+      } finally {
+        await test.stack.removeConfig("helpdesk:maxRetries");
+      }
+      expect(state()).toBe(before);
+      expect((await test.stack.getAllConfig())[`${project}:helpdeskWebhookUrls`]).toBeUndefined();
+    });
+
+    it("the second step failing leaves every webhook in the state, none deleted; a rerun completes the move", async () => {
+      const failed = await cli(["migrate", "--stack", test.stack.name], { PATH: `${shimDir}${delimiter}${env.PATH}` });
+      expect(failed.code, failed.stderr).toBe(1);
+      expect(failed.stderr).toContain("pulumi state delete");
+      expect(failed.stderr).toContain("again to finish");
+      expect(existsSync(join(shimDir, "failed"))).toBe(true);
+      const between = await resources();
+      for (const [name, id] of ids) {
+        expect(
+          between
+            .filter((resource) => resource.id === id)
+            .map((resource) => resource.type)
+            .sort(),
+          name,
+        ).toEqual([DYNAMIC_WEBHOOK_TYPE, WEBHOOK_TYPE].sort());
+      }
+      expect((await heldWebhooks(emulator)).map((hook) => hook.id).sort()).toEqual(
+        [bystander.id, ...ids.values()].sort(),
+      );
+
+      const ran = await cli(["migrate", "--stack", test.stack.name]);
+      expect(ran.code, ran.stderr).toBe(0);
+      expect(ran.stderr).toContain("skipped 20 webhooks adopted as native before");
+      printed = ran.stdout;
+      expect(printed).toContain(`import { Webhook } from "${nodejsSdkPackage()}";`);
+      expect(printed).toContain("// Webhooks adopted by `pulumi-helpdesk migrate`.");
+      expect(printed).toContain(
+        `new Webhook("hook-0", { event: "${HOOKS[0]!.event}", url: helpdeskWebhookUrls.apply((urls) => urls[`,
+      );
+      for (const hook of HOOKS)
+        expect(`${ran.stdout}${ran.stderr}${failed.stdout}${failed.stderr}`).not.toContain(hook.url);
+
+      const after = await resources();
+      expect(
+        after.filter(
+          (resource) => resource.type === DYNAMIC_WEBHOOK_TYPE || resource.type === "pulumi:providers:pulumi-nodejs",
+        ),
+      ).toEqual([]);
+      const natives = after.filter((resource) => resource.type === WEBHOOK_TYPE);
+      expect(
+        natives.map((resource) => [resource.urn.slice(resource.urn.lastIndexOf("::") + 2), resource.id]).sort(),
+      ).toEqual([...ids.entries()].sort());
+      for (const native of natives) {
+        const hook = HOOKS.find((candidate) => native.urn.endsWith(`::${candidate.name}`))!;
+        expect(native.protect).toBe(true);
+        expect(native.outputs?.event).toBe(hook.event);
+        // exportStack shows secrets decrypted, in the state's secret form: the url is one.
+        expect(native.outputs?.url).toEqual({
+          "4dabf18193072939515e22adb298388d": "1b47061264138c4ac30d75fd1eb44270",
+          plaintext: JSON.stringify(hook.url),
+        });
+      }
+      for (const hook of HOOKS) expect(state()).not.toContain(hook.url);
+      expect(await apiRequests(emulator)).toEqual(requestsBefore);
+    });
+
+    it("a second rerun finds nothing to migrate", async () => {
+      const ran = await cli(["migrate", "--stack", test.stack.name]);
+      expect(ran.code, ran.stderr).toBe(0);
+      expect(ran.stderr).toContain("nothing to migrate");
+    });
+
+    it("the printed program previews with no change, and no request reaches the help desk", async () => {
+      writeFileSync(join(dir, "index.ts"), `${printed}\n`);
+      const preview = await pulumi(["preview", "--expect-no-changes"]);
+      expect(preview.code, shown("pulumi preview --expect-no-changes", preview)).toBe(0);
+      expect(await apiRequests(emulator)).toEqual(requestsBefore);
+    });
+
+    it("aliases rename one webhook and move another into a component with no request (the README's example)", async () => {
+      const renamed = printed
+        .replace(
+          /new Webhook\("hook-0", (.*) \{ protect: true \}\);/,
+          'new Webhook("hook-zero", $1 { protect: true, aliases: [{ name: "hook-0" }] });',
+        )
+        .replace(
+          /^const hook1 = new Webhook\("hook-1", (.*) \{ protect: true \}\);$/m,
+          [
+            "class Group extends pulumi.ComponentResource {",
+            "  constructor(name: string, opts?: pulumi.ComponentResourceOptions) {",
+            '    super("examples:index:Group", name, {}, opts);',
+            '    new Webhook("hook-1", $1 { parent: this, protect: true, aliases: [{ parent: pulumi.rootStackResource }] });',
+            "  }",
+            "}",
+            'new Group("group");',
+          ].join("\n"),
+        );
+      expect(renamed).toContain('"hook-zero"');
+      expect(renamed).toContain("class Group");
+      writeFileSync(join(dir, "index.ts"), `${renamed}\n`);
+      const up = await pulumi(["up", "--yes"]);
+      expect(up.code, shown("pulumi up", up)).toBe(0);
+      const after = await resources();
+      const byId = (id: string) => after.find((resource) => resource.type === WEBHOOK_TYPE && resource.id === id)?.urn;
+      expect(byId(ids.get("hook-0")!)).toMatch(/::helpdesk:index:Webhook::hook-zero$/);
+      expect(byId(ids.get("hook-1")!)).toMatch(/::examples:index:Group\$helpdesk:index:Webhook::hook-1$/);
+      expect(await apiRequests(emulator)).toEqual(requestsBefore);
+      const preview = await pulumi(["preview", "--expect-no-changes"]);
+      expect(preview.code, shown("pulumi preview --expect-no-changes", preview)).toBe(0);
+      expect(await apiRequests(emulator)).toEqual(requestsBefore);
+    });
+
+    it("pulumi destroy, after pulumi state unprotect --all, deletes exactly the 20 webhooks", async () => {
+      const destroyRefused = await pulumi(["destroy", "--yes"]);
+      expect(destroyRefused.code).not.toBe(0);
+      expect((await heldWebhooks(emulator)).length).toBe(HOOKS.length + 1);
+      const unprotect = await pulumi(["state", "unprotect", "--all", "--yes"]);
+      expect(unprotect.code, shown("pulumi state unprotect", unprotect)).toBe(0);
+      const destroy = await pulumi(["destroy", "--yes"]);
+      expect(destroy.code, shown("pulumi destroy", destroy)).toBe(0);
+      expect((await heldWebhooks(emulator)).map((hook) => hook.id)).toEqual([bystander.id]);
+    });
+  },
+);

@@ -17,7 +17,10 @@ import { emptyPb, providerPb } from "../../provider/native/proto.js";
 import { repoRoot } from "../support/package.js";
 import { startPlugin, struct, webhookCalls, type ProviderClient, type RunningPlugin } from "../support/plugin.js";
 
-const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string; repository: { url: string } };
+const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+  version: string;
+  repository: { url: string };
+};
 
 describe("native provider schema", () => {
   const schema = buildSchema();
@@ -34,7 +37,9 @@ describe("native provider schema", () => {
     expect(schema).toMatchObject({ homepage: repository, repository });
     const { owner, name } = githubRepository();
     expect(schema.logoUrl).toBe(`https://raw.githubusercontent.com/${owner}/${name}/v${pkg.version}/${LOGO_FILE}`);
-    expect(readFileSync(`${repoRoot}${LOGO_FILE}`, "utf8")).toMatch(/^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" viewBox="0 0 \d+ \d+"/);
+    expect(readFileSync(`${repoRoot}${LOGO_FILE}`, "utf8")).toMatch(
+      /^<svg xmlns="http:\/\/www\.w3\.org\/2000\/svg" viewBox="0 0 \d+ \d+"/,
+    );
   });
 
   it("offers exactly the 14 events of kernel/events.ts as the event enum", () => {
@@ -56,13 +61,17 @@ describe("native provider schema", () => {
         expect(property.secret === true, name).toBe(SECRET_CONFIG_KEYS.includes(`helpdesk:${name}`));
         expect(property.description.startsWith(spec.description.replace(/\.$/, ""))).toBe(true);
         if (spec.env) expect(property.description).toContain(`environment variable \`${spec.env}\` fills it`);
-        if (spec.range) expect(property.description).toContain(`from ${spec.range.min} to ${spec.range.max} (default ${spec.default})`);
+        if (spec.range)
+          expect(property.description).toContain(
+            `from ${spec.range.min} to ${spec.range.max} (default ${spec.default})`,
+          );
       }
     }
     expect(schema.config.variables.maxRetries?.type).toBe("integer");
     expect(schema.config.variables.requestTimeout?.type).toBe("integer");
     // Provider outputs never offer a credential.
-    for (const name of Object.keys(schema.provider.properties)) expect(SECRET_CONFIG_KEYS).not.toContain(`helpdesk:${name}`);
+    for (const name of Object.keys(schema.provider.properties))
+      expect(SECRET_CONFIG_KEYS).not.toContain(`helpdesk:${name}`);
   });
 
   describe("served by the plugin", () => {
@@ -77,16 +86,23 @@ describe("native provider schema", () => {
     afterAll(() => plugin?.close());
 
     it("answers Handshake, GetPluginInfo and GetSchema with the built schema", async () => {
-      const handshake = await new Promise<InstanceType<typeof providerPb.ProviderHandshakeResponse>>((resolve, reject) =>
-        client.handshake(new providerPb.ProviderHandshakeRequest().setEngineAddress(""), (error, response) => (error ? reject(error) : resolve(response))),
+      const handshake = await new Promise<InstanceType<typeof providerPb.ProviderHandshakeResponse>>(
+        (resolve, reject) =>
+          client.handshake(new providerPb.ProviderHandshakeRequest().setEngineAddress(""), (error, response) =>
+            error ? reject(error) : resolve(response),
+          ),
       );
       expect(handshake.getAcceptSecrets()).toBe(true);
       const info = await new Promise<string>((resolve, reject) =>
-        client.getPluginInfo(new emptyPb.Empty(), (error, response) => (error ? reject(error) : resolve(response.getVersion()))),
+        client.getPluginInfo(new emptyPb.Empty(), (error, response) =>
+          error ? reject(error) : resolve(response.getVersion()),
+        ),
       );
       expect(info).toBe(pkg.version);
       const served = await new Promise<string>((resolve, reject) =>
-        client.getSchema(new providerPb.GetSchemaRequest(), (error, response) => (error ? reject(error) : resolve(response.getSchema()))),
+        client.getSchema(new providerPb.GetSchemaRequest(), (error, response) =>
+          error ? reject(error) : resolve(response.getSchema()),
+        ),
       );
       expect(JSON.parse(served)).toEqual(schema);
       // The build writes the same document (when dist/ is built).
@@ -103,15 +119,22 @@ describe("native provider schema", () => {
       const urn = "urn:pulumi:dev::p::helpdesk:index:Webhook::w";
       const check = (method: "check" | "checkConfig", news: Record<string, unknown>) =>
         new Promise<InstanceType<typeof providerPb.CheckResponse>>((resolve, reject) =>
-          client[method](new providerPb.CheckRequest().setUrn(urn).setType(WEBHOOK_TYPE).setNews(struct(news)), (error, response) => (error ? reject(error) : resolve(response))),
+          client[method](
+            new providerPb.CheckRequest().setUrn(urn).setType(WEBHOOK_TYPE).setNews(struct(news)),
+            (error, response) => (error ? reject(error) : resolve(response)),
+          ),
         );
       const diff = (method: "diff" | "diffConfig", olds: Record<string, unknown>, news: Record<string, unknown>) =>
         new Promise<InstanceType<typeof providerPb.DiffResponse>>((resolve, reject) =>
-          client[method](new providerPb.DiffRequest().setUrn(urn).setType(WEBHOOK_TYPE).setOlds(struct(olds)).setNews(struct(news)), (error, response) => (error ? reject(error) : resolve(response))),
+          client[method](
+            new providerPb.DiffRequest().setUrn(urn).setType(WEBHOOK_TYPE).setOlds(struct(olds)).setNews(struct(news)),
+            (error, response) => (error ? reject(error) : resolve(response)),
+          ),
         );
       // The engine configures a provider before any resource operation, and the plugin refuses one before it.
       await webhookCalls(client).configure({});
-      const failures = (response: InstanceType<typeof providerPb.CheckResponse>) => response.getFailuresList().map((failure) => failure.getProperty());
+      const failures = (response: InstanceType<typeof providerPb.CheckResponse>) =>
+        response.getFailuresList().map((failure) => failure.getProperty());
       const changes = (response: InstanceType<typeof providerPb.DiffResponse>) => ({
         some: response.getChanges() === providerPb.DiffResponse.DiffChanges.DIFF_SOME,
         diffs: response.getDiffsList(),
@@ -122,23 +145,45 @@ describe("native provider schema", () => {
       const webhook = await check("check", { event: "ticket_open", url: "ftp://hooks.example.com/x", extra: 1 });
       expect(failures(webhook)).toEqual(["event", "url"]);
       expect(webhook.getInputs()?.toJavaScript()).toEqual({ event: "ticket_open", url: "ftp://hooks.example.com/x" });
-      expect(failures(await check("check", { event: "ticket_opened", url: "https://hooks.example.com/x" }))).toEqual([]);
+      expect(failures(await check("check", { event: "ticket_opened", url: "https://hooks.example.com/x" }))).toEqual(
+        [],
+      );
       const config = await check("checkConfig", { baseUrl: "ftp://helpdesk.example.com", maxRetries: "3" });
       expect(failures(config)).toEqual(["baseUrl"]);
       expect(config.getInputs()?.toJavaScript()).toEqual({ baseUrl: "ftp://helpdesk.example.com", maxRetries: "3" });
 
       const recorded = { event: "ticket_opened", url: "https://hooks.example.com/x", state: "active" };
-      expect(changes(await diff("diff", recorded, { event: "ticket_opened", url: "https://hooks.example.com/y" }))).toEqual({ some: true, diffs: ["url"], replaces: ["url"], deleteBeforeReplace: false });
-      expect(changes(await diff("diff", recorded, { event: "ticket_opened", url: "https://hooks.example.com/x" }))).toEqual({ some: false, diffs: [], replaces: [], deleteBeforeReplace: false });
+      expect(
+        changes(await diff("diff", recorded, { event: "ticket_opened", url: "https://hooks.example.com/y" })),
+      ).toEqual({ some: true, diffs: ["url"], replaces: ["url"], deleteBeforeReplace: false });
+      expect(
+        changes(await diff("diff", recorded, { event: "ticket_opened", url: "https://hooks.example.com/x" })),
+      ).toEqual({ some: false, diffs: [], replaces: [], deleteBeforeReplace: false });
       const olds = { baseUrl: "https://helpdesk.example.com/", maxRetries: 3 };
-      expect(changes(await diff("diffConfig", olds, { baseUrl: "https://helpdesk.example.com", maxRetries: 5 }))).toEqual({ some: true, diffs: ["maxRetries"], replaces: [], deleteBeforeReplace: false });
-      expect(changes(await diff("diffConfig", olds, { baseUrl: "https://other.example.com", maxRetries: 3 }))).toEqual({ some: true, diffs: ["baseUrl"], replaces: ["baseUrl"], deleteBeforeReplace: false });
-      expect(changes(await diff("diffConfig", olds, { baseUrl: "https://helpdesk.example.com", maxRetries: 3 })).some).toBe(false);
+      expect(
+        changes(await diff("diffConfig", olds, { baseUrl: "https://helpdesk.example.com", maxRetries: 5 })),
+      ).toEqual({ some: true, diffs: ["maxRetries"], replaces: [], deleteBeforeReplace: false });
+      expect(changes(await diff("diffConfig", olds, { baseUrl: "https://other.example.com", maxRetries: 3 }))).toEqual({
+        some: true,
+        diffs: ["baseUrl"],
+        replaces: ["baseUrl"],
+        deleteBeforeReplace: false,
+      });
+      expect(
+        changes(await diff("diffConfig", olds, { baseUrl: "https://helpdesk.example.com", maxRetries: 3 })).some,
+      ).toBe(false);
 
       // Every resource operation refuses a type the provider does not have, before anything else.
-      const other = new providerPb.CheckRequest().setUrn("urn:pulumi:dev::p::helpdesk:index:Ticket::t").setType("helpdesk:index:Ticket").setNews(struct({}));
-      const refused = await new Promise<grpc.ServiceError>((resolve, reject) => client.check(other, (error) => (error ? resolve(error) : reject(new Error("Check accepted a Ticket")))));
-      expect(refused.details).toBe(`the helpdesk provider has no resource type "helpdesk:index:Ticket"; it offers ${WEBHOOK_TYPE}`);
+      const other = new providerPb.CheckRequest()
+        .setUrn("urn:pulumi:dev::p::helpdesk:index:Ticket::t")
+        .setType("helpdesk:index:Ticket")
+        .setNews(struct({}));
+      const refused = await new Promise<grpc.ServiceError>((resolve, reject) =>
+        client.check(other, (error) => (error ? resolve(error) : reject(new Error("Check accepted a Ticket")))),
+      );
+      expect(refused.details).toBe(
+        `the helpdesk provider has no resource type "helpdesk:index:Ticket"; it offers ${WEBHOOK_TYPE}`,
+      );
     });
   });
 });

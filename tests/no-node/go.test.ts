@@ -15,20 +15,23 @@ import { describeDownloadedPlugin, systemWithoutNode } from "./no-node-desks.js"
 
 let program = "";
 
-describeDownloadedPlugin("examples/go with no Node.js: the plugin downloaded by Pulumi from the Go SDK's resource options", {
-  hosts: [],
-  project: "helpdesk-go",
-  prepare: async (work, programDir) => {
-    const source = copyExample("go", join(work, "source"));
-    await goModuleOfRepositorySdk(source);
-    program = join(work, "helpdesk-go");
-    await go(["build", "-o", program, "."], source);
-    mkdirSync(programDir, { recursive: true });
-    copyFileSync(join(EXAMPLES_DIR, "go", "Pulumi.yaml"), join(programDir, "Pulumi.yaml"));
-    return { pathDirs: [systemWithoutNode(join(work, "system"))] };
+describeDownloadedPlugin(
+  "examples/go with no Node.js: the plugin downloaded by Pulumi from the Go SDK's resource options",
+  {
+    hosts: [],
+    project: "helpdesk-go",
+    prepare: async (work, programDir) => {
+      const source = copyExample("go", join(work, "source"));
+      await goModuleOfRepositorySdk(source);
+      program = join(work, "helpdesk-go");
+      await go(["build", "-o", program, "."], source);
+      mkdirSync(programDir, { recursive: true });
+      copyFileSync(join(EXAMPLES_DIR, "go", "Pulumi.yaml"), join(programDir, "Pulumi.yaml"));
+      return { pathDirs: [systemWithoutNode(join(work, "system"))] };
+    },
+    operate: async (operation, stack, programDir, env) => {
+      const ran = await runCommand(program, ["-stack", stack, operation], { cwd: programDir, env });
+      if (ran.code !== 0) throw new Error(shown(`helpdesk-go -stack ${stack} ${operation}`, ran));
+    },
   },
-  operate: async (operation, stack, programDir, env) => {
-    const ran = await runCommand(program, ["-stack", stack, operation], { cwd: programDir, env });
-    if (ran.code !== 0) throw new Error(shown(`helpdesk-go -stack ${stack} ${operation}`, ran));
-  },
-});
+);

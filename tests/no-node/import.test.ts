@@ -13,7 +13,16 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
-import { appendFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
@@ -23,7 +32,15 @@ import { heldWebhooks } from "../support/emulator.js";
 import { pulumi, removeStack } from "../support/pulumi-cli.js";
 import { runCommand, shown, type Ran } from "../support/processes.js";
 import { sharedRelease } from "../support/release.js";
-import { ARCHIVE, linkTools, pulumiToolsReady, releaseWheelVenv, serveRelease, VERSION, type Mirror } from "./no-node-desks.js";
+import {
+  ARCHIVE,
+  linkTools,
+  pulumiToolsReady,
+  releaseWheelVenv,
+  serveRelease,
+  VERSION,
+  type Mirror,
+} from "./no-node-desks.js";
 
 /** A language of the suite: its hosts, its project file, and where the printed declarations go. */
 interface Adopter {
@@ -42,7 +59,12 @@ function describeAdoption(language: Adopter): void {
   describe.skipIf(!pulumiToolsReady(language.hosts))(language.title, () => {
     const stack = `adopt${Math.random().toString(16).slice(2, 8)}`;
     const project = `helpdesk-adopt-${language.runtime}`;
-    const client = { clientId: "adopt-client", clientSecret: "adopt-client-secret-value", redirectUri: "http://127.0.0.1:1/callback", name: "adopt" };
+    const client = {
+      clientId: "adopt-client",
+      clientSecret: "adopt-client-secret-value",
+      redirectUri: "http://127.0.0.1:1/callback",
+      name: "adopt",
+    };
     let work: string;
     let programDir: string;
     let pulumiHome: string;
@@ -54,11 +76,15 @@ function describeAdoption(language: Adopter): void {
     let bystander: ExistingWebhook;
 
     const run = async (args: string[], stdin?: string): Promise<Ran> => {
-      const ran = stdin === undefined ? await pulumi([...args, "--stack", stack], programDir, env) : await runCommand("pulumi", [...args, "--stack", stack], { cwd: programDir, env, input: stdin });
+      const ran =
+        stdin === undefined
+          ? await pulumi([...args, "--stack", stack], programDir, env)
+          : await runCommand("pulumi", [...args, "--stack", stack], { cwd: programDir, env, input: stdin });
       if (ran.code !== 0) throw new Error(shown(`pulumi ${args.join(" ")}`, ran));
       return ran;
     };
-    const state = (): string => readFileSync(join(work, "state", ".pulumi", "stacks", project, `${stack}.json`), "utf8");
+    const state = (): string =>
+      readFileSync(join(work, "state", ".pulumi", "stacks", project, `${stack}.json`), "utf8");
 
     beforeAll(async () => {
       const release = await sharedRelease();
@@ -97,12 +123,16 @@ function describeAdoption(language: Adopter): void {
         { event: "ticket_closed", url: "https://hooks.example.test/nn/nn-secret-2" },
         { event: "customer_replied", url: "https://hooks.example.test/nn/nn-secret-3" },
       ]);
-      [bystander] = (await createDirectly(emulator, accessToken, [{ event: "note_added", url: "https://hooks.example.test/nn/not-listed" }])) as [ExistingWebhook];
+      [bystander] = (await createDirectly(emulator, accessToken, [
+        { event: "note_added", url: "https://hooks.example.test/nn/not-listed" },
+      ])) as [ExistingWebhook];
     }, 600_000);
 
     afterAll(async () => {
       if (env) {
-        await pulumi(["state", "unprotect", "--all", "--yes", "--stack", stack], programDir, env).catch(() => undefined);
+        await pulumi(["state", "unprotect", "--all", "--yes", "--stack", stack], programDir, env).catch(
+          () => undefined,
+        );
         await pulumi(["destroy", "--yes", "--skip-preview", "--stack", stack], programDir, env).catch(() => undefined);
         await removeStack(stack, programDir, env);
       }
@@ -112,7 +142,10 @@ function describeAdoption(language: Adopter): void {
     });
 
     it("no node can be found, and the plugin cache is empty", async () => {
-      const ran = await runCommand("/bin/sh", ["-c", "command -v node || command -v npm || echo none"], { cwd: work, env });
+      const ran = await runCommand("/bin/sh", ["-c", "command -v node || command -v npm || echo none"], {
+        cwd: work,
+        env,
+      });
       expect(ran.stdout.trim()).toBe("none");
       expect(existsSync(join(pulumiHome, "plugins")) ? readdirSync(join(pulumiHome, "plugins")) : []).toEqual([]);
     });
@@ -120,14 +153,21 @@ function describeAdoption(language: Adopter): void {
     it("the release's pulumi-helpdesk import adopts the three webhooks: the plugin downloaded, no POST, ids in the state, no url", async () => {
       const posts = await creations(emulator);
       writeFileSync(join(work, "webhooks.csv"), csvOf(adopted));
-      const ran = await runCommand(cli, ["import", "--stack", stack, "--from", join(work, "webhooks.csv")], { cwd: programDir, env });
+      const ran = await runCommand(cli, ["import", "--stack", stack, "--from", join(work, "webhooks.csv")], {
+        cwd: programDir,
+        env,
+      });
       expect(ran.code, shown("pulumi-helpdesk import", ran)).toBe(0);
       expect(mirror.requests).toContain(`GET /${ARCHIVE}`);
       expect(readdirSync(join(pulumiHome, "plugins"))).toContain(`resource-helpdesk-v${VERSION}`);
       expect(await creations(emulator)).toBe(posts);
       expectAdoptedInState(state(), adopted);
-      const resources = (JSON.parse(state()) as { checkpoint: { latest: { resources: Array<{ type: string; protect?: boolean }> } } }).checkpoint.latest.resources;
-      expect(resources.filter((resource) => resource.type === "helpdesk:index:Webhook").map((resource) => resource.protect)).toEqual([true, true, true]);
+      const resources = (
+        JSON.parse(state()) as { checkpoint: { latest: { resources: Array<{ type: string; protect?: boolean }> } } }
+      ).checkpoint.latest.resources;
+      expect(
+        resources.filter((resource) => resource.type === "helpdesk:index:Webhook").map((resource) => resource.protect),
+      ).toEqual([true, true, true]);
       expect(ran.stdout).toMatch(language.protectOption);
       for (const hook of adopted) expect(`${ran.stdout}${ran.stderr}`).not.toContain(hook.url);
       language.declare(programDir, ran.stdout);

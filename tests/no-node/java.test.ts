@@ -22,7 +22,10 @@ describeDownloadedPlugin("examples/java with no Node.js: the plugin downloaded b
     // The SDK, installed as a user installs a dependency (this set-up step may use the machine's own PATH).
     const env = mavenEnv({ ...process.env }, join(work, "maven-repository"));
     const sdk = join(work, "sdk-java");
-    cpSync(join(repoRoot, "sdk", "java"), sdk, { recursive: true, filter: (path) => !path.startsWith(join(repoRoot, "sdk", "java", "target")) });
+    cpSync(join(repoRoot, "sdk", "java"), sdk, {
+      recursive: true,
+      filter: (path) => !path.startsWith(join(repoRoot, "sdk", "java", "target")),
+    });
     await mvn(["install"], sdk, env);
     return { pathDirs: [systemWithoutNode(join(work, "system"))], env: { MAVEN_OPTS: env.MAVEN_OPTS } };
   },

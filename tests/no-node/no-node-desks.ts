@@ -19,7 +19,18 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, statSync, symlinkSync, createReadStream } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  statSync,
+  symlinkSync,
+  createReadStream,
+} from "node:fs";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
@@ -35,7 +46,8 @@ import { sharedRelease } from "../support/release.js";
 import { onPath, toolAvailable } from "../support/tools.js";
 
 /** package.json's version: the release's. */
-export const VERSION = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string }).version;
+export const VERSION = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string })
+  .version;
 /** The plugin archive Pulumi downloads on linux-amd64. */
 export const ARCHIVE = `pulumi-resource-helpdesk-v${VERSION}-linux-amd64.tar.gz`;
 
@@ -62,13 +74,20 @@ export async function serveRelease(dir: string): Promise<Mirror> {
       response.writeHead(404).end();
       return;
     }
-    response.writeHead(200, { "content-type": "application/octet-stream", "content-length": statSync(join(dir, name)).size });
+    response.writeHead(200, {
+      "content-type": "application/octet-stream",
+      "content-length": statSync(join(dir, name)).size,
+    });
     if (request.method === "HEAD") response.end();
     else createReadStream(join(dir, name)).pipe(response);
   });
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
   const { port } = server.address() as { port: number };
-  return { url: `http://127.0.0.1:${port}`, requests, close: () => new Promise((resolve) => server.close(() => resolve())) };
+  return {
+    url: `http://127.0.0.1:${port}`,
+    requests,
+    close: () => new Promise((resolve) => server.close(() => resolve())),
+  };
 }
 
 /**
@@ -207,7 +226,11 @@ export function describeDownloadedPlugin(title: string, language: Language): voi
       mirror = await serveRelease(language.pluginMirror ? await language.pluginMirror() : release);
       programDir = join(work, "program");
       mkdirSync(programDir);
-      const tools = linkTools(join(work, "bin"), ["pulumi", ...language.hosts, ...(language.node ? ["node", "npm"] : [])]);
+      const tools = linkTools(join(work, "bin"), [
+        "pulumi",
+        ...language.hosts,
+        ...(language.node ? ["node", "npm"] : []),
+      ]);
       const prepared = await language.prepare(work, programDir);
       pulumiHome = join(work, "pulumi-home");
       mkdirSync(pulumiHome);
@@ -233,10 +256,25 @@ export function describeDownloadedPlugin(title: string, language: Language): voi
       const cli = join(unpacked, "pulumi-helpdesk");
       for (const namespace of [undefined, "eu"]) {
         const name = namespace ?? "default";
-        const client = { clientId: `${name}-client`, clientSecret: `${name}-client-secret-value`, redirectUri: `http://127.0.0.1:${await freePort()}/callback`, name };
+        const client = {
+          clientId: `${name}-client`,
+          clientSecret: `${name}-client-secret-value`,
+          redirectUri: `http://127.0.0.1:${await freePort()}/callback`,
+          name,
+        };
         const emulator = await startEmulator({ port: 0, autoApprove: true, clients: [client] });
         desks.push({ emulator, client });
-        const args = ["--stack", stack, "--base-url", emulator.url, "--client-id", client.clientId, "--redirect-uri", client.redirectUri, ...(namespace ? ["--namespace", namespace] : [])];
+        const args = [
+          "--stack",
+          stack,
+          "--base-url",
+          emulator.url,
+          "--client-id",
+          client.clientId,
+          "--redirect-uri",
+          client.redirectUri,
+          ...(namespace ? ["--namespace", namespace] : []),
+        ];
         const ran = await login(cli, args, programDir, { ...env, HELPDESK_CLIENT_SECRET: client.clientSecret });
         if (ran.code !== 0) throw new Error(shown(`pulumi-helpdesk login ${args.join(" ")}`, ran));
         expect(ran.stdout).toContain(`${namespace ?? "helpdesk"}:accessToken (secret)`);
@@ -253,35 +291,70 @@ export function describeDownloadedPlugin(title: string, language: Language): voi
       if (work) {
         // The plugin outlives the last `pulumi` by up to 5 s (it exits when its engine stops answering) and may still
         // write into the test's folder (its token cache): wait for every process run from there to end first.
-        await waitFor("the processes run from the test's folder to end", () => processesRunning(work).length === 0, 15_000, 200).catch(() => undefined);
+        await waitFor(
+          "the processes run from the test's folder to end",
+          () => processesRunning(work).length === 0,
+          15_000,
+          200,
+        ).catch(() => undefined);
         rmSync(work, { recursive: true, force: true });
       }
     });
 
-    it(language.node ? "starts with no plugin in the plugin cache" : "runs where no node and no npm can be found", async () => {
-      const ran = await runCommand("/bin/sh", ["-c", "command -v node || command -v npm || echo none"], { cwd: work, env });
-      if (language.node) expect(ran.stdout.trim()).toBe(join(work, "bin", "node"));
-      else expect(ran.stdout.trim()).toBe("none");
-      // The logins ran `pulumi` (stack config): PULUMI_HOME has its workspaces and logs, and still no plugin.
-      expect(existsSync(join(pulumiHome, "plugins")) ? readdirSync(join(pulumiHome, "plugins")) : []).toEqual([]);
-    });
+    it(
+      language.node ? "starts with no plugin in the plugin cache" : "runs where no node and no npm can be found",
+      async () => {
+        const ran = await runCommand("/bin/sh", ["-c", "command -v node || command -v npm || echo none"], {
+          cwd: work,
+          env,
+        });
+        if (language.node) expect(ran.stdout.trim()).toBe(join(work, "bin", "node"));
+        else expect(ran.stdout.trim()).toBe("none");
+        // The logins ran `pulumi` (stack config): PULUMI_HOME has its workspaces and logs, and still no plugin.
+        expect(existsSync(join(pulumiHome, "plugins")) ? readdirSync(join(pulumiHome, "plugins")) : []).toEqual([]);
+      },
+    );
 
     it("up downloads the plugin from the mirror and creates one webhook on each help desk", async () => {
       await operate("up");
       // Asked once, for this machine's archive: the override sent the engine here, at the mirror's root.
       expect(mirror.requests).toEqual([`GET /${ARCHIVE}`]);
       const plugin = join(pulumiHome, "plugins", `resource-helpdesk-v${VERSION}`);
-      expect(readdirSync(plugin).filter((name) => !name.startsWith(".")).sort()).toEqual(["LICENSE", "pulumi-analyzer-helpdesk", "pulumi-helpdesk", "pulumi-resource-helpdesk"]);
+      expect(
+        readdirSync(plugin)
+          .filter((name) => !name.startsWith("."))
+          .sort(),
+      ).toEqual(["LICENSE", "pulumi-analyzer-helpdesk", "pulumi-helpdesk", "pulumi-resource-helpdesk"]);
       const outputs = JSON.parse(await run(["stack", "output", "--json"])) as Record<string, string>;
       const [home, eu] = desks as [Desk, Desk];
-      const held = async (desk: Desk) => (await heldWebhooks(desk.emulator)).map(({ id, event, url, state }) => ({ id, event, url, state }));
-      expect(await held(home)).toEqual([{ id: outputs.ticketsOpenedId, event: "ticket_opened", url: "https://hooks.example.test/tickets/opened", state: "active" }]);
-      expect(await held(eu)).toEqual([{ id: outputs.euCustomerRepliedId, event: "customer_replied", url: "https://hooks.example.test/eu/replies", state: "active" }]);
+      const held = async (desk: Desk) =>
+        (await heldWebhooks(desk.emulator)).map(({ id, event, url, state }) => ({ id, event, url, state }));
+      expect(await held(home)).toEqual([
+        {
+          id: outputs.ticketsOpenedId,
+          event: "ticket_opened",
+          url: "https://hooks.example.test/tickets/opened",
+          state: "active",
+        },
+      ]);
+      expect(await held(eu)).toEqual([
+        {
+          id: outputs.euCustomerRepliedId,
+          event: "customer_replied",
+          url: "https://hooks.example.test/eu/replies",
+          state: "active",
+        },
+      ]);
     });
 
     it("the state file holds no token or client secret of either help desk in plain text", async () => {
-      const config = JSON.parse(await run(["config", "--show-secrets", "--json"])) as Record<string, { value?: string; secret?: boolean }>;
-      const secrets = ["helpdesk", "eu"].flatMap((ns) => ["accessToken", "refreshToken", "clientSecret"].map((key) => `${ns}:${key}`));
+      const config = JSON.parse(await run(["config", "--show-secrets", "--json"])) as Record<
+        string,
+        { value?: string; secret?: boolean }
+      >;
+      const secrets = ["helpdesk", "eu"].flatMap((ns) =>
+        ["accessToken", "refreshToken", "clientSecret"].map((key) => `${ns}:${key}`),
+      );
       const values = secrets.map((key) => {
         expect(config[key]?.secret, key).toBe(true);
         return config[key]!.value!;
@@ -308,10 +381,15 @@ export function describeDownloadedPlugin(title: string, language: Language): voi
  */
 export async function releaseWheelVenv(work: string): Promise<string> {
   const python = join(toolVenv, "bin", "python");
-  if (!toolAvailable(`the Python virtualenv ${toolVenv} (scripts/setup.sh --test)`, existsSync(python))) throw new Error(`no ${python}`);
+  if (!toolAvailable(`the Python virtualenv ${toolVenv} (scripts/setup.sh --test)`, existsSync(python)))
+    throw new Error(`no ${python}`);
   const wheel = join(await sharedRelease(), `pulumi_helpdesk-${VERSION}-py3-none-any.whl`);
   const venv = join(work, "venv");
   await mustRun(python, ["-m", "venv", venv], work);
-  await mustRun(join(venv, "bin", "python"), ["-m", "pip", "install", "--quiet", "--no-index", "--find-links", await wheelhouse(python), wheel], work);
+  await mustRun(
+    join(venv, "bin", "python"),
+    ["-m", "pip", "install", "--quiet", "--no-index", "--find-links", await wheelhouse(python), wheel],
+    work,
+  );
   return join(venv, "bin");
 }

@@ -25,7 +25,15 @@ import { configAsLoginWrites } from "../support/pulumi.js";
 import { pulumi, removeStack } from "../support/pulumi-cli.js";
 import { runCommand, shown } from "../support/processes.js";
 import { sharedRelease } from "../support/release.js";
-import { COMPLIANT, FORBIDDEN_IN_OUTPUT, PACK_CONFIG, SECRET_URL, VIOLATING, VIOLATORS, type ProgramHook } from "../policy/program-hooks.js";
+import {
+  COMPLIANT,
+  FORBIDDEN_IN_OUTPUT,
+  PACK_CONFIG,
+  SECRET_URL,
+  VIOLATING,
+  VIOLATORS,
+  type ProgramHook,
+} from "../policy/program-hooks.js";
 import { ARCHIVE, linkTools, pulumiToolsReady, releaseWheelVenv, VERSION } from "./no-node-desks.js";
 
 /** A language of the suite: its hosts, how it is given a list of webhooks. */
@@ -40,9 +48,16 @@ interface PolicyLanguage {
 /** A YAML program declaring `hooks` as native webhooks (JSON is YAML); secret urls come from the secret config `secretUrl` (a YAML program reads config it declares under `configuration`). */
 function yamlProgram(hooks: ProgramHook[]): string {
   const resources = Object.fromEntries(
-    hooks.map((hook) => [hook.name, { type: WEBHOOK_TYPE, properties: { event: hook.event, url: hook.secretUrl ? "${secretUrl}" : hook.url } }]),
+    hooks.map((hook) => [
+      hook.name,
+      { type: WEBHOOK_TYPE, properties: { event: hook.event, url: hook.secretUrl ? "${secretUrl}" : hook.url } },
+    ]),
   );
-  return JSON.stringify({ name: "policy-yaml-no-node", runtime: "yaml", configuration: { secretUrl: { type: "String" } }, resources }, null, 2);
+  return JSON.stringify(
+    { name: "policy-yaml-no-node", runtime: "yaml", configuration: { secretUrl: { type: "String" } }, resources },
+    null,
+    2,
+  );
 }
 
 const LANGUAGES: Record<string, PolicyLanguage> = {
@@ -70,107 +85,135 @@ const LANGUAGES: Record<string, PolicyLanguage> = {
 };
 
 for (const [language, spec] of Object.entries(LANGUAGES)) {
-  describe.skipIf(!pulumiToolsReady(spec.hosts))(`the policy pack with no Node.js: a ${language} program, the release's ${ANALYZER_EXECUTABLE}`, () => {
-    const stack = `policy${Math.random().toString(16).slice(2, 8)}`;
-    const client = { clientId: "policy-client", clientSecret: "policy-client-secret-value", redirectUri: "http://127.0.0.1:1/callback", name: "policy" };
-    let work: string;
-    let programDir: string;
-    let pack: string;
-    let configFile: string;
-    let env: NodeJS.ProcessEnv;
-    let emulator: RunningEmulator;
-
-    /** `pulumi <args> --stack <stack>` in the program's folder; throws with its output when it fails. */
-    async function run(args: string[]): Promise<void> {
-      const ran = await pulumi([...args, "--stack", stack], programDir, env);
-      if (ran.code !== 0) throw new Error(shown(`pulumi ${args.join(" ")}`, ran));
-    }
-
-    /** `pulumi preview` or `up` with the pack: whether it succeeded, and everything it printed. */
-    async function withPack(operation: "preview" | "up"): Promise<{ ok: boolean; output: string }> {
-      const args = operation === "up" ? ["up", "--yes"] : ["preview"];
-      const ran = await pulumi([...args, "--policy-pack", pack, "--policy-pack-config", configFile, "--stack", stack], programDir, env);
-      return { ok: ran.code === 0, output: `${ran.stdout}\n${ran.stderr}` };
-    }
-
-    beforeAll(async () => {
-      const release = await sharedRelease();
-      work = mkdtempSync(join(tmpdir(), "helpdesk-policy-no-node-"));
-      const unpacked = join(work, "helpdesk");
-      mkdirSync(unpacked);
-      execFileSync("tar", ["-xzf", join(release, ARCHIVE), "-C", unpacked]);
-      pack = join(unpacked, ANALYZER_EXECUTABLE);
-      configFile = join(work, "policy-config.json");
-      writeFileSync(configFile, JSON.stringify(PACK_CONFIG));
-      programDir = join(work, "program");
-      mkdirSync(programDir);
-      const tools = linkTools(join(work, "bin"), ["pulumi", ...spec.hosts]);
-      const more = await spec.prepare(work, programDir);
-      for (const dir of ["tmp", "state", "pulumi-home"]) mkdirSync(join(work, dir));
-      env = {
-        PATH: [tools, ...more].join(delimiter),
-        HOME: process.env.HOME,
-        TMPDIR: join(work, "tmp"),
-        PULUMI_HOME: join(work, "pulumi-home"),
-        PULUMI_BACKEND_URL: `file://${join(work, "state")}`,
-        PULUMI_CONFIG_PASSPHRASE: "policy-no-node-passphrase",
-        PULUMI_SKIP_UPDATE_CHECK: "true",
-        PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-        HELPDESK_TOKEN_CACHE_DIR: join(work, "token-cache"),
-        PYTHONDONTWRITEBYTECODE: "1",
-        NO_COLOR: "1",
-        CI: "true",
+  describe.skipIf(!pulumiToolsReady(spec.hosts))(
+    `the policy pack with no Node.js: a ${language} program, the release's ${ANALYZER_EXECUTABLE}`,
+    () => {
+      const stack = `policy${Math.random().toString(16).slice(2, 8)}`;
+      const client = {
+        clientId: "policy-client",
+        clientSecret: "policy-client-secret-value",
+        redirectUri: "http://127.0.0.1:1/callback",
+        name: "policy",
       };
-      const installed = await runCommand("pulumi", ["plugin", "install", "resource", PULUMI_PACKAGE, VERSION, "--file", join(release, ARCHIVE)], { cwd: work, env });
-      if (installed.code !== 0) throw new Error(shown("pulumi plugin install", installed));
-      emulator = await startEmulator({ port: 0, autoApprove: true, clients: [client] });
-      const tokens = await signInAutoApproved({ baseUrl: emulator.url, ...client });
-      await run(["stack", "init"]);
-      const config = Object.entries(configAsLoginWrites(emulator.url, client, tokens));
-      await run(["config", "set-all", ...config.flatMap(([key, { value, secret }]) => [secret ? "--secret" : "--plaintext", `${key}=${value}`])]);
-      await run(["config", "set", "--secret", "secretUrl", SECRET_URL]);
-    }, 300_000);
+      let work: string;
+      let programDir: string;
+      let pack: string;
+      let configFile: string;
+      let env: NodeJS.ProcessEnv;
+      let emulator: RunningEmulator;
 
-    afterAll(async () => {
-      if (env) {
-        await pulumi(["destroy", "--yes", "--skip-preview", "--stack", stack], programDir, env).catch(() => undefined);
-        await removeStack(stack, programDir, env);
+      /** `pulumi <args> --stack <stack>` in the program's folder; throws with its output when it fails. */
+      async function run(args: string[]): Promise<void> {
+        const ran = await pulumi([...args, "--stack", stack], programDir, env);
+        if (ran.code !== 0) throw new Error(shown(`pulumi ${args.join(" ")}`, ran));
       }
-      await emulator?.close();
-      if (work) rmSync(work, { recursive: true, force: true });
-    });
 
-    it("runs where no node and no npm can be found", async () => {
-      const ran = await runCommand("/bin/sh", ["-c", "command -v node || command -v npm || echo none"], { cwd: work, env });
-      expect(ran.stdout.trim()).toBe("none");
-    });
+      /** `pulumi preview` or `up` with the pack: whether it succeeded, and everything it printed. */
+      async function withPack(operation: "preview" | "up"): Promise<{ ok: boolean; output: string }> {
+        const args = operation === "up" ? ["up", "--yes"] : ["preview"];
+        const ran = await pulumi(
+          [...args, "--policy-pack", pack, "--policy-pack-config", configFile, "--stack", stack],
+          programDir,
+          env,
+        );
+        return { ok: ran.code === 0, output: `${ran.stdout}\n${ran.stderr}` };
+      }
 
-    it("fails preview of the violating program, naming each violation's resource and no url", async () => {
-      await spec.declare(VIOLATING, programDir, run);
-      const outcome = await withPack("preview");
-      expect(outcome.ok, outcome.output).toBe(false);
-      for (const { name, policy } of VIOLATORS) expect(outcome.output, `${policy} on ${name}`).toMatch(new RegExp(`${policy}[\\s\\S]*"${name}"`));
-      for (const part of FORBIDDEN_IN_OUTPUT) expect(outcome.output, part).not.toContain(part);
-    });
+      beforeAll(async () => {
+        const release = await sharedRelease();
+        work = mkdtempSync(join(tmpdir(), "helpdesk-policy-no-node-"));
+        const unpacked = join(work, "helpdesk");
+        mkdirSync(unpacked);
+        execFileSync("tar", ["-xzf", join(release, ARCHIVE), "-C", unpacked]);
+        pack = join(unpacked, ANALYZER_EXECUTABLE);
+        configFile = join(work, "policy-config.json");
+        writeFileSync(configFile, JSON.stringify(PACK_CONFIG));
+        programDir = join(work, "program");
+        mkdirSync(programDir);
+        const tools = linkTools(join(work, "bin"), ["pulumi", ...spec.hosts]);
+        const more = await spec.prepare(work, programDir);
+        for (const dir of ["tmp", "state", "pulumi-home"]) mkdirSync(join(work, dir));
+        env = {
+          PATH: [tools, ...more].join(delimiter),
+          HOME: process.env.HOME,
+          TMPDIR: join(work, "tmp"),
+          PULUMI_HOME: join(work, "pulumi-home"),
+          PULUMI_BACKEND_URL: `file://${join(work, "state")}`,
+          PULUMI_CONFIG_PASSPHRASE: "policy-no-node-passphrase",
+          PULUMI_SKIP_UPDATE_CHECK: "true",
+          PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+          HELPDESK_TOKEN_CACHE_DIR: join(work, "token-cache"),
+          PYTHONDONTWRITEBYTECODE: "1",
+          NO_COLOR: "1",
+          CI: "true",
+        };
+        const installed = await runCommand(
+          "pulumi",
+          ["plugin", "install", "resource", PULUMI_PACKAGE, VERSION, "--file", join(release, ARCHIVE)],
+          { cwd: work, env },
+        );
+        if (installed.code !== 0) throw new Error(shown("pulumi plugin install", installed));
+        emulator = await startEmulator({ port: 0, autoApprove: true, clients: [client] });
+        const tokens = await signInAutoApproved({ baseUrl: emulator.url, ...client });
+        await run(["stack", "init"]);
+        const config = Object.entries(configAsLoginWrites(emulator.url, client, tokens));
+        await run([
+          "config",
+          "set-all",
+          ...config.flatMap(([key, { value, secret }]) => [secret ? "--secret" : "--plaintext", `${key}=${value}`]),
+        ]);
+        await run(["config", "set", "--secret", "secretUrl", SECRET_URL]);
+      }, 300_000);
 
-    it("up with the pack creates nothing", async () => {
-      const outcome = await withPack("up");
-      expect(outcome.ok, outcome.output).toBe(false);
-      expect(outcome.output).toContain(POLICY_NAMES.https); // stopped by the pack, not by anything else
-      expect(await heldWebhooks(emulator)).toEqual([]);
-      for (const part of FORBIDDEN_IN_OUTPUT) expect(outcome.output, part).not.toContain(part);
-    });
+      afterAll(async () => {
+        if (env) {
+          await pulumi(["destroy", "--yes", "--skip-preview", "--stack", stack], programDir, env).catch(
+            () => undefined,
+          );
+          await removeStack(stack, programDir, env);
+        }
+        await emulator?.close();
+        if (work) rmSync(work, { recursive: true, force: true });
+      });
 
-    it("passes the compliant program, which up creates, and destroy removes", async () => {
-      await spec.declare(COMPLIANT, programDir, run);
-      const previewed = await withPack("preview");
-      expect(previewed.ok, previewed.output).toBe(true);
-      const created = await withPack("up");
-      expect(created.ok, created.output).toBe(true);
-      const held = (await heldWebhooks(emulator)).map(({ event, url }) => ({ event, url }));
-      expect(held.sort((a, b) => a.event.localeCompare(b.event))).toEqual(COMPLIANT.map(({ event, url }) => ({ event, url })).sort((a, b) => a.event.localeCompare(b.event)));
-      await run(["destroy", "--yes", "--skip-preview"]);
-      expect(await heldWebhooks(emulator)).toEqual([]);
-    });
-  });
+      it("runs where no node and no npm can be found", async () => {
+        const ran = await runCommand("/bin/sh", ["-c", "command -v node || command -v npm || echo none"], {
+          cwd: work,
+          env,
+        });
+        expect(ran.stdout.trim()).toBe("none");
+      });
+
+      it("fails preview of the violating program, naming each violation's resource and no url", async () => {
+        await spec.declare(VIOLATING, programDir, run);
+        const outcome = await withPack("preview");
+        expect(outcome.ok, outcome.output).toBe(false);
+        for (const { name, policy } of VIOLATORS)
+          expect(outcome.output, `${policy} on ${name}`).toMatch(new RegExp(`${policy}[\\s\\S]*"${name}"`));
+        for (const part of FORBIDDEN_IN_OUTPUT) expect(outcome.output, part).not.toContain(part);
+      });
+
+      it("up with the pack creates nothing", async () => {
+        const outcome = await withPack("up");
+        expect(outcome.ok, outcome.output).toBe(false);
+        expect(outcome.output).toContain(POLICY_NAMES.https); // stopped by the pack, not by anything else
+        expect(await heldWebhooks(emulator)).toEqual([]);
+        for (const part of FORBIDDEN_IN_OUTPUT) expect(outcome.output, part).not.toContain(part);
+      });
+
+      it("passes the compliant program, which up creates, and destroy removes", async () => {
+        await spec.declare(COMPLIANT, programDir, run);
+        const previewed = await withPack("preview");
+        expect(previewed.ok, previewed.output).toBe(true);
+        const created = await withPack("up");
+        expect(created.ok, created.output).toBe(true);
+        const held = (await heldWebhooks(emulator)).map(({ event, url }) => ({ event, url }));
+        expect(held.sort((a, b) => a.event.localeCompare(b.event))).toEqual(
+          COMPLIANT.map(({ event, url }) => ({ event, url })).sort((a, b) => a.event.localeCompare(b.event)),
+        );
+        await run(["destroy", "--yes", "--skip-preview"]);
+        expect(await heldWebhooks(emulator)).toEqual([]);
+      });
+    },
+  );
 }

@@ -19,7 +19,10 @@ describeDownloadedPlugin("examples/python with no Node.js: the wheel alone, the 
     cpSync(join(repoRoot, "tests", "no-node", "python"), programDir, { recursive: true });
     return {
       pathDirs: [venvBin],
-      env: { HELPDESK_EXAMPLE_PROGRAM: join(repoRoot, "examples", "python", "__main__.py"), PYTHONDONTWRITEBYTECODE: "1" },
+      env: {
+        HELPDESK_EXAMPLE_PROGRAM: join(repoRoot, "examples", "python", "__main__.py"),
+        PYTHONDONTWRITEBYTECODE: "1",
+      },
     };
   },
 });

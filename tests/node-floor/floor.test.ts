@@ -31,16 +31,29 @@ const programDir = fileURLToPath(new URL("./program", import.meta.url));
  */
 function floorNode(floor: string, which: "at" | "below"): string {
   const root = process.env.HELPDESK_TEST_FLOOR_NODES;
-  if (!root) throw new Error("HELPDESK_TEST_FLOOR_NODES is not set: run the tests with `npm test` (scripts/setup.sh --test fetches the Node.js of each floor)");
+  if (!root)
+    throw new Error(
+      "HELPDESK_TEST_FLOOR_NODES is not set: run the tests with `npm test` (scripts/setup.sh --test fetches the Node.js of each floor)",
+    );
   const node = join(root, floor, which, "bin", "node");
-  if (!existsSync(node)) throw new Error(`${node} is missing: run scripts/setup.sh --test (it fetches Node.js ${which === "at" ? floor : `just below ${floor}`})`);
+  if (!existsSync(node))
+    throw new Error(
+      `${node} is missing: run scripts/setup.sh --test (it fetches Node.js ${which === "at" ? floor : `just below ${floor}`})`,
+    );
   return node;
 }
 
 /** The environment of `pulumi-helpdesk` runs on a test stack: its backend, passphrase and token cache, no HELPDESK_* overrides. */
 function cliEnvOf(test: TestStack): NodeJS.ProcessEnv {
   const env: NodeJS.ProcessEnv = { ...process.env, ...test.stack.workspace.envVars, CI: "true", NO_COLOR: "1" };
-  for (const name of ["HELPDESK_BASE_URL", "HELPDESK_CLIENT_ID", "HELPDESK_CLIENT_SECRET", "HELPDESK_REDIRECT_URI", "HELPDESK_ACCESS_TOKEN"]) delete env[name];
+  for (const name of [
+    "HELPDESK_BASE_URL",
+    "HELPDESK_CLIENT_ID",
+    "HELPDESK_CLIENT_SECRET",
+    "HELPDESK_REDIRECT_URI",
+    "HELPDESK_ACCESS_TOKEN",
+  ])
+    delete env[name];
   return env;
 }
 
@@ -49,9 +62,17 @@ const withPulumi = pulumiAvailable();
 describe("the Node.js floor", () => {
   it("has Node.js at each floor and just below it, as setup fetched them", async () => {
     for (const floor of NODE_FLOORS) {
-      const at = await runCommand(floorNode(floor, "at"), ["-p", "process.versions.node"], { cwd: repoRoot, env: process.env });
+      const at = await runCommand(floorNode(floor, "at"), ["-p", "process.versions.node"], {
+        cwd: repoRoot,
+        env: process.env,
+      });
       expect(at.stdout.trim()).toBe(floor);
-      const below = (await runCommand(floorNode(floor, "below"), ["-p", "process.versions.node"], { cwd: repoRoot, env: process.env })).stdout.trim();
+      const below = (
+        await runCommand(floorNode(floor, "below"), ["-p", "process.versions.node"], {
+          cwd: repoRoot,
+          env: process.env,
+        })
+      ).stdout.trim();
       expect(rangeAdmits(`<${floor}`, below), `${below} is below ${floor}`).toBe(true);
     }
   });
@@ -66,7 +87,11 @@ describe("the Node.js floor", () => {
 
     beforeAll(async () => {
       node = floorNode(floor, "at");
-      client = { clientId: "floor-client", clientSecret: "floor-client-secret-value", redirectUri: `http://127.0.0.1:${await freePort()}/callback` };
+      client = {
+        clientId: "floor-client",
+        clientSecret: "floor-client-secret-value",
+        redirectUri: `http://127.0.0.1:${await freePort()}/callback`,
+      };
       dataDir = mkdtempSync(join(tmpdir(), "helpdesk-floor-"));
       // Pulumi runs the program and the dynamic provider host with the `node` first on PATH.
       test = await createTestStack(programDir, {}, { PATH: `${dirname(node)}:${process.env.PATH ?? ""}` });
@@ -83,7 +108,20 @@ describe("the Node.js floor", () => {
     });
 
     it("pulumi-helpdesk emulator starts on a data file and serves", async () => {
-      const args = ["emulator", "--port", "0", "--auto-approve", "--client-id", client.clientId, "--client-secret", client.clientSecret, "--redirect-uri", client.redirectUri, "--data", join(dataDir, "helpdesk.db")];
+      const args = [
+        "emulator",
+        "--port",
+        "0",
+        "--auto-approve",
+        "--client-id",
+        client.clientId,
+        "--client-secret",
+        client.clientSecret,
+        "--redirect-uri",
+        client.redirectUri,
+        "--data",
+        join(dataDir, "helpdesk.db"),
+      ];
       const running = startCli(args, { dir: dataDir, env: { ...process.env, NO_COLOR: "1" } }, {}, { node });
       emulator = running;
       let out = "";
@@ -94,7 +132,8 @@ describe("the Node.js floor", () => {
         });
         void running.done.then(() => resolve(undefined));
       });
-      if (url === undefined) throw new Error(`the emulator did not start on Node.js ${floor}:\n${out}${(await running.done).stderr}`);
+      if (url === undefined)
+        throw new Error(`the emulator did not start on Node.js ${floor}:\n${out}${(await running.done).stderr}`);
       baseUrl = url;
       expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(await new EmulatorInspectionClient(baseUrl, { connectionPerCall: true }).webhooks()).toEqual([]);
@@ -103,7 +142,11 @@ describe("the Node.js floor", () => {
 
     it("pulumi-helpdesk login signs in against it and stores the tokens as secret stack config", async () => {
       expect(baseUrl, "the emulator runs").toBeTruthy();
-      const { stderr } = await loginAutoApproved({ dir: programDir, env: cliEnvOf(test) }, { stack: test.stack.name, baseUrl, client }, { node });
+      const { stderr } = await loginAutoApproved(
+        { dir: programDir, env: cliEnvOf(test) },
+        { stack: test.stack.name, baseUrl, client },
+        { node },
+      );
       expect(stderr).toContain(`wrote stack "${test.stack.name}" config`);
       const config = await test.stack.getAllConfig();
       expect(config["helpdesk:accessToken"]?.secret).toBe(true);
@@ -120,7 +163,12 @@ describe("the Node.js floor", () => {
       expect(up.outputs.providerNode?.value).toBe(floor);
       const held = await inspect.webhooks();
       expect(held.map(({ id, event, url, state }) => ({ id, event, url, state }))).toEqual([
-        { id: up.outputs.hookId?.value as string, event: "ticket_closed", url: "https://hooks.example.test/node-floor", state: "active" },
+        {
+          id: up.outputs.hookId?.value as string,
+          event: "ticket_closed",
+          url: "https://hooks.example.test/node-floor",
+          state: "active",
+        },
       ]);
 
       const destroy = await test.stack.destroy();
@@ -144,9 +192,14 @@ describe("the Node.js floor", () => {
 
     beforeAll(async () => {
       node = floorNode(floor, "below");
-      version = (await runCommand(node, ["-p", "process.versions.node"], { cwd: repoRoot, env: process.env })).stdout.trim();
+      version = (
+        await runCommand(node, ["-p", "process.versions.node"], { cwd: repoRoot, env: process.env })
+      ).stdout.trim();
       const found = nodeVersionProblem(version);
-      if (found === undefined) throw new Error(`Node.js ${version}, just below the floor ${floor}, is supported: the rule and the floor disagree`);
+      if (found === undefined)
+        throw new Error(
+          `Node.js ${version}, just below the floor ${floor}, is supported: the rule and the floor disagree`,
+        );
       problem = found;
     });
 
@@ -154,12 +207,22 @@ describe("the Node.js floor", () => {
       const project = { dir: repoRoot, env: { ...process.env, NO_COLOR: "1" } };
       for (const args of [["--help"], ["emulator", "--port", "0"], ["login", "--no-browser"]]) {
         const ran = await runCli(args, project, {}, { node });
-        expect({ args, code: ran.code, stdout: ran.stdout, stderr: ran.stderr }).toEqual({ args, code: 1, stdout: "", stderr: `error: ${problem}\n` });
+        expect({ args, code: ran.code, stdout: ran.stdout, stderr: ran.stderr }).toEqual({
+          args,
+          code: 1,
+          stdout: "",
+          stderr: `error: ${problem}\n`,
+        });
       }
     });
 
     it("each entry point stops with UnsupportedNodeError and that line, before any dependency loads", async () => {
-      for (const load of [`require("pulumi-helpdesk")`, `import("pulumi-helpdesk/provider")`, `import("pulumi-helpdesk/emulator")`, `import("pulumi-helpdesk/records")`]) {
+      for (const load of [
+        `require("pulumi-helpdesk")`,
+        `import("pulumi-helpdesk/provider")`,
+        `import("pulumi-helpdesk/emulator")`,
+        `import("pulumi-helpdesk/records")`,
+      ]) {
         const script = `Promise.resolve().then(() => ${load}).then(() => console.log("loaded"), (e) => { console.log(e.name + ": " + e.message); process.exit(3); })`;
         const ran = await runCommand(node, ["-e", script], { cwd: repoRoot, env: process.env });
         expect(ran.code, shown(load, ran)).toBe(3);

@@ -27,8 +27,13 @@ const SEED = 20261127;
 
 /** A value, or that value as a secret, or as a secret inside a secret (undefined, no value, stays undefined). */
 const maybeSecret = (value: fc.Arbitrary<unknown>): fc.Arbitrary<unknown> => {
-  const wrapped = (wrap: (inner: unknown) => unknown) => value.map((inner) => (inner === undefined ? inner : wrap(inner)));
-  return fc.oneof({ arbitrary: value, weight: 4 }, { arbitrary: wrapped(asSecret), weight: 1 }, { arbitrary: wrapped((inner) => asSecret(asSecret(inner))), weight: 1 });
+  const wrapped = (wrap: (inner: unknown) => unknown) =>
+    value.map((inner) => (inner === undefined ? inner : wrap(inner)));
+  return fc.oneof(
+    { arbitrary: value, weight: 4 },
+    { arbitrary: wrapped(asSecret), weight: 1 },
+    { arbitrary: wrapped((inner) => asSecret(asSecret(inner))), weight: 1 },
+  );
 };
 
 /** Urls of every kind the policies tell apart; `undefined`: no url at all. */
@@ -67,7 +72,16 @@ const events = maybeSecret(fc.constantFrom<unknown>(...EVENTS, "no_such_event", 
 const providers = fc.option(
   fc.record({
     name: fc.constantFrom("desk", "other-desk", "default_0_2_0"),
-    baseUrl: maybeSecret(fc.constantFrom<unknown>("https://desk.example/api", "https://DESK.example/api/", "https://other.example", "not a url", UNKNOWN, undefined)),
+    baseUrl: maybeSecret(
+      fc.constantFrom<unknown>(
+        "https://desk.example/api",
+        "https://DESK.example/api/",
+        "https://other.example",
+        "not a url",
+        UNKNOWN,
+        undefined,
+      ),
+    ),
   }),
   { nil: undefined },
 );
@@ -92,7 +106,15 @@ const resources: fc.Arbitrary<AnalyzedResource> = fc
       type,
       name,
       properties,
-      ...(provider ? { provider: { type: type === DYNAMIC_WEBHOOK_TYPE ? "pulumi:providers:pulumi-nodejs" : PROVIDER_TYPE, name: provider.name, properties: providerProperties } } : {}),
+      ...(provider
+        ? {
+            provider: {
+              type: type === DYNAMIC_WEBHOOK_TYPE ? "pulumi:providers:pulumi-nodejs" : PROVIDER_TYPE,
+              name: provider.name,
+              properties: providerProperties,
+            },
+          }
+        : {}),
     };
   });
 
@@ -104,7 +126,21 @@ const configs: fc.Arbitrary<Record<string, Record<string, unknown>>> = fc
   .record({
     https: levels,
     hosts: levels,
-    allowedHosts: fc.option(fc.subarray(["hooks.example.com", "*.corp.example", "bücher.example", "[2001:db8::1]", "127.0.0.1", "HOOKS.EXAMPLE.COM.", "*.example.com"], { minLength: 1 }), { nil: undefined }),
+    allowedHosts: fc.option(
+      fc.subarray(
+        [
+          "hooks.example.com",
+          "*.corp.example",
+          "bücher.example",
+          "[2001:db8::1]",
+          "127.0.0.1",
+          "HOOKS.EXAMPLE.COM.",
+          "*.example.com",
+        ],
+        { minLength: 1 },
+      ),
+      { nil: undefined },
+    ),
     events: levels,
     allowedEvents: fc.option(fc.subarray([...EVENTS], { minLength: 1, maxLength: 4 }), { nil: undefined }),
     duplicates: levels,
@@ -144,7 +180,12 @@ describe("the policy pack's two forms, asked the same questions", () => {
 
   it("give equal answers to Analyze, AnalyzeStack and Remediate, for every drawn config, resource and stack", async () => {
     // Each stack ends with twins of its first resources (another name, the same inputs): duplicates when they are webhooks.
-    const stacks = fc.array(resources, { minLength: 4, maxLength: 12 }).map((drawn) => [...drawn, ...drawn.slice(0, 2).map((resource) => ({ ...resource, name: `${resource.name}-twin` }))]);
+    const stacks = fc
+      .array(resources, { minLength: 4, maxLength: 12 })
+      .map((drawn) => [
+        ...drawn,
+        ...drawn.slice(0, 2).map((resource) => ({ ...resource, name: `${resource.name}-twin` })),
+      ]);
     const cases = fc.sample(fc.record({ config: configs, resources: stacks }), { numRuns: 40, seed: SEED });
     // What the answers held, so that a run that checked nothing (every answer empty) fails.
     const seen = new Set<string>();
@@ -153,21 +194,42 @@ describe("the policy pack's two forms, asked the same questions", () => {
       const where = `case ${index}: config ${JSON.stringify(config)}`;
       for (const resource of stack) {
         const what = `${where}, resource ${JSON.stringify(resource)}`;
-        const [fromFolder, fromExecutable] = await Promise.all([folder.raw.analyze(resource), executable.raw.analyze(resource)]);
+        const [fromFolder, fromExecutable] = await Promise.all([
+          folder.raw.analyze(resource),
+          executable.raw.analyze(resource),
+        ]);
         expect(fromExecutable, what).toEqual(fromFolder);
-        for (const diagnostic of fromFolder.diagnosticsList) seen.add(`${diagnostic.policyname} ${diagnostic.enforcementlevel}`);
+        for (const diagnostic of fromFolder.diagnosticsList)
+          seen.add(`${diagnostic.policyname} ${diagnostic.enforcementlevel}`);
         for (const policy of fromFolder.notApplicableList) seen.add(`not applicable: ${policy.policyName}`);
       }
-      const [remediatedByFolder, remediatedByExecutable] = await Promise.all([folder.raw.remediate(stack[0]!), executable.raw.remediate(stack[0]!)]);
+      const [remediatedByFolder, remediatedByExecutable] = await Promise.all([
+        folder.raw.remediate(stack[0]!),
+        executable.raw.remediate(stack[0]!),
+      ]);
       expect(remediatedByExecutable, `${where}, Remediate`).toEqual(remediatedByFolder);
       for (const policy of remediatedByFolder.notApplicableList) seen.add(`not remediated: ${policy.policyName}`);
-      const [stackByFolder, stackByExecutable] = await Promise.all([folder.raw.analyzeStack(stack), executable.raw.analyzeStack(stack)]);
+      const [stackByFolder, stackByExecutable] = await Promise.all([
+        folder.raw.analyzeStack(stack),
+        executable.raw.analyzeStack(stack),
+      ]);
       expect(stackByExecutable, `${where}, stack ${JSON.stringify(stack)}`).toEqual(stackByFolder);
-      for (const diagnostic of stackByFolder.diagnosticsList) seen.add(`${diagnostic.policyname} ${diagnostic.enforcementlevel}`);
+      for (const diagnostic of stackByFolder.diagnosticsList)
+        seen.add(`${diagnostic.policyname} ${diagnostic.enforcementlevel}`);
     }
     // Every policy was violated at some level, some policy was not applicable, and remediate was answered.
-    for (const policy of Object.values(POLICY_NAMES)) expect([...seen].some((entry) => entry.startsWith(`${policy} `)), `${policy} violated`).toBe(true);
-    expect([...seen].some((entry) => entry.startsWith("not applicable: ")), "a policy not applicable").toBe(true);
-    expect([...seen].some((entry) => entry.startsWith("not remediated: ")), "a policy at remediate").toBe(true);
+    for (const policy of Object.values(POLICY_NAMES))
+      expect(
+        [...seen].some((entry) => entry.startsWith(`${policy} `)),
+        `${policy} violated`,
+      ).toBe(true);
+    expect(
+      [...seen].some((entry) => entry.startsWith("not applicable: ")),
+      "a policy not applicable",
+    ).toBe(true);
+    expect(
+      [...seen].some((entry) => entry.startsWith("not remediated: ")),
+      "a policy at remediate",
+    ).toBe(true);
   });
 });

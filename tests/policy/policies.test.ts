@@ -9,13 +9,26 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { join } from "node:path";
-import { DYNAMIC_WEBHOOK_TYPE, PLUGIN_EXECUTABLE, POLICY_PACK, PROVIDER_TYPE, WEBHOOK_TYPE, ANALYZER_EXECUTABLE } from "../../kernel/names.js";
+import {
+  DYNAMIC_WEBHOOK_TYPE,
+  PLUGIN_EXECUTABLE,
+  POLICY_PACK,
+  PROVIDER_TYPE,
+  WEBHOOK_TYPE,
+  ANALYZER_EXECUTABLE,
+} from "../../kernel/names.js";
 import { packageVersion } from "../../kernel/package-version.js";
 import { UNKNOWN } from "../../kernel/pulumi-wire.js";
 import { asSecret } from "../../provider/native/properties.js";
 import { duplicateWebhooks, hostAllowed, hostEntries, hostEntry, webhookUrl } from "../../policy/rules.js";
 import { POLICY_NAMES } from "../../policy/policies.js";
-import { startAnalyzer, urnOf, type AnalyzedResource, type Diagnostic, type RunningAnalyzer } from "../support/analyzer.js";
+import {
+  startAnalyzer,
+  urnOf,
+  type AnalyzedResource,
+  type Diagnostic,
+  type RunningAnalyzer,
+} from "../support/analyzer.js";
 import { repoRoot } from "../support/package.js";
 
 /** Whether `url`'s host is allowed by `entries`. */
@@ -53,7 +66,17 @@ describe("the allowedHosts rule", () => {
   });
 
   it("refuses entries that are no host: a scheme, a port, a path, user info, a wildcard elsewhere than in front", () => {
-    for (const entry of ["https://hooks.example.com", "hooks.example.com:443", "hooks.example.com/x", "user@hooks.example.com", "a.*.example.com", "*example.com", "*", "", " hooks.example.com"]) {
+    for (const entry of [
+      "https://hooks.example.com",
+      "hooks.example.com:443",
+      "hooks.example.com/x",
+      "user@hooks.example.com",
+      "a.*.example.com",
+      "*example.com",
+      "*",
+      "",
+      " hooks.example.com",
+    ]) {
       expect(hostEntry(entry), entry).toBeUndefined();
       expect(allows([entry], "https://hooks.example.com/"), entry).toBe(false);
     }
@@ -61,7 +84,13 @@ describe("the allowedHosts rule", () => {
 });
 
 describe("the duplicates rule", () => {
-  const hook = (name: string, helpDesk: string, event: unknown, url: unknown) => ({ name, urn: urnOf(WEBHOOK_TYPE, name), helpDesk, event, url });
+  const hook = (name: string, helpDesk: string, event: unknown, url: unknown) => ({
+    name,
+    urn: urnOf(WEBHOOK_TYPE, name),
+    helpDesk,
+    event,
+    url,
+  });
 
   it("pairs webhooks of one help desk with the same event and the same url as WHATWG URL writes it", () => {
     const found = duplicateWebhooks([
@@ -84,13 +113,28 @@ describe("the duplicates rule", () => {
 const URL_PARTS = ["/secret-path", "token=", "s3cr3t", "user:", "hooks.example.com/"];
 
 /** A native webhook on a provider with a base URL. */
-function nativeHook(name: string, event: unknown, url: unknown, baseUrl = "https://desk.example/api"): AnalyzedResource {
-  return { type: WEBHOOK_TYPE, name, properties: { event, url } as Record<string, unknown>, provider: { type: PROVIDER_TYPE, name: `desk-${baseUrl.length}`, properties: { baseUrl } } };
+function nativeHook(
+  name: string,
+  event: unknown,
+  url: unknown,
+  baseUrl = "https://desk.example/api",
+): AnalyzedResource {
+  return {
+    type: WEBHOOK_TYPE,
+    name,
+    properties: { event, url } as Record<string, unknown>,
+    provider: { type: PROVIDER_TYPE, name: `desk-${baseUrl.length}`, properties: { baseUrl } },
+  };
 }
 
 /** A dynamic Webhook, as the dynamic provider's resources look to the engine. */
 function dynamicHook(name: string, event: unknown, url: unknown): AnalyzedResource {
-  return { type: DYNAMIC_WEBHOOK_TYPE, name, properties: { event, url, __provider: "exports.handler = ..." } as Record<string, unknown>, provider: { type: "pulumi:providers:pulumi-nodejs", name: "default", properties: {} } };
+  return {
+    type: DYNAMIC_WEBHOOK_TYPE,
+    name,
+    properties: { event, url, __provider: "exports.handler = ..." } as Record<string, unknown>,
+    provider: { type: "pulumi:providers:pulumi-nodejs", name: "default", properties: {} },
+  };
 }
 
 /** Asserts a violation names its webhook and event and holds none of the url. */
@@ -112,15 +156,23 @@ describe("the analyzer (the built executable under its name), asked as the engin
   });
 
   it("is the helpdesk pack of this package's version, with the four policies", async () => {
-    expect(await analyzer.info()).toEqual({ name: POLICY_PACK, version: packageVersion(), policies: Object.values(POLICY_NAMES) });
+    expect(await analyzer.info()).toEqual({
+      name: POLICY_PACK,
+      version: packageVersion(),
+      policies: Object.values(POLICY_NAMES),
+    });
     expect(ANALYZER_EXECUTABLE).toBe(PLUGIN_EXECUTABLE.replace("resource", "analyzer"));
   });
 
   it("webhook-url-https: refuses http, native and dynamic alike, mandatory by default; passes https", async () => {
     await analyzer.configure({});
     for (const make of [nativeHook, dynamicHook]) {
-      const found = await analyzer.analyze(make("plain", "ticket_opened", "http://hooks.example.com/secret-path?token=abc"));
-      expect(found.map(({ policy, level }) => ({ policy, level }))).toEqual([{ policy: POLICY_NAMES.https, level: "mandatory" }]);
+      const found = await analyzer.analyze(
+        make("plain", "ticket_opened", "http://hooks.example.com/secret-path?token=abc"),
+      );
+      expect(found.map(({ policy, level }) => ({ policy, level }))).toEqual([
+        { policy: POLICY_NAMES.https, level: "mandatory" },
+      ]);
       expectSafe(found[0]!, "plain", "ticket_opened");
       expect(await analyzer.analyze(make("tls", "ticket_opened", "https://hooks.example.com/secret-path"))).toEqual([]);
     }
@@ -135,7 +187,10 @@ describe("the analyzer (the built executable under its name), asked as the engin
   });
 
   it("finds no violation in a url or event unknown until apply (checked again by pulumi up)", async () => {
-    await analyzer.configure({ [POLICY_NAMES.allowedHosts]: { allowedHosts: ["allowed.example"] }, [POLICY_NAMES.allowedEvents]: { events: ["ticket_opened"] } });
+    await analyzer.configure({
+      [POLICY_NAMES.allowedHosts]: { allowedHosts: ["allowed.example"] },
+      [POLICY_NAMES.allowedEvents]: { events: ["ticket_opened"] },
+    });
     expect(await analyzer.analyze(nativeHook("later", "ticket_opened", UNKNOWN))).toEqual([]);
     expect(await analyzer.analyze(dynamicHook("later", UNKNOWN, asSecret(UNKNOWN)))).toEqual([]);
     expect(await analyzer.analyze(nativeHook("later", UNKNOWN, "https://allowed.example/x"))).toEqual([]);
@@ -144,11 +199,19 @@ describe("the analyzer (the built executable under its name), asked as the engin
   it("webhook-url-allowed-hosts: not enforced while unset; then exact names and wildcards, any case and port", async () => {
     await analyzer.configure({});
     expect(await analyzer.analyze(nativeHook("any", "ticket_opened", "https://anywhere.example/x"))).toEqual([]);
-    await analyzer.configure({ [POLICY_NAMES.allowedHosts]: { allowedHosts: ["hooks.example.com", "*.corp.example"] } });
-    for (const url of ["https://HOOKS.example.com:8443/x", "https://a.b.corp.example/x", "https://hooks.example.com./x"]) {
+    await analyzer.configure({
+      [POLICY_NAMES.allowedHosts]: { allowedHosts: ["hooks.example.com", "*.corp.example"] },
+    });
+    for (const url of [
+      "https://HOOKS.example.com:8443/x",
+      "https://a.b.corp.example/x",
+      "https://hooks.example.com./x",
+    ]) {
       expect(await analyzer.analyze(dynamicHook("inside", "ticket_opened", url)), url).toEqual([]);
     }
-    const outside = await analyzer.analyze(dynamicHook("outside", "ticket_closed", "https://user:s3cr3t@corp.example/secret-path?token=abc"));
+    const outside = await analyzer.analyze(
+      dynamicHook("outside", "ticket_closed", "https://user:s3cr3t@corp.example/secret-path?token=abc"),
+    );
     expect(outside.map(({ policy }) => policy)).toEqual([POLICY_NAMES.allowedHosts]);
     expectSafe(outside[0]!, "outside", "ticket_closed");
     expect(outside[0]!.message).toContain('"corp.example"');
@@ -159,21 +222,34 @@ describe("the analyzer (the built executable under its name), asked as the engin
     expect(await analyzer.analyze(nativeHook("any", "agent_invited", "https://h.example/x"))).toEqual([]);
     await analyzer.configure({ [POLICY_NAMES.allowedEvents]: { events: ["ticket_opened", "ticket_closed"] } });
     expect(await analyzer.analyze(nativeHook("allowed", "ticket_closed", "https://h.example/x"))).toEqual([]);
-    const found = await analyzer.analyze(dynamicHook("other", "agent_invited", "https://hooks.example.com/secret-path"));
+    const found = await analyzer.analyze(
+      dynamicHook("other", "agent_invited", "https://hooks.example.com/secret-path"),
+    );
     expect(found.map(({ policy }) => policy)).toEqual([POLICY_NAMES.allowedEvents]);
     expectSafe(found[0]!, "other", "agent_invited");
   });
 
   it("takes enforcement levels from the config: advisory reports without failing, disabled is silent", async () => {
     await analyzer.configure({ [POLICY_NAMES.https]: { enforcementLevel: "advisory" } });
-    expect((await analyzer.analyze(nativeHook("plain", "ticket_opened", "http://h.example/x"))).map(({ level }) => level)).toEqual(["advisory"]);
+    expect(
+      (await analyzer.analyze(nativeHook("plain", "ticket_opened", "http://h.example/x"))).map(({ level }) => level),
+    ).toEqual(["advisory"]);
     await analyzer.configure({ [POLICY_NAMES.https]: { enforcementLevel: "disabled" } });
     expect(await analyzer.analyze(nativeHook("plain", "ticket_opened", "http://h.example/x"))).toEqual([]);
   });
 
   it("leaves other resources and urls the provider's check refuses alone", async () => {
-    await analyzer.configure({ [POLICY_NAMES.allowedHosts]: { allowedHosts: ["allowed.example"] }, [POLICY_NAMES.allowedEvents]: { events: ["ticket_opened"] } });
-    expect(await analyzer.analyze({ type: "aws:s3/bucket:Bucket", name: "b", properties: { url: "http://x.example", event: "agent_invited" } })).toEqual([]);
+    await analyzer.configure({
+      [POLICY_NAMES.allowedHosts]: { allowedHosts: ["allowed.example"] },
+      [POLICY_NAMES.allowedEvents]: { events: ["ticket_opened"] },
+    });
+    expect(
+      await analyzer.analyze({
+        type: "aws:s3/bucket:Bucket",
+        name: "b",
+        properties: { url: "http://x.example", event: "agent_invited" },
+      }),
+    ).toEqual([]);
     expect(await analyzer.analyze(nativeHook("bad", "ticket_opened", "ftp://h.example/x"))).toEqual([]);
     expect(await analyzer.analyze(nativeHook("bad", "no_such_event", "https://allowed.example/x"))).toEqual([]);
   });
@@ -181,9 +257,24 @@ describe("the analyzer (the built executable under its name), asked as the engin
   it("webhook-no-duplicates: the same event and url on one help desk (by its base URL, or its provider), secret or not", async () => {
     await analyzer.configure({});
     const found = await analyzer.analyzeStack([
-      nativeHook("first", "ticket_opened", "https://hooks.example.com/secret-path?token=abc", "https://desk.example/api"),
-      nativeHook("again", "ticket_opened", asSecret("https://HOOKS.example.com/secret-path?token=abc"), "https://DESK.example/api/"),
-      nativeHook("elsewhere", "ticket_opened", "https://hooks.example.com/secret-path?token=abc", "https://other-desk.example"),
+      nativeHook(
+        "first",
+        "ticket_opened",
+        "https://hooks.example.com/secret-path?token=abc",
+        "https://desk.example/api",
+      ),
+      nativeHook(
+        "again",
+        "ticket_opened",
+        asSecret("https://HOOKS.example.com/secret-path?token=abc"),
+        "https://DESK.example/api/",
+      ),
+      nativeHook(
+        "elsewhere",
+        "ticket_opened",
+        "https://hooks.example.com/secret-path?token=abc",
+        "https://other-desk.example",
+      ),
       nativeHook("unknown", "ticket_opened", UNKNOWN),
       dynamicHook("dyn-a", "note_added", "https://hooks.example.com/secret-path?token=abc"),
       dynamicHook("dyn-b", "note_added", asSecret("https://hooks.example.com/secret-path?token=abc")),
@@ -203,12 +294,17 @@ describe("the analyzer (the built executable under its name), asked as the engin
     const event = "ticket_opened\u001b[31mFAKE\nline";
     const quoted = '(event "ticket_opened\\u001b[31mFAKE\\nline")';
     const single = await analyzer.analyze(nativeHook("raw", event, "http://h.example/x"));
-    const stack = await analyzer.analyzeStack([dynamicHook("raw-a", event, "https://h.example/x"), dynamicHook("raw-b", event, "https://h.example/x")]);
+    const stack = await analyzer.analyzeStack([
+      dynamicHook("raw-a", event, "https://h.example/x"),
+      dynamicHook("raw-b", event, "https://h.example/x"),
+    ]);
     expect(single.map(({ policy }) => policy)).toEqual([POLICY_NAMES.https]);
     expect(stack.map(({ policy }) => policy)).toEqual([POLICY_NAMES.noDuplicates]);
     // The engine's message is the policy's description, a line break, then the reason: the reason is one line.
     const reasons = [...single, ...stack].map(({ message }) => message.split("\n").slice(1).join("\n"));
-    expect(reasons[0]).toBe(`webhook "raw" ${quoted}: its url uses http, so every delivery would cross the network unencrypted; use an https url.`);
+    expect(reasons[0]).toBe(
+      `webhook "raw" ${quoted}: its url uses http, so every delivery would cross the network unencrypted; use an https url.`,
+    );
     expect(reasons[1]).toContain(`webhook "raw-b" ${quoted} has the same event and url as webhook "raw-a"`);
     for (const reason of reasons) expect(reason).not.toMatch(/[\u001b\n]/);
   });

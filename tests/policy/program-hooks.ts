@@ -41,4 +41,11 @@ export const VIOLATORS = [
 ];
 
 /** Parts of the urls (paths, queries, tokens) that no output of a run may hold. */
-export const FORBIDDEN_IN_OUTPUT = ["plain-path", "plain-token", "outside-path", "twin-secret-path", "twin-s3cr3t", "token="];
+export const FORBIDDEN_IN_OUTPUT = [
+  "plain-path",
+  "plain-token",
+  "outside-path",
+  "twin-secret-path",
+  "twin-s3cr3t",
+  "token=",
+];

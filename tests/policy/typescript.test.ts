@@ -34,7 +34,12 @@ import { ARCHIVE } from "../no-node/no-node-desks.js";
 import { COMPLIANT, FORBIDDEN_IN_OUTPUT, PACK_CONFIG, SECRET_URL, VIOLATING, VIOLATORS } from "./program-hooks.js";
 
 const programDir = fileURLToPath(new URL("../e2e/program", import.meta.url));
-const client = { clientId: "policy-client", clientSecret: "policy-client-secret-value", redirectUri: "http://127.0.0.1:1/callback", name: "policy" };
+const client = {
+  clientId: "policy-client",
+  clientSecret: "policy-client-secret-value",
+  redirectUri: "http://127.0.0.1:1/callback",
+  name: "policy",
+};
 
 /** What a Pulumi run printed and whether it succeeded. */
 interface Outcome {
@@ -42,98 +47,117 @@ interface Outcome {
   output: string;
 }
 
-describe.skipIf(!pulumiAvailable())("the policy pack with pulumi preview and up, the dynamic Webhook and the emulator", () => {
-  let emulator: RunningEmulator;
-  let test: TestStack;
-  let work: string;
-  const packs: Record<string, string> = {};
-  let configFile: string;
+describe.skipIf(!pulumiAvailable())(
+  "the policy pack with pulumi preview and up, the dynamic Webhook and the emulator",
+  () => {
+    let emulator: RunningEmulator;
+    let test: TestStack;
+    let work: string;
+    const packs: Record<string, string> = {};
+    let configFile: string;
 
-  /**
-   * Runs preview or up with a pack and the config file, never throwing for a failed run. `up` is the CLI's own
-   * `pulumi up --yes`, which previews first as a person's `pulumi up` does (the Automation API's `up` passes
-   * `--skip-preview`, under which Pulumi analyses resource by resource and may create a compliant webhook before a
-   * violation stops the run: the README's "Governance" says so).
-   */
-  async function run(operation: "preview" | "up", pack: string): Promise<Outcome> {
-    if (operation === "up") {
-      const env = { ...process.env, ...(test.stack.workspace as LocalWorkspace).envVars };
-      const args = ["up", "--yes", "--non-interactive", "--stack", test.stack.name, "--policy-pack", pack, "--policy-pack-config", configFile];
-      const ran = await runCommand("pulumi", args, { cwd: programDir, env });
-      return { ok: ran.code === 0, output: `${ran.stdout}\n${ran.stderr}` };
+    /**
+     * Runs preview or up with a pack and the config file, never throwing for a failed run. `up` is the CLI's own
+     * `pulumi up --yes`, which previews first as a person's `pulumi up` does (the Automation API's `up` passes
+     * `--skip-preview`, under which Pulumi analyses resource by resource and may create a compliant webhook before a
+     * violation stops the run: the README's "Governance" says so).
+     */
+    async function run(operation: "preview" | "up", pack: string): Promise<Outcome> {
+      if (operation === "up") {
+        const env = { ...process.env, ...(test.stack.workspace as LocalWorkspace).envVars };
+        const args = [
+          "up",
+          "--yes",
+          "--non-interactive",
+          "--stack",
+          test.stack.name,
+          "--policy-pack",
+          pack,
+          "--policy-pack-config",
+          configFile,
+        ];
+        const ran = await runCommand("pulumi", args, { cwd: programDir, env });
+        return { ok: ran.code === 0, output: `${ran.stdout}\n${ran.stderr}` };
+      }
+      let output = "";
+      try {
+        await test.stack.preview({
+          policyPacks: [pack],
+          policyPackConfigs: [configFile],
+          onOutput: (text: string) => (output += text),
+        });
+        return { ok: true, output };
+      } catch (error) {
+        return { ok: false, output: `${output}\n${error instanceof Error ? error.message : String(error)}` };
+      }
     }
-    let output = "";
-    try {
-      await test.stack.preview({ policyPacks: [pack], policyPackConfigs: [configFile], onOutput: (text: string) => (output += text) });
-      return { ok: true, output };
-    } catch (error) {
-      return { ok: false, output: `${output}\n${error instanceof Error ? error.message : String(error)}` };
+
+    beforeAll(async () => {
+      work = mkdtempSync(join(tmpdir(), "helpdesk-policy-ts-"));
+      const release = await sharedRelease();
+      mkdirSync(join(work, "release"));
+      execFileSync("tar", ["-xzf", join(release, ARCHIVE), "-C", join(work, "release")]);
+      packs.executable = join(work, "release", ANALYZER_EXECUTABLE);
+      // The folder form, launched as official Node.js hosts' RunPlugin launches it (see the file's comment).
+      packs.folder = join(work, "folder-pack");
+      writeFileSync(
+        packs.folder,
+        `#!/bin/sh\ncd ${JSON.stringify(join(repoRoot, "policy"))} && exec ${JSON.stringify(process.execPath)} ${JSON.stringify(join(repoRoot, "node_modules/@pulumi/pulumi/cmd/run-policy-pack"))} "$1" .\n`,
+      );
+      chmodSync(packs.folder, 0o755);
+      configFile = join(work, "policy-config.json");
+      writeFileSync(configFile, JSON.stringify(PACK_CONFIG));
+      emulator = await startEmulator({ port: 0, autoApprove: true, clients: [client] });
+      const tokens = await signIn({ baseUrl: emulator.url, ...client });
+      test = await createTestStack(programDir, {
+        ...configAsLoginWrites(emulator.url, client, tokens),
+        "e2e:secretUrl": { value: SECRET_URL, secret: true },
+      });
+    }, 300_000);
+
+    afterAll(async () => {
+      await test?.stack.destroy().catch(() => undefined);
+      await test?.dispose();
+      await emulator?.close();
+      if (work) rmSync(work, { recursive: true, force: true });
+    });
+
+    for (const form of ["executable", "folder"] as const) {
+      describe(`as the ${form === "executable" ? "release's executable" : "npm package's folder"}`, () => {
+        it("fails preview of the violating program, naming each violation's resource and no url", async () => {
+          await test.stack.setConfig("e2e:hooks", { value: JSON.stringify(VIOLATING) });
+          const outcome = await run("preview", packs[form]!);
+          expect(outcome.ok, outcome.output).toBe(false);
+          for (const { name, policy } of VIOLATORS) {
+            expect(outcome.output, `${policy} on ${name}`).toMatch(new RegExp(`${policy}[\\s\\S]*"${name}"`));
+          }
+          expect(outcome.output).not.toMatch(new RegExp(`${POLICY_NAMES.https}[^\\n]*\\n[^\\n]*"compliant"`));
+          for (const part of FORBIDDEN_IN_OUTPUT) expect(outcome.output, part).not.toContain(part);
+        });
+
+        it("up with the pack creates nothing", async () => {
+          const outcome = await run("up", packs[form]!);
+          expect(outcome.ok, outcome.output).toBe(false);
+          expect(outcome.output).toContain(POLICY_NAMES.https); // stopped by the pack, not by anything else
+          expect(await heldWebhooks(emulator)).toEqual([]);
+          for (const part of FORBIDDEN_IN_OUTPUT) expect(outcome.output, part).not.toContain(part);
+        });
+
+        it("passes the compliant program, which up creates", async () => {
+          await test.stack.setConfig("e2e:hooks", { value: JSON.stringify(COMPLIANT) });
+          const previewed = await run("preview", packs[form]!);
+          expect(previewed.ok, previewed.output).toBe(true);
+          const created = await run("up", packs[form]!);
+          expect(created.ok, created.output).toBe(true);
+          expect(
+            (await heldWebhooks(emulator))
+              .map(({ event, url }) => ({ event, url }))
+              .sort((a, b) => a.event.localeCompare(b.event)),
+          ).toEqual(COMPLIANT.map(({ event, url }) => ({ event, url })).sort((a, b) => a.event.localeCompare(b.event)));
+          await test.stack.destroy();
+          expect(await heldWebhooks(emulator)).toEqual([]);
+        });
+      });
     }
-  }
-
-  beforeAll(async () => {
-    work = mkdtempSync(join(tmpdir(), "helpdesk-policy-ts-"));
-    const release = await sharedRelease();
-    mkdirSync(join(work, "release"));
-    execFileSync("tar", ["-xzf", join(release, ARCHIVE), "-C", join(work, "release")]);
-    packs.executable = join(work, "release", ANALYZER_EXECUTABLE);
-    // The folder form, launched as official Node.js hosts' RunPlugin launches it (see the file's comment).
-    packs.folder = join(work, "folder-pack");
-    writeFileSync(
-      packs.folder,
-      `#!/bin/sh\ncd ${JSON.stringify(join(repoRoot, "policy"))} && exec ${JSON.stringify(process.execPath)} ${JSON.stringify(join(repoRoot, "node_modules/@pulumi/pulumi/cmd/run-policy-pack"))} "$1" .\n`,
-    );
-    chmodSync(packs.folder, 0o755);
-    configFile = join(work, "policy-config.json");
-    writeFileSync(configFile, JSON.stringify(PACK_CONFIG));
-    emulator = await startEmulator({ port: 0, autoApprove: true, clients: [client] });
-    const tokens = await signIn({ baseUrl: emulator.url, ...client });
-    test = await createTestStack(programDir, {
-      ...configAsLoginWrites(emulator.url, client, tokens),
-      "e2e:secretUrl": { value: SECRET_URL, secret: true },
-    });
-  }, 300_000);
-
-  afterAll(async () => {
-    await test?.stack.destroy().catch(() => undefined);
-    await test?.dispose();
-    await emulator?.close();
-    if (work) rmSync(work, { recursive: true, force: true });
-  });
-
-  for (const form of ["executable", "folder"] as const) {
-    describe(`as the ${form === "executable" ? "release's executable" : "npm package's folder"}`, () => {
-      it("fails preview of the violating program, naming each violation's resource and no url", async () => {
-        await test.stack.setConfig("e2e:hooks", { value: JSON.stringify(VIOLATING) });
-        const outcome = await run("preview", packs[form]!);
-        expect(outcome.ok, outcome.output).toBe(false);
-        for (const { name, policy } of VIOLATORS) {
-          expect(outcome.output, `${policy} on ${name}`).toMatch(new RegExp(`${policy}[\\s\\S]*"${name}"`));
-        }
-        expect(outcome.output).not.toMatch(new RegExp(`${POLICY_NAMES.https}[^\\n]*\\n[^\\n]*"compliant"`));
-        for (const part of FORBIDDEN_IN_OUTPUT) expect(outcome.output, part).not.toContain(part);
-      });
-
-      it("up with the pack creates nothing", async () => {
-        const outcome = await run("up", packs[form]!);
-        expect(outcome.ok, outcome.output).toBe(false);
-        expect(outcome.output).toContain(POLICY_NAMES.https); // stopped by the pack, not by anything else
-        expect(await heldWebhooks(emulator)).toEqual([]);
-        for (const part of FORBIDDEN_IN_OUTPUT) expect(outcome.output, part).not.toContain(part);
-      });
-
-      it("passes the compliant program, which up creates", async () => {
-        await test.stack.setConfig("e2e:hooks", { value: JSON.stringify(COMPLIANT) });
-        const previewed = await run("preview", packs[form]!);
-        expect(previewed.ok, previewed.output).toBe(true);
-        const created = await run("up", packs[form]!);
-        expect(created.ok, created.output).toBe(true);
-        expect((await heldWebhooks(emulator)).map(({ event, url }) => ({ event, url })).sort((a, b) => a.event.localeCompare(b.event))).toEqual(
-          COMPLIANT.map(({ event, url }) => ({ event, url })).sort((a, b) => a.event.localeCompare(b.event)),
-        );
-        await test.stack.destroy();
-        expect(await heldWebhooks(emulator)).toEqual([]);
-      });
-    });
-  }
-});
+  },
+);

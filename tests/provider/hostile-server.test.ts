@@ -25,7 +25,17 @@ import { localhostLookup } from "../../kernel/loopback.js";
 import * as hostile from "../support/response-server.js";
 import { peakRssMiB, waitFor } from "../support/processes.js";
 
-const { ACCESS_TOKEN, SPEC, RECORDED: OUTPUTS, OK_RESPONSE, PEAK_RSS_CEILING_MIB, ORPHAN_MESSAGE, HUGE_RESPONSES, hugeBody, json } = hostile;
+const {
+  ACCESS_TOKEN,
+  SPEC,
+  RECORDED: OUTPUTS,
+  OK_RESPONSE,
+  PEAK_RSS_CEILING_MIB,
+  ORPHAN_MESSAGE,
+  HUGE_RESPONSES,
+  hugeBody,
+  json,
+} = hostile;
 
 /** A stack config for the dynamic provider: `helpdesk:*` keys. */
 function stackConfig(baseUrl: string) {
@@ -70,7 +80,9 @@ describe("the dynamic provider against a hostile help desk", () => {
       const error = await thrown(() => webhookProvider.create(config, SPEC));
       expect(error, huge.what).toBeInstanceOf(HelpdeskError);
       expect(error).toMatchObject({ code: "protocol", status: 201 });
-      expect(error.message, huge.what).toMatch(/^create webhook: POST \/v1\/webhooks answered 201 but its body was not read: the API sent a response of more than 1048576 bytes \(1 MiB\)/);
+      expect(error.message, huge.what).toMatch(
+        /^create webhook: POST \/v1\/webhooks answered 201 but its body was not read: the API sent a response of more than 1048576 bytes \(1 MiB\)/,
+      );
       expect(error.message, huge.what).toMatch(ORPHAN_MESSAGE);
       expect(server.requests.length - before, `${huge.what}: one POST, not resent`).toBe(1);
 
@@ -79,7 +91,9 @@ describe("the dynamic provider against a hostile help desk", () => {
     }
     await waitFor("the streamed gigabyte cut off", () => log.cutOff >= 1, 10_000);
     expect(log.sentBytes).toBeLessThan(10 * 1024 * 1024 + 64 * 1024 * 1024);
-    console.log(`test process peak RSS after a 10 MiB and a 1 GiB answer: ${peakRssMiB("self").toFixed(0)} MiB; bytes the server wrote: ${(log.sentBytes / 2 ** 20).toFixed(1)} MiB`);
+    console.log(
+      `test process peak RSS after a 10 MiB and a 1 GiB answer: ${peakRssMiB("self").toFixed(0)} MiB; bytes the server wrote: ${(log.sentBytes / 2 ** 20).toFixed(1)} MiB`,
+    );
     expect(peakRssMiB("self")).toBeLessThan(PEAK_RSS_CEILING_MIB);
   });
 
@@ -106,7 +120,12 @@ describe("the dynamic provider against a hostile help desk", () => {
 });
 
 describe("the OAuth client against a huge token endpoint answer", () => {
-  const client = { baseUrl: new URL("http://127.0.0.1"), clientId: "helpdesk-demo", clientSecret: "cs-hostile-test", redirectUri: "http://127.0.0.1:8976/callback" };
+  const client = {
+    baseUrl: new URL("http://127.0.0.1"),
+    clientId: "helpdesk-demo",
+    clientSecret: "cs-hostile-test",
+    redirectUri: "http://127.0.0.1:8976/callback",
+  };
 
   it("refresh and the authorization code exchange (login) fail with a clear OAuthError, the connection closed early", async () => {
     const log: hostile.HugeBodyLog = { sentBytes: 0, cutOff: 0 };
@@ -116,13 +135,17 @@ describe("the OAuth client against a huge token endpoint answer", () => {
       const refreshed = await thrown(() => refreshAccessToken(settings, "rt-hostile"));
       expect(refreshed, huge.what).toBeInstanceOf(OAuthError);
       expect(refreshed).toMatchObject({ code: "bad_response", status: 200 });
-      expect(refreshed.message).toBe("refresh failed: the token endpoint sent a response of more than 1048576 bytes (1 MiB), the most read of one response");
+      expect(refreshed.message).toBe(
+        "refresh failed: the token endpoint sent a response of more than 1048576 bytes (1 MiB), the most read of one response",
+      );
 
       const authorization = await startAuthorization(settings);
       const callback = new URLSearchParams({ code: "code-hostile", state: authorization.state });
       const exchanged = await thrown(() => exchangeAuthorizationCode(settings, callback, authorization));
       expect(exchanged).toMatchObject({ code: "bad_response" });
-      expect(exchanged.message).toBe("authorization code exchange failed: the token endpoint sent a response of more than 1048576 bytes (1 MiB), the most read of one response");
+      expect(exchanged.message).toBe(
+        "authorization code exchange failed: the token endpoint sent a response of more than 1048576 bytes (1 MiB), the most read of one response",
+      );
     }
     await waitFor("every streamed gigabyte cut off", () => log.cutOff >= 2, 10_000);
     expect(log.sentBytes).toBeLessThan(2 * 10 * 1024 * 1024 + 64 * 1024 * 1024);
@@ -153,12 +176,19 @@ describe("a plain-http base URL to a host that is not loopback", () => {
     // The name does reach the server: a plain request to it is counted.
     server.answer(json(200, {}));
     const connectionsBefore = server.connections();
-    await new Promise<void>((resolve, reject) => httpRequest(`${remote}/probe`, (response) => response.resume().on("end", resolve)).on("error", reject).end());
+    await new Promise<void>((resolve, reject) =>
+      httpRequest(`${remote}/probe`, (response) => response.resume().on("end", resolve))
+        .on("error", reject)
+        .end(),
+    );
     expect(server.connections()).toBe(connectionsBefore + 1);
     const requestsBefore = server.requests.length;
 
     const remoteConfig = stackConfig(remote);
-    for (const run of [() => webhookProvider.create(remoteConfig, SPEC), () => webhookProvider.delete(remoteConfig, "wh_1", OUTPUTS)]) {
+    for (const run of [
+      () => webhookProvider.create(remoteConfig, SPEC),
+      () => webhookProvider.delete(remoteConfig, "wh_1", OUTPUTS),
+    ]) {
       const error = await thrown(run);
       expect(error).toBeInstanceOf(SettingError);
       expect(error).toMatchObject({ code: "config", setting: "baseUrl" });
@@ -167,7 +197,12 @@ describe("a plain-http base URL to a host that is not loopback", () => {
       );
     }
     // The OAuth client, given the URL without the parser, applies the same rule (kernel/base-url.ts allowsPlainHttp).
-    const refreshed = await thrown(() => refreshAccessToken({ baseUrl: new URL(remote), clientId: "helpdesk-demo", clientSecret: "cs-hostile-test" }, "rt-hostile"));
+    const refreshed = await thrown(() =>
+      refreshAccessToken(
+        { baseUrl: new URL(remote), clientId: "helpdesk-demo", clientSecret: "cs-hostile-test" },
+        "rt-hostile",
+      ),
+    );
     expect(refreshed).toBeInstanceOf(OAuthError);
     expect(refreshed.message).toMatch(/^refresh failed: .*https/i);
     expect(server.connections(), "no connection").toBe(connectionsBefore + 1);
@@ -175,7 +210,9 @@ describe("a plain-http base URL to a host that is not loopback", () => {
 
     server.answer(OK_RESPONSE);
     expect((await webhookProvider.create(stackConfig(`http://localhost:${server.port}`), SPEC)).id).toBe("wh_ok");
-    expect(server.requests.slice(requestsBefore).map((request) => request.authorization)).toEqual([`Bearer ${ACCESS_TOKEN}`]);
+    expect(server.requests.slice(requestsBefore).map((request) => request.authorization)).toEqual([
+      `Bearer ${ACCESS_TOKEN}`,
+    ]);
   });
 });
 
@@ -185,7 +222,9 @@ describe("the emulator's inspection client against a huge or endless answer", ()
     server.answer(hugeBody(200, 1024 * 1024 * 1024, false, log));
     const error = await thrown(() => new EmulatorInspectionClient(server.url).stats());
     expect(error).toBeInstanceOf(EmulatorInspectionError);
-    expect(error.message).toBe(`GET /_emulator/stats: the emulator at ${server.url} sent a response of more than 67108864 bytes (64 MiB), the most read of one response`);
+    expect(error.message).toBe(
+      `GET /_emulator/stats: the emulator at ${server.url} sent a response of more than 67108864 bytes (64 MiB), the most read of one response`,
+    );
     await waitFor("the server to see the client hang up", () => log.cutOff === 1, 10_000);
     expect(log.sentBytes).toBeLessThan(2 * 64 * 1024 * 1024);
     expect(peakRssMiB("self")).toBeLessThan(PEAK_RSS_CEILING_MIB);
@@ -208,10 +247,14 @@ describe("the emulator's inspection client against an answer that drips", () => 
     });
     expect(INSPECTION_DEADLINE_MS).toBe(30_000);
     for (const connectionPerCall of [false, true]) {
-      const error = await thrown(() => new EmulatorInspectionClient(server.url, { deadlineMs: 500, connectionPerCall }).stats());
+      const error = await thrown(() =>
+        new EmulatorInspectionClient(server.url, { deadlineMs: 500, connectionPerCall }).stats(),
+      );
       expect(error).toBeInstanceOf(EmulatorInspectionError);
       expect(error).toMatchObject({ code: "unreachable" });
-      expect(error.message).toBe(`cannot reach the emulator at ${server.url} (GET /_emulator/stats: no whole response within 0.5 s); start it with \`pulumi-helpdesk emulator\``);
+      expect(error.message).toBe(
+        `cannot reach the emulator at ${server.url} (GET /_emulator/stats: no whole response within 0.5 s); start it with \`pulumi-helpdesk emulator\``,
+      );
     }
     expect(dripping).toBe(2);
     await waitFor("the server to see both connections end", () => closed === 2, 10_000);
@@ -233,7 +276,8 @@ describe("the name localhost, on a machine whose resolver maps it elsewhere (RFC
     decoy.on("connection", () => decoyConnections++);
     await new Promise<void>((resolve, reject) => decoy.once("error", reject).listen(local.port, "127.0.0.2", resolve));
     dns.lookup = ((hostname: string, options: unknown, callback?: unknown) => {
-      if (hostname !== "localhost" && hostname !== "elsewhere.example.test") return (lookup as (...args: unknown[]) => void)(hostname, options, callback);
+      if (hostname !== "localhost" && hostname !== "elsewhere.example.test")
+        return (lookup as (...args: unknown[]) => void)(hostname, options, callback);
       const done = (typeof options === "function" ? options : callback) as (...args: unknown[]) => void;
       const all = typeof options === "object" && options !== null && (options as { all?: boolean }).all;
       process.nextTick(() => (all ? done(null, [{ address: "127.0.0.2", family: 4 }]) : done(null, "127.0.0.2", 4)));
@@ -248,7 +292,11 @@ describe("the name localhost, on a machine whose resolver maps it elsewhere (RFC
 
   it("is answered with the loopback addresses without asking the resolver; other names still are resolved", async () => {
     const resolved = (hostname: string, options: dns.LookupOptions) =>
-      new Promise<unknown>((resolve, reject) => localhostLookup(hostname, options, (error, address, family) => (error ? reject(error) : resolve(options.all ? address : [address, family]))));
+      new Promise<unknown>((resolve, reject) =>
+        localhostLookup(hostname, options, (error, address, family) =>
+          error ? reject(error) : resolve(options.all ? address : [address, family]),
+        ),
+      );
     expect(await resolved("localhost", { all: true })).toEqual([
       { address: "127.0.0.1", family: 4 },
       { address: "::1", family: 6 },
@@ -263,7 +311,11 @@ describe("the name localhost, on a machine whose resolver maps it elsewhere (RFC
   it("the provider, the OAuth client and the inspection client connect to 127.0.0.1, never where the resolver points", async () => {
     const named = `http://localhost:${local.port}`;
     // The resolver does point elsewhere: a plain request to the name reaches the decoy.
-    await new Promise<void>((resolve, reject) => httpRequest(`${named}/probe`, (response) => response.resume().on("end", resolve)).on("error", reject).end());
+    await new Promise<void>((resolve, reject) =>
+      httpRequest(`${named}/probe`, (response) => response.resume().on("end", resolve))
+        .on("error", reject)
+        .end(),
+    );
     expect(decoyConnections).toBe(1);
 
     local.answer(OK_RESPONSE);
@@ -272,7 +324,8 @@ describe("the name localhost, on a machine whose resolver maps it elsewhere (RFC
     const client = { baseUrl: new URL(named), clientId: "helpdesk-demo", clientSecret: "cs-hostile-test" };
     expect((await refreshAccessToken(client, "rt-local")).accessToken).toBe("at-local");
     local.answer(json(200, { requests: 0 }));
-    for (const connectionPerCall of [false, true]) await new EmulatorInspectionClient(named, { connectionPerCall }).stats();
+    for (const connectionPerCall of [false, true])
+      await new EmulatorInspectionClient(named, { connectionPerCall }).stats();
 
     expect(local.requests.map((request) => `${request.method} ${request.path}`)).toEqual([
       "POST /v1/webhooks",

@@ -17,7 +17,11 @@ import type { TokenSet } from "../../auth/oauth.js";
 import type { WebhookInputs } from "../../kernel/provider-contract.js";
 import { emulatorStats, heldWebhooks as held, setFaults } from "../support/emulator.js";
 
-const client = { clientId: "provider-tests", clientSecret: "provider-tests-secret-0123456789", redirectUri: "http://127.0.0.1:1/cb" };
+const client = {
+  clientId: "provider-tests",
+  clientSecret: "provider-tests-secret-0123456789",
+  redirectUri: "http://127.0.0.1:1/cb",
+};
 const hook: WebhookInputs = { event: "ticket_opened", url: "https://hooks.example.test/opened" };
 const cacheDir = mkdtempSync(join(tmpdir(), "helpdesk-token-cache-"));
 const running: RunningEmulator[] = [];
@@ -171,7 +175,9 @@ describe("retries", () => {
     await setFaults(emu, { dropRate: 1 });
     const createError = await failureOf(webhookProvider.create(config, hook));
     expect(createError.code).toBe("network");
-    expect(createError.message).toMatch(/POST \/v1\/webhooks got no answer .* after 1 attempt\(s\).*may have been created/);
+    expect(createError.message).toMatch(
+      /POST \/v1\/webhooks got no answer .* after 1 attempt\(s\).*may have been created/,
+    );
     const deleteError = await failureOf(webhookProvider.delete(config, id, { ...hook, state: "active" }));
     expect(deleteError.code).toBe("network");
     expect(deleteError.message).toMatch(/DELETE \/v1\/webhooks\/.* got no answer .* after 3 attempt\(s\)/);
@@ -198,7 +204,9 @@ describe("access tokens", () => {
     // No recorded expiry: the provider learns of it from the 401s.
     const config = fullConfig(emu, tokens, { [CONFIG_KEYS.tokenExpiresAt]: "" });
     await request(`${emu.url}/_emulator/reset-stats`, { method: "POST" }).then((r) => r.body.dump());
-    const created = await Promise.all(Array.from({ length: 8 }, (_, i) => webhookProvider.create(config, { ...hook, url: `${hook.url}/${i}` })));
+    const created = await Promise.all(
+      Array.from({ length: 8 }, (_, i) => webhookProvider.create(config, { ...hook, url: `${hook.url}/${i}` })),
+    );
     expect((await held(emu)).length).toBe(8);
     const stats = await emulatorStats(emu);
     expect(stats.byRoute["POST /oauth/token"]).toBe(1);
@@ -228,7 +236,9 @@ describe("access tokens", () => {
     const emu = await emulator({ accessTokenTtlSeconds: 1 });
     const tokens = await login(emu);
     await new Promise((r) => setTimeout(r, 1100));
-    const error = await failureOf(webhookProvider.create(fullConfig(emu, tokens, { [CONFIG_KEYS.refreshToken]: "not-a-real-refresh-token" }), hook));
+    const error = await failureOf(
+      webhookProvider.create(fullConfig(emu, tokens, { [CONFIG_KEYS.refreshToken]: "not-a-real-refresh-token" }), hook),
+    );
     expect(error.code).toBe("credentials");
     expect(error.message).toMatch(/refreshing it failed .*invalid_grant.*pulumi-helpdesk login/);
   });
@@ -237,7 +247,12 @@ describe("access tokens", () => {
 describe("messages for API errors", () => {
   it("422 names the field the API rejected", async () => {
     const emu = await emulator();
-    const error = await failureOf(webhookProvider.create(fullConfig(emu, await login(emu)), { event: "not_an_event" as WebhookInputs["event"], url: hook.url }));
+    const error = await failureOf(
+      webhookProvider.create(fullConfig(emu, await login(emu)), {
+        event: "not_an_event" as WebhookInputs["event"],
+        url: hook.url,
+      }),
+    );
     expect(error.status).toBe(422);
     expect(error.message).toMatch(/answered 422: .*event.*fix event or url/);
   });

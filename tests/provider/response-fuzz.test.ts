@@ -27,16 +27,23 @@ const SECRETS = {
 };
 const planted = Object.values(SECRETS);
 /** fast-check prints a failing answer; a 60 KiB body would drown the report. */
-const shortReport = (answer: HttpResponse): string => JSON.stringify({ ...answer, body: answer.body.subarray(0, 200).toString("latin1") });
+const shortReport = (answer: HttpResponse): string =>
+  JSON.stringify({ ...answer, body: answer.body.subarray(0, 200).toString("latin1") });
 /** A fast-check reporter that names the seed, the first 600 characters of the failure and the shortened answer. */
 function report<T extends [HttpResponse, ...unknown[]]>(details: fc.RunDetails<T>): void {
   if (!details.failed) return;
   const failure = "errorInstance" in details ? String(details.errorInstance).slice(0, 600) : "no failure text";
-  throw new Error(`seed ${SEED}: ${failure} on ${details.counterexample ? shortReport(details.counterexample[0]) : "?"}`);
+  throw new Error(
+    `seed ${SEED}: ${failure} on ${details.counterexample ? shortReport(details.counterexample[0]) : "?"}`,
+  );
 }
 
 /** Every form in which a planted value must not appear in a message. */
-const forbiddenForms = planted.flatMap((value) => [value, encodeURIComponent(value), Buffer.from(value).toString("base64").replace(/=+$/, "")]);
+const forbiddenForms = planted.flatMap((value) => [
+  value,
+  encodeURIComponent(value),
+  Buffer.from(value).toString("base64").replace(/=+$/, ""),
+]);
 /** Distinctive fragments: a message that shows part of a secret leaks too. */
 const fragments = ["PLANTED", "urlS3cret"];
 
@@ -60,29 +67,51 @@ const escapes = fc.constantFrom(
   "\u202e\u200b",
   "\r\n\t",
 );
-const secretEcho = fc.constantFrom(...planted).chain((value) =>
-  fc.constantFrom(
-    value,
-    encodeURIComponent(value),
-    JSON.stringify(value).slice(1, -1),
-    Buffer.from(value).toString("base64"),
-    `Bearer ${value}`,
-    `Basic ${Buffer.from(`helpdesk-demo:${value}`).toString("base64")}`,
-    `refresh_token=${value}`,
-    `client_secret=${encodeURIComponent(value)}`,
-    `{"access_token":"${value}"}`,
-  ),
-);
+const secretEcho = fc
+  .constantFrom(...planted)
+  .chain((value) =>
+    fc.constantFrom(
+      value,
+      encodeURIComponent(value),
+      JSON.stringify(value).slice(1, -1),
+      Buffer.from(value).toString("base64"),
+      `Bearer ${value}`,
+      `Basic ${Buffer.from(`helpdesk-demo:${value}`).toString("base64")}`,
+      `refresh_token=${value}`,
+      `client_secret=${encodeURIComponent(value)}`,
+      `{"access_token":"${value}"}`,
+    ),
+  );
 /** Text a hostile or broken server writes: planted credentials, escapes, noise. */
-const hostileText = fc.array(fc.oneof(secretEcho, escapes, fc.string({ maxLength: 40 }), fc.constantFrom("error", "invalid_grant", "status_code: 500")), { maxLength: 8 }).map((parts) => parts.join(" "));
+const hostileText = fc
+  .array(
+    fc.oneof(
+      secretEcho,
+      escapes,
+      fc.string({ maxLength: 40 }),
+      fc.constantFrom("error", "invalid_grant", "status_code: 500"),
+    ),
+    { maxLength: 8 },
+  )
+  .map((parts) => parts.join(" "));
 
 const jsonBody = fc.oneof(
   hostileText.map((text) => ({ error: "invalid_grant", error_description: text })),
   hostileText.map((text) => ({ error: text, error_description: text, message: text })),
   hostileText.map((text) => ({ webhook: { id: text, event: "ticket_opened", url: SECRETS.url, state: text } })),
   fc.constant({ webhook: { event: "ticket_opened", url: SECRETS.url, state: "active" } }), // no id: the orphan error
-  hostileText.map((text) => ({ access_token: text, token_type: "bearer", expires_in: "soon", refresh_token: SECRETS.refreshToken })),
-  fc.constant({ access_token: "fresh-access-token-0001", token_type: "bearer", expires_in: 7200, refresh_token: "fresh-refresh-token-0001" }),
+  hostileText.map((text) => ({
+    access_token: text,
+    token_type: "bearer",
+    expires_in: "soon",
+    refresh_token: SECRETS.refreshToken,
+  })),
+  fc.constant({
+    access_token: "fresh-access-token-0001",
+    token_type: "bearer",
+    expires_in: 7200,
+    refresh_token: "fresh-refresh-token-0001",
+  }),
   fc.jsonValue({ maxDepth: 4 }),
 );
 const body = fc.oneof(
@@ -95,13 +124,24 @@ const body = fc.oneof(
 /** Header values must be valid HTTP (no control characters); credentials may still be in them. */
 const headerValue = fc.oneof(fc.constantFrom(...planted), fc.stringMatching(/^[\x20-\x7e]{0,40}$/));
 const answer: fc.Arbitrary<HttpResponse> = fc.record({
-  status: fc.oneof(fc.constantFrom(200, 201, 204, 302, 400, 401, 403, 404, 405, 409, 413, 422, 429, 500, 502, 503), fc.integer({ min: 200, max: 599 })), // 1xx are interim answers: a final one must follow
+  status: fc.oneof(
+    fc.constantFrom(200, 201, 204, 302, 400, 401, 403, 404, 405, 409, 413, 422, 429, 500, 502, 503),
+    fc.integer({ min: 200, max: 599 }),
+  ), // 1xx are interim answers: a final one must follow
   headers: fc.record(
     {
-      "content-type": fc.constantFrom("application/json", "application/json; charset=utf-8", "text/plain", "text/html", "application/x-www-form-urlencoded"),
+      "content-type": fc.constantFrom(
+        "application/json",
+        "application/json; charset=utf-8",
+        "text/plain",
+        "text/html",
+        "application/x-www-form-urlencoded",
+      ),
       location: headerValue.map((v) => `/v1/webhooks/${encodeURIComponent(v)}`),
       "retry-after": fc.constantFrom("0", "-1", "soon", "Wed, 21 Oct 2015 07:28:00 GMT"),
-      "www-authenticate": headerValue.map((v) => `Bearer error="invalid_token", error_description="${v.replace(/"/g, "")}"`),
+      "www-authenticate": headerValue.map(
+        (v) => `Bearer error="invalid_token", error_description="${v.replace(/"/g, "")}"`,
+      ),
     },
     { requiredKeys: [] },
   ),
@@ -110,8 +150,10 @@ const answer: fc.Arbitrary<HttpResponse> = fc.record({
 
 /** The checks every failure message passes. */
 function assertPrintable(message: string, context: string): void {
-  for (const form of forbiddenForms) expect(message.includes(form), `${context}: planted credential in ${JSON.stringify(message)}`).toBe(false);
-  for (const fragment of fragments) expect(message.includes(fragment), `${context}: credential fragment in ${JSON.stringify(message)}`).toBe(false);
+  for (const form of forbiddenForms)
+    expect(message.includes(form), `${context}: planted credential in ${JSON.stringify(message)}`).toBe(false);
+  for (const fragment of fragments)
+    expect(message.includes(fragment), `${context}: credential fragment in ${JSON.stringify(message)}`).toBe(false);
   expect(message, context).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e\u200b]/);
   expect(message.length, context).toBeLessThan(2000);
 }
@@ -156,7 +198,8 @@ describe("generated server answers", () => {
         next = generated;
         try {
           if (creating) await webhookProvider.create(config, { event: "ticket_opened", url: SECRETS.url });
-          else await webhookProvider.delete(config, "wh_1", { event: "ticket_opened", url: SECRETS.url, state: "active" });
+          else
+            await webhookProvider.delete(config, "wh_1", { event: "ticket_opened", url: SECRETS.url, state: "active" });
         } catch (error) {
           failures++;
           expect(error, "a typed error").toBeInstanceOf(HelpdeskError);
@@ -166,7 +209,9 @@ describe("generated server answers", () => {
       }),
       { seed: SEED, numRuns: PROVIDER_RUNS, endOnFailure: true, reporter: report },
     );
-    console.log(`provider fuzz: seed ${SEED}, ${PROVIDER_RUNS} answers, ${failures} failures checked, ${Math.round(performance.now() - started)} ms`);
+    console.log(
+      `provider fuzz: seed ${SEED}, ${PROVIDER_RUNS} answers, ${failures} failures checked, ${Math.round(performance.now() - started)} ms`,
+    );
   });
 
   it(`OAuth refresh: ${OAUTH_RUNS} token endpoint answers, every failure an OAuthError, redacted and printable`, async () => {
@@ -176,7 +221,10 @@ describe("generated server answers", () => {
       fc.asyncProperty(answer, async (generated) => {
         next = generated;
         try {
-          await refreshAccessToken({ baseUrl: new URL(baseUrl), clientId: "helpdesk-demo", clientSecret: SECRETS.clientSecret }, SECRETS.refreshToken);
+          await refreshAccessToken(
+            { baseUrl: new URL(baseUrl), clientId: "helpdesk-demo", clientSecret: SECRETS.clientSecret },
+            SECRETS.refreshToken,
+          );
         } catch (error) {
           failures++;
           expect(error, "a typed error").toBeInstanceOf(OAuthError);
@@ -185,6 +233,8 @@ describe("generated server answers", () => {
       }),
       { seed: SEED, numRuns: OAUTH_RUNS, endOnFailure: true, reporter: report },
     );
-    console.log(`oauth fuzz: seed ${SEED}, ${OAUTH_RUNS} answers, ${failures} failures checked, ${Math.round(performance.now() - started)} ms`);
+    console.log(
+      `oauth fuzz: seed ${SEED}, ${OAUTH_RUNS} answers, ${failures} failures checked, ${Math.round(performance.now() - started)} ms`,
+    );
   });
 });

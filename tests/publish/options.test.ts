@@ -14,7 +14,10 @@ let work: string;
 
 /** `npm run publish -- <args>` with no registry configured (none may be asked). */
 function publish(args: string[]) {
-  return runCommand("npm", ["run", "--silent", "publish", "--", ...args], { cwd: repoRoot, env: { ...process.env, npm_config_registry: "http://127.0.0.1:9/" } });
+  return runCommand("npm", ["run", "--silent", "publish", "--", ...args], {
+    cwd: repoRoot,
+    env: { ...process.env, npm_config_registry: "http://127.0.0.1:9/" },
+  });
 }
 
 beforeAll(() => {
@@ -32,7 +35,9 @@ describe("npm run publish refuses bad input with one clear line", () => {
   it("an unknown option, naming the allowed ones", async () => {
     const ran = await publish(["--force"]);
     expect(ran.code).toBe(1);
-    expect(ran.stderr).toBe("error: unknown option --force (allowed: --only, --dry-run, --release, --go-proxy, --github-release-folder)\n");
+    expect(ran.stderr).toBe(
+      "error: unknown option --force (allowed: --only, --dry-run, --release, --go-proxy, --github-release-folder)\n",
+    );
   });
 
   it("a folder with no SHA256SUMS: not a release", async () => {

@@ -17,7 +17,18 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { copyFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
+import {
+  copyFileSync,
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  symlinkSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { goModulePath, nodejsSdkPackage, PYTHON_PACKAGE } from "../../kernel/names.js";
@@ -57,7 +68,23 @@ const logs: Partial<Record<"afterDryRun" | "afterFirst", Record<string, string>>
 
 /** `npm run publish` of `dir` (default: the test's release) to the test's registries. */
 function publishTo(args: string[], dir = release): Promise<Ran> {
-  return runCommand("npm", ["run", "--silent", "publish", "--", "--release", dir, "--go-proxy", goFolder, "--github-release-folder", githubFolder, ...args], { cwd: repoRoot, env: publishEnv });
+  return runCommand(
+    "npm",
+    [
+      "run",
+      "--silent",
+      "publish",
+      "--",
+      "--release",
+      dir,
+      "--go-proxy",
+      goFolder,
+      "--github-release-folder",
+      githubFolder,
+      ...args,
+    ],
+    { cwd: repoRoot, env: publishEnv },
+  );
 }
 
 /** What each registry logged so far. */
@@ -89,7 +116,9 @@ function integrityOf(file: string): string {
 
 /** The integrity a project's package-lock.json records for an installed package. */
 function lockedIntegrity(project: string, name: string): string | undefined {
-  const lock = JSON.parse(readFileSync(join(project, "package-lock.json"), "utf8")) as { packages: Record<string, { integrity?: string }> };
+  const lock = JSON.parse(readFileSync(join(project, "package-lock.json"), "utf8")) as {
+    packages: Record<string, { integrity?: string }>;
+  };
   return lock.packages[`node_modules/${name}`]?.integrity;
 }
 
@@ -105,7 +134,12 @@ beforeAll(async () => {
   const shared = await sharedRelease();
   const packed = packLikeACleanClone(mkdtempSync(join(work, "pack-")));
   release = join(work, "release");
-  releaseFolder(release, [...readdirSync(shared).filter((name) => name !== "SHA256SUMS").map((name) => join(shared, name)), packed.path]);
+  releaseFolder(release, [
+    ...readdirSync(shared)
+      .filter((name) => name !== "SHA256SUMS")
+      .map((name) => join(shared, name)),
+    packed.path,
+  ]);
   goFolder = join(work, "go-proxy");
   githubFolder = join(work, "github-release");
   mavenFolder = join(work, "maven-repository");
@@ -143,7 +177,9 @@ function items(): string[] {
   return [
     ...[...archives, "SHA256SUMS"].map((name) => `github: ${name} -> ${join(githubFolder, `v${VERSION}`)}`),
     ...NPM_PACKAGES.map((name) => `npm: ${name}@${VERSION} -> ${servers.npm!.url}`),
-    ...[`${PYTHON_PACKAGE}-${VERSION}-py3-none-any.whl`, `${PYTHON_PACKAGE}-${VERSION}.tar.gz`].map((name) => `pypi: ${name} -> ${servers.pypi!.url}`),
+    ...[`${PYTHON_PACKAGE}-${VERSION}-py3-none-any.whl`, `${PYTHON_PACKAGE}-${VERSION}.tar.gz`].map(
+      (name) => `pypi: ${name} -> ${servers.pypi!.url}`,
+    ),
     `maven: com.github.pulumi_helpdesk:helpdesk:${VERSION} -> ${servers.maven!.url}`,
     `go: ${goModulePath()}@v${VERSION} -> ${goFolder}`,
   ];
@@ -167,9 +203,15 @@ describe("npm run publish to local registries", () => {
     for (const name of NPM_PACKAGES) expect(log.npm).toContain(`'PUT /${name.replace("/", "%2f")}'`);
     expect(log.pypi!.match(/"POST \/ HTTP\/1\.1" 200/g)).toHaveLength(2);
     const deployed = readdirSync(join(mavenFolder, JAVA.path, VERSION));
-    for (const suffix of [".jar", "-sources.jar", "-javadoc.jar", ".pom"]) expect(deployed).toContain(`${JAVA.artifact}-${VERSION}${suffix}`);
+    for (const suffix of [".jar", "-sources.jar", "-javadoc.jar", ".pom"])
+      expect(deployed).toContain(`${JAVA.artifact}-${VERSION}${suffix}`);
     expect(readFileSync(join(goFolder, GO_MODULE_DIR, "list"), "utf8")).toBe(`v${VERSION}\n`);
-    expect(readdirSync(join(goFolder, GO_MODULE_DIR)).sort()).toEqual(["list", `v${VERSION}.info`, `v${VERSION}.mod`, `v${VERSION}.zip`]);
+    expect(readdirSync(join(goFolder, GO_MODULE_DIR)).sort()).toEqual([
+      "list",
+      `v${VERSION}.info`,
+      `v${VERSION}.mod`,
+      `v${VERSION}.zip`,
+    ]);
     expect(readdirSync(join(githubFolder, `v${VERSION}`)).sort()).toEqual(
       [...readdirSync(release).filter((name) => name.startsWith("pulumi-resource-helpdesk-")), "SHA256SUMS"].sort(),
     );
@@ -195,7 +237,8 @@ describe("by name from the local npm registry: examples/basic's dynamic Webhook 
   beforeAll(async () => {
     dir = join(work, "basic");
     mkdirSync(dir);
-    for (const file of ["Pulumi.yaml", "index.ts", "package.json"]) cpSync(join(EXAMPLES_DIR, "basic", file), join(dir, file));
+    for (const file of ["Pulumi.yaml", "index.ts", "package.json"])
+      cpSync(join(EXAMPLES_DIR, "basic", file), join(dir, file));
     env = {
       ...pulumiEnv(`file://${join(work, "basic-state")}`, join(work, "basic-tokens")),
       PULUMI_HOME: join(work, "basic-pulumi-home"),
@@ -203,12 +246,33 @@ describe("by name from the local npm registry: examples/basic's dynamic Webhook 
       npm_config_registry: servers.npm!.url,
     };
     mkdirSync(join(work, "basic-state"));
-    const installed = await runCommand("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: dir, env });
+    const installed = await runCommand(
+      "npm",
+      ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"],
+      { cwd: dir, env },
+    );
     if (installed.code !== 0) throw new Error(shown("npm install (examples/basic)", installed));
-    const client = { clientId: "basic-client", clientSecret: "basic-client-secret-value", redirectUri: `http://127.0.0.1:${await freePort()}/callback`, name: "basic" };
+    const client = {
+      clientId: "basic-client",
+      clientSecret: "basic-client-secret-value",
+      redirectUri: `http://127.0.0.1:${await freePort()}/callback`,
+      name: "basic",
+    };
     emulator = await startEmulator({ port: 0, autoApprove: true, clients: [client] });
-    const args = ["--stack", stack, "--base-url", emulator.url, "--client-id", client.clientId, "--redirect-uri", client.redirectUri];
-    const ran = await login(join(dir, "node_modules", ".bin", "pulumi-helpdesk"), args, dir, { ...env, HELPDESK_CLIENT_SECRET: client.clientSecret });
+    const args = [
+      "--stack",
+      stack,
+      "--base-url",
+      emulator.url,
+      "--client-id",
+      client.clientId,
+      "--redirect-uri",
+      client.redirectUri,
+    ];
+    const ran = await login(join(dir, "node_modules", ".bin", "pulumi-helpdesk"), args, dir, {
+      ...env,
+      HELPDESK_CLIENT_SECRET: client.clientSecret,
+    });
     if (ran.code !== 0) throw new Error(shown(`npx pulumi-helpdesk login ${args.join(" ")}`, ran));
   }, 300_000);
 
@@ -218,13 +282,20 @@ describe("by name from the local npm registry: examples/basic's dynamic Webhook 
   });
 
   it("installs the published package, whose up creates the program's four webhooks and destroy removes them", async () => {
-    const installed = JSON.parse(readFileSync(join(dir, "node_modules", "pulumi-helpdesk", "package.json"), "utf8")) as { version: string };
+    const installed = JSON.parse(
+      readFileSync(join(dir, "node_modules", "pulumi-helpdesk", "package.json"), "utf8"),
+    ) as { version: string };
     expect(installed.version).toBe(VERSION);
     expect(servers.npm!.log()).toContain("'GET /pulumi-helpdesk'");
     expect(lockedIntegrity(dir, "pulumi-helpdesk")).toBe(integrityOf(join(release, `pulumi-helpdesk-${VERSION}.tgz`)));
     const up = await pulumi(["up", "--yes", "--skip-preview", "--stack", stack], dir, env);
     expect(up.code, shown("pulumi up", up)).toBe(0);
-    expect((await heldWebhooks(emulator)).map((hook) => hook.event).sort()).toEqual(["customer_added", "customer_replied", "ticket_priority_changed", "ticket_started"]);
+    expect((await heldWebhooks(emulator)).map((hook) => hook.event).sort()).toEqual([
+      "customer_added",
+      "customer_replied",
+      "ticket_priority_changed",
+      "ticket_started",
+    ]);
     const destroyed = await pulumi(["destroy", "--yes", "--skip-preview", "--stack", stack], dir, env);
     expect(destroyed.code, shown("pulumi destroy", destroyed)).toBe(0);
     expect(await heldWebhooks(emulator)).toEqual([]);
@@ -234,105 +305,146 @@ describe("by name from the local npm registry: examples/basic's dynamic Webhook 
 /** The plugin mirror: the GitHub release's download folder the publish wrote. */
 const pluginMirror = async () => join(githubFolder, `v${VERSION}`);
 
-describeDownloadedPlugin("by name from the local npm registry: examples/typescript with @pulumi-helpdesk/helpdesk, the plugin downloaded by Pulumi", {
-  hosts: ["pulumi-language-nodejs"],
-  node: true,
-  project: "helpdesk-typescript",
-  pluginMirror,
-  prepare: async (_work, programDir) => {
-    for (const file of ["Pulumi.yaml", "index.ts", "package.json"]) cpSync(join(EXAMPLES_DIR, "typescript", file), join(programDir, file));
-    const ran = await runCommand("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], {
-      cwd: programDir,
-      env: { ...process.env, npm_config_registry: servers.npm!.url },
-    });
-    if (ran.code !== 0) throw new Error(shown("npm install (examples/typescript)", ran));
-    const installed = JSON.parse(readFileSync(join(programDir, "node_modules", nodejsSdkPackage(), "package.json"), "utf8")) as { version: string };
-    expect(installed.version).toBe(VERSION);
-    // Resolved by the local registry (a random port: no earlier run's packument in npm's cache), the release's bytes.
-    expect(servers.npm!.log()).toContain(`'GET /${nodejsSdkPackage().replace("/", "%2f")}'`);
-    expect(lockedIntegrity(programDir, nodejsSdkPackage())).toBe(integrityOf(join(release, nodejsSdkTarball(VERSION))));
-    return { env: { PULUMI_NODEJS_TYPESCRIPT: "false" } };
+describeDownloadedPlugin(
+  "by name from the local npm registry: examples/typescript with @pulumi-helpdesk/helpdesk, the plugin downloaded by Pulumi",
+  {
+    hosts: ["pulumi-language-nodejs"],
+    node: true,
+    project: "helpdesk-typescript",
+    pluginMirror,
+    prepare: async (_work, programDir) => {
+      for (const file of ["Pulumi.yaml", "index.ts", "package.json"])
+        cpSync(join(EXAMPLES_DIR, "typescript", file), join(programDir, file));
+      const ran = await runCommand(
+        "npm",
+        ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"],
+        {
+          cwd: programDir,
+          env: { ...process.env, npm_config_registry: servers.npm!.url },
+        },
+      );
+      if (ran.code !== 0) throw new Error(shown("npm install (examples/typescript)", ran));
+      const installed = JSON.parse(
+        readFileSync(join(programDir, "node_modules", nodejsSdkPackage(), "package.json"), "utf8"),
+      ) as { version: string };
+      expect(installed.version).toBe(VERSION);
+      // Resolved by the local registry (a random port: no earlier run's packument in npm's cache), the release's bytes.
+      expect(servers.npm!.log()).toContain(`'GET /${nodejsSdkPackage().replace("/", "%2f")}'`);
+      expect(lockedIntegrity(programDir, nodejsSdkPackage())).toBe(
+        integrityOf(join(release, nodejsSdkTarball(VERSION))),
+      );
+      return { env: { PULUMI_NODEJS_TYPESCRIPT: "false" } };
+    },
   },
-});
+);
 
-describeDownloadedPlugin("by name from the local PyPI with no Node.js: pip install pulumi-helpdesk, the plugin downloaded by Pulumi", {
-  hosts: ["pulumi-language-python", "pulumi-language-python-exec"],
-  project: "helpdesk-python-no-node",
-  pluginMirror,
-  prepare: async (work, programDir) => {
-    const python = join(toolVenv, "bin", "python");
-    const venv = join(work, "venv");
-    await mustRun(python, ["-m", "venv", venv], work);
-    // Pulumi's Python SDK and its dependencies are not on the local index: they come from the wheelhouse.
-    const ran = await runCommand(join(venv, "bin", "python"), ["-m", "pip", "install", "--quiet", "pulumi-helpdesk"], {
-      cwd: work,
-      env: { ...process.env, PIP_INDEX_URL: `${servers.pypi!.url}simple/`, PIP_FIND_LINKS: await wheelhouse(python), PIP_DISABLE_PIP_VERSION_CHECK: "1", PIP_NO_INPUT: "1" },
-    });
-    if (ran.code !== 0) throw new Error(shown("pip install pulumi-helpdesk", ran));
-    expect(servers.pypi!.log()).toMatch(new RegExp(`"GET /packages/${PYTHON_PACKAGE}-${VERSION}-py3-none-any\\.whl HTTP`));
-    cpSync(join(repoRoot, "tests", "no-node", "python"), programDir, { recursive: true });
-    return {
-      pathDirs: [join(venv, "bin")],
-      env: { HELPDESK_EXAMPLE_PROGRAM: join(repoRoot, "examples", "python", "__main__.py"), PYTHONDONTWRITEBYTECODE: "1" },
-    };
+describeDownloadedPlugin(
+  "by name from the local PyPI with no Node.js: pip install pulumi-helpdesk, the plugin downloaded by Pulumi",
+  {
+    hosts: ["pulumi-language-python", "pulumi-language-python-exec"],
+    project: "helpdesk-python-no-node",
+    pluginMirror,
+    prepare: async (work, programDir) => {
+      const python = join(toolVenv, "bin", "python");
+      const venv = join(work, "venv");
+      await mustRun(python, ["-m", "venv", venv], work);
+      // Pulumi's Python SDK and its dependencies are not on the local index: they come from the wheelhouse.
+      const ran = await runCommand(
+        join(venv, "bin", "python"),
+        ["-m", "pip", "install", "--quiet", "pulumi-helpdesk"],
+        {
+          cwd: work,
+          env: {
+            ...process.env,
+            PIP_INDEX_URL: `${servers.pypi!.url}simple/`,
+            PIP_FIND_LINKS: await wheelhouse(python),
+            PIP_DISABLE_PIP_VERSION_CHECK: "1",
+            PIP_NO_INPUT: "1",
+          },
+        },
+      );
+      if (ran.code !== 0) throw new Error(shown("pip install pulumi-helpdesk", ran));
+      expect(servers.pypi!.log()).toMatch(
+        new RegExp(`"GET /packages/${PYTHON_PACKAGE}-${VERSION}-py3-none-any\\.whl HTTP`),
+      );
+      cpSync(join(repoRoot, "tests", "no-node", "python"), programDir, { recursive: true });
+      return {
+        pathDirs: [join(venv, "bin")],
+        env: {
+          HELPDESK_EXAMPLE_PROGRAM: join(repoRoot, "examples", "python", "__main__.py"),
+          PYTHONDONTWRITEBYTECODE: "1",
+        },
+      };
+    },
   },
-});
+);
 
 let goProgram = "";
-describeDownloadedPlugin("by name from the local Go module proxy with no Node.js: go get of the Go SDK, the plugin downloaded by Pulumi", {
-  hosts: [],
-  project: "helpdesk-go",
-  pluginMirror,
-  prepare: async (work, programDir) => {
-    const source = copyExample("go", join(work, "source"));
-    // A module cache of its own (so the machine's never holds the test's module), with every other module read from
-    // the machine's cache as a second proxy, and what that lacks (a few go.mod files) from the machine's own proxy
-    // setting; the public checksum database has never seen the module.
-    const gomodcache = execFileSync("go", ["env", "GOMODCACHE"], { encoding: "utf8" }).trim();
-    const upstream = execFileSync("go", ["env", "GOPROXY"], { encoding: "utf8" }).trim();
-    const env = {
-      ...process.env,
-      GOMODCACHE: join(work, "gomodcache"),
-      GOPROXY: `${servers.go!.url},file://${join(gomodcache, "cache", "download")},${upstream}`,
-      GONOSUMDB: goModulePath(),
-      GOFLAGS: "-mod=mod -modcacherw -p=1 -buildvcs=false",
-      GOWORK: "off",
-      GOTOOLCHAIN: "local",
-    };
-    for (const args of [["get", `${goModulePath()}@v${VERSION}`], ["build", "-o", join(work, "helpdesk-go"), "."]]) {
-      const ran = await runCommand("go", args, { cwd: source, env });
-      if (ran.code !== 0) throw new Error(shown(`go ${args.join(" ")}`, ran));
-    }
-    expect(servers.go!.log()).toContain(`GET /${GO_MODULE_DIR}/v${VERSION}.zip`);
-    goProgram = join(work, "helpdesk-go");
-    mkdirSync(programDir, { recursive: true });
-    cpSync(join(EXAMPLES_DIR, "go", "Pulumi.yaml"), join(programDir, "Pulumi.yaml"));
-    return { pathDirs: [systemWithoutNode(join(work, "system"))] };
+describeDownloadedPlugin(
+  "by name from the local Go module proxy with no Node.js: go get of the Go SDK, the plugin downloaded by Pulumi",
+  {
+    hosts: [],
+    project: "helpdesk-go",
+    pluginMirror,
+    prepare: async (work, programDir) => {
+      const source = copyExample("go", join(work, "source"));
+      // A module cache of its own (so the machine's never holds the test's module), with every other module read from
+      // the machine's cache as a second proxy, and what that lacks (a few go.mod files) from the machine's own proxy
+      // setting; the public checksum database has never seen the module.
+      const gomodcache = execFileSync("go", ["env", "GOMODCACHE"], { encoding: "utf8" }).trim();
+      const upstream = execFileSync("go", ["env", "GOPROXY"], { encoding: "utf8" }).trim();
+      const env = {
+        ...process.env,
+        GOMODCACHE: join(work, "gomodcache"),
+        GOPROXY: `${servers.go!.url},file://${join(gomodcache, "cache", "download")},${upstream}`,
+        GONOSUMDB: goModulePath(),
+        GOFLAGS: "-mod=mod -modcacherw -p=1 -buildvcs=false",
+        GOWORK: "off",
+        GOTOOLCHAIN: "local",
+      };
+      for (const args of [
+        ["get", `${goModulePath()}@v${VERSION}`],
+        ["build", "-o", join(work, "helpdesk-go"), "."],
+      ]) {
+        const ran = await runCommand("go", args, { cwd: source, env });
+        if (ran.code !== 0) throw new Error(shown(`go ${args.join(" ")}`, ran));
+      }
+      expect(servers.go!.log()).toContain(`GET /${GO_MODULE_DIR}/v${VERSION}.zip`);
+      goProgram = join(work, "helpdesk-go");
+      mkdirSync(programDir, { recursive: true });
+      cpSync(join(EXAMPLES_DIR, "go", "Pulumi.yaml"), join(programDir, "Pulumi.yaml"));
+      return { pathDirs: [systemWithoutNode(join(work, "system"))] };
+    },
+    operate: async (operation, stack, programDir, env) => {
+      const ran = await runCommand(goProgram, ["-stack", stack, operation], { cwd: programDir, env });
+      if (ran.code !== 0) throw new Error(shown(`helpdesk-go -stack ${stack} ${operation}`, ran));
+    },
   },
-  operate: async (operation, stack, programDir, env) => {
-    const ran = await runCommand(goProgram, ["-stack", stack, operation], { cwd: programDir, env });
-    if (ran.code !== 0) throw new Error(shown(`helpdesk-go -stack ${stack} ${operation}`, ran));
-  },
-});
+);
 
-describeDownloadedPlugin("by name from the local Maven repository with no Node.js: examples/java's dependency, the plugin downloaded by Pulumi", {
-  hosts: ["pulumi-language-java"],
-  project: "helpdesk-java",
-  pluginMirror,
-  prepare: async (work, programDir) => {
-    copyExample("java", programDir);
-    // The published repository first, then the machine's (Pulumi's Java SDK and the Maven plugins).
-    const env = mavenEnv({ ...process.env }, join(work, "maven-repository"), [servers.maven!.url]);
-    if (!existsSync(machineMavenRepository)) throw new Error(`no Maven repository at ${machineMavenRepository}: run scripts/setup.sh --test`);
-    return { pathDirs: [systemWithoutNode(join(work, "system"))], env: { MAVEN_OPTS: env.MAVEN_OPTS } };
+describeDownloadedPlugin(
+  "by name from the local Maven repository with no Node.js: examples/java's dependency, the plugin downloaded by Pulumi",
+  {
+    hosts: ["pulumi-language-java"],
+    project: "helpdesk-java",
+    pluginMirror,
+    prepare: async (work, programDir) => {
+      copyExample("java", programDir);
+      // The published repository first, then the machine's (Pulumi's Java SDK and the Maven plugins).
+      const env = mavenEnv({ ...process.env }, join(work, "maven-repository"), [servers.maven!.url]);
+      if (!existsSync(machineMavenRepository))
+        throw new Error(`no Maven repository at ${machineMavenRepository}: run scripts/setup.sh --test`);
+      return { pathDirs: [systemWithoutNode(join(work, "system"))], env: { MAVEN_OPTS: env.MAVEN_OPTS } };
+    },
+    operate: async (operation, stack, programDir, env) => {
+      const ran = await pulumi([operation, "--yes", "--skip-preview", "--stack", stack], programDir, env);
+      if (ran.code !== 0) throw new Error(shown(`pulumi ${operation}`, ran));
+      // The SDK came from the published repository (the machine's holds a copy that `mvn install` put there).
+      if (operation === "up")
+        expect(servers.maven!.log()).toContain(`GET /${JAVA.path}/${VERSION}/${JAVA.artifact}-${VERSION}.jar`);
+    },
   },
-  operate: async (operation, stack, programDir, env) => {
-    const ran = await pulumi([operation, "--yes", "--skip-preview", "--stack", stack], programDir, env);
-    if (ran.code !== 0) throw new Error(shown(`pulumi ${operation}`, ran));
-    // The SDK came from the published repository (the machine's holds a copy that `mvn install` put there).
-    if (operation === "up") expect(servers.maven!.log()).toContain(`GET /${JAVA.path}/${VERSION}/${JAVA.artifact}-${VERSION}.jar`);
-  },
-});
+);
 
 describeDownloadedPlugin("YAML with no Node.js: the plugin downloaded by Pulumi from the published GitHub release", {
   hosts: ["pulumi-language-yaml"],
@@ -367,7 +479,11 @@ describe("a version a registry already holds with other bytes", () => {
     const wheel = `${PYTHON_PACKAGE}-${VERSION}-py3-none-any.whl`;
     const changed = join(mkdtempSync(join(work, "pypi-changed-")), wheel);
     copyFileSync(join(release, wheel), changed);
-    await mustRun(join(toolVenv, "bin", "python"), ["-c", "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'a') as z: z.comment = b'other bytes'", changed], work);
+    await mustRun(
+      join(toolVenv, "bin", "python"),
+      ["-c", "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'a') as z: z.comment = b'other bytes'", changed],
+      work,
+    );
     const ran = await publishTo(["--only", "pypi"], releaseWith(wheel, changed));
     expect(ran.code).toBe(1);
     expect(ran.stderr).toContain(`error: pypi: ${servers.pypi!.url} refused ${wheel}`);
@@ -387,7 +503,16 @@ describe("a version a registry already holds with other bytes", () => {
   it("go and github: a folder holding the version with other files refuses it, and the run stops naming the folder", async () => {
     const zip = join(goFolder, GO_MODULE_DIR, `v${VERSION}.zip`);
     const added = `${goModulePath()}@v${VERSION}/CHANGED.md`;
-    await mustRun(join(toolVenv, "bin", "python"), ["-c", "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'a') as z: z.writestr(sys.argv[2], 'other files')", zip, added], work);
+    await mustRun(
+      join(toolVenv, "bin", "python"),
+      [
+        "-c",
+        "import sys, zipfile\nwith zipfile.ZipFile(sys.argv[1], 'a') as z: z.writestr(sys.argv[2], 'other files')",
+        zip,
+        added,
+      ],
+      work,
+    );
     const go = await publishTo(["--only", "go"]);
     expect(go.code).toBe(1);
     expect(go.stderr).toContain(`error: go: ${goFolder} refused ${goModulePath()}@v${VERSION}`);
@@ -395,6 +520,8 @@ describe("a version a registry already holds with other bytes", () => {
     writeFileSync(join(githubFolder, `v${VERSION}`, archive), "other bytes");
     const github = await publishTo(["--only", "github"]);
     expect(github.code).toBe(1);
-    expect(github.stderr).toContain(`error: github: ${join(githubFolder, `v${VERSION}`)} already holds ${archive} with other bytes`);
+    expect(github.stderr).toContain(
+      `error: github: ${join(githubFolder, `v${VERSION}`)} already holds ${archive} with other bytes`,
+    );
   });
 });

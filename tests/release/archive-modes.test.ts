@@ -35,7 +35,10 @@ async function archiveUnder(umask: string): Promise<string> {
     `"$3" --input-type=module -e 'const { writeArchive } = await import(process.env.RELEASE_TS); writeArchive(process.argv[1], process.argv[2], ${JSON.stringify(TARGET)});' "$1/built/$2" "$1/plugin.tar.gz"`,
   ].join("\n");
   const env = { ...process.env, RELEASE_TS: join(repoRoot, "scripts/release/release.ts") };
-  const ran = await runCommand("bash", ["-c", script, "archive", dir, executableName(TARGET), process.execPath], { cwd: work, env });
+  const ran = await runCommand("bash", ["-c", script, "archive", dir, executableName(TARGET), process.execPath], {
+    cwd: work,
+    env,
+  });
   if (ran.code !== 0) throw new Error(shown(`writeArchive under umask ${umask}`, ran));
   return join(dir, "plugin.tar.gz");
 }
@@ -45,9 +48,18 @@ describe("the plugin archive", () => {
     const strict = await archiveUnder("077");
     const usual = await archiveUnder("022");
     const listing = execFileSync("tar", ["-tvzf", strict], { encoding: "utf8" }).trim().split("\n");
-    expect(listing.map((line) => line.replace(/ -> .*$/, "").split(/\s+/).at(-1))).toEqual(archiveEntries(TARGET));
+    expect(
+      listing.map((line) =>
+        line
+          .replace(/ -> .*$/, "")
+          .split(/\s+/)
+          .at(-1),
+      ),
+    ).toEqual(archiveEntries(TARGET));
     expect(listing.find((line) => line.endsWith(` ${executableName(TARGET)}`))).toMatch(/^-rwxr-xr-x 0\/0 /);
     expect(listing.find((line) => line.endsWith(" LICENSE"))).toMatch(/^-rw-r--r-- 0\/0 /);
-    expect(readFileSync(strict).equals(readFileSync(usual)), "the archives built under umask 077 and 022 differ").toBe(true);
+    expect(readFileSync(strict).equals(readFileSync(usual)), "the archives built under umask 077 and 022 differ").toBe(
+      true,
+    );
   });
 });

@@ -7,7 +7,9 @@ import { describe, expect, it } from "vitest";
 import { pluginDownloadUrl, pluginDownloadUrlOf } from "../../kernel/names.js";
 import { buildSchema } from "../../provider/native/schema.js";
 
-const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { repository: { type: string; url: string } };
+const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
+  repository: { type: string; url: string };
+};
 const RELEASES = "https://github.com/octo/helpdesk/releases/download/v${VERSION}/";
 
 describe("pluginDownloadURL", () => {

@@ -27,16 +27,38 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
 import { createHash } from "node:crypto";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
 import { signInAutoApproved } from "../../emulator-client/index.js";
-import { emptyPb, type pluginPb, providerGrpc, providerPb, structPb, type PropertyMap } from "../../provider/native/proto.js";
+import {
+  emptyPb,
+  type pluginPb,
+  providerGrpc,
+  providerPb,
+  structPb,
+  type PropertyMap,
+} from "../../provider/native/proto.js";
 import { isSecret } from "../../provider/native/properties.js";
 import { buildSchema } from "../../provider/native/schema.js";
-import { ANALYZER_EXECUTABLE, nodejsSdkPackage, pluginDownloadUrlOf, POLICY_PACK, WEBHOOK_TYPE } from "../../kernel/names.js";
+import {
+  ANALYZER_EXECUTABLE,
+  nodejsSdkPackage,
+  pluginDownloadUrlOf,
+  POLICY_PACK,
+  WEBHOOK_TYPE,
+} from "../../kernel/names.js";
 import { POLICY_NAMES } from "../../policy/policies.js";
 import { startAnalyzer } from "../support/analyzer.js";
 import { heldWebhooks } from "../support/emulator.js";
@@ -45,7 +67,10 @@ import { waitFor } from "../support/processes.js";
 import { sharedRelease } from "../support/release.js";
 import { nodejsSdkTarball } from "../../scripts/release/nodejs-sdk.ts";
 
-const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string; repository: { url: string } };
+const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
+  version: string;
+  repository: { url: string };
+};
 const ARCHIVES = [
   `pulumi-resource-helpdesk-v${pkg.version}-linux-amd64.tar.gz`,
   `pulumi-resource-helpdesk-v${pkg.version}-linux-arm64.tar.gz`,
@@ -68,7 +93,10 @@ const NODEJS_SDK = nodejsSdkTarball(pkg.version);
 function peResource(pe: Buffer, type: number, name: string): Buffer | undefined {
   const header = pe.readUInt32LE(0x3c);
   const optional = header + 24;
-  const sections = Array.from({ length: pe.readUInt16LE(header + 6) }, (_, i) => optional + pe.readUInt16LE(header + 20) + 40 * i).map((at) => ({
+  const sections = Array.from(
+    { length: pe.readUInt16LE(header + 6) },
+    (_, i) => optional + pe.readUInt16LE(header + 20) + 40 * i,
+  ).map((at) => ({
     rva: pe.readUInt32LE(at + 12),
     size: Math.max(pe.readUInt32LE(at + 8), pe.readUInt32LE(at + 16)),
     offset: pe.readUInt32LE(at + 20),
@@ -136,7 +164,12 @@ function start(name: string, args: string[]): Running {
 async function startPlugin(args: string[] = []): Promise<{ run: Running; port: number; ms: number }> {
   const began = Date.now();
   const run = start("pulumi-resource-helpdesk", args);
-  const line = await waitFor(`the plugin's port (stderr: ${run.stderr})`, () => (run.stdout.includes("\n") ? run.stdout.split("\n")[0] : undefined), 20_000, 5);
+  const line = await waitFor(
+    `the plugin's port (stderr: ${run.stderr})`,
+    () => (run.stdout.includes("\n") ? run.stdout.split("\n")[0] : undefined),
+    20_000,
+    5,
+  );
   expect(line).toMatch(/^\d+$/);
   return { run, port: Number(line), ms: Date.now() - began };
 }
@@ -175,14 +208,18 @@ describe("the release folder", () => {
     const sums = readFileSync(join(releaseDir, "SHA256SUMS"), "utf8");
     expect(sums.trim().split("\n")).toHaveLength(artefacts.length);
     for (const name of artefacts) {
-      const hash = createHash("sha256").update(readFileSync(join(releaseDir, name))).digest("hex");
+      const hash = createHash("sha256")
+        .update(readFileSync(join(releaseDir, name)))
+        .digest("hex");
       expect(sums).toContain(`${hash}  ${name}\n`);
     }
   });
 
   it("archives the executable at the root (0755), pulumi-helpdesk and pulumi-analyzer-helpdesk as links to it, and LICENSE", () => {
     for (const name of ARCHIVES.slice(0, 2)) {
-      const listing = execFileSync("tar", ["-tvzf", join(releaseDir, name)], { encoding: "utf8" }).trim().split("\n");
+      const listing = execFileSync("tar", ["-tvzf", join(releaseDir, name)], { encoding: "utf8" })
+        .trim()
+        .split("\n");
       expect(listing).toHaveLength(4);
       expect(listing[0]).toMatch(/^-rwxr-xr-x 0\/0 +\d+ .* pulumi-resource-helpdesk$/);
       expect(listing[1]).toMatch(/^l\S+ 0\/0 +0 .* pulumi-helpdesk -> pulumi-resource-helpdesk$/);
@@ -208,7 +245,9 @@ describe("the release folder", () => {
   });
 
   it("archives the Windows executable as pulumi-resource-helpdesk.exe at the root with LICENSE, no CLI link, no time stamp in the gzip header", () => {
-    const listing = execFileSync("tar", ["-tvzf", join(releaseDir, ARCHIVES[2]!)], { encoding: "utf8" }).trim().split("\n");
+    const listing = execFileSync("tar", ["-tvzf", join(releaseDir, ARCHIVES[2]!)], { encoding: "utf8" })
+      .trim()
+      .split("\n");
     expect(listing).toHaveLength(2);
     expect(listing[0]).toMatch(/^-rwxr-xr-x 0\/0 +\d+ .* pulumi-resource-helpdesk\.exe$/);
     expect(listing[1]).toMatch(/^-rw-r--r-- 0\/0 +\d+ .* LICENSE$/);
@@ -226,7 +265,10 @@ describe("the release folder", () => {
     expect(binary.readUInt16LE(header + 4)).toBe(0x8664);
     expect(binary.readUInt16LE(header + 24)).toBe(0x20b); // PE32+
     // Node.js's Authenticode signature was removed before the injection (security directory, entry 4, empty).
-    expect([binary.readUInt32LE(header + 24 + 112 + 4 * 8), binary.readUInt32LE(header + 24 + 112 + 4 * 8 + 4)]).toEqual([0, 0]);
+    expect([
+      binary.readUInt32LE(header + 24 + 112 + 4 * 8),
+      binary.readUInt32LE(header + 24 + 112 + 4 * 8 + 4),
+    ]).toEqual([0, 0]);
     expect(binary.includes(`${SEA_FUSE}:1`)).toBe(true);
     expect(binary.includes(`${SEA_FUSE}:0`)).toBe(false);
     const blob = peResource(binary, 10, "NODE_SEA_BLOB");
@@ -241,7 +283,9 @@ describe("the release folder", () => {
 
 describe("the executable, with no Node.js on PATH", () => {
   it("runs where no node can be found", () => {
-    expect(() => execFileSync("/bin/sh", ["-c", "command -v node || command -v npm"], { env: bareEnv, stdio: "pipe" })).toThrow();
+    expect(() =>
+      execFileSync("/bin/sh", ["-c", "command -v node || command -v npm"], { env: bareEnv, stdio: "pipe" }),
+    ).toThrow();
   });
 
   describe("as pulumi-resource-helpdesk, the plugin", () => {
@@ -251,7 +295,12 @@ describe("the executable, with no Node.js on PATH", () => {
     const urn = "urn:pulumi:dev::release-test::helpdesk:index:Webhook::opened";
 
     beforeAll(async () => {
-      const oauth = { clientId: "release-test", clientSecret: "release-test-client-secret", redirectUri: "http://127.0.0.1:1/callback", name: "release test" };
+      const oauth = {
+        clientId: "release-test",
+        clientSecret: "release-test-client-secret",
+        redirectUri: "http://127.0.0.1:1/callback",
+        name: "release test",
+      };
       emulator = await startEmulator({ port: 0, autoApprove: true, clients: [oauth] });
       accessToken = (await signInAutoApproved({ baseUrl: emulator.url, ...oauth })).accessToken;
       const { port, ms } = await startPlugin();
@@ -265,9 +314,13 @@ describe("the executable, with no Node.js on PATH", () => {
     });
 
     it("reports the release version in GetPluginInfo and serves the schema of the sources, with the download URL", async () => {
-      const info = await ask<InstanceType<typeof pluginPb.PluginInfo>>((done) => client.getPluginInfo(new emptyPb.Empty(), done));
+      const info = await ask<InstanceType<typeof pluginPb.PluginInfo>>((done) =>
+        client.getPluginInfo(new emptyPb.Empty(), done),
+      );
       expect(info.getVersion()).toBe(pkg.version);
-      const served = await ask<InstanceType<typeof providerPb.GetSchemaResponse>>((done) => client.getSchema(new providerPb.GetSchemaRequest(), done));
+      const served = await ask<InstanceType<typeof providerPb.GetSchemaResponse>>((done) =>
+        client.getSchema(new providerPb.GetSchemaRequest(), done),
+      );
       const schema = JSON.parse(served.getSchema()) as ReturnType<typeof buildSchema>;
       expect(schema).toEqual(buildSchema());
       expect(schema.version).toBe(pkg.version);
@@ -279,45 +332,87 @@ describe("the executable, with no Node.js on PATH", () => {
     });
 
     it("is the plugin the Python wheel and sdist and the TypeScript SDK name: same version and download URL as GetPluginInfo and the schema", async () => {
-      const info = await ask<InstanceType<typeof pluginPb.PluginInfo>>((done) => client.getPluginInfo(new emptyPb.Empty(), done));
-      const served = await ask<InstanceType<typeof providerPb.GetSchemaResponse>>((done) => client.getSchema(new providerPb.GetSchemaRequest(), done));
+      const info = await ask<InstanceType<typeof pluginPb.PluginInfo>>((done) =>
+        client.getPluginInfo(new emptyPb.Empty(), done),
+      );
+      const served = await ask<InstanceType<typeof providerPb.GetSchemaResponse>>((done) =>
+        client.getSchema(new providerPb.GetSchemaRequest(), done),
+      );
       const schema = JSON.parse(served.getSchema()) as ReturnType<typeof buildSchema>;
-      const expected = { resource: true, name: "helpdesk", version: info.getVersion(), server: schema.pluginDownloadURL };
+      const expected = {
+        resource: true,
+        name: "helpdesk",
+        version: info.getVersion(),
+        server: schema.pluginDownloadURL,
+      };
       expect(expected.version).toBe(pkg.version);
       expect(JSON.parse(fromZip(join(releaseDir, PYTHON[0]!), "pulumi_helpdesk/pulumi-plugin.json"))).toEqual(expected);
       const metadata = fromZip(join(releaseDir, PYTHON[0]!), `pulumi_helpdesk-${pkg.version}.dist-info/METADATA`);
       expect(metadata).toMatch(new RegExp(`^Version: ${pkg.version.replace(/\./g, "\\.")}$`, "m"));
       expect(metadata).toMatch(/^Requires-Dist: pulumi<4\.0\.0,>=3\.0\.0$/m);
-      const inSdist = execFileSync("tar", ["-xzOf", join(releaseDir, PYTHON[1]!), `pulumi_helpdesk-${pkg.version}/pulumi_helpdesk/pulumi-plugin.json`], { encoding: "utf8" });
+      const inSdist = execFileSync(
+        "tar",
+        ["-xzOf", join(releaseDir, PYTHON[1]!), `pulumi_helpdesk-${pkg.version}/pulumi_helpdesk/pulumi-plugin.json`],
+        { encoding: "utf8" },
+      );
       expect(JSON.parse(inSdist)).toEqual(expected);
       // The TypeScript SDK: its package.json's "pulumi" section, which the Node.js language host reads.
-      const npm = JSON.parse(execFileSync("tar", ["-xzOf", join(releaseDir, NODEJS_SDK), "package/package.json"], { encoding: "utf8" })) as { name: string; version: string; pulumi: unknown };
+      const npm = JSON.parse(
+        execFileSync("tar", ["-xzOf", join(releaseDir, NODEJS_SDK), "package/package.json"], { encoding: "utf8" }),
+      ) as { name: string; version: string; pulumi: unknown };
       expect(npm).toMatchObject({ name: nodejsSdkPackage(), version: pkg.version, pulumi: expected });
     });
 
     it("checks the provider config: a bad base URL fails, the token comes back secret", async () => {
       const bad = await ask<InstanceType<typeof providerPb.CheckResponse>>((done) =>
-        client.checkConfig(new providerPb.CheckRequest().setUrn("urn:pulumi:dev::release-test::pulumi:providers:helpdesk::default").setNews(struct({ baseUrl: "not a url" })), done),
+        client.checkConfig(
+          new providerPb.CheckRequest()
+            .setUrn("urn:pulumi:dev::release-test::pulumi:providers:helpdesk::default")
+            .setNews(struct({ baseUrl: "not a url" })),
+          done,
+        ),
       );
       expect(bad.getFailuresList().map((failure) => failure.getProperty())).toEqual(["baseUrl"]);
       const good = await ask<InstanceType<typeof providerPb.CheckResponse>>((done) =>
-        client.checkConfig(new providerPb.CheckRequest().setUrn("urn:pulumi:dev::release-test::pulumi:providers:helpdesk::default").setNews(struct({ baseUrl: emulator.url, accessToken })), done),
+        client.checkConfig(
+          new providerPb.CheckRequest()
+            .setUrn("urn:pulumi:dev::release-test::pulumi:providers:helpdesk::default")
+            .setNews(struct({ baseUrl: emulator.url, accessToken })),
+          done,
+        ),
       );
       expect(good.getFailuresList()).toEqual([]);
       expect(isSecret(good.getInputs()!.toJavaScript().accessToken)).toBe(true);
     });
 
     it("creates and deletes a webhook on the emulator", async () => {
-      await ask((done) => client.configure(new providerPb.ConfigureRequest().setArgs(struct({ baseUrl: emulator.url, accessToken })), done));
+      await ask((done) =>
+        client.configure(
+          new providerPb.ConfigureRequest().setArgs(struct({ baseUrl: emulator.url, accessToken })),
+          done,
+        ),
+      );
       const inputs = { event: "ticket_opened", url: "https://hooks.example.com/release-test" };
       const created = await ask<InstanceType<typeof providerPb.CreateResponse>>((done) =>
-        client.create(new providerPb.CreateRequest().setUrn(urn).setType("helpdesk:index:Webhook").setProperties(struct(inputs)), done),
+        client.create(
+          new providerPb.CreateRequest().setUrn(urn).setType("helpdesk:index:Webhook").setProperties(struct(inputs)),
+          done,
+        ),
       );
       const id = created.getId();
       expect(id).not.toBe("");
-      expect((await heldWebhooks(emulator)).map((hook) => ({ id: hook.id, event: hook.event, url: hook.url }))).toEqual([{ id, ...inputs }]);
+      expect((await heldWebhooks(emulator)).map((hook) => ({ id: hook.id, event: hook.event, url: hook.url }))).toEqual(
+        [{ id, ...inputs }],
+      );
       await ask((done) =>
-        client.delete(new providerPb.DeleteRequest().setUrn(urn).setType("helpdesk:index:Webhook").setId(id).setProperties(created.getProperties()!), done),
+        client.delete(
+          new providerPb.DeleteRequest()
+            .setUrn(urn)
+            .setType("helpdesk:index:Webhook")
+            .setId(id)
+            .setProperties(created.getProperties()!),
+          done,
+        ),
       );
       expect(await heldWebhooks(emulator)).toEqual([]);
     });
@@ -330,8 +425,14 @@ describe("the executable, with no Node.js on PATH", () => {
         const info = await analyzer.info();
         expect(info).toEqual({ name: POLICY_PACK, version: pkg.version, policies: Object.values(POLICY_NAMES) });
         await analyzer.configure({});
-        const found = await analyzer.analyze({ type: WEBHOOK_TYPE, name: "plain", properties: { event: "ticket_opened", url: "http://h.example/x" } });
-        expect(found.map(({ policy, level }) => ({ policy, level }))).toEqual([{ policy: POLICY_NAMES.https, level: "mandatory" }]);
+        const found = await analyzer.analyze({
+          type: WEBHOOK_TYPE,
+          name: "plain",
+          properties: { event: "ticket_opened", url: "http://h.example/x" },
+        });
+        expect(found.map(({ policy, level }) => ({ policy, level }))).toEqual([
+          { policy: POLICY_NAMES.https, level: "mandatory" },
+        ]);
       } finally {
         await analyzer.close();
       }
@@ -360,14 +461,22 @@ describe("the executable, with no Node.js on PATH", () => {
       execFileSync(process.execPath, ["-e", ""], { env: { ...bareEnv, NODE_OPTIONS: `--require ${required}` } });
       expect(existsSync(ran)).toBe(true);
       rmSync(ran);
-      const run = spawnSync(join(installed, "pulumi-helpdesk"), ["--version"], { env: { ...bareEnv, NODE_OPTIONS: `--require ${required}` }, cwd: work, encoding: "utf8" });
+      const run = spawnSync(join(installed, "pulumi-helpdesk"), ["--version"], {
+        env: { ...bareEnv, NODE_OPTIONS: `--require ${required}` },
+        cwd: work,
+        encoding: "utf8",
+      });
       expect(run.status, run.stderr).toBe(0);
       expect(run.stdout.trim()).toBe(pkg.version);
       expect(existsSync(ran), "NODE_OPTIONS=--require ran a file inside the release executable").toBe(false);
     });
 
     it("runs the emulator on a data file (node:sqlite), which a sign-in reaches", async () => {
-      const oauth = { clientId: "cli-emulator", clientSecret: "cli-emulator-client-secret", redirectUri: "http://127.0.0.1:1/callback" };
+      const oauth = {
+        clientId: "cli-emulator",
+        clientSecret: "cli-emulator-client-secret",
+        redirectUri: "http://127.0.0.1:1/callback",
+      };
       const run = start("pulumi-helpdesk", [
         "emulator",
         "--port",
@@ -382,7 +491,11 @@ describe("the executable, with no Node.js on PATH", () => {
         "--data",
         join(work, "emulator.sqlite"),
       ]);
-      const url = await waitFor(`the emulator's URL (stderr: ${run.stderr})`, () => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(run.stderr + run.stdout)?.[1], 20_000);
+      const url = await waitFor(
+        `the emulator's URL (stderr: ${run.stderr})`,
+        () => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(run.stderr + run.stdout)?.[1],
+        20_000,
+      );
       const tokens = await signInAutoApproved({ baseUrl: url, ...oauth });
       expect(tokens.accessToken).not.toBe("");
       run.child.kill("SIGINT");
@@ -395,14 +508,22 @@ describe("the executable, with no Node.js on PATH", () => {
     // The engine's stand-in: a gRPC server with no service (it answers the health check UNIMPLEMENTED: alive).
     const engine = new grpc.Server();
     const enginePort = await new Promise<number>((resolve, reject) =>
-      engine.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, port) => (error ? reject(error) : resolve(port))),
+      engine.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, port) =>
+        error ? reject(error) : resolve(port),
+      ),
     );
     const { run } = await startPlugin(["--logtostderr", `127.0.0.1:${enginePort}`]);
-    const stillRunning = await Promise.race([run.exited.then(() => false), new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 5_000))]);
+    const stillRunning = await Promise.race([
+      run.exited.then(() => false),
+      new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 5_000)),
+    ]);
     expect(stillRunning, `the plugin exited while its engine answered: ${run.stderr}`).toBe(true);
     const stopped = Date.now();
     engine.forceShutdown();
-    const end = await Promise.race([run.exited, new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 8_000))]);
+    const end = await Promise.race([
+      run.exited,
+      new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 8_000)),
+    ]);
     expect(end, "the plugin still runs 8 s after its engine stopped").toBeDefined();
     expect(end!.code).toBe(0);
     expect(end!.at - stopped).toBeLessThan(5_000);

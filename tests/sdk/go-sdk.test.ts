@@ -15,7 +15,11 @@ import { onPath, toolAvailable } from "../support/tools.js";
 const root = new URL("../../", import.meta.url).pathname;
 const sdk = join(root, "sdk", "go");
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string };
-const codegen = join(process.env.HELPDESK_CACHE ?? join(process.env.HOME ?? "", ".cache", "pulumi-helpdesk"), "bin", "helpdesk-codegen");
+const codegen = join(
+  process.env.HELPDESK_CACHE ?? join(process.env.HOME ?? "", ".cache", "pulumi-helpdesk"),
+  "bin",
+  "helpdesk-codegen",
+);
 
 /** How long `go` may take here: the first build compiles Pulumi's Go SDK and its dependencies (minutes on 2 cores). */
 const GO_BUILD_TIMEOUT = 15 * 60_000;
@@ -27,19 +31,35 @@ describe.skipIf(
     toolAvailable("the build's dist/schema.json (scripts/build.sh)", existsSync(join(root, "dist", "schema.json")))
   ),
 )("the Go SDK sdk/go", () => {
-  it("is what scripts/sdk/generate.sh writes from the schema, file for file", async () => {
-    await expectSdkFresh("generate.sh", "go");
-  }, GO_BUILD_TIMEOUT);
+  it(
+    "is what scripts/sdk/generate.sh writes from the schema, file for file",
+    async () => {
+      await expectSdkFresh("generate.sh", "go");
+    },
+    GO_BUILD_TIMEOUT,
+  );
 
   it("is the module of the repository's Go path, for the plugin helpdesk at the package's version", () => {
-    expect(readFileSync(join(sdk, "go.mod"), "utf8")).toMatch(new RegExp(`^module ${goModulePath().replaceAll(".", "\\.")}\\n`));
-    expect(JSON.parse(readFileSync(join(sdk, "helpdesk", "pulumi-plugin.json"), "utf8"))).toMatchObject({ resource: true, name: "helpdesk", version: pkg.version });
+    expect(readFileSync(join(sdk, "go.mod"), "utf8")).toMatch(
+      new RegExp(`^module ${goModulePath().replaceAll(".", "\\.")}\\n`),
+    );
+    expect(JSON.parse(readFileSync(join(sdk, "helpdesk", "pulumi-plugin.json"), "utf8"))).toMatchObject({
+      resource: true,
+      name: "helpdesk",
+      version: pkg.version,
+    });
     // The version the generated resources ask the engine for (default resource option `pulumi.Version`).
-    expect(readFileSync(join(sdk, "helpdesk", "internal", "pulumiUtilities.go"), "utf8")).toContain(`semver.MustParse("${pkg.version}")`);
+    expect(readFileSync(join(sdk, "helpdesk", "internal", "pulumiUtilities.go"), "utf8")).toContain(
+      `semver.MustParse("${pkg.version}")`,
+    );
   });
 
-  it("compiles and passes go vet", async () => {
-    await go(["build", "./..."], sdk);
-    await go(["vet", "./..."], sdk);
-  }, GO_BUILD_TIMEOUT);
+  it(
+    "compiles and passes go vet",
+    async () => {
+      await go(["build", "./..."], sdk);
+      await go(["vet", "./..."], sdk);
+    },
+    GO_BUILD_TIMEOUT,
+  );
 });

@@ -8,7 +8,13 @@ import { cpSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { javaBasePackage } from "../../kernel/names.js";
-import { machineMavenRepository, mavenEnv, mvn, pulumiJavaSdkDownloaded, PULUMI_JAVA_VERSION } from "../support/maven.js";
+import {
+  machineMavenRepository,
+  mavenEnv,
+  mvn,
+  pulumiJavaSdkDownloaded,
+  PULUMI_JAVA_VERSION,
+} from "../support/maven.js";
 import { testTempDir } from "../support/temp.js";
 import { expectSdkFresh } from "../support/tree.js";
 import { onPath, toolAvailable } from "../support/tools.js";
@@ -16,7 +22,11 @@ import { onPath, toolAvailable } from "../support/tools.js";
 const root = new URL("../../", import.meta.url).pathname;
 const sdk = join(root, "sdk", "java");
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string };
-const javaGen = join(process.env.HELPDESK_CACHE ?? join(process.env.HOME ?? "", ".cache", "pulumi-helpdesk"), "bin", "pulumi-java-gen");
+const javaGen = join(
+  process.env.HELPDESK_CACHE ?? join(process.env.HOME ?? "", ".cache", "pulumi-helpdesk"),
+  "bin",
+  "pulumi-java-gen",
+);
 const base = javaBasePackage();
 const packageDir = `${base.replaceAll(".", "/")}/helpdesk`;
 
@@ -43,13 +53,21 @@ describe.skipIf(
 
   it("is the Maven artifact <base>:helpdesk at the package's version, for the plugin helpdesk", () => {
     const pom = readFileSync(join(sdk, "pom.xml"), "utf8");
-    expect(pom).toContain(`<groupId>${base}</groupId>\n  <artifactId>helpdesk</artifactId>\n  <version>${pkg.version}</version>`);
-    expect(pom).toMatch(new RegExp(`<artifactId>pulumi</artifactId>\\s*<version>${PULUMI_JAVA_VERSION.replaceAll(".", "\\.")}</version>`));
+    expect(pom).toContain(
+      `<groupId>${base}</groupId>\n  <artifactId>helpdesk</artifactId>\n  <version>${pkg.version}</version>`,
+    );
+    expect(pom).toMatch(
+      new RegExp(`<artifactId>pulumi</artifactId>\\s*<version>${PULUMI_JAVA_VERSION.replaceAll(".", "\\.")}</version>`),
+    );
     // Pulumi's Java SDK (com.pulumi:pulumi 1.16.0, PulumiPlugins) finds plugin.json only under com/<namespace>/<name>/.
     expect(packageDir).toMatch(/^com\/.+\/.+$/);
-    expect(JSON.parse(readFileSync(join(sdk, "src", "main", "resources", packageDir, "plugin.json"), "utf8"))).toMatchObject({ resource: true, name: "helpdesk", version: pkg.version });
+    expect(
+      JSON.parse(readFileSync(join(sdk, "src", "main", "resources", packageDir, "plugin.json"), "utf8")),
+    ).toMatchObject({ resource: true, name: "helpdesk", version: pkg.version });
     expect(readFileSync(join(sdk, "src", "main", "resources", packageDir, "version.txt"), "utf8")).toBe(pkg.version);
-    expect(readFileSync(join(sdk, "src", "main", "java", packageDir, "Webhook.java"), "utf8")).toContain(`package ${base}.helpdesk;`);
+    expect(readFileSync(join(sdk, "src", "main", "java", packageDir, "Webhook.java"), "utf8")).toContain(
+      `package ${base}.helpdesk;`,
+    );
   });
 });
 
@@ -57,7 +75,10 @@ describe.skipIf(
   !(
     toolAvailable("java (Java >= 11)", onPath("java")) &&
     toolAvailable("mvn (Maven)", onPath("mvn")) &&
-    toolAvailable(`Pulumi's Java SDK in the Maven repository ${machineMavenRepository} (scripts/setup.sh --test)`, pulumiJavaSdkDownloaded())
+    toolAvailable(
+      `Pulumi's Java SDK in the Maven repository ${machineMavenRepository} (scripts/setup.sh --test)`,
+      pulumiJavaSdkDownloaded(),
+    )
   ),
 )("the Java SDK sdk/java with Maven", () => {
   it("compiles against Pulumi's Java SDK", async () => {

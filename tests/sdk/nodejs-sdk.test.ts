@@ -14,7 +14,11 @@ import { expectSdkFresh } from "../support/tree.js";
 const root = new URL("../../", import.meta.url).pathname;
 const sdk = join(root, "sdk", "nodejs");
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string };
-const codegen = join(process.env.HELPDESK_CACHE ?? join(process.env.HOME ?? "", ".cache", "pulumi-helpdesk"), "bin", "helpdesk-codegen");
+const codegen = join(
+  process.env.HELPDESK_CACHE ?? join(process.env.HOME ?? "", ".cache", "pulumi-helpdesk"),
+  "bin",
+  "helpdesk-codegen",
+);
 const schemaFile = join(root, "dist", "schema.json");
 
 describe.skipIf(
@@ -28,15 +32,30 @@ describe.skipIf(
   });
 
   it("names the plugin helpdesk at the package's version, downloadable from the schema's pluginDownloadURL", () => {
-    const schema = JSON.parse(readFileSync(schemaFile, "utf8")) as { pluginDownloadURL: string; language: { nodejs: { packageName: string } } };
-    const generated = JSON.parse(readFileSync(join(sdk, "package.json"), "utf8")) as { name: string; version: string; pulumi: unknown };
+    const schema = JSON.parse(readFileSync(schemaFile, "utf8")) as {
+      pluginDownloadURL: string;
+      language: { nodejs: { packageName: string } };
+    };
+    const generated = JSON.parse(readFileSync(join(sdk, "package.json"), "utf8")) as {
+      name: string;
+      version: string;
+      pulumi: unknown;
+    };
     expect(generated.name).toBe(schema.language.nodejs.packageName);
     expect(generated.version).toBe(pkg.version);
-    expect(generated.pulumi).toEqual({ resource: true, name: "helpdesk", version: pkg.version, server: schema.pluginDownloadURL });
+    expect(generated.pulumi).toEqual({
+      resource: true,
+      name: "helpdesk",
+      version: pkg.version,
+      server: schema.pluginDownloadURL,
+    });
   });
 
-  it("is pulumi-helpdesk/native once built: same version, its classes, no \"pulumi\" section in pulumi-helpdesk", () => {
-    const compiled = JSON.parse(readFileSync(join(root, "dist", "native", "package.json"), "utf8")) as Record<string, unknown>;
+  it('is pulumi-helpdesk/native once built: same version, its classes, no "pulumi" section in pulumi-helpdesk', () => {
+    const compiled = JSON.parse(readFileSync(join(root, "dist", "native", "package.json"), "utf8")) as Record<
+      string,
+      unknown
+    >;
     expect(compiled).toEqual({ private: true, version: pkg.version, type: "commonjs" });
     const native = createRequire(join(root, "package.json"))("pulumi-helpdesk/native") as Record<string, unknown>;
     expect(Object.keys(native).sort()).toEqual(["Provider", "Webhook", "WebhookEvent", "config", "types"]);

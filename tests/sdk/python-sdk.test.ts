@@ -13,7 +13,11 @@ import { expectSdkFresh } from "../support/tree.js";
 const root = new URL("../../", import.meta.url).pathname;
 const sdk = join(root, "sdk", "python");
 const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string };
-const codegen = join(process.env.HELPDESK_CACHE ?? join(process.env.HOME ?? "", ".cache", "pulumi-helpdesk"), "bin", "helpdesk-codegen");
+const codegen = join(
+  process.env.HELPDESK_CACHE ?? join(process.env.HOME ?? "", ".cache", "pulumi-helpdesk"),
+  "bin",
+  "helpdesk-codegen",
+);
 
 describe.skipIf(
   !(

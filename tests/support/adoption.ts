@@ -20,7 +20,11 @@ export interface ExistingWebhook {
  * @param emulator the help desk; @param accessToken a token of its sign-in; @param specs event and url of each
  * @returns each webhook with the id the help desk gave it
  */
-export async function createDirectly(emulator: RunningEmulator, accessToken: string, specs: ReadonlyArray<{ event: string; url: string }>): Promise<ExistingWebhook[]> {
+export async function createDirectly(
+  emulator: RunningEmulator,
+  accessToken: string,
+  specs: ReadonlyArray<{ event: string; url: string }>,
+): Promise<ExistingWebhook[]> {
   const made: ExistingWebhook[] = [];
   for (const spec of specs) {
     const response = await fetch(`${emulator.url}/v1/webhooks`, {
@@ -66,7 +70,9 @@ async function webhookRequests(emulator: RunningEmulator, method: "POST" | "DELE
  * @param webhooks the adopted webhooks
  */
 export function expectAdoptedInState(state: string, webhooks: readonly ExistingWebhook[]): void {
-  const resources = (JSON.parse(state) as { checkpoint: { latest: { resources: Array<{ type: string; id?: string }> } } }).checkpoint.latest.resources;
+  const resources = (
+    JSON.parse(state) as { checkpoint: { latest: { resources: Array<{ type: string; id?: string }> } } }
+  ).checkpoint.latest.resources;
   const ids = resources.filter((resource) => resource.type === "helpdesk:index:Webhook").map((resource) => resource.id);
   for (const hook of webhooks) {
     expect(ids).toContain(hook.id);

@@ -73,11 +73,15 @@ function ask<T>(call: (done: (error: grpc.ServiceError | null, response?: T) => 
 }
 
 /** Fills a request or stack resource from a test's resource. */
-function describeResource<M extends InstanceType<typeof analyzerPb.AnalyzeRequest> | InstanceType<typeof analyzerPb.AnalyzerResource>>(message: M, resource: AnalyzedResource): M {
+function describeResource<
+  M extends InstanceType<typeof analyzerPb.AnalyzeRequest> | InstanceType<typeof analyzerPb.AnalyzerResource>,
+>(message: M, resource: AnalyzedResource): M {
   message.setType(resource.type);
   message.setName(resource.name);
   message.setUrn(urnOf(resource.type, resource.name));
-  message.setProperties(structPb.Struct.fromJavaScript(resource.properties as Parameters<typeof structPb.Struct.fromJavaScript>[0]));
+  message.setProperties(
+    structPb.Struct.fromJavaScript(resource.properties as Parameters<typeof structPb.Struct.fromJavaScript>[0]),
+  );
   // The engine always sends the resource's options (`@pulumi/policy` refuses a request without them).
   message.setOptions(new analyzerPb.AnalyzerResourceOptions());
   if (resource.provider) {
@@ -85,7 +89,11 @@ function describeResource<M extends InstanceType<typeof analyzerPb.AnalyzeReques
     provider.setType(resource.provider.type);
     provider.setName(resource.provider.name);
     provider.setUrn(urnOf(resource.provider.type, resource.provider.name));
-    provider.setProperties(structPb.Struct.fromJavaScript(resource.provider.properties as Parameters<typeof structPb.Struct.fromJavaScript>[0]));
+    provider.setProperties(
+      structPb.Struct.fromJavaScript(
+        resource.provider.properties as Parameters<typeof structPb.Struct.fromJavaScript>[0],
+      ),
+    );
     message.setProvider(provider);
   }
   return message;
@@ -107,20 +115,33 @@ function diagnosticsOf(response: InstanceType<typeof analyzerPb.AnalyzeResponse>
  * @param command the executable and its arguments before the engine's address, e.g. `[process.execPath, "dist/bin/release.js", "pulumi-analyzer-helpdesk"]`
  * @param env its environment
  */
-export async function startAnalyzer(command: readonly string[], env: NodeJS.ProcessEnv = process.env): Promise<RunningAnalyzer> {
+export async function startAnalyzer(
+  command: readonly string[],
+  env: NodeJS.ProcessEnv = process.env,
+): Promise<RunningAnalyzer> {
   const began = performance.now();
-  const child: ChildProcess = spawn(command[0]!, [...command.slice(1), "127.0.0.1:1"], { env, stdio: ["ignore", "pipe", "pipe"] });
+  const child: ChildProcess = spawn(command[0]!, [...command.slice(1), "127.0.0.1:1"], {
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let stdout = "";
   let stderr = "";
   child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
   child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
   const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
-  const line = await waitFor(`the analyzer's port (stderr: ${stderr})`, () => (stdout.includes("\n") ? stdout.split("\n")[0] : undefined), 30_000, 5);
+  const line = await waitFor(
+    `the analyzer's port (stderr: ${stderr})`,
+    () => (stdout.includes("\n") ? stdout.split("\n")[0] : undefined),
+    30_000,
+    5,
+  );
   const startMs = performance.now() - began;
   const client = new analyzerGrpcModule.AnalyzerClient(`127.0.0.1:${line.trim()}`, grpc.credentials.createInsecure());
   const analyzeStack = (resources: AnalyzedResource[]): Promise<InstanceType<typeof analyzerPb.AnalyzeResponse>> => {
     const request = new analyzerPb.AnalyzeStackRequest();
-    request.setResourcesList(resources.map((resource) => describeResource(new analyzerPb.AnalyzerResource(), resource)));
+    request.setResourcesList(
+      resources.map((resource) => describeResource(new analyzerPb.AnalyzerResource(), resource)),
+    );
     return ask((done) => client.analyzeStack(request, done));
   };
   return {
@@ -131,29 +152,52 @@ export async function startAnalyzer(command: readonly string[], env: NodeJS.Proc
       for (const [policy, { enforcementLevel, ...properties }] of Object.entries(config)) {
         const policyConfig = new analyzerPb.PolicyConfig();
         policyConfig.setEnforcementlevel(LEVELS.indexOf(String(enforcementLevel ?? "mandatory")) as never);
-        policyConfig.setProperties(structPb.Struct.fromJavaScript(properties as Parameters<typeof structPb.Struct.fromJavaScript>[0]));
+        policyConfig.setProperties(
+          structPb.Struct.fromJavaScript(properties as Parameters<typeof structPb.Struct.fromJavaScript>[0]),
+        );
         request.getPolicyconfigMap().set(policy, policyConfig);
       }
       await ask((done) => client.configure(request, done));
     },
     async info() {
-      const info = await ask<InstanceType<typeof analyzerPb.AnalyzerInfo>>((done) => client.getAnalyzerInfo(new emptyPb.Empty(), done));
-      return { name: info.getName(), version: info.getVersion(), policies: info.getPoliciesList().map((policy) => policy.getName()) };
+      const info = await ask<InstanceType<typeof analyzerPb.AnalyzerInfo>>((done) =>
+        client.getAnalyzerInfo(new emptyPb.Empty(), done),
+      );
+      return {
+        name: info.getName(),
+        version: info.getVersion(),
+        policies: info.getPoliciesList().map((policy) => policy.getName()),
+      };
     },
     async analyze(resource) {
-      const response = await ask<InstanceType<typeof analyzerPb.AnalyzeResponse>>((done) => client.analyze(describeResource(new analyzerPb.AnalyzeRequest(), resource), done));
+      const response = await ask<InstanceType<typeof analyzerPb.AnalyzeResponse>>((done) =>
+        client.analyze(describeResource(new analyzerPb.AnalyzeRequest(), resource), done),
+      );
       return diagnosticsOf(response);
     },
     async analyzeStack(resources) {
       return diagnosticsOf(await analyzeStack(resources));
     },
     raw: {
-      info: async () => (await ask<InstanceType<typeof analyzerPb.AnalyzerInfo>>((done) => client.getAnalyzerInfo(new emptyPb.Empty(), done))).toObject(),
+      info: async () =>
+        (
+          await ask<InstanceType<typeof analyzerPb.AnalyzerInfo>>((done) =>
+            client.getAnalyzerInfo(new emptyPb.Empty(), done),
+          )
+        ).toObject(),
       analyze: async (resource) =>
-        (await ask<InstanceType<typeof analyzerPb.AnalyzeResponse>>((done) => client.analyze(describeResource(new analyzerPb.AnalyzeRequest(), resource), done))).toObject(),
+        (
+          await ask<InstanceType<typeof analyzerPb.AnalyzeResponse>>((done) =>
+            client.analyze(describeResource(new analyzerPb.AnalyzeRequest(), resource), done),
+          )
+        ).toObject(),
       analyzeStack: async (resources) => (await analyzeStack(resources)).toObject(),
       remediate: async (resource) =>
-        (await ask<InstanceType<typeof analyzerPb.RemediateResponse>>((done) => client.remediate(describeResource(new analyzerPb.AnalyzeRequest(), resource), done))).toObject(),
+        (
+          await ask<InstanceType<typeof analyzerPb.RemediateResponse>>((done) =>
+            client.remediate(describeResource(new analyzerPb.AnalyzeRequest(), resource), done),
+          )
+        ).toObject(),
     },
     async close() {
       client.close();

@@ -20,7 +20,9 @@ export function chromiumAvailable(): boolean {
   const have = existsSync(CHROMIUM);
   if (!have && process.env.CI === "true") {
     test("Chromium is installed (required when CI=true)", () => {
-      throw new Error(`Chromium not found at ${CHROMIUM}: install the Debian package "chromium" (scripts/setup.sh --test does)`);
+      throw new Error(
+        `Chromium not found at ${CHROMIUM}: install the Debian package "chromium" (scripts/setup.sh --test does)`,
+      );
     });
   }
   return have;

@@ -53,7 +53,14 @@ export function createTestProject(options: { projectFile?: boolean } = {}): Test
     NO_COLOR: "1",
     CI: "true",
   };
-  for (const name of ["HELPDESK_BASE_URL", "HELPDESK_CLIENT_ID", "HELPDESK_CLIENT_SECRET", "HELPDESK_REDIRECT_URI", "HELPDESK_ACCESS_TOKEN"]) delete env[name];
+  for (const name of [
+    "HELPDESK_BASE_URL",
+    "HELPDESK_CLIENT_ID",
+    "HELPDESK_CLIENT_SECRET",
+    "HELPDESK_REDIRECT_URI",
+    "HELPDESK_ACCESS_TOKEN",
+  ])
+    delete env[name];
   return {
     dir,
     env,
@@ -82,7 +89,12 @@ export interface CliRun {
  * @param env extra environment variables
  * @param options which Node.js runs it
  */
-export function startCli(args: string[], project: Pick<TestProject, "dir" | "env">, env: NodeJS.ProcessEnv = {}, options: CliOptions = {}): CliRun {
+export function startCli(
+  args: string[],
+  project: Pick<TestProject, "dir" | "env">,
+  env: NodeJS.ProcessEnv = {},
+  options: CliOptions = {},
+): CliRun {
   const [node, entry] = options.node === undefined ? [process.execPath, cliPath] : [options.node, binPath];
   const child = spawn(node, [entry, ...args], { cwd: project.dir, env: { ...project.env, ...env } });
   let stdout = "";
@@ -136,10 +148,32 @@ export interface CliLogin {
  * @returns the run's stdout and stderr
  * @throws Error with the run's output when login exits non-zero or the emulator does not redirect
  */
-export async function loginAutoApproved(where: Pick<TestProject, "dir" | "env">, login: CliLogin, options: CliOptions = {}): Promise<{ stdout: string; stderr: string }> {
+export async function loginAutoApproved(
+  where: Pick<TestProject, "dir" | "env">,
+  login: CliLogin,
+  options: CliOptions = {},
+): Promise<{ stdout: string; stderr: string }> {
   const { client } = login;
-  const args = ["login", "--stack", login.stack, "--base-url", login.baseUrl, "--client-id", client.clientId, "--redirect-uri", client.redirectUri, "--no-browser", "--timeout", "120"];
-  const run = startCli([...args, ...(login.namespace ? ["--namespace", login.namespace] : [])], where, { HELPDESK_CLIENT_SECRET: client.clientSecret }, options);
+  const args = [
+    "login",
+    "--stack",
+    login.stack,
+    "--base-url",
+    login.baseUrl,
+    "--client-id",
+    client.clientId,
+    "--redirect-uri",
+    client.redirectUri,
+    "--no-browser",
+    "--timeout",
+    "120",
+  ];
+  const run = startCli(
+    [...args, ...(login.namespace ? ["--namespace", login.namespace] : [])],
+    where,
+    { HELPDESK_CLIENT_SECRET: client.clientSecret },
+    options,
+  );
   run.child.stdin.end();
   const url = await Promise.race([run.authorizeUrl, run.done.then(() => undefined)]);
   if (url) {
@@ -148,18 +182,27 @@ export async function loginAutoApproved(where: Pick<TestProject, "dir" | "env">,
     } catch (error) {
       run.child.kill();
       const ended = await run.done;
-      throw new Error(`playing the browser for pulumi-helpdesk ${args.join(" ")} failed: ${(error as Error).message}\n${ended.stderr}`, { cause: error });
+      throw new Error(
+        `playing the browser for pulumi-helpdesk ${args.join(" ")} failed: ${(error as Error).message}\n${ended.stderr}`,
+        { cause: error },
+      );
     }
   }
   const done = await run.done;
-  if (done.code !== 0) throw new Error(`pulumi-helpdesk ${args.join(" ")} exited with ${done.code}\n${done.stdout}${done.stderr}`);
+  if (done.code !== 0)
+    throw new Error(`pulumi-helpdesk ${args.join(" ")} exited with ${done.code}\n${done.stdout}${done.stderr}`);
   return { stdout: done.stdout, stderr: done.stderr };
 }
 
 /** Reads one config value of a stack with the real `pulumi config get` (secrets decrypted), or undefined. */
 export function pulumiConfigGet(project: TestProject, stack: string, key: string): string | undefined {
   try {
-    return execFileSync("pulumi", ["config", "get", key, "--stack", stack], { cwd: project.dir, env: project.env, encoding: "utf8", stdio: "pipe" }).trim();
+    return execFileSync("pulumi", ["config", "get", key, "--stack", stack], {
+      cwd: project.dir,
+      env: project.env,
+      encoding: "utf8",
+      stdio: "pipe",
+    }).trim();
   } catch {
     return undefined;
   }

@@ -13,7 +13,8 @@ export type HeldWebhook = StoredWebhook;
  * `execFileSync`), and a pooled connection could be closed as idle by the in-process emulator in the instant it is
  * reused (ECONNRESET).
  */
-const inspect = (emulator: RunningEmulator): EmulatorInspectionClient => new EmulatorInspectionClient(emulator.url, { connectionPerCall: true });
+const inspect = (emulator: RunningEmulator): EmulatorInspectionClient =>
+  new EmulatorInspectionClient(emulator.url, { connectionPerCall: true });
 
 /** Every webhook the emulator holds (all accounts). */
 export async function heldWebhooks(emulator: RunningEmulator): Promise<HeldWebhook[]> {

@@ -43,7 +43,10 @@ function installedDir(name: string, from: string): string | undefined {
 export function installedDependencies(root: string): InstalledPackage[] {
   const manifest = (dir: string): Manifest => JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as Manifest;
   const top = manifest(root);
-  const queue: { name: string; from: string; optional: boolean }[] = Object.keys({ ...top.dependencies, ...top.peerDependencies }).map((name) => ({ name, from: root, optional: false }));
+  const queue: { name: string; from: string; optional: boolean }[] = Object.keys({
+    ...top.dependencies,
+    ...top.peerDependencies,
+  }).map((name) => ({ name, from: root, optional: false }));
   const found = new Map<string, InstalledPackage>();
   for (let next = queue.shift(); next; next = queue.shift()) {
     const dir = installedDir(next.name, next.from);
@@ -65,7 +68,8 @@ type Partial3 = [number | undefined, number | undefined, number | undefined];
 
 const parsePartial = (text: string): Partial3 => {
   const parts = text.replace(/^v/, "").split(".");
-  const part = (i: number): number | undefined => (parts[i] === undefined || /^[x*X]$/.test(parts[i]!) ? undefined : Number(parts[i]));
+  const part = (i: number): number | undefined =>
+    parts[i] === undefined || /^[x*X]$/.test(parts[i]!) ? undefined : Number(parts[i]);
   const parsed: Partial3 = [part(0), part(1), part(2)];
   if (parsed.some((p) => p !== undefined && !Number.isInteger(p))) throw new Error(`not a version: "${text}"`);
   return parsed;
@@ -86,7 +90,11 @@ const compare = (a: number[], b: number[]): number => a[0]! - b[0]! || a[1]! - b
 export function rangeAdmits(range: string, version: string): boolean {
   const v = version.split(".").map(Number);
   return range.split("||").some((alternative) => {
-    const comparators = alternative.trim().replace(/(>=|<=|>|<|=|\^|~)\s+/g, "$1").split(/\s+/).filter(Boolean);
+    const comparators = alternative
+      .trim()
+      .replace(/(>=|<=|>|<|=|\^|~)\s+/g, "$1")
+      .split(/\s+/)
+      .filter(Boolean);
     if (comparators.length === 0) return true; // "" and "*" admit everything
     return comparators.every((comparator) => {
       const match = /^(>=|<=|>|<|=|\^|~)?(.+)$/.exec(comparator);
@@ -96,7 +104,8 @@ export function rangeAdmits(range: string, version: string): boolean {
       if (major === undefined) return true; // "*", "x"
       const low = [major, minor ?? 0, patch ?? 0];
       // The first version past a partial version: 18 -> 19.0.0, 14.16 -> 14.17.0.
-      const pastPartial = minor === undefined ? [major + 1, 0, 0] : patch === undefined ? [major, minor + 1, 0] : undefined;
+      const pastPartial =
+        minor === undefined ? [major + 1, 0, 0] : patch === undefined ? [major, minor + 1, 0] : undefined;
       switch (op) {
         case ">=":
           return compare(v, low) >= 0;
@@ -109,11 +118,17 @@ export function rangeAdmits(range: string, version: string): boolean {
         case "^": {
           // Up to the next change of the first non-zero part: ^22.20.0 < 23.0.0, ^0.2.3 < 0.3.0, ^0.0.3 < 0.0.4.
           const high =
-            major > 0 || minor === undefined ? [major + 1, 0, 0] : minor > 0 || patch === undefined ? [0, minor + 1, 0] : [0, 0, patch + 1];
+            major > 0 || minor === undefined
+              ? [major + 1, 0, 0]
+              : minor > 0 || patch === undefined
+                ? [0, minor + 1, 0]
+                : [0, 0, patch + 1];
           return compare(v, low) >= 0 && compare(v, high) < 0;
         }
         case "~":
-          return compare(v, low) >= 0 && compare(v, minor === undefined ? [major + 1, 0, 0] : [major, minor + 1, 0]) < 0;
+          return (
+            compare(v, low) >= 0 && compare(v, minor === undefined ? [major + 1, 0, 0] : [major, minor + 1, 0]) < 0
+          );
         default: // "=" or a bare version: exactly it, or anything within a partial one
           return pastPartial ? compare(v, low) >= 0 && compare(v, pastPartial) < 0 : compare(v, low) === 0;
       }

@@ -16,7 +16,14 @@ export const EXAMPLES_DIR = fileURLToPath(new URL("../../examples/", import.meta
 export const LOCAL_PLUGIN_DIR = fileURLToPath(new URL("../../plugin/", import.meta.url));
 
 /** What a copy of an example leaves out: build output, installed dependencies, stack files, state. */
-const NOT_COPIED = [/^target$/, /^node_modules$/, /^venv$/, /^\.pulumi$/, /^Pulumi\.(?!yaml$)[^/]+\.yaml$/, /^__pycache__$/];
+const NOT_COPIED = [
+  /^target$/,
+  /^node_modules$/,
+  /^venv$/,
+  /^\.pulumi$/,
+  /^Pulumi\.(?!yaml$)[^/]+\.yaml$/,
+  /^__pycache__$/,
+];
 
 /**
  * Copies examples/<name> into `dest` as a user's project (what `git clone` would give: no build output, installed
@@ -30,7 +37,10 @@ export function copyExample(name: string, dest: string): string {
   const source = join(EXAMPLES_DIR, name);
   cpSync(source, dest, {
     recursive: true,
-    filter: (path) => !relative(source, path).split(sep).some((part) => NOT_COPIED.some((pattern) => pattern.test(part))),
+    filter: (path) =>
+      !relative(source, path)
+        .split(sep)
+        .some((part) => NOT_COPIED.some((pattern) => pattern.test(part))),
   });
   return dest;
 }
@@ -44,7 +54,8 @@ export function copyExample(name: string, dest: string): string {
  * @throws Error when the text already has a `plugins:` section (the examples must not: users do not write one)
  */
 export function withLocalPlugin(pulumiYaml: string, pluginDir: string): string {
-  if (/^plugins:/m.test(pulumiYaml)) throw new Error("the program already has a plugins: section: examples name no plugin path");
+  if (/^plugins:/m.test(pulumiYaml))
+    throw new Error("the program already has a plugins: section: examples name no plugin path");
   return `${pulumiYaml.replace(/\n*$/, "\n")}\n# Added by the test: this repository's plugin.\nplugins:\n  providers:\n    - name: helpdesk\n      path: ${pluginDir}\n`;
 }
 

@@ -21,7 +21,15 @@
 import { mkdtempSync, readdirSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { findTraces, RUN_FOLDER, SANDBOX_PREFIX, SANDBOXED, sandboxEnv, sharedCaches, snapshotHome } from "./sandbox.js";
+import {
+  findTraces,
+  RUN_FOLDER,
+  SANDBOX_PREFIX,
+  SANDBOXED,
+  sandboxEnv,
+  sharedCaches,
+  snapshotHome,
+} from "./sandbox.js";
 
 export default function setup(): () => void {
   const realEnv = { ...process.env };

@@ -24,7 +24,9 @@ export const PULUMI_JAVA_VERSION = "1.16.0";
 
 /** @returns whether the machine's Maven repository holds Pulumi's Java SDK (scripts/setup.sh --test downloads it) */
 export function pulumiJavaSdkDownloaded(): boolean {
-  return existsSync(join(machineMavenRepository, "com", "pulumi", "pulumi", PULUMI_JAVA_VERSION, `pulumi-${PULUMI_JAVA_VERSION}.pom`));
+  return existsSync(
+    join(machineMavenRepository, "com", "pulumi", "pulumi", PULUMI_JAVA_VERSION, `pulumi-${PULUMI_JAVA_VERSION}.pom`),
+  );
 }
 
 /**
@@ -37,7 +39,10 @@ function settings(localRepository: string, remotes: string[]): string {
     `<${element}><id>${id}</id><url>${url}</url>` +
     `<releases><enabled>true</enabled><checksumPolicy>fail</checksumPolicy></releases><snapshots><enabled>false</enabled></snapshots></${element}>`;
   const repository = (element: string): string =>
-    [...remotes.map((url, at) => one(element, `remote-${at}`, url)), one(element, "machine", pathToFileURL(machineMavenRepository).href)].join("");
+    [
+      ...remotes.map((url, at) => one(element, `remote-${at}`, url)),
+      one(element, "machine", pathToFileURL(machineMavenRepository).href),
+    ].join("");
   return `<?xml version="1.0" encoding="UTF-8"?>
 <settings xmlns="http://maven.apache.org/SETTINGS/1.0.0">
   <localRepository>${localRepository}</localRepository>

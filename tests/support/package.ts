@@ -33,7 +33,10 @@ export interface PackedTarball {
  */
 export function packLikeACleanClone(into = mkdtempSync(join(tmpdir(), "helpdesk-pack-"))): PackedTarball {
   const source = join(into, "source");
-  const listed = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: repoRoot, encoding: "utf8" });
+  const listed = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+    cwd: repoRoot,
+    encoding: "utf8",
+  });
   for (const file of listed.split("\0").filter(Boolean)) {
     mkdirSync(dirname(join(source, file)), { recursive: true });
     try {
@@ -50,7 +53,17 @@ export function packLikeACleanClone(into = mkdtempSync(join(tmpdir(), "helpdesk-
     stdio: ["ignore", "pipe", "pipe"],
     env: { ...process.env, npm_config_update_notifier: "false" },
   });
-  const [report] = JSON.parse(out) as Array<{ filename: string; size: number; unpackedSize: number; files: Array<{ path: string }> }>;
+  const [report] = JSON.parse(out) as Array<{
+    filename: string;
+    size: number;
+    unpackedSize: number;
+    files: Array<{ path: string }>;
+  }>;
   if (!report) throw new Error(`npm pack printed no report: ${out}`);
-  return { path: join(into, report.filename), size: report.size, unpackedSize: report.unpackedSize, files: report.files.map((f) => f.path) };
+  return {
+    path: join(into, report.filename),
+    size: report.size,
+    unpackedSize: report.unpackedSize,
+    files: report.files.map((f) => f.path),
+  };
 }

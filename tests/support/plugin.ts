@@ -46,7 +46,9 @@ export async function startPlugin(env: NodeJS.ProcessEnv = process.env): Promise
       out += chunk.toString();
       if (out.includes("\n")) resolve(out.trim());
     });
-    child.once("exit", (code) => reject(new Error(`the plugin exited with ${code} before printing its port:\n${stderr}`)));
+    child.once("exit", (code) =>
+      reject(new Error(`the plugin exited with ${code} before printing its port:\n${stderr}`)),
+    );
   });
   if (!/^\d+$/.test(port)) throw new Error(`the plugin printed ${JSON.stringify(port)}, not a port`);
   const client = new providerGrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
@@ -84,8 +86,13 @@ export function call<Res>(
   request: unknown,
   _answer: Message<Res>,
 ): Promise<Res> {
-  const send = method as (request: unknown, callback: (error: grpc.ServiceError | null, response: Res) => void) => unknown;
-  return new Promise<Res>((resolve, reject) => send(request, (error, response) => (error ? reject(error) : resolve(response))));
+  const send = method as (
+    request: unknown,
+    callback: (error: grpc.ServiceError | null, response: Res) => void,
+  ) => unknown;
+  return new Promise<Res>((resolve, reject) =>
+    send(request, (error, response) => (error ? reject(error) : resolve(response))),
+  );
 }
 
 /** The URN of a webhook named `name` in a stack `dev` of project `p`. */
@@ -101,15 +108,40 @@ export function webhookUrn(name: string): string {
 export function webhookCalls(client: ProviderClient) {
   return {
     /** `Configure` with the provider inputs (bare setting names: `baseUrl`, `accessToken`, ...). */
-    configure: (args: Record<string, unknown>) => call(client.configure.bind(client), new providerPb.ConfigureRequest().setArgs(struct(args)), providerPb.ConfigureResponse),
+    configure: (args: Record<string, unknown>) =>
+      call(
+        client.configure.bind(client),
+        new providerPb.ConfigureRequest().setArgs(struct(args)),
+        providerPb.ConfigureResponse,
+      ),
     /** `Create` outside preview. */
     create: (properties: Record<string, unknown>) =>
-      call(client.create.bind(client), new providerPb.CreateRequest().setUrn(webhookUrn("w")).setType(WEBHOOK_TYPE).setProperties(struct(properties)), providerPb.CreateResponse),
+      call(
+        client.create.bind(client),
+        new providerPb.CreateRequest().setUrn(webhookUrn("w")).setType(WEBHOOK_TYPE).setProperties(struct(properties)),
+        providerPb.CreateResponse,
+      ),
     /** `Read` as the engine sends it for an import: the id alone. */
     importRead: (id: string) =>
-      call(client.read.bind(client), new providerPb.ReadRequest().setId(id).setUrn(webhookUrn("adopted")).setType(WEBHOOK_TYPE).setProperties(struct({})), providerPb.ReadResponse),
+      call(
+        client.read.bind(client),
+        new providerPb.ReadRequest()
+          .setId(id)
+          .setUrn(webhookUrn("adopted"))
+          .setType(WEBHOOK_TYPE)
+          .setProperties(struct({})),
+        providerPb.ReadResponse,
+      ),
     /** `Delete` of a recorded webhook. */
     delete: (id: string, properties: Record<string, unknown>) =>
-      call(client.delete.bind(client), new providerPb.DeleteRequest().setId(id).setUrn(webhookUrn("w")).setType(WEBHOOK_TYPE).setProperties(struct(properties)), emptyPb.Empty),
+      call(
+        client.delete.bind(client),
+        new providerPb.DeleteRequest()
+          .setId(id)
+          .setUrn(webhookUrn("w"))
+          .setType(WEBHOOK_TYPE)
+          .setProperties(struct(properties)),
+        emptyPb.Empty,
+      ),
   };
 }

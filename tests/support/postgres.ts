@@ -46,9 +46,9 @@ export function postgresAvailable(): boolean {
   const bin = postgresBinDir();
   const asRoot = process.getuid?.() === 0;
   const missing = !bin
-    ? "PostgreSQL's server programs are not installed (no /usr/lib/postgresql/<version>/bin/initdb, and PG_BINDIR is not set): install the Debian package \"postgresql\" (scripts/setup.sh --test does)"
+    ? 'PostgreSQL\'s server programs are not installed (no /usr/lib/postgresql/<version>/bin/initdb, and PG_BINDIR is not set): install the Debian package "postgresql" (scripts/setup.sh --test does)'
     : asRoot && systemUser("postgres") === undefined
-      ? "running as root, but there is no `postgres` system user to run PostgreSQL as (the Debian package \"postgresql\" creates it)"
+      ? 'running as root, but there is no `postgres` system user to run PostgreSQL as (the Debian package "postgresql" creates it)'
       : undefined;
   if (missing && process.env.CI === "true") {
     test("a PostgreSQL server can be started (required when CI=true)", () => {
@@ -99,25 +99,44 @@ export async function startPostgres(): Promise<PostgresServer> {
 
   /** Runs a PostgreSQL program as the cluster's owner. */
   const run = async (program: string, args: string[], timeoutMs = 60_000): Promise<string> => {
-    const [command, argv] = owner ? ["runuser", ["-u", "postgres", "--", join(bin, program), ...args]] : [join(bin, program), args];
+    const [command, argv] = owner
+      ? ["runuser", ["-u", "postgres", "--", join(bin, program), ...args]]
+      : [join(bin, program), args];
     try {
       // Checkpoints are large (hundreds of kilobytes each, as base64): room for many in one answer.
-      return (await exec(command, argv, { cwd: dir, timeout: timeoutMs, encoding: "utf8", maxBuffer: 512 * 1024 * 1024 })).stdout;
+      return (
+        await exec(command, argv, { cwd: dir, timeout: timeoutMs, encoding: "utf8", maxBuffer: 512 * 1024 * 1024 })
+      ).stdout;
     } catch (error) {
       const e = error as { stdout?: string; stderr?: string; message: string };
       const serverLog = existsSync(log) ? readFileSync(log, "utf8").slice(-2000) : "";
       const output = `${e.stdout ?? ""}${e.stderr ?? ""}`.slice(-2000);
-      throw new Error(`${program} ${args[0] ?? ""} failed: ${e.message.split("\n")[0]}\n${output}${serverLog ? `\n--- server log\n${serverLog}` : ""}`);
+      throw new Error(
+        `${program} ${args[0] ?? ""} failed: ${e.message.split("\n")[0]}\n${output}${serverLog ? `\n--- server log\n${serverLog}` : ""}`,
+      );
     }
   };
   const stop = async (): Promise<void> => {
-    if (existsSync(join(data, "postmaster.pid"))) await run("pg_ctl", ["stop", "-D", data, "-m", "fast", "-w", "-t", "30"]).catch(() => undefined);
+    if (existsSync(join(data, "postmaster.pid")))
+      await run("pg_ctl", ["stop", "-D", data, "-m", "fast", "-w", "-t", "30"]).catch(() => undefined);
     rmSync(dir, { recursive: true, force: true });
   };
 
   try {
     // Password authentication over TCP (what Pulumi uses), trust over the socket in this private directory.
-    await run("initdb", ["-D", data, "-U", ROLE, `--pwfile=${join(dir, "password")}`, "--auth-host=scram-sha-256", "--auth-local=trust", "-E", "UTF8", "--locale=C", "--no-sync"]);
+    await run("initdb", [
+      "-D",
+      data,
+      "-U",
+      ROLE,
+      `--pwfile=${join(dir, "password")}`,
+      "--auth-host=scram-sha-256",
+      "--auth-local=trust",
+      "-E",
+      "UTF8",
+      "--locale=C",
+      "--no-sync",
+    ]);
     let port = 0;
     for (let attempt = 1; ; attempt++) {
       // A port that was free a moment ago may be taken by the time the server binds it: try another.
@@ -130,7 +149,22 @@ export async function startPostgres(): Promise<PostgresServer> {
         if (attempt >= 3) throw error;
       }
     }
-    const psql = (sql: string, database = DATABASE) => run("psql", ["-h", dir, "-p", String(port), "-U", ROLE, "-d", database, "-v", "ON_ERROR_STOP=1", "-At", "-c", sql]);
+    const psql = (sql: string, database = DATABASE) =>
+      run("psql", [
+        "-h",
+        dir,
+        "-p",
+        String(port),
+        "-U",
+        ROLE,
+        "-d",
+        database,
+        "-v",
+        "ON_ERROR_STOP=1",
+        "-At",
+        "-c",
+        sql,
+      ]);
     await psql(`CREATE DATABASE ${DATABASE}`, "postgres");
     return {
       // lib/pq (Pulumi's driver) defaults to sslmode=require; this local server has no TLS.

@@ -28,7 +28,11 @@ export function runCommand(
   options: { cwd: string; env: NodeJS.ProcessEnv; onStderr?: (text: string) => void; input?: string },
 ): Promise<Ran> {
   return new Promise((resolve, reject) => {
-    const child = spawn(command, args, { cwd: options.cwd, env: options.env, stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"] });
+    const child = spawn(command, args, {
+      cwd: options.cwd,
+      env: options.env,
+      stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
+    });
     if (options.input !== undefined) child.stdin!.end(options.input);
     let stdout = "";
     let stderr = "";
@@ -102,7 +106,12 @@ export function processesRunning(text: string): ProcessInfo[] {
 }
 
 /** Resolves once `condition` returns a truthy value (polled every `intervalMs`); rejects after `timeoutMs`. */
-export async function waitFor<T>(what: string, condition: () => T | Promise<T>, timeoutMs = 60_000, intervalMs = 50): Promise<NonNullable<T>> {
+export async function waitFor<T>(
+  what: string,
+  condition: () => T | Promise<T>,
+  timeoutMs = 60_000,
+  intervalMs = 50,
+): Promise<NonNullable<T>> {
   const deadline = Date.now() + timeoutMs;
   for (;;) {
     const value = await condition();

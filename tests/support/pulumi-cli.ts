@@ -108,8 +108,18 @@ export interface Deployment {
 export function recordedState(deployment: Deployment | undefined): RecordedState {
   const webhooks = (deployment?.resources ?? [])
     .filter((r) => r.type.endsWith(":Webhook"))
-    .map((r) => ({ urn: r.urn, name: r.urn.split("::").pop()!, id: r.id ?? "", event: String(r.outputs?.event), url: String(r.outputs?.url) }));
-  const pendingOperations = (deployment?.pending_operations ?? []).map((op) => ({ type: op.type, urn: op.resource.urn, inputs: op.resource.inputs ?? {} }));
+    .map((r) => ({
+      urn: r.urn,
+      name: r.urn.split("::").pop()!,
+      id: r.id ?? "",
+      event: String(r.outputs?.event),
+      url: String(r.outputs?.url),
+    }));
+  const pendingOperations = (deployment?.pending_operations ?? []).map((op) => ({
+    type: op.type,
+    urn: op.resource.urn,
+    inputs: op.resource.inputs ?? {},
+  }));
   return { webhooks, pendingOperations };
 }
 
@@ -126,8 +136,14 @@ export async function exportState(stack: string, cwd: string, env: NodeJS.Proces
  *
  * @returns the recorded state by stack name
  */
-export async function checkpointsInPostgres(server: PostgresServer, project: string, stackPrefix: string): Promise<Map<string, RecordedState>> {
-  const rows = await server.query(`SELECT key, data->>'data' FROM pulumi_state WHERE key LIKE '%/.pulumi/stacks/${project}/${stackPrefix}%.json' ORDER BY key`);
+export async function checkpointsInPostgres(
+  server: PostgresServer,
+  project: string,
+  stackPrefix: string,
+): Promise<Map<string, RecordedState>> {
+  const rows = await server.query(
+    `SELECT key, data->>'data' FROM pulumi_state WHERE key LIKE '%/.pulumi/stacks/${project}/${stackPrefix}%.json' ORDER BY key`,
+  );
   const found = new Map<string, RecordedState>();
   for (const row of rows) {
     const [key = "", blob = ""] = row.split("|");

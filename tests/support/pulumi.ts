@@ -20,7 +20,9 @@ export function pulumiAvailable(): boolean {
     return true;
   } catch {
     if (process.env.CI === "true") {
-      throw new Error("the Pulumi CLI is not on PATH; run scripts/setup.sh (npm test does) before the end-to-end tests");
+      throw new Error(
+        "the Pulumi CLI is not on PATH; run scripts/setup.sh (npm test does) before the end-to-end tests",
+      );
     }
     console.warn("SKIPPING end-to-end tests: the Pulumi CLI is not on PATH (run `npm test`, which installs it)");
     return false;
@@ -43,7 +45,11 @@ export interface TestStack {
  * @param config config to set (secret entries are encrypted by Pulumi)
  * @param envVars more environment variables of the Pulumi runs (and so of the program and its providers)
  */
-export async function createTestStack(workDir: string, config: ConfigMap, envVars: Record<string, string> = {}): Promise<TestStack> {
+export async function createTestStack(
+  workDir: string,
+  config: ConfigMap,
+  envVars: Record<string, string> = {},
+): Promise<TestStack> {
   const stateDir = mkdtempSync(join(tmpdir(), "helpdesk-state-"));
   const stackName = `t${randomBytes(4).toString("hex")}`;
   const stack = await LocalWorkspace.createOrSelectStack(
@@ -98,6 +104,10 @@ export function configAsLoginWrites(
 ): ConfigMap {
   const parsed = parseBaseUrl(baseUrl);
   if ("problem" in parsed) throw new TypeError(parsed.problem);
-  const entries = loginConfigEntries({ ...client, baseUrl: parsed.url }, { refreshToken: undefined, expiresAt: undefined, ...tokens }, namespace);
+  const entries = loginConfigEntries(
+    { ...client, baseUrl: parsed.url },
+    { refreshToken: undefined, expiresAt: undefined, ...tokens },
+    namespace,
+  );
   return Object.fromEntries(entries.map(({ key, value, secret }) => [key, secret ? { value, secret } : { value }]));
 }

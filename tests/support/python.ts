@@ -20,7 +20,10 @@ const requirements = join(repoRoot, "scripts", "pulumi-build", "python", "requir
 
 /** Runs a command in `cwd`; throws with its output when it fails. */
 export async function mustRun(command: string, args: string[], cwd: string): Promise<string> {
-  const ran = await runCommand(command, args, { cwd, env: { ...process.env, PIP_DISABLE_PIP_VERSION_CHECK: "1", PIP_NO_INPUT: "1" } });
+  const ran = await runCommand(command, args, {
+    cwd,
+    env: { ...process.env, PIP_DISABLE_PIP_VERSION_CHECK: "1", PIP_NO_INPUT: "1" },
+  });
   if (ran.code !== 0) throw new Error(shown(`${command} ${args.join(" ")}`, ran));
   return ran.stdout;
 }
@@ -34,12 +37,20 @@ export async function mustRun(command: string, args: string[], cwd: string): Pro
  */
 export async function wheelhouse(python: string): Promise<string> {
   const dir = join(helpdeskCache, "python-wheelhouse");
-  const stamp = createHash("sha256").update(readFileSync(requirements)).update(await mustRun(python, ["-VV"], repoRoot)).digest("hex");
-  if (existsSync(join(dir, ".requirements-hash")) && readFileSync(join(dir, ".requirements-hash"), "utf8") === stamp) return dir;
+  const stamp = createHash("sha256")
+    .update(readFileSync(requirements))
+    .update(await mustRun(python, ["-VV"], repoRoot))
+    .digest("hex");
+  if (existsSync(join(dir, ".requirements-hash")) && readFileSync(join(dir, ".requirements-hash"), "utf8") === stamp)
+    return dir;
   const making = `${dir}.making-${process.pid}`;
   rmSync(making, { recursive: true, force: true });
   try {
-    await mustRun(python, ["-m", "pip", "download", "--quiet", "--require-hashes", "--only-binary=:all:", "-r", requirements, "-d", making], repoRoot);
+    await mustRun(
+      python,
+      ["-m", "pip", "download", "--quiet", "--require-hashes", "--only-binary=:all:", "-r", requirements, "-d", making],
+      repoRoot,
+    );
     writeFileSync(join(making, ".requirements-hash"), stamp);
     rmSync(dir, { recursive: true, force: true });
     renameSync(making, dir);

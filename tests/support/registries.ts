@@ -13,7 +13,15 @@
  *   target too, but it replaces anything silently: nothing could show a second deploy refused.
  */
 import { spawn, type ChildProcess } from "node:child_process";
-import { createReadStream, createWriteStream, existsSync, mkdirSync, renameSync, statSync, writeFileSync } from "node:fs";
+import {
+  createReadStream,
+  createWriteStream,
+  existsSync,
+  mkdirSync,
+  renameSync,
+  statSync,
+  writeFileSync,
+} from "node:fs";
 import { createServer, type Server } from "node:http";
 import { dirname, join, normalize, sep } from "node:path";
 import { freePort } from "./cli.js";
@@ -30,7 +38,13 @@ export interface LocalServer {
 }
 
 /** A server process on a port, stopped by `close`. */
-async function startProcess(what: string, command: string, args: string[], port: number, env: NodeJS.ProcessEnv): Promise<LocalServer> {
+async function startProcess(
+  what: string,
+  command: string,
+  args: string[],
+  port: number,
+  env: NodeJS.ProcessEnv,
+): Promise<LocalServer> {
   if (!existsSync(command)) throw new Error(`${what} is missing (${command}): run scripts/setup.sh --test`);
   const child: ChildProcess = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
   let log = "";
@@ -75,7 +89,13 @@ export async function startVerdaccio(dir: string, upstream: string, packages: st
     join(dir, "config.yaml"),
     `storage: ${join(dir, "storage")}\nuplinks:\n  upstream:\n    url: ${upstream}\npackages:\n${own}  '**':\n    access: $all\n    proxy: upstream\nlog: { type: stdout, format: pretty, level: http }\n`,
   );
-  return startProcess("Verdaccio", join(helpdeskCache, "verdaccio", "node_modules", ".bin", "verdaccio"), ["--config", join(dir, "config.yaml"), "--listen", `127.0.0.1:${port}`], port, process.env);
+  return startProcess(
+    "Verdaccio",
+    join(helpdeskCache, "verdaccio", "node_modules", ".bin", "verdaccio"),
+    ["--config", join(dir, "config.yaml"), "--listen", `127.0.0.1:${port}`],
+    port,
+    process.env,
+  );
 }
 
 /**
@@ -87,7 +107,13 @@ export async function startPypiserver(dir: string): Promise<LocalServer> {
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
   const venv = process.env.HELPDESK_PYPISERVER_VENV || join(helpdeskCache, "pypiserver-venv");
-  return startProcess("pypiserver", join(venv, "bin", "pypi-server"), ["run", "-i", "127.0.0.1", "-p", String(port), "-a", ".", "-P", ".", "--disable-fallback", "-v", dir], port, process.env);
+  return startProcess(
+    "pypiserver",
+    join(venv, "bin", "pypi-server"),
+    ["run", "-i", "127.0.0.1", "-p", String(port), "-a", ".", "-P", ".", "--disable-fallback", "-v", dir],
+    port,
+    process.env,
+  );
 }
 
 /** Maven's repository metadata, which every deploy rewrites (all else of a release is written once). */
@@ -113,7 +139,9 @@ export async function serveFolder(dir: string, options: { acceptPut?: boolean } 
     if (request.method === "PUT" && options.acceptPut) {
       if (existsSync(file) && !MAVEN_METADATA.test(path)) {
         request.resume();
-        response.writeHead(409, "Conflict: a release is never replaced").end(`${path} exists: a release is never replaced\n`);
+        response
+          .writeHead(409, "Conflict: a release is never replaced")
+          .end(`${path} exists: a release is never replaced\n`);
         return;
       }
       mkdirSync(dirname(file), { recursive: true });

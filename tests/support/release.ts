@@ -24,7 +24,10 @@ const WAIT_MS = 240_000;
  */
 export async function sharedRelease(): Promise<string> {
   const run = process.env[RUN_FOLDER];
-  if (!run) throw new Error(`${RUN_FOLDER} is not set: run the tests with vitest.config.ts (its globalSetup makes the run folder)`);
+  if (!run)
+    throw new Error(
+      `${RUN_FOLDER} is not set: run the tests with vitest.config.ts (its globalSetup makes the run folder)`,
+    );
   const out = join(run, "release");
   const done = join(run, "release.done");
   const failed = join(run, "release.failed");
@@ -37,7 +40,10 @@ export async function sharedRelease(): Promise<string> {
   if (mine) {
     const began = Date.now();
     // Fails (not skips) when a tool is missing: the build's own error names it.
-    const ran = await runCommand("bash", [join(repoRoot, "scripts/release.sh"), "--out", out, "--no-npm-package"], { cwd: repoRoot, env: process.env });
+    const ran = await runCommand("bash", [join(repoRoot, "scripts/release.sh"), "--out", out, "--no-npm-package"], {
+      cwd: repoRoot,
+      env: process.env,
+    });
     if (ran.code !== 0) {
       writeFileSync(failed, shown("scripts/release.sh --no-npm-package", ran));
       throw new Error(readFileSync(failed, "utf8"));
@@ -45,7 +51,12 @@ export async function sharedRelease(): Promise<string> {
     writeFileSync(done, `${Date.now() - began} ms\n`);
     return out;
   }
-  await waitFor("the release another suite of this run builds", () => existsSync(done) || existsSync(failed), WAIT_MS, 200);
+  await waitFor(
+    "the release another suite of this run builds",
+    () => existsSync(done) || existsSync(failed),
+    WAIT_MS,
+    200,
+  );
   if (existsSync(failed)) throw new Error(`the release build of this run failed:\n${readFileSync(failed, "utf8")}`);
   return out;
 }

@@ -40,7 +40,11 @@ export async function startResponseServer(): Promise<ResponseServer> {
   const requests: SeenRequest[] = [];
   let connections = 0;
   const server: Server = createServer((request, response) => {
-    requests.push({ method: request.method ?? "", path: request.url ?? "", authorization: request.headers.authorization });
+    requests.push({
+      method: request.method ?? "",
+      path: request.url ?? "",
+      authorization: request.headers.authorization,
+    });
     response.on("error", () => undefined); // a client that hangs up mid-answer is what some tests want
     request.resume();
     request.on("end", () => answerer(request, response));
@@ -66,7 +70,8 @@ export async function startResponseServer(): Promise<ResponseServer> {
 
 /** Answers with `status` and `body` as JSON. */
 export function json(status: number, body: unknown, headers: Record<string, string> = {}): Responder {
-  return (_request, response) => response.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
+  return (_request, response) =>
+    response.writeHead(status, { "content-type": "application/json", ...headers }).end(JSON.stringify(body));
 }
 
 /** What {@link hugeBody} has sent so far. */
@@ -78,7 +83,9 @@ export interface HugeBodyLog {
 }
 
 /** 64 KiB of a JSON-looking body: the start of a webhook, then padding. */
-const CHUNK = Buffer.from(`{"webhook":{"id":"wh_huge","event":"ticket_opened","pad":"${"x".repeat(64 * 1024)}`).subarray(0, 64 * 1024);
+const CHUNK = Buffer.from(
+  `{"webhook":{"id":"wh_huge","event":"ticket_opened","pad":"${"x".repeat(64 * 1024)}`,
+).subarray(0, 64 * 1024);
 
 /**
  * Answers `status` with a body of `bytes` bytes, generated chunk by chunk as the connection takes them (1 GiB costs
@@ -90,7 +97,10 @@ const CHUNK = Buffer.from(`{"webhook":{"id":"wh_huge","event":"ticket_opened","p
  */
 export function hugeBody(status: number, bytes: number, declare: boolean, log: HugeBodyLog): Responder {
   return (_request, response) => {
-    response.writeHead(status, { "content-type": "application/json", ...(declare && { "content-length": String(bytes) }) });
+    response.writeHead(status, {
+      "content-type": "application/json",
+      ...(declare && { "content-length": String(bytes) }),
+    });
     let sent = 0;
     response.on("close", () => {
       if (sent < bytes) log.cutOff++;
@@ -136,17 +146,35 @@ export const BAD_IDS: readonly string[] = [".", "..", "a/b", "", "x".repeat(10 *
  * become the id `v1`; `%E0%A4%A` is a malformed escape (L5 of the d785ad2 audit).
  */
 export const BAD_ID_RESPONSES: ReadonlyArray<{ what: string; body: unknown; headers?: Record<string, string> }> = [
-  ...BAD_IDS.map((id) => ({ what: `webhook.id ${JSON.stringify(id.slice(0, 12))}${id.length > 12 ? "…" : ""}`, body: { webhook: { id, event: "ticket_opened", state: "active" } } })),
-  ...["/v1/webhooks/..", "/v1/webhooks/%2e%2e", "https://h.example/v1/webhooks/.", "/v1/webhooks/a%2Fb", "/v1/webhooks/%E0%A4%A"].map((href) => ({
+  ...BAD_IDS.map((id) => ({
+    what: `webhook.id ${JSON.stringify(id.slice(0, 12))}${id.length > 12 ? "…" : ""}`,
+    body: { webhook: { id, event: "ticket_opened", state: "active" } },
+  })),
+  ...[
+    "/v1/webhooks/..",
+    "/v1/webhooks/%2e%2e",
+    "https://h.example/v1/webhooks/.",
+    "/v1/webhooks/a%2Fb",
+    "/v1/webhooks/%E0%A4%A",
+  ].map((href) => ({
     what: `webhook.href ${href}`,
     body: { webhook: { href, event: "ticket_opened" } },
   })),
-  { what: "Location /v1/webhooks/..", body: { webhook: { event: "ticket_opened" } }, headers: { location: "/v1/webhooks/.." } },
-  { what: "Location /v1/webhooks/%E0%A4%A", body: { webhook: { event: "ticket_opened" } }, headers: { location: "/v1/webhooks/%E0%A4%A" } },
+  {
+    what: "Location /v1/webhooks/..",
+    body: { webhook: { event: "ticket_opened" } },
+    headers: { location: "/v1/webhooks/.." },
+  },
+  {
+    what: "Location /v1/webhooks/%E0%A4%A",
+    body: { webhook: { event: "ticket_opened" } },
+    headers: { location: "/v1/webhooks/%E0%A4%A" },
+  },
 ];
 
 /** The words of the create's "may have been created" message (provider/core/client.ts `orphanError`). */
-export const ORPHAN_MESSAGE = /may have been created and is not in Pulumi state: find it in the help desk's webhook page and delete it there/;
+export const ORPHAN_MESSAGE =
+  /may have been created and is not in Pulumi state: find it in the help desk's webhook page and delete it there/;
 
 /** The sizes of the huge answers: one declared in `Content-Length`, one streamed without a length. */
 export const HUGE_RESPONSES = [

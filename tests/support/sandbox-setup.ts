@@ -14,6 +14,8 @@ afterAll(() => {
   const left = sandbox.leftInTmp();
   sandbox.remove();
   if (left.length > 0) {
-    throw new Error(`the test file left in its temporary folder ${sandbox.env.TMPDIR} (now removed): ${left.join(", ")}`);
+    throw new Error(
+      `the test file left in its temporary folder ${sandbox.env.TMPDIR} (now removed): ${left.join(", ")}`,
+    );
   }
 });

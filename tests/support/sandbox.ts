@@ -16,7 +16,17 @@
  * `PATH` (scripts/lib/env.sh puts `$PULUMI_HOME/versions/<v>/bin` there as an absolute path, so an empty
  * `PULUMI_HOME` still finds them), and the caches named in {@link sharedCaches}.
  */
-import { chmodSync, existsSync, lstatSync, mkdirSync, mkdtempSync, readdirSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import {
+  chmodSync,
+  existsSync,
+  lstatSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readlinkSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { homedir } from "node:os";
 import { join } from "node:path";
 import { tokenCacheDir } from "../../auth/token-cache.js";
@@ -28,7 +38,15 @@ export const RUN_FOLDER = "HELPDESK_TEST_RUN";
 export const SANDBOX_PREFIX = "f-";
 
 /** The variables a sandbox sets: where programs write their state, caches and temporary files. */
-export const SANDBOXED = ["HOME", "PULUMI_HOME", "XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME", "TMPDIR"] as const;
+export const SANDBOXED = [
+  "HOME",
+  "PULUMI_HOME",
+  "XDG_CACHE_HOME",
+  "XDG_CONFIG_HOME",
+  "XDG_DATA_HOME",
+  "XDG_STATE_HOME",
+  "TMPDIR",
+] as const;
 
 /**
  * The environment of a sandbox at `root`: `root/home` as `HOME` with the usual layout under it, `root/tmp` as
@@ -119,7 +137,10 @@ export interface Sandbox {
  */
 export function enterSandbox(testFile: string): Sandbox {
   const run = process.env[RUN_FOLDER];
-  if (!run) throw new Error(`${RUN_FOLDER} is not set: run the tests with vitest.config.ts (its globalSetup makes the run folder)`);
+  if (!run)
+    throw new Error(
+      `${RUN_FOLDER} is not set: run the tests with vitest.config.ts (its globalSetup makes the run folder)`,
+    );
   const root = mkdtempSync(join(run, SANDBOX_PREFIX));
   writeFileSync(join(root, "test-file"), `${testFile}\n`);
   const env = sandboxEnv(root);
@@ -133,7 +154,12 @@ export function enterSandbox(testFile: string): Sandbox {
   return {
     root,
     env,
-    leftInTmp: () => (existsSync(env.TMPDIR) ? readdirSync(env.TMPDIR).filter((name) => !TOOLS_OWN_TEMP.some((own) => own.test(name))).sort() : []),
+    leftInTmp: () =>
+      existsSync(env.TMPDIR)
+        ? readdirSync(env.TMPDIR)
+            .filter((name) => !TOOLS_OWN_TEMP.some((own) => own.test(name)))
+            .sort()
+        : [],
     remove: () => rmSync(root, { recursive: true, force: true, maxRetries: 3 }),
   };
 }
@@ -167,8 +193,17 @@ export function watchedPlaces(env: NodeJS.ProcessEnv = process.env): Watched[] {
   const real = { ...env, XDG_CACHE_HOME: env.XDG_CACHE_HOME || join(home, ".cache") };
   const tree = [tokenCacheDir(real), tokenCacheDir({ ...real, HELPDESK_TOKEN_CACHE_DIR: undefined })];
   tree.push(...["workspaces", "plugins", "credentials.json"].map((name) => join(pulumiHome, name)));
-  const names = [home, pulumiHome, real.XDG_CACHE_HOME, env.XDG_CONFIG_HOME || join(home, ".config"), env.XDG_DATA_HOME || join(home, ".local", "share"), env.XDG_STATE_HOME || join(home, ".local", "state")];
-  return [...new Set(tree)].map((path): Watched => ({ path, depth: "tree" })).concat([...new Set(names)].map((path) => ({ path, depth: "names" })));
+  const names = [
+    home,
+    pulumiHome,
+    real.XDG_CACHE_HOME,
+    env.XDG_CONFIG_HOME || join(home, ".config"),
+    env.XDG_DATA_HOME || join(home, ".local", "share"),
+    env.XDG_STATE_HOME || join(home, ".local", "state"),
+  ];
+  return [...new Set(tree)]
+    .map((path): Watched => ({ path, depth: "tree" }))
+    .concat([...new Set(names)].map((path) => ({ path, depth: "names" })));
 }
 
 /**
@@ -183,7 +218,14 @@ export function watchedPlaces(env: NodeJS.ProcessEnv = process.env): Watched[] {
 export function legitimateChanges(env: NodeJS.ProcessEnv = process.env): string[] {
   const shared = sharedCaches(env);
   const home = env.HOME || homedir();
-  return [shared.npm_config_cache!, shared.GOMODCACHE!, shared.GOCACHE!, join(shared.GOENV!, ".."), ...shared.GOPATH!.split(":"), join(env.XDG_DATA_HOME || join(home, ".local", "share"), "vitest")];
+  return [
+    shared.npm_config_cache!,
+    shared.GOMODCACHE!,
+    shared.GOCACHE!,
+    join(shared.GOENV!, ".."),
+    ...shared.GOPATH!.split(":"),
+    join(env.XDG_DATA_HOME || join(home, ".local", "share"), "vitest"),
+  ];
 }
 
 /** Lists `path` (nothing when it does not exist), leaving out `excluded` paths and what is below them. */

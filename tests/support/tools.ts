@@ -12,7 +12,8 @@ import { execFileSync } from "node:child_process";
  */
 export function toolAvailable(what: string, present: boolean): boolean {
   if (present) return true;
-  if (process.env.CI === "true") throw new Error(`${what} is missing; run scripts/setup.sh --test (npm test does) before the suite`);
+  if (process.env.CI === "true")
+    throw new Error(`${what} is missing; run scripts/setup.sh --test (npm test does) before the suite`);
   console.warn(`SKIPPING: ${what} is missing (run \`npm test\`, which sets it up)`);
   return false;
 }
@@ -26,4 +27,3 @@ export function onPath(command: string): boolean {
     return false;
   }
 }
-

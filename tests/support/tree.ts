@@ -35,12 +35,22 @@ export function tree(dir: string, skip: (path: string) => boolean = () => false)
  * @param skip relative paths left out of both, e.g. a build's output folder (`target/`)
  * @throws Error with the script's output when it fails; an assertion error naming the first stale or missing file
  */
-export async function expectSdkFresh(script: string, sdk: string, skip: (path: string) => boolean = () => false): Promise<void> {
+export async function expectSdkFresh(
+  script: string,
+  sdk: string,
+  skip: (path: string) => boolean = () => false,
+): Promise<void> {
   const out = join(testTempDir(`helpdesk-${sdk}-sdk-`), sdk);
-  const ran = await runCommand("bash", [join(repoRoot, "scripts", "sdk", script), out], { cwd: repoRoot, env: process.env });
+  const ran = await runCommand("bash", [join(repoRoot, "scripts", "sdk", script), out], {
+    cwd: repoRoot,
+    env: process.env,
+  });
   if (ran.code !== 0) throw new Error(shown(`scripts/sdk/${script}`, ran));
   const fresh = tree(out, skip);
   const committed = tree(join(repoRoot, "sdk", sdk), skip);
-  expect([...committed.keys()].sort(), `the files of sdk/${sdk} (run scripts/sdk/${script})`).toEqual([...fresh.keys()].sort());
-  for (const [path, text] of fresh) expect(committed.get(path), `sdk/${sdk}/${path} is stale: run scripts/sdk/${script}`).toBe(text);
+  expect([...committed.keys()].sort(), `the files of sdk/${sdk} (run scripts/sdk/${script})`).toEqual(
+    [...fresh.keys()].sort(),
+  );
+  for (const [path, text] of fresh)
+    expect(committed.get(path), `sdk/${sdk}/${path} is stale: run scripts/sdk/${script}`).toBe(text);
 }

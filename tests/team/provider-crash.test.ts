@@ -26,17 +26,33 @@ import { FLEET_PROGRAM_DIR, WEBHOOKS_CONFIG_KEY, type FleetWebhook } from "../..
 import { emulatorStats, heldWebhooks, setFaults, type HeldWebhook } from "../support/emulator.js";
 import { postgresAvailable, startPostgres, type PostgresServer } from "../support/postgres.js";
 import { pulumiAvailable } from "../support/pulumi.js";
-import { DIY_LOCK_ERROR, exportState, pulumi, pulumiEnv, removeStack, webhookLines, type RecordedState } from "../support/pulumi-cli.js";
+import {
+  DIY_LOCK_ERROR,
+  exportState,
+  pulumi,
+  pulumiEnv,
+  removeStack,
+  webhookLines,
+  type RecordedState,
+} from "../support/pulumi-cli.js";
 import { descendantsMatching, shown, waitFor, type Ran } from "../support/processes.js";
 
-const client = { clientId: "crash-client", clientSecret: "crash-client-secret", redirectUri: "http://127.0.0.1:1/callback" };
+const client = {
+  clientId: "crash-client",
+  clientSecret: "crash-client-secret",
+  redirectUri: "http://127.0.0.1:1/callback",
+};
 const HOOKS = 12;
 const PARALLEL = 4;
 const LATENCY_MS = 2000;
 const run = randomBytes(3).toString("hex");
 
 const hooksOf = (stack: string): FleetWebhook[] =>
-  Array.from({ length: HOOKS }, (_, i) => ({ name: `hook-${i}`, event: "ticket_assigned", url: `https://hooks.example.test/${stack}/${i}` }));
+  Array.from({ length: HOOKS }, (_, i) => ({
+    name: `hook-${i}`,
+    event: "ticket_assigned",
+    url: `https://hooks.example.test/${stack}/${i}`,
+  }));
 
 /** One scenario's own help desk (an emulator), stack and environment: the two scenarios run at the same time. */
 interface Scenario {
@@ -73,7 +89,11 @@ describe.skipIf(!(pulumiAvailable() && postgresAvailable())).concurrent("a crash
     const stack = `${name}-${run}`;
     const emulator = await startEmulator({ port: 0, autoApprove: true, clients: [client] });
     const tokens = await signInAutoApproved({ baseUrl: emulator.url, ...client });
-    const env = { ...pulumiEnv(server.backendUrl, join(scratch, name)), HELPDESK_BASE_URL: emulator.url, HELPDESK_ACCESS_TOKEN: tokens.accessToken };
+    const env = {
+      ...pulumiEnv(server.backendUrl, join(scratch, name)),
+      HELPDESK_BASE_URL: emulator.url,
+      HELPDESK_ACCESS_TOKEN: tokens.accessToken,
+    };
     const cli = (args: string[]) => pulumi(args, FLEET_PROGRAM_DIR, env);
     /** POSTs the help desk has answered (its statistics count a request by route when the answer is done). */
     const posts = async () => (await emulatorStats(emulator)).byRoute["POST /v1/webhooks"] ?? 0;
@@ -91,16 +111,24 @@ describe.skipIf(!(pulumiAvailable() && postgresAvailable())).concurrent("a crash
       env,
       cli,
       state: () => exportState(stack, FLEET_PROGRAM_DIR, env),
-      held: async () => (await heldWebhooks(emulator)).filter((hook) => hook.url.startsWith(`https://hooks.example.test/${stack}/`)),
+      held: async () =>
+        (await heldWebhooks(emulator)).filter((hook) => hook.url.startsWith(`https://hooks.example.test/${stack}/`)),
       async deleteWebhook(id) {
-        const response = await request(`${emulator.url}/v1/webhooks/${id}`, { method: "DELETE", headers: { authorization: `Bearer ${tokens.accessToken}` } });
+        const response = await request(`${emulator.url}/v1/webhooks/${id}`, {
+          method: "DELETE",
+          headers: { authorization: `Bearer ${tokens.accessToken}` },
+        });
         await response.body.dump();
         expect(response.statusCode).toBe(204);
       },
       async upAndKill(victims) {
         await setFaults(emulator, { latencyMs: LATENCY_MS });
         const up = cli(["up", "--yes", "--skip-preview", "--parallel", String(PARALLEL), "--stack", stack]);
-        await waitFor("a first wave of creates answered and the next one in flight", async () => (await posts()) >= PARALLEL && (await inFlight()) >= PARALLEL, 120_000);
+        await waitFor(
+          "a first wave of creates answered and the next one in flight",
+          async () => (await posts()) >= PARALLEL && (await inFlight()) >= PARALLEL,
+          120_000,
+        );
         const [upProcess] = descendantsMatching(process.pid, new RegExp(`^pulumi up .*--stack ${stack}\\b`));
         expect(upProcess, "the pulumi up process").toBeDefined();
         const pids = victims(upProcess!.pid);
@@ -151,14 +179,18 @@ describe.skipIf(!(pulumiAvailable() && postgresAvailable())).concurrent("a crash
 
   it("provider process killed: the engine names the failed creates, the help desk made them anyway (orphans), the next up makes them again", async () => {
     const desk = await scenario("crash-provider");
-    const { ran, posted } = await desk.upAndKill((upPid) => descendantsMatching(upPid, /dynamic-provider\/index\.js/).map((p) => p.pid));
+    const { ran, posted } = await desk.upAndKill((upPid) =>
+      descendantsMatching(upPid, /dynamic-provider\/index\.js/).map((p) => p.pid),
+    );
 
     // What the user is told: each in-flight create failed, by resource name.
     expect(ran.code, shown("pulumi up", ran)).not.toBe(0);
     const output = ran.stdout + ran.stderr;
     // "error reading from server" (EOF, or connection reset) marks a create that was in flight; a create the engine
     // began after the crash fails with "connection refused" and never reached the help desk.
-    const failed = [...output.matchAll(/dynamic\/helpdesk:Webhook \((hook-\d+)\):\n\s+error: error reading from server: /g)].map((m) => m[1]!);
+    const failed = [
+      ...output.matchAll(/dynamic\/helpdesk:Webhook \((hook-\d+)\):\n\s+error: error reading from server: /g),
+    ].map((m) => m[1]!);
     const state = await desk.state();
     expect(state.pendingOperations, "the engine survived and closed every operation").toEqual([]);
 
@@ -178,7 +210,9 @@ describe.skipIf(!(pulumiAvailable() && postgresAvailable())).concurrent("a crash
     expect(next.code, shown("the next pulumi up", next)).toBe(0);
     const after = await desk.state();
     expect(after.webhooks).toHaveLength(HOOKS);
-    const stillOrphaned = (await desk.held()).filter((hook) => !after.webhooks.some((recorded) => recorded.id === hook.id));
+    const stillOrphaned = (await desk.held()).filter(
+      (hook) => !after.webhooks.some((recorded) => recorded.id === hook.id),
+    );
     expect(stillOrphaned.map((hook) => hook.id).sort()).toEqual(orphans.map((hook) => hook.id).sort());
     report.push(
       `provider killed mid-up: ${posted} POSTs received, ${state.webhooks.length} recorded, ${orphans.length} orphaned ` +
@@ -193,7 +227,10 @@ describe.skipIf(!(pulumiAvailable() && postgresAvailable())).concurrent("a crash
 
   it("whole pulumi up killed: pending creates name the orphans; cancel, their deletion, refresh --clear-pending-creates and up restore agreement", async () => {
     const desk = await scenario("crash-cli");
-    const { ran, posted } = await desk.upAndKill((upPid) => [upPid, ...descendantsMatching(upPid, /./).map((p) => p.pid)]);
+    const { ran, posted } = await desk.upAndKill((upPid) => [
+      upPid,
+      ...descendantsMatching(upPid, /./).map((p) => p.pid),
+    ]);
     expect(ran.signal).toBe("SIGKILL");
 
     // What the user is told: the checkpoint's pending operations name each create that was in flight, with its inputs.
@@ -216,8 +253,16 @@ describe.skipIf(!(pulumiAvailable() && postgresAvailable())).concurrent("a crash
     // Each pending create names its url: delete the webhook the help desk made for it (in its web page; here with
     // the API), then drop the pending creates. (`--import-pending-creates <urn> <id>` would be the way to keep them,
     // but Pulumi v3.259 drops imported pending creates from the state instead of importing them: measured.)
-    for (const op of state.pendingOperations) await desk.deleteWebhook(orphans.find((hook) => hook.url === op.inputs.url)!.id);
-    const refresh = await desk.cli(["refresh", "--yes", "--skip-preview", "--clear-pending-creates", "--stack", desk.stack]);
+    for (const op of state.pendingOperations)
+      await desk.deleteWebhook(orphans.find((hook) => hook.url === op.inputs.url)!.id);
+    const refresh = await desk.cli([
+      "refresh",
+      "--yes",
+      "--skip-preview",
+      "--clear-pending-creates",
+      "--stack",
+      desk.stack,
+    ]);
     expect(refresh.code, shown("pulumi refresh --clear-pending-creates", refresh)).toBe(0);
     expect((await desk.state()).pendingOperations).toEqual([]);
     const next = await desk.cli(["up", "--yes", "--skip-preview", "--stack", desk.stack]);

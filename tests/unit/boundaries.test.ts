@@ -13,7 +13,8 @@ import { describe, expect, it } from "vitest";
 import { SHIPPED_ROOMS } from "../support/rooms.js";
 
 /** The rules of the lint configuration. */
-const RULES = (createRequire(import.meta.url)("../../.dependency-cruiser.cjs") as { forbidden: IForbiddenRuleType[] }).forbidden;
+const RULES = (createRequire(import.meta.url)("../../.dependency-cruiser.cjs") as { forbidden: IForbiddenRuleType[] })
+  .forbidden;
 
 /**
  * The violations the lint rules find among `files` written to a scratch folder.
@@ -33,7 +34,9 @@ async function violations(files: Record<string, string>): Promise<string[]> {
       { baseDir: scratch, tsPreCompilationDeps: true, validate: true, ruleSet: { forbidden: RULES } },
       { extensions: [".ts", ".js"], extensionAlias: { ".js": [".ts", ".js"] } },
     );
-    return (result.output as ICruiseResult).summary.violations.map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`).sort();
+    return (result.output as ICruiseResult).summary.violations
+      .map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`)
+      .sort();
   } finally {
     rmSync(scratch, { recursive: true, force: true });
   }

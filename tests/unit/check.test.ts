@@ -34,7 +34,10 @@ describe("check (Webhook input validation)", () => {
   });
 
   it("keeps only event and url as inputs", () => {
-    expect(checkWebhook({ event: "note_added", url: "https://x.test", extra: 1 }).inputs).toEqual({ event: "note_added", url: "https://x.test" });
+    expect(checkWebhook({ event: "note_added", url: "https://x.test", extra: 1 }).inputs).toEqual({
+      event: "note_added",
+      url: "https://x.test",
+    });
   });
 
   it("suggests the nearest event for typos and nothing for unrelated words", () => {

@@ -53,7 +53,10 @@ interface Finding {
 
 /** The repository's own source and documentation files, relative to the root, that exist in the working tree. */
 function scannedFiles(): string[] {
-  const listed = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], { cwd: ROOT, encoding: "utf8" })
+  const listed = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+    cwd: ROOT,
+    encoding: "utf8",
+  })
     .split("\0")
     .filter(Boolean);
   return [...new Set(listed)].filter((file) => {
@@ -107,9 +110,18 @@ const HEADING_CITATION = /\b(docs\/[\w.-]+\.md),?\s+"([^"\n]+)"/g;
 /** Citations of documents that are not in the repository. */
 const BARE_CITATIONS: ReadonlyArray<{ pattern: RegExp; what: string }> = [
   { pattern: new RegExp(`\\bspec\\s*${S}`, "g"), what: `bare "spec ${S}" citation: cite docs/helpdesk-api.md ${S}<n>` },
-  { pattern: new RegExp(`\\bthe spec(?: \\w+)? \\(${S}`, "g"), what: `bare "the spec (${S}" citation: cite docs/helpdesk-api.md ${S}<n>` },
-  { pattern: /helpdesk-api-spec\.md/g, what: "the external spec file is not in the repository: cite docs/helpdesk-api.md" },
-  { pattern: new RegExp(`\\b${"DESIGN"}\\.md\\b`, "g"), what: "the design notes are docs/design.md: cite it with a quoted heading of it" },
+  {
+    pattern: new RegExp(`\\bthe spec(?: \\w+)? \\(${S}`, "g"),
+    what: `bare "the spec (${S}" citation: cite docs/helpdesk-api.md ${S}<n>`,
+  },
+  {
+    pattern: /helpdesk-api-spec\.md/g,
+    what: "the external spec file is not in the repository: cite docs/helpdesk-api.md",
+  },
+  {
+    pattern: new RegExp(`\\b${"DESIGN"}\\.md\\b`, "g"),
+    what: "the design notes are docs/design.md: cite it with a quoted heading of it",
+  },
 ];
 /** A path of this repository's files; see (c) in the header for what is left out. */
 const REPO_PATH = new RegExp(
@@ -125,7 +137,12 @@ function sectionsCited(first: string, chain: string): string[] {
 }
 
 /** Runs the three checks over every scanned file. */
-function scan(): { citations: Finding[]; bare: Finding[]; paths: Finding[]; counts: { files: number; citations: number; paths: number } } {
+function scan(): {
+  citations: Finding[];
+  bare: Finding[];
+  paths: Finding[];
+  counts: { files: number; citations: number; paths: number };
+} {
   const citations: Finding[] = [];
   const bare: Finding[] = [];
   const paths: Finding[] = [];
@@ -143,7 +160,8 @@ function scan(): { citations: Finding[]; bare: Finding[]; paths: Finding[]; coun
           continue;
         }
         for (const section of sectionsCited(match[2]!, match[3] ?? "")) {
-          if (!headings(doc).numbers.has(section)) citations.push({ where, problem: `cites ${doc} ${S}${section}, which is no heading of it` });
+          if (!headings(doc).numbers.has(section))
+            citations.push({ where, problem: `cites ${doc} ${S}${section}, which is no heading of it` });
         }
       }
       // A citation the line wraps: `docs/design.md` at the end of this line, the quoted heading on the next (after its
@@ -151,16 +169,20 @@ function scan(): { citations: Finding[]; bare: Finding[]; paths: Finding[]; coun
       const next = (lines[index + 1] ?? "").replace(/^\s*(?:\*|\/\/|#)?\s*/, "");
       const headingCitations = [
         ...line.matchAll(HEADING_CITATION),
-        ...[...`${line} ${next}`.matchAll(HEADING_CITATION)].filter((match) => match.index + match[0].length > line.length + 1 && match.index < line.length),
+        ...[...`${line} ${next}`.matchAll(HEADING_CITATION)].filter(
+          (match) => match.index + match[0].length > line.length + 1 && match.index < line.length,
+        ),
       ];
       for (const match of headingCitations) {
         counts.citations++;
         const doc = match[1]!;
         if (!existsSync(join(ROOT, doc))) citations.push({ where, problem: `cites ${doc}, which does not exist` });
-        else if (!headings(doc).texts.has(match[2]!)) citations.push({ where, problem: `cites ${doc} "${match[2]}", which is no heading of it` });
+        else if (!headings(doc).texts.has(match[2]!))
+          citations.push({ where, problem: `cites ${doc} "${match[2]}", which is no heading of it` });
       }
       for (const { pattern, what } of BARE_CITATIONS) {
-        for (const match of line.matchAll(pattern)) bare.push({ where, problem: `${what} (found ${JSON.stringify(match[0])})` });
+        for (const match of line.matchAll(pattern))
+          bare.push({ where, problem: `${what} (found ${JSON.stringify(match[0])})` });
       }
       for (const match of line.matchAll(REPO_PATH)) {
         counts.paths++;
@@ -198,11 +220,22 @@ describe("citations and file references", () => {
   it("the checks catch what they are for", () => {
     const doc = "docs/helpdesk-api.md";
     expect(sectionsCited("2.3–2.6", `, ${S}6 and ${S}4.4`)).toEqual(["2.3", "2.6", "6", "4.4"]);
-    expect([...`see ${doc} ${S}4.1, ${S}4.2 and ${S}9.`.matchAll(SECTION_CITATION)].map((m) => sectionsCited(m[2]!, m[3] ?? ""))).toEqual([["4.1", "4.2", "9"]]);
+    expect(
+      [...`see ${doc} ${S}4.1, ${S}4.2 and ${S}9.`.matchAll(SECTION_CITATION)].map((m) =>
+        sectionsCited(m[2]!, m[3] ?? ""),
+      ),
+    ).toEqual([["4.1", "4.2", "9"]]);
     const paths = (text: string): string[] => [...text.matchAll(REPO_PATH)].map((m) => m[1]!);
-    expect(paths("see `provider/native/config.ts` and kernel/webhook-rules.ts.")).toEqual(["provider/native/config.ts", "kernel/webhook-rules.ts"]);
+    expect(paths("see `provider/native/config.ts` and kernel/webhook-rules.ts.")).toEqual([
+      "provider/native/config.ts",
+      "kernel/webhook-rules.ts",
+    ]);
     expect(paths("sdk/a.ts.bak")).toEqual([]);
-    expect(paths("`pulumi-helpdesk/provider`, @pulumi/pulumi/proto/x.ts, https://h.example/docs/a.md, dist/program/index.d.ts, ./sdk/x.ts")).toEqual([]);
+    expect(
+      paths(
+        "`pulumi-helpdesk/provider`, @pulumi/pulumi/proto/x.ts, https://h.example/docs/a.md, dist/program/index.d.ts, ./sdk/x.ts",
+      ),
+    ).toEqual([]);
     expect(paths("pulumi/pulumi `sdk/go/common/resource/plugin/plugin.go`, `provider/server.js`")).toEqual([]);
     expect(BARE_CITATIONS.some(({ pattern }) => new RegExp(pattern.source).test(`the spec (${S}2.1)`))).toBe(true);
   });

@@ -39,7 +39,8 @@ describe("config keys per namespace", () => {
   });
 
   it("accepts package- and project-like names", () => {
-    for (const ok of ["eu", "helpdesk-eu", "desk_2", "EU", "acme.eu", "a".repeat(100)]) expect(configNamespaceProblem(ok), ok).toBeUndefined();
+    for (const ok of ["eu", "helpdesk-eu", "desk_2", "EU", "acme.eu", "a".repeat(100)])
+      expect(configNamespaceProblem(ok), ok).toBeUndefined();
   });
 
   it.each([
@@ -66,6 +67,11 @@ describe("config keys per namespace", () => {
     })();
     expect(error).toBeInstanceOf(ConfigNamespaceError);
     expect(error).toBeInstanceOf(PulumiHelpdeskError);
-    expect(error).toMatchObject({ code: "invalid_namespace", name: "ConfigNamespaceError", namespace, message: problem });
+    expect(error).toMatchObject({
+      code: "invalid_namespace",
+      name: "ConfigNamespaceError",
+      namespace,
+      message: problem,
+    });
   });
 });

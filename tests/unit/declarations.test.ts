@@ -12,14 +12,24 @@ const webhooks: Declared[] = [
   { name: "ticket-opened.wh-1", event: "customer_replied", urlIndex: 3 },
   { name: "new", event: "note_added", urlIndex: 1 },
 ];
-const plain = { protect: false, version: "0.2.0", pluginDownloadUrl: "https://github.com/o/r/releases/download/v0.2.0/" };
+const plain = {
+  protect: false,
+  version: "0.2.0",
+  pluginDownloadUrl: "https://github.com/o/r/releases/download/v0.2.0/",
+};
 
 describe("the declarations of adopted webhooks", () => {
   it("TypeScript: unique identifiers, the url by position, provider and protect when used", () => {
     const code = declarations("nodejs", webhooks, { ...plain, provider: "eu", protect: true });
-    expect(code).toContain('const helpdeskWebhookUrls = new pulumi.Config().requireSecret("helpdeskWebhookUrls").apply((urls) => urls.split(" "));');
-    expect(code).toContain('const ticketOpenedWh1 = new Webhook("ticket_opened-wh_1", { event: "ticket_opened", url: helpdeskWebhookUrls.apply((urls) => urls[0]!) }, { provider: eu, protect: true });');
-    expect(code).toContain('const ticketOpenedWh12 = new Webhook("ticket-opened.wh-1", { event: "customer_replied", url: helpdeskWebhookUrls.apply((urls) => urls[3]!) }');
+    expect(code).toContain(
+      'const helpdeskWebhookUrls = new pulumi.Config().requireSecret("helpdeskWebhookUrls").apply((urls) => urls.split(" "));',
+    );
+    expect(code).toContain(
+      'const ticketOpenedWh1 = new Webhook("ticket_opened-wh_1", { event: "ticket_opened", url: helpdeskWebhookUrls.apply((urls) => urls[0]!) }, { provider: eu, protect: true });',
+    );
+    expect(code).toContain(
+      'const ticketOpenedWh12 = new Webhook("ticket-opened.wh-1", { event: "customer_replied", url: helpdeskWebhookUrls.apply((urls) => urls[3]!) }',
+    );
     expect(code).toContain('const webhookNew = new Webhook("new"');
   });
 
@@ -41,25 +51,43 @@ describe("the declarations of adopted webhooks", () => {
 
   it("protected (the default of the adoption): every language carries the protect option, as Pulumi's generated import code does", () => {
     const protectedToo = { ...plain, protect: true };
-    expect(declarations("nodejs", webhooks, protectedToo)).toContain('urls[0]!) }, { protect: true });');
-    expect(declarations("python", webhooks, protectedToo)).toContain("urls[0]), opts=pulumi.ResourceOptions(protect=True))");
-    expect(declarations("python", webhooks, { ...protectedToo, provider: "eu" })).toContain("opts=pulumi.ResourceOptions(provider=eu, protect=True))");
-    expect(declarations("go", webhooks, protectedToo)).toContain("Url: adoptedUrl(0)}, pulumi.Protect(true)); err != nil {");
-    expect(declarations("java", webhooks, protectedToo)).toContain(".url(helpdeskWebhookUrls.applyValue(urls -> urls[1])).build(), CustomResourceOptions.builder().protect(true).build());");
+    expect(declarations("nodejs", webhooks, protectedToo)).toContain("urls[0]!) }, { protect: true });");
+    expect(declarations("python", webhooks, protectedToo)).toContain(
+      "urls[0]), opts=pulumi.ResourceOptions(protect=True))",
+    );
+    expect(declarations("python", webhooks, { ...protectedToo, provider: "eu" })).toContain(
+      "opts=pulumi.ResourceOptions(provider=eu, protect=True))",
+    );
+    expect(declarations("go", webhooks, protectedToo)).toContain(
+      "Url: adoptedUrl(0)}, pulumi.Protect(true)); err != nil {",
+    );
+    expect(declarations("java", webhooks, protectedToo)).toContain(
+      ".url(helpdeskWebhookUrls.applyValue(urls -> urls[1])).build(), CustomResourceOptions.builder().protect(true).build());",
+    );
     const yaml = declarations("yaml", webhooks, protectedToo).split("\n");
     expect(yaml.filter((line) => line === "      protect: true")).toHaveLength(webhooks.length);
-    for (const language of ["nodejs", "python", "go", "java", "yaml"] as const) expect(declarations(language, webhooks, plain)).not.toMatch(/protect/i);
+    for (const language of ["nodejs", "python", "go", "java", "yaml"] as const)
+      expect(declarations(language, webhooks, plain)).not.toMatch(/protect/i);
   });
 
   it("the url list is read by position as the printed code reads it: an empty item is reported, not dropped", () => {
     expect(webhookUrlList("")).toEqual({ urls: [] });
-    expect(webhookUrlList("https://a.example/1 https://b.example/2")).toEqual({ urls: ["https://a.example/1", "https://b.example/2"] });
+    expect(webhookUrlList("https://a.example/1 https://b.example/2")).toEqual({
+      urls: ["https://a.example/1", "https://b.example/2"],
+    });
     expect(webhookUrlList("https://a.example/1  https://b.example/2")).toEqual({ emptyItem: 2 });
     expect(webhookUrlList(" https://a.example/1")).toEqual({ emptyItem: 1 });
     expect(webhookUrlList("https://a.example/1 ")).toEqual({ emptyItem: 2 });
   });
 
   it("knows the runtimes it writes for", () => {
-    expect(["nodejs", "python", "go", "java", "yaml", "dotnet"].map(declarationLanguage)).toEqual(["nodejs", "python", "go", "java", "yaml", undefined]);
+    expect(["nodejs", "python", "go", "java", "yaml", "dotnet"].map(declarationLanguage)).toEqual([
+      "nodejs",
+      "python",
+      "go",
+      "java",
+      "yaml",
+      undefined,
+    ]);
   });
 });

@@ -35,14 +35,23 @@ async function thrown(run: () => unknown): Promise<unknown> {
 
 describe("the error family", () => {
   it("a bad helpdesk:maxRetries or base URL is a config error, missing credentials a credentials error", async () => {
-    const fromConfig = (values: Record<string, string>) => resolveSettings({ config: stackConfigSettings(config(values)) });
+    const fromConfig = (values: Record<string, string>) =>
+      resolveSettings({ config: stackConfigSettings(config(values)) });
     const retries = await thrown(() => fromConfig({ "helpdesk:maxRetries": "many" }));
     expect(retries).toBeInstanceOf(SettingError);
     expect(retries).toMatchObject({ code: "config", name: "SettingError", setting: "maxRetries" });
-    expect((retries as Error).message).toMatch(/config helpdesk:maxRetries must be a whole number from 0 to 50, got "many"/);
-    expect(await thrown(() => fromConfig({ "helpdesk:baseUrl": "ftp://example.test" }))).toMatchObject({ code: "config", setting: "baseUrl" });
+    expect((retries as Error).message).toMatch(
+      /config helpdesk:maxRetries must be a whole number from 0 to 50, got "many"/,
+    );
+    expect(await thrown(() => fromConfig({ "helpdesk:baseUrl": "ftp://example.test" }))).toMatchObject({
+      code: "config",
+      setting: "baseUrl",
+    });
     const place = { describe: (name: string) => `config helpdesk:${name}`, namespace: "helpdesk" };
-    expect(await thrown(() => connect({ settings: fromConfig({}), place }))).toMatchObject({ code: "credentials", name: "HelpdeskError" });
+    expect(await thrown(() => connect({ settings: fromConfig({}), place }))).toMatchObject({
+      code: "credentials",
+      name: "HelpdeskError",
+    });
   });
 
   it("startEmulator's option errors are typed and name the option", async () => {
@@ -50,7 +59,10 @@ describe("the error family", () => {
     expect(error).toBeInstanceOf(EmulatorOptionError);
     expect(error).toMatchObject({ code: "invalid_option", option: "port", name: "EmulatorOptionError" });
     expect((error as Error).message).toBe("startEmulator: port must be an integer 0..65535, got 70000");
-    expect(await thrown(() => startEmulator({ faults: { rate429: 2 } }))).toMatchObject({ code: "invalid_option", option: "faults" });
+    expect(await thrown(() => startEmulator({ faults: { rate429: 2 } }))).toMatchObject({
+      code: "invalid_option",
+      option: "faults",
+    });
   });
 
   it("an unreachable emulator is an EmulatorInspectionError that keeps the network error as cause", async () => {
@@ -70,7 +82,11 @@ describe("the error family", () => {
       [new CliError("usage", "m"), "CliError", "usage"],
       [new CliError("failed", "m"), "CliError", "failed"],
       [new SettingError("config", "m", { setting: "baseUrl", cause }), "SettingError", "config"],
-      [new EmulatorOptionError("invalid_option", "m", { option: "port", cause }), "EmulatorOptionError", "invalid_option"],
+      [
+        new EmulatorOptionError("invalid_option", "m", { option: "port", cause }),
+        "EmulatorOptionError",
+        "invalid_option",
+      ],
     ];
     for (const [error, name, code] of members) {
       expect(error).toBeInstanceOf(PulumiHelpdeskError);
@@ -101,20 +117,26 @@ describe("one constructor shape for every error class", () => {
    * (`PulumiNotFoundError`). Read from the sources, so a new class with another shape fails here.
    */
   it("is (code, message, options) in every source file", () => {
-    const files = execFileSync("git", ["ls-files", "sdk", "auth", "provider", "cli", "emulator"], { cwd: repoRoot, encoding: "utf8" })
+    const files = execFileSync("git", ["ls-files", "sdk", "auth", "provider", "cli", "emulator"], {
+      cwd: repoRoot,
+      encoding: "utf8",
+    })
       .split("\n")
       .filter((file) => file.endsWith(".ts"));
     const classes: string[] = [];
     const offenders: string[] = [];
     for (const file of files) {
       const source = readFileSync(join(repoRoot, file), "utf8");
-      for (const match of source.matchAll(/class (\w+)(?:<[^>]*>)? extends (\w+Error|PulumiHelpdeskError|EmulatorHttpError)\b[^{]*\{/g)) {
+      for (const match of source.matchAll(
+        /class (\w+)(?:<[^>]*>)? extends (\w+Error|PulumiHelpdeskError|EmulatorHttpError)\b[^{]*\{/g,
+      )) {
         classes.push(match[1]!);
         const body = source.slice(match.index + match[0].length);
         const declared = /\n {2}constructor\(([^)]*)/.exec(body.slice(0, body.search(/\n\}/)));
         if (!declared) continue; // inherits its parent's constructor
         const params = declared[1]!.replace(/\s+/g, " ").trim();
-        if (params !== "" && !/^code\b[^,]*, message\b[^,]*(, options\b.*)?$/.test(params)) offenders.push(`${file}: ${match[1]}(${params})`);
+        if (params !== "" && !/^code\b[^,]*, message\b[^,]*(, options\b.*)?$/.test(params))
+          offenders.push(`${file}: ${match[1]}(${params})`);
       }
     }
     expect(classes.length).toBeGreaterThanOrEqual(15);

@@ -10,7 +10,8 @@ import { fillBlocks } from "../../scripts/docs/readme.ts";
 
 describe("the table of homes", () => {
   it("reads a module's home and an export's, each row once", () => {
-    const text = '/**\n * The module.\n * @home rule A\n */\nimport x from "y";\n\n/**\n * The limit.\n * @home rule B\n */\nexport const LIMIT = 1;\n/** Not a home. */\nexport const OTHER = 2;\n';
+    const text =
+      '/**\n * The module.\n * @home rule A\n */\nimport x from "y";\n\n/**\n * The limit.\n * @home rule B\n */\nexport const LIMIT = 1;\n/** Not a home. */\nexport const OTHER = 2;\n';
     expect(homesIn("kernel/errors.ts", text)).toEqual([
       { rule: "rule A", file: "kernel/errors.ts", name: undefined },
       { rule: "rule B", file: "kernel/errors.ts", name: "LIMIT" },
@@ -21,6 +22,9 @@ describe("the table of homes", () => {
     const homes = readHomes();
     expect(homes.map((home) => home.file)).toContain("kernel/settings.ts");
     const design = readFileSync(new URL("../../docs/design.md", import.meta.url), "utf8");
-    expect(fillBlocks(design, { homes: homesTable(homes) }), "docs/design.md's table of homes is stale: run `node scripts/docs/homes.ts`").toBe(design);
+    expect(
+      fillBlocks(design, { homes: homesTable(homes) }),
+      "docs/design.md's table of homes is stale: run `node scripts/docs/homes.ts`",
+    ).toBe(design);
   });
 });

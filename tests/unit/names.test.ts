@@ -54,7 +54,10 @@ describe("the package's names", () => {
       "pulumi-nodejs:dynamic/helpdesk:Webhook",
     ]);
     expect(pluginCacheFolder("0.1.0")).toBe("resource-helpdesk-v0.1.0");
-    expect([pluginExecutableFile("linux"), pluginExecutableFile("win32")]).toEqual(["pulumi-resource-helpdesk", "pulumi-resource-helpdesk.exe"]);
+    expect([pluginExecutableFile("linux"), pluginExecutableFile("win32")]).toEqual([
+      "pulumi-resource-helpdesk",
+      "pulumi-resource-helpdesk.exe",
+    ]);
   });
 
   it("are the ones package.json and the package's files go by", () => {
@@ -106,7 +109,10 @@ describe("the repository", () => {
   it("is this package's own in the schema's language.go.importBasePath", () => {
     const own = githubRepositoryOf(pkg.repository);
     expect(githubRepository()).toEqual(own);
-    expect(buildSchema().language.go).toMatchObject({ importBasePath: `github.com/${own.owner}/${own.name}/sdk/go/${PULUMI_PACKAGE}`, respectSchemaVersion: true });
+    expect(buildSchema().language.go).toMatchObject({
+      importBasePath: `github.com/${own.owner}/${own.name}/sdk/go/${PULUMI_PACKAGE}`,
+      respectSchemaVersion: true,
+    });
   });
 });
 
@@ -116,7 +122,8 @@ const ROOMS = [...SHIPPED_ROOMS, "scripts", "bench"];
 /** The files that must spell a name, and why. */
 const SPELLING_ALLOWED: Readonly<Record<string, string>> = {
   "kernel/package-version.ts": "the home of the npm name, PACKAGE_NAME, from which kernel/names.ts derives the others",
-  "program/webhook.ts": "the serialized shim's text, stored in every Webhook's state, captures nothing (docs/design.md \"The serialized shim\")",
+  "program/webhook.ts":
+    "the serialized shim's text, stored in every Webhook's state, captures nothing (docs/design.md \"The serialized shim\")",
 };
 
 /**
@@ -124,7 +131,8 @@ const SPELLING_ALLOWED: Readonly<Record<string, string>> = {
  * package's, which is the CLI's, and the TypeScript SDK's `@pulumi-helpdesk/helpdesk`), the Python package's and the
  * Java package's (`pulumi_helpdesk`).
  */
-const SPELLED_NAME = /^helpdesk$|helpdesk:index|providers:helpdesk|resource-helpdesk|analyzer-helpdesk|pulumi_helpdesk|pulumi-helpdesk/;
+const SPELLED_NAME =
+  /^helpdesk$|helpdesk:index|providers:helpdesk|resource-helpdesk|analyzer-helpdesk|pulumi_helpdesk|pulumi-helpdesk/;
 
 /** Every file below `dir` whose name ends in `extension`, as paths relative to the repository. */
 function filesIn(dir: string, extension: string): string[] {
@@ -152,22 +160,34 @@ function literalsIn(fileName: string, text: string): string[] {
 function spelledInShell(text: string): string[] {
   return text
     .split("\n")
-    .filter((line) => !/^\s*#/.test(line) && /"helpdesk"|helpdesk:index|providers:helpdesk|resource-helpdesk|analyzer-helpdesk|pulumi_helpdesk|pulumi-helpdesk/.test(line))
+    .filter(
+      (line) =>
+        !/^\s*#/.test(line) &&
+        /"helpdesk"|helpdesk:index|providers:helpdesk|resource-helpdesk|analyzer-helpdesk|pulumi_helpdesk|pulumi-helpdesk/.test(
+          line,
+        ),
+    )
     .map((line) => line.trim());
 }
 
 describe("one home for the names", () => {
   it("the check finds a name spelled out in a literal, and not in a comment", () => {
-    const texts = literalsIn("x.ts", '// helpdesk:index:Webhook\nconst a = "helpdesk"; const b = `x ${a} pulumi-resource-helpdesk`;');
+    const texts = literalsIn(
+      "x.ts",
+      '// helpdesk:index:Webhook\nconst a = "helpdesk"; const b = `x ${a} pulumi-resource-helpdesk`;',
+    );
     expect(texts.filter((text) => SPELLED_NAME.test(text))).toEqual(["helpdesk", " pulumi-resource-helpdesk"]);
-    expect(spelledInShell('# pulumi-resource-helpdesk\n  echo "pulumi_helpdesk"\necho helpdesk')).toEqual(['echo "pulumi_helpdesk"']);
+    expect(spelledInShell('# pulumi-resource-helpdesk\n  echo "pulumi_helpdesk"\necho helpdesk')).toEqual([
+      'echo "pulumi_helpdesk"',
+    ]);
   });
 
   it("no hand-written module spells a name out (kernel/names.ts derives them), nor a shell script outside its comments", () => {
     const spelled: string[] = [];
     for (const room of ROOMS) {
       for (const path of filesIn(room, ".ts").filter((path) => !Object.hasOwn(SPELLING_ALLOWED, path))) {
-        for (const text of literalsIn(path, readFileSync(join(repoRoot, path), "utf8"))) if (SPELLED_NAME.test(text)) spelled.push(`${path}: ${JSON.stringify(text)}`);
+        for (const text of literalsIn(path, readFileSync(join(repoRoot, path), "utf8")))
+          if (SPELLED_NAME.test(text)) spelled.push(`${path}: ${JSON.stringify(text)}`);
       }
       for (const path of filesIn(room, ".sh")) {
         for (const line of spelledInShell(readFileSync(join(repoRoot, path), "utf8"))) spelled.push(`${path}: ${line}`);

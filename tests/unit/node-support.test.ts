@@ -2,15 +2,35 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { MINIMUM_NODE_VERSION, NODE_FLOORS, SUPPORTED_NODE_RANGE, SUPPORTED_NODE_TEXT, nodeVersionProblem } from "../../kernel/node-support.js";
+import {
+  MINIMUM_NODE_VERSION,
+  NODE_FLOORS,
+  SUPPORTED_NODE_RANGE,
+  SUPPORTED_NODE_TEXT,
+  nodeVersionProblem,
+} from "../../kernel/node-support.js";
 import { installedDependencies, rangeAdmits } from "../support/engines.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
-const enginesOf = (file: string): string => (JSON.parse(readFileSync(new URL(`../../${file}`, import.meta.url), "utf8")) as { engines: { node: string } }).engines.node;
+const enginesOf = (file: string): string =>
+  (JSON.parse(readFileSync(new URL(`../../${file}`, import.meta.url), "utf8")) as { engines: { node: string } }).engines
+    .node;
 
 /** Versions on both sides of every floor and between the lines. */
 const accepted = ["22.20.0", "22.20.1", "22.23.3", "22.99.0", "24.7.0", "24.21.0", "25.0.0", "26.10.0", "30.1.2"];
-const refused = ["22.19.0", "22.12.0", "22.0.0", "23.0.0", "23.11.1", "24.0.0", "24.6.0", "21.7.3", "20.20.2", "18.19.0", "0.10.48"];
+const refused = [
+  "22.19.0",
+  "22.12.0",
+  "22.0.0",
+  "23.0.0",
+  "23.11.1",
+  "24.0.0",
+  "24.6.0",
+  "21.7.3",
+  "20.20.2",
+  "18.19.0",
+  "0.10.48",
+];
 
 describe("the supported Node.js versions (one rule: kernel/node-support.ts)", () => {
   it("states the floors as a range and in words", () => {
@@ -45,17 +65,29 @@ describe("the supported Node.js versions (one rule: kernel/node-support.ts)", ()
     const reader = "scripts/lib/node-supported.cjs";
     for (const version of [...accepted, ...refused]) {
       const { status, stderr } = spawnSync(process.execPath, [reader, version], { cwd: repoRoot, encoding: "utf8" });
-      expect({ version, status, stderr }).toEqual({ version, status: nodeVersionProblem(version) === undefined ? 0 : 1, stderr: "" });
+      expect({ version, status, stderr }).toEqual({
+        version,
+        status: nodeVersionProblem(version) === undefined ? 0 : 1,
+        stderr: "",
+      });
     }
-    expect(execFileSync(process.execPath, [reader, "--floors"], { cwd: repoRoot, encoding: "utf8" }).trim().split("\n")).toEqual([...NODE_FLOORS]);
-    expect(execFileSync(process.execPath, [reader, "--range"], { cwd: repoRoot, encoding: "utf8" }).trim()).toBe(SUPPORTED_NODE_RANGE);
+    expect(
+      execFileSync(process.execPath, [reader, "--floors"], { cwd: repoRoot, encoding: "utf8" }).trim().split("\n"),
+    ).toEqual([...NODE_FLOORS]);
+    expect(execFileSync(process.execPath, [reader, "--range"], { cwd: repoRoot, encoding: "utf8" }).trim()).toBe(
+      SUPPORTED_NODE_RANGE,
+    );
   });
 
   it("every package a user's installation loads admits each floor (engines.node of the dependencies and @pulumi/pulumi's, recursively)", () => {
     const packages = installedDependencies(repoRoot);
-    expect(packages.map((p) => p.name)).toEqual(expect.arrayContaining(["undici", "commander", "hono", "@pulumi/pulumi", "@grpc/grpc-js"]));
+    expect(packages.map((p) => p.name)).toEqual(
+      expect.arrayContaining(["undici", "commander", "hono", "@pulumi/pulumi", "@grpc/grpc-js"]),
+    );
     const refusing = packages.flatMap((p) =>
-      NODE_FLOORS.filter((floor) => p.enginesNode !== undefined && !rangeAdmits(p.enginesNode, floor)).map((floor) => `${p.name}@${p.version} (engines.node ${p.enginesNode}) refuses ${floor}`),
+      NODE_FLOORS.filter((floor) => p.enginesNode !== undefined && !rangeAdmits(p.enginesNode, floor)).map(
+        (floor) => `${p.name}@${p.version} (engines.node ${p.enginesNode}) refuses ${floor}`,
+      ),
     );
     expect(refusing).toEqual([]);
   });

@@ -15,7 +15,14 @@ import { describeStatus } from "../../cli/status/status.js";
 import { pickClientSettings } from "../../cli/settings.js";
 import { stackCommand, signInAgain } from "../../kernel/commands.js";
 import { stackConfigSettings } from "../../kernel/config.js";
-import { resolveSettings, SECRET_SETTING_NAMES, SETTING_NAMES, SETTINGS, settingReaderOf, type SettingSpec } from "../../kernel/settings.js";
+import {
+  resolveSettings,
+  SECRET_SETTING_NAMES,
+  SETTING_NAMES,
+  SETTINGS,
+  settingReaderOf,
+  type SettingSpec,
+} from "../../kernel/settings.js";
 import { checkProviderConfig, providerTarget } from "../../provider/native/config.js";
 import { SHIPPED_ROOMS } from "../support/rooms.js";
 
@@ -38,7 +45,9 @@ function codeOf(path: string): string {
 }
 
 /** Every shipped source file, and the benchmark's and the scripts' (they sign in and run the CLI too), and its code. */
-const SOURCES = [...SHIPPED_ROOMS, "bench", "scripts"].flatMap(typescriptFiles).map((path) => ({ path, code: codeOf(path) }));
+const SOURCES = [...SHIPPED_ROOMS, "bench", "scripts"]
+  .flatMap(typescriptFiles)
+  .map((path) => ({ path, code: codeOf(path) }));
 
 describe("statements derive from their home", () => {
   it("reads the shipped source (so a pass below means something)", () => {
@@ -47,7 +56,9 @@ describe("statements derive from their home", () => {
   });
 
   it("no source but the settings table names a setting's environment variable in code", () => {
-    const variables = SETTING_NAMES.flatMap((name) => ((SETTINGS[name] as SettingSpec).env ? [(SETTINGS[name] as SettingSpec).env!] : []));
+    const variables = SETTING_NAMES.flatMap((name) =>
+      (SETTINGS[name] as SettingSpec).env ? [(SETTINGS[name] as SettingSpec).env!] : [],
+    );
     const found = SOURCES.filter((source) => source.path !== "kernel/settings.ts").flatMap((source) =>
       variables.filter((variable) => source.code.includes(variable)).map((variable) => `${source.path}: ${variable}`),
     );
@@ -55,13 +66,20 @@ describe("statements derive from their home", () => {
   });
 
   it("no source but kernel/commands.ts spells a remedy's command (`pulumi-helpdesk login --stack ...`, with or without flags)", () => {
-    const found = SOURCES.filter((source) => source.path !== "kernel/commands.ts" && /`pulumi-helpdesk (login|refresh|status|logout)\b/.test(source.code));
+    const found = SOURCES.filter(
+      (source) =>
+        source.path !== "kernel/commands.ts" && /`pulumi-helpdesk (login|refresh|status|logout)\b/.test(source.code),
+    );
     expect(found.map((source) => source.path)).toEqual([]);
   });
 
   it("the remedy names the stack and a namespace other than the default", () => {
-    expect(signInAgain({ stack: "dev", namespace: "eu" })).toBe("run `pulumi-helpdesk login --stack dev --namespace eu` to sign in again");
-    expect(stackCommand("refresh", { stack: "dev", namespace: "helpdesk" })).toBe("`pulumi-helpdesk refresh --stack dev`");
+    expect(signInAgain({ stack: "dev", namespace: "eu" })).toBe(
+      "run `pulumi-helpdesk login --stack dev --namespace eu` to sign in again",
+    );
+    expect(stackCommand("refresh", { stack: "dev", namespace: "helpdesk" })).toBe(
+      "`pulumi-helpdesk refresh --stack dev`",
+    );
     expect(stackCommand("login")).toBe("`pulumi-helpdesk login --stack <stack>`");
   });
 });
@@ -86,10 +104,17 @@ describe("one collector names a value's source the same way on every path", () =
 
   it("the providers: the argument, the config key, the variable", () => {
     expect(() => resolveSettings({ explicit: settingReaderOf({ baseUrl: bad }) })).toThrowError(/^baseUrl: /);
-    expect(() => resolveSettings({ config: stackConfigSettings({ "helpdesk:baseUrl": bad }) })).toThrowError(/^config helpdesk:baseUrl: /);
+    expect(() => resolveSettings({ config: stackConfigSettings({ "helpdesk:baseUrl": bad }) })).toThrowError(
+      /^config helpdesk:baseUrl: /,
+    );
     expect(() => resolveSettings({ env })).toThrowError(new RegExp(`^env ${SETTINGS.baseUrl.env}: `));
     expect(checkProviderConfig({ baseUrl: bad }).failures[0]?.reason).toMatch(/^baseUrl: /);
-    expect(resolveSettings({ config: stackConfigSettings({ "eu:accessToken": "t" }, "eu"), env: { [SETTINGS.clientId.env]: "c" } }).sourceNames).toEqual({
+    expect(
+      resolveSettings({
+        config: stackConfigSettings({ "eu:accessToken": "t" }, "eu"),
+        env: { [SETTINGS.clientId.env]: "c" },
+      }).sourceNames,
+    ).toEqual({
       accessToken: "config eu:accessToken",
       clientId: `env ${SETTINGS.clientId.env}`,
     });
@@ -98,10 +123,19 @@ describe("one collector names a value's source the same way on every path", () =
 
 describe("secrets come from the table", () => {
   it("a native provider registers exactly its secret settings' values for redaction", () => {
-    const inputs = Object.fromEntries(SETTING_NAMES.map((name) => [name, `value-of-${name}-${Math.random().toString(36).slice(2)}`]));
-    providerTarget({ clientId: inputs.clientId, clientSecret: inputs.clientSecret, accessToken: inputs.accessToken, refreshToken: inputs.refreshToken });
+    const inputs = Object.fromEntries(
+      SETTING_NAMES.map((name) => [name, `value-of-${name}-${Math.random().toString(36).slice(2)}`]),
+    );
+    providerTarget({
+      clientId: inputs.clientId,
+      clientSecret: inputs.clientSecret,
+      accessToken: inputs.accessToken,
+      refreshToken: inputs.refreshToken,
+    });
     for (const name of ["clientId", "clientSecret", "accessToken", "refreshToken"] as const) {
-      expect(redact(`x ${inputs[name]} y`), name).toBe((SECRET_SETTING_NAMES as readonly string[]).includes(name) ? `x ${REDACTED} y` : `x ${inputs[name]} y`);
+      expect(redact(`x ${inputs[name]} y`), name).toBe(
+        (SECRET_SETTING_NAMES as readonly string[]).includes(name) ? `x ${REDACTED} y` : `x ${inputs[name]} y`,
+      );
     }
   });
 });
@@ -114,12 +148,22 @@ describe("the grant decides when a token counts as expired, for status too", () 
     const now = Date.parse("2030-01-01T00:00:00.000Z");
     for (const seconds of [-600, -1, 0, 1, 30, 59, 61, 600]) {
       const expiresAt = new Date(now + seconds * 1000).toISOString();
-      const status = describeStatus("dev", { "helpdesk:accessToken": "a", "helpdesk:tokenExpiresAt": expiresAt }, { now, cacheDir });
-      expect(status.accessToken.expired, `${seconds} s`).toBe(accessTokenExpired({ expiresAt, lifetimeSeconds: undefined }, now));
+      const status = describeStatus(
+        "dev",
+        { "helpdesk:accessToken": "a", "helpdesk:tokenExpiresAt": expiresAt },
+        { now, cacheDir },
+      );
+      expect(status.accessToken.expired, `${seconds} s`).toBe(
+        accessTokenExpired({ expiresAt, lifetimeSeconds: undefined }, now),
+      );
       expect(status.accessToken.expiresInSeconds).toBe(seconds);
     }
     // Within the margin, the provider already refreshes it: expired for status too, although its expiry is ahead.
-    const soon = describeStatus("dev", { "helpdesk:accessToken": "a", "helpdesk:tokenExpiresAt": new Date(now + 30_000).toISOString() }, { now, cacheDir });
+    const soon = describeStatus(
+      "dev",
+      { "helpdesk:accessToken": "a", "helpdesk:tokenExpiresAt": new Date(now + 30_000).toISOString() },
+      { now, cacheDir },
+    );
     expect(soon.accessToken).toMatchObject({ expired: true, expiresInSeconds: 30 });
   });
 });

@@ -13,9 +13,12 @@ describe("processExists", () => {
     expect(processExists(ended)).toBe(false); // ESRCH (the pid is not reused that fast)
   });
 
-  it.runIf(process.platform !== "win32")("is true for init (pid 1), which only root may signal: others get EPERM", () => {
-    expect(processExists(1)).toBe(true);
-  });
+  it.runIf(process.platform !== "win32")(
+    "is true for init (pid 1), which only root may signal: others get EPERM",
+    () => {
+      expect(processExists(1)).toBe(true);
+    },
+  );
 
   it("is false for ids that name no single process (kill would signal a process group)", () => {
     for (const pid of [0, -1, 1.5, Number.NaN]) expect(processExists(pid), String(pid)).toBe(false);

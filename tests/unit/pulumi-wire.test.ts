@@ -20,6 +20,9 @@ describe("Pulumi's wire sentinels", () => {
   });
 
   it("the state file's secret carries the SDK's signature and the value as JSON", () => {
-    expect(stateSecret("https://example.test/a")).toEqual({ [pulumi.runtime.specialSigKey]: pulumi.runtime.specialSecretSig, plaintext: '"https://example.test/a"' });
+    expect(stateSecret("https://example.test/a")).toEqual({
+      [pulumi.runtime.specialSigKey]: pulumi.runtime.specialSecretSig,
+      plaintext: '"https://example.test/a"',
+    });
   });
 });

@@ -55,14 +55,23 @@ describe("README.md states the rules as their homes do", () => {
     };
     const blocks = readmeBlocks(sources);
     expect(blocks.settings).toContain("`HELPDESK_ACCESS_TOKEN`");
-    expect(fillBlocks(readme, blocks), "README.md's generated blocks are stale: run `npm run build && node scripts/docs/readme.ts`").toBe(readme);
+    expect(
+      fillBlocks(readme, blocks),
+      "README.md's generated blocks are stale: run `npm run build && node scripts/docs/readme.ts`",
+    ).toBe(readme);
   });
 
   it("a change to the table's row or to the order changes the blocks (so the check above can fail)", () => {
     const base = { schema: buildSchema(), names, settings, config, packageVersion, clientFlags: {}, precedencePhrase };
-    const reordered = readmeBlocks({ ...base, precedencePhrase: (words) => [words.environment, words.config, words.explicit].join(", else ") });
+    const reordered = readmeBlocks({
+      ...base,
+      precedencePhrase: (words) => [words.environment, words.config, words.explicit].join(", else "),
+    });
     expect(reordered.precedence).not.toBe(readmeBlocks(base).precedence);
-    const changed = { ...settings, SETTINGS: { ...settings.SETTINGS, maxRetries: { ...settings.SETTINGS.maxRetries, default: 11 } } } as unknown as typeof settings;
+    const changed = {
+      ...settings,
+      SETTINGS: { ...settings.SETTINGS, maxRetries: { ...settings.SETTINGS.maxRetries, default: 11 } },
+    } as unknown as typeof settings;
     expect(readmeBlocks({ ...base, settings: changed }).settings).not.toBe(readmeBlocks(base).settings);
   });
 
@@ -75,7 +84,9 @@ describe("README.md states the rules as their homes do", () => {
   });
 
   it("the Pulumi CLI it asks for is the one the tests run (package.json's @pulumi/pulumi, which scripts/setup.sh holds to the CLI's pin)", () => {
-    const tested = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { devDependencies: Record<string, string> }).devDependencies["@pulumi/pulumi"];
+    const tested = (
+      JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { devDependencies: Record<string, string> }
+    ).devDependencies["@pulumi/pulumi"];
     const floors = found(/The Pulumi CLI \((\S+) or newer/g);
     expect(floors.length, "the READMEs name the Pulumi CLI they were run with").toBeGreaterThan(1);
     expect(floors.filter((entry) => !entry.endsWith(`: ${tested}`))).toEqual([]);
@@ -85,7 +96,10 @@ describe("README.md states the rules as their homes do", () => {
     const changelog = readFileSync(join(repoRoot, "CHANGELOG.md"), "utf8");
     const headings = [...changelog.matchAll(/^## (.+)$/gm)].map((match) => match[1]!);
     expect(headings[0], "the newest section names the version package.json ships").toBe(version);
-    expect(headings.filter((heading) => !/^\d+\.\d+\.\d+$/.test(heading)), "every section is a version").toEqual([]);
+    expect(
+      headings.filter((heading) => !/^\d+\.\d+\.\d+$/.test(heading)),
+      "every section is a version",
+    ).toEqual([]);
   });
 
   it("the Node.js it asks for is the floor of kernel/node-support.ts, stated as the guard states it", () => {
@@ -107,7 +121,10 @@ describe("README.md states the rules as their homes do", () => {
     for (const [pattern, expected] of expectations) {
       const spelled = found(pattern).filter((entry) => !entry.includes("@pulumi/"));
       expect(spelled.length, `${pattern} is named at all`).toBeGreaterThan(0);
-      expect(spelled.filter((entry) => !entry.endsWith(`: ${expected}`)), `${pattern} spelled as ${expected}`).toEqual([]);
+      expect(
+        spelled.filter((entry) => !entry.endsWith(`: ${expected}`)),
+        `${pattern} spelled as ${expected}`,
+      ).toEqual([]);
     }
   });
 });

@@ -3,7 +3,9 @@ import { displayUrl, excerpt, forPerson, redact, registerSecret, serverText, str
 
 describe("redact (the one redaction registry)", () => {
   it("removes known secret values wherever they appear", () => {
-    expect(redact("token abcdef123456 in text abcdef123456", ["abcdef123456"])).toBe("token [redacted] in text [redacted]");
+    expect(redact("token abcdef123456 in text abcdef123456", ["abcdef123456"])).toBe(
+      "token [redacted] in text [redacted]",
+    );
   });
 
   it("removes a known secret in its URL-, form-, JSON-escaped and base64 forms", () => {
@@ -39,20 +41,29 @@ describe("redact (the one redaction registry)", () => {
     expect(redact("grant_type=authorization_code&code=c0de&client_secret=s3cr3t")).toBe(
       "grant_type=authorization_code&code=[redacted]&client_secret=[redacted]",
     );
-    expect(redact("GET /hook?token=t0k3n&access_token=at&page=2")).toBe("GET /hook?token=[redacted]&access_token=[redacted]&page=2");
-    expect(redact('{"message":"{\\"refresh_token\\":\\"r2\\"}"}')).toBe('{"message":"{\\"refresh_token\\":\\"[redacted]\\"}"}');
-    expect(redact("refresh_token: r3 and password: hunter2")).toBe("refresh_token: [redacted] and password: [redacted]");
+    expect(redact("GET /hook?token=t0k3n&access_token=at&page=2")).toBe(
+      "GET /hook?token=[redacted]&access_token=[redacted]&page=2",
+    );
+    expect(redact('{"message":"{\\"refresh_token\\":\\"r2\\"}"}')).toBe(
+      '{"message":"{\\"refresh_token\\":\\"[redacted]\\"}"}',
+    );
+    expect(redact("refresh_token: r3 and password: hunter2")).toBe(
+      "refresh_token: [redacted] and password: [redacted]",
+    );
   });
 
   it("keeps values of fields that only contain a secret name (status_code, exit code)", () => {
-    expect(redact("status_code: 500, status_code=500, exit code: 1, postcode=12345")).toBe("status_code: 500, status_code=500, exit code: 1, postcode=12345");
+    expect(redact("status_code: 500, status_code=500, exit code: 1, postcode=12345")).toBe(
+      "status_code: 500, status_code=500, exit code: 1, postcode=12345",
+    );
     expect(redact('{"status_code":"500","error_code":"x"}')).toBe('{"status_code":"500","error_code":"x"}');
   });
 });
 
 describe("server text and escapes", () => {
   it("stripControl removes CSI, OSC 8 links, clear-screen, C1 controls and bidi overrides, and keeps newlines", () => {
-    const hostile = "a\u001b[2J\u001b[31mred\u001b[0m \u001b]8;;https://evil.example/\u0007link\u001b]8;;\u0007 \u009b1;1H\u202eb\u200bc\nnext\tcol\u0007";
+    const hostile =
+      "a\u001b[2J\u001b[31mred\u001b[0m \u001b]8;;https://evil.example/\u0007link\u001b]8;;\u0007 \u009b1;1H\u202eb\u200bc\nnext\tcol\u0007";
     expect(stripControl(hostile)).toBe("ared link bc\nnext\tcol");
     expect(stripControl(hostile)).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f]/);
   });

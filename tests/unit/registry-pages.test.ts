@@ -12,10 +12,23 @@ import * as names from "../../kernel/names.js";
 import * as packageVersion from "../../kernel/package-version.js";
 import * as settings from "../../kernel/settings.js";
 import { buildSchema } from "../../provider/native/schema.js";
-import { clientFlagsOf, goProgramOf, javaCoordinatesOf, registryPages, type PageSources } from "../../scripts/docs/registry-pages.ts";
+import {
+  clientFlagsOf,
+  goProgramOf,
+  javaCoordinatesOf,
+  registryPages,
+  type PageSources,
+} from "../../scripts/docs/registry-pages.ts";
 import { repoRoot } from "../support/package.js";
 
-const sources: PageSources = { schema: buildSchema(), names, settings, config, packageVersion, clientFlags: clientFlagsOf(CLIENT_SETTING_NAMES, settings.settingFlag) };
+const sources: PageSources = {
+  schema: buildSchema(),
+  names,
+  settings,
+  config,
+  packageVersion,
+  clientFlags: clientFlagsOf(CLIENT_SETTING_NAMES, settings.settingFlag),
+};
 const pages = registryPages(sources);
 const committed = (file: string): string => readFileSync(join(repoRoot, "docs", file), "utf8");
 
@@ -26,15 +39,24 @@ describe("the registry pages", () => {
 
   it("change when a setting's row changes", () => {
     const changed = { ...settings.SETTINGS, requestTimeout: { ...settings.SETTINGS.requestTimeout, default: 31 } };
-    const edited = registryPages({ ...sources, settings: { ...settings, SETTINGS: changed as unknown as typeof settings.SETTINGS } });
+    const edited = registryPages({
+      ...sources,
+      settings: { ...settings, SETTINGS: changed as unknown as typeof settings.SETTINGS },
+    });
     expect(edited["installation-configuration.md"]).not.toBe(pages["installation-configuration.md"]);
     expect(edited["installation-configuration.md"]).toContain("| 31 seconds |");
   });
 
   it("carry the front matter the Registry reads, titled after the schema's displayName", () => {
     const { displayName } = sources.schema;
-    expect(pages["_index.md"]).toMatch(new RegExp(`^---\\n(#.*\\n)*title: "${displayName}"\\nmeta_desc: ".+"\\nlayout: package\\n---\\n`));
-    expect(pages["installation-configuration.md"]).toMatch(new RegExp(`^---\\n(#.*\\n)*title: "${displayName} Installation & Configuration"\\nmeta_desc: ".+"\\nlayout: package\\n---\\n`));
+    expect(pages["_index.md"]).toMatch(
+      new RegExp(`^---\\n(#.*\\n)*title: "${displayName}"\\nmeta_desc: ".+"\\nlayout: package\\n---\\n`),
+    );
+    expect(pages["installation-configuration.md"]).toMatch(
+      new RegExp(
+        `^---\\n(#.*\\n)*title: "${displayName} Installation & Configuration"\\nmeta_desc: ".+"\\nlayout: package\\n---\\n`,
+      ),
+    );
   });
 
   it("list every setting with its config key, environment variable, secretness and default", () => {
@@ -52,18 +74,27 @@ describe("the registry pages", () => {
 
   it("show each language's example program as it is in examples/", () => {
     const index = pages["_index.md"];
-    for (const file of ["examples/typescript/index.ts", "examples/python/__main__.py", "examples/java/src/main/java/helpdeskexample/App.java", "examples/yaml/Pulumi.yaml"]) {
+    for (const file of [
+      "examples/typescript/index.ts",
+      "examples/python/__main__.py",
+      "examples/java/src/main/java/helpdeskexample/App.java",
+      "examples/yaml/Pulumi.yaml",
+    ]) {
       expect(index, file).toContain(readFileSync(join(repoRoot, file), "utf8").trimEnd());
     }
     expect(index).toContain(goProgramOf(readFileSync(join(repoRoot, "examples/go/main.go"), "utf8")));
   });
 
   it("take the Go example's program function, and the Java SDK's coordinates from its pom, or say why not", () => {
-    expect(goProgramOf("package main\n\n// program declares.\n// More.\nfunc program(ctx *pulumi.Context) error {\n\treturn nil\n}\n\nfunc main() {}\n")).toBe(
-      "// program declares.\n// More.\nfunc program(ctx *pulumi.Context) error {\n\treturn nil\n}",
-    );
+    expect(
+      goProgramOf(
+        "package main\n\n// program declares.\n// More.\nfunc program(ctx *pulumi.Context) error {\n\treturn nil\n}\n\nfunc main() {}\n",
+      ),
+    ).toBe("// program declares.\n// More.\nfunc program(ctx *pulumi.Context) error {\n\treturn nil\n}");
     expect(() => goProgramOf("package main\n")).toThrow(/no top-level `func program/);
-    expect(javaCoordinatesOf(readFileSync(join(repoRoot, "sdk/java/pom.xml"), "utf8"))).toBe(`${names.javaBasePackage()}:${names.PULUMI_PACKAGE}`);
+    expect(javaCoordinatesOf(readFileSync(join(repoRoot, "sdk/java/pom.xml"), "utf8"))).toBe(
+      `${names.javaBasePackage()}:${names.PULUMI_PACKAGE}`,
+    );
     expect(() => javaCoordinatesOf("<project></project>")).toThrow(/run scripts\/sdk\/generate-java.sh/);
   });
 });

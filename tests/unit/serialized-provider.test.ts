@@ -110,7 +110,13 @@ describe("the serialized Webhook provider (__provider in state)", () => {
       report(loaded);`,
     ) as string[];
     expect(loaded.some((url) => url.endsWith("/dist/provider/dynamic/index.js"))).toBe(true);
-    expect(loaded.filter((url) => /\/node_modules\/(undici|zod|oauth4webapi|proper-lockfile)\/|\/dist\/(provider\/client|auth\/oauth|auth\/token-cache)\.js$/.test(url))).toEqual([]);
+    expect(
+      loaded.filter((url) =>
+        /\/node_modules\/(undici|zod|oauth4webapi|proper-lockfile)\/|\/dist\/(provider\/client|auth\/oauth|auth\/token-cache)\.js$/.test(
+          url,
+        ),
+      ),
+    ).toEqual([]);
   });
 
   it("fails every operation loudly when the implementation cannot be loaded: none is skipped as a success", () => {

@@ -6,7 +6,15 @@
 import { describe, expect, it } from "vitest";
 import { parseBaseUrl, endpointUrl, baseUrlText } from "../../kernel/base-url.js";
 import { stackConfigSettings } from "../../kernel/config.js";
-import { DEFAULT_LIMITS, pickSetting, resolveSettings, settingReaderOf, SETTINGS, SettingError, settingProblem } from "../../kernel/settings.js";
+import {
+  DEFAULT_LIMITS,
+  pickSetting,
+  resolveSettings,
+  settingReaderOf,
+  SETTINGS,
+  SettingError,
+  settingProblem,
+} from "../../kernel/settings.js";
 import { pickClientSettings } from "../../cli/settings.js";
 import { CliError } from "../../cli/output.js";
 import { checkProviderConfig, providerTarget } from "../../provider/native/config.js";
@@ -15,11 +23,17 @@ import { isLoopbackHost } from "../../kernel/loopback.js";
 const config = (values: Record<string, string>) => ({ get: (key: string) => values[key] });
 
 describe("precedence: explicit, then stack config, then environment, then default", () => {
-  const env = { HELPDESK_BASE_URL: "https://env.example", HELPDESK_ACCESS_TOKEN: "env-token", HELPDESK_CLIENT_ID: "env-client" };
+  const env = {
+    HELPDESK_BASE_URL: "https://env.example",
+    HELPDESK_ACCESS_TOKEN: "env-token",
+    HELPDESK_CLIENT_ID: "env-client",
+  };
 
   it("stack config wins over the environment (the dynamic Webhook)", () => {
     const settings = resolveSettings({
-      config: stackConfigSettings(config({ "helpdesk:baseUrl": "https://config.example/", "helpdesk:accessToken": "config-token" })),
+      config: stackConfigSettings(
+        config({ "helpdesk:baseUrl": "https://config.example/", "helpdesk:accessToken": "config-token" }),
+      ),
       env,
     });
     expect(settings.baseUrl?.href).toBe("https://config.example/");
@@ -44,11 +58,20 @@ describe("precedence: explicit, then stack config, then environment, then defaul
     expect(settings.baseUrl?.href).toBe("https://env.example/");
     expect(settings.origins.accessToken).toBe("environment");
     expect(settings.limits).toEqual(DEFAULT_LIMITS);
-    expect(DEFAULT_LIMITS).toEqual({ maxRetries: SETTINGS.maxRetries.default, requestTimeoutSeconds: SETTINGS.requestTimeout.default });
+    expect(DEFAULT_LIMITS).toEqual({
+      maxRetries: SETTINGS.maxRetries.default,
+      requestTimeoutSeconds: SETTINGS.requestTimeout.default,
+    });
   });
 
   it("empty and blank values count as unset at every level", () => {
-    expect(pickSetting("baseUrl", { explicit: settingReaderOf({ baseUrl: " " }), config: settingReaderOf({ baseUrl: "" }), env })).toEqual({
+    expect(
+      pickSetting("baseUrl", {
+        explicit: settingReaderOf({ baseUrl: " " }),
+        config: settingReaderOf({ baseUrl: "" }),
+        env,
+      }),
+    ).toEqual({
       value: "https://env.example",
       origin: "environment",
     });
@@ -62,7 +85,11 @@ describe("precedence: explicit, then stack config, then environment, then defaul
       const eu = providerTarget({ baseUrl: "https://eu.example", accessToken: "eu-token" });
       const us = providerTarget({ baseUrl: "https://us.example", accessToken: "us-token", maxRetries: 3 });
       expect([eu.settings.baseUrl?.href, eu.settings.accessToken]).toEqual(["https://eu.example/", "eu-token"]);
-      expect([us.settings.baseUrl?.href, us.settings.accessToken, us.settings.limits.maxRetries]).toEqual(["https://us.example/", "us-token", 3]);
+      expect([us.settings.baseUrl?.href, us.settings.accessToken, us.settings.limits.maxRetries]).toEqual([
+        "https://us.example/",
+        "us-token",
+        3,
+      ]);
       expect(providerTarget({}).settings.baseUrl?.href).toBe("https://env.example/"); // nothing set: the environment fills
     } finally {
       for (const key of Object.keys(env)) if (!(key in saved)) delete process.env[key];
@@ -95,8 +122,12 @@ describe("integer settings: the table's ranges", () => {
   });
 
   it("names where a refused value came from, and never shows a secret's value", () => {
-    expect(() => resolveSettings({ env: { HELPDESK_BASE_URL: "ftp://x.example" } })).toThrowError(/^env HELPDESK_BASE_URL: /);
-    expect(() => resolveSettings({ config: stackConfigSettings(config({ "helpdesk:requestTimeout": "0" })) })).toThrowError(SettingError);
+    expect(() => resolveSettings({ env: { HELPDESK_BASE_URL: "ftp://x.example" } })).toThrowError(
+      /^env HELPDESK_BASE_URL: /,
+    );
+    expect(() =>
+      resolveSettings({ config: stackConfigSettings(config({ "helpdesk:requestTimeout": "0" })) }),
+    ).toThrowError(SettingError);
     expect(settingProblem("accessToken", "anything")).toBeUndefined();
   });
 });
@@ -123,7 +154,11 @@ const BASE_URLS: Array<{ raw: string; ok: boolean; href?: string; why?: RegExp }
   { raw: "https://", ok: false, why: /not an absolute URL/ },
   { raw: "mailto:a@h.example", ok: false, why: /must use http or https/ },
   // Plain http only to a loopback host: every request to the base URL carries a token (L1 of the d785ad2 audit).
-  { raw: "http://helpdesk.example.test", ok: false, why: /plain http to a host that is not this machine.*use https.*localhost, 127\.0\.0\.1 \(any 127\.x\.y\.z\) or \[::1\]/ },
+  {
+    raw: "http://helpdesk.example.test",
+    ok: false,
+    why: /plain http to a host that is not this machine.*use https.*localhost, 127\.0\.0\.1 \(any 127\.x\.y\.z\) or \[::1\]/,
+  },
   { raw: "http://10.0.0.7:8080/api", ok: false, why: /plain http/ },
   { raw: "HTTP://LOCALHOST:8080/api/", ok: true, href: "http://localhost:8080/api" },
   { raw: "http://127.8.9.10", ok: true, href: "http://127.8.9.10/" },

@@ -8,7 +8,15 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
-import { defaultResourceName, MAX_FILE_BYTES, MAX_HEADER_COLUMNS, MAX_RECORD_CHARS, parseWebhookFile, readWebhookFile, WebhookFileError } from "../../cli/import/webhook-file.js";
+import {
+  defaultResourceName,
+  MAX_FILE_BYTES,
+  MAX_HEADER_COLUMNS,
+  MAX_RECORD_CHARS,
+  parseWebhookFile,
+  readWebhookFile,
+  WebhookFileError,
+} from "../../cli/import/webhook-file.js";
 import { looksLikeUrl, shownValue } from "../../kernel/webhook-rules.js";
 
 const secretUrl = "https://hooks.example.test/in/secret-token-7f3a";
@@ -40,7 +48,10 @@ describe("the file of pulumi-helpdesk import", () => {
   });
 
   it("reads a JSON array of the same fields", () => {
-    const json = JSON.stringify([{ id: "wh_1", event: "note_added", url: secretUrl }, { id: "wh_2", event: "ticket_opened", url: secretUrl, name: "second" }]);
+    const json = JSON.stringify([
+      { id: "wh_1", event: "note_added", url: secretUrl },
+      { id: "wh_2", event: "ticket_opened", url: secretUrl, name: "second" },
+    ]);
     expect(parseWebhookFile(text(`  ${json}`), "f").map((row) => [row.row, row.name])).toEqual([
       [1, "note_added-wh_1"],
       [2, "second"],
@@ -74,13 +85,19 @@ describe("the file of pulumi-helpdesk import", () => {
   });
 
   it("refuses a header without a required column, an unknown column, and a row with the wrong field count", () => {
-    expect(refusal(`id,event\nwh_1,ticket_opened\n`).problems).toEqual([expect.stringMatching(/^the header lacks the column url: expected CSV with the header id,event,url/)]);
-    expect(refusal(`id,event,url,secret\nwh_1,ticket_opened,${secretUrl},x\n`).problems).toEqual([expect.stringMatching(/^the header names unknown columns "secret"/)]);
+    expect(refusal(`id,event\nwh_1,ticket_opened\n`).problems).toEqual([
+      expect.stringMatching(/^the header lacks the column url: expected CSV with the header id,event,url/),
+    ]);
+    expect(refusal(`id,event,url,secret\nwh_1,ticket_opened,${secretUrl},x\n`).problems).toEqual([
+      expect.stringMatching(/^the header names unknown columns "secret"/),
+    ]);
     expect(refusal(`id,event,url\nwh_1,ticket_opened\nwh_2,ticket_opened,${secretUrl},extra\n`).problems).toEqual([
       "row 1: has 2 fields, the header 3 (id,event,url)",
       "row 2: has 4 fields, the header 3 (id,event,url)",
     ]);
-    expect(refusal(`[{"id":"wh_1","event":"ticket_opened"}]`).problems).toEqual([expect.stringMatching(/^row 1: url is required/)]);
+    expect(refusal(`[{"id":"wh_1","event":"ticket_opened"}]`).problems).toEqual([
+      expect.stringMatching(/^row 1: url is required/),
+    ]);
     expect(refusal(`[{"id":"wh_1","event":"ticket_opened","url":"${secretUrl}","token":"x"}, 3]`).problems).toEqual([
       expect.stringMatching(/^row 1: has the unknown field "token"/),
       expect.stringMatching(/^row 2: is not an object/),
@@ -88,19 +105,30 @@ describe("the file of pulumi-helpdesk import", () => {
   });
 
   it("refuses an empty file, whitespace, a header alone, random bytes, and malformed CSV or JSON without quoting them", () => {
-    expect(refusal("").problems).toEqual([expect.stringMatching(/^the file is empty: expected CSV with the header id,event,url/)]);
+    expect(refusal("").problems).toEqual([
+      expect.stringMatching(/^the file is empty: expected CSV with the header id,event,url/),
+    ]);
     expect(refusal(" \n\t\n").problems).toEqual([expect.stringMatching(/^the file holds only whitespace/)]);
     expect(refusal("id,event,url\n").problems).toEqual([expect.stringMatching(/^no webhook rows/)]);
-    expect(refusal(randomBytes(10 * 1024 * 1024)).problems).toEqual([expect.stringMatching(/^the file is not UTF-8 text/)]);
-    expect(refusal(`id,event,url\nwh_1,ticket_opened,"${secretUrl}\n`).problems).toEqual(["line 2: a quoted field is not closed"]);
-    expect(refusal(`id,event,url\nwh_1,ticket_opened,x"${secretUrl}"\n`).problems).toEqual([expect.stringMatching(/^line 2: a quote appears inside an unquoted field/)]);
-    expect(refusal(`[{"id":"wh_1","event":"ticket_opened","url":"${secretUrl}"}`).problems).toEqual([expect.stringMatching(/^the file starts as JSON but is not valid JSON \(at character \d+\)/)]);
+    expect(refusal(randomBytes(10 * 1024 * 1024)).problems).toEqual([
+      expect.stringMatching(/^the file is not UTF-8 text/),
+    ]);
+    expect(refusal(`id,event,url\nwh_1,ticket_opened,"${secretUrl}\n`).problems).toEqual([
+      "line 2: a quoted field is not closed",
+    ]);
+    expect(refusal(`id,event,url\nwh_1,ticket_opened,x"${secretUrl}"\n`).problems).toEqual([
+      expect.stringMatching(/^line 2: a quote appears inside an unquoted field/),
+    ]);
+    expect(refusal(`[{"id":"wh_1","event":"ticket_opened","url":"${secretUrl}"}`).problems).toEqual([
+      expect.stringMatching(/^the file starts as JSON but is not valid JSON \(at character \d+\)/),
+    ]);
     expect(refusal(`{"id":"wh_1"}`).problems).toEqual([expect.stringMatching(/^the JSON is not an array/)]);
   });
 
   describe("a url in the wrong place is never shown (any column, header cell or JSON key)", () => {
     // A Slack-style url: the secret is the path; a query and userinfo besides.
-    const slack = "https://hook:pa55w0rd@hooks.chat.example/services/T0AAAAAAA/B0BBBBBBB/SECRETSECRETSECRET?token=q7q7q7q7";
+    const slack =
+      "https://hook:pa55w0rd@hooks.chat.example/services/T0AAAAAAA/B0BBBBBBB/SECRETSECRETSECRET?token=q7q7q7q7";
     const pieces = ["pa55w0rd", "services", "T0AAAAAAA", "B0BBBBBBB", "SECRETSECRETSECRET", "token", "q7q7q7q7"];
     /** The refusal, checked to hold no piece of the url's userinfo, path or query. */
     const hidden = (content: string): string[] => {
@@ -114,24 +142,42 @@ describe("the file of pulumi-helpdesk import", () => {
         expect.stringMatching(/^row 1: id \(a value that looks like a url, not shown\) contains "\/"/),
         expect.stringMatching(/^row 1: url is not an absolute URL/),
       ]);
-      expect(hidden(`id,url,event\nwh_1,ticket_opened,${slack}\n`)[0]).toMatch(/^row 1: event \(a value that looks like a url, not shown\) is not a help-desk event\. Allowed values/);
-      expect(hidden(`id,event,name,url\nwh_1,ticket_opened,${slack},https://h.example.test/x\n`)).toEqual([expect.stringMatching(/^row 1: name \(a value that looks like a url, not shown\): a name is/)]);
+      expect(hidden(`id,url,event\nwh_1,ticket_opened,${slack}\n`)[0]).toMatch(
+        /^row 1: event \(a value that looks like a url, not shown\) is not a help-desk event\. Allowed values/,
+      );
+      expect(hidden(`id,event,name,url\nwh_1,ticket_opened,${slack},https://h.example.test/x\n`)).toEqual([
+        expect.stringMatching(/^row 1: name \(a value that looks like a url, not shown\): a name is/),
+      ]);
       // No header: the first webhook is read as the header.
       expect(hidden(`wh_1,ticket_opened,${slack}\nwh_2,ticket_closed,${slack}\n`)).toEqual([
-        expect.stringMatching(/^the header names unknown columns "wh_1", "ticket_opened", \(a value that looks like a url, not shown\) \(is the first line a webhook instead of the header\?\)/),
+        expect.stringMatching(
+          /^the header names unknown columns "wh_1", "ticket_opened", \(a value that looks like a url, not shown\) \(is the first line a webhook instead of the header\?\)/,
+        ),
         expect.stringMatching(/^the header lacks the columns id, event, url/),
       ]);
     });
 
     it("a url as a JSON key, and an id the id rule allows that is a url's userinfo and host", () => {
-      expect(hidden(JSON.stringify([{ id: "wh_1", event: "ticket_opened", [slack]: "x" }]))).toEqual([expect.stringMatching(/^row 1: has the unknown field \(a value that looks like a url, not shown\); the fields are/)]);
-      expect(hidden(`id,event,url\nhook:pa55w0rd@hooks.chat.example,ticket_opened,https://h.example.test/x\n`)).toEqual([
-        expect.stringMatching(/^row 1: id \(a value that looks like a url, not shown\): an id is the one the help desk shows/),
+      expect(hidden(JSON.stringify([{ id: "wh_1", event: "ticket_opened", [slack]: "x" }]))).toEqual([
+        expect.stringMatching(
+          /^row 1: has the unknown field \(a value that looks like a url, not shown\); the fields are/,
+        ),
       ]);
+      expect(hidden(`id,event,url\nhook:pa55w0rd@hooks.chat.example,ticket_opened,https://h.example.test/x\n`)).toEqual(
+        [
+          expect.stringMatching(
+            /^row 1: id \(a value that looks like a url, not shown\): an id is the one the help desk shows/,
+          ),
+        ],
+      );
     });
 
     it("the one predicate: ://, @, ? or / make a value look like a url; events, ids and names do not", () => {
-      expect(["https://h.example/x", "hooks.example/services/T0/B0/x", "user@host", "a?b=c", "h.example:443"].map(looksLikeUrl)).toEqual([true, true, true, true, false]);
+      expect(
+        ["https://h.example/x", "hooks.example/services/T0/B0/x", "user@host", "a?b=c", "h.example:443"].map(
+          looksLikeUrl,
+        ),
+      ).toEqual([true, true, true, true, false]);
       expect(["ticket_opened", "wh_123", "ticket_opened-wh_1"].some(looksLikeUrl)).toBe(false);
       expect(shownValue("x".repeat(300), 40)).toBe(`${JSON.stringify("x".repeat(40))}…`);
     });
@@ -141,14 +187,18 @@ describe("the file of pulumi-helpdesk import", () => {
     it(`a header of 80,000 columns is refused in one short problem: the parser stops after ${MAX_RECORD_CHARS} characters of a record`, () => {
       const header = Array.from({ length: 80_000 }, (_, at) => `c${at}`).join(",");
       const { message, problems } = refusal(`${header}\n${header}\n`);
-      expect(problems).toEqual([`line 1: a record holds more than ${MAX_RECORD_CHARS} characters; a webhook's row holds far fewer (an id of at most 255, a url of at most 2048)`]);
+      expect(problems).toEqual([
+        `line 1: a record holds more than ${MAX_RECORD_CHARS} characters; a webhook's row holds far fewer (an id of at most 255, a url of at most 2048)`,
+      ]);
       expect(message.length).toBeLessThan(300);
     });
 
     it(`a header of 5,000 one-letter columns (short enough for the parser) is refused before any other check (at most ${MAX_HEADER_COLUMNS} columns)`, () => {
       const header = Array.from({ length: 5_000 }, () => "a").join(",");
       const { message, problems } = refusal(`${header}\n${header}\n`);
-      expect(problems).toEqual([expect.stringMatching(/^the header has 5000 columns; at most 16 are read: expected CSV/)]);
+      expect(problems).toEqual([
+        expect.stringMatching(/^the header has 5000 columns; at most 16 are read: expected CSV/),
+      ]);
       expect(message.length).toBeLessThan(300);
     });
 
@@ -157,13 +207,17 @@ describe("the file of pulumi-helpdesk import", () => {
       expect(refusal(`${columns.join(",")}\n`).problems).toEqual([
         'the header names unknown columns "extra0", "extra1", "extra2", "extra3", "extra4" and 7 more: expected CSV with the header id,event,url (and optionally name), or a JSON array of objects with those fields',
       ]);
-      expect(refusal("id,event,url,id,event,url,name,name\n").problems).toEqual(['the header names "id", "event", "url", "name" more than once']);
+      expect(refusal("id,event,url,id,event,url,name,name\n").problems).toEqual([
+        'the header names "id", "event", "url", "name" more than once',
+      ]);
     });
 
     it("a JSON row with 10,000 unknown keys: one problem of bounded length", () => {
       const row = Object.fromEntries(Array.from({ length: 10_000 }, (_, at) => [`k${at}`, "x"]));
       const { problems } = refusal(JSON.stringify([{ id: "wh_1", event: "ticket_opened", url: secretUrl, ...row }]));
-      expect(problems).toEqual(['row 1: has the unknown fields "k0", "k1", "k2", "k3", "k4" and 9995 more; the fields are id, event, url, name']);
+      expect(problems).toEqual([
+        'row 1: has the unknown fields "k0", "k1", "k2", "k3", "k4" and 9995 more; the fields are id, event, url, name',
+      ]);
     });
   });
 });
@@ -176,13 +230,20 @@ describe("reading the file of --from", () => {
       writeFileSync(big, Buffer.alloc(MAX_FILE_BYTES + 1, 0x61));
       const tooLarge = [expect.stringMatching(/^more than \d+ bytes, the most read/)];
       await expect(readWebhookFile(big)).rejects.toMatchObject({ problems: tooLarge });
-      await expect(readWebhookFile("-", Readable.from([Buffer.alloc(MAX_FILE_BYTES), Buffer.alloc(1)]))).rejects.toMatchObject({ problems: tooLarge });
-      await expect(readWebhookFile(join(dir, "none.csv"))).rejects.toMatchObject({ problems: ["the file does not exist"] });
+      await expect(
+        readWebhookFile("-", Readable.from([Buffer.alloc(MAX_FILE_BYTES), Buffer.alloc(1)])),
+      ).rejects.toMatchObject({ problems: tooLarge });
+      await expect(readWebhookFile(join(dir, "none.csv"))).rejects.toMatchObject({
+        problems: ["the file does not exist"],
+      });
       await expect(readWebhookFile(dir)).rejects.toMatchObject({ problems: ["is not a file"] });
       const small = join(dir, "small.csv");
       writeFileSync(small, "id,event,url\n");
       expect(await readWebhookFile(small)).toEqual({ bytes: Buffer.from("id,event,url\n"), source: small });
-      expect(await readWebhookFile("-", Readable.from([Buffer.from("a"), Buffer.from("b")]))).toEqual({ bytes: Buffer.from("ab"), source: "standard input" });
+      expect(await readWebhookFile("-", Readable.from([Buffer.from("a"), Buffer.from("b")]))).toEqual({
+        bytes: Buffer.from("ab"),
+        source: "standard input",
+      });
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

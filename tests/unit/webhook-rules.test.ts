@@ -39,10 +39,25 @@ const TABLE: Row[] = [
   { name: "scheme and host in upper case", event: ok, url: "HTTPS://H.EXAMPLE", refused: [] },
   { name: "no path", event: ok, url: "http://localhost", refused: [] },
   { name: "empty port", event: ok, url: "https://h.example:/x", refused: [] },
-  { name: "non-ASCII host and path (IDNA, percent-encoded on the wire)", event: ok, url: "https://bücher.example/pfad/ä", refused: [] },
+  {
+    name: "non-ASCII host and path (IDNA, percent-encoded on the wire)",
+    event: ok,
+    url: "https://bücher.example/pfad/ä",
+    refused: [],
+  },
   { name: "percent-encoded space", event: ok, url: "https://h.example/a%20b", refused: [] },
-  { name: "Slack-style secret path", event: ok, url: `https://hooks.slack.example/services/T0/B0/${SECRET}`, refused: [] },
-  { name: "the last event of docs/helpdesk-api.md §6", event: "agent_replied", url: "https://h.example/x", refused: [] },
+  {
+    name: "Slack-style secret path",
+    event: ok,
+    url: `https://hooks.slack.example/services/T0/B0/${SECRET}`,
+    refused: [],
+  },
+  {
+    name: "the last event of docs/helpdesk-api.md §6",
+    event: "agent_replied",
+    url: "https://h.example/x",
+    refused: [],
+  },
 
   // Invalid url.
   { name: "three slashes (WHATWG would repair the host)", event: ok, url: `https:///${SECRET}`, refused: ["url"] },
@@ -65,7 +80,12 @@ const TABLE: Row[] = [
   { name: "a no-break space", event: ok, url: `https://h.example/\u00a0${SECRET}`, refused: ["url"] },
   { name: "a zero-width space in the host", event: ok, url: `https://h\u200b.example/${SECRET}`, refused: ["url"] },
   { name: "a bidi override", event: ok, url: `https://h.example/\u202e${SECRET}`, refused: ["url"] },
-  { name: "a backslash before @ (parser differential)", event: ok, url: `https://h.example\\@${SECRET}.example/`, refused: ["url"] },
+  {
+    name: "a backslash before @ (parser differential)",
+    event: ok,
+    url: `https://h.example\\@${SECRET}.example/`,
+    refused: ["url"],
+  },
   { name: "backslashes for the slashes", event: ok, url: `https:\\\\h.example/${SECRET}`, refused: ["url"] },
   { name: `${MAX_URL_LENGTH + 1} characters`, event: ok, url: long(MAX_URL_LENGTH + 1), refused: ["url"] },
   { name: "port above 65535", event: ok, url: `https://h.example:65536/${SECRET}`, refused: ["url"] },
@@ -110,7 +130,11 @@ describe("one rule for a valid webhook: provider check and emulator agree", () =
       const { failures } = checkWebhook({ event: row.event, url: row.url });
       expect(failures?.map((f) => f.property)).toEqual(row.refused);
 
-      const res = await http(`${emulator.url}/v1/webhooks`, { method: "POST", headers: bearer(token), json: { event: row.event, url: row.url } });
+      const res = await http(`${emulator.url}/v1/webhooks`, {
+        method: "POST",
+        headers: bearer(token),
+        json: { event: row.event, url: row.url },
+      });
       if (row.refused.length === 0) {
         expect(res.status, res.text).toBe(201);
         expect(res.json.webhook).toMatchObject({ event: row.event, url: row.url, state: "active" });
@@ -134,10 +158,14 @@ describe("one rule for a valid webhook: provider check and emulator agree", () =
 
 describe("the reasons", () => {
   it("say what was wrong and what is allowed", () => {
-    expect(webhookEventProblem("Ticket_Opened")).toMatch(/^event "Ticket_Opened" is not a help-desk event\. Did you mean "ticket_opened"\? Allowed values: ticket_started, .*agent_replied$/);
+    expect(webhookEventProblem("Ticket_Opened")).toMatch(
+      /^event "Ticket_Opened" is not a help-desk event\. Did you mean "ticket_opened"\? Allowed values: ticket_started, .*agent_replied$/,
+    );
     expect(webhookEventProblem(undefined)).toMatch(/^event is required\. Allowed values: /);
     expect(webhookEventProblem(5)).toMatch(/^event must be a string, got a number\. Allowed values: /);
-    expect(webhookUrlProblem(`ftp://h.example/${SECRET}`)).toMatch(/^url must use http or https, got "ftp": an absolute http or https URL/);
+    expect(webhookUrlProblem(`ftp://h.example/${SECRET}`)).toMatch(
+      /^url must use http or https, got "ftp": an absolute http or https URL/,
+    );
     expect(webhookUrlProblem(`https:///${SECRET}`)).toMatch(/^url must name its host right after "https:\/\/"/);
     expect(webhookUrlProblem(long(3000))).toBe("url is 3000 characters long; at most 2048 are allowed");
     expect(webhookUrlProblem("https://h.example/a b")).toMatch(/whitespace .* at position 20; percent-encode it/);

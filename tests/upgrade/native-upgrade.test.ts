@@ -31,59 +31,81 @@ interface RecordedResource {
   urn: string;
 }
 
-describe.skipIf(!pulumiAvailable())("a stack recorded with the native provider 0.1.0, run with today's plugin executable", () => {
-  const emulators: Record<string, RunningEmulator> = {};
-  let work: string;
-  let env: NodeJS.ProcessEnv;
-  const recorded = JSON.parse(readFileSync(join(fixture, "state.json"), "utf8")) as { deployment: { resources: RecordedResource[] } };
-  const webhookIds = recorded.deployment.resources.filter((resource) => resource.type === "helpdesk:index:Webhook").map((resource) => resource.id!);
+describe.skipIf(!pulumiAvailable())(
+  "a stack recorded with the native provider 0.1.0, run with today's plugin executable",
+  () => {
+    const emulators: Record<string, RunningEmulator> = {};
+    let work: string;
+    let env: NodeJS.ProcessEnv;
+    const recorded = JSON.parse(readFileSync(join(fixture, "state.json"), "utf8")) as {
+      deployment: { resources: RecordedResource[] };
+    };
+    const webhookIds = recorded.deployment.resources
+      .filter((resource) => resource.type === "helpdesk:index:Webhook")
+      .map((resource) => resource.id!);
 
-  const run = async (args: string[]): Promise<string> => {
-    const ran = await pulumi([...args, "--stack", STACK], work, env);
-    if (ran.code !== 0) throw new Error(shown(`pulumi ${args.join(" ")}`, ran));
-    return ran.stdout;
-  };
+    const run = async (args: string[]): Promise<string> => {
+      const ran = await pulumi([...args, "--stack", STACK], work, env);
+      if (ran.code !== 0) throw new Error(shown(`pulumi ${args.join(" ")}`, ran));
+      return ran.stdout;
+    };
 
-  beforeAll(async () => {
-    work = mkdtempSync(join(tmpdir(), "helpdesk-upgrade-"));
-    // The help desks as the recording left them: same clients, tokens and webhooks, same ports (in the recorded base URLs).
-    for (const [name, desk] of Object.entries(DESKS)) {
-      copyFileSync(join(fixture, `${name}.db`), join(work, `${name}.db`));
-      emulators[name] = await startEmulator({ port: desk.port, clients: [desk.client], dataFile: join(work, `${name}.db`) });
-    }
-    // Today's plugin: the release archive's executable, unpacked where the program's `plugins.providers` points.
-    const plugin = join(work, "plugin");
-    mkdirSync(plugin);
-    const unpacked = await runCommand("tar", ["-xzf", join(await sharedRelease(), ARCHIVE), "-C", plugin], { cwd: work, env: process.env });
-    if (unpacked.code !== 0) throw new Error(shown("tar -xzf", unpacked));
-    writeFileSync(join(work, "Pulumi.yaml"), readFileSync(join(fixture, "Pulumi.yaml"), "utf8").replace("path: ../../plugin", `path: ${plugin}`));
-    copyFileSync(join(fixture, `Pulumi.${STACK}.yaml`), join(work, `Pulumi.${STACK}.yaml`));
-    mkdirSync(join(work, "state"));
-    env = { ...pulumiEnv(`file://${join(work, "state")}`, join(work, "token-cache")), PULUMI_CONFIG_PASSPHRASE: PASSPHRASE };
-    await run(["stack", "init", "--secrets-provider", "passphrase"]);
-    await run(["stack", "import", "--file", join(fixture, "state.json")]);
-  }, 300_000);
+    beforeAll(async () => {
+      work = mkdtempSync(join(tmpdir(), "helpdesk-upgrade-"));
+      // The help desks as the recording left them: same clients, tokens and webhooks, same ports (in the recorded base URLs).
+      for (const [name, desk] of Object.entries(DESKS)) {
+        copyFileSync(join(fixture, `${name}.db`), join(work, `${name}.db`));
+        emulators[name] = await startEmulator({
+          port: desk.port,
+          clients: [desk.client],
+          dataFile: join(work, `${name}.db`),
+        });
+      }
+      // Today's plugin: the release archive's executable, unpacked where the program's `plugins.providers` points.
+      const plugin = join(work, "plugin");
+      mkdirSync(plugin);
+      const unpacked = await runCommand("tar", ["-xzf", join(await sharedRelease(), ARCHIVE), "-C", plugin], {
+        cwd: work,
+        env: process.env,
+      });
+      if (unpacked.code !== 0) throw new Error(shown("tar -xzf", unpacked));
+      writeFileSync(
+        join(work, "Pulumi.yaml"),
+        readFileSync(join(fixture, "Pulumi.yaml"), "utf8").replace("path: ../../plugin", `path: ${plugin}`),
+      );
+      copyFileSync(join(fixture, `Pulumi.${STACK}.yaml`), join(work, `Pulumi.${STACK}.yaml`));
+      mkdirSync(join(work, "state"));
+      env = {
+        ...pulumiEnv(`file://${join(work, "state")}`, join(work, "token-cache")),
+        PULUMI_CONFIG_PASSPHRASE: PASSPHRASE,
+      };
+      await run(["stack", "init", "--secrets-provider", "passphrase"]);
+      await run(["stack", "import", "--file", join(fixture, "state.json")]);
+    }, 300_000);
 
-  afterAll(async () => {
-    for (const emulator of Object.values(emulators)) await emulator.close();
-    if (work) rmSync(work, { recursive: true, force: true });
-  });
+    afterAll(async () => {
+      for (const emulator of Object.values(emulators)) await emulator.close();
+      if (work) rmSync(work, { recursive: true, force: true });
+    });
 
-  it("the recorded help desks hold the recorded webhooks", async () => {
-    expect(webhookIds).toHaveLength(2);
-    const held = [...(await heldWebhooks(emulators.home!)), ...(await heldWebhooks(emulators.eu!))].map((hook) => hook.id);
-    expect(held.sort()).toEqual([...webhookIds].sort());
-  });
+    it("the recorded help desks hold the recorded webhooks", async () => {
+      expect(webhookIds).toHaveLength(2);
+      const held = [...(await heldWebhooks(emulators.home!)), ...(await heldWebhooks(emulators.eu!))].map(
+        (hook) => hook.id,
+      );
+      expect(held.sort()).toEqual([...webhookIds].sort());
+    });
 
-  it("preview shows no change: providers and webhooks are as the recording left them", async () => {
-    const preview = await run(["preview", "--expect-no-changes", "--diff"]);
-    expect(preview).not.toMatch(/\bto (create|update|replace|delete)\b/);
-    expect(preview).toMatch(/4 unchanged/); // the stack, the explicit provider and the two webhooks (the default provider is not counted)
-  });
+    it("preview shows no change: providers and webhooks are as the recording left them", async () => {
+      const preview = await run(["preview", "--expect-no-changes", "--diff"]);
+      expect(preview).not.toMatch(/\bto (create|update|replace|delete)\b/);
+      expect(preview).toMatch(/4 unchanged/); // the stack, the explicit provider and the two webhooks (the default provider is not counted)
+    });
 
-  it("destroy deletes both recorded webhooks from their help desks", async () => {
-    await run(["destroy", "--yes", "--skip-preview"]);
-    expect(await heldWebhooks(emulators.home!)).toEqual([]);
-    expect(await heldWebhooks(emulators.eu!)).toEqual([]);
-  });
-});
+    it("destroy deletes both recorded webhooks from their help desks", async () => {
+      await run(["destroy", "--yes", "--skip-preview"]);
+      expect(await heldWebhooks(emulators.home!)).toEqual([]);
+      expect(await heldWebhooks(emulators.eu!)).toEqual([]);
+    });
+  },
+);

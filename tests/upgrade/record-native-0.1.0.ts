@@ -54,18 +54,38 @@ async function record(baseline: string): Promise<void> {
   mkdirSync(join(work, "state"));
   // Asynchronously: the emulators run in this process and must go on answering while pulumi runs.
   const run = async (args: string[]): Promise<string> =>
-    (await promisify(execFile)("pulumi", [...args, "--stack", STACK, "--non-interactive"], { cwd: work, env, encoding: "utf8", maxBuffer: 64 * 1024 * 1024 })).stdout;
+    (
+      await promisify(execFile)("pulumi", [...args, "--stack", STACK, "--non-interactive"], {
+        cwd: work,
+        env,
+        encoding: "utf8",
+        maxBuffer: 64 * 1024 * 1024,
+      })
+    ).stdout;
   const emulators = [];
   try {
     await run(["stack", "init", "--secrets-provider", "passphrase"]);
     for (const [name, desk] of Object.entries(DESKS)) {
-      const emulator = await startEmulator({ port: desk.port, autoApprove: true, clients: [desk.client], dataFile: join(work, `${name}.db`) });
+      const emulator = await startEmulator({
+        port: desk.port,
+        autoApprove: true,
+        clients: [desk.client],
+        dataFile: join(work, `${name}.db`),
+      });
       emulators.push(emulator);
       const tokens = await signInAutoApproved({ baseUrl: emulator.url, ...desk.client });
       const parsed = parseBaseUrl(emulator.url);
       if ("problem" in parsed) throw new Error(parsed.problem);
-      const entries = loginConfigEntries({ ...desk.client, baseUrl: parsed.url }, tokens, name === "home" ? "helpdesk" : "eu");
-      await run(["config", "set-all", ...entries.flatMap(({ key, value, secret }) => [secret ? "--secret" : "--plaintext", `${key}=${value}`])]);
+      const entries = loginConfigEntries(
+        { ...desk.client, baseUrl: parsed.url },
+        tokens,
+        name === "home" ? "helpdesk" : "eu",
+      );
+      await run([
+        "config",
+        "set-all",
+        ...entries.flatMap(({ key, value, secret }) => [secret ? "--secret" : "--plaintext", `${key}=${value}`]),
+      ]);
     }
     await run(["up", "--yes", "--skip-preview"]);
     writeFileSync(join(fixture, "state.json"), await run(["stack", "export"]));

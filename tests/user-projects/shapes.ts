@@ -34,7 +34,12 @@ export interface ProjectShape {
 /** Events and urls the programs declare; the suite checks the emulator holds exactly these after `up`. */
 export const DECLARED_WEBHOOKS = [
   { name: "opened", event: "ticket_opened", url: "https://hooks.example.test/helpdesk/opened", secret: false },
-  { name: "replied", event: "customer_replied", url: "https://hooks.example.test/services/T0001/B0001/s3cr3tPath", secret: true },
+  {
+    name: "replied",
+    event: "customer_replied",
+    url: "https://hooks.example.test/services/T0001/B0001/s3cr3tPath",
+    secret: true,
+  },
 ] as const;
 
 const webhookLines = (indent = ""): string =>
@@ -122,7 +127,11 @@ export function projectShapes(oldestPulumi: string): ProjectShape[] {
       dependencies: { "@pulumi/pulumi": "^3.113.0" },
       devDependencies: { "@types/node": "^22", typescript: "~5.9.0" },
       packageFields: { main: "index.ts" },
-      files: { "index.ts": typescriptProgram, "tsconfig.json": json(nodenextTsconfig), "tsconfig.bundler.json": json(bundlerTsconfig) },
+      files: {
+        "index.ts": typescriptProgram,
+        "tsconfig.json": json(nodenextTsconfig),
+        "tsconfig.bundler.json": json(bundlerTsconfig),
+      },
       extraTypeChecks: ["tsconfig.bundler.json"],
     },
     {
@@ -181,8 +190,20 @@ export type Desk = "home" | "eu";
  * explicit provider on the second help desk. The suite checks each emulator holds exactly its own after `up`.
  */
 export const NATIVE_WEBHOOKS = [
-  { name: "opened", desk: "home", event: "ticket_opened", url: "https://hooks.example.test/helpdesk/opened", secret: false },
-  { name: "euReplied", desk: "eu", event: "customer_replied", url: "https://hooks.example.test/services/T0001/B0002/eu5ecretPath", secret: true },
+  {
+    name: "opened",
+    desk: "home",
+    event: "ticket_opened",
+    url: "https://hooks.example.test/helpdesk/opened",
+    secret: false,
+  },
+  {
+    name: "euReplied",
+    desk: "eu",
+    event: "customer_replied",
+    url: "https://hooks.example.test/services/T0001/B0002/eu5ecretPath",
+    secret: true,
+  },
 ] as const satisfies ReadonlyArray<{ name: string; desk: Desk; event: string; url: string; secret: boolean }>;
 
 /** The native TypeScript program: what the README's "Several help desks in one program" shows a user. */
@@ -250,7 +271,8 @@ export function nativeShapes(): ProjectShape[] {
   return [
     {
       name: "ts-native",
-      title: "TypeScript 5.9, today's template (nodenext, ts-node), native provider (pulumi-helpdesk/native), two help desks",
+      title:
+        "TypeScript 5.9, today's template (nodenext, ts-node), native provider (pulumi-helpdesk/native), two help desks",
       typescript: true,
       dependencies: { "@pulumi/pulumi": "^3.113.0" },
       devDependencies: { "@types/node": "^22", typescript: "~5.9.0" },

@@ -17,7 +17,17 @@
  * itself, with no Node.js at all, is tests/no-node/python.test.ts), run with `$HELPDESK_PYTHON_VENV/bin` first on
  * PATH (Pulumi's Python SDK; the language host built here ignores `runtime.options.virtualenv`).
  */
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import {
+  cpSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  realpathSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { request } from "undici";
@@ -31,18 +41,28 @@ import { runCommand as run, shown, type Ran } from "../support/processes.js";
 import { pulumiAvailable } from "../support/pulumi.js";
 import { serveRelease } from "../no-node/no-node-desks.js";
 import { onPath } from "../support/tools.js";
-import { DECLARED_WEBHOOKS, NATIVE_WEBHOOKS, nativeShapes, projectShapes, type Desk, type ProjectShape } from "./shapes.js";
+import {
+  DECLARED_WEBHOOKS,
+  NATIVE_WEBHOOKS,
+  nativeShapes,
+  projectShapes,
+  type Desk,
+  type ProjectShape,
+} from "./shapes.js";
 
 const manifest = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
   version: string;
   peerDependencies: Record<string, string>;
 };
 /** The oldest supported `@pulumi/pulumi`: the floor of the package's own peer range (one home: package.json). */
-const oldestPulumi = /^\^?(\d+\.\d+\.\d+)/.exec(manifest.peerDependencies["@pulumi/pulumi"] ?? "")?.[1] ?? "unparsable peer range";
+const oldestPulumi =
+  /^\^?(\d+\.\d+\.\d+)/.exec(manifest.peerDependencies["@pulumi/pulumi"] ?? "")?.[1] ?? "unparsable peer range";
 const shapes = projectShapes(oldestPulumi);
 const native = nativeShapes();
 /** The virtualenv with Pulumi's Python SDK that scripts/setup.sh --test makes (scripts/lib/env.sh exports it). */
-const pythonVenv = process.env.HELPDESK_PYTHON_VENV ?? join(process.env.HELPDESK_CACHE ?? join(homedir(), ".cache", "pulumi-helpdesk"), "python-venv");
+const pythonVenv =
+  process.env.HELPDESK_PYTHON_VENV ??
+  join(process.env.HELPDESK_CACHE ?? join(homedir(), ".cache", "pulumi-helpdesk"), "python-venv");
 
 /** Every installed copy of a package under a project's node_modules, nested ones included. */
 function installedCopies(projectDir: string, name: string): string[] {
@@ -87,7 +107,17 @@ function projectEnv(dir: string, shape: ProjectShape): NodeJS.ProcessEnv {
     NO_COLOR: "1",
     PULUMI_NODEJS_TYPESCRIPT: shape.typescript ? "true" : "false",
   };
-  for (const name of ["HELPDESK_BASE_URL", "HELPDESK_CLIENT_ID", "HELPDESK_CLIENT_SECRET", "HELPDESK_REDIRECT_URI", "HELPDESK_ACCESS_TOKEN", "NODE_OPTIONS", "VITEST", "VITEST_POOL_ID", "VITEST_WORKER_ID"]) {
+  for (const name of [
+    "HELPDESK_BASE_URL",
+    "HELPDESK_CLIENT_ID",
+    "HELPDESK_CLIENT_SECRET",
+    "HELPDESK_REDIRECT_URI",
+    "HELPDESK_ACCESS_TOKEN",
+    "NODE_OPTIONS",
+    "VITEST",
+    "VITEST_POOL_ID",
+    "VITEST_WORKER_ID",
+  ]) {
     delete env[name];
   }
   return env;
@@ -118,7 +148,13 @@ function createProject(shape: ProjectShape): void {
   writeFileSync(join(dir, "package.json"), `${JSON.stringify(pkg, null, 2)}\n`);
   writeFileSync(join(dir, "Pulumi.yaml"), pulumiYaml(shape));
   for (const [file, text] of Object.entries(shape.files)) writeFileSync(join(dir, file), text);
-  installs.set(shape.name, run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], { cwd: dir, env: projectEnv(dir, shape) }));
+  installs.set(
+    shape.name,
+    run("npm", ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"], {
+      cwd: dir,
+      env: projectEnv(dir, shape),
+    }),
+  );
 }
 
 interface ListedWebhook {
@@ -151,13 +187,32 @@ async function loopbackClient(overrides: Partial<Client> = {}): Promise<Client> 
  *
  * @param namespace `--namespace` (default none: `helpdesk:*`)
  */
-async function npxLogin(dir: string, env: NodeJS.ProcessEnv, baseUrl: string, client: Client, namespace?: string): Promise<Ran> {
+async function npxLogin(
+  dir: string,
+  env: NodeJS.ProcessEnv,
+  baseUrl: string,
+  client: Client,
+  namespace?: string,
+): Promise<Ran> {
   let browsed: Promise<void> | undefined;
   const login = await run(
     "npx",
     [
-      "--no-install", "pulumi-helpdesk", "login", "--stack", "dev", ...(namespace ? ["--namespace", namespace] : []),
-      "--base-url", baseUrl, "--client-id", client.clientId, "--redirect-uri", client.redirectUri, "--no-browser", "--timeout", "120",
+      "--no-install",
+      "pulumi-helpdesk",
+      "login",
+      "--stack",
+      "dev",
+      ...(namespace ? ["--namespace", namespace] : []),
+      "--base-url",
+      baseUrl,
+      "--client-id",
+      client.clientId,
+      "--redirect-uri",
+      client.redirectUri,
+      "--no-browser",
+      "--timeout",
+      "120",
     ],
     {
       cwd: dir,
@@ -195,12 +250,32 @@ afterAll(async () => {
 describe("the npm package", () => {
   it("is built by prepack from a clean copy and holds what a user needs, and nothing else", () => {
     const files = tarball.files;
-    for (const needed of ["package.json", "README.md", "LICENSE", "dist/program/index.js", "dist/program/index.d.ts", "dist/cjs-types/program/index.d.ts", "dist/cjs-types/package.json", "dist/provider/dynamic/index.js", "dist/emulator/index.js", "dist/kernel/records.js", "dist/bin/pulumi-helpdesk.js"]) {
+    for (const needed of [
+      "package.json",
+      "README.md",
+      "LICENSE",
+      "dist/program/index.js",
+      "dist/program/index.d.ts",
+      "dist/cjs-types/program/index.d.ts",
+      "dist/cjs-types/package.json",
+      "dist/provider/dynamic/index.js",
+      "dist/emulator/index.js",
+      "dist/kernel/records.js",
+      "dist/bin/pulumi-helpdesk.js",
+    ]) {
       expect(files, needed).toContain(needed);
     }
-    const unwanted = files.filter((f) => /^(tests|scripts|bench|examples|emulator|sdk|provider|cli)\//.test(f) || f.endsWith(".map") || (f.endsWith(".ts") && !f.endsWith(".d.ts")));
+    const unwanted = files.filter(
+      (f) =>
+        /^(tests|scripts|bench|examples|emulator|sdk|provider|cli)\//.test(f) ||
+        f.endsWith(".map") ||
+        (f.endsWith(".ts") && !f.endsWith(".d.ts")),
+    );
     expect(unwanted).toEqual([]);
-    const manifestInTarball = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { files: string[]; engines: { node: string } };
+    const manifestInTarball = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
+      files: string[];
+      engines: { node: string };
+    };
     expect(manifestInTarball.engines.node).toBe(SUPPORTED_NODE_RANGE);
   });
 });
@@ -223,10 +298,18 @@ describe("a program that uses only the dynamic Webhook", () => {
     try {
       const pulumiHome = join(work, "pulumi-home");
       mkdirSync(pulumiHome);
-      const env: NodeJS.ProcessEnv = { ...projectEnv(dir, shape), PULUMI_HOME: pulumiHome, PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES: `.*=${mirror.url}` };
+      const env: NodeJS.ProcessEnv = {
+        ...projectEnv(dir, shape),
+        PULUMI_HOME: pulumiHome,
+        PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES: `.*=${mirror.url}`,
+      };
       delete env.PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION;
       const stack = "noplugin";
-      for (const args of [["stack", "init"], ["config", "set", "helpdesk:baseUrl", "http://127.0.0.1:9"], ["config", "set", "--secret", "helpdesk:accessToken", "a-token-of-this-test"]]) {
+      for (const args of [
+        ["stack", "init"],
+        ["config", "set", "helpdesk:baseUrl", "http://127.0.0.1:9"],
+        ["config", "set", "--secret", "helpdesk:accessToken", "a-token-of-this-test"],
+      ]) {
         const ran = await run("pulumi", [...args, "--stack", stack, "--non-interactive"], { cwd: dir, env });
         expect(ran.code, shown(`pulumi ${args.join(" ")}`, ran)).toBe(0);
       }
@@ -235,7 +318,10 @@ describe("a program that uses only the dynamic Webhook", () => {
       expect(preview.stdout).toContain("dynamic/helpdesk:Webhook");
       expect(mirror.requests).toEqual([]);
       expect(existsSync(join(pulumiHome, "plugins")) ? readdirSync(join(pulumiHome, "plugins")) : []).toEqual([]);
-      await run("pulumi", ["stack", "rm", "--yes", "--force", "--stack", stack, "--non-interactive"], { cwd: dir, env });
+      await run("pulumi", ["stack", "rm", "--yes", "--force", "--stack", stack, "--non-interactive"], {
+        cwd: dir,
+        env,
+      });
     } finally {
       await mirror.close();
       rmSync(work, { recursive: true, force: true });
@@ -251,14 +337,19 @@ describe.each(shapes)("a $name project", (shape) => {
     expect(install.code, shown("npm install", install)).toBe(0);
     const started = performance.now();
     const pulumiCopies = installedCopies(dir, "@pulumi/pulumi");
-    const pulumiVersion = pulumiCopies.map((copy) => (JSON.parse(readFileSync(join(copy, "package.json"), "utf8")) as { version: string }).version).join(", ");
+    const pulumiVersion = pulumiCopies
+      .map((copy) => (JSON.parse(readFileSync(join(copy, "package.json"), "utf8")) as { version: string }).version)
+      .join(", ");
     const row: Row = { shape: shape.title, result: "failed", seconds: 0, pulumiVersion };
     rows.push(row);
     expect(pulumiCopies, "exactly one @pulumi/pulumi in node_modules").toHaveLength(1);
     if (shape.name.startsWith("ts-commonjs-node10")) expect(pulumiVersion).toBe(oldestPulumi);
 
     for (const tsconfig of shape.typescript ? ["tsconfig.json", ...shape.extraTypeChecks] : []) {
-      const typeCheck = await run(process.execPath, ["node_modules/typescript/bin/tsc", "--noEmit", "-p", tsconfig], { cwd: dir, env });
+      const typeCheck = await run(process.execPath, ["node_modules/typescript/bin/tsc", "--noEmit", "-p", tsconfig], {
+        cwd: dir,
+        env,
+      });
       expect(typeCheck.code, shown(`tsc -p ${tsconfig}`, typeCheck)).toBe(0);
     }
 
@@ -268,7 +359,10 @@ describe.each(shapes)("a $name project", (shape) => {
       const login = await npxLogin(dir, env, emulator.url, client);
       expect(login.code, shown("pulumi-helpdesk login", login)).toBe(0);
 
-      const up = await run("pulumi", ["up", "--yes", "--skip-preview", "--stack", "dev", "--non-interactive"], { cwd: dir, env });
+      const up = await run("pulumi", ["up", "--yes", "--skip-preview", "--stack", "dev", "--non-interactive"], {
+        cwd: dir,
+        env,
+      });
       expect(up.code, shown("pulumi up", up)).toBe(0);
       const created = await emulatorWebhooks(emulator.url);
       expect(created.map(({ event, url }) => ({ event, url })).sort((a, b) => a.event.localeCompare(b.event))).toEqual(
@@ -277,7 +371,11 @@ describe.each(shapes)("a $name project", (shape) => {
       const outputs = await run("pulumi", ["stack", "output", "ids", "--json", "--stack", "dev"], { cwd: dir, env });
       expect((JSON.parse(outputs.stdout) as string[]).sort()).toEqual(created.map((hook) => hook.id).sort());
 
-      const destroy = await run("pulumi", ["destroy", "--yes", "--skip-preview", "--stack", "dev", "--non-interactive"], { cwd: dir, env });
+      const destroy = await run(
+        "pulumi",
+        ["destroy", "--yes", "--skip-preview", "--stack", "dev", "--non-interactive"],
+        { cwd: dir, env },
+      );
       expect(destroy.code, shown("pulumi destroy", destroy)).toBe(0);
       expect(await emulatorWebhooks(emulator.url)).toEqual([]);
       row.result = "works";
@@ -295,23 +393,49 @@ describe.each(shapes)("a $name project", (shape) => {
  *
  * @returns the environment, and the version of Pulumi's Python SDK
  */
-async function pythonProject(dir: string, env: NodeJS.ProcessEnv): Promise<{ env: NodeJS.ProcessEnv; pulumiVersion: string }> {
+async function pythonProject(
+  dir: string,
+  env: NodeJS.ProcessEnv,
+): Promise<{ env: NodeJS.ProcessEnv; pulumiVersion: string }> {
   const python = join(pythonVenv, "bin", "python");
   // A missing tool is a failure, never a skip (npm test's scripts/setup.sh --test provides both).
   expect(existsSync(python), `the Python virtualenv ${pythonVenv} (scripts/setup.sh --test makes it)`).toBe(true);
-  expect(onPath("pulumi-language-python") && onPath("pulumi-language-python-exec"), "pulumi-language-python on PATH (scripts/setup.sh --test)").toBe(true);
+  expect(
+    onPath("pulumi-language-python") && onPath("pulumi-language-python-exec"),
+    "pulumi-language-python on PATH (scripts/setup.sh --test)",
+  ).toBe(true);
   const site = join(dir, ".python-packages");
   // pip builds a local project in place (build/, *.egg-info): install from a copy, never from the repository's sdk/python.
   const sdk = join(dir, ".pulumi-helpdesk-sdk");
   cpSync(join(repoRoot, "sdk", "python"), sdk, { recursive: true });
   const pip = await run(
     python,
-    ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--no-build-isolation", "--target", site, sdk],
+    [
+      "-m",
+      "pip",
+      "install",
+      "--quiet",
+      "--disable-pip-version-check",
+      "--no-deps",
+      "--no-build-isolation",
+      "--target",
+      site,
+      sdk,
+    ],
     { cwd: dir, env },
   );
   expect(pip.code, shown("pip install sdk/python", pip)).toBe(0);
-  const pythonEnv = { ...env, PATH: `${join(pythonVenv, "bin")}${delimiter}${env.PATH ?? ""}`, PYTHONPATH: site, PYTHONDONTWRITEBYTECODE: "1" };
-  const version = await run("python", ["-c", "import importlib.metadata as m, pulumi_helpdesk; print(m.version('pulumi'))"], { cwd: dir, env: pythonEnv });
+  const pythonEnv = {
+    ...env,
+    PATH: `${join(pythonVenv, "bin")}${delimiter}${env.PATH ?? ""}`,
+    PYTHONPATH: site,
+    PYTHONDONTWRITEBYTECODE: "1",
+  };
+  const version = await run(
+    "python",
+    ["-c", "import importlib.metadata as m, pulumi_helpdesk; print(m.version('pulumi'))"],
+    { cwd: dir, env: pythonEnv },
+  );
   expect(version.code, shown("python -c 'import pulumi_helpdesk'", version)).toBe(0);
   return { env: pythonEnv, pulumiVersion: `${version.stdout.trim()} (Python)` };
 }
@@ -327,26 +451,40 @@ async function pythonProject(dir: string, env: NodeJS.ProcessEnv): Promise<{ env
 async function checkPluginInstall(shape: ProjectShape, dir: string, env: NodeJS.ProcessEnv): Promise<void> {
   const pulumiHome = mkdtempSync(join(workRoot, "pulumi-home-"));
   const homeEnv = { ...env, PULUMI_HOME: pulumiHome };
-  const preview = (): Promise<Ran> => run("pulumi", ["preview", "--expect-no-changes", "--stack", "dev", "--non-interactive"], { cwd: dir, env: homeEnv });
+  const preview = (): Promise<Ran> =>
+    run("pulumi", ["preview", "--expect-no-changes", "--stack", "dev", "--non-interactive"], {
+      cwd: dir,
+      env: homeEnv,
+    });
   writeFileSync(join(dir, "Pulumi.yaml"), pulumiYaml(shape, { plugins: false }));
   try {
     const before = await preview();
     expect(before.code, shown("pulumi preview before plugin install (expected to fail)", before)).not.toBe(0);
     expect(`${before.stdout}${before.stderr}`).toContain("no resource plugin 'pulumi-resource-helpdesk' found");
 
-    const install = await run("npx", ["--no-install", "pulumi-helpdesk", "plugin", "install"], { cwd: dir, env: homeEnv });
+    const install = await run("npx", ["--no-install", "pulumi-helpdesk", "plugin", "install"], {
+      cwd: dir,
+      env: homeEnv,
+    });
     expect(install.code, shown("pulumi-helpdesk plugin install", install)).toBe(0);
     const cached = join(pulumiHome, "plugins", `resource-helpdesk-v${manifest.version}`);
     expect(`${install.stdout}${install.stderr}`).toContain(cached);
-    expect(realpathSync(readFileSync(join(cached, "package-root"), "utf8").trim())).toBe(realpathSync(join(dir, "node_modules", "pulumi-helpdesk")));
+    expect(realpathSync(readFileSync(join(cached, "package-root"), "utf8").trim())).toBe(
+      realpathSync(join(dir, "node_modules", "pulumi-helpdesk")),
+    );
     const listed = await run("pulumi", ["plugin", "ls", "--json"], { cwd: dir, env: homeEnv });
     expect(listed.code, shown("pulumi plugin ls", listed)).toBe(0);
-    expect((JSON.parse(listed.stdout) as Array<{ kind: string; name: string; version: string }>).map((p) => `${p.kind} ${p.name} ${p.version}`)).toEqual([
-      `resource helpdesk ${manifest.version}`,
-    ]);
+    expect(
+      (JSON.parse(listed.stdout) as Array<{ kind: string; name: string; version: string }>).map(
+        (p) => `${p.kind} ${p.name} ${p.version}`,
+      ),
+    ).toEqual([`resource helpdesk ${manifest.version}`]);
 
     const after = await preview();
-    expect(after.code, shown("pulumi preview with the plugin from `plugin install` (no plugins: in Pulumi.yaml)", after)).toBe(0);
+    expect(
+      after.code,
+      shown("pulumi preview with the plugin from `plugin install` (no plugins: in Pulumi.yaml)", after),
+    ).toBe(0);
   } finally {
     writeFileSync(join(dir, "Pulumi.yaml"), pulumiYaml(shape));
   }
@@ -370,28 +508,50 @@ describe.each(native)("a $name project (native provider plugin, two help desks)"
         row.pulumiVersion = python.pulumiVersion;
       } else {
         const pulumiCopies = installedCopies(dir, "@pulumi/pulumi");
-        row.pulumiVersion = pulumiCopies.map((copy) => (JSON.parse(readFileSync(join(copy, "package.json"), "utf8")) as { version: string }).version).join(", ");
+        row.pulumiVersion = pulumiCopies
+          .map((copy) => (JSON.parse(readFileSync(join(copy, "package.json"), "utf8")) as { version: string }).version)
+          .join(", ");
         expect(pulumiCopies, "exactly one @pulumi/pulumi in node_modules").toHaveLength(1);
         for (const tsconfig of shape.typescript ? ["tsconfig.json", ...shape.extraTypeChecks] : []) {
-          const typeCheck = await run(process.execPath, ["node_modules/typescript/bin/tsc", "--noEmit", "-p", tsconfig], { cwd: dir, env });
+          const typeCheck = await run(
+            process.execPath,
+            ["node_modules/typescript/bin/tsc", "--noEmit", "-p", tsconfig],
+            { cwd: dir, env },
+          );
           expect(typeCheck.code, shown(`tsc -p ${tsconfig}`, typeCheck)).toBe(0);
         }
       }
       // The folder Pulumi.yaml names is the one `plugin path` prints, and its launcher is executable.
       const pluginPath = await run("npx", ["--no-install", "pulumi-helpdesk", "plugin", "path"], { cwd: dir, env });
       expect(pluginPath.code, shown("pulumi-helpdesk plugin path", pluginPath)).toBe(0);
-      expect(realpathSync(pluginPath.stdout.trim())).toBe(realpathSync(join(dir, "node_modules", "pulumi-helpdesk", "plugin")));
+      expect(realpathSync(pluginPath.stdout.trim())).toBe(
+        realpathSync(join(dir, "node_modules", "pulumi-helpdesk", "plugin")),
+      );
 
       const clients: Record<Desk, Client> = {
         home: await loopbackClient(),
-        eu: await loopbackClient({ clientId: "helpdesk-eu", clientSecret: "eu-client-secret-value", name: "eu help desk" }),
+        eu: await loopbackClient({
+          clientId: "helpdesk-eu",
+          clientSecret: "eu-client-secret-value",
+          name: "eu help desk",
+        }),
       };
-      for (const desk of desks) emulators.set(desk, await startEmulator({ port: 0, clients: [clients[desk]], autoApprove: true }));
+      for (const desk of desks)
+        emulators.set(desk, await startEmulator({ port: 0, clients: [clients[desk]], autoApprove: true }));
       for (const desk of desks) {
-        const login = await npxLogin(dir, env, emulators.get(desk)!.url, clients[desk], desk === "eu" ? "eu" : undefined);
+        const login = await npxLogin(
+          dir,
+          env,
+          emulators.get(desk)!.url,
+          clients[desk],
+          desk === "eu" ? "eu" : undefined,
+        );
         expect(login.code, shown(`pulumi-helpdesk login (${desk})`, login)).toBe(0);
       }
-      const shownConfig = await run("pulumi", ["config", "--show-secrets", "--json", "--stack", "dev"], { cwd: dir, env });
+      const shownConfig = await run("pulumi", ["config", "--show-secrets", "--json", "--stack", "dev"], {
+        cwd: dir,
+        env,
+      });
       expect(shownConfig.code, shown("pulumi config", shownConfig)).toBe(0);
       const config = JSON.parse(shownConfig.stdout) as Record<string, { value?: string; secret?: boolean }>;
       const credentials: string[] = [];
@@ -404,15 +564,22 @@ describe.each(native)("a $name project (native provider plugin, two help desks)"
         }
       }
 
-      const up = await run("pulumi", ["up", "--yes", "--skip-preview", "--stack", "dev", "--non-interactive"], { cwd: dir, env });
+      const up = await run("pulumi", ["up", "--yes", "--skip-preview", "--stack", "dev", "--non-interactive"], {
+        cwd: dir,
+        env,
+      });
       expect(up.code, shown("pulumi up", up)).toBe(0);
       const outputs = await run("pulumi", ["stack", "output", "--json", "--stack", "dev"], { cwd: dir, env });
-      const { ids, euRepliedState } = JSON.parse(outputs.stdout) as { ids: Record<Desk, string[]>; euRepliedState: string };
+      const { ids, euRepliedState } = JSON.parse(outputs.stdout) as {
+        ids: Record<Desk, string[]>;
+        euRepliedState: string;
+      };
       for (const desk of desks) {
         const held = await emulatorWebhooks(emulators.get(desk)!.url);
-        expect(held.map(({ event, url }) => ({ event, url })), `webhooks on the ${desk} help desk`).toEqual(
-          NATIVE_WEBHOOKS.filter((hook) => hook.desk === desk).map(({ event, url }) => ({ event, url })),
-        );
+        expect(
+          held.map(({ event, url }) => ({ event, url })),
+          `webhooks on the ${desk} help desk`,
+        ).toEqual(NATIVE_WEBHOOKS.filter((hook) => hook.desk === desk).map(({ event, url }) => ({ event, url })));
         expect(ids[desk], `ids of the ${desk} webhooks`).toEqual(held.map((hook) => hook.id));
       }
       expect(euRepliedState).toBe("active");
@@ -421,14 +588,21 @@ describe.each(native)("a $name project (native provider plugin, two help desks)"
       expect(exported.code, shown("pulumi stack export", exported)).toBe(0);
       expect(exported.stdout).toContain("helpdesk:index:Webhook");
       expect(exported.stdout).toContain("pulumi:providers:helpdesk");
-      for (const credential of credentials) expect(exported.stdout.includes(credential), "a credential in plain text in the state").toBe(false);
-      for (const hook of NATIVE_WEBHOOKS.filter((h) => h.secret)) expect(exported.stdout.includes(hook.url), `the secret url of ${hook.name} in plain text`).toBe(false);
+      for (const credential of credentials)
+        expect(exported.stdout.includes(credential), "a credential in plain text in the state").toBe(false);
+      for (const hook of NATIVE_WEBHOOKS.filter((h) => h.secret))
+        expect(exported.stdout.includes(hook.url), `the secret url of ${hook.name} in plain text`).toBe(false);
 
       if (shape.typescript) await checkPluginInstall(shape, dir, env);
 
-      const destroy = await run("pulumi", ["destroy", "--yes", "--skip-preview", "--stack", "dev", "--non-interactive"], { cwd: dir, env });
+      const destroy = await run(
+        "pulumi",
+        ["destroy", "--yes", "--skip-preview", "--stack", "dev", "--non-interactive"],
+        { cwd: dir, env },
+      );
       expect(destroy.code, shown("pulumi destroy", destroy)).toBe(0);
-      for (const desk of desks) expect(await emulatorWebhooks(emulators.get(desk)!.url), `webhooks left on the ${desk} help desk`).toEqual([]);
+      for (const desk of desks)
+        expect(await emulatorWebhooks(emulators.get(desk)!.url), `webhooks left on the ${desk} help desk`).toEqual([]);
       row.result = "works";
     } finally {
       row.seconds = (performance.now() - started) / 1000;
@@ -441,7 +615,10 @@ describe("on a Node.js older than the package needs", () => {
   const oldNode = process.env.HELPDESK_TEST_OLD_NODE;
 
   it("the CLI, the SDK, the provider and the emulator each stop with one line naming the versions", async () => {
-    if (!oldNode && process.env.CI === "true") throw new Error("HELPDESK_TEST_OLD_NODE is not set: run the tests with `npm test` (scripts/setup.sh --test installs Node 20)");
+    if (!oldNode && process.env.CI === "true")
+      throw new Error(
+        "HELPDESK_TEST_OLD_NODE is not set: run the tests with `npm test` (scripts/setup.sh --test installs Node 20)",
+      );
     expect(oldNode, "HELPDESK_TEST_OLD_NODE (a Node.js the package does not support)").toBeTruthy();
     const shape = shapes.find((s) => s.name === "js-commonjs")!;
     const dir = projectDir(shape);
@@ -456,7 +633,10 @@ describe("on a Node.js older than the package needs", () => {
     const help = await run("npx", ["--no-install", "pulumi-helpdesk", "--help"], { cwd: dir, env });
     expect(help.code).toBe(1);
     // One line of ours; npm may add its own warnings about the user's npm config before it.
-    const ours = help.stderr.trim().split("\n").filter((line) => !line.startsWith("npm warn"));
+    const ours = help.stderr
+      .trim()
+      .split("\n")
+      .filter((line) => !line.startsWith("npm warn"));
     expect(ours).toEqual([`error: ${needs}`]);
 
     for (const [entry, load] of [

@@ -15,7 +15,10 @@ let work: string;
 
 /** Runs the lint on the given files. */
 function lint(files: string[]) {
-  return runCommand("bash", [join(repoRoot, "scripts", "lint-workflows.sh"), ...files], { cwd: repoRoot, env: process.env });
+  return runCommand("bash", [join(repoRoot, "scripts", "lint-workflows.sh"), ...files], {
+    cwd: repoRoot,
+    env: process.env,
+  });
 }
 
 /**
@@ -53,7 +56,11 @@ describe("npm run lint:workflows", () => {
   });
 
   it("fails on an action pinned by a tag, saying which line", async () => {
-    const file = planted("release.yml", "actions/upload-artifact@bbbca2ddaa5d8feaa63e36b76fdaad77386f024f # v7.0.0", "actions/upload-artifact@v7");
+    const file = planted(
+      "release.yml",
+      "actions/upload-artifact@bbbca2ddaa5d8feaa63e36b76fdaad77386f024f # v7.0.0",
+      "actions/upload-artifact@v7",
+    );
     const ran = await lint([file]);
     expect(ran.code).toBe(1);
     expect(ran.stderr).toMatch(/release\.yml:\d+:.*actions\/upload-artifact@v7 {2}<- not pinned by a full commit SHA/);

@@ -31,7 +31,11 @@ export const noopProviderShim: pulumi.dynamic.ResourceProvider & { config: pulum
   async check(_olds: Record<string, unknown>, news: Record<string, unknown>): Promise<pulumi.dynamic.CheckResult> {
     return { inputs: news };
   },
-  async diff(_id: string, olds: Record<string, unknown>, news: Record<string, unknown>): Promise<pulumi.dynamic.DiffResult> {
+  async diff(
+    _id: string,
+    olds: Record<string, unknown>,
+    news: Record<string, unknown>,
+  ): Promise<pulumi.dynamic.DiffResult> {
     const replaces = ["event", "url"].filter((key) => olds[key] !== news[key]);
     return { changes: replaces.length > 0, replaces, deleteBeforeReplace: false };
   },

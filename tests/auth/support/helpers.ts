@@ -17,7 +17,11 @@ import { emulatorStats } from "../../support/emulator.js";
 import type { TestProject } from "../../support/cli.js";
 
 /** The OAuth client every suite registers. */
-export const client = { clientId: "lineage-tests", clientSecret: "lineage-tests-secret-5c8e21", redirectUri: "http://127.0.0.1:1/cb" };
+export const client = {
+  clientId: "lineage-tests",
+  clientSecret: "lineage-tests-secret-5c8e21",
+  redirectUri: "http://127.0.0.1:1/cb",
+};
 
 /**
  * Fails at once, with what to do, when the built code the child processes run is missing.
@@ -41,7 +45,9 @@ export function signIn(emulator: RunningEmulator): Promise<TokenSet> {
 
 /** Stack config values of a signed-in stack: what `login` writes (`auth/grant.ts` `loginConfigEntries`). */
 export function signedInConfig(emulator: RunningEmulator, tokens: TokenSet): Record<string, string> {
-  return Object.fromEntries(loginConfigEntries({ baseUrl: new URL(emulator.url), ...client }, tokens).map((entry) => [entry.key, entry.value]));
+  return Object.fromEntries(
+    loginConfigEntries({ baseUrl: new URL(emulator.url), ...client }, tokens).map((entry) => [entry.key, entry.value]),
+  );
 }
 
 /** The keys `login` stores as secrets, in any namespace: the secret settings of the settings table. */
@@ -55,15 +61,24 @@ const isSecretKey = (key: string): boolean => isSecretSetting(key.slice(key.inde
  * @param config the values (secret keys stored as Pulumi secrets)
  */
 export function initStack(project: TestProject, stack: string, config: Record<string, string>): void {
-  const pulumi = (args: string[]) => execFileSync("pulumi", args, { cwd: project.dir, env: project.env, stdio: "pipe" });
+  const pulumi = (args: string[]) =>
+    execFileSync("pulumi", args, { cwd: project.dir, env: project.env, stdio: "pipe" });
   pulumi(["stack", "init", stack]);
-  const pairs = Object.entries(config).flatMap(([key, value]) => [isSecretKey(key) ? "--secret" : "--plaintext", `${key}=${value}`]);
+  const pairs = Object.entries(config).flatMap(([key, value]) => [
+    isSecretKey(key) ? "--secret" : "--plaintext",
+    `${key}=${value}`,
+  ]);
   pulumi(["config", "set-all", "--stack", stack, ...pairs]);
 }
 
 /** Every config value of a stack (secrets decrypted), read with the real `pulumi config`. */
 export function stackConfig(project: TestProject, stack: string): Record<string, string> {
-  const out = execFileSync("pulumi", ["config", "--show-secrets", "--json", "--stack", stack], { cwd: project.dir, env: project.env, encoding: "utf8", stdio: "pipe" });
+  const out = execFileSync("pulumi", ["config", "--show-secrets", "--json", "--stack", stack], {
+    cwd: project.dir,
+    env: project.env,
+    encoding: "utf8",
+    stdio: "pipe",
+  });
   const parsed = JSON.parse(out) as Record<string, { value?: string }>;
   return Object.fromEntries(Object.entries(parsed).map(([key, entry]) => [key, entry.value ?? ""]));
 }
@@ -86,10 +101,15 @@ export async function accessTokenWorks(emulator: RunningEmulator, accessToken: s
   // A connection of its own: suites that block the event loop (execFileSync of `pulumi config get`) would otherwise
   // send this on a pooled connection that the in-process emulator closes as idle in the same instant (ECONNRESET).
   const dispatcher = new Client(emulator.url);
-  const response = await request(`${emulator.url}/v1/webhooks/wh_probe`, { method: "DELETE", headers: { authorization: `Bearer ${accessToken}` }, dispatcher });
+  const response = await request(`${emulator.url}/v1/webhooks/wh_probe`, {
+    method: "DELETE",
+    headers: { authorization: `Bearer ${accessToken}` },
+    dispatcher,
+  });
   await response.body.dump();
   await dispatcher.close();
-  if (response.statusCode !== 404 && response.statusCode !== 401) throw new Error(`probe answered ${response.statusCode}`);
+  if (response.statusCode !== 404 && response.statusCode !== 401)
+    throw new Error(`probe answered ${response.statusCode}`);
   return response.statusCode === 404;
 }
 

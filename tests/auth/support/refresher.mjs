@@ -25,7 +25,10 @@ for (let i = 0; i < count; i++) {
       const held = grant.state().tokens.accessToken;
       ({ refreshed } = await grant.refresh({ because: "rejected", token: held }));
     } else {
-      for (let attempt = 0; !refreshed && attempt < 1000; attempt++) ({ refreshed } = await Grant.fromStackConfig(config, { env: {}, cacheDir: dir }).refresh({ because: "requested" }));
+      for (let attempt = 0; !refreshed && attempt < 1000; attempt++)
+        ({ refreshed } = await Grant.fromStackConfig(config, { env: {}, cacheDir: dir }).refresh({
+          because: "requested",
+        }));
     }
     process.stdout.write(`${JSON.stringify({ i, ok: true, refreshed })}\n`);
   } catch (error) {

@@ -15,6 +15,9 @@ const hooks = config.requireObject<HookSpec[]>("hooks");
 
 export const ids: Record<string, pulumi.Output<string>> = {};
 for (const spec of hooks) {
-  const hook = new Webhook(spec.name, { event: spec.event, url: spec.secretUrl ? config.requireSecret("secretUrl") : spec.url });
+  const hook = new Webhook(spec.name, {
+    event: spec.event,
+    url: spec.secretUrl ? config.requireSecret("secretUrl") : spec.url,
+  });
   ids[spec.name] = hook.id;
 }

@@ -26,13 +26,19 @@ const PROVIDER_0_1_0 = readFileSync(join(import.meta.dirname, "provider-0.1.0.tx
  */
 class Webhook010 extends pulumi.CustomResource {
   constructor(name: string, args: { event: string; url: string }) {
-    super("pulumi-nodejs:dynamic/helpdesk:Webhook", name, { __provider: PROVIDER_0_1_0, event: args.event, url: args.url, state: undefined });
+    super("pulumi-nodejs:dynamic/helpdesk:Webhook", name, {
+      __provider: PROVIDER_0_1_0,
+      event: args.event,
+      url: args.url,
+      state: undefined,
+    });
   }
 }
 
 const config = new pulumi.Config("upgrade");
 const shim = config.require("shim");
-if (shim !== "0.1.0" && shim !== "current") throw new Error(`upgrade:shim must be "0.1.0" or "current", got ${JSON.stringify(shim)}`);
+if (shim !== "0.1.0" && shim !== "current")
+  throw new Error(`upgrade:shim must be "0.1.0" or "current", got ${JSON.stringify(shim)}`);
 
 export const ids: Record<string, pulumi.Output<string>> = {};
 for (const spec of config.requireObject<HookSpec[]>("hooks")) {
