@@ -298,15 +298,6 @@ export function describeDownloadedPlugin(title: string, language: Language): voi
           200,
         ).catch(() => undefined);
         rmSync(work, { recursive: true, force: true });
-        // A writer the wait could not see (one whose command line and working folder name no path of the folder)
-        // would bring the folder back: look again for 5 s, remove it again should it reappear, and say what it held.
-        for (let look = 0; look < 10; look++) {
-          await new Promise((resolve) => setTimeout(resolve, 500));
-          if (!existsSync(work)) continue;
-          const held = readdirSync(work, { recursive: true }).slice(0, 20).join(", ");
-          process.stderr.write(`${title}: the test's folder reappeared after its removal, holding: ${held}\n`);
-          rmSync(work, { recursive: true, force: true });
-        }
       }
     });
 

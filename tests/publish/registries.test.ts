@@ -430,8 +430,12 @@ describeDownloadedPlugin(
     pluginMirror,
     prepare: async (work, programDir) => {
       copyExample("java", programDir);
-      // The published repository first, then the machine's (Pulumi's Java SDK and the Maven plugins).
-      const env = mavenEnv({ ...process.env }, join(work, "maven-repository"), [servers.maven!.url]);
+      // The published repository first, then the machine's (Pulumi's Java SDK and the Maven plugins). Maven's
+      // settings go into a home of the test's own folder (MAVEN_OPTS names it as user.home): in the test file's home
+      // they would outlive this folder, and the file's later `mvn deploy` would bring its local repository back.
+      const env = mavenEnv({ ...process.env, HOME: join(work, "home") }, join(work, "maven-repository"), [
+        servers.maven!.url,
+      ]);
       if (!existsSync(machineMavenRepository))
         throw new Error(`no Maven repository at ${machineMavenRepository}: run scripts/setup.sh --test`);
       return { pathDirs: [systemWithoutNode(join(work, "system"))], env: { MAVEN_OPTS: env.MAVEN_OPTS } };

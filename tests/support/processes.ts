@@ -4,7 +4,7 @@
  * those of another suite running on the same machine.
  */
 import { spawn } from "node:child_process";
-import { readdirSync, readFileSync, readlinkSync } from "node:fs";
+import { readdirSync, readFileSync } from "node:fs";
 
 /** The end of a command. */
 export interface Ran {
@@ -57,17 +57,6 @@ export interface ProcessInfo {
   ppid: number;
   /** The command line, arguments joined by spaces. */
   commandLine: string;
-  /** The working folder ("" when it cannot be read). */
-  cwd: string;
-}
-
-/** A process's working folder (`/proc/<pid>/cwd`), or "" when it cannot be read (another user's, or gone). */
-function workingFolder(pid: string): string {
-  try {
-    return readlinkSync(`/proc/${pid}/cwd`);
-  } catch {
-    return "";
-  }
 }
 
 /** Every process visible in /proc (those that exit while being read are left out). */
@@ -80,7 +69,7 @@ function processes(): ProcessInfo[] {
       const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
       const ppid = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
       const commandLine = readFileSync(`/proc/${entry}/cmdline`, "utf8").split("\0").join(" ").trim();
-      found.push({ pid: Number(entry), ppid, commandLine, cwd: workingFolder(entry) });
+      found.push({ pid: Number(entry), ppid, commandLine });
     } catch {
       // the process ended meanwhile
     }
@@ -108,15 +97,12 @@ export function descendantsMatching(root: number, pattern: RegExp): ProcessInfo[
 
 /**
  * Every process on the machine (descendant or not: a plugin outlives the `pulumi` that started it, and is then
- * nobody's child) whose command line or working folder contains `text`, e.g. a test's own folder (a language host's
- * child, such as a build tool run in the program's folder, may name no path of it on its command line).
+ * nobody's child) whose command line contains `text`, e.g. a test's own folder.
  *
- * @param text a literal substring of the command line or of the working folder
+ * @param text a literal substring of the command line
  */
 export function processesRunning(text: string): ProcessInfo[] {
-  return processes().filter(
-    (info) => info.pid !== process.pid && (info.commandLine.includes(text) || info.cwd.includes(text)),
-  );
+  return processes().filter((info) => info.pid !== process.pid && info.commandLine.includes(text));
 }
 
 /** Resolves once `condition` returns a truthy value (polled every `intervalMs`); rejects after `timeoutMs`. */
