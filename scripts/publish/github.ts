@@ -14,7 +14,7 @@
  */
 import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync } from "node:fs";
 import { join } from "node:path";
-import { PLUGIN_EXECUTABLE, releaseTag } from "../../dist/kernel/names.js"; // from the build, as scripts/release/executable.ts says
+import { CLI_EXECUTABLE, PLUGIN_EXECUTABLE, releaseTag } from "../../dist/kernel/names.js"; // from the build, as scripts/release/executable.ts says
 import { digestOf, PublishError, runTool, tail, type PublishContext, type Target } from "./common.ts";
 
 const NAME = "github";
@@ -121,7 +121,7 @@ export const githubTarget: Target = {
           "--title",
           tag,
           "--notes",
-          `pulumi-helpdesk ${context.version}: see CHANGELOG.md`,
+          `${CLI_EXECUTABLE} ${context.version}: see CHANGELOG.md`,
           ...files,
         ],
         `creating the GitHub release ${tag} was refused`,

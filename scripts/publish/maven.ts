@@ -1,7 +1,7 @@
 /**
  * The Maven target of `npm run publish`: the Java SDK (sdk/java, generated with its pom.xml by
  * scripts/sdk/generate-java.sh), built and deployed by `mvn deploy` from a copy of the folder: the jar, its
- * `-sources.jar` and `-javadoc.jar`, and the POM, as Maven Central requires them (../shared/DESIGN.md "Publishing").
+ * `-sources.jar` and `-javadoc.jar`, and the POM, as Maven Central requires them (CONTRIBUTING.md "Publishing").
  *
  * Where it goes is Maven's own setting: the deployment repository `-DaltDeploymentRepository=<id>::<url>` in
  * `MAVEN_ARGS` (the variable Maven 3.9 reads; given to mvn explicitly here, so an older Maven honours it too), whose

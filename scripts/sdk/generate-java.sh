@@ -19,7 +19,7 @@
 #      Pulumi's Java SDK com.pulumi:pulumi at the version of pulumi-java-gen (go.mod of scripts/pulumi-build/java:
 #      both are released together) and with what generated code imports and that SDK needs only at run time: gson
 #      (the version com.pulumi:pulumi depends on) and jsr305 (`@Nullable`, the version pulumi-java-gen names).
-#      What Maven Central requires of a release (../shared/DESIGN.md "Publishing"), for `npm run publish`
+#      What Maven Central requires of a release (CONTRIBUTING.md "Publishing"), for `npm run publish`
 #      (scripts/publish/maven.ts: `mvn deploy`): name, description, url, licenses, scm and developers from the schema
 #      (description, homepage, repository, license, publisher), and the -sources.jar and -javadoc.jar built in
 #      `package` (javadoc with doclint off: the generated comments are the schema's, not Javadoc); the profile
