@@ -1,0 +1,12 @@
+#!/usr/bin/env bash
+# `npm run lint`: the format and lint rules (Biome) and the rooms' import boundaries (dependency-cruiser,
+# .dependency-cruiser.cjs). Run with the project's Node.js: dependency-cruiser refuses the machine's older one, so a
+# bare `npm run lint` on a fresh machine sets up first (scripts/setup.sh: cached, seconds when warm).
+set -euo pipefail
+. "$(dirname "${BASH_SOURCE[0]}")/lib/env.sh"
+bash "$ROOT/scripts/setup.sh" >&2
+. "$ROOT/scripts/lib/env.sh"   # pick up the Node that setup may have just installed
+cd "$ROOT"
+node node_modules/@biomejs/biome/bin/biome ci --error-on-warnings .
+node node_modules/dependency-cruiser/bin/dependency-cruiser.mjs --config .dependency-cruiser.cjs --output-type err \
+  bin kernel program auth provider policy cli emulator emulator-client bench scripts tests examples vitest.config.ts
