@@ -10,17 +10,17 @@
  *
  * The refresh protocol keeps a rotated refresh token from being lost or presented twice (with rotation, presenting a
  * spent refresh token revokes the whole grant: replay detection, RFC 6819 §5.2.2.3, RFC 9700 §4.14.2):
- * 1. Durable first: a refresh's answer is written to the cache (fsync, rename, fsync) before anything uses it; stack
+ * 1. Durable first: a refresh's response is written to the cache (fsync, rename, fsync) before anything uses it; stack
  *    config is written from the cache afterwards.
  * 2. One refresh at a time per grant, across processes: the grant's lock is held around re-read, refresh and write.
  *    Inside it, the freshest entry decides whether the refresh is still needed (see {@link RefreshReason}: the one
  *    home of that decision); when another process already refreshed, its result is reused and nothing is spent.
  * 3. Never a spent token: a `pending` marker is stored durably before the request is sent and cleared with the
- *    answer. Found later, the request's fate is unknown (the process died, or the answer was lost): if the server
- *    rotated, the only valid refresh token went with the answer, and presenting the old one would trip replay
+ *    response. Found later, the request's fate is unknown (the process died, or the response was lost): if the server
+ *    rotated, the only valid refresh token went with the response, and presenting the old one would trip replay
  *    detection. So the next refresh stops with `refresh_interrupted` (sign in again) instead, unless the server is
  *    known to keep refresh tokens (then presenting it again is harmless). A request refused before it reached the
- *    server (`kernel/not-sent.ts`) or answered with an error clears the marker.
+ *    server (`kernel/not-sent.ts`) or responded with an error clears the marker.
  * 4. A damaged cache is an error naming the file, never a reason to fall back to the token in stack config.
  * @home token expiry (with its margin), whether a refresh may be skipped, the token keys, what login writes
  */
@@ -104,7 +104,7 @@ export interface GrantConfigEntry {
  * Why a refresh is asked for; the refresh happens only while the reason still holds for the grant's freshest tokens,
  * read under the grant's lock (so a refresh another process made meanwhile is reused, never repeated):
  * - `expired`: the access token is past its expiry (see {@link accessTokenExpired}); the provider, before a request.
- * - `rejected`: the API answered 401 for `token` (RFC 6750 §3.1); spent only while `token` is still the newest.
+ * - `rejected`: the API responded with 401 for `token` (RFC 6750 §3.1); spent only while `token` is still the newest.
  * - `requested`: a person asked (`pulumi-helpdesk refresh`); spent only while the newest refresh token is the one this
  *   call found before taking the lock, so one request never spends twice.
  */
@@ -117,7 +117,7 @@ export type RefreshReason =
 export type RefreshStep =
   /** The lock is held and a refresh is needed; nothing is written or sent yet. */
   | "lock-acquired"
-  /** The token endpoint answered with new tokens; they are not stored yet. */
+  /** The token endpoint responded with new tokens; they are not stored yet. */
   | "token-response"
   /** The new tokens are durably in the cache; the lock is still held. */
   | "cache-written";
@@ -545,9 +545,9 @@ export class Grant {
         if (!stillNeeded(tokensOf(entry))) return { tokens: tokensOf(entry), refreshed: false };
         onStep("lock-acquired");
         writeEntry(dir, { ...entry, pending: pendingRefresh(entry.refreshToken), updatedAt: new Date().toISOString() });
-        const answer = await presentRefreshToken(client, entry, dir, stored === undefined);
+        const tokens = await presentRefreshToken(client, entry, dir, stored === undefined);
         onStep("token-response");
-        const next = advance(entry, answer, client);
+        const next = advance(entry, tokens, client);
         writeEntry(dir, next);
         onStep("cache-written");
         return { tokens: tokensOf(next), refreshed: true };
@@ -640,15 +640,15 @@ function refuseUnsettled(entry: CacheEntry, stored: StoredEntry | undefined): vo
     throw new TokenCacheError(
       "refresh_in_progress",
       `process ${pending.pid} has been refreshing this grant's tokens since ${pending.startedAt} (${stored.file}); ` +
-        "try again in a minute, when it has stored the answer.",
+        "try again in a minute, when it has stored the response.",
       { file: stored.file },
     );
   }
   throw new TokenCacheError(
     "refresh_interrupted",
     `a refresh of this grant's tokens (process ${pending.pid} on ${pending.hostname}, ${pending.startedAt}) sent its request ` +
-      "and never stored the answer (the process ended, or the answer was lost). If the server rotated the refresh token, " +
-      "the only valid one went with that answer, and presenting the old one again would get the whole grant revoked " +
+      "and never stored the response (the process ended, or the response was lost). If the server rotated the refresh token, " +
+      "the only valid one went with that response, and presenting the old one again would get the whole grant revoked " +
       "(RFC 9700 §4.14.2), so nothing was sent. The current access token may still work until it expires. " +
       // The stack is filled in by TokenCacheError.forStack, with the namespace (Grant.named).
       `To go on, ${signInAgain()} (in every stack that shares this grant); ${stored.file} then stays as the record of it.`,
@@ -657,7 +657,7 @@ function refuseUnsettled(entry: CacheEntry, stored: StoredEntry | undefined): vo
 }
 
 /**
- * Sends the refresh request. When it fails in a way that proves no new tokens were issued (the server answered an
+ * Sends the refresh request. When it fails in a way that proves no new tokens were issued (the server responded with an
  * error, or the connection was never made), the pending marker is settled: cleared, or the entry removed when this
  * attempt created it (it held nothing the stack config lacks). Otherwise the marker stays (see the module doc).
  */
@@ -679,17 +679,17 @@ async function presentRefreshToken(
 }
 
 /** The entry after a successful refresh: new tokens, the new refresh token indexed, rotation learnt, marker cleared. */
-function advance(entry: CacheEntry, answer: TokenSet, client: GrantClient): CacheEntry {
-  const refreshToken = answer.refreshToken ?? entry.refreshToken;
+function advance(entry: CacheEntry, tokens: TokenSet, client: GrantClient): CacheEntry {
+  const refreshToken = tokens.refreshToken ?? entry.refreshToken;
   const rotated = refreshToken !== entry.refreshToken;
   return {
     ...entry,
     baseUrl: baseUrlText(client.baseUrl),
     clientId: client.clientId,
-    accessToken: answer.accessToken,
+    accessToken: tokens.accessToken,
     refreshToken,
-    expiresAt: answer.expiresAt ?? null,
-    lifetimeSeconds: answer.expiresIn ?? null,
+    expiresAt: tokens.expiresAt ?? null,
+    lifetimeSeconds: tokens.expiresIn ?? null,
     refreshTokenHashes: rotated
       ? [...entry.refreshTokenHashes, refreshTokenHash(refreshToken)]
       : entry.refreshTokenHashes,

@@ -297,7 +297,7 @@ function toOAuthError(error: unknown, what: string): OAuthError {
     const code = serverText(error.error, [], 64);
     return new OAuthError(
       code,
-      `${what} failed: the token endpoint answered ${error.status} ${code}${described(error.error_description)}`,
+      `${what} failed: the token endpoint responded with ${error.status} ${code}${described(error.error_description)}`,
       { status: error.status, cause: error },
     );
   }
@@ -305,7 +305,7 @@ function toOAuthError(error: unknown, what: string): OAuthError {
     const code = serverText(error.cause[0]?.parameters.error ?? "invalid_client", [], 64);
     return new OAuthError(
       code,
-      `${what} failed: the token endpoint answered ${error.status} ${code} (check the client id and secret)`,
+      `${what} failed: the token endpoint responded with ${error.status} ${code} (check the client id and secret)`,
       { status: error.status, cause: error },
     );
   }

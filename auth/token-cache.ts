@@ -99,8 +99,8 @@ export const LOCK_OPTIONS = {
  *   tokens (or was written by a newer pulumi-helpdesk);
  * - `cache_inaccessible`: the directory or a file cannot be created, secured (chmod), read or written;
  * - `lock_timeout`: another process held the grant's lock for longer than the retries wait;
- * - `refresh_interrupted`: a refresh of the grant sent its request and never stored the answer (its process ended,
- *   or the answer was lost); under rotation the refresh token it presented may be spent;
+ * - `refresh_interrupted`: a refresh of the grant sent its request and never stored the response (its process ended,
+ *   or the response was lost); under rotation the refresh token it presented may be spent;
  * - `refresh_in_progress`: a refresh of the grant by another live process on this machine is under way although
  *   its lock was taken over as stale.
  */
@@ -169,7 +169,7 @@ export interface PendingRefresh {
  * - `refreshTokenHashes`: the index, see the module doc.
  * - `rotation`: `rotates` once a refresh returned a new refresh token, `keeps` once one returned the same, else
  *   `unknown`.
- * - `pending`: set durably before a refresh request is sent and cleared with the answer; found set later, the
+ * - `pending`: set durably before a refresh request is sent and cleared with the response; found set later, the
  *   refresh was interrupted.
  * - `updatedAt`: ISO 8601 time of the write.
  */

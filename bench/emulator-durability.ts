@@ -250,7 +250,7 @@ async function createWebhooks(baseUrl: string, token: string, count: number, rec
           const body = JSON.stringify({ event: EVENTS[i % SIZE.events], url: `${receiverUrl}/${i}` });
           const response = await pool.request({ path: "/v1/webhooks", method: "POST", headers, body });
           await response.body.dump();
-          if (response.statusCode !== 201) throw new Error(`POST /v1/webhooks answered ${response.statusCode}`);
+          if (response.statusCode !== 201) throw new Error(`POST /v1/webhooks responded with ${response.statusCode}`);
         }
       }),
     );

@@ -209,20 +209,20 @@ program
   .option("--latency <ms>", "fault: added delay before each API request, in milliseconds", positiveInt("--latency"), 0)
   .option(
     "--rate-429 <share>",
-    "fault: share (0..1) of API requests answered 429 with Retry-After",
+    "fault: share (0..1) of API requests that get 429 with Retry-After",
     share("--rate-429"),
     0,
   )
   .option(
     "--rate-503 <share>",
-    "fault: share (0..1) of API requests answered 503 with Retry-After",
+    "fault: share (0..1) of API requests that get 503 with Retry-After",
     share("--rate-503"),
     0,
   )
-  .option("--rate-500 <share>", "fault: share (0..1) of API requests answered 500", share("--rate-500"), 0)
+  .option("--rate-500 <share>", "fault: share (0..1) of API requests that get 500", share("--rate-500"), 0)
   .option(
     "--drop-rate <share>",
-    "fault: share (0..1) of API connections dropped without an answer",
+    "fault: share (0..1) of API connections dropped without a response",
     share("--drop-rate"),
     0,
   )

@@ -2,7 +2,7 @@
  * The `--namespace <ns>` option of `login`, `status`, `refresh` and `logout`: which stack config namespace holds the
  * sign-in (`helpdesk`, the default provider's; or e.g. `eu`, read by an explicit provider of the native plugin through
  * `new pulumi.Config("eu")`). What a namespace may be, and which keys it holds, is decided in `kernel/config.ts`
- * (`configNamespaceProblem`, `configKeysFor`); this module turns its answers into CLI usage errors and hints.
+ * (`configNamespaceProblem`, `configKeysFor`); this module turns its responses into CLI usage errors and hints.
  */
 import { InvalidArgumentError } from "commander";
 import { NAMESPACE_FLAG } from "../kernel/commands.js";

@@ -1,7 +1,7 @@
 /**
  * The one typed client of a running emulator's inspection routes (`/_emulator/*`, outside `/v1`, no auth), for the
  * CLI (`pulumi-helpdesk trigger`), the demo, the benchmark and the tests. The routes are the emulator's own (the real
- * help-desk service has none); they are served by inspect.ts, and every answer type here is one of types.ts, which the
+ * help-desk service has none); they are served by inspect.ts, and every response type here is one of types.ts, which the
  * server's modules use too. This module is the client side: nothing the running emulator loads imports it (the
  * server and its clients meet in types.ts only).
  *
@@ -27,15 +27,15 @@ import type {
 } from "../emulator/types.js";
 
 /**
- * The most bytes read of one inspection answer: 64 MiB. The largest answers list every webhook or delivery-log entry
+ * The most bytes read of one inspection response: 64 MiB. The largest responses list every webhook or delivery-log entry
  * (each well under 3 KiB: a url is at most 2048 characters; the log keeps 1000 entries per account), so a benchmark's
  * few hundred webhooks need a few MiB; the bound only stops a wrong URL that serves something else without end.
  */
 const MAX_INSPECTION_RESPONSE_BYTES = 64 * 1024 * 1024;
 
 /**
- * The deadline of one inspection call, in milliseconds: 30 s for connecting, sending and reading the whole answer.
- * The emulator answers in milliseconds; the deadline ends a call to a wrong URL that answers one byte at a time.
+ * The deadline of one inspection call, in milliseconds: 30 s for connecting, sending and reading the whole response.
+ * The emulator responds in milliseconds; the deadline ends a call to a wrong URL that responds one byte at a time.
  * @home how long one inspection call may take (30 s)
  */
 export const INSPECTION_DEADLINE_MS = 30_000;
@@ -44,14 +44,14 @@ export const INSPECTION_DEADLINE_MS = 30_000;
 const sharedDispatcher = new Agent({ connect: { lookup: localhostLookup } });
 
 /**
- * Why an inspection call failed: `unreachable` (no answer: not running, wrong URL, or no whole response within
+ * Why an inspection call failed: `unreachable` (no response: not running, wrong URL, or no whole response within
  * {@link INSPECTION_DEADLINE_MS}) or `refused` (a non-2xx response, or one longer than 64 MiB).
  */
 export type EmulatorInspectionErrorCode = "unreachable" | "refused";
 
 /**
  * A failed inspection call. The message names the method, the path, the base URL and, for `refused`, the status and
- * the start of the answer (the inspection routes carry no credential).
+ * the start of the response (the inspection routes carry no credential).
  */
 export class EmulatorInspectionError extends PulumiHelpdeskError<EmulatorInspectionErrorCode> {
   /** The HTTP status for `refused`, else undefined. */
@@ -71,11 +71,11 @@ export class EmulatorInspectionError extends PulumiHelpdeskError<EmulatorInspect
 /** Options of {@link EmulatorInspectionClient}. */
 export interface EmulatorInspectionClientOptions {
   /**
-   * Open a new TCP connection for every call and close it after the answer (default false: a shared keep-alive
+   * Open a new TCP connection for every call and close it after the response (default false: a shared keep-alive
    * pool). The benchmark sets it, so the emulator's connection counter sees exactly one connection per call.
    */
   connectionPerCall?: boolean;
-  /** The deadline of each call (connect, send, the whole answer), in milliseconds; default {@link INSPECTION_DEADLINE_MS}. */
+  /** The deadline of each call (connect, send, the whole response), in milliseconds; default {@link INSPECTION_DEADLINE_MS}. */
   deadlineMs?: number;
 }
 
@@ -221,7 +221,7 @@ export class EmulatorInspectionClient {
       if (response.statusCode < 200 || response.statusCode >= 300) {
         throw new EmulatorInspectionError(
           "refused",
-          `the emulator at ${this.baseUrl} answered ${method} ${path} with ${response.statusCode}: ${text.slice(0, 300)}`,
+          `the emulator at ${this.baseUrl} responded to ${method} ${path} with ${response.statusCode}: ${text.slice(0, 300)}`,
           { status: response.statusCode },
         );
       }

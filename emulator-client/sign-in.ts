@@ -25,7 +25,7 @@ export async function signInAutoApproved(
   await response.body.dump();
   const location = response.headers.location;
   if (response.statusCode !== 302 || typeof location !== "string") {
-    throw new Error(`authorize answered ${response.statusCode}, expected a 302 redirect (is autoApprove on?)`);
+    throw new Error(`authorize responded with ${response.statusCode}, expected a 302 redirect (is autoApprove on?)`);
   }
   return exchangeAuthorizationCode(config, new URL(location), authorization);
 }
@@ -37,16 +37,17 @@ export async function signInAutoApproved(
  * the authorization code (RFC 6749 §4.1.2).
  *
  * @param authorizeUrl the `{base_url}/oauth/authorize?...` URL the program printed
- * @throws Error when the authorize endpoint does not redirect, or the redirect URI does not answer 200
+ * @throws Error when the authorize endpoint does not redirect, or the redirect URI does not respond with 200
  */
 export async function completeAuthorizationAutoApproved(authorizeUrl: string): Promise<void> {
   const consent = await request(authorizeUrl);
   await consent.body.dump();
   const location = consent.headers.location;
   if (consent.statusCode !== 302 || typeof location !== "string") {
-    throw new Error(`authorize answered ${consent.statusCode}, expected a 302 redirect (is autoApprove on?)`);
+    throw new Error(`authorize responded with ${consent.statusCode}, expected a 302 redirect (is autoApprove on?)`);
   }
   const callback = await request(location);
   await callback.body.dump();
-  if (callback.statusCode !== 200) throw new Error(`the redirect URI answered ${callback.statusCode}, expected 200`);
+  if (callback.statusCode !== 200)
+    throw new Error(`the redirect URI responded with ${callback.statusCode}, expected 200`);
 }

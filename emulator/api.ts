@@ -79,7 +79,7 @@ export function webhookHref(ctx: EmulatorContext, id: string): string {
 
 /**
  * The `/v1` sub-app (mounted with `app.route("/v1", ...)`): bearer authentication of every path under it, the
- * webhook routes (docs/helpdesk-api.md §4.3, §4.4), and JSON 404/405 answers for the rest.
+ * webhook routes (docs/helpdesk-api.md §4.3, §4.4), and JSON 404/405 responses for the rest.
  */
 export function createV1App(ctx: EmulatorContext): Hono<AppEnv> {
   const v1 = new Hono<AppEnv>();
@@ -118,7 +118,7 @@ export function createV1App(ctx: EmulatorContext): Hono<AppEnv> {
   return v1;
 }
 
-/** The `webhook` object of a create answer, per `webhookIdShape`. */
+/** The `webhook` object of a create response, per `webhookIdShape`. */
 function createResponseBody(ctx: EmulatorContext, webhook: StoredWebhook): Record<string, string> {
   const shape = ctx.options.webhookIdShape;
   const body: Record<string, string> = {};
@@ -130,7 +130,7 @@ function createResponseBody(ctx: EmulatorContext, webhook: StoredWebhook): Recor
   return body;
 }
 
-/** The headers of a create answer, per `webhookIdShape`: `Location` unless it is `"none"`. */
+/** The headers of a create response, per `webhookIdShape`: `Location` unless it is `"none"`. */
 function createResponseHeaders(ctx: EmulatorContext, webhook: StoredWebhook): Record<string, string> {
   return ctx.options.webhookIdShape === "none" ? {} : { Location: webhookHref(ctx, webhook.id) };
 }

@@ -1,5 +1,5 @@
 /**
- * The emulator's Hono application: the pipeline every request passes (request log and statistics, the wait for the commit of every change before answering, token-endpoint
+ * The emulator's Hono application: the pipeline every request passes (request log and statistics, the wait for the commit of every change before responding, token-endpoint
  * headers, the declared body limit, the framing check, the Host check, page headers, fault injection, the streamed
  * body limit), then the route modules, each a Hono sub-app in its own file mounted with `app.route` (`/oauth`:
  * oauth.ts, `/v1`: api.ts, the pages: web.ts, `/_emulator`: inspect.ts), and the one error handler that renders every
@@ -32,11 +32,11 @@ import { StoreError } from "./store/commits.js";
 import { isLoopbackHost } from "../kernel/loopback.js";
 import { messageOf } from "../kernel/errors.js";
 
-/** The token endpoint (RFC 6749 §3.2), whose every failure is answered in RFC 6749 §5.2's shape. */
+/** The token endpoint (RFC 6749 §3.2), whose every failure is a response in RFC 6749 §5.2's shape. */
 const TOKEN_PATH = "/oauth/token";
 
 /**
- * Turns an error thrown by a handler into the HTTP answer: {@link PageError} → HTML page; other
+ * Turns an error thrown by a handler into the HTTP response: {@link PageError} → HTML page; other
  * {@link EmulatorHttpError}s → their JSON body and headers (at `/oauth/token` in RFC 6749 §5.2's shape
  * `{ error, error_description }`, see {@link asTokenEndpointError}); Hono `HTTPException`s → JSON with their status;
  * a {@link StoreError} → 503 `service_unavailable` with `Retry-After: 1` (`busy`: another process held the data file's
@@ -96,7 +96,7 @@ const NO_SECURE_HEADERS = {
  *   RFC 6749 §10.13);
  * - `Content-Security-Policy: default-src 'none'; style-src 'unsafe-inline'; img-src 'self'; base-uri 'none';
  *   frame-ancestors 'none'`: inline CSS only, no scripts. `form-action` is deliberately not restricted: the consent
- *   form's answer redirects to the client's redirect URI, which `form-action` would block;
+ *   form's response redirects to the client's redirect URI, which `form-action` would block;
  * - `Referrer-Policy: same-origin`, so the emulator's own forms carry their `Origin` (which the CSRF check requires;
  *   under `no-referrer` browsers send `Origin: null`, Fetch §3.2.5) while no other site learns a page's URL.
  */
@@ -113,15 +113,15 @@ const pageHeaders = secureHeaders({
   },
 });
 
-/** How many bytes of an oversized body are read and discarded before answering 413 (so the client sees the answer). */
+/** How many bytes of an oversized body are read and discarded before responding with 413 (so the client sees the response). */
 const DRAIN_LIMIT_BYTES = 32 * 1024 * 1024;
 
 /** How long, after refusing a request whose body it did not read, the emulator discards what still comes: 1 s. */
 const DISCARD_AFTER_REFUSAL_MS = 1000;
 
 /**
- * For an answer sent before the request body was read (413): once the answer is written, what the client still sends
- * is read and discarded, so that a client still uploading sees the answer rather than a reset, and after
+ * For a response sent before the request body was read (413): once the response is written, what the client still sends
+ * is read and discarded, so that a client still uploading sees the response rather than a reset, and after
  * {@link DISCARD_AFTER_REFUSAL_MS} the connection is closed, whatever the client does.
  */
 function closeAfterResponse(c: Context<AppEnv>): void {
@@ -140,7 +140,7 @@ function closeAfterResponse(c: Context<AppEnv>): void {
 /**
  * Declared body limit (RFC 9110 §8.6, §15.5.14): a request whose `Content-Length` announces more than `maxBytes`
  * gets 413 `payload_too_large` with `Connection: close` at once, on every route and method, before any byte of the
- * body is read (a client that announces 2 GB and sends nothing is answered, not waited for). What the client still
+ * body is read (a client that announces 2 GB and sends nothing is sent a response, not waited for). What the client still
  * sends is then discarded for a moment, and the connection closed.
  */
 export function declaredBodyLimit(maxBytes: number): MiddlewareHandler<AppEnv> {
@@ -160,7 +160,7 @@ export function declaredBodyLimit(maxBytes: number): MiddlewareHandler<AppEnv> {
  * - a `Transfer-Encoding` other than `chunked`: RFC 9112 §6.3 (the body length cannot be determined) → 400;
  * - content on a GET or HEAD request (`Content-Length` above 0, or any `Transfer-Encoding`), which has no meaning
  *   there and which the HTTP adapter would not read (RFC 9110 §9.3.1, §9.3.2: a server may reject it) → 400.
- * Both answers close the connection, as the rest of the message is not read.
+ * Both responses close the connection, as the rest of the message is not read.
  */
 export function framingCheck(): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
@@ -186,7 +186,7 @@ export function framingCheck(): MiddlewareHandler<AppEnv> {
 /**
  * Streamed body limit (RFC 9110 §15.5.14), for bodies without `Content-Length` (chunked): a body that grows past
  * `maxBytes` gets 413 `payload_too_large`. The rest of it is read and discarded (up to 32 MiB; the server's
- * `requestTimeout` bounds the time) before answering, so a client still uploading receives the 413 instead of a reset
+ * `requestTimeout` bounds the time) before responding, so a client still uploading receives the 413 instead of a reset
  * connection; beyond that the connection is closed. Bodies within the limit are buffered and handed on unchanged.
  * Declared sizes are checked earlier, by {@link declaredBodyLimit}.
  */
@@ -261,7 +261,7 @@ function namesThisEmulator(host: string, port: number): boolean {
 
 /**
  * Builds the application for one emulator.
- * @param ctx shared state; `ctx.baseUrl()` must answer once the server listens
+ * @param ctx shared state; `ctx.baseUrl()` must respond once the server listens
  * @param port the listening port (for the Host check), read lazily
  */
 export function createApp(ctx: EmulatorContext, port: () => number): Hono<AppEnv> {
@@ -282,9 +282,9 @@ export function createApp(ctx: EmulatorContext, port: () => number): Hono<AppEnv
     }
   });
 
-  // Nothing is acknowledged before it is on disk: every answer waits for the commit of the changes made since its
+  // Nothing is acknowledged before it is on disk: every response waits for the commit of the changes made since its
   // request started (one commit serves all the requests of an event-loop turn, see commits.ts). When that commit
-  // failed, the answer becomes the error (with none of the original answer's headers).
+  // failed, the response becomes the error (with none of the original response's headers).
   app.use("*", async (c, next) => {
     const mark = ctx.store.database.mark();
     await next();
@@ -296,7 +296,7 @@ export function createApp(ctx: EmulatorContext, port: () => number): Hono<AppEnv
     }
   });
 
-  // Every answer of the token endpoint, errors included, is not to be cached (RFC 6749 §5.1, §5.2).
+  // Every response of the token endpoint, errors included, is not to be cached (RFC 6749 §5.1, §5.2).
   app.use(TOKEN_PATH, async (c, next) => {
     await next();
     c.res.headers.set("Cache-Control", "no-store");
@@ -316,8 +316,8 @@ export function createApp(ctx: EmulatorContext, port: () => number): Hono<AppEnv
     await next();
   });
 
-  // Every HTML page, and only pages (JSON answers and redirects do not get them): the page headers above, and no
-  // caching. Which answers are pages is known only once the answer is made (a route may answer a page, a redirect or
+  // Every HTML page, and only pages (JSON responses and redirects do not get them): the page headers above, and no
+  // caching. Which responses are pages is known only once the response is made (a route may respond with a page, a redirect or
   // an error), so `pageHeaders` runs after it, with nothing left to call.
   app.use("*", async (c, next) => {
     await next();
@@ -334,7 +334,7 @@ export function createApp(ctx: EmulatorContext, port: () => number): Hono<AppEnv
 
   app.use("*", bodyLimit(ctx.options.bodyLimitBytes));
 
-  // The route modules, each a sub-app, in this order: the first route that answers wins.
+  // The route modules, each a sub-app, in this order: the first route that responds wins.
   app.route("/oauth", createOAuthApp(ctx));
   app.route("/v1", createV1App(ctx));
   app.route("/", createWebApp(ctx));

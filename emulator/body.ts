@@ -16,7 +16,7 @@ export interface BodyParams {
   repeated: string[];
 }
 
-/** Builds the error thrown for a body problem; lets the OAuth endpoint answer RFC 6749 §5.2 errors instead. */
+/** Builds the error thrown for a body problem; lets the OAuth endpoint respond with RFC 6749 §5.2 errors instead. */
 export type BodyErrorFactory = (status: 400 | 415, message: string) => EmulatorHttpError;
 
 const apiErrors: BodyErrorFactory = (status, message) =>
@@ -35,7 +35,7 @@ export type JsonLimitCode = "json_too_deep" | "json_too_many_values";
 
 /**
  * A JSON text beyond {@link JSON_LIMITS}; `message` says which limit, e.g. "JSON nests deeper than 32 levels". A
- * `RangeError` (a value out of the allowed range), never answered as it is: readBodyParams turns it into a 400.
+ * `RangeError` (a value out of the allowed range), never sent as it is: readBodyParams turns it into a 400.
  */
 export class JsonLimitError extends RangeError {
   /** Which limit was passed. */

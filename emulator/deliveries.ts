@@ -1,7 +1,7 @@
 /**
  * Event deliveries (docs/helpdesk-api.md §6): the emulator POSTs the event's record (docs/helpdesk-api.md §2.3–2.6) as JSON to every webhook of the
  * account registered for the event, with `X-Helpdesk-Event: <event>`, `X-Helpdesk-Delivery: <delivery id>` and
- * `User-Agent: helpdesk-emulator`. A network error or a non-2xx answer is retried with exponential backoff (docs/helpdesk-api.md §6
+ * `User-Agent: helpdesk-emulator`. A network error or a non-2xx response is retried with exponential backoff (docs/helpdesk-api.md §6
  * leaves retries open; defaults: 4 attempts, 0.5 s × 2^(n-1) before retry n). Each attempt has a timeout (default
  * 10 s) and each delivery a total deadline (default 60 s), see {@link DeliveryRetryOptions}. Redirects are not
  * followed.
@@ -131,7 +131,7 @@ export class DeliveryEngine {
         delete entry.error;
         return this.finish(entry, true);
       }
-      error = `receiver answered HTTP ${response.statusCode}`;
+      error = `receiver responded with HTTP ${response.statusCode}`;
     } catch (e) {
       entry.status = null;
       error = cut ?? describeNetworkError(e);

@@ -1,5 +1,5 @@
 /**
- * The one place where the emulator's error answers are shaped. Route handlers throw one of these classes; the app's
+ * The one place where the emulator's error responses are shaped. Route handlers throw one of these classes; the app's
  * `onError` turns it into the HTTP response with {@link errorResponse}.
  *
  * Three families, each following a standard:
@@ -15,7 +15,7 @@ import { PulumiHelpdeskError } from "../kernel/errors.js";
 
 /** What an {@link EmulatorHttpError} carries beside its code and message. */
 export interface EmulatorHttpErrorOptions {
-  /** The HTTP status of the answer; each subclass has a default for its codes (the base class: 500). */
+  /** The HTTP status of the response; each subclass has a default for its codes (the base class: 500). */
   status?: number;
   /** Extra response headers, e.g. `Allow`, `Retry-After`, `Connection`. */
   headers?: Record<string, string>;
@@ -24,19 +24,19 @@ export interface EmulatorHttpErrorOptions {
 }
 
 /**
- * Base class of the emulator's error answers: a stable machine `code` (the `error` field of the answer), a message,
+ * Base class of the emulator's error responses: a stable machine `code` (the `error` field of the response), a message,
  * an HTTP status and extra response headers. Part of the package's error family (`kernel/errors.ts`), with its
  * constructor shape `(code, message, options)`.
  */
 export abstract class EmulatorHttpError<Code extends string = string> extends PulumiHelpdeskError<Code> {
-  /** The HTTP status of the answer. */
+  /** The HTTP status of the response. */
   readonly status: number;
   /** Extra response headers. */
   readonly headers: Record<string, string>;
 
   /**
-   * @param code the answer's `error` code
-   * @param message the answer's description
+   * @param code the response's `error` code
+   * @param message the response's description
    * @param options `status` (default 500), `headers`, `cause`
    */
   constructor(code: Code, message: string, options: EmulatorHttpErrorOptions = {}) {
@@ -44,13 +44,13 @@ export abstract class EmulatorHttpError<Code extends string = string> extends Pu
     this.status = options.status ?? 500;
     this.headers = options.headers ?? {};
   }
-  /** The JSON (or HTML) body of the answer. */
+  /** The JSON (or HTML) body of the response. */
   abstract body(): unknown;
 }
 
 /**
  * Error codes of the token endpoint: RFC 6749 §5.2's six, plus `server_error` and `temporarily_unavailable` (RFC 6749
- * §4.1.2.1, registered in the OAuth Extensions Error Registry, §11.4) for answers that are not about the request:
+ * §4.1.2.1, registered in the OAuth Extensions Error Registry, §11.4) for responses that are not about the request:
  * injected 500s, and 429/503.
  */
 export type OAuthErrorCode =
@@ -89,7 +89,7 @@ export class OAuthErrorResponse extends EmulatorHttpError<OAuthErrorCode> {
 }
 
 /**
- * Any error answered by the token endpoint, in RFC 6749 §5.2's shape `{ error, error_description }`, keeping its
+ * Any error returned by the token endpoint, in RFC 6749 §5.2's shape `{ error, error_description }`, keeping its
  * status, message and headers (`Allow`, `Retry-After`, `Connection`): 429 and 503 → `temporarily_unavailable`, other
  * 5xx → `server_error`, any other status → `invalid_request`. An {@link OAuthErrorResponse} is returned as it is.
  *
@@ -105,7 +105,7 @@ export function asTokenEndpointError(error: EmulatorHttpError): OAuthErrorRespon
 }
 
 /**
- * Codes of a {@link BearerError} (RFC 6750 §3.1): `unauthorized` for a request without credentials (the answer then
+ * Codes of a {@link BearerError} (RFC 6750 §3.1): `unauthorized` for a request without credentials (the response then
  * carries no error code in its challenge), `invalid_request` for a malformed `Authorization` header, `invalid_token`
  * for an unknown, expired or revoked token.
  */
@@ -143,14 +143,14 @@ export class BearerError extends EmulatorHttpError<BearerErrorCode> {
   }
 }
 
-/** One field error of a 422 answer: `{ field, message, allowed? }` (`allowed` lists the accepted values). */
+/** One field error of a 422 response: `{ field, message, allowed? }` (`allowed` lists the accepted values). */
 export interface FieldError {
   field: string;
   message: string;
   allowed?: readonly string[];
 }
 
-/** The status each {@link ApiError} code is answered with, unless `options.status` says otherwise. */
+/** The status each {@link ApiError} code is sent with, unless `options.status` says otherwise. */
 const API_ERROR_STATUS = {
   invalid_request: 400,
   forbidden: 403,
@@ -174,12 +174,12 @@ export type ApiErrorCode = keyof typeof API_ERROR_STATUS;
  * `errors`), `rate_limited` 429, `internal_error` 500, `service_unavailable` 503.
  */
 export class ApiError extends EmulatorHttpError<ApiErrorCode> {
-  /** The field errors of a 422 answer. */
+  /** The field errors of a 422 response. */
   readonly errors: FieldError[] | undefined;
 
   /**
    * @param code see {@link ApiErrorCode}
-   * @param message the answer's `message`
+   * @param message the response's `message`
    * @param options `errors` (field errors), `status` (default: the code's), `headers`, `cause`
    */
   constructor(code: ApiErrorCode, message: string, options: EmulatorHttpErrorOptions & { errors?: FieldError[] } = {}) {
@@ -239,14 +239,14 @@ export const payloadTooLarge = (limitBytes: number): ApiError =>
   new ApiError("payload_too_large", `Request body exceeds ${limitBytes} bytes`, { headers: { Connection: "close" } });
 
 /**
- * The header every answer of the emulator carries, so browsers never guess a content type (Fetch §3.5): the server
- * sets it on every response before the app runs (server.ts), and {@link transportError} on the answers written where
+ * The header every response of the emulator carries, so browsers never guess a content type (Fetch §3.5): the server
+ * sets it on every response before the app runs (server.ts), and {@link transportError} on the responses written where
  * there is no such response.
  */
 export const NO_SNIFF = { name: "X-Content-Type-Options", value: "nosniff" } as const;
 
 /**
- * An answer to a request that never reached the app (refused by Node's HTTP parser or by the HTTP adapter): JSON
+ * A response to a request that never reached the app (refused by Node's HTTP parser or by the HTTP adapter): JSON
  * `{ error, error_description, message }`, both the API's error shape and RFC 6749 §5.2's (the route of such a request
  * is not known), with `Cache-Control: no-store`, `X-Content-Type-Options: nosniff` and `Connection: close`.
  * @param status the HTTP status, e.g. 400, 408, 417, 431
@@ -284,7 +284,7 @@ export function rawResponse({ status, headers, body }: ReturnType<typeof transpo
 }
 
 /**
- * The raw answer to a request Node's HTTP parser refused, or that timed out, before the app saw it (Node's
+ * The raw response to a request Node's HTTP parser refused, or that timed out, before the app saw it (Node's
  * `clientError`): 408 `request_timeout` (RFC 9110 §15.5.9), 431 `headers_too_large` (RFC 6585 §5), else 400
  * `invalid_request`; see {@link transportError}.
  * @param code Node's error code, e.g. `ERR_HTTP_REQUEST_TIMEOUT`, `HPE_HEADER_OVERFLOW`, `HPE_INVALID_METHOD`
@@ -301,7 +301,7 @@ export function clientErrorResponse(code: string | undefined): string {
 }
 
 /**
- * The answer to a request the HTTP adapter could not turn into a `Request` (no `Host` in HTTP/1.1, RFC 9112 §3.2; a
+ * The response to a request the HTTP adapter could not turn into a `Request` (no `Host` in HTTP/1.1, RFC 9112 §3.2; a
  * malformed target): 400 `invalid_request`; see {@link transportError}.
  */
 export function malformedRequestResponse(): Response {

@@ -11,7 +11,7 @@
  * - `GET /_emulator/state` → {@link EmulatorState}: webhooks, live tokens and codes (no secrets), live session, sign-in
  *   link and pending consent counts, faults
  * - `GET /_emulator/faults` → the fault configuration; `PUT /_emulator/faults` replaces it (absent fields: off),
- *   `PATCH /_emulator/faults` changes only the given fields; both answer the new configuration
+ *   `PATCH /_emulator/faults` changes only the given fields; both respond with the new configuration
  */
 import { Hono } from "hono";
 import type { Context } from "hono";
@@ -59,7 +59,7 @@ export function issueLoginLink(ctx: EmulatorContext, account: string | undefined
 
 /**
  * The `/_emulator` sub-app (mounted with `app.route("/_emulator", ...)`): the inspection and control routes listed in
- * the module comment, with 405 answers for other methods.
+ * the module comment, with 405 responses for other methods.
  */
 export function createInspectApp(ctx: EmulatorContext): Hono<AppEnv> {
   const inspect = new Hono<AppEnv>();
@@ -108,8 +108,8 @@ export function createInspectApp(ctx: EmulatorContext): Hono<AppEnv> {
     const result = ctx.deliveries.trigger(parsed.data.event, account, parsed.data.data);
     if (!result.ok)
       throw new ApiError("validation_failed", "data does not fit the event's record", { errors: result.errors });
-    const answer: TriggeredEvent = { event: parsed.data.event, account, deliveries: result.deliveries };
-    return c.json(answer, 202);
+    const triggered: TriggeredEvent = { event: parsed.data.event, account, deliveries: result.deliveries };
+    return c.json(triggered, 202);
   });
 
   inspect.get("/deliveries", (c) => {

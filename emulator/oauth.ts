@@ -39,7 +39,7 @@ export function s256(verifier: string): string {
 
 /**
  * The `/oauth` sub-app (mounted with `app.route("/oauth", ...)`): the authorization endpoint (RFC 6749 §3.1) and the
- * token endpoint (RFC 6749 §3.2), with 405 answers for other methods.
+ * token endpoint (RFC 6749 §3.2), with 405 responses for other methods.
  */
 export function createOAuthApp(ctx: EmulatorContext): Hono<AppEnv> {
   const oauth = new Hono<AppEnv>();
@@ -119,7 +119,7 @@ export function createOAuthApp(ctx: EmulatorContext): Hono<AppEnv> {
     if (!pending) {
       throw new PageError(
         "invalid_request",
-        "This authorization request is unknown, answered or expired. Start again from the application.",
+        "This authorization request is unknown, already used or expired. Start again from the application.",
         { title: "Authorization request expired" },
       );
     }
@@ -169,7 +169,7 @@ export function createOAuthApp(ctx: EmulatorContext): Hono<AppEnv> {
   });
 
   /**
-   * `POST /oauth/token` (RFC 6749 §4.1.3, §6). Body form-encoded (or JSON). Answers 200
+   * `POST /oauth/token` (RFC 6749 §4.1.3, §6). Body form-encoded (or JSON). Responds with 200
    * `{ access_token, token_type: "bearer", expires_in (seconds), refresh_token }` with `Cache-Control: no-store`
    * (RFC 6749 §5.1), or an RFC 6749 §5.2 error: `invalid_request` (400: missing or repeated parameters, bad body),
    * `invalid_client` (401), `invalid_grant` (400: unknown, expired, used or foreign code; redirect_uri mismatch;
@@ -364,7 +364,7 @@ function exchangeCode(ctx: EmulatorContext, client: StoredClient, params: Params
   return ctx.store.tokens.issue(stored, ctx.options.accessTokenTtlSeconds);
 }
 
-/** A code presented again (RFC 6749 §4.1.2): revokes every token of its grant; returns the error to answer. */
+/** A code presented again (RFC 6749 §4.1.2): revokes every token of its grant; returns the error to respond with. */
 function codeReused(ctx: EmulatorContext, grantId: string): OAuthErrorResponse {
   ctx.store.tokens.revokeGrant(grantId);
   return new OAuthErrorResponse(
@@ -398,7 +398,7 @@ function refresh(ctx: EmulatorContext, client: StoredClient, params: Params) {
 
 /**
  * A revoked refresh token presented: with rotation a replay, which revokes the whole grant (RFC 9700 §4.14.2);
- * returns the error to answer.
+ * returns the error to respond with.
  */
 function refreshRevoked(ctx: EmulatorContext, grantId: string): OAuthErrorResponse {
   if (ctx.options.rotateRefreshTokens) ctx.store.tokens.revokeGrant(grantId);

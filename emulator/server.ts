@@ -1,5 +1,5 @@
 /**
- * The emulator's Node HTTP server around the Hono app: deliberate timeouts, and the answers Node would otherwise write
+ * The emulator's Node HTTP server around the Hono app: deliberate timeouts, and the responses Node would otherwise write
  * itself (malformed messages, timeouts, `Expect`, `CONNECT`, no `Host`) in the emulator's JSON shape with
  * `X-Content-Type-Options: nosniff`.
  */
@@ -24,16 +24,16 @@ export const DEFAULT_HTTP_TIMEOUTS: Readonly<Required<HttpTimeoutOptions>> = Obj
 /** How often Node checks the header and request timeouts of open connections (its default, 30 s, would blur them). */
 const TIMEOUT_CHECK_INTERVAL_MS = 1000;
 
-/** How long a connection refused below the app stays open after the answer, discarding what the client sends: 1 s. */
+/** How long a connection refused below the app stays open after the response, discarding what the client sends: 1 s. */
 const REFUSED_LINGER_MS = 1000;
 
 /**
- * Writes a raw answer and ends the connection: what the client still sends (a body behind a refused header section,
- * say) is read and discarded, so that it sees the answer rather than a reset, and after {@link REFUSED_LINGER_MS} the
+ * Writes a raw response and ends the connection: what the client still sends (a body behind a refused header section,
+ * say) is read and discarded, so that it sees the response rather than a reset, and after {@link REFUSED_LINGER_MS} the
  * socket is destroyed whatever the client does.
  */
-function refuseConnection(socket: Duplex, answer: string): void {
-  socket.end(answer);
+function refuseConnection(socket: Duplex, response: string): void {
+  socket.end(response);
   socket.resume();
   const timer = setTimeout(() => socket.destroy(), REFUSED_LINGER_MS);
   timer.unref();
@@ -43,7 +43,7 @@ function refuseConnection(socket: Duplex, answer: string): void {
 /**
  * Node's `clientError` (a message the parser refused, or a header or request timeout): a JSON 400, 408 or 431 (see
  * {@link clientErrorResponse}). When the broken bytes follow a whole request (a `Content-Length` shorter than the
- * body), that request is answered first and the refusal follows it, in order.
+ * body), that request gets its response first and the refusal follows it, in order.
  */
 function onClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
   const refuse = () => {
@@ -54,14 +54,14 @@ function onClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
     socket.destroy();
     return;
   }
-  // The answer being written on this connection (Node keeps it there; no public accessor exists).
+  // The response being written on this connection (Node keeps it there; no public accessor exists).
   const inFlight = (socket as { _httpMessage?: ServerResponse })._httpMessage;
   if (inFlight && !inFlight.writableEnded && inFlight.req.complete) {
     inFlight.once("finish", refuse);
     inFlight.once("close", () => socket.destroy());
     return;
   }
-  // As Node's own handler: an answer already begun for an unfinished request cannot be followed by another.
+  // As Node's own handler: a response already begun for an unfinished request cannot be followed by another.
   if (inFlight?.headersSent) socket.destroy();
   else refuse();
 }
@@ -72,7 +72,7 @@ function onClientError(error: NodeJS.ErrnoException, socket: Duplex): void {
  * - Timeouts (milliseconds): `headersTimeout` = `headersMs`, `requestTimeout` = `requestMs` (at least `headersMs`, as
  *   Node requires; 0 turns it off), `keepAliveTimeout` = `keepAliveMs`, checked every second; see
  *   {@link HttpTimeoutOptions} for the reasons.
- * - Every answer says `X-Content-Type-Options: nosniff`, also those written below the app: 400/408/431 for refused
+ * - Every response says `X-Content-Type-Options: nosniff`, also those written below the app: 400/408/431 for refused
  *   messages and timeouts, 417 for an `Expect` other than `100-continue` (RFC 9110 §10.1.1), 405 for `CONNECT`, 400
  *   for a request without `Host` (RFC 9112 §3.2) or with a target the adapter cannot read.
  *
@@ -89,12 +89,12 @@ export function createHttpServer(app: Hono<AppEnv>, timeouts: Required<HttpTimeo
       requestTimeout: timeouts.requestMs === 0 ? 0 : Math.max(timeouts.requestMs, timeouts.headersMs),
       keepAliveTimeout: timeouts.keepAliveMs,
       connectionsCheckingInterval: TIMEOUT_CHECK_INTERVAL_MS,
-      // A missing Host is refused by the adapter (400) with the headers of every other answer; Node's own refusal
+      // A missing Host is refused by the adapter (400) with the headers of every other response; Node's own refusal
       // would carry none of them.
       requireHostHeader: false,
     },
     (req, res) => {
-      // Every answer, the app's and those the adapter writes itself, says nosniff.
+      // Every response, the app's and those the adapter writes itself, says nosniff.
       res.setHeader(NO_SNIFF.name, NO_SNIFF.value);
       return listener(req, res);
     },
@@ -112,7 +112,7 @@ export function createHttpServer(app: Hono<AppEnv>, timeouts: Required<HttpTimeo
     );
     res.writeHead(status, headers).end(body);
   });
-  // CONNECT is not served (no proxy here); answer instead of leaving the socket hanging.
+  // CONNECT is not served (no proxy here); respond instead of leaving the socket hanging.
   server.on("connect", (_req, socket: Socket) => {
     refuseConnection(
       socket,

@@ -81,7 +81,7 @@ export interface StatsSnapshot {
   byRoute: Record<string, number>;
 }
 
-/** What `POST /_emulator/events` answers (202): the deliveries started, by id. */
+/** What `POST /_emulator/events` returns (202): the deliveries started, by id. */
 export interface TriggeredEvent {
   /** The event delivered (docs/helpdesk-api.md §6). */
   event: WebhookEvent;
@@ -117,13 +117,13 @@ export interface EmulatorAccount {
 export interface FaultOptions {
   /** Added delay before each faultable request, in milliseconds. Default 0. */
   latencyMs?: number;
-  /** Share of requests answered 429 `rate_limited` with `Retry-After` (RFC 6585 §4). Default 0. */
+  /** Share of requests that get 429 `rate_limited` with `Retry-After` (RFC 6585 §4). Default 0. */
   rate429?: number;
-  /** Value of `Retry-After` on 429 and 503 answers, in seconds (RFC 9110 §10.2.3). Default 1. */
+  /** Value of `Retry-After` on 429 and 503 responses, in seconds (RFC 9110 §10.2.3). Default 1. */
   retryAfterSeconds?: number;
-  /** Share of requests answered 500 `internal_error`. Default 0. */
+  /** Share of requests that get 500 `internal_error`. Default 0. */
   rate500?: number;
-  /** Share of requests answered 503 `service_unavailable` with `Retry-After`. Default 0. */
+  /** Share of requests that get 503 `service_unavailable` with `Retry-After`. Default 0. */
   rate503?: number;
   /** Share of requests whose TCP connection is destroyed without any response. Default 0. */
   dropRate?: number;
@@ -149,7 +149,7 @@ export interface DeliveryRetryOptions {
   deadlineMs?: number;
 }
 
-/** What the `webhookIdShape` option exposes in the `POST /v1/webhooks` answer; see {@link EmulatorOptions}. */
+/** What the `webhookIdShape` option exposes in the `POST /v1/webhooks` response; see {@link EmulatorOptions}. */
 export type WebhookIdShape = "id" | "href" | "location" | "none";
 
 /** Options of `startEmulator`. Every field is optional. */
@@ -174,7 +174,7 @@ export interface EmulatorOptions {
   /**
    * A data file keeping clients, accounts, codes and tokens (as SHA-256 hashes; passwords as scrypt hashes), webhooks
    * and the delivery log across restarts: an SQLite database (with its `-wal` and `-shm` files beside it while in
-   * use). Every change is committed before the answer that acknowledges it is sent. A version-1 JSON data file of
+   * use). Every change is committed before the response that acknowledges it is sent. A version-1 JSON data file of
    * earlier emulators is imported once into a database at the same path, the JSON file kept unchanged as
    * `<dataFile>.v1.json` (told to `notice`); any other file is refused and left unchanged. Several emulators may use
    * one data file at once, on one machine. At start the `clients` and `accounts` options are added to the stored ones
@@ -192,11 +192,11 @@ export interface EmulatorOptions {
   deliveryLogLimit?: number;
   /**
    * Sink of one-line notices about the data file: an import of a version-1 JSON file, a commit that failed (the
-   * answers waiting for it fail with 500). Default: a line on stderr.
+   * responses waiting for it fail with 500). Default: a line on stderr.
    */
   notice?: (line: string) => void;
   /**
-   * What the create answer of `POST /v1/webhooks` exposes, to test a client's id fallbacks:
+   * What the create response of `POST /v1/webhooks` exposes, to test a client's id fallbacks:
    * `"id"` (default): body `webhook.id` and `webhook.href`, header `Location`;
    * `"href"`: no `webhook.id`; `"location"`: no `webhook.id` nor `webhook.href`, `Location` only;
    * `"none"`: none of the three.
@@ -232,11 +232,11 @@ export interface HttpTimeoutOptions {
   /**
    * Time to receive a whole request, body included. Default 30000: at most a 1 MiB body on loopback, with room for
    * a slow machine; Node's default of 300 s would let a client that trickles a body hold a request for 5 minutes.
-   * It does not count the time the emulator takes to answer (for example injected latency).
+   * It does not count the time the emulator takes to respond (for example injected latency).
    */
   requestMs?: number;
   /**
-   * How long an idle keep-alive connection stays open after an answer (advertised as `Keep-Alive: timeout=10`).
+   * How long an idle keep-alive connection stays open after a response (advertised as `Keep-Alive: timeout=10`).
    * Default 10000: longer than the idle time of clients that reuse connections (undici keeps a connection for the
    * advertised time minus 2 s), so the client, not the server, closes it, and a request never races a closing socket.
    */

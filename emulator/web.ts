@@ -1,7 +1,7 @@
 /**
  * The web pages for people, a Hono sub-app mounted at `/`: `/` (sign-in, or the account's webhooks, a test-event form and the delivery log),
  * `POST /signin`, `GET /signin?token=` (one-time link), `POST /signout`, `POST /webhooks`,
- * `POST /webhooks/:id/delete`, `POST /events`. Forms are URL-encoded, CSRF-checked, and answered with 303 redirects
+ * `POST /webhooks/:id/delete`, `POST /events`. Forms are URL-encoded, CSRF-checked, and responded with 303 redirects
  * (post/redirect/get) or the page with errors.
  */
 import { Hono } from "hono";
@@ -17,7 +17,7 @@ import { homePage, signInPage } from "./pages/home.js";
 import type { HomeView } from "./pages/home.js";
 
 /**
- * The pages' sub-app (mounted with `app.route("/", ...)`): every route answers a page (HTML), or a 303 redirect after
+ * The pages' sub-app (mounted with `app.route("/", ...)`): every route responds with a page (HTML), or a 303 redirect after
  * a form (post/redirect/get).
  */
 export function createWebApp(ctx: EmulatorContext): Hono<AppEnv> {

@@ -9,7 +9,7 @@
  * | `TokenCacheError` | auth | `cache_damaged`, `cache_inaccessible`, `lock_timeout`, `refresh_interrupted`, `refresh_in_progress` |
  * | `UnsupportedNodeError` | every entry point | `unsupported_node` |
  * | `DeliveryParseError` | `pulumi-helpdesk/records` | `invalid_delivery` |
- * | `EmulatorHttpError` subclasses (`OAuthErrorResponse`, `BearerError`, `ApiError`, `PageError`) | the emulator's answers | the answer's `error` |
+ * | `EmulatorHttpError` subclasses (`OAuthErrorResponse`, `BearerError`, `ApiError`, `PageError`) | the emulator's responses | the response's `error` |
  * | `EmulatorOptionError`, `StoreError`, `DataFileError`, `EmulatorInspectionError` | `pulumi-helpdesk/emulator` | `invalid_option`; `busy`, `commit`; `data_file_refused`; `unreachable`, `refused` |
  * | `CliError` | the CLI | `usage`, `failed` |
  * | `ConfigNamespaceError` | `pulumi-helpdesk` (`configKeysFor`) | `invalid_namespace` |

@@ -7,8 +7,8 @@
  * are those that say "this file system has no directory sync at all", where there is nothing more a program can do and
  * refusing would only make the file system unusable: the rename is then as durable as that file system makes it.
  *
- * - Linux: `EINVAL`, the answer of a file system without an fsync for directories (CIFS/SMB mounts; /proc and /sys).
- *   A FUSE file system that leaves fsyncdir out is already answered with success by the kernel.
+ * - Linux: `EINVAL`, the response of a file system without an fsync for directories (CIFS/SMB mounts; /proc and /sys).
+ *   A FUSE file system that leaves fsyncdir out is already responded with success by the kernel.
  * - NetBSD and other BSDs: `EBADF`, fsync refused on a directory opened read-only (a directory cannot be opened for
  *   writing). The descriptor here was just opened, so `EBADF` cannot mean anything else.
  * - HP-UX: `EISDIR`.
@@ -23,12 +23,12 @@
  */
 import { closeSync, fsyncSync, openSync } from "node:fs";
 
-/** What fsync of a directory answers on a file system that has none (see the module doc). */
+/** What fsync of a directory returns on a file system that has none (see the module doc). */
 const NO_DIRECTORY_SYNC: ReadonlySet<string> = new Set(["EINVAL", "EBADF", "EISDIR"]);
 
 /**
  * Makes the names in `dir` durable: a rename into it, a file created, linked or removed in it survives a crash.
- * Does nothing on Windows, and passes over the answer of a file system without directory sync (see the module doc).
+ * Does nothing on Windows, and passes over the response of a file system without directory sync (see the module doc).
  *
  * @param dir an existing directory (absolute, or relative to the working directory)
  * @throws NodeJS.ErrnoException (`node:fs`'s error, its `code` set) when `dir` cannot be opened or its fsync fails

@@ -168,7 +168,7 @@ export const LOGO_FILE = "docs/logo.svg";
 /**
  * The web address of {@link LOGO_FILE} at the release tag of a version ({@link releaseTag}), as GitHub serves a raw
  * file: the schema's `logoUrl`, which the Pulumi Registry shows (its publishing guide asks for an SVG in the package's
- * repository). It answers once that tag is pushed to GitHub.
+ * repository). It resolves once that tag is pushed to GitHub.
  *
  * @param version the package version, default this package's (package.json's)
  * @param repository default: this package's

@@ -1,6 +1,6 @@
 /**
  * Which failed requests never reached the server, defined once, as one function: {@link neverSent}. It decides things
- * that must agree: whether a `POST /v1/webhooks` that got no answer may have created a webhook, so that it is neither
+ * that must agree: whether a `POST /v1/webhooks` that got no response may have created a webhook, so that it is neither
  * sent again nor passed over in silence (`provider/core/retry.ts` `mayHaveCreated`), and whether a refresh request
  * certainly issued no tokens, so its pending marker can be cleared (`auth/grant.ts`, RFC 9700 §4.14.2).
  */

@@ -1,7 +1,7 @@
 /**
  * Whether a process lives on this machine, defined once for the two places that ask it about a process named in a
  * file: the owner of an emulator import lock (`emulator/store/data-file.ts`) and the process that sent a pending token
- * refresh (`auth/grant.ts`). Both use the answer to decide whether to step in for a process that may be gone, so a
+ * refresh (`auth/grant.ts`). Both use the response to decide whether to step in for a process that may be gone, so a
  * doubt counts as alive: stepping in for a live process is the harm (a lock taken over, a refresh reported as lost).
  * @home whether a process named in a file still exists
  */

@@ -35,3 +35,19 @@ export const SECRET_SIG = "1b47061264138c4ac30d75fd1eb44270";
 export function stateSecret(value: string): Record<string, string> {
   return { [SIG_KEY]: SECRET_SIG, plaintext: JSON.stringify(value) };
 }
+
+/**
+ * The plain value of a property in a state file's form (`pulumi stack export --show-secrets`): the inverse of
+ * {@link stateSecret} for a secret (`{[SIG_KEY]: SECRET_SIG, plaintext: <JSON text>}`, pulumi/pulumi `apitype.SecretV1`),
+ * any other value as it is.
+ *
+ * @param value a property's value as the export has it
+ * @returns the value, or undefined when a secret has no plaintext (an export without `--show-secrets`)
+ * @throws SyntaxError when a secret's plaintext is not JSON (a state file no engine wrote)
+ */
+export function stateValue(value: unknown): unknown {
+  if (typeof value !== "object" || value === null || (value as Record<string, unknown>)[SIG_KEY] !== SECRET_SIG)
+    return value;
+  const plaintext = (value as { plaintext?: unknown }).plaintext;
+  return typeof plaintext === "string" ? (JSON.parse(plaintext) as unknown) : undefined;
+}

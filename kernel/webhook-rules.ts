@@ -192,7 +192,7 @@ function typeName(value: unknown): string {
 /**
  * The longest accepted webhook id, in UTF-16 code units. The spec shows no id format (docs/helpdesk-api.md §4.4 only
  * says `:id` identifies the webhook); 255 is this project's bound, far above any id an API mints (`wh_` plus a few
- * dozen characters) and short enough that a hostile answer cannot grow state or requests.
+ * dozen characters) and short enough that a hostile response cannot grow state or requests.
  */
 export const MAX_ID_LENGTH = 255;
 
@@ -206,7 +206,7 @@ export const ID_RULE_DESCRIPTION =
 
 /**
  * Why `value` is not a webhook id, or `undefined` when it is one: the one rule for every place an id enters (the
- * create answer, `pulumi import`, `pulumi-helpdesk import`'s file, a delete), so that an id is always exactly the one
+ * create response, `pulumi import`, `pulumi-helpdesk import`'s file, a delete), so that an id is always exactly the one
  * path segment of `DELETE /v1/webhooks/:id` (docs/helpdesk-api.md §4.4) and can never become the collection
  * (`.` resolves to `/v1/webhooks/`) or the API root (`..` to `/v1/`) under RFC 3986 §5.2.4 dot-segment removal.
  *
@@ -214,7 +214,7 @@ export const ID_RULE_DESCRIPTION =
  * character, and not `.` or `..`. Anything else in it (`%`, `?`, `#`, non-ASCII) is percent-encoded when sent
  * ({@link webhookIdPath}).
  *
- * @param value anything: a create answer's field, an import id, a file's cell
+ * @param value anything: a create response's field, an import id, a file's cell
  * @returns a sentence starting with `id` that says what is wrong and what is allowed, echoing the id by
  *   {@link shownValue} (at most 100 characters, never one that looks like a url: a url in the wrong column); never
  *   throws

@@ -3,7 +3,7 @@
  * `pulumi-analyzer-helpdesk` (`bin/release.ts`, `bin/pulumi-analyzer-helpdesk.ts`), which `pulumi preview --policy-pack <folder>/pulumi-analyzer-helpdesk`
  * launches directly, as it launches a provider (pulumi/pulumi v3.259 `pkg/resource/plugin/analyzer_plugin.go`: an
  * executable file given as the pack is run with the engine's address as its argument). It serves the table of
- * `policy/policies.ts` with the Analyzer server of `policy/server.ts`, which answers as the folder form
+ * `policy/policies.ts` with the Analyzer server of `policy/server.ts`, which responds as the folder form
  * (`policy/pack.ts`, on `@pulumi/policy`) does and loads neither `@pulumi/policy` nor the Pulumi SDK: prints its port
  * on stdout, then serves until the engine ends it. No Node.js is needed where the executable runs. A side-effect
  * module without top-level await (the release bundle is CommonJS).

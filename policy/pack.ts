@@ -5,7 +5,7 @@
  * `PulumiPolicy.yaml` is run by its runtime's language host, `@pulumi/pulumi/cmd/run-policy-pack`). It serves the
  * table of `policy/policies.ts` with the program's own `@pulumi/policy` (an optional peer dependency of
  * pulumi-helpdesk), by its public `PolicyPack`: the convention TypeScript teams know. The release executable serves the
- * same table with a server of its own (`policy/server.ts`); tests/policy/parity.test.ts holds their answers equal.
+ * same table with a server of its own (`policy/server.ts`); tests/policy/parity.test.ts holds their responses equal.
  *
  * Each policy of the table becomes a `@pulumi/policy` policy: a resource's properties are read past `@pulumi/policy`'s
  * unknown-checking proxy (`policy/pulumi-policy.ts` `rawProperty`), so that an unknown value is seen as the sentinel

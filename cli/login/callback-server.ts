@@ -8,7 +8,7 @@
  * the wait goes on. The browser's request for the genuine redirect is held open until the caller has finished the
  * code exchange and calls {@link AuthorizationCallback.respond}, so the page says "signed in" only when that is true.
  *
- * | request                                                      | answer                      | ends the wait |
+ * | request                                                      | response                    | ends the wait |
  * |--------------------------------------------------------------|-----------------------------|---------------|
  * | any method, other path (`/favicon.ico`, `/`, ...)            | 404 text                    | no            |
  * | callback path, method other than GET (POST, HEAD, ...)       | 405 text, `Allow: GET`      | no            |
@@ -29,28 +29,28 @@ import { CliError } from "../output.js";
 /** Default of {@link CallbackOptions.responseTimeoutSeconds}: how long the browser waits for the result, in seconds. */
 export const DEFAULT_RESPONSE_TIMEOUT_SECONDS = 60;
 
-/** How long `close()` lets answered connections finish before cutting them, in milliseconds. */
+/** How long `close()` lets connections with a response finish before cutting them, in milliseconds. */
 const CLOSE_GRACE_MS = 1000;
 
 /** What the browser is told once the login has finished: success, or a failure message a person can act on. */
 export type CallbackOutcome = { ok: true } | { ok: false; message: string };
 
 /**
- * The genuine redirect (its `state` matched): the URL the browser was sent to, and the way to answer it.
+ * The genuine redirect (its `state` matched): the URL the browser was sent to, and the way to respond to it.
  * The browser's request stays open until `respond` is called or the response bound passes.
  */
 export interface AuthorizationCallback {
   /** The registered redirect URI with the query the browser brought (`code`, `state`, ...). */
   url: URL;
   /**
-   * Answers the browser with a page for `outcome` (a failure message is shown through auth/redact.ts `serverText`:
+   * Responds to the browser with a page for `outcome` (a failure message is shown through auth/redact.ts `serverText`:
    * escape sequences, control characters and credentials removed, shortened).
    * Idempotent: only the first call, and only before the response bound, reaches the browser; never throws.
    */
   respond(outcome: CallbackOutcome): void;
 }
 
-/** Why a request got a 4xx answer and did not end the wait. */
+/** Why a request got a 4xx response and did not end the wait. */
 export type IgnoredReason = "not_found" | "method_not_allowed" | "missing_state" | "state_mismatch" | "already_settled";
 
 /** Options of {@link listenForCallback}. */
@@ -64,7 +64,7 @@ export interface CallbackOptions {
    * (default {@link DEFAULT_RESPONSE_TIMEOUT_SECONDS}); then the page says to look at the terminal.
    */
   responseTimeoutSeconds?: number;
-  /** Told about each request that was answered 4xx and did not end the wait (for a warning, or tests). */
+  /** Told about each request that got a 4xx response and did not end the wait (for a warning, or tests). */
   onIgnored?: (reason: IgnoredReason, request: { method: string; path: string }) => void;
 }
 
@@ -76,7 +76,7 @@ export interface CallbackReceiver {
    * person declined) or no usable `code`, and with {@link CliError} when `timeoutSeconds` pass first.
    */
   callback: Promise<AuthorizationCallback>;
-  /** Answers a still-held browser request, stops listening and ends the connections (idempotent). */
+  /** Responds to a still-held browser request, stops listening and ends the connections (idempotent). */
   close(): Promise<void>;
 }
 
@@ -108,7 +108,7 @@ export async function listenForCallback(redirectUri: URL, options: CallbackOptio
   let settle: { resolve(callback: AuthorizationCallback): void; reject(error: Error): void } | undefined;
   const callback = new Promise<AuthorizationCallback>((resolve, reject) => (settle = { resolve, reject }));
   callback.catch(() => undefined); // a rejection nobody awaits (after close) is not an unhandled error
-  let held: { answer(outcome: CallbackOutcome | "late"): void } | undefined;
+  let held: { respond(outcome: CallbackOutcome | "late"): void } | undefined;
   let waitTimer: NodeJS.Timeout | undefined;
 
   const ignore = (
@@ -170,7 +170,7 @@ export async function listenForCallback(redirectUri: URL, options: CallbackOptio
       return;
     }
     held = holdResponse(res, responseTimeoutMs);
-    settle?.resolve({ url, respond: held.answer });
+    settle?.resolve({ url, respond: held.respond });
   };
 
   const servers = await listenOnAll(hosts, port, handle);
@@ -192,7 +192,7 @@ export async function listenForCallback(redirectUri: URL, options: CallbackOptio
       if (closed) return;
       closed = true;
       clearTimeout(waitTimer);
-      held?.answer("late");
+      held?.respond("late");
       await Promise.all(servers.map(closeServer));
     },
   };
@@ -244,7 +244,7 @@ async function listenOnAll(
   return servers;
 }
 
-/** Stops a server: idle connections now, answered ones after {@link CLOSE_GRACE_MS}. */
+/** Stops a server: idle connections now, those with a response after {@link CLOSE_GRACE_MS}. */
 function closeServer(server: Server): Promise<void> {
   return new Promise<void>((resolve) => {
     if (!server.listening) return resolve();
@@ -294,19 +294,19 @@ function redirectFailure(query: URLSearchParams): OAuthError | undefined {
 }
 
 /**
- * Holds the browser's request open: the first `answer` sends the page; after `timeoutMs` the browser is told to look
- * at the terminal, and later answers are dropped.
+ * Holds the browser's request open: the first `respond` sends the page; after `timeoutMs` the browser is told to look
+ * at the terminal, and later responses are dropped.
  */
-function holdResponse(res: ServerResponse, timeoutMs: number): { answer(outcome: CallbackOutcome | "late"): void } {
-  let answered = false;
-  const answer = (outcome: CallbackOutcome | "late") => {
-    if (answered) return;
-    answered = true;
+function holdResponse(res: ServerResponse, timeoutMs: number): { respond(outcome: CallbackOutcome | "late"): void } {
+  let responded = false;
+  const respond = (outcome: CallbackOutcome | "late") => {
+    if (responded) return;
+    responded = true;
     clearTimeout(bound);
     if (!res.destroyed && !res.writableEnded) sendPage(res, outcome);
   };
-  const bound = setTimeout(() => answer("late"), timeoutMs);
-  return { answer };
+  const bound = setTimeout(() => respond("late"), timeoutMs);
+  return { respond };
 }
 
 /** Sends the result page (200: the request was the genuine redirect; the page says how the login went). */

@@ -32,7 +32,7 @@ import type { WebhookEvent } from "../../kernel/events.js";
 import { DYNAMIC_WEBHOOK_TYPE, WEBHOOK_TYPE, pluginDownloadUrl } from "../../kernel/names.js";
 import { PACKAGE_NAME, packageVersion } from "../../kernel/package-version.js";
 import { collectSettings, SETTING_NAMES } from "../../kernel/settings.js";
-import { SECRET_SIG, SIG_KEY } from "../../kernel/pulumi-wire.js";
+import { stateValue } from "../../kernel/pulumi-wire.js";
 import { webhookProblems } from "../../kernel/webhook-rules.js";
 import { declarationLanguage, declarations } from "../import/declarations.js";
 import { CliError, info, result, success, warn } from "../output.js";
@@ -87,19 +87,6 @@ interface Move extends WebhookRow {
 const ROOT_STACK_TYPE = "pulumi:pulumi:Stack";
 /** The URNs given to one `pulumi state delete` run: a few hundred keep its command line far below the system's limit. */
 const STATE_DELETE_BATCH = 500;
-
-/**
- * The plain value of a property of `pulumi stack export --show-secrets`: a secret there is
- * `{ <SIG_KEY>: <SECRET_SIG>, plaintext: <JSON text> }` (pulumi/pulumi `apitype.SecretV1`).
- *
- * @returns the value, or undefined when a secret has no plaintext (an export without `--show-secrets`)
- */
-function plainValue(value: unknown): unknown {
-  if (typeof value !== "object" || value === null || (value as Record<string, unknown>)[SIG_KEY] !== SECRET_SIG)
-    return value;
-  const plaintext = (value as { plaintext?: unknown }).plaintext;
-  return typeof plaintext === "string" ? (JSON.parse(plaintext) as unknown) : undefined;
-}
 
 /**
  * Moves the stack's dynamic webhooks to the native provider (see the module's description).
@@ -248,7 +235,7 @@ function plannedMoves(resources: readonly ExportedResource[], stackName: string,
     const name = nameOf(dynamic.urn);
     const what = `dynamic Webhook ${JSON.stringify(name)}`;
     const outputs = dynamic.outputs ?? {};
-    const inputs = { event: plainValue(outputs.event), url: plainValue(outputs.url) };
+    const inputs = { event: stateValue(outputs.event), url: stateValue(outputs.url) };
     const failures = webhookProblems(inputs);
     if (!dynamic.id)
       problems.push(

@@ -114,7 +114,7 @@ export function describeStatus(
   };
 }
 
-/** The token cache's view of the stack's grant; a cache problem is reported, not thrown (status always answers). */
+/** The token cache's view of the stack's grant; a cache problem is reported, not thrown (status always responds). */
 function tokenCacheStatus(
   stack: string,
   namespace: string,

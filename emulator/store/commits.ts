@@ -1,12 +1,12 @@
 /**
- * Group commit for the emulator's SQLite store: every change is committed before the answer that acknowledges it is
+ * Group commit for the emulator's SQLite store: every change is committed before the response that acknowledges it is
  * sent, and the changes made in one turn of the event loop share one commit (one fsync of the write-ahead log under
  * `synchronous=FULL`), so a durable commit costs the emulator little more under load than it does for one request.
  *
  * How: the first change of a turn opens a transaction (`BEGIN IMMEDIATE`, which takes the database's write lock at
  * once, so the changes never fail halfway for a lock another process holds); each change runs in a savepoint of it,
  * atomic on its own; a `setImmediate` callback commits the transaction after the turn's I/O callbacks have run. A
- * request records {@link GroupCommit.mark} when it starts and, before its answer is sent, waits for
+ * request records {@link GroupCommit.mark} when it starts and, before its response is sent, waits for
  * {@link GroupCommit.committed}: the commit of every change made since. Reads in between see the open transaction's
  * changes (same connection); other processes see them once committed (WAL).
  */
@@ -64,7 +64,7 @@ export class GroupCommit {
   /**
    * @param db the connection; nothing else may begin or end transactions on it
    * @param describe names the database in error messages, e.g. `the data file /x/helpdesk.db`
-   * @param onCommitError told of every failed commit (the answers waiting for it fail too)
+   * @param onCommitError told of every failed commit (the responses waiting for it fail too)
    */
   constructor(
     private readonly db: DatabaseSync,
@@ -122,7 +122,7 @@ export class GroupCommit {
     batch.settle();
   }
 
-  /** Ends a batch whose changes are lost: rolls back what is left of it and fails every answer waiting for it. */
+  /** Ends a batch whose changes are lost: rolls back what is left of it and fails every response waiting for it. */
   private fail(batch: Batch, cause: unknown): void {
     if (this.open === batch) this.open = undefined;
     clearImmediate(batch.timer);

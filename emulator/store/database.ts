@@ -112,7 +112,7 @@ export class StoreDatabase {
   }
 
   /**
-   * Resolves when every change made since `mark` is committed; the app awaits it before sending any answer.
+   * Resolves when every change made since `mark` is committed; the app awaits it before sending any response.
    * @throws StoreError `commit` when such a commit failed (its changes did not take effect)
    */
   committed(mark: number): Promise<void> {

@@ -7,14 +7,14 @@
  *
  * Why SQLite through `node:sqlite` (`DatabaseSync`): it is built into Node (>= 22.5; without a flag or warning in
  * Node 24), so there is no native addon to compile or download; its synchronous API fits a store whose methods are
- * synchronous and whose every change must be committed before the answer that acknowledges it is sent; and SQLite
+ * synchronous and whose every change must be committed before the response that acknowledges it is sent; and SQLite
  * gives atomic commits, a write-ahead log, indexes and locking between processes, where the JSON file before it was
  * rewritten whole, 25 ms after a change, and lost what was acknowledged in between. Some statements use a numbered
  * parameter twice (`?1`), which `node:sqlite` binds by position only from Node.js 22.20 and 24.7: one reason for the
  * package's Node.js floor (kernel/node-support.ts).
  *
  * Every change is committed before it is acknowledged: the app waits for {@link Store.committed} before sending any
- * answer, and changes of one event-loop turn, whatever tables they touch, share one commit (commits.ts). Every read
+ * response, and changes of one event-loop turn, whatever tables they touch, share one commit (commits.ts). Every read
  * goes to the database, so two emulators on one data file see each other's changes at once; single-use steps (a code
  * exchanged, a refresh token rotated) are conditional updates, so only one of two racing processes wins.
  *
@@ -57,7 +57,7 @@ export interface StoreOptions {
 /**
  * The emulator's state: a table module per table over one connection (`clients`, `accounts`, `codes`, `tokens`,
  * `webhooks`, `deliveries`), the memory-only `browser` state, and what spans them. Every change is atomic and
- * committed (see the module comment) before the app answers. Times come from the injected clock (milliseconds since
+ * committed (see the module comment) before the app responds. Times come from the injected clock (milliseconds since
  * the epoch).
  */
 export class Store {

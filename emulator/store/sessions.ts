@@ -120,7 +120,7 @@ export class BrowserState {
     return request;
   }
 
-  /** Consumes a pending request: it can be answered once. */
+  /** Consumes a pending request: it can be used once. */
   takePending(id: string): PendingAuthorization | undefined {
     const request = this.peekPending(id);
     this.pending.delete(id);

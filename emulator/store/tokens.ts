@@ -10,7 +10,7 @@ import type { StoreDatabase } from "./database.js";
 
 /**
  * How long a dead token (an access token past its expiry, or any revoked token) is kept before it is purged: 1 hour,
- * so that answers can still say "expired" or "revoked" rather than "unknown", and a rotated-out refresh token that is
+ * so that responses can still say "expired" or "revoked" rather than "unknown", and a rotated-out refresh token that is
  * presented again within that hour revokes its grant (RFC 9700 §4.14.2). After it, the token is unknown (still
  * refused).
  */

@@ -138,7 +138,7 @@ export class HelpdeskClient {
       (failure) =>
         new HelpdeskError(
           "protocol",
-          `delete webhook failed: DELETE ${path} answered ${failure.status} but its body was not read: ${failure.message}. ` +
+          `delete webhook failed: DELETE ${path} responded with ${failure.status} but its body was not read: ${failure.message}. ` +
             "Whether the webhook was deleted is unknown: run the command again (a webhook already gone counts as deleted).",
           { status: failure.status, cause: failure },
         ),
@@ -244,7 +244,7 @@ export class HelpdeskClient {
       : "";
     return new HelpdeskError(
       "network",
-      `${operation} failed: ${method} ${path} got no answer from ${baseUrlText(this.options.baseUrl)} after ${attempts} attempt(s) ` +
+      `${operation} failed: ${method} ${path} got no response from ${baseUrlText(this.options.baseUrl)} after ${attempts} attempt(s) ` +
         `(${serverText(reason, this.secrets())}).${mayExist} Check that the API is reachable and ${this.options.describe("baseUrl")} is right.`,
       { cause: error },
     );
@@ -253,7 +253,7 @@ export class HelpdeskClient {
   private httpError(operation: string, method: string, path: string, status: number, body: string): HelpdeskError {
     return new HelpdeskError(
       "http",
-      `${operation} failed: ${method} ${path} answered ${status}: ${excerpt(body, this.secrets()) || "(empty body)"}. ${hintFor(status, this.options.describe, this.options.grant)}`,
+      `${operation} failed: ${method} ${path} responded with ${status}: ${excerpt(body, this.secrets()) || "(empty body)"}. ${hintFor(status, this.options.describe, this.options.grant)}`,
       { status },
     );
   }
@@ -261,7 +261,7 @@ export class HelpdeskClient {
   private orphanError(inputs: WebhookSpec, status: number, why: string, cause?: unknown): HelpdeskError {
     return new HelpdeskError(
       "protocol",
-      `create webhook: POST /v1/webhooks answered ${status} but ${why}. A webhook for event ${JSON.stringify(inputs.event)} ` +
+      `create webhook: POST /v1/webhooks responded with ${status} but ${why}. A webhook for event ${JSON.stringify(inputs.event)} ` +
         `and url ${displayUrl(inputs.url)} may have been created and is not in Pulumi state: ` +
         "find it in the help desk's webhook page and delete it there, then run `pulumi up` again.",
       { status, cause },
@@ -294,7 +294,7 @@ function hintFor(status: number, describe: SettingsPlace["describe"], place: Sig
   if (status === 429)
     return `The API is rate-limiting requests: wait and run again, or raise ${describe("maxRetries")}.`;
   if (status >= 500) return "The help-desk API failed: try again later.";
-  return "Unexpected answer from the help-desk API.";
+  return "Unexpected response from the help-desk API.";
 }
 
 /** What one attempt produced: a response (any status), or no response. */

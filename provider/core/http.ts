@@ -86,7 +86,9 @@ export function exchange(request: HttpExchange): Promise<HttpResponse> {
       }
       if (signal.aborted) {
         reject(
-          new HttpExchangeError("TIMEOUT", `no complete answer within ${request.timeoutMs / 1000} s`, { cause: error }),
+          new HttpExchangeError("TIMEOUT", `no complete response within ${request.timeoutMs / 1000} s`, {
+            cause: error,
+          }),
         );
         return;
       }

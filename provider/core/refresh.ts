@@ -8,7 +8,7 @@
  * `host.ReleaseContext` (pulumi/pulumi `pkg/host/host.go`): for each resource plugin it calls `Cancel`
  * (`SignalCancellation`, 5 s) and then interrupts the process (SIGINT, 5 s before SIGKILL), while its `Log` service
  * and the diagnostics of the run still take messages. The native plugin takes the warning in `Cancel`; the dynamic
- * provider, whose host (`@pulumi/pulumi` `cmd/dynamic-provider`) answers `Cancel` itself, on SIGINT.
+ * provider, whose host (`@pulumi/pulumi` `cmd/dynamic-provider`) handles `Cancel` itself, on SIGINT.
  */
 
 /**

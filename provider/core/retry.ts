@@ -4,18 +4,18 @@
  * - 429 and 503: retried for every method, after `Retry-After` (RFC 9110 §10.2.3: seconds or an HTTP date) when
  *   given, else exponential backoff. Both mean the request was not processed, so a POST is safe to resend.
  * - other 5xx: retried for DELETE only (idempotent, RFC 9110 §9.2.2); a POST may have created the webhook.
- * - no answer: DELETE always; POST only when it cannot have created a webhook ({@link mayHaveCreated}).
+ * - no response: DELETE always; POST only when it cannot have created a webhook ({@link mayHaveCreated}).
  * Backoff: "full jitter", a random delay in [0, min(cap, base · 2^attempt)].
  */
 import { neverSent } from "../../kernel/not-sent.js";
 
-/** What came back from one attempt: an answer, or the failure of an exchange that got none. */
+/** What came back from one attempt: a response, or the failure of an exchange that got none. */
 export type AttemptOutcome =
   | { kind: "response"; status: number; retryAfter: string | undefined }
   | { kind: "error"; error: unknown };
 
 /**
- * Whether a request that got no answer may have created a webhook: a POST that may have reached the API, that is,
+ * Whether a request that got no response may have created a webhook: a POST that may have reached the API, that is,
  * one not proven never sent (`kernel/not-sent.ts`). Decided here once, for both consequences: such a request is not
  * sent again ({@link retryDelay}), and the person is told a webhook may exist (`client.ts`).
  *

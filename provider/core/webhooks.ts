@@ -74,7 +74,7 @@ export function replacedFields(
  * @param spec the checked inputs
  * @returns the webhook as registered
  * @throws HelpdeskError `credentials` (no base URL or access token, or a refresh that failed), `http`, `network`,
- *   `protocol` (no id in the answer: the message says a webhook may exist and how to find it); SettingError
+ *   `protocol` (no id in the response: the message says a webhook may exist and how to find it); SettingError
  *   `config`; messages name no credential
  */
 export async function createWebhook(target: Target, spec: WebhookSpec): Promise<Webhook> {
@@ -94,7 +94,7 @@ export async function createWebhook(target: Target, spec: WebhookSpec): Promise<
  * @param target the help desk
  * @param webhook the recorded webhook (its `url` is registered for redaction; `event` names it in the warning)
  * @throws HelpdeskError `operation` for an id that breaks the id rule (before any request or token refresh); as
- *   {@link createWebhook} otherwise (`protocol` only for an answer too long to read)
+ *   {@link createWebhook} otherwise (`protocol` only for a response too long to read)
  */
 export async function deleteWebhook(target: Target, webhook: Pick<Webhook, "id" | "event" | "url">): Promise<void> {
   const problem = webhookIdProblem(webhook.id);
@@ -115,7 +115,7 @@ export async function deleteWebhook(target: Target, webhook: Pick<Webhook, "id" 
 }
 
 /**
- * Adoption, the core's answer to a read: the help-desk API has no endpoint to read a webhook (§4.5), so a webhook
+ * Adoption, the core's response to a read: the help-desk API has no endpoint to read a webhook (§4.5), so a webhook
  * imported with the `import` resource option is recorded with the declared `event` and `url`, trusted, not read, and
  * state {@link ADOPTED_STATE}; no request is sent.
  *

@@ -96,7 +96,7 @@ let warnsOnInterrupt = false;
 /**
  * Read (`pulumi refresh`, `pulumi up --refresh`): the help-desk API cannot read a webhook (docs/helpdesk-api.md §4.5),
  * so the recorded outputs come back as they are, and the webhook is counted for the one warning of the run
- * (provider/core/refresh.ts). The dynamic provider host answers the engine's `Cancel` itself, so the warning is
+ * (provider/core/refresh.ts). The dynamic provider host handles the engine's `Cancel` itself, so the warning is
  * written when the engine interrupts the process at the end of the run (SIGINT, `host.ReleaseContext`); the engine
  * shows what a provider writes to stderr, and waits for it. Then the signal is raised again, to end the process as
  * it would have ended.

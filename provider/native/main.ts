@@ -9,7 +9,7 @@
  * `--tracing <endpoint>`) followed by its own gRPC address; the plugin serves `pulumirpc.ResourceProvider` on a port
  * of 127.0.0.1 and prints that port, alone on a line, on stdout. Then stdout is no longer read as the port; the engine
  * shows what the plugin writes to stderr. The process ends when the engine kills it, or by itself within 5 s of the
- * engine no longer answering at the address it gave ({@link watchEngine}), as Pulumi's Go providers do.
+ * engine no longer responding at the address it gave ({@link watchEngine}), as Pulumi's Go providers do.
  */
 // First: stop with one line on an unsupported Node.js, before any dependency is evaluated.
 import "../../kernel/node-guard.js";
@@ -36,18 +36,18 @@ export function engineAddressOf(args: readonly string[]): string | undefined {
 
 /** How often the engine is asked whether it is there, in milliseconds. */
 export const ENGINE_CHECK_INTERVAL_MS = 1_000;
-/** How long the engine may go without answering before the plugin exits, in milliseconds. */
+/** How long the engine may go without responding before the plugin exits, in milliseconds. */
 export const ENGINE_SILENCE_LIMIT_MS = 3_000;
 
 /**
  * Watches the engine that started the plugin: every `intervalMs` it sends the engine the standard gRPC health check
- * (`grpc.health.v1.Health/Check`, an empty request, deadline `intervalMs`). Any gRPC answer, even UNIMPLEMENTED,
- * means the engine is there; no answer (UNAVAILABLE: nothing listens; DEADLINE_EXCEEDED: it hangs) means it is not.
- * When no answer has come for `silenceLimitMs` since the last one (or since the watch began), `onGone` is called once
+ * (`grpc.health.v1.Health/Check`, an empty request, deadline `intervalMs`). Any gRPC response, even UNIMPLEMENTED,
+ * means the engine is there; no response (UNAVAILABLE: nothing listens; DEADLINE_EXCEEDED: it hangs) means it is not.
+ * When no response has come for `silenceLimitMs` since the last one (or since the watch began), `onGone` is called once
  * and the watch stops. Exit therefore follows the engine's end within `silenceLimitMs` + 2 × `intervalMs`.
  *
  * @param address the engine's gRPC address, `host:port` (from the plugin's arguments)
- * @param onGone called once when the engine has stopped answering, with how long it has been silent (ms)
+ * @param onGone called once when the engine has stopped responding, with how long it has been silent (ms)
  * @param options `intervalMs` (default 1000), `silenceLimitMs` (default 3000)
  * @returns a function that stops the watch
  */
@@ -105,7 +105,7 @@ serve(engineAddress).then(
     if (engineAddress) {
       watchEngine(engineAddress, (silentMs) => {
         process.stderr.write(
-          `${PLUGIN_EXECUTABLE}: the engine at ${engineAddress} has not answered for ${(silentMs / 1000).toFixed(1)} s; exiting\n`,
+          `${PLUGIN_EXECUTABLE}: the engine at ${engineAddress} has not responded for ${(silentMs / 1000).toFixed(1)} s; exiting\n`,
         );
         process.exit(0);
       });

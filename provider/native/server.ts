@@ -2,14 +2,14 @@
  * The gRPC server of Pulumi's `pulumirpc.ResourceProvider` service (pulumi/pulumi `proto/pulumi/provider.proto`,
  * v3.259) for the `helpdesk` package, on `@grpc/grpc-js` with the stubs shipped in `@pulumi/pulumi/proto/`.
  *
- * Why not `@pulumi/pulumi/provider`'s `main()`: its server answers `Configure` without handing the provider its
+ * Why not `@pulumi/pulumi/provider`'s `main()`: its server responds with `Configure` without handing the provider its
  * config (`configure()` in `provider/server.js` only sets the protocol flags), and `CheckConfig`/`DiffConfig` with
  * UNIMPLEMENTED; a provider whose credentials are its config cannot be built on it. So this server is our own, and
  * every resource operation is the provider core's (`./webhook.ts` over `provider/core/webhooks.ts`).
  *
  * Methods: Handshake, GetPluginInfo, GetSchema, CheckConfig, DiffConfig, Configure, Check, Diff, Create, Read,
  * Update (adoption of an import only), Delete, Cancel, Attach, GetMapping, GetMappings. Parameterize, Invoke, Call,
- * Construct and List are not served: grpc-js answers UNIMPLEMENTED, which is what the v3.259 engine expects of a
+ * Construct and List are not served: grpc-js responds UNIMPLEMENTED, which is what the v3.259 engine expects of a
  * provider without parameterization, functions, methods, components or listing.
  *
  * The port is loopback and unauthenticated, as every Pulumi provider's is, so any local process can call it: a resource
@@ -73,7 +73,7 @@ function providerTitle(name: string): string {
     : `the ${PULUMI_PACKAGE} provider ${JSON.stringify(name)}`;
 }
 
-/** An error a handler throws to answer with a gRPC status other than UNKNOWN (grpc-js `status`). */
+/** An error a handler throws to respond with a gRPC status other than UNKNOWN (grpc-js `status`). */
 class StatusError extends Error {
   /**
    * @param code the gRPC status code; @param message what happened, for the person running Pulumi
@@ -130,7 +130,7 @@ type WebhookOperation = "Check" | "Diff" | "Create" | "Read" | "Update" | "Delet
 /**
  * Why a resource operation before `Configure` is refused (gRPC FAILED_PRECONDITION). The v3.259 engine sends none:
  * `pkg/resource/plugin/provider_plugin.go` makes Check, Diff, Create, Read, Update and Delete wait for the plugin's
- * configuration (`getPluginConfig`, resolved when `Configure` answers), and calls none of them on the plugin when the
+ * configuration (`getPluginConfig`, resolved when `Configure` returns), and calls none of them on the plugin when the
  * configuration is unknown (preview). Only `Handshake`, `GetPluginInfo`, `GetSchema`, `CheckConfig`, `DiffConfig`,
  * `Attach`, `Cancel` and `GetMapping(s)` come before it. So such a call came from another local process on the
  * unauthenticated port, and would otherwise run with the credentials the environment fills in
@@ -152,7 +152,7 @@ function notConfiguredText(operation: WebhookOperation): string {
  * request's URN, after refusing a call before `Configure` ({@link notConfiguredText}, FAILED_PRECONDITION) and any
  * resource type but the webhook.
  *
- * @param operation the operation's name, for the refusal; @param configured whether `Configure` has been answered
+ * @param operation the operation's name, for the refusal; @param configured whether `Configure` has returned
  */
 function webhookOperation<Req extends { getUrn(): string; getType(): string }, Res>(
   operation: WebhookOperation,

@@ -88,7 +88,7 @@ export const mavenTarget: Target = {
     } else {
       const asked = await ask(sha1Url, NAME);
       if (asked.status !== 200 && asked.status !== 404)
-        throw new PublishError(NAME, `${sha1Url} answered ${asked.status}`);
+        throw new PublishError(NAME, `${sha1Url} responded with ${asked.status}`);
       held = asked.status === 200 ? asked.text : "";
     }
     const what = `${group}:${artifact}:${version}`;

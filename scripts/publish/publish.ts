@@ -20,6 +20,7 @@
 import { readFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
 import { releaseFacts, ROOT } from "../release/executable.ts";
 import { digestOf, PublishError, type PublishContext, type Target } from "./common.ts";
 import { githubTarget } from "./github.ts";
@@ -114,33 +115,44 @@ export async function publish(
   return results;
 }
 
-if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const args = process.argv.slice(2);
-  const known = new Set(["--only", "--dry-run", "--release", "--go-proxy", "--github-release-folder"]);
-  const flagValue = (flag: string): string | undefined => {
-    const at = args.indexOf(flag);
-    if (at < 0) return undefined;
-    const value = args[at + 1];
-    if (!value || value.startsWith("--")) throw new Error(`${flag} needs a value`);
-    return value;
-  };
+/** `npm run publish`'s options, as node:util `parseArgs` reads them (the one list the usage and refusals name). */
+const OPTIONS = {
+  only: { type: "string" },
+  "dry-run": { type: "boolean", default: false },
+  release: { type: "string" },
+  "go-proxy": { type: "string" },
+  "github-release-folder": { type: "string" },
+} as const;
+
+/**
+ * Reads the command line with node:util `parseArgs` in strict mode.
+ *
+ * @param args the arguments after the script's path
+ * @returns the options given
+ * @throws Error on an unknown option, an option without its value, or an argument that is not an option: parseArgs's
+ *   message, followed by the allowed options
+ */
+function parsedFlags(args: string[]) {
   try {
-    const stray = args.filter(
-      (arg, at) =>
-        arg.startsWith("--") &&
-        !known.has(arg) &&
-        !(at > 0 && known.has(args[at - 1]!) && args[at - 1] !== "--dry-run"),
-    );
-    if (stray.length > 0) throw new Error(`unknown option ${stray.join(" ")} (allowed: ${[...known].join(", ")})`);
-    const only = flagValue("--only")?.split(",").filter(Boolean);
-    const goProxy = flagValue("--go-proxy");
-    const githubReleaseFolder = flagValue("--github-release-folder");
+    return parseArgs({ args, options: OPTIONS, strict: true, allowPositionals: false });
+  } catch (error) {
+    const allowed = Object.keys(OPTIONS)
+      .map((name) => `--${name}`)
+      .join(", ");
+    throw new Error(`${(error as Error).message} (allowed: ${allowed})`, { cause: error });
+  }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  try {
+    const { values } = parsedFlags(process.argv.slice(2));
+    const only = values.only?.split(",").filter(Boolean);
     await publish({
-      release: flagValue("--release") ?? join(ROOT, "release"),
-      dryRun: args.includes("--dry-run"),
+      release: values.release ?? join(ROOT, "release"),
+      dryRun: values["dry-run"],
       ...(only ? { only } : {}),
-      ...(goProxy ? { goProxy } : {}),
-      ...(githubReleaseFolder ? { githubReleaseFolder } : {}),
+      ...(values["go-proxy"] ? { goProxy: values["go-proxy"] } : {}),
+      ...(values["github-release-folder"] ? { githubReleaseFolder: values["github-release-folder"] } : {}),
     });
   } catch (error) {
     process.stderr.write(`error: ${(error as Error).message}\n`);

@@ -68,7 +68,7 @@ export const pypiTarget: Target = {
         .toLowerCase();
       const asked = await ask(`${index}${project}/`, NAME);
       if (asked.status !== 200 && asked.status !== 404)
-        throw new PublishError(NAME, `${index}${project}/ answered ${asked.status}`);
+        throw new PublishError(NAME, `${index}${project}/ responded with ${asked.status}`);
       page = asked.status === 200 ? asked.text : "";
     }
     const items = files(context).map((name) => {
@@ -81,7 +81,7 @@ export const pypiTarget: Target = {
     return { where: repository(), items };
   },
   async send(context, missing) {
-    // --verbose: twine then prints the index's answer, which says why it refused (it hides the password).
+    // --verbose: twine then prints the index's response, which says why it refused (it hides the password).
     const args = [
       "upload",
       "--non-interactive",

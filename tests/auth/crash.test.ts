@@ -110,7 +110,7 @@ describe.skipIf(!pulumiAvailable())("refresh killed at each step", () => {
     expect(await tokenRequests(rotating)).toBe(1); // the request was answered: the root refresh token is spent
     const later = await laterRefresh("crash-answer");
     expect(later.code).toBe(1);
-    expect(later.stderr).toMatch(/sent its request and never stored the answer/);
+    expect(later.stderr).toMatch(/sent its request and never stored the response/);
     expect(later.stderr).toContain("pulumi-helpdesk login --stack crash-answer");
     expect(later.stderr).toContain(cacheDir);
     expect(later.stderr).not.toContain(config[CONFIG_KEYS.refreshToken]!);

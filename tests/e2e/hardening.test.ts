@@ -232,7 +232,7 @@ describe.skipIf(!pulumiAvailable())("the hardened provider through the real Pulu
       () => undefined,
       (e: unknown) => String(e),
     );
-    expect(error).toMatch(/create webhook failed: POST \/v1\/webhooks answered 500/);
+    expect(error).toMatch(/create webhook failed: POST \/v1\/webhooks responded with 500/);
     expect(await heldWebhooks(emulator)).toHaveLength(0);
   });
 

@@ -204,7 +204,7 @@ describe("a version-1 JSON data file is imported once and kept", () => {
             attempts: 2,
             ok: false,
             done: false,
-            error: "receiver answered HTTP 503",
+            error: "receiver responded with HTTP 503",
           },
         ],
       },
@@ -246,7 +246,7 @@ describe("a version-1 JSON data file is imported once and kept", () => {
     expect(log).toEqual([
       expect.objectContaining({ id: "dlv_done", ok: true, done: true, status: 200 }),
       // It was running when the old emulator stopped: closed, its last error kept.
-      expect.objectContaining({ id: "dlv_running", ok: false, done: true, error: "receiver answered HTTP 503" }),
+      expect.objectContaining({ id: "dlv_running", ok: false, done: true, error: "receiver responded with HTTP 503" }),
     ]);
     await a.close();
     expect((await readdir(join(file, ".."))).sort()).toEqual(["helpdesk.json", "helpdesk.json.v1.json"]);

@@ -73,7 +73,7 @@ describe("the plugin against a hostile help desk", () => {
       const before = server.requests.length;
       const error = await failure(calls.create(SPEC));
       expect(error.details, huge.what).toMatch(
-        /^create webhook: POST \/v1\/webhooks answered 201 but its body was not read: the API sent a response of more than 1048576 bytes \(1 MiB\)/,
+        /^create webhook: POST \/v1\/webhooks responded with 201 but its body was not read: the API sent a response of more than 1048576 bytes \(1 MiB\)/,
       );
       expect(error.details, huge.what).toMatch(ORPHAN_MESSAGE);
       expect(server.requests.length - before, `${huge.what}: one POST, not resent`).toBe(1);
@@ -98,7 +98,7 @@ describe("the plugin against a hostile help desk", () => {
     server.answer(hugeBody(200, HUGE_RESPONSES[1].bytes, false, log));
     const error = await failure(calls.delete("wh_1", RECORDED));
     expect(error.details).toMatch(
-      /^delete webhook failed: DELETE \/v1\/webhooks\/wh_1 answered 200 but its body was not read: the API sent a response of more than 1048576 bytes/,
+      /^delete webhook failed: DELETE \/v1\/webhooks\/wh_1 responded with 200 but its body was not read: the API sent a response of more than 1048576 bytes/,
     );
     expect(error.details).toMatch(/run the command again/);
     server.answer((_request, response) => response.writeHead(204).end());
@@ -164,7 +164,7 @@ describe("the plugin against a hostile help desk", () => {
       server.answer(json(201, answer.body, answer.headers));
       const before = server.requests.length;
       const error = await failure(calls.create(SPEC));
-      expect(error.details, answer.what).toMatch(/^create webhook: POST \/v1\/webhooks answered 201 but /);
+      expect(error.details, answer.what).toMatch(/^create webhook: POST \/v1\/webhooks responded with 201 but /);
       expect(error.details, answer.what).toMatch(ORPHAN_MESSAGE);
       expect(server.requests.length - before, answer.what).toBe(1);
     }

@@ -81,7 +81,7 @@ describe("the dynamic provider against a hostile help desk", () => {
       expect(error, huge.what).toBeInstanceOf(HelpdeskError);
       expect(error).toMatchObject({ code: "protocol", status: 201 });
       expect(error.message, huge.what).toMatch(
-        /^create webhook: POST \/v1\/webhooks answered 201 but its body was not read: the API sent a response of more than 1048576 bytes \(1 MiB\)/,
+        /^create webhook: POST \/v1\/webhooks responded with 201 but its body was not read: the API sent a response of more than 1048576 bytes \(1 MiB\)/,
       );
       expect(error.message, huge.what).toMatch(ORPHAN_MESSAGE);
       expect(server.requests.length - before, `${huge.what}: one POST, not resent`).toBe(1);

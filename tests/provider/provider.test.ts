@@ -145,7 +145,9 @@ describe("retries", () => {
     expect(stats1.requests - stats0.requests).toBe(4 + 1); // 1 + 3 retried DELETE attempts, then this stats read
     const createError = await failureOf(webhookProvider.create(config, hook));
     expect(createError.status).toBe(500);
-    expect(createError.message).toMatch(/create webhook failed: POST \/v1\/webhooks answered 500.*try again later/);
+    expect(createError.message).toMatch(
+      /create webhook failed: POST \/v1\/webhooks responded with 500.*try again later/,
+    );
   });
 
   it("gives up after helpdesk:maxRetries with a message that says what to do", async () => {
@@ -154,7 +156,7 @@ describe("retries", () => {
     await setFaults(emu, { rate429: 1, retryAfterSeconds: 0 });
     const error = await failureOf(webhookProvider.create(config, hook));
     expect(error.status).toBe(429);
-    expect(error.message).toMatch(/answered 429.*rate-limiting.*helpdesk:maxRetries/);
+    expect(error.message).toMatch(/responded with 429.*rate-limiting.*helpdesk:maxRetries/);
   });
 
   it("reports an unreachable API, and says a POST refused at connect created nothing", async () => {
@@ -164,7 +166,7 @@ describe("retries", () => {
     await emu.close();
     const error = await failureOf(webhookProvider.create(config, hook));
     expect(error.code).toBe("network");
-    expect(error.message).toMatch(/POST \/v1\/webhooks got no answer .* after 2 attempt\(s\) \(ECONNREFUSED/);
+    expect(error.message).toMatch(/POST \/v1\/webhooks got no response .* after 2 attempt\(s\) \(ECONNREFUSED/);
     expect(error.message).not.toMatch(/may have been created/);
   });
 
@@ -176,11 +178,11 @@ describe("retries", () => {
     const createError = await failureOf(webhookProvider.create(config, hook));
     expect(createError.code).toBe("network");
     expect(createError.message).toMatch(
-      /POST \/v1\/webhooks got no answer .* after 1 attempt\(s\).*may have been created/,
+      /POST \/v1\/webhooks got no response .* after 1 attempt\(s\).*may have been created/,
     );
     const deleteError = await failureOf(webhookProvider.delete(config, id, { ...hook, state: "active" }));
     expect(deleteError.code).toBe("network");
-    expect(deleteError.message).toMatch(/DELETE \/v1\/webhooks\/.* got no answer .* after 3 attempt\(s\)/);
+    expect(deleteError.message).toMatch(/DELETE \/v1\/webhooks\/.* got no response .* after 3 attempt\(s\)/);
     expect(deleteError.message).not.toMatch(/may have been created/);
   });
 });
@@ -229,7 +231,7 @@ describe("access tokens", () => {
     const config = configOf({ [CONFIG_KEYS.baseUrl]: emu.url, [CONFIG_KEYS.accessToken]: tokens.accessToken });
     const error = await failureOf(webhookProvider.create(config, hook));
     expect(error.status).toBe(401);
-    expect(error.message).toMatch(/answered 401.*pulumi-helpdesk login/);
+    expect(error.message).toMatch(/responded with 401.*pulumi-helpdesk login/);
   });
 
   it("says to sign in again when the refresh token was revoked", async () => {
@@ -254,7 +256,7 @@ describe("messages for API errors", () => {
       }),
     );
     expect(error.status).toBe(422);
-    expect(error.message).toMatch(/answered 422: .*event.*fix event or url/);
+    expect(error.message).toMatch(/responded with 422: .*event.*fix event or url/);
   });
 
   it("missing credentials say what to set", async () => {

@@ -36,7 +36,15 @@ describe("npm run publish refuses bad input with one clear line", () => {
     const ran = await publish(["--force"]);
     expect(ran.code).toBe(1);
     expect(ran.stderr).toBe(
-      "error: unknown option --force (allowed: --only, --dry-run, --release, --go-proxy, --github-release-folder)\n",
+      "error: Unknown option '--force' (allowed: --only, --dry-run, --release, --go-proxy, --github-release-folder)\n",
+    );
+  });
+
+  it("an option without its value, naming the allowed ones", async () => {
+    const ran = await publish(["--release"]);
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toBe(
+      "error: Option '--release <value>' argument missing (allowed: --only, --dry-run, --release, --go-proxy, --github-release-folder)\n",
     );
   });
 

@@ -276,7 +276,7 @@ describe("the release folder", () => {
     // The SEA blob's magic (Node's src/node_sea.cc kMagic 0x143da20), then the bundle: the plugin's own text.
     expect(blob!.readUInt32LE(0)).toBe(0x143da20);
     expect(blob!.includes("}: cannot serve: ")).toBe(true); // `${PLUGIN_EXECUTABLE}: cannot serve: ...` (provider/native/main.ts)
-    expect(blob!.includes("has not answered for")).toBe(true);
+    expect(blob!.includes("has not responded for")).toBe(true);
     expect(blob!.includes(`"${pkg.version}"`)).toBe(true); // the version built in (define __PULUMI_HELPDESK_PACKAGE__)
   });
 });
@@ -527,6 +527,6 @@ describe("the executable, with no Node.js on PATH", () => {
     expect(end, "the plugin still runs 8 s after its engine stopped").toBeDefined();
     expect(end!.code).toBe(0);
     expect(end!.at - stopped).toBeLessThan(5_000);
-    expect(run.stderr).toContain(`the engine at 127.0.0.1:${enginePort} has not answered`);
+    expect(run.stderr).toContain(`the engine at 127.0.0.1:${enginePort} has not responded`);
   });
 });

@@ -4,7 +4,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
-import { SECRET_SIG, SIG_KEY, stateSecret, UNKNOWN } from "../../kernel/pulumi-wire.js";
+import { SECRET_SIG, SIG_KEY, stateSecret, stateValue, UNKNOWN } from "../../kernel/pulumi-wire.js";
 import { asSecret, isSecret } from "../../provider/native/properties.js";
 
 describe("Pulumi's wire sentinels", () => {
@@ -24,5 +24,14 @@ describe("Pulumi's wire sentinels", () => {
       [pulumi.runtime.specialSigKey]: pulumi.runtime.specialSecretSig,
       plaintext: '"https://example.test/a"',
     });
+  });
+
+  it("the state file's form reads back: a secret to its value, no plaintext to undefined, anything else as it is", () => {
+    expect(stateValue(stateSecret("https://example.test/a"))).toBe("https://example.test/a");
+    expect(stateValue({ [pulumi.runtime.specialSigKey]: pulumi.runtime.specialSecretSig, ciphertext: "v1:x" })).toBe(
+      undefined,
+    );
+    expect(stateValue("issue.created")).toBe("issue.created");
+    expect(stateValue({ plaintext: '"x"' })).toEqual({ plaintext: '"x"' });
   });
 });
