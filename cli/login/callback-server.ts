@@ -257,12 +257,15 @@ function closeServer(server: Server): Promise<void> {
   });
 }
 
-const PLAIN_HEADERS = {
-  "content-type": "text/plain; charset=utf-8",
+/** The headers of every response of the callback server: never cached, never sniffed, the connection closed. */
+const COMMON_HEADERS = {
   "cache-control": "no-store",
   "x-content-type-options": "nosniff",
   connection: "close",
 };
+
+/** The headers of a plain-text response (a refusal or an error). */
+const PLAIN_HEADERS = { ...COMMON_HEADERS, "content-type": "text/plain; charset=utf-8" };
 
 /** Compares a received `state` with the expected one in constant time (RFC 6749 §10.12); other lengths never match. */
 function sameState(received: string, expected: Buffer): boolean {
@@ -311,13 +314,7 @@ function holdResponse(res: ServerResponse, timeoutMs: number): { respond(outcome
 
 /** Sends the result page (200: the request was the genuine redirect; the page says how the login went). */
 function sendPage(res: ServerResponse, outcome: CallbackOutcome | "late"): void {
-  res.writeHead(200, {
-    "content-type": "text/html; charset=utf-8",
-    "cache-control": "no-store",
-    "referrer-policy": "no-referrer",
-    "x-content-type-options": "nosniff",
-    connection: "close",
-  });
+  res.writeHead(200, { ...COMMON_HEADERS, "content-type": "text/html; charset=utf-8", "referrer-policy": "no-referrer" });
   if (outcome === "late") {
     res.end(
       resultPage("Still finishing the sign-in", ["Return to the terminal to see whether it succeeded."], "#b54708"),
