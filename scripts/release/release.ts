@@ -19,7 +19,7 @@
  * code cache in its blob differs from build to build (measured: ~0.7 MB of 122 MB).
  *
  * Options: `--out <dir>`; `--targets linux-x64,linux-arm64,win32-x64,darwin-x64` (Node.js platform names; default all of
- * {@link BUILDABLE_TARGETS}); `--no-npm-package` (skip `npm pack`, which rebuilds dist/, as tests running beside
+ * {@link BUILDABLE_TARGETS}; the machine's own platform too, as the release workflow builds darwin-arm64 on a Mac); `--no-npm-package` (skip `npm pack`, which rebuilds dist/, as tests running beside
  * others must; the TypeScript SDK is then packed from the dist/ already built); `--no-python` (no wheel and sdist). Prints one line per artefact: name, size, sha256.
  */
 import { execFileSync } from "node:child_process";
@@ -42,7 +42,15 @@ import { fileURLToPath } from "node:url";
 import { packNodejsSdk } from "./nodejs-sdk.ts";
 import { buildPythonPackages } from "./python.ts";
 import { ANALYZER_EXECUTABLE, CLI_EXECUTABLE, PLUGIN_EXECUTABLE } from "../../dist/kernel/names.js"; // from the build, as executable.ts says
-import { BUILDABLE_TARGETS, buildExecutable, executableName, releaseFacts, ROOT, type Target } from "./executable.ts";
+import {
+  BUILDABLE_TARGETS,
+  buildExecutable,
+  canBuild,
+  executableName,
+  releaseFacts,
+  ROOT,
+  type Target,
+} from "./executable.ts";
 
 /** Pulumi's operating system names (Go's GOOS) for Node.js's. */
 const PULUMI_OS: Record<Target["os"], string> = { linux: "linux", win32: "windows", darwin: "darwin" };
@@ -220,8 +228,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     ?.split(",")
     .map((name) => {
       const [os, arch] = name.split("-");
-      const target = BUILDABLE_TARGETS.find((candidate) => candidate.os === os && candidate.arch === arch);
-      if (!target)
+      const target = { os, arch } as Target;
+      if (!canBuild(target))
         throw new Error(
           `cannot build ${name} here (buildable: ${BUILDABLE_TARGETS.map((t) => `${t.os}-${t.arch}`).join(", ")})`,
         );
