@@ -325,6 +325,9 @@ describe("the darwin-amd64 executable, checked by its format (no macOS here)", (
     const at = changed.indexOf("}: cannot serve: ");
     changed[at] = "{".charCodeAt(0);
     writeFileSync(tampered, changed);
+    // Node.js's own file, as the registry ships it, is signed with the Node.js project's Developer ID: not ad hoc.
+    const original = nodeBinaryFor({ os: "darwin", arch: "x64" }).path;
+    expect(() => checkAdHocSignature(original)).toThrow(/the code directory's flags are "runtime", not "adhoc"/);
     expect(() => checkAdHocSignature(tampered)).toThrow(
       new RegExp(
         `page ${Math.floor(at / 4096)} \\(offset ${Math.floor(at / 4096) * 4096}\\) has SHA-256 .* changed after it was signed`,
