@@ -18,19 +18,23 @@
 #      the generator pulumi-java-gen in $HELPDESK_CACHE/bin (built with `go` from scripts/pulumi-build/java), then
 #      the Maven dependencies of sdk/java and examples/java in the Maven repository (~/.m2/repository);
 #      for tests/publish/: Verdaccio ($HELPDESK_VERDACCIO, npm ci of tests/publish/verdaccio) and pypiserver (the
-#      virtualenv $HELPDESK_PYPISERVER_VENV); actionlint ($HELPDESK_ACTIONLINT, `go install` from the Go module proxy).
+#      virtualenv $HELPDESK_PYPISERVER_VENV); actionlint ($HELPDESK_ACTIONLINT, `go install` from the Go module proxy);
+#   6. with --test or --release (`npm run release`): quill ($HELPDESK_QUILL), which signs the darwin executable ad hoc,
+#      built with `go` from scripts/release/quill.
 # Prints what it did and how long each step took. Safe to run again: a warm run takes seconds.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib/env.sh"
 
 want_test=false
+want_release=false   # --release: what `npm run release` needs beyond the basics (quill, the darwin signer)
 # The Python that makes $HELPDESK_PYTHON_VENV, and the pinned requirements it installs there (--test).
 SETUP_PYTHON="${HELPDESK_PYTHON:-python3}"
 PYTHON_REQUIREMENTS="$ROOT/scripts/pulumi-build/python/requirements.txt"
 for arg in "$@"; do
   case "$arg" in
     --test) want_test=true ;;
-    *) die "unknown option $arg (allowed: --test)" ;;
+    --release) want_release=true ;;
+    *) die "unknown option $arg (allowed: --test, --release)" ;;
   esac
 done
 
@@ -340,6 +344,26 @@ ensure_actionlint() {
   mkdir -p "$(dirname "$HELPDESK_ACTIONLINT")" && mv "$bin/actionlint" "$HELPDESK_ACTIONLINT" && rm -rf "$bin"
 }
 
+ensure_quill() {
+  # The darwin executable's ad hoc signer (scripts/release/macho.ts): built from the module scripts/release/quill,
+  # whose go.mod and go.sum pin quill and all it needs (`go install quill@version` cannot be used: the Go module
+  # proxy refuses quill's version list, which `go install` reads for deprecations). ~110 s from empty Go caches.
+  # Not on macOS, whose own `codesign` signs there.
+  [ "$(uname -s)" != Darwin ] || return 0
+  cached "$HELPDESK_QUILL.sources-hash" "$(quill_sources_hash)" build_quill "$HELPDESK_QUILL"
+}
+
+build_quill() {
+  command -v go >/dev/null || die "quill (the darwin executable's signer) is built with Go: install Go >= 1.24"
+  step "Building quill (the Mach-O signer) into $(dirname "$HELPDESK_QUILL") (go build of scripts/release/quill)"
+  local version; version="$(awk '$1 == "github.com/anchore/quill" { print $2 }' "$ROOT/scripts/release/quill/go.mod")"
+  mkdir -p "$(dirname "$HELPDESK_QUILL")"
+  logged "$HELPDESK_CACHE/quill-build.log" "go build of quill" \
+    env GOFLAGS=-mod=readonly GOTOOLCHAIN=local \
+    go -C "$ROOT/scripts/release/quill" build -trimpath -ldflags "-X main.version=$version" -o "$HELPDESK_QUILL.partial" github.com/anchore/quill/cmd/quill
+  mv "$HELPDESK_QUILL.partial" "$HELPDESK_QUILL"
+}
+
 ensure_browser() {
   [ -x /usr/bin/chromium ] && return
   step "Installing Debian's Chromium for the browser tests"
@@ -373,4 +397,5 @@ if $want_test; then
   timed "java host and generator" ensure_java_tools; timed "maven dependencies" ensure_maven_dependencies
   timed "verdaccio" ensure_verdaccio; timed "pypiserver" ensure_pypiserver; timed "actionlint" ensure_actionlint
 fi
+if $want_test || $want_release; then timed "quill" ensure_quill; fi
 printf '    setup done in %ss: node %s, pulumi %s\n' "$((SECONDS - start))" "$(node -v)" "$("$PULUMI_BIN/pulumi" version)" >&2

@@ -36,6 +36,10 @@ HELPDESK_PYPISERVER_VENV="$HELPDESK_CACHE/pypiserver-venv"
 # actionlint, the checker of .github/workflows/ (`npm run lint:workflows`), built by setup.sh --test with `go install`.
 ACTIONLINT_VERSION="1.7.12"
 HELPDESK_ACTIONLINT="$HELPDESK_CACHE/bin/actionlint-v$ACTIONLINT_VERSION"
+# quill, the Mach-O signer that signs the darwin executable ad hoc on Linux (scripts/release/macho.ts says why this
+# one): built by setup.sh --test and by `npm run release` from the Go module scripts/release/quill (its go.mod pins
+# the version), stamped with that module's hash (`quill_sources_hash`). Exported: the release build runs it.
+export HELPDESK_QUILL="$HELPDESK_CACHE/bin/quill"
 
 # Offline-friendly Pulumi: no update checks, no plugin downloads.
 export PULUMI_SKIP_UPDATE_CHECK=true
@@ -73,6 +77,8 @@ codegen_sources_hash() {
   local mod="$ROOT/scripts/pulumi-build/cli"
   hash_files "$mod/go.mod" "$mod/go.sum" "$mod"/cmd/helpdesk-codegen/*.go
 }
+# quill_sources_hash: the hash of what quill is built from (scripts/release/quill: go.mod pins it, go.sum checks it).
+quill_sources_hash() { hash_files "$ROOT/scripts/release/quill/go.mod" "$ROOT/scripts/release/quill/go.sum"; }
 # The pinned SHA-256 of the Node.js binaries the release is made of (the file says what and why).
 NODE_BINARY_PINS="$ROOT/scripts/lib/node-binaries.sha256"
 # check_node_binary PACKAGE FILE: stops unless FILE's SHA-256 is the one NODE_BINARY_PINS pins for PACKAGE, which is

