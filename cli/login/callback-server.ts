@@ -314,7 +314,11 @@ function holdResponse(res: ServerResponse, timeoutMs: number): { respond(outcome
 
 /** Sends the result page (200: the request was the genuine redirect; the page says how the login went). */
 function sendPage(res: ServerResponse, outcome: CallbackOutcome | "late"): void {
-  res.writeHead(200, { ...COMMON_HEADERS, "content-type": "text/html; charset=utf-8", "referrer-policy": "no-referrer" });
+  res.writeHead(200, {
+    ...COMMON_HEADERS,
+    "content-type": "text/html; charset=utf-8",
+    "referrer-policy": "no-referrer",
+  });
   if (outcome === "late") {
     res.end(
       resultPage("Still finishing the sign-in", ["Return to the terminal to see whether it succeeded."], "#b54708"),
