@@ -258,14 +258,13 @@ const JAVA_KEYWORDS = new Set(
 /**
  * The Java package under which pulumi-java-gen writes the Java SDK (the schema's `language.java.basePackage`; the
  * SDK's package is `<base>.helpdesk`; its Maven groupId is another name, {@link mavenGroupId}). Without it the
- * generator writes `com.pulumi.helpdesk`,
- * a namespace that is Pulumi's, not ours. Java packages start with the reversed domain of their owner (JLS §6.1): for
- * a project on GitHub, `com.github.<owner>`. Not `io.github.<owner>` (the namespace Maven Central grants GitHub
- * accounts today, which the Maven groupId uses), because Pulumi's Java SDK (com.pulumi:pulumi 1.16.0, `PulumiPlugins`) finds a package's
- * `plugin.json` only under `com/<namespace>/<name>/` on the classpath: under `io/` the engine would not learn which
- * plugin a program needs before running it. The owner becomes a package name part as JLS §6.1 says: lower case, a
- * hyphen (or any other character an identifier cannot hold) becomes an underscore, and a part that starts with a
- * digit or is a keyword gets a leading underscore.
+ * generator writes `com.pulumi.helpdesk`, a namespace that is Pulumi's, not ours. Java packages start with the
+ * reversed domain of their owner (JLS §6.1): for a project on GitHub, `com.github.<owner>`. Not `io.github.<owner>`
+ * (the namespace Maven Central grants GitHub accounts today, which the groupId uses), because Pulumi's Java SDK
+ * (com.pulumi:pulumi 1.16.0, `PulumiPlugins`) finds a package's `plugin.json` only under `com/<namespace>/<name>/`
+ * on the classpath: under `io/` the engine would not learn which plugin a program needs before running it. The owner
+ * becomes a package name part as JLS §6.1 says: lower case, a hyphen (or any other character an identifier cannot
+ * hold) becomes an underscore, and a part that starts with a digit or is a keyword gets a leading underscore.
  *
  * @param repository default: this package's
  * @returns e.g. `"com.github.pulumi_helpdesk"` for the owner `pulumi-helpdesk`

@@ -45,11 +45,11 @@ pulumi_java="$(awk '$1 == "require" && $2 == "github.com/pulumi/pulumi-java/pkg"
   console.log([s.name, s.version, s.language.java.basePackage, s.pluginDownloadURL ?? "", s.description, s.homepage, s.repository, s.license, s.publisher].join("\n"));')
 resources="$out/src/main/resources/${base//.//}/$name"
 # The Maven coordinates from their home, kernel/names.ts, as the build compiled it: Node's type stripping cannot run
-# kernel/names.ts itself, whose imports name its neighbours by their `.js` names (as scripts/release/executable.ts says).
+# kernel/names.ts itself, whose imports name its neighbours by their `.js` names (scripts/release/executable.ts).
 { read -r group; read -r artifact; } < <(node --input-type=module -e '
   const { mavenGroupId, MAVEN_ARTIFACT_ID } = await import("./dist/kernel/names.js");
   console.log([mavenGroupId(), MAVEN_ARTIFACT_ID].join("\n"));')
-[ -n "$group" ] && [ -n "$artifact" ] || die "dist/kernel/names.js gave no Maven groupId or artifactId: run scripts/build.sh"
+[ -n "$group" ] && [ -n "$artifact" ] || die "dist/kernel/names.js gave no Maven coordinates: run scripts/build.sh"
 
 # pulumi-java-gen says on stderr that it is deprecated in favour of `pulumi package gen-sdk`, which the language hosts
 # built here cannot serve (scripts/pulumi-build/README.md); its warnings about secret config getters are kept.
