@@ -11,12 +11,12 @@
  * - the executables: the CLI `pulumi-helpdesk` (package.json's `bin`), the plugin `pulumi-resource-helpdesk` and the
  *   policy pack `pulumi-analyzer-helpdesk`, and the policy pack's name `helpdesk`;
  * - from the repository (GitHub only: Go resolves a `github.com/<owner>/<name>/...` module path from the repository
- *   itself, and release downloads follow GitHub's URL scheme): the Go module path, the npm scope and Java package of
- *   the SDKs, the plugin's download URL, the repository's and the logo's URLs.
+ *   itself, and release downloads follow GitHub's URL scheme): the Go module path, the npm scope, the Java package and
+ *   the Maven coordinates of the SDKs, the plugin's download URL, the repository's and the logo's URLs.
  *
  * Constants are computed when this module loads (they need only the package's name); what comes from the repository
  * is computed when asked for, since reading it can fail.
- * @home the package's names derived from the npm name (Pulumi package, type tokens, Python, Go and Java names, executables, download URL)
+ * @home the package's names derived from the npm name (Pulumi package, type tokens, Python, Go and Java names, Maven coordinates, executables, download URL)
  */
 import { PACKAGE_NAME, packageFacts, type PackageFacts } from "./package-version.js";
 
@@ -257,14 +257,14 @@ const JAVA_KEYWORDS = new Set(
 
 /**
  * The Java package under which pulumi-java-gen writes the Java SDK (the schema's `language.java.basePackage`; the
- * SDK's package is `<base>.helpdesk`, its Maven groupId the base). Without it the generator writes `com.pulumi.helpdesk`,
- * a namespace that is Pulumi's, not ours. Java packages start with the reversed domain of their owner (JLS §6.1): for
- * a project on GitHub, `com.github.<owner>`. Not `io.github.<owner>` (the namespace Maven Central grants GitHub
- * accounts today), because Pulumi's Java SDK (com.pulumi:pulumi 1.16.0, `PulumiPlugins`) finds a package's
- * `plugin.json` only under `com/<namespace>/<name>/` on the classpath: under `io/` the engine would not learn which
- * plugin a program needs before running it. The owner becomes a package name part as JLS §6.1 says: lower case, a
- * hyphen (or any other character an identifier cannot hold) becomes an underscore, and a part that starts with a
- * digit or is a keyword gets a leading underscore.
+ * SDK's package is `<base>.helpdesk`; its Maven groupId is another name, {@link mavenGroupId}). Without it the
+ * generator writes `com.pulumi.helpdesk`, a namespace that is Pulumi's, not ours. Java packages start with the
+ * reversed domain of their owner (JLS §6.1): for a project on GitHub, `com.github.<owner>`. Not `io.github.<owner>`
+ * (the namespace Maven Central grants GitHub accounts today, which the groupId uses), because Pulumi's Java SDK
+ * (com.pulumi:pulumi 1.16.0, `PulumiPlugins`) finds a package's `plugin.json` only under `com/<namespace>/<name>/`
+ * on the classpath: under `io/` the engine would not learn which plugin a program needs before running it. The owner
+ * becomes a package name part as JLS §6.1 says: lower case, a hyphen (or any other character an identifier cannot
+ * hold) becomes an underscore, and a part that starts with a digit or is a keyword gets a leading underscore.
  *
  * @param repository default: this package's
  * @returns e.g. `"com.github.pulumi_helpdesk"` for the owner `pulumi-helpdesk`
@@ -274,4 +274,36 @@ export function javaBasePackage(repository: GitHubRepository = githubRepository(
   let part = repository.owner.toLowerCase().replace(/[^a-z0-9_]/g, "_");
   if (/^[0-9]/.test(part) || JAVA_KEYWORDS.has(part)) part = `_${part}`;
   return `com.github.${part}`;
+}
+
+/**
+ * The Maven groupId of the Java SDK (its pom.xml, written by scripts/sdk/generate-java.sh; what a user's pom.xml
+ * depends on): `io.github.<owner>`, the namespace Maven Central grants the owner of a GitHub account or
+ * organisation (Sonatype's Central Portal documentation, "Register a Namespace" and "Choose your coordinates": GitHub
+ * Pages gives `<owner>` the domain `<owner>.github.io`, whose reversal Central verifies; `com.github.*` is no longer
+ * granted). A groupId names who publishes, not the classes: it is independent of the Java package, which stays
+ * {@link javaBasePackage} (under `com/`, where Pulumi's Java SDK finds the plugin's `plugin.json`). The owner is
+ * lower-cased, as a domain name is read (GitHub's names ignore case); a hyphen stays, as Maven allows in an id
+ * (`[A-Za-z0-9_.-]`) and as the domain has it.
+ *
+ * @param repository default: this package's
+ * @returns e.g. `"io.github.pulumi-helpdesk"` for the owner `pulumi-helpdesk`
+ * @throws Error as {@link githubRepositoryOf}
+ */
+export function mavenGroupId(repository: GitHubRepository = githubRepository()): string {
+  return `io.github.${repository.owner.toLowerCase()}`;
+}
+
+/** The Maven artifactId of the Java SDK: the Pulumi package name, as pulumi-java-gen's build files name it. */
+export const MAVEN_ARTIFACT_ID = PULUMI_PACKAGE;
+
+/**
+ * The Java SDK's Maven coordinates without the version, as a user names them (`<groupId>:<artifactId>`).
+ *
+ * @param repository default: this package's
+ * @returns e.g. `"io.github.pulumi-helpdesk:helpdesk"`
+ * @throws Error as {@link githubRepositoryOf}
+ */
+export function mavenCoordinates(repository: GitHubRepository = githubRepository()): string {
+  return `${mavenGroupId(repository)}:${MAVEN_ARTIFACT_ID}`;
 }

@@ -98,7 +98,7 @@ export function goProgramOf(source: string): string {
  * Maven's coordinates of the Java SDK, as its generated pom.xml states them (scripts/sdk/generate-java.sh).
  *
  * @param pom sdk/java/pom.xml's text
- * @returns e.g. `"com.github.pulumi_helpdesk:helpdesk"`
+ * @returns e.g. `"io.github.pulumi-helpdesk:helpdesk"` (kernel/names.ts `mavenCoordinates`)
  * @throws Error when the pom has no project `groupId` or `artifactId` after its `modelVersion`
  */
 export function javaCoordinatesOf(pom: string): string {

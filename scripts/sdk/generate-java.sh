@@ -14,8 +14,10 @@
 #      Pulumi's Java SDK to tell the engine which plugin a program needs. pulumi-java-gen's Gradle build writes this
 #      file at build time; without Gradle, this script writes the same fields from the schema.
 #   3. OUT/pom.xml: written by this script from the template below (pulumi-java-gen writes Gradle build files only,
-#      and Gradle cannot be downloaded here). The coordinates are those of pulumi-java-gen's Gradle template:
-#      groupId the base package, artifactId the package name, version the schema's. It compiles the sources with
+#      and Gradle cannot be downloaded here). The coordinates are kernel/names.ts `mavenGroupId` and
+#      `MAVEN_ARTIFACT_ID` (`io.github.<owner>`, the namespace Maven Central grants, where pulumi-java-gen's Gradle
+#      template takes the base package, a `com.github.*` group Central no longer grants) and the schema's version.
+#      It compiles the sources with
 #      Pulumi's Java SDK com.pulumi:pulumi at the version of pulumi-java-gen (go.mod of scripts/pulumi-build/java:
 #      both are released together) and with what generated code imports and that SDK needs only at run time: gson
 #      (the version com.pulumi:pulumi depends on) and jsr305 (`@Nullable`, the version pulumi-java-gen names).
@@ -42,6 +44,12 @@ pulumi_java="$(awk '$1 == "require" && $2 == "github.com/pulumi/pulumi-java/pkg"
   if (s.license !== "Apache-2.0") throw new Error(`generate-java.sh knows the licence URL of Apache-2.0 only, not ${s.license}`);
   console.log([s.name, s.version, s.language.java.basePackage, s.pluginDownloadURL ?? "", s.description, s.homepage, s.repository, s.license, s.publisher].join("\n"));')
 resources="$out/src/main/resources/${base//.//}/$name"
+# The Maven coordinates from their home, kernel/names.ts, as the build compiled it: Node's type stripping cannot run
+# kernel/names.ts itself, whose imports name its neighbours by their `.js` names (scripts/release/executable.ts).
+{ read -r group; read -r artifact; } < <(node --input-type=module -e '
+  const { mavenGroupId, MAVEN_ARTIFACT_ID } = await import("./dist/kernel/names.js");
+  console.log([mavenGroupId(), MAVEN_ARTIFACT_ID].join("\n"));')
+[ -n "$group" ] && [ -n "$artifact" ] || die "dist/kernel/names.js gave no Maven coordinates: run scripts/build.sh"
 
 # pulumi-java-gen says on stderr that it is deprecated in favour of `pulumi package gen-sdk`, which the language hosts
 # built here cannot serve (scripts/pulumi-build/README.md); its warnings about secret config getters are kept.
@@ -62,8 +70,8 @@ cat > "$out/pom.xml" <<EOF
          xsi:schemaLocation="http://maven.apache.org/POM/4.0.0 http://maven.apache.org/xsd/maven-4.0.0.xsd">
   <modelVersion>4.0.0</modelVersion>
 
-  <groupId>$base</groupId>
-  <artifactId>$name</artifactId>
+  <groupId>$group</groupId>
+  <artifactId>$artifact</artifactId>
   <version>$version</version>
   <packaging>jar</packaging>
   <name>$name</name>
@@ -178,4 +186,4 @@ cat > "$out/pom.xml" <<EOF
   </profiles>
 </project>
 EOF
-echo "Java SDK: $out ($base:$name:$version, com.pulumi:pulumi $pulumi_java)" >&2
+echo "Java SDK: $out ($group:$artifact:$version, package $base.$name, com.pulumi:pulumi $pulumi_java)" >&2

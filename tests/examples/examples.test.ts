@@ -13,7 +13,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { archiveName } from "../../scripts/release/release.ts";
 import { nodejsSdkTarball } from "../../scripts/release/nodejs-sdk.ts";
-import { goModulePath, pluginDownloadUrl } from "../../kernel/names.js";
+import { goModulePath, MAVEN_ARTIFACT_ID, mavenGroupId, pluginDownloadUrl } from "../../kernel/names.js";
 import { EXAMPLES_DIR } from "../support/examples.js";
 import { repoRoot } from "../support/package.js";
 import { EXAMPLE_SPECS, SUPPLIED_VARIABLES } from "./example-specs.js";
@@ -129,12 +129,8 @@ describe("the examples as users write them", () => {
       );
     expect(read("go", "go.mod")).toMatch(new RegExp(`^\\s+${goModulePath()} v${VERSION.replaceAll(".", "\\.")}$`, "m"));
     expect(read("go", "go.mod")).not.toMatch(/^replace /m);
-    const sdkPom = readFileSync(join(repoRoot, "sdk", "java", "pom.xml"), "utf8");
-    const [groupId, artifactId] = ["groupId", "artifactId"].map(
-      (tag) => new RegExp(`<${tag}>([^<]+)</${tag}>`).exec(sdkPom)![1]!,
-    );
     expect(read("java", "pom.xml")).toContain(
-      `<groupId>${groupId}</groupId>\n      <artifactId>${artifactId}</artifactId>\n      <version>${VERSION}</version>`,
+      `<groupId>${mavenGroupId()}</groupId>\n      <artifactId>${MAVEN_ARTIFACT_ID}</artifactId>\n      <version>${VERSION}</version>`,
     );
   });
 

@@ -4,7 +4,7 @@
  * `mvn compile exec:java`, against two emulators: see two-helpdesks.ts (a copy of the example, with a `plugins:`
  * section naming the repository's plugin/ folder).
  *
- * The program depends on the Java SDK `com.github.pulumi_helpdesk:helpdesk` as a user's program does (a Maven
+ * The program depends on the Java SDK `io.github.pulumi-helpdesk:helpdesk` as a user's program does (a Maven
  * dependency); the test installs the repository's sdk/java (a copy: a build in place would leave target/ there) with
  * `mvn install` into a Maven repository of its own, reading everything else from the machine's (tests/support/maven.ts).
  */

@@ -31,7 +31,14 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { goModulePath, nodejsSdkPackage, PYTHON_PACKAGE } from "../../kernel/names.js";
+import {
+  goModulePath,
+  MAVEN_ARTIFACT_ID,
+  mavenCoordinates,
+  mavenGroupId,
+  nodejsSdkPackage,
+  PYTHON_PACKAGE,
+} from "../../kernel/names.js";
 import { nodejsSdkTarball } from "../../scripts/release/nodejs-sdk.ts";
 import { copyExample, EXAMPLES_DIR } from "../support/examples.js";
 import { mavenEnv, machineMavenRepository } from "../support/maven.js";
@@ -48,8 +55,8 @@ import { describeDownloadedPlugin, login, systemWithoutNode, VERSION } from "../
 
 /** The npm packages of the release. */
 const NPM_PACKAGES = ["pulumi-helpdesk", nodejsSdkPackage()];
-/** The Java SDK's coordinates (sdk/java/pom.xml, scripts/sdk/generate-java.sh). */
-const JAVA = { path: "com/github/pulumi_helpdesk/helpdesk", artifact: "helpdesk" };
+/** The Java SDK's folder in a Maven repository, from its coordinates (kernel/names.ts, sdk/java/pom.xml). */
+const JAVA = { path: `${mavenGroupId().replaceAll(".", "/")}/${MAVEN_ARTIFACT_ID}`, artifact: MAVEN_ARTIFACT_ID };
 /** The Go SDK's module folder in a GOPROXY-protocol folder (the module path has no capitals to escape). */
 const GO_MODULE_DIR = `${goModulePath()}/@v`;
 
@@ -180,7 +187,7 @@ function items(): string[] {
     ...[`${PYTHON_PACKAGE}-${VERSION}-py3-none-any.whl`, `${PYTHON_PACKAGE}-${VERSION}.tar.gz`].map(
       (name) => `pypi: ${name} -> ${servers.pypi!.url}`,
     ),
-    `maven: com.github.pulumi_helpdesk:helpdesk:${VERSION} -> ${servers.maven!.url}`,
+    `maven: ${mavenCoordinates()}:${VERSION} -> ${servers.maven!.url}`,
     `go: ${goModulePath()}@v${VERSION} -> ${goFolder}`,
   ];
 }

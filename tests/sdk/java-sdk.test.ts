@@ -1,5 +1,5 @@
 /**
- * The Java SDK kept in the repository (sdk/java, Maven artifact `com.github.<owner>:helpdesk`, Java package
+ * The Java SDK kept in the repository (sdk/java, Maven artifact `io.github.<owner>:helpdesk`, Java package
  * `com.github.<owner>.helpdesk`): it is exactly what scripts/sdk/generate-java.sh writes from the build's
  * dist/schema.json (never edited by hand, never stale), it compiles with Maven against Pulumi's Java SDK its pom.xml
  * pins, and it carries the plugin's name, version and download URL where Pulumi's Java SDK looks for them.
@@ -7,7 +7,7 @@
 import { cpSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { javaBasePackage } from "../../kernel/names.js";
+import { javaBasePackage, MAVEN_ARTIFACT_ID, mavenGroupId } from "../../kernel/names.js";
 import {
   machineMavenRepository,
   mavenEnv,
@@ -51,10 +51,10 @@ describe.skipIf(
     await expectSdkFresh("generate-java.sh", "java", (path) => path.startsWith("target/"));
   });
 
-  it("is the Maven artifact <base>:helpdesk at the package's version, for the plugin helpdesk", () => {
+  it("is the Maven artifact io.github.<owner>:helpdesk at the package's version, for the plugin helpdesk", () => {
     const pom = readFileSync(join(sdk, "pom.xml"), "utf8");
     expect(pom).toContain(
-      `<groupId>${base}</groupId>\n  <artifactId>helpdesk</artifactId>\n  <version>${pkg.version}</version>`,
+      `<groupId>${mavenGroupId()}</groupId>\n  <artifactId>${MAVEN_ARTIFACT_ID}</artifactId>\n  <version>${pkg.version}</version>`,
     );
     expect(pom).toMatch(
       new RegExp(`<artifactId>pulumi</artifactId>\\s*<version>${PULUMI_JAVA_VERSION.replaceAll(".", "\\.")}</version>`),

@@ -17,7 +17,11 @@ import {
   githubRepositoryOf,
   goImportPath,
   goModulePath,
+  javaBasePackage,
   logoUrl,
+  MAVEN_ARTIFACT_ID,
+  mavenCoordinates,
+  mavenGroupId,
   PLUGIN_EXECUTABLE,
   pluginCacheFolder,
   POLICY_PACK,
@@ -97,6 +101,22 @@ describe("the repository", () => {
     const octo = { owner: "octo", name: "helpdesk" };
     expect(goModulePath(octo)).toBe("github.com/octo/helpdesk/sdk/go");
     expect(goImportPath(octo)).toBe("github.com/octo/helpdesk/sdk/go/helpdesk");
+  });
+
+  it("gives the Java SDK the Maven groupId io.github.<owner> that Maven Central grants, apart from its com.github package", () => {
+    const octo = { owner: "octo", name: "helpdesk" };
+    expect(mavenGroupId(octo)).toBe("io.github.octo");
+    expect(mavenGroupId({ owner: "Acme-Corp", name: "x" })).toBe("io.github.acme-corp");
+    expect(mavenCoordinates(octo)).toBe("io.github.octo:helpdesk");
+    expect(mavenGroupId(octo)).not.toBe(javaBasePackage(octo));
+  });
+
+  it("is the groupId and artifactId of the Java SDK's pom.xml that scripts/sdk/generate-java.sh writes", () => {
+    // The project's own element before <dependencies>: the dependencies' groupIds are other projects'.
+    const pom = readFileSync(join(repoRoot, "sdk", "java", "pom.xml"), "utf8");
+    const project = pom.slice(0, pom.indexOf("<dependencies>"));
+    expect(/<groupId>([^<]+)<\/groupId>/.exec(project)?.[1]).toBe(mavenGroupId());
+    expect(/<artifactId>([^<]+)<\/artifactId>/.exec(project)?.[1]).toBe(MAVEN_ARTIFACT_ID);
   });
 
   it("gives the web addresses of the repository and of the logo at a release's tag", () => {

@@ -15,7 +15,7 @@ import { NODE_FLOORS, SUPPORTED_NODE_TEXT } from "../../kernel/node-support.js";
 import * as packageVersion from "../../kernel/package-version.js";
 import * as settings from "../../kernel/settings.js";
 import { buildSchema } from "../../provider/native/schema.js";
-import { clientFlagsOf, javaCoordinatesOf } from "../../scripts/docs/registry-pages.ts";
+import { clientFlagsOf } from "../../scripts/docs/registry-pages.ts";
 import { fillBlocks, readmeBlocks } from "../../scripts/docs/readme.ts";
 import { repoRoot } from "../support/package.js";
 
@@ -109,12 +109,13 @@ describe("README.md states the rules as their homes do", () => {
   });
 
   it("the package names it spells are those of kernel/names.ts", () => {
-    const javaCoordinates = javaCoordinatesOf(readFileSync(join(repoRoot, "sdk/java/pom.xml"), "utf8"));
     const expectations: [RegExp, string][] = [
       [/(@[\w-]+\/[\w-]+)(?=[`"' ]|$)/gm, names.nodejsSdkPackage()],
       [/\b(pulumi_[a-z]+)\b/g, names.PYTHON_PACKAGE],
       [/\b(github\.com\/[\w-]+\/[\w-]+\/sdk\/go)\b/g, names.goModulePath()],
-      [/\b(com\.github\.[\w]+:[\w-]+)/g, javaCoordinates],
+      // Maven coordinates under either GitHub namespace: the one Central no longer grants is caught too.
+      [/\b((?:com|io)\.github\.[\w-]+:[\w-]+)/g, names.mavenCoordinates()],
+      [new RegExp(`<groupId>([\\w.-]+)</groupId><artifactId>${names.MAVEN_ARTIFACT_ID}<`, "g"), names.mavenGroupId()],
       [/\b(pulumi-resource-[a-z]+)\b/g, names.PLUGIN_EXECUTABLE],
       [/\b([a-z]+:index:Webhook)\b/g, names.WEBHOOK_TYPE],
     ];

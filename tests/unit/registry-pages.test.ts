@@ -92,9 +92,7 @@ describe("the registry pages", () => {
       ),
     ).toBe("// program declares.\n// More.\nfunc program(ctx *pulumi.Context) error {\n\treturn nil\n}");
     expect(() => goProgramOf("package main\n")).toThrow(/no top-level `func program/);
-    expect(javaCoordinatesOf(readFileSync(join(repoRoot, "sdk/java/pom.xml"), "utf8"))).toBe(
-      `${names.javaBasePackage()}:${names.PULUMI_PACKAGE}`,
-    );
+    expect(javaCoordinatesOf(readFileSync(join(repoRoot, "sdk/java/pom.xml"), "utf8"))).toBe(names.mavenCoordinates());
     expect(() => javaCoordinatesOf("<project></project>")).toThrow(/run scripts\/sdk\/generate-java.sh/);
   });
 });
