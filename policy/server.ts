@@ -258,7 +258,8 @@ type AnalyzerMethods = Readonly<Record<AnalyzerMethod, UnaryMethod>>;
 
 /**
  * Builds the `Analyzer` methods of the pack. Requests are decoded only where a method reads them (`Configure`,
- * `Analyze`, `AnalyzeStack`); `Remediate` is answered with bytes encoded once per `Configure` (see the module's comment).
+ * `Analyze`, `AnalyzeStack`); `Remediate` is answered with bytes encoded once per `Configure` (see the module's
+ * comment).
  *
  * @returns each method, by its name in the generated declarations ({@link ANALYZER_PATHS} gives its path)
  */
@@ -310,7 +311,10 @@ export function analyzerMethods(): AnalyzerMethods {
   };
 }
 
-/** The largest request accepted: AnalyzeStack carries every resource of the stack; Pulumi's own servers lift gRPC's 4 MiB default the same way. */
+/**
+ * The largest request accepted: AnalyzeStack carries every resource of the stack; Pulumi's own servers lift gRPC's
+ * 4 MiB default the same way.
+ */
 const MAX_REQUEST_BYTES = 400 * 1024 * 1024;
 
 /**
