@@ -16,7 +16,7 @@
  * 2 times the floor, is read off the table).
  */
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ANALYZER_EXECUTABLE, CLI_EXECUTABLE, PLUGIN_EXECUTABLE } from "../dist/kernel/names.js"; // from the build, as scripts/release/executable.ts says
@@ -36,7 +36,10 @@ interface StartKind {
 
 /**
  * The release archive's layout in `work/release`: the executable (built, or taken from the build cache) and its links
- * under the analyzer's and the CLI's names (scripts/release/release.ts).
+ * under the analyzer's and the CLI's names (scripts/release/release.ts). The executable is a copy: the build cache keeps
+ * only its newest few, so another build on the machine during a long run could remove the cached file a link names
+ * (a dangling `pulumi-analyzer-helpdesk` is then taken by `pulumi preview --policy-pack` for a folder without
+ * `PulumiPolicy.yaml`).
  *
  * @returns the folder
  */
@@ -44,7 +47,7 @@ export async function releaseFolder(work: string): Promise<string> {
   const built = await buildExecutable();
   const folder = join(work, "release");
   mkdirSync(folder, { recursive: true });
-  symlinkSync(built.path, join(folder, PLUGIN_EXECUTABLE));
+  copyFileSync(built.path, join(folder, PLUGIN_EXECUTABLE));
   for (const name of [ANALYZER_EXECUTABLE, CLI_EXECUTABLE]) symlinkSync(PLUGIN_EXECUTABLE, join(folder, name));
   return folder;
 }

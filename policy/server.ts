@@ -1,6 +1,7 @@
 /**
  * The gRPC server of Pulumi's `pulumirpc.Analyzer` service (pulumi/pulumi `proto/pulumi/analyzer.proto`, v3.259) for
- * the `helpdesk` policy pack, on `@grpc/grpc-js` with the stubs shipped in `@pulumi/pulumi/proto/` (`./proto.ts`):
+ * the `helpdesk` policy pack, on a unary gRPC server of node:http2 (`./unary-server.ts`, which says why not grpc-js)
+ * with the messages shipped in `@pulumi/pulumi/proto/` (`./proto.ts`):
  * what the release executable serves as `pulumi-analyzer-helpdesk` (`./analyzer.ts`). It serves the table of
  * `./policies.ts` and answers as `@pulumi/policy` 1.21.0's server (`server.js`, `protoutil.js`) answers for the same
  * table (the folder form, `./pack.ts`); tests/policy/parity.test.ts holds the two equal.
@@ -33,7 +34,6 @@
  * The port is loopback and unauthenticated, as every Pulumi plugin's is. The analyzer reaches no credential and no
  * network: it answers questions about the properties it is sent.
  */
-import * as grpc from "@grpc/grpc-js";
 import { POLICY_PACK } from "../kernel/names.js";
 import { packageVersion } from "../kernel/package-version.js";
 import { SECRET_SIG, SIG_KEY } from "../kernel/pulumi-wire.js";
@@ -47,18 +47,20 @@ import {
   type PolicyResource,
 } from "./policies.js";
 import {
-  analyzerGrpc,
+  ANALYZER_PATHS,
   analyzerPb,
   emptyPb,
   pluginPb,
   structPb,
   type AnalyzeDiagnostic,
   type AnalyzeRequest,
+  type AnalyzeStackRequest,
+  type AnalyzerMethod,
   type AnalyzerResource,
-  type AnalyzerServer,
   type ConfigureAnalyzerRequest,
   type Struct,
 } from "./proto.js";
+import { serveUnary, type UnaryMethod, type UnaryServer } from "./unary-server.js";
 
 /** `analyzer.proto`'s `EnforcementLevel` numbers of the levels' names. */
 const LEVEL_NUMBERS: Readonly<Record<EnforcementLevel, number>> = {
@@ -251,66 +253,39 @@ function remediateAnswer(configured: readonly ConfiguredPolicy[]): Uint8Array {
   return response.serializeBinary();
 }
 
-/** A grpc-js unary handler from a function of the request; what it throws is answered with status UNKNOWN and its message. */
-function unary<Req, Res>(handler: (request: Req) => Res): grpc.handleUnaryCall<Req, Res> {
-  return (call, callback) => {
-    let response: Res;
-    try {
-      response = handler(call.request);
-    } catch (error) {
-      const message = messageOf(error);
-      callback({ code: grpc.status.UNKNOWN, details: message, message, name: "Error", metadata: new grpc.Metadata() });
-      return;
-    }
-    callback(null, response);
-  };
-}
-
-/** What `Remediate`'s request is read as: nothing (grpc-js takes a falsy message for none received, so an object). */
-const NOT_READ = Object.freeze({});
+/** What each `Analyzer` method answers, from the request's encoded message to the response's. */
+type AnalyzerMethods = Readonly<Record<AnalyzerMethod, UnaryMethod>>;
 
 /**
- * The `Analyzer` service definition, with `Remediate` answered from bytes: its request is not deserialized and its
- * answer is written as encoded (see the module's comment).
- */
-function analyzerService(): grpc.ServiceDefinition {
-  const service = analyzerGrpc.AnalyzerService as unknown as grpc.ServiceDefinition;
-  const remediate = service.remediate!;
-  return {
-    ...service,
-    remediate: {
-      ...remediate,
-      requestDeserialize: () => NOT_READ,
-      responseSerialize: (bytes: Uint8Array) => Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength),
-    },
-  };
-}
-
-/**
- * Builds the `Analyzer` service implementation of the pack.
+ * Builds the `Analyzer` methods of the pack. Requests are decoded only where a method reads them (`Configure`,
+ * `Analyze`, `AnalyzeStack`); `Remediate` is answered with bytes encoded once per `Configure` (see the module's
+ * comment).
  *
- * @returns the handlers to pass to `grpc.Server.addService` with {@link analyzerService}
+ * @returns each method, by its name in the generated declarations ({@link ANALYZER_PATHS} gives its path)
  */
-export function analyzerHandlers(): grpc.UntypedServiceImplementation {
+export function analyzerMethods(): AnalyzerMethods {
   const version = packageVersion();
   let configured = configure(new Map());
   let remediation = remediateAnswer(configured);
+  const empty = new emptyPb.Empty().serializeBinary();
 
-  const handlers: Partial<AnalyzerServer> = {
-    handshake: unary(() => new analyzerPb.AnalyzerHandshakeResponse()),
-    configureStack: unary(() => new analyzerPb.AnalyzerStackConfigureResponse()),
-    getAnalyzerInfo: unary(() => analyzerInfo(version)),
-    getPluginInfo: unary(() => new pluginPb.PluginInfo().setVersion(version)),
-    cancel: unary(() => new emptyPb.Empty()),
+  return {
+    handshake: () => new analyzerPb.AnalyzerHandshakeResponse().serializeBinary(),
+    configureStack: () => new analyzerPb.AnalyzerStackConfigureResponse().serializeBinary(),
+    getAnalyzerInfo: () => analyzerInfo(version).serializeBinary(),
+    getPluginInfo: () => new pluginPb.PluginInfo().setVersion(version).serializeBinary(),
+    cancel: () => empty,
 
-    configure: unary((request) => {
-      configured = configure(configOf(request));
+    configure: (bytes) => {
+      configured = configure(configOf(analyzerPb.ConfigureAnalyzerRequest.deserializeBinary(bytes)));
       remediation = remediateAnswer(configured);
-      return new emptyPb.Empty();
-    }),
+      return empty;
+    },
 
-    analyze: unary((request) => {
-      const resource = policyResource(request);
+    remediate: () => remediation,
+
+    analyze: (bytes) => {
+      const resource = policyResource(analyzerPb.AnalyzeRequest.deserializeBinary(bytes));
       const findings = new Findings(version);
       for (const { policy, level, prepared } of configured) {
         if (level === "disabled" || policy.kind !== "resource") continue;
@@ -319,10 +294,11 @@ export function analyzerHandlers(): grpc.UntypedServiceImplementation {
         if ("notApplicable" in verdict) findings.notApplicableFor(policy, verdict.notApplicable);
         else findings.violation(policy, level, verdict.violation);
       }
-      return findings.response();
-    }),
+      return findings.response().serializeBinary();
+    },
 
-    analyzeStack: unary((request) => {
+    analyzeStack: (bytes) => {
+      const request: AnalyzeStackRequest = analyzerPb.AnalyzeStackRequest.deserializeBinary(bytes);
       const resources = request.getResourcesList().map(policyResource);
       const findings = new Findings(version);
       for (const { policy, level, properties } of configured) {
@@ -330,13 +306,16 @@ export function analyzerHandlers(): grpc.UntypedServiceImplementation {
         for (const { message, urn } of running(policy, version, () => policy.validateStack(resources, properties)))
           findings.violation(policy, level, message, urn);
       }
-      return findings.response();
-    }),
+      return findings.response().serializeBinary();
+    },
   };
-  // Remediate's request is not read and its answer is already encoded (analyzerService).
-  const remediate: grpc.handleUnaryCall<typeof NOT_READ, Uint8Array> = (_call, callback) => callback(null, remediation);
-  return { ...(handlers as grpc.UntypedServiceImplementation), remediate };
 }
+
+/**
+ * The largest request accepted: AnalyzeStack carries every resource of the stack; Pulumi's own servers lift gRPC's
+ * 4 MiB default the same way.
+ */
+const MAX_REQUEST_BYTES = 400 * 1024 * 1024;
 
 /**
  * Starts the analyzer's server on 127.0.0.1 at a free port.
@@ -344,14 +323,8 @@ export function analyzerHandlers(): grpc.UntypedServiceImplementation {
  * @returns the port (the analyzer prints it on stdout, as Pulumi plugins do) and the server
  * @throws Error when no port can be bound
  */
-export async function serveAnalyzer(): Promise<{ port: number; server: grpc.Server }> {
-  // Large messages: AnalyzeStack carries every resource of the stack; Pulumi's own servers lift the 4 MiB default the same way.
-  const server = new grpc.Server({ "grpc.max_receive_message_length": 400 * 1024 * 1024 });
-  server.addService(analyzerService(), analyzerHandlers());
-  const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) =>
-      error ? reject(error) : resolve(bound),
-    );
-  });
-  return { port, server };
+export function serveAnalyzer(): Promise<UnaryServer> {
+  const methods = analyzerMethods();
+  const paths = Object.keys(ANALYZER_PATHS) as AnalyzerMethod[];
+  return serveUnary(new Map(paths.map((method) => [ANALYZER_PATHS[method], methods[method]])), MAX_REQUEST_BYTES);
 }
