@@ -2,7 +2,7 @@
  * Where a governed preview's time goes: the policy pack's analyzer against the floor of any analyzer, in one run
  * (`node bench/analyzer-floor.ts [--reps 5] [--replays 5] [--base <executable>]`, after `. scripts/lib/env.sh` and a
  * build; docs/benchmark.md has the figures). The floor is `bench/analyzer-floor` (Go, built here with the machine's
- * `go`): a null analyzer that gives the engine the real pack's `GetAnalyzerInfo` and answers everything else with an
+ * `go`): a null analyzer that gives the engine the real pack's `GetAnalyzerInfo` and responds to everything else with an
  * empty message, on the engine's own gRPC library. Two measurements:
  *
  * - previews of 300 compliant native webhooks (bench/policy.ts's program, config and pack config), interleaved:
@@ -63,7 +63,7 @@ function analyzerScript(folder: string, env: Record<string, string>, command: st
   return file;
 }
 
-/** Asks an analyzer for its `GetAnalyzerInfo` and `GetPluginInfo` answers, encoded, and writes them to `dir`. */
+/** Asks an analyzer for its `GetAnalyzerInfo` and `GetPluginInfo` responses, encoded, and writes them to `dir`. */
 async function captureInfo(analyzer: string, dir: string): Promise<void> {
   const child = spawn(analyzer, ["127.0.0.1:1"], { stdio: ["ignore", "pipe", "inherit"] });
   try {

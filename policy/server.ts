@@ -3,14 +3,14 @@
  * the `helpdesk` policy pack, on a unary gRPC server of node:http2 (`./unary-server.ts`, which says why not grpc-js)
  * with the messages shipped in `@pulumi/pulumi/proto/` (`./proto.ts`):
  * what the release executable serves as `pulumi-analyzer-helpdesk` (`./analyzer.ts`). It serves the table of
- * `./policies.ts` and answers as `@pulumi/policy` 1.21.0's server (`server.js`, `protoutil.js`) answers for the same
+ * `./policies.ts` and responds as `@pulumi/policy` 1.21.0's server (`server.js`, `protoutil.js`) responds for the same
  * table (the folder form, `./pack.ts`); tests/policy/parity.test.ts holds the two equal.
  *
  * Why not `@pulumi/policy`'s server: it loads the Pulumi SDK (`@pulumi/pulumi`, for assets in `deserialize.js`), which
- * takes most of a second to start; it deserializes every resource's properties again for each policy; and it answers
+ * takes most of a second to start; it deserializes every resource's properties again for each policy; and it responds to
  * `Remediate`, which the engine sends for every resource one at a time on its step generator's path before going on
  * (pulumi/pulumi v3.259 `pkg/resource/deploy/step_generator.go`), only after deserializing the whole resource. A pack
- * without remediations has nothing to say there, so this server answers it at once, without reading the request: an
+ * without remediations has nothing to say there, so this server responds to it at once, without reading the request: an
  * empty `RemediateResponse`, or, while the config sets a policy to `remediate`, the same "not applicable" list
  * `@pulumi/policy` gives (none of these policies remediates), encoded once per `Configure`.
  *
@@ -32,7 +32,7 @@
  * error. No property value is ever logged or put in an error message.
  *
  * The port is loopback and unauthenticated, as every Pulumi plugin's is. The analyzer reaches no credential and no
- * network: it answers questions about the properties it is sent.
+ * network: it judges the properties it is sent.
  */
 import { POLICY_PACK } from "../kernel/names.js";
 import { packageVersion } from "../kernel/package-version.js";
@@ -193,7 +193,7 @@ function running<T>(policy: Policy, version: string, run: () => T): T {
   }
 }
 
-/** `GetAnalyzerInfo`'s answer: the pack, its version and each policy with its type, level and config schema. */
+/** `GetAnalyzerInfo`'s response: the pack, its version and each policy with its type, level and config schema. */
 function analyzerInfo(version: string): InstanceType<typeof analyzerPb.AnalyzerInfo> {
   const info = new analyzerPb.AnalyzerInfo().setName(POLICY_PACK).setVersion(version).setSupportsconfig(true);
   info.setPoliciesList(
@@ -238,9 +238,9 @@ function configOf(
 
 /**
  * The encoded `RemediateResponse` for a config: empty, or one "not applicable" entry per resource policy set to
- * `remediate` (none of them remediates), as `@pulumi/policy` answers.
+ * `remediate` (none of them remediates), as `@pulumi/policy` responds.
  */
-function remediateAnswer(configured: readonly ConfiguredPolicy[]): Uint8Array {
+function remediateResponse(configured: readonly ConfiguredPolicy[]): Uint8Array {
   const response = new analyzerPb.RemediateResponse();
   const notApplicable = configured
     .filter(({ policy, level }) => level === "remediate" && policy.kind === "resource")
@@ -253,12 +253,12 @@ function remediateAnswer(configured: readonly ConfiguredPolicy[]): Uint8Array {
   return response.serializeBinary();
 }
 
-/** What each `Analyzer` method answers, from the request's encoded message to the response's. */
+/** What each `Analyzer` method returns, from the request's encoded message to the response's. */
 type AnalyzerMethods = Readonly<Record<AnalyzerMethod, UnaryMethod>>;
 
 /**
  * Builds the `Analyzer` methods of the pack. Requests are decoded only where a method reads them (`Configure`,
- * `Analyze`, `AnalyzeStack`); `Remediate` is answered with bytes encoded once per `Configure` (see the module's
+ * `Analyze`, `AnalyzeStack`); `Remediate` is served with bytes encoded once per `Configure` (see the module's
  * comment).
  *
  * @returns each method, by its name in the generated declarations ({@link ANALYZER_PATHS} gives its path)
@@ -266,7 +266,7 @@ type AnalyzerMethods = Readonly<Record<AnalyzerMethod, UnaryMethod>>;
 export function analyzerMethods(): AnalyzerMethods {
   const version = packageVersion();
   let configured = configure(new Map());
-  let remediation = remediateAnswer(configured);
+  let remediation = remediateResponse(configured);
   const empty = new emptyPb.Empty().serializeBinary();
 
   return {
@@ -278,7 +278,7 @@ export function analyzerMethods(): AnalyzerMethods {
 
     configure: (bytes) => {
       configured = configure(configOf(analyzerPb.ConfigureAnalyzerRequest.deserializeBinary(bytes)));
-      remediation = remediateAnswer(configured);
+      remediation = remediateResponse(configured);
       return empty;
     },
 

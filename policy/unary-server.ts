@@ -1,7 +1,7 @@
 /**
  * A gRPC server of unary methods on `node:http2`, for the policy pack's analyzer (`./server.ts`): each method takes the
  * request's encoded message and returns the response's, so the caller chooses what to decode (the analyzer decodes
- * nothing for `Remediate` and answers it from bytes encoded once per `Configure`).
+ * nothing for `Remediate` and responds to it with bytes encoded once per `Configure`).
  *
  * Why not `@grpc/grpc-js`, which the native provider plugin serves with: the engine calls the analyzer twice per
  * resource, one call after the other on its step generator's path (`Remediate`, then `Analyze`: pulumi/pulumi v3.259
@@ -14,19 +14,19 @@
  *
  * The protocol as the engine's client (grpc-go) speaks it (grpc/grpc `doc/PROTOCOL-HTTP2.md`): a POST with content type
  * `application/grpc[+proto]` to `/<service>/<method>`; the request is one length-prefixed message (a flag byte, 0 for
- * uncompressed, and a 4-byte big-endian length); the answer is headers, one length-prefixed message and the trailers
+ * uncompressed, and a 4-byte big-endian length); the response is headers, one length-prefixed message and the trailers
  * `grpc-status: 0`, or, on an error, headers alone carrying `grpc-status` and `grpc-message` (trailers-only), as
- * grpc-js answers: the same codes and messages for an unknown method, a message too large, a content type not gRPC's.
+ * grpc-js responds: the same codes and messages for an unknown method, a message too large, a content type not gRPC's.
  */
 import { createServer, type IncomingHttpHeaders, type ServerHttp2Session, type ServerHttp2Stream } from "node:http2";
 import { messageOf } from "../kernel/errors.js";
 
-/** The gRPC status codes this server answers with (grpc/grpc `doc/statuscodes.md`). */
+/** The gRPC status codes this server responds with (grpc/grpc `doc/statuscodes.md`). */
 export const GRPC_STATUS = { OK: 0, UNKNOWN: 2, RESOURCE_EXHAUSTED: 8, UNIMPLEMENTED: 12, INTERNAL: 13 } as const;
 
 /**
- * One unary method: the request's encoded message in, the response's encoded message out. What it throws is answered
- * with status UNKNOWN and the error's message (as grpc-js answers an error given to a unary handler's callback).
+ * One unary method: the request's encoded message in, the response's encoded message out. What it throws gets a response
+ * with status UNKNOWN and the error's message (as grpc-js responds to an error given to a unary handler's callback).
  */
 export type UnaryMethod = (request: Uint8Array) => Uint8Array;
 
@@ -40,8 +40,8 @@ export interface UnaryServer {
 /** The length of a gRPC message's prefix: a compression flag byte and a 4-byte length. */
 const PREFIX_BYTES = 5;
 
-/** Answers a call with a status and no message (a trailers-only response). */
-function answerStatus(stream: ServerHttp2Stream, code: number, message: string): void {
+/** Responds to a call with a status and no message (a trailers-only response). */
+function respondWithStatus(stream: ServerHttp2Stream, code: number, message: string): void {
   if (stream.destroyed || stream.headersSent) return;
   stream.respond(
     {
@@ -55,8 +55,8 @@ function answerStatus(stream: ServerHttp2Stream, code: number, message: string):
   );
 }
 
-/** Answers a call with its response message and status OK. */
-function answerMessage(stream: ServerHttp2Stream, message: Uint8Array): void {
+/** Responds to a call with its response message and status OK. */
+function respondWithMessage(stream: ServerHttp2Stream, message: Uint8Array): void {
   if (stream.destroyed) return;
   const framed = Buffer.allocUnsafe(PREFIX_BYTES + message.byteLength);
   framed[0] = 0;
@@ -70,7 +70,7 @@ function answerMessage(stream: ServerHttp2Stream, message: Uint8Array): void {
 /**
  * The one message of a unary request's body.
  *
- * @returns the message, or the status to answer when the body is not exactly one uncompressed message
+ * @returns the message, or the status to respond with when the body is not exactly one uncompressed message
  */
 function messageOfBody(body: Buffer): Uint8Array | { code: number; message: string } {
   if (body.length < PREFIX_BYTES || body.length !== PREFIX_BYTES + body.readUInt32BE(1))
@@ -80,14 +80,14 @@ function messageOfBody(body: Buffer): Uint8Array | { code: number; message: stri
   return body.subarray(PREFIX_BYTES);
 }
 
-/** Serves one call: reads its request, runs its method, answers. */
+/** Serves one call: reads its request, runs its method, responds. */
 function serveCall(
   stream: ServerHttp2Stream,
   headers: IncomingHttpHeaders,
   methods: ReadonlyMap<string, UnaryMethod>,
   maxRequestBytes: number,
 ): void {
-  // A call the client resets or a connection that drops: nothing to answer, and nothing to crash the process.
+  // A call the client resets or a connection that drops: nothing to respond to, and nothing to crash the process.
   stream.on("error", () => undefined);
   const contentType = headers["content-type"];
   if (headers[":method"] !== "POST" || typeof contentType !== "string" || !contentType.startsWith("application/grpc")) {
@@ -97,7 +97,7 @@ function serveCall(
   const path = headers[":path"] ?? "";
   const method = methods.get(path);
   if (method === undefined) {
-    answerStatus(stream, GRPC_STATUS.UNIMPLEMENTED, `The server does not implement the method ${path}`);
+    respondWithStatus(stream, GRPC_STATUS.UNIMPLEMENTED, `The server does not implement the method ${path}`);
     stream.resume();
     return;
   }
@@ -106,7 +106,7 @@ function serveCall(
   stream.on("data", (chunk: Buffer) => {
     received += chunk.length;
     if (received > maxRequestBytes + PREFIX_BYTES) {
-      answerStatus(
+      respondWithStatus(
         stream,
         GRPC_STATUS.RESOURCE_EXHAUSTED,
         `Received message larger than max (${received - PREFIX_BYTES} vs. ${maxRequestBytes})`,
@@ -119,14 +119,14 @@ function serveCall(
   stream.on("end", () => {
     if (stream.headersSent) return;
     const request = messageOfBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
-    if (!(request instanceof Uint8Array)) return answerStatus(stream, request.code, request.message);
+    if (!(request instanceof Uint8Array)) return respondWithStatus(stream, request.code, request.message);
     let response: Uint8Array;
     try {
       response = method(request);
     } catch (error) {
-      return answerStatus(stream, GRPC_STATUS.UNKNOWN, messageOf(error));
+      return respondWithStatus(stream, GRPC_STATUS.UNKNOWN, messageOf(error));
     }
-    answerMessage(stream, response);
+    respondWithMessage(stream, response);
   });
 }
 
@@ -134,8 +134,8 @@ function serveCall(
  * Serves unary methods on 127.0.0.1 at a free port, over plaintext HTTP/2 (loopback and unauthenticated, as every
  * Pulumi plugin's port is).
  *
- * @param methods each method by its path, e.g. `/pulumirpc.Analyzer/Analyze`; any other path is answered UNIMPLEMENTED
- * @param maxRequestBytes the largest request message accepted; a larger one is answered RESOURCE_EXHAUSTED
+ * @param methods each method by its path, e.g. `/pulumirpc.Analyzer/Analyze`; any other path gets UNIMPLEMENTED
+ * @param maxRequestBytes the largest request message accepted; a larger one gets RESOURCE_EXHAUSTED
  * @returns the port and the server
  * @throws Error when no port can be bound
  */

@@ -2,8 +2,8 @@
 // (docs/benchmark.md, bench/analyzer-floor.ts runs it):
 //
 //   - analyzer-floor serve <engine address>: a null analyzer, the floor of any analyzer. It prints its port as a
-//     plugin does and answers GetAnalyzerInfo and GetPluginInfo with the bytes in the files
-//     $ANALYZER_FLOOR_DIR/GetAnalyzerInfo.bin and GetPluginInfo.bin (the real pack's answers, so the engine sees the
+//     plugin does and responds to GetAnalyzerInfo and GetPluginInfo with the bytes in the files
+//     $ANALYZER_FLOOR_DIR/GetAnalyzerInfo.bin and GetPluginInfo.bin (the real pack's responses, so the engine sees the
 //     same pack), every other method with an empty message (no remediation, no violation). With
 //     $ANALYZER_FLOOR_RECORD set, it appends every request it receives to that file (JSON lines: path, bytes).
 //   - analyzer-floor replay <recorded file> <analyzer> [rounds]: starts the analyzer as the engine does (its engine
