@@ -52,6 +52,7 @@ import { heldWebhooks } from "../support/emulator.js";
 import { localPluginIn } from "../support/examples.js";
 import { repoRoot } from "../support/package.js";
 import {
+  cliEnvOf,
   configAsLoginWrites,
   createTestStack,
   pulumiAvailable,
@@ -186,15 +187,7 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
       ...configAsLoginWrites(first.url, clients[0]!, { accessToken: tokens[0]! }),
       ...configAsLoginWrites(second.url, clients[1]!, { accessToken: tokens[1]! }, "eu"),
     });
-    env = { ...process.env, ...test.stack.workspace.envVars, CI: "true", NO_COLOR: "1" };
-    for (const name of [
-      "HELPDESK_BASE_URL",
-      "HELPDESK_CLIENT_ID",
-      "HELPDESK_CLIENT_SECRET",
-      "HELPDESK_REDIRECT_URI",
-      "HELPDESK_ACCESS_TOKEN",
-    ])
-      delete env[name];
+    env = cliEnvOf(test);
     home = await createDirectly(first, tokens[0]!, [
       { event: "ticket_opened", url: "https://hooks.example.test/home/opened?token=adopt-secret-1" },
       { event: "ticket_closed", url: "https://user:adopt-secret-2@hooks.example.test/home/closed" },

@@ -39,12 +39,12 @@ import { packLikeACleanClone, repoRoot } from "../support/package.js";
 import { runCommand, shown, type Ran } from "../support/processes.js";
 import { pulumi, pulumiEnv, removeStack } from "../support/pulumi-cli.js";
 import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
-import { freePort } from "../support/cli.js";
+import { freePort, loginArgs, loginThrough } from "../support/cli.js";
 import { heldWebhooks } from "../support/emulator.js";
 import { mustRun, toolVenv, wheelhouse } from "../support/python.js";
 import { serveFolder, startPypiserver, startVerdaccio, type LocalServer } from "../support/registries.js";
 import { sharedRelease } from "../support/release.js";
-import { describeDownloadedPlugin, login, systemWithoutNode, VERSION } from "../no-node/no-node-desks.js";
+import { describeDownloadedPlugin, systemWithoutNode, VERSION } from "../no-node/no-node-desks.js";
 
 /** The npm packages of the release. */
 const NPM_PACKAGES = ["pulumi-helpdesk", nodejsSdkPackage()];
@@ -259,21 +259,9 @@ describe("by name from the local npm registry: examples/basic's dynamic Webhook 
       name: "basic",
     };
     emulator = await startEmulator({ port: 0, autoApprove: true, clients: [client] });
-    const args = [
-      "--stack",
-      stack,
-      "--base-url",
-      emulator.url,
-      "--client-id",
-      client.clientId,
-      "--redirect-uri",
-      client.redirectUri,
-    ];
-    const ran = await login(join(dir, "node_modules", ".bin", "pulumi-helpdesk"), args, dir, {
-      ...env,
-      HELPDESK_CLIENT_SECRET: client.clientSecret,
-    });
-    if (ran.code !== 0) throw new Error(shown(`npx pulumi-helpdesk login ${args.join(" ")}`, ran));
+    const signIn = { stack, baseUrl: emulator.url, client };
+    const ran = await loginThrough([join(dir, "node_modules", ".bin", "pulumi-helpdesk")], signIn, { cwd: dir, env });
+    if (ran.code !== 0) throw new Error(shown(`npx pulumi-helpdesk ${loginArgs(signIn).join(" ")}`, ran));
   }, 300_000);
 
   afterAll(async () => {
