@@ -9,7 +9,7 @@ import { runCommand } from "../tests/support/processes.ts";
  * when it fails.
  *
  * @param command the executable; @param args its arguments; @param cwd its working directory; @param env its
- *   environment; @param input what to write to its standard input
+ *   environment; @param input what to write to its standard input (none: it reads an empty one)
  * @returns its stdout, its stderr and how long it took, in seconds
  * @throws Error when it exits with a code other than 0 (the message ends with its stderr's last 4,000 characters)
  */
@@ -21,7 +21,7 @@ export async function timed(
   input = "",
 ): Promise<{ seconds: number; stdout: string; stderr: string }> {
   const began = process.hrtime.bigint();
-  const ran = await runCommand(command, args, { cwd, env, input });
+  const ran = await runCommand(command, args, { cwd, env, ...(input === "" ? {} : { input }) });
   const seconds = Number(process.hrtime.bigint() - began) / 1e9;
   if (ran.code !== 0)
     throw new Error(`${command} ${args.join(" ")} exited with ${ran.code ?? ran.signal}:\n${ran.stderr.slice(-4000)}`);

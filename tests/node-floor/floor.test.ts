@@ -110,17 +110,8 @@ describe("the Node.js floor", () => {
       ];
       const running = startCli(args, { dir: dataDir, env: { ...process.env, NO_COLOR: "1" } }, {}, { node });
       emulator = running;
-      let out = "";
-      const url = await new Promise<string | undefined>((resolve) => {
-        running.child.stdout.on("data", (chunk: Buffer) => {
-          out += chunk.toString();
-          if (/sign-in link:/.test(out)) resolve(/base URL:\s+(\S+)/.exec(out)?.[1]);
-        });
-        void running.done.then(() => resolve(undefined));
-      });
-      if (url === undefined)
-        throw new Error(`the emulator did not start on Node.js ${floor}:\n${out}${(await running.done).stderr}`);
-      baseUrl = url;
+      const printed = (await running.waitFor("stdout", /sign-in link:/, `the emulator on Node.js ${floor}`)).input;
+      baseUrl = /base URL:\s+(\S+)/.exec(printed)?.[1] ?? printed;
       expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(await new EmulatorInspectionClient(baseUrl, { connectionPerCall: true }).webhooks()).toEqual([]);
       expect(existsSync(join(dataDir, "helpdesk.db"))).toBe(true);

@@ -2,7 +2,7 @@
  * Test support: runs the built `pulumi-helpdesk` command as a child process (as a person would), in a throw-away
  * Pulumi project with a file:// backend.
  */
-import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { execFileSync, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { completeAuthorizationAutoApproved } from "../../emulator-client/index.js";
 import { settingFlag } from "../../kernel/settings.js";
-import { runCommand, type Ran } from "./processes.js";
+import { runCommand, startProcess, type Ran, type RunningProcess } from "./processes.js";
 import { withoutSettingVariables } from "./environment.js";
 
 const cliPath = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
@@ -74,6 +74,8 @@ export interface CliRun {
   authorizeUrl: Promise<string>;
   /** Settles when the process exits. */
   done: Promise<{ code: number | null; stdout: string; stderr: string }>;
+  /** Waits for something it prints (tests/support/processes.ts `RunningProcess.waitFor`). */
+  waitFor: RunningProcess["waitFor"];
 }
 
 /**
@@ -91,21 +93,21 @@ export function startCli(
   options: CliOptions = {},
 ): CliRun {
   const [node, entry] = options.node === undefined ? [process.execPath, cliPath] : [options.node, binPath];
-  const child = spawn(node, [entry, ...args], { cwd: project.dir, env: { ...project.env, ...env } });
-  let stdout = "";
-  let stderr = "";
-  let resolveUrl: (url: string) => void = () => undefined;
-  const authorizeUrl = new Promise<string>((resolve) => (resolveUrl = resolve));
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-    const url = authorizeUrlIn(stderr);
-    if (url) resolveUrl(url);
+  const started = startProcess(node, [entry, ...args], {
+    cwd: project.dir,
+    env: { ...project.env, ...env },
+    stdin: "pipe",
   });
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.on("close", (code) => resolve({ code, stdout, stderr })),
-  );
-  return { child, authorizeUrl, done };
+  // Settles only when the CLI prints the URL: most runs never do, and nobody waits for it then.
+  const authorizeUrl = new Promise<string>((resolve) => {
+    started.waitFor("stderr", AUTHORIZE_URL, "the authorize URL", 3_600_000).then(
+      (match) => resolve(match[1]!),
+      () => undefined,
+    );
+  });
+  const done = started.ended.then(({ code, stdout, stderr }) => ({ code, stdout, stderr }));
+  // Spawned with every stream a pipe (stdin: "pipe" above).
+  return { child: started.child as ChildProcessWithoutNullStreams, authorizeUrl, done, waitFor: started.waitFor };
 }
 
 /** Runs the CLI to completion (see {@link startCli}). */
@@ -138,8 +140,11 @@ export interface CliLogin {
  * @param stderr what the CLI printed so far
  */
 export function authorizeUrlIn(stderr: string): string | undefined {
-  return /(https?:\/\/\S+\/oauth\/authorize\?\S+)/.exec(stderr)?.[1];
+  return AUTHORIZE_URL.exec(stderr)?.[1];
 }
+
+/** The authorize URL that `login --no-browser` prints (group 1). */
+const AUTHORIZE_URL = /(https?:\/\/\S+\/oauth\/authorize\?\S+)/;
 
 /**
  * The arguments of `pulumi-helpdesk login --no-browser` for a stack, a help desk and a client: `login`, `--stack`,
