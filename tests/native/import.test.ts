@@ -60,6 +60,7 @@ import {
   type TestStack,
 } from "../support/pulumi.js";
 import { runCommand, shown, waitFor } from "../support/processes.js";
+import { typescriptProviderBlock } from "../support/provider-programs.js";
 
 const project = "helpdesk-adopt";
 
@@ -67,15 +68,7 @@ const project = "helpdesk-adopt";
 const PROVIDER_PROGRAM = `import * as pulumi from "@pulumi/pulumi";
 import { Provider } from "${nodejsSdkPackage()}";
 
-const euConfig = new pulumi.Config("eu");
-const eu = new Provider("eu", {
-  baseUrl: euConfig.require("baseUrl"),
-  clientId: euConfig.require("clientId"),
-  tokenExpiresAt: euConfig.get("tokenExpiresAt"),
-  accessToken: euConfig.requireSecret("accessToken"),
-  refreshToken: euConfig.getSecret("refreshToken"),
-  clientSecret: euConfig.getSecret("clientSecret"),
-});
+${typescriptProviderBlock({ resource: "eu", variable: "eu", config: "euConfig", namespace: "eu" }).join("\n")}
 `;
 
 /**
