@@ -20,6 +20,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
 import {
+  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -36,6 +37,7 @@ import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
 import { heldWebhooks } from "../support/emulator.js";
+import { EXAMPLES_DIR } from "../support/examples.js";
 import { freePort, loginArgs, loginThrough } from "../support/cli.js";
 import { repoRoot } from "../support/package.js";
 import { pulumi, removeStack } from "../support/pulumi-cli.js";
@@ -211,6 +213,31 @@ export interface Language {
 interface Desk {
   emulator: RunningEmulator;
   client: { clientId: string; clientSecret: string; redirectUri: string; name: string };
+}
+
+/**
+ * examples/go as a {@link Language}'s program, built by `build`: its folder holds examples/go's Pulumi.yaml as it is,
+ * and `up` / `destroy` run the built program (`-stack <stack> <operation>`) there. Go programs need no language host:
+ * PATH has the Pulumi CLI and {@link systemWithoutNode}.
+ *
+ * @param build makes the program's executable from the test's work folder, and returns its path
+ */
+export function goExampleSteps(
+  build: (work: string) => Promise<string>,
+): Pick<Language, "prepare"> & Required<Pick<Language, "operate">> {
+  let program = "";
+  return {
+    prepare: async (work, programDir) => {
+      program = await build(work);
+      mkdirSync(programDir, { recursive: true });
+      copyFileSync(join(EXAMPLES_DIR, "go", "Pulumi.yaml"), join(programDir, "Pulumi.yaml"));
+      return { pathDirs: [systemWithoutNode(join(work, "system"))] };
+    },
+    operate: async (operation, stack, programDir, env) => {
+      const ran = await runCommand(program, ["-stack", stack, operation], { cwd: programDir, env });
+      if (ran.code !== 0) throw new Error(shown(`helpdesk-go -stack ${stack} ${operation}`, ran));
+    },
+  };
 }
 
 /**

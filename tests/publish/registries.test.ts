@@ -44,7 +44,7 @@ import { heldWebhooks } from "../support/emulator.js";
 import { mustRun, toolVenv, wheelhouse } from "../support/python.js";
 import { serveFolder, startPypiserver, startVerdaccio, type LocalServer } from "../support/registries.js";
 import { sharedRelease } from "../support/release.js";
-import { describeDownloadedPlugin, systemWithoutNode, VERSION } from "../no-node/no-node-desks.js";
+import { describeDownloadedPlugin, goExampleSteps, systemWithoutNode, VERSION } from "../no-node/no-node-desks.js";
 
 /** The npm packages of the release. */
 const NPM_PACKAGES = ["pulumi-helpdesk", nodejsSdkPackage()];
@@ -367,14 +367,13 @@ describeDownloadedPlugin(
   },
 );
 
-let goProgram = "";
 describeDownloadedPlugin(
   "by name from the local Go module proxy with no Node.js: go get of the Go SDK, the plugin downloaded by Pulumi",
   {
     hosts: [],
     project: "helpdesk-go",
     pluginMirror,
-    prepare: async (work, programDir) => {
+    ...goExampleSteps(async (work) => {
       const source = copyExample("go", join(work, "source"));
       // A module cache of its own (so the machine's never holds the test's module), with every other module read from
       // the machine's cache as a second proxy, and what that lacks (a few go.mod files) from the machine's own proxy
@@ -398,15 +397,8 @@ describeDownloadedPlugin(
         if (ran.code !== 0) throw new Error(shown(`go ${args.join(" ")}`, ran));
       }
       expect(servers.go!.log()).toContain(`GET /${GO_MODULE_DIR}/v${VERSION}.zip`);
-      goProgram = join(work, "helpdesk-go");
-      mkdirSync(programDir, { recursive: true });
-      cpSync(join(EXAMPLES_DIR, "go", "Pulumi.yaml"), join(programDir, "Pulumi.yaml"));
-      return { pathDirs: [systemWithoutNode(join(work, "system"))] };
-    },
-    operate: async (operation, stack, programDir, env) => {
-      const ran = await runCommand(goProgram, ["-stack", stack, operation], { cwd: programDir, env });
-      if (ran.code !== 0) throw new Error(shown(`helpdesk-go -stack ${stack} ${operation}`, ran));
-    },
+      return join(work, "helpdesk-go");
+    }),
   },
 );
 
