@@ -163,19 +163,22 @@ describe.skipIf(!pulumiToolsReady(["pulumi-language-yaml"]))(
       if (work) rmSync(work, { recursive: true, force: true });
     });
 
-    it("the README's offline route refuses a changed archive: sha256sum says FAILED, nothing is installed", async () => {
-      const home = join(work, "pulumi-home-changed-archive");
+    it.each([
+      {
+        title: "the README's offline route refuses a changed archive: sha256sum says FAILED, nothing is installed",
+        name: "changed-archive",
+        change: { archive: true } as const,
+      },
+      {
+        title:
+          "the README's offline route refuses an archive whose line in SHA256SUMS was changed, and installs nothing",
+        name: "changed-sums",
+        change: { sums: true } as const,
+      },
+    ])("$title", async ({ name, change }) => {
+      const home = join(work, `pulumi-home-${name}`);
       mkdirSync(home);
-      const ran = await offlineInstall("changed-archive", home, { archive: true });
-      expect(ran.code, shown("the README's offline route", ran)).not.toBe(0);
-      expect(ran.stdout).toContain(`${ARCHIVE}: FAILED`);
-      expect(helpdeskPlugins(home)).toEqual([]);
-    });
-
-    it("the README's offline route refuses an archive whose line in SHA256SUMS was changed, and installs nothing", async () => {
-      const home = join(work, "pulumi-home-changed-sums");
-      mkdirSync(home);
-      const ran = await offlineInstall("changed-sums", home, { sums: true });
+      const ran = await offlineInstall(name, home, change);
       expect(ran.code, shown("the README's offline route", ran)).not.toBe(0);
       expect(ran.stdout).toContain(`${ARCHIVE}: FAILED`);
       expect(helpdeskPlugins(home)).toEqual([]);
