@@ -20,19 +20,19 @@
  * Usage: node bench/emulator-durability.ts [--quick] [--base <git revision>]
  *   --quick: one throughput round of 2 s, and a tenth of the webhooks and deliveries (a smoke check).
  */
-import { execFileSync, spawn, type ChildProcess } from "node:child_process";
+import { execFileSync, type ChildProcess } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { createInterface } from "node:readline";
 import { Pool } from "undici";
 import { EVENTS } from "pulumi-helpdesk";
 import { DEFAULT_CLIENT, type EmulatorOptions } from "pulumi-helpdesk/emulator";
 import { EmulatorInspectionClient, signInAutoApproved } from "pulumi-helpdesk/emulator/client";
 import { loadRound, type LoadRound, type LoadSettings } from "./load.ts";
 import { median } from "./results.ts";
+import { startProcess } from "../tests/support/processes.ts";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Settings
@@ -120,27 +120,14 @@ interface EmulatorProcess {
 
 /** Starts emulator-durability-process.ts on `module` with `options` and waits for its URL. */
 async function startEmulator(module: string, options: EmulatorOptions): Promise<EmulatorProcess> {
-  const child = spawn(
+  // Its stdin a pipe: the process stops when the benchmark ends, however it ends.
+  const started = startProcess(
     process.execPath,
     [join(import.meta.dirname, "emulator-durability-process.ts"), module, JSON.stringify(options)],
-    {
-      stdio: ["pipe", "pipe", "inherit"],
-    },
+    { stdin: "pipe" },
   );
-  const url = await new Promise<string>((resolvePromise, reject) => {
-    child.once("error", reject);
-    child.once("exit", (code) => reject(new Error(`the emulator process exited with code ${code} before listening`)));
-    createInterface({ input: child.stdout! }).once("line", (line) =>
-      resolvePromise((JSON.parse(line) as { url: string }).url),
-    );
-  });
-  const stop = () =>
-    new Promise<void>((resolvePromise) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolvePromise();
-      child.once("exit", () => resolvePromise());
-      child.kill("SIGTERM");
-    });
-  return { url, child, stop };
+  const line = (await started.waitFor("stdout", /^(.*)\n/, "the emulator process's URL"))[1]!;
+  return { url: (JSON.parse(line) as { url: string }).url, child: started.child, stop: () => started.stop() };
 }
 
 /** An access token of the default client (both emulators register it). */

@@ -3,11 +3,11 @@
  * in this process against the emulator in a process of its own (emulator-process.ts), so that the figure measures the
  * server, not the contention of two workloads on one event loop.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { join } from "node:path";
-import { createInterface } from "node:readline";
 import { Pool } from "undici";
 import type { EmulatorClient } from "pulumi-helpdesk/emulator";
+import { startProcess } from "../tests/support/processes.ts";
 import { readProc } from "./memory.ts";
 import { percentile } from "./results.ts";
 
@@ -115,20 +115,12 @@ export interface EmulatorProcess {
 
 /** Starts emulator-process.ts with these OAuth clients and waits for its URL. */
 export async function startEmulatorProcess(clients: EmulatorClient[]): Promise<EmulatorProcess> {
-  const child = spawn(process.execPath, [join(import.meta.dirname, "emulator-process.ts"), JSON.stringify(clients)], {
-    stdio: ["pipe", "pipe", "inherit"],
-  });
-  const lines = createInterface({ input: child.stdout! });
-  const url = await new Promise<string>((resolvePromise, reject) => {
-    child.once("error", reject);
-    child.once("exit", (code) => reject(new Error(`the emulator process exited with code ${code} before listening`)));
-    lines.once("line", (line) => resolvePromise((JSON.parse(line) as { url: string }).url));
-  });
-  const stop = (): Promise<void> =>
-    new Promise<void>((resolvePromise) => {
-      if (child.exitCode !== null || child.signalCode !== null) return resolvePromise();
-      child.once("exit", () => resolvePromise());
-      child.kill("SIGTERM");
-    });
-  return { url, child, stop };
+  // Its stdin a pipe: the process stops when the benchmark ends, however it ends.
+  const started = startProcess(
+    process.execPath,
+    [join(import.meta.dirname, "emulator-process.ts"), JSON.stringify(clients)],
+    { stdin: "pipe" },
+  );
+  const line = (await started.waitFor("stdout", /^(.*)\n/, "the emulator process's URL"))[1]!;
+  return { url: (JSON.parse(line) as { url: string }).url, child: started.child, stop: () => started.stop() };
 }

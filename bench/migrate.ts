@@ -9,15 +9,12 @@
  * largest N to the smallest in the same run (the floor). Timings are printed, never asserted: a table on stdout,
  * progress on stderr.
  */
-import { mkdirSync, mkdtempSync, readdirSync, rmSync, symlinkSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
-import { startEmulator } from "pulumi-helpdesk/emulator";
-import { signInAutoApproved } from "pulumi-helpdesk/emulator/client";
 // The built package (bench/run.sh builds it): type stripping resolves no `.js` import of a `.ts` source.
 import { PACKAGE_NAME } from "../dist/kernel/package-version.js";
 import { CLI_EXECUTABLE, nodejsSdkPackage } from "../dist/kernel/names.js";
-import { BENCH_CLIENT, backendEnv } from "./stack-config.ts";
+import { eachSize, pulumiImportDuration } from "./sizes.ts";
 import { timed } from "./timed.ts";
 
 const root = resolve(import.meta.dirname, "..");
@@ -56,70 +53,32 @@ function makeProject(dir: string): void {
   writeFileSync(join(dir, "index.ts"), PROGRAM);
 }
 
-const emulator = await startEmulator({ port: 0, autoApprove: true, clients: [BENCH_CLIENT] });
-const rows: Array<{
-  n: number;
-  upSeconds: number;
-  migrateSeconds: number;
-  pulumiImport: string;
-  previewSeconds: number;
-}> = [];
-try {
-  const { accessToken } = await signInAutoApproved({ baseUrl: emulator.url, ...BENCH_CLIENT });
-  for (const n of sizes) {
-    const work = mkdtempSync(join(tmpdir(), "helpdesk-bench-migrate-"));
-    try {
-      const program = join(work, "program");
-      mkdirSync(program);
-      mkdirSync(join(work, "state"));
-      makeProject(program);
-      const env = {
-        ...process.env,
-        ...backendEnv(join(work, "state")),
-        HELPDESK_TOKEN_CACHE_DIR: join(work, "token-cache"),
-        NO_COLOR: "1",
-      };
-      const stack = ["--stack", "bench", "--non-interactive"];
-      await timed("pulumi", ["stack", "init", "bench", "--non-interactive"], program, env);
-      await timed("pulumi", ["config", "set", "helpdesk:baseUrl", emulator.url, "--stack", "bench"], program, env);
-      await timed(
-        "pulumi",
-        ["config", "set", "--secret", "helpdesk:accessToken", "--stack", "bench"],
-        program,
-        env,
-        accessToken,
-      );
-      await timed("pulumi", ["config", "set", "bench:count", String(n), "--stack", "bench"], program, env);
-      process.stderr.write(`bench:migrate: N=${n}: pulumi up of ${n} dynamic webhooks\n`);
-      const up = await timed("pulumi", ["up", "--yes", "--skip-preview", ...stack], program, env);
-      process.stderr.write(`bench:migrate: N=${n}: ${CLI_EXECUTABLE} migrate\n`);
-      const migrated = await timed(
-        process.execPath,
-        [join(root, "dist", "cli", "bin.js"), "migrate", "--stack", "bench"],
-        program,
-        env,
-      );
-      writeFileSync(join(program, "index.ts"), `${migrated.stdout}\n`);
-      process.stderr.write(`bench:migrate: N=${n}: pulumi preview --expect-no-changes\n`);
-      const preview = await timed("pulumi", ["preview", "--expect-no-changes", ...stack], program, env);
-      // The `Duration:` that `pulumi import` prints: its own run, within the command's time.
-      const pulumiImport = /^Duration: (\S+)/m.exec(migrated.stderr)?.[1] ?? "?";
-      rows.push({
-        n,
-        upSeconds: up.seconds,
-        migrateSeconds: migrated.seconds,
-        pulumiImport,
-        previewSeconds: preview.seconds,
-      });
-      await timed("pulumi", ["state", "unprotect", "--all", "--yes", ...stack], program, env);
-      await timed("pulumi", ["destroy", "--yes", "--skip-preview", ...stack], program, env);
-    } finally {
-      rmSync(work, { recursive: true, force: true });
-    }
-  }
-} finally {
-  await emulator.close();
-}
+const rows = await eachSize("bench:migrate", sizes, makeProject, async (n, { program, env }) => {
+  const stack = ["--stack", "bench", "--non-interactive"];
+  await timed("pulumi", ["config", "set", "bench:count", String(n), "--stack", "bench"], program, env);
+  process.stderr.write(`bench:migrate: N=${n}: pulumi up of ${n} dynamic webhooks\n`);
+  const up = await timed("pulumi", ["up", "--yes", "--skip-preview", ...stack], program, env);
+  process.stderr.write(`bench:migrate: N=${n}: ${CLI_EXECUTABLE} migrate\n`);
+  const migrated = await timed(
+    process.execPath,
+    [join(root, "dist", "bin", `${CLI_EXECUTABLE}.js`), "migrate", "--stack", "bench"],
+    program,
+    env,
+  );
+  writeFileSync(join(program, "index.ts"), `${migrated.stdout}\n`);
+  process.stderr.write(`bench:migrate: N=${n}: pulumi preview --expect-no-changes\n`);
+  const preview = await timed("pulumi", ["preview", "--expect-no-changes", ...stack], program, env);
+  const row = {
+    n,
+    upSeconds: up.seconds,
+    migrateSeconds: migrated.seconds,
+    pulumiImport: pulumiImportDuration(migrated.stderr),
+    previewSeconds: preview.seconds,
+  };
+  await timed("pulumi", ["state", "unprotect", "--all", "--yes", ...stack], program, env);
+  await timed("pulumi", ["destroy", "--yes", "--skip-preview", ...stack], program, env);
+  return row;
+});
 
 const floor = rows[0]!;
 process.stdout.write(

@@ -15,8 +15,8 @@
  * Printed as median, min and max with ratios to the floor; never asserted (issue 36's goal, plugin and analyzer at most
  * 2 times the floor, is read off the table).
  */
-import { spawn } from "node:child_process";
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
+import { startProcess } from "../tests/support/processes.ts";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { ANALYZER_EXECUTABLE, CLI_EXECUTABLE, PLUGIN_EXECUTABLE } from "../dist/kernel/names.js"; // from the build, as scripts/release/executable.ts says
@@ -63,42 +63,18 @@ interface Start {
  *
  * @throws Error when it exits or prints nothing within 30 s
  */
-function startOnce(kind: StartKind): Promise<Start> {
-  return new Promise((resolve, reject) => {
-    const started = performance.now();
-    const child = spawn(kind.command, kind.args, { env: kind.env, stdio: ["ignore", "pipe", "pipe"] });
-    let stdout = "";
-    let stderr = "";
-    const timer = setTimeout(() => fail(new Error(`${kind.name}: no first line within 30 s`)), 30_000);
-    const fail = (error: Error): void => {
-      clearTimeout(timer);
-      child.kill("SIGKILL");
-      reject(error);
-    };
-    child.stderr.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-    // Resolved once the line has come and the process is gone (killed here, or ended by itself: `--version`).
-    const exited = new Promise<void>((done) => child.once("close", () => done()));
-    child.stdout.on("data", (chunk: Buffer) => {
-      const first = !stdout.includes("\n");
-      stdout += chunk.toString();
-      if (!first || !stdout.includes("\n")) return;
-      const ms = performance.now() - started;
-      // VmRSS when it still runs (the plugin, the analyzer; `--version` may be gone already).
-      const rss = /VmRSS:\s+(\d+) kB/.exec(readProc(child.pid!, "status") ?? "");
-      clearTimeout(timer);
-      child.kill("SIGKILL");
-      void exited.then(() => resolve({ ms, rssKiB: rss ? Number(rss[1]) : Number.NaN }));
-    });
-    child.on("error", fail);
-    void exited.then(() => {
-      if (!stdout.includes("\n"))
-        fail(
-          new Error(
-            `${kind.name} exited (${child.exitCode ?? child.signalCode}) before printing its first line: ${stderr.slice(0, 300)}`,
-          ),
-        );
-    });
-  });
+async function startOnce(kind: StartKind): Promise<Start> {
+  const began = performance.now();
+  const started = startProcess(kind.command, kind.args, { env: kind.env });
+  try {
+    await started.waitFor("stdout", /\n/, `${kind.name}'s first line`, 30_000);
+    const ms = performance.now() - began;
+    // VmRSS when it still runs (the plugin, the analyzer; `--version` may be gone already).
+    const rss = /VmRSS:\s+(\d+) kB/.exec(readProc(started.child.pid!, "status") ?? "");
+    return { ms, rssKiB: rss ? Number(rss[1]) : Number.NaN };
+  } finally {
+    await started.stop("SIGKILL");
+  }
 }
 
 /** The median of a non-empty list. */

@@ -4,6 +4,7 @@
  * function login writes it with).
  */
 import { randomBytes } from "node:crypto";
+import { join } from "node:path";
 import type { ConfigMap } from "@pulumi/pulumi/automation/index.js";
 import { signInAutoApproved } from "pulumi-helpdesk/emulator/client";
 // The built package (bench/run.sh builds it): Node runs this file with type stripping, which resolves no `.js` import
@@ -20,13 +21,17 @@ export const BENCH_CLIENT = {
 };
 
 /**
- * The environment of Pulumi operations on a file:// backend in `stateDir`, offline, with a random passphrase.
+ * The environment of Pulumi operations on a file:// backend in `stateDir`, offline, with a random passphrase, and a
+ * Pulumi home of their own in it (`stateDir/pulumi-home`): the CLI's workspaces, logs and plugin cache go there and
+ * leave with the backend, never into the account's ~/.pulumi. It starts empty, as the tests' sandboxes do
+ * (tests/support/sandbox.ts): the programs name the plugin by path, the language hosts are on PATH.
  *
- * @param stateDir the backend's directory (absolute)
+ * @param stateDir the backend's directory (absolute), which the benchmark removes at its end
  */
 export function backendEnv(stateDir: string): Record<string, string> {
   return {
     PULUMI_BACKEND_URL: `file://${stateDir}`,
+    PULUMI_HOME: join(stateDir, "pulumi-home"),
     PULUMI_CONFIG_PASSPHRASE: randomBytes(16).toString("hex"),
     PULUMI_SKIP_UPDATE_CHECK: "true",
     PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",

@@ -12,22 +12,16 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { SHIPPED_ROOMS } from "../../tests/support/rooms.ts";
 import { fillBlocks } from "./readme.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
-/** The rooms whose docstrings are read, in the order their rows appear (kernel/ first: most homes are there). */
-export const HOME_ROOMS = [
-  "kernel",
-  "auth",
-  "provider",
-  "policy",
-  "cli",
-  "emulator",
-  "emulator-client",
-  "program",
-  "bin",
-] as const;
+/**
+ * The rooms whose docstrings are read: the shipped rooms (tests/support/rooms.ts), in the order their rows appear
+ * (kernel/ first: most homes are there; program/ and bin/ last).
+ */
+export const HOME_ROOMS = [...SHIPPED_ROOMS.filter((room) => room !== "program" && room !== "bin"), "program", "bin"];
 
 /** One row: a rule and where it lives. */
 export interface Home {

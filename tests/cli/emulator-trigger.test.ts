@@ -37,13 +37,9 @@ describe("pulumi-helpdesk emulator + trigger", () => {
     emulator = startCli(["emulator", "--port", "0", "--auto-approve", "--redirect-uri", redirectUri], project, {
       [NPX_LIFECYCLE_EVENT.name]: "",
     });
-    printed = await new Promise<string>((resolve) => {
-      let out = "";
-      emulator.child.stdout.on("data", (chunk: Buffer) => {
-        out += chunk.toString();
-        if (new RegExp(`^  ${CLI_EXECUTABLE} login .*\\n`, "m").test(out)) resolve(out);
-      });
-    });
+    printed = (
+      await emulator.waitFor("stdout", new RegExp(`^  ${CLI_EXECUTABLE} login .*\\n`, "m"), "the commands to sign in")
+    ).input;
     baseUrl = /^base URL:\s+(\S+)$/m.exec(printed)![1]!;
     expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(printed).toMatch(new RegExp(`^client id:\\s+${DEFAULT_CLIENT.clientId}$`, "m"));
@@ -180,13 +176,7 @@ describe("pulumi-helpdesk emulator + trigger", () => {
       [NPX_LIFECYCLE_EVENT.name]: NPX_LIFECYCLE_EVENT.value,
     });
     try {
-      const out = await new Promise<string>((resolve) => {
-        let text = "";
-        started.child.stdout.on("data", (chunk: Buffer) => {
-          text += chunk.toString();
-          if (/^ {2}\S.* login .*\n/m.test(text)) resolve(text);
-        });
-      });
+      const out = (await started.waitFor("stdout", /^ {2}\S.* login .*\n/m, "the login line")).input;
       expect(out).toMatch(new RegExp(`^ {2}npx ${CLI_EXECUTABLE} login --stack dev$`, "m"));
     } finally {
       started.child.kill("SIGTERM");

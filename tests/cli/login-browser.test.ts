@@ -5,7 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
 import { chromiumAvailable, launchChromium } from "../support/browser.js";
-import { createTestProject, freePort, pulumiConfigGet, startCli, type TestProject } from "../support/cli.js";
+import { createTestProject, freePort, loginArgs, pulumiConfigGet, startCli, type TestProject } from "../support/cli.js";
 import { pulumiAvailable } from "../support/pulumi.js";
 
 const haveChromium = chromiumAvailable();
@@ -36,20 +36,7 @@ describe.skipIf(!haveChromium || !pulumiAvailable())("login through the consent 
 
   async function loginInBrowser(stack: string, decision: "approve" | "deny") {
     const run = startCli(
-      [
-        "login",
-        "--stack",
-        stack,
-        "--base-url",
-        emulator.url,
-        "--client-id",
-        client.clientId,
-        "--redirect-uri",
-        redirectUri,
-        "--no-browser",
-        "--timeout",
-        "60",
-      ],
+      loginArgs({ stack, baseUrl: emulator.url, client: { clientId: client.clientId, redirectUri } }, 60),
       project,
       {
         HELPDESK_CLIENT_SECRET: client.clientSecret,

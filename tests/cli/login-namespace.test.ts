@@ -8,7 +8,15 @@ import { execFileSync } from "node:child_process";
 import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
 import { completeAuthorizationAutoApproved } from "../../emulator-client/index.js";
 import { refreshAccessToken } from "../../auth/oauth.js";
-import { createTestProject, freePort, pulumiConfigGet, runCli, startCli, type TestProject } from "../support/cli.js";
+import {
+  createTestProject,
+  freePort,
+  loginArgs,
+  pulumiConfigGet,
+  runCli,
+  startCli,
+  type TestProject,
+} from "../support/cli.js";
 import { accessTokenWorks, stackConfig } from "../auth/support/helpers.js";
 import { pulumiAvailable } from "../support/pulumi.js";
 
@@ -32,23 +40,9 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk --namespace: a second help 
   /** Runs `login` for one desk, playing the browser against its auto-approving emulator. */
   async function login(desk: "home" | "eu", extra: string[] = []) {
     const { emulator, client } = desks[desk];
-    const run = startCli(
-      [
-        "login",
-        "--stack",
-        STACK,
-        "--base-url",
-        emulator.url,
-        "--client-id",
-        client.clientId,
-        "--redirect-uri",
-        client.redirectUri,
-        "--no-browser",
-        ...extra,
-      ],
-      project,
-      { HELPDESK_CLIENT_SECRET: client.clientSecret },
-    );
+    const run = startCli([...loginArgs({ stack: STACK, baseUrl: emulator.url, client }), ...extra], project, {
+      HELPDESK_CLIENT_SECRET: client.clientSecret,
+    });
     run.child.stdin.end();
     try {
       await completeAuthorizationAutoApproved(await run.authorizeUrl);

@@ -7,7 +7,15 @@ import { createServer } from "node:net";
 import { request } from "undici";
 import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
 import { refreshAccessToken } from "../../auth/oauth.js";
-import { createTestProject, freePort, pulumiConfigGet, runCli, startCli, type TestProject } from "../support/cli.js";
+import {
+  createTestProject,
+  freePort,
+  loginArgs,
+  pulumiConfigGet,
+  runCli,
+  startCli,
+  type TestProject,
+} from "../support/cli.js";
 import { pulumiAvailable } from "../support/pulumi.js";
 
 const SECRET_KEYS = ["helpdesk:clientSecret", "helpdesk:accessToken", "helpdesk:refreshToken"];
@@ -64,23 +72,12 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk login / status / refresh / 
     project?.dispose();
   });
 
-  const loginArgs = (stack: string, extra: string[] = []) => [
-    "login",
-    "--stack",
-    stack,
-    "--base-url",
-    emulator.url,
-    "--client-id",
-    client.clientId,
-    "--redirect-uri",
-    redirectUri,
-    "--no-browser",
-    ...extra,
-  ];
+  const argsFor = (stack: string, timeoutSeconds?: number) =>
+    loginArgs({ stack, baseUrl: emulator.url, client: { clientId: client.clientId, redirectUri } }, timeoutSeconds);
 
   it("signs in through the loopback redirect and stores the credentials as encrypted stack config", async () => {
     const started = Date.now();
-    const run = startCli(loginArgs("dev"), project, { HELPDESK_CLIENT_SECRET: client.clientSecret });
+    const run = startCli(argsFor("dev"), project, { HELPDESK_CLIENT_SECRET: client.clientSecret });
     const page = await follow(await approve(await run.authorizeUrl));
     expect(page.status).toBe(200);
     expect(page.body).toContain("You are signed in");
@@ -210,7 +207,7 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk login / status / refresh / 
   });
 
   it("stray requests to the callback get 4xx and login keeps waiting; the genuine redirect then signs in", async () => {
-    const run = startCli(loginArgs("strays"), project, { HELPDESK_CLIENT_SECRET: client.clientSecret });
+    const run = startCli(argsFor("strays"), project, { HELPDESK_CLIENT_SECRET: client.clientSecret });
     const location = new URL(await approve(await run.authorizeUrl));
     const forged = new URL(location);
     forged.searchParams.set("state", "forged-state"); // the genuine code, a foreign state
@@ -242,7 +239,7 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk login / status / refresh / 
   });
 
   it("a forged callback with a bogus code and a wrong state does not end login, and writes nothing", async () => {
-    const run = startCli(loginArgs("wrongstate", ["--timeout", "4"]), project, {
+    const run = startCli(argsFor("wrongstate", 4), project, {
       HELPDESK_CLIENT_SECRET: client.clientSecret,
     });
     await approve(await run.authorizeUrl); // the person approved, but only the forger comes back
@@ -258,7 +255,7 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk login / status / refresh / 
   });
 
   it("with the right state but a code the server rejects, the page shows the failure and login exits 1", async () => {
-    const run = startCli(loginArgs("badcode"), project, { HELPDESK_CLIENT_SECRET: client.clientSecret });
+    const run = startCli(argsFor("badcode"), project, { HELPDESK_CLIENT_SECRET: client.clientSecret });
     const state = new URL(await run.authorizeUrl).searchParams.get("state")!;
     const page = await follow(`${redirectUri}?code=bogus-code-0123&state=${encodeURIComponent(state)}`);
     expect(page.status).toBe(200);
@@ -304,7 +301,7 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk login / status / refresh / 
   });
 
   it("times out with a clear message when the browser never comes back", async () => {
-    const { code, stderr } = await runCli(loginArgs("timeout", ["--timeout", "1"]), project, {
+    const { code, stderr } = await runCli(argsFor("timeout", 1), project, {
       HELPDESK_CLIENT_SECRET: client.clientSecret,
     });
     expect(code).toBe(1);
@@ -316,7 +313,7 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk login / status / refresh / 
     const blocker = createServer().listen(port, "127.0.0.1");
     await new Promise((resolve) => blocker.once("listening", resolve));
     try {
-      const { code, stderr } = await runCli(loginArgs("busy"), project, {
+      const { code, stderr } = await runCli(argsFor("busy"), project, {
         HELPDESK_CLIENT_SECRET: client.clientSecret,
       });
       expect(code).toBe(1);
@@ -379,41 +376,17 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk login / status / refresh / 
   });
 
   it("rejects malformed settings and unknown flags with exit code 2", async () => {
-    const bad = await runCli(
-      [
-        "login",
-        "--stack",
-        "bad",
-        "--base-url",
-        "helpdesk.example.com",
-        "--client-id",
-        "x",
-        "--client-secret",
-        "y",
-        "--redirect-uri",
-        redirectUri,
-      ],
-      project,
-    );
+    // Login with a base URL it must refuse, every other setting well formed (the client secret as a flag, too).
+    const withBaseUrl = (baseUrl: string) =>
+      runCli(
+        [...loginArgs({ stack: "bad", baseUrl, client: { clientId: "x", redirectUri } }), "--client-secret", "y"],
+        project,
+      );
+    const bad = await withBaseUrl("helpdesk.example.com");
     expect(bad.code).toBe(2);
     expect(bad.stderr).toMatch(/--base-url: base URL "helpdesk.example.com" is not an absolute URL/);
     // The provider refuses a base URL with a query (it would build `.../?q=1/oauth/authorize`); so does login.
-    const query = await runCli(
-      [
-        "login",
-        "--stack",
-        "bad",
-        "--base-url",
-        "https://h.example/?q=1",
-        "--client-id",
-        "x",
-        "--client-secret",
-        "y",
-        "--redirect-uri",
-        redirectUri,
-      ],
-      project,
-    );
+    const query = await withBaseUrl("https://h.example/?q=1");
     expect(query.code).toBe(2);
     expect(query.stderr).toMatch(/--base-url: base URL "https:\/\/h.example\/\?q=1" must not carry a query/);
     const unknown = await runCli(["login", "--frobnicate"], project);

@@ -21,6 +21,7 @@ import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
 import { completeAuthorizationAutoApproved } from "../../emulator-client/index.js";
 import { freePort } from "../support/cli.js";
 import { heldWebhooks } from "../support/emulator.js";
+import { pulumiEnv } from "../support/pulumi-cli.js";
 import { pulumiAvailable } from "../support/pulumi.js";
 
 const programDir = fileURLToPath(new URL("./program", import.meta.url));
@@ -91,27 +92,7 @@ interface Ran {
   out: string;
 }
 
-const env = (): NodeJS.ProcessEnv => {
-  const vars: NodeJS.ProcessEnv = {
-    ...process.env,
-    PULUMI_BACKEND_URL: `file://${stateDir}`,
-    PULUMI_CONFIG_PASSPHRASE: "scan-passphrase",
-    PULUMI_SKIP_UPDATE_CHECK: "true",
-    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-    HELPDESK_TOKEN_CACHE_DIR: cacheDir,
-    NO_COLOR: "1",
-    CI: "true",
-  };
-  for (const name of [
-    "HELPDESK_BASE_URL",
-    "HELPDESK_CLIENT_ID",
-    "HELPDESK_CLIENT_SECRET",
-    "HELPDESK_REDIRECT_URI",
-    "HELPDESK_ACCESS_TOKEN",
-  ])
-    delete vars[name];
-  return vars;
-};
+const env = (): NodeJS.ProcessEnv => pulumiEnv(`file://${stateDir}`, cacheDir);
 
 /** Runs a command in the program's directory, records its whole output for the scan. */
 async function run(

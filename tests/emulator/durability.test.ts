@@ -293,6 +293,11 @@ describe("a file that is neither, or damaged, is refused with its name and what 
     await e.close();
     return { file, bytes: await readFile(file) };
   }
+  /** A version-1 JSON data file: {@link valid} with `changes`. */
+  const version1 = (changes: Record<string, unknown>) => async (): Promise<{ file: string; bytes: Buffer }> => ({
+    file: await dataFile(),
+    bytes: Buffer.from(JSON.stringify({ ...valid, ...changes })),
+  });
   const cases: Array<[string, () => Promise<{ file: string; bytes: Buffer }>, RegExp]> = [
     [
       "text that is neither",
@@ -316,39 +321,25 @@ describe("a file that is neither, or damaged, is refused with its name and what 
     ],
     [
       "a version-1 file with values of the wrong type",
-      async () => ({
-        file: await dataFile(),
-        bytes: Buffer.from(
-          JSON.stringify({
-            ...valid,
-            webhooks: [
-              { id: "wh_1", event: "ticket_opened", url: 5, state: "active", account: "demo", createdAt: "x" },
-            ],
-            tokens: [{ hash: "h", kind: "access", clientId: "c", account: "a", grantId: "g", revoked: "no" }],
-          }),
-        ),
+      version1({
+        webhooks: [{ id: "wh_1", event: "ticket_opened", url: 5, state: "active", account: "demo", createdAt: "x" }],
+        tokens: [{ hash: "h", kind: "access", clientId: "c", account: "a", grantId: "g", revoked: "no" }],
       }),
       /version-1 JSON data file with invalid content: tokens\.0\.revoked: .*; webhooks\.0\.url: /,
     ],
     [
       "a version-1 file with an unknown event",
-      async () => ({
-        file: await dataFile(),
-        bytes: Buffer.from(
-          JSON.stringify({
-            ...valid,
-            webhooks: [
-              {
-                id: "wh_1",
-                event: "ticket_exploded",
-                url: "https://x.test",
-                state: "active",
-                account: "demo",
-                createdAt: "x",
-              },
-            ],
-          }),
-        ),
+      version1({
+        webhooks: [
+          {
+            id: "wh_1",
+            event: "ticket_exploded",
+            url: "https://x.test",
+            state: "active",
+            account: "demo",
+            createdAt: "x",
+          },
+        ],
       }),
       /webhooks\.0\.event/,
     ],

@@ -2,17 +2,17 @@
  * Helpers for the emulator test suites: real HTTP over 127.0.0.1 with undici (and raw sockets), the OAuth dance, a
  * receiver server, the emulator as a process of its own.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import { createServer } from "node:http";
 import type { IncomingHttpHeaders, Server } from "node:http";
 import { connect } from "node:net";
 import type { AddressInfo } from "node:net";
 import { createHash, randomBytes } from "node:crypto";
-import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 import { request } from "undici";
 import type { Dispatcher } from "undici";
 import { DEFAULT_CLIENT, startEmulator } from "../../emulator/index.js";
+import { startProcess } from "../support/processes.js";
 import type { EmulatorClient, EmulatorOptions, RunningEmulator } from "../../emulator/index.js";
 
 /** A response with its body read: `json` is the parsed body when it is JSON, else `undefined`. */
@@ -285,27 +285,10 @@ const cliMain = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url)
  * @param umask the process's umask, octal as `sh` takes it ("000"), set by `sh` before it runs node; default: this one's
  * @throws Error with its exit code and stderr when it exits before listening (a refused data file, say)
  */
-export function spawnEmulator(args: string[], umask?: string): Promise<EmulatorProcess> {
+export async function spawnEmulator(args: string[], umask?: string): Promise<EmulatorProcess> {
   const command = [process.execPath, cliMain, "emulator", "--port", "0", "--auto-approve", ...args];
   const [file, ...rest] = umask === undefined ? command : ["sh", "-c", `umask ${umask} && exec "$@"`, "sh", ...command];
-  const child = spawn(file!, rest, {
-    stdio: ["ignore", "pipe", "pipe"],
-    env: { ...process.env, NO_COLOR: "1" },
-  });
-  let stderr = "";
-  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const stop = async (signal: NodeJS.Signals = "SIGTERM") => {
-    if (child.exitCode === null && child.signalCode === null) child.kill(signal);
-    await exited;
-  };
-  return new Promise((resolve, reject) => {
-    createInterface({ input: child.stdout! }).on("line", (line) => {
-      const url = /^base URL:\s+(\S+)/.exec(line)?.[1];
-      if (url) resolve({ url, child, stderr: () => stderr, stop });
-    });
-    child.once("exit", (code, signal) =>
-      reject(new Error(`the emulator exited (code ${code}, signal ${signal}) before listening:\n${stderr}`)),
-    );
-  });
+  const started = startProcess(file!, rest, { env: { ...process.env, NO_COLOR: "1" } });
+  const url = (await started.waitFor("stdout", /^base URL:\s+(\S+)/m, "the emulator's base URL"))[1]!;
+  return { url, child: started.child, stderr: started.stderr, stop: (signal) => started.stop(signal) };
 }

@@ -16,6 +16,7 @@ import type { TokenSet } from "../../auth/oauth.js";
 import { freePort, loginAutoApproved, runCli } from "../support/cli.js";
 import { emulatorStats, heldWebhooks } from "../support/emulator.js";
 import {
+  cliEnvOf,
   configAsLoginWrites,
   createTestStack,
   pulumiAvailable,
@@ -122,15 +123,7 @@ describe.skipIf(!pulumiAvailable())(
         "native:hooks": { value: JSON.stringify(hooks) },
       });
       // Each explicit provider's help desk: the real `pulumi-helpdesk login --namespace <name>` on the test's stack.
-      cliEnv = { ...process.env, ...test.stack.workspace.envVars, CI: "true", NO_COLOR: "1" };
-      for (const name of [
-        "HELPDESK_BASE_URL",
-        "HELPDESK_CLIENT_ID",
-        "HELPDESK_CLIENT_SECRET",
-        "HELPDESK_REDIRECT_URI",
-        "HELPDESK_ACCESS_TOKEN",
-      ])
-        delete cliEnv[name];
+      cliEnv = cliEnvOf(test);
       for (const d of explicit) {
         await loginAutoApproved(
           { dir: programDir, env: cliEnv },

@@ -17,11 +17,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type * as grpc from "@grpc/grpc-js";
 import { call, startPlugin, struct, webhookCalls, type RunningPlugin } from "../support/plugin.js";
 import * as hostile from "../support/response-server.js";
-import { waitFor } from "../support/processes.js";
-import { providerPb } from "../../provider/native/proto.js";
-import { webhookIdProblem } from "../../kernel/webhook-rules.js";
-
-const {
+import {
   ACCESS_TOKEN,
   SPEC,
   RECORDED,
@@ -31,7 +27,10 @@ const {
   HUGE_RESPONSES,
   hugeBody,
   json,
-} = hostile;
+} from "../support/response-server.js";
+import { waitFor } from "../support/processes.js";
+import { providerPb } from "../../provider/native/proto.js";
+import { webhookIdProblem } from "../../kernel/webhook-rules.js";
 
 /** The gRPC error of a call that must fail. */
 async function failure(promise: Promise<unknown>): Promise<grpc.ServiceError> {

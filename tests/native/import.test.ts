@@ -52,6 +52,7 @@ import { heldWebhooks } from "../support/emulator.js";
 import { localPluginIn } from "../support/examples.js";
 import { repoRoot } from "../support/package.js";
 import {
+  cliEnvOf,
   configAsLoginWrites,
   createTestStack,
   pulumiAvailable,
@@ -59,6 +60,7 @@ import {
   type TestStack,
 } from "../support/pulumi.js";
 import { runCommand, shown, waitFor } from "../support/processes.js";
+import { typescriptProviderBlock } from "../support/provider-programs.js";
 
 const project = "helpdesk-adopt";
 
@@ -66,15 +68,7 @@ const project = "helpdesk-adopt";
 const PROVIDER_PROGRAM = `import * as pulumi from "@pulumi/pulumi";
 import { Provider } from "${nodejsSdkPackage()}";
 
-const euConfig = new pulumi.Config("eu");
-const eu = new Provider("eu", {
-  baseUrl: euConfig.require("baseUrl"),
-  clientId: euConfig.require("clientId"),
-  tokenExpiresAt: euConfig.get("tokenExpiresAt"),
-  accessToken: euConfig.requireSecret("accessToken"),
-  refreshToken: euConfig.getSecret("refreshToken"),
-  clientSecret: euConfig.getSecret("clientSecret"),
-});
+${typescriptProviderBlock({ resource: "eu", variable: "eu", config: "euConfig", namespace: "eu" }).join("\n")}
 `;
 
 /**
@@ -186,15 +180,7 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
       ...configAsLoginWrites(first.url, clients[0]!, { accessToken: tokens[0]! }),
       ...configAsLoginWrites(second.url, clients[1]!, { accessToken: tokens[1]! }, "eu"),
     });
-    env = { ...process.env, ...test.stack.workspace.envVars, CI: "true", NO_COLOR: "1" };
-    for (const name of [
-      "HELPDESK_BASE_URL",
-      "HELPDESK_CLIENT_ID",
-      "HELPDESK_CLIENT_SECRET",
-      "HELPDESK_REDIRECT_URI",
-      "HELPDESK_ACCESS_TOKEN",
-    ])
-      delete env[name];
+    env = cliEnvOf(test);
     home = await createDirectly(first, tokens[0]!, [
       { event: "ticket_opened", url: "https://hooks.example.test/home/opened?token=adopt-secret-1" },
       { event: "ticket_closed", url: "https://user:adopt-secret-2@hooks.example.test/home/closed" },

@@ -38,6 +38,7 @@ import { emulatorStats, heldWebhooks } from "../support/emulator.js";
 import { localPluginIn } from "../support/examples.js";
 import { repoRoot } from "../support/package.js";
 import {
+  cliEnvOf,
   configAsLoginWrites,
   createTestStack,
   pulumiAvailable,
@@ -143,15 +144,7 @@ describe.skipIf(!pulumiAvailable())(
       dir = mkdtempSync(join(tmpdir(), "helpdesk-migrate-"));
       makeProject(dir);
       test = await createTestStack(dir, configAsLoginWrites(emulator.url, client, { accessToken }));
-      env = { ...process.env, ...test.stack.workspace.envVars, CI: "true", NO_COLOR: "1" };
-      for (const name of [
-        "HELPDESK_BASE_URL",
-        "HELPDESK_CLIENT_ID",
-        "HELPDESK_CLIENT_SECRET",
-        "HELPDESK_REDIRECT_URI",
-        "HELPDESK_ACCESS_TOKEN",
-      ])
-        delete env[name];
+      env = cliEnvOf(test);
       [bystander] = (await createDirectly(emulator, accessToken, [
         { event: "note_added", url: "https://hooks.example.test/migrate/bystander" },
       ])) as [ExistingWebhook];

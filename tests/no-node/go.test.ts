@@ -6,32 +6,22 @@
  * resource options, so the engine downloads the plugin when the program registers its first webhook. PATH: the
  * Pulumi CLI and `systemWithoutNode` (Go programs need no language host).
  */
-import { copyFileSync, mkdirSync } from "node:fs";
 import { join } from "node:path";
-import { copyExample, EXAMPLES_DIR } from "../support/examples.js";
+import { copyExample } from "../support/examples.js";
 import { go, goModuleOfRepositorySdk } from "../support/go.js";
-import { runCommand, shown } from "../support/processes.js";
-import { describeDownloadedPlugin, systemWithoutNode } from "./no-node-desks.js";
-
-let program = "";
+import { describeDownloadedPlugin, goExampleSteps } from "./no-node-desks.js";
 
 describeDownloadedPlugin(
   "examples/go with no Node.js: the plugin downloaded by Pulumi from the Go SDK's resource options",
   {
     hosts: [],
     project: "helpdesk-go",
-    prepare: async (work, programDir) => {
+    ...goExampleSteps(async (work) => {
       const source = copyExample("go", join(work, "source"));
       await goModuleOfRepositorySdk(source);
-      program = join(work, "helpdesk-go");
+      const program = join(work, "helpdesk-go");
       await go(["build", "-o", program, "."], source);
-      mkdirSync(programDir, { recursive: true });
-      copyFileSync(join(EXAMPLES_DIR, "go", "Pulumi.yaml"), join(programDir, "Pulumi.yaml"));
-      return { pathDirs: [systemWithoutNode(join(work, "system"))] };
-    },
-    operate: async (operation, stack, programDir, env) => {
-      const ran = await runCommand(program, ["-stack", stack, operation], { cwd: programDir, env });
-      if (ran.code !== 0) throw new Error(shown(`helpdesk-go -stack ${stack} ${operation}`, ran));
-    },
+      return program;
+    }),
   },
 );

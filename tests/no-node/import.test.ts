@@ -12,17 +12,7 @@
  * says, deletes exactly those three.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execFileSync } from "node:child_process";
-import {
-  appendFileSync,
-  existsSync,
-  mkdirSync,
-  mkdtempSync,
-  readdirSync,
-  readFileSync,
-  rmSync,
-  writeFileSync,
-} from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
@@ -40,6 +30,9 @@ import {
   serveRelease,
   VERSION,
   type Mirror,
+  cachedPlugins,
+  nodeOrNpmFound,
+  unpackRelease,
 } from "./no-node-desks.js";
 
 /** A language of the suite: its hosts, its project file, and where the printed declarations go. */
@@ -89,9 +82,7 @@ function describeAdoption(language: Adopter): void {
     beforeAll(async () => {
       const release = await sharedRelease();
       work = mkdtempSync(join(tmpdir(), "helpdesk-no-node-adopt-"));
-      const unpacked = join(work, "helpdesk");
-      mkdirSync(unpacked);
-      execFileSync("tar", ["-xzf", join(release, ARCHIVE), "-C", unpacked]);
+      const unpacked = await unpackRelease(join(work, "helpdesk"));
       cli = join(unpacked, "pulumi-helpdesk");
       mirror = await serveRelease(release);
       programDir = join(work, "program");
@@ -142,12 +133,8 @@ function describeAdoption(language: Adopter): void {
     });
 
     it("no node can be found, and the plugin cache is empty", async () => {
-      const ran = await runCommand("/bin/sh", ["-c", "command -v node || command -v npm || echo none"], {
-        cwd: work,
-        env,
-      });
-      expect(ran.stdout.trim()).toBe("none");
-      expect(existsSync(join(pulumiHome, "plugins")) ? readdirSync(join(pulumiHome, "plugins")) : []).toEqual([]);
+      expect(await nodeOrNpmFound(work, env)).toBe("none");
+      expect(cachedPlugins(pulumiHome)).toEqual([]);
     });
 
     it("the release's pulumi-helpdesk import adopts the three webhooks: the plugin downloaded, no POST, ids in the state, no url", async () => {

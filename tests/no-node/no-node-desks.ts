@@ -20,6 +20,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
 import {
+  copyFileSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -35,12 +36,12 @@ import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
-import { completeAuthorizationAutoApproved } from "../../emulator-client/index.js";
 import { heldWebhooks } from "../support/emulator.js";
-import { freePort } from "../support/cli.js";
+import { EXAMPLES_DIR } from "../support/examples.js";
+import { freePort, loginArgs, loginThrough } from "../support/cli.js";
 import { repoRoot } from "../support/package.js";
 import { pulumi, removeStack } from "../support/pulumi-cli.js";
-import { processesRunning, runCommand, shown, waitFor, type Ran } from "../support/processes.js";
+import { processesRunning, runCommand, shown, waitFor } from "../support/processes.js";
 import { mustRun, toolVenv, wheelhouse } from "../support/python.js";
 import { sharedRelease } from "../support/release.js";
 import { onPath, toolAvailable } from "../support/tools.js";
@@ -50,6 +51,49 @@ export const VERSION = (JSON.parse(readFileSync(join(repoRoot, "package.json"), 
   .version;
 /** The plugin archive Pulumi downloads on linux-amd64. */
 export const ARCHIVE = `pulumi-resource-helpdesk-v${VERSION}-linux-amd64.tar.gz`;
+
+/** What {@link ARCHIVE} holds: the executable, its CLI's and policy pack's names (links to it), the license. */
+export const ARCHIVE_FILES = ["LICENSE", "pulumi-analyzer-helpdesk", "pulumi-helpdesk", "pulumi-resource-helpdesk"];
+
+/**
+ * Unpacks the release's archive for this machine ({@link ARCHIVE}) into `dir`, as a person does.
+ *
+ * @param dir the folder to unpack into (made; its parent must exist)
+ * @returns `dir`
+ * @throws Error when `tar` fails
+ */
+export async function unpackRelease(dir: string): Promise<string> {
+  const release = await sharedRelease();
+  mkdirSync(dir);
+  execFileSync("tar", ["-xzf", join(release, ARCHIVE), "-C", dir]);
+  return dir;
+}
+
+/**
+ * What a shell with `env` finds first of `node` and `npm`: its path, or `none` (what the no-node suites hold).
+ *
+ * @param cwd the folder the shell runs in
+ */
+export async function nodeOrNpmFound(cwd: string, env: NodeJS.ProcessEnv): Promise<string> {
+  const ran = await runCommand("/bin/sh", ["-c", "command -v node || command -v npm || echo none"], { cwd, env });
+  return ran.stdout.trim();
+}
+
+/** The entries of a Pulumi home's plugin cache (`plugins/`), none when it has none yet. */
+export function cachedPlugins(pulumiHome: string): string[] {
+  const plugins = join(pulumiHome, "plugins");
+  return existsSync(plugins) ? readdirSync(plugins) : [];
+}
+
+/**
+ * The files of the helpdesk plugin in a Pulumi home's plugin cache as the engine installed it from {@link ARCHIVE}
+ * (its own dot files left out), sorted.
+ */
+export function installedPluginFiles(pulumiHome: string): string[] {
+  return readdirSync(join(pulumiHome, "plugins", `resource-helpdesk-v${VERSION}`))
+    .filter((name) => !name.startsWith("."))
+    .sort();
+}
 
 /** A local mirror of the release folder, as `PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES` points Pulumi at it. */
 export interface Mirror {
@@ -172,20 +216,28 @@ interface Desk {
 }
 
 /**
- * Runs the release's `pulumi-helpdesk login --no-browser`, playing the browser for it.
+ * examples/go as a {@link Language}'s program, built by `build`: its folder holds examples/go's Pulumi.yaml as it is,
+ * and `up` / `destroy` run the built program (`-stack <stack> <operation>`) there. Go programs need no language host:
+ * PATH has the Pulumi CLI and {@link systemWithoutNode}.
  *
- * @param cli the path of the release's `pulumi-helpdesk`
- * @returns the finished run
+ * @param build makes the program's executable from the test's work folder, and returns its path
  */
-export async function login(cli: string, args: string[], cwd: string, env: NodeJS.ProcessEnv): Promise<Ran> {
-  let browsed: Promise<void> | undefined;
-  const onStderr = (stderr: string): void => {
-    const url = /(https?:\/\/\S+\/oauth\/authorize\?\S+)/.exec(stderr)?.[1];
-    if (url && !browsed) browsed = completeAuthorizationAutoApproved(url);
+export function goExampleSteps(
+  build: (work: string) => Promise<string>,
+): Pick<Language, "prepare"> & Required<Pick<Language, "operate">> {
+  let program = "";
+  return {
+    prepare: async (work, programDir) => {
+      program = await build(work);
+      mkdirSync(programDir, { recursive: true });
+      copyFileSync(join(EXAMPLES_DIR, "go", "Pulumi.yaml"), join(programDir, "Pulumi.yaml"));
+      return { pathDirs: [systemWithoutNode(join(work, "system"))] };
+    },
+    operate: async (operation, stack, programDir, env) => {
+      const ran = await runCommand(program, ["-stack", stack, operation], { cwd: programDir, env });
+      if (ran.code !== 0) throw new Error(shown(`helpdesk-go -stack ${stack} ${operation}`, ran));
+    },
   };
-  const ended = await runCommand(cli, ["login", ...args, "--no-browser", "--timeout", "120"], { cwd, env, onStderr });
-  await browsed;
-  return ended;
 }
 
 /**
@@ -220,9 +272,7 @@ export function describeDownloadedPlugin(title: string, language: Language): voi
       const release = await sharedRelease();
       work = mkdtempSync(join(tmpdir(), "helpdesk-no-node-"));
       // The release's executable, as a person unpacks the archive (not on PATH: Pulumi must download its own).
-      const unpacked = join(work, "helpdesk");
-      mkdirSync(unpacked);
-      execFileSync("tar", ["-xzf", join(release, ARCHIVE), "-C", unpacked]);
+      const unpacked = await unpackRelease(join(work, "helpdesk"));
       mirror = await serveRelease(language.pluginMirror ? await language.pluginMirror() : release);
       programDir = join(work, "program");
       mkdirSync(programDir);
@@ -264,19 +314,9 @@ export function describeDownloadedPlugin(title: string, language: Language): voi
         };
         const emulator = await startEmulator({ port: 0, autoApprove: true, clients: [client] });
         desks.push({ emulator, client });
-        const args = [
-          "--stack",
-          stack,
-          "--base-url",
-          emulator.url,
-          "--client-id",
-          client.clientId,
-          "--redirect-uri",
-          client.redirectUri,
-          ...(namespace ? ["--namespace", namespace] : []),
-        ];
-        const ran = await login(cli, args, programDir, { ...env, HELPDESK_CLIENT_SECRET: client.clientSecret });
-        if (ran.code !== 0) throw new Error(shown(`pulumi-helpdesk login ${args.join(" ")}`, ran));
+        const signIn = { stack, baseUrl: emulator.url, client, ...(namespace ? { namespace } : {}) };
+        const ran = await loginThrough([cli], signIn, { cwd: programDir, env });
+        if (ran.code !== 0) throw new Error(shown(`pulumi-helpdesk ${loginArgs(signIn).join(" ")}`, ran));
         expect(ran.stdout).toContain(`${namespace ?? "helpdesk"}:accessToken (secret)`);
       }
     }, 300_000);
@@ -304,14 +344,9 @@ export function describeDownloadedPlugin(title: string, language: Language): voi
     it(
       language.node ? "starts with no plugin in the plugin cache" : "runs where no node and no npm can be found",
       async () => {
-        const ran = await runCommand("/bin/sh", ["-c", "command -v node || command -v npm || echo none"], {
-          cwd: work,
-          env,
-        });
-        if (language.node) expect(ran.stdout.trim()).toBe(join(work, "bin", "node"));
-        else expect(ran.stdout.trim()).toBe("none");
+        expect(await nodeOrNpmFound(work, env)).toBe(language.node ? join(work, "bin", "node") : "none");
         // The logins ran `pulumi` (stack config): PULUMI_HOME has its workspaces and logs, and still no plugin.
-        expect(existsSync(join(pulumiHome, "plugins")) ? readdirSync(join(pulumiHome, "plugins")) : []).toEqual([]);
+        expect(cachedPlugins(pulumiHome)).toEqual([]);
       },
     );
 
@@ -319,12 +354,7 @@ export function describeDownloadedPlugin(title: string, language: Language): voi
       await operate("up");
       // Asked once, for this machine's archive: the override sent the engine here, at the mirror's root.
       expect(mirror.requests).toEqual([`GET /${ARCHIVE}`]);
-      const plugin = join(pulumiHome, "plugins", `resource-helpdesk-v${VERSION}`);
-      expect(
-        readdirSync(plugin)
-          .filter((name) => !name.startsWith("."))
-          .sort(),
-      ).toEqual(["LICENSE", "pulumi-analyzer-helpdesk", "pulumi-helpdesk", "pulumi-resource-helpdesk"]);
+      expect(installedPluginFiles(pulumiHome)).toEqual(ARCHIVE_FILES);
       const outputs = JSON.parse(await run(["stack", "output", "--json"])) as Record<string, string>;
       const [home, eu] = desks as [Desk, Desk];
       const held = async (desk: Desk) =>

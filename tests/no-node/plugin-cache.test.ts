@@ -32,7 +32,16 @@ import { pulumi, removeStack } from "../support/pulumi-cli.js";
 import { runCommand, shown, type Ran } from "../support/processes.js";
 import { repoRoot } from "../support/package.js";
 import { sharedRelease } from "../support/release.js";
-import { ARCHIVE, linkTools, pulumiToolsReady, VERSION } from "./no-node-desks.js";
+import {
+  ARCHIVE,
+  ARCHIVE_FILES,
+  installedPluginFiles,
+  linkTools,
+  nodeOrNpmFound,
+  pulumiToolsReady,
+  unpackRelease,
+  VERSION,
+} from "./no-node-desks.js";
 
 /** The line in README.md that marks the offline route's block as run by this test. */
 const MARKER = "<!-- tested: tests/no-node/plugin-cache.test.ts -->";
@@ -154,44 +163,38 @@ describe.skipIf(!pulumiToolsReady(["pulumi-language-yaml"]))(
       if (work) rmSync(work, { recursive: true, force: true });
     });
 
-    it("the README's offline route refuses a changed archive: sha256sum says FAILED, nothing is installed", async () => {
-      const home = join(work, "pulumi-home-changed-archive");
+    it.each([
+      {
+        title: "the README's offline route refuses a changed archive: sha256sum says FAILED, nothing is installed",
+        name: "changed-archive",
+        change: { archive: true } as const,
+      },
+      {
+        title:
+          "the README's offline route refuses an archive whose line in SHA256SUMS was changed, and installs nothing",
+        name: "changed-sums",
+        change: { sums: true } as const,
+      },
+    ])("$title", async ({ name, change }) => {
+      const home = join(work, `pulumi-home-${name}`);
       mkdirSync(home);
-      const ran = await offlineInstall("changed-archive", home, { archive: true });
-      expect(ran.code, shown("the README's offline route", ran)).not.toBe(0);
-      expect(ran.stdout).toContain(`${ARCHIVE}: FAILED`);
-      expect(helpdeskPlugins(home)).toEqual([]);
-    });
-
-    it("the README's offline route refuses an archive whose line in SHA256SUMS was changed, and installs nothing", async () => {
-      const home = join(work, "pulumi-home-changed-sums");
-      mkdirSync(home);
-      const ran = await offlineInstall("changed-sums", home, { sums: true });
+      const ran = await offlineInstall(name, home, change);
       expect(ran.code, shown("the README's offline route", ran)).not.toBe(0);
       expect(ran.stdout).toContain(`${ARCHIVE}: FAILED`);
       expect(helpdeskPlugins(home)).toEqual([]);
     });
 
     it("holds the archive's files only: the executable, its CLI and policy pack links, LICENSE", () => {
+      expect(installedPluginFiles(pulumiHome)).toEqual(ARCHIVE_FILES);
       const plugin = join(pulumiHome, "plugins", `resource-helpdesk-v${VERSION}`);
-      expect(
-        readdirSync(plugin)
-          .filter((name) => !name.startsWith("."))
-          .sort(),
-      ).toEqual(["LICENSE", "pulumi-analyzer-helpdesk", "pulumi-helpdesk", "pulumi-resource-helpdesk"]);
       expect(lstatSync(join(plugin, "pulumi-resource-helpdesk")).isFile()).toBe(true);
       expect(readlinkSync(join(plugin, "pulumi-helpdesk"))).toBe("pulumi-resource-helpdesk");
     });
 
     it("pulumi-helpdesk plugin install, run from the release's executable, installs that executable alone", async () => {
-      const unpacked = join(work, "unpacked");
+      const unpacked = await unpackRelease(join(work, "unpacked"));
       const otherHome = join(work, "other-pulumi-home");
-      mkdirSync(unpacked);
       mkdirSync(otherHome);
-      await runCommand("tar", ["-xzf", join(await sharedRelease(), ARCHIVE), "-C", unpacked], {
-        cwd: work,
-        env: process.env,
-      });
       const ran = await runCommand(join(unpacked, "pulumi-helpdesk"), ["plugin", "install"], {
         cwd: work,
         env: { ...env, PULUMI_HOME: otherHome },
@@ -214,11 +217,7 @@ describe.skipIf(!pulumiToolsReady(["pulumi-language-yaml"]))(
     });
 
     it("pulumi preview runs the cached plugin where no node can be found", async () => {
-      const where = await runCommand("/bin/sh", ["-c", "command -v node || command -v npm || echo none"], {
-        cwd: work,
-        env,
-      });
-      expect(where.stdout.trim()).toBe("none");
+      expect(await nodeOrNpmFound(work, env)).toBe("none");
       const preview = await run(["preview", "--stack", stack]);
       expect(preview).toMatch(/\+\s+helpdesk:index:Webhook\s+opened\s+create/);
     });

@@ -12,7 +12,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { execFileSync } from "node:child_process";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
@@ -34,7 +33,15 @@ import {
   VIOLATORS,
   type ProgramHook,
 } from "../policy/program-hooks.js";
-import { ARCHIVE, linkTools, pulumiToolsReady, releaseWheelVenv, VERSION } from "./no-node-desks.js";
+import {
+  ARCHIVE,
+  linkTools,
+  nodeOrNpmFound,
+  pulumiToolsReady,
+  releaseWheelVenv,
+  unpackRelease,
+  VERSION,
+} from "./no-node-desks.js";
 
 /** A language of the suite: its hosts, how it is given a list of webhooks. */
 interface PolicyLanguage {
@@ -122,9 +129,7 @@ for (const [language, spec] of Object.entries(LANGUAGES)) {
       beforeAll(async () => {
         const release = await sharedRelease();
         work = mkdtempSync(join(tmpdir(), "helpdesk-policy-no-node-"));
-        const unpacked = join(work, "helpdesk");
-        mkdirSync(unpacked);
-        execFileSync("tar", ["-xzf", join(release, ARCHIVE), "-C", unpacked]);
+        const unpacked = await unpackRelease(join(work, "helpdesk"));
         pack = join(unpacked, ANALYZER_EXECUTABLE);
         configFile = join(work, "policy-config.json");
         writeFileSync(configFile, JSON.stringify(PACK_CONFIG));
@@ -177,11 +182,7 @@ for (const [language, spec] of Object.entries(LANGUAGES)) {
       });
 
       it("runs where no node and no npm can be found", async () => {
-        const ran = await runCommand("/bin/sh", ["-c", "command -v node || command -v npm || echo none"], {
-          cwd: work,
-          env,
-        });
-        expect(ran.stdout.trim()).toBe("none");
+        expect(await nodeOrNpmFound(work, env)).toBe("none");
       });
 
       it("fails preview of the violating program, naming each violation's resource and no url", async () => {

@@ -17,7 +17,7 @@ import { fileURLToPath } from "node:url";
 import { NODE_FLOORS, nodeVersionProblem } from "../../kernel/node-support.js";
 import { EmulatorInspectionClient } from "../../emulator-client/index.js";
 import { freePort, loginAutoApproved, runCli, startCli, type CliRun } from "../support/cli.js";
-import { createTestStack, pulumiAvailable, type TestStack } from "../support/pulumi.js";
+import { cliEnvOf, createTestStack, pulumiAvailable, type TestStack } from "../support/pulumi.js";
 import { rangeAdmits } from "../support/engines.js";
 import { runCommand, shown } from "../support/processes.js";
 
@@ -41,20 +41,6 @@ function floorNode(floor: string, which: "at" | "below"): string {
       `${node} is missing: run scripts/setup.sh --test (it fetches Node.js ${which === "at" ? floor : `just below ${floor}`})`,
     );
   return node;
-}
-
-/** The environment of `pulumi-helpdesk` runs on a test stack: its backend, passphrase and token cache, no HELPDESK_* overrides. */
-function cliEnvOf(test: TestStack): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = { ...process.env, ...test.stack.workspace.envVars, CI: "true", NO_COLOR: "1" };
-  for (const name of [
-    "HELPDESK_BASE_URL",
-    "HELPDESK_CLIENT_ID",
-    "HELPDESK_CLIENT_SECRET",
-    "HELPDESK_REDIRECT_URI",
-    "HELPDESK_ACCESS_TOKEN",
-  ])
-    delete env[name];
-  return env;
 }
 
 const withPulumi = pulumiAvailable();
@@ -124,17 +110,8 @@ describe("the Node.js floor", () => {
       ];
       const running = startCli(args, { dir: dataDir, env: { ...process.env, NO_COLOR: "1" } }, {}, { node });
       emulator = running;
-      let out = "";
-      const url = await new Promise<string | undefined>((resolve) => {
-        running.child.stdout.on("data", (chunk: Buffer) => {
-          out += chunk.toString();
-          if (/sign-in link:/.test(out)) resolve(/base URL:\s+(\S+)/.exec(out)?.[1]);
-        });
-        void running.done.then(() => resolve(undefined));
-      });
-      if (url === undefined)
-        throw new Error(`the emulator did not start on Node.js ${floor}:\n${out}${(await running.done).stderr}`);
-      baseUrl = url;
+      const printed = (await running.waitFor("stdout", /sign-in link:/, `the emulator on Node.js ${floor}`)).input;
+      baseUrl = /base URL:\s+(\S+)/.exec(printed)?.[1] ?? printed;
       expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
       expect(await new EmulatorInspectionClient(baseUrl, { connectionPerCall: true }).webhooks()).toEqual([]);
       expect(existsSync(join(dataDir, "helpdesk.db"))).toBe(true);

@@ -16,8 +16,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { LocalWorkspace } from "@pulumi/pulumi/automation/index.js";
-import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { execFileSync } from "node:child_process";
+import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -29,8 +28,7 @@ import { heldWebhooks } from "../support/emulator.js";
 import { repoRoot } from "../support/package.js";
 import { configAsLoginWrites, createTestStack, pulumiAvailable, type TestStack } from "../support/pulumi.js";
 import { runCommand } from "../support/processes.js";
-import { sharedRelease } from "../support/release.js";
-import { ARCHIVE } from "../no-node/no-node-desks.js";
+import { unpackRelease } from "../no-node/no-node-desks.js";
 import { COMPLIANT, FORBIDDEN_IN_OUTPUT, PACK_CONFIG, SECRET_URL, VIOLATING, VIOLATORS } from "./program-hooks.js";
 
 const programDir = fileURLToPath(new URL("../e2e/program", import.meta.url));
@@ -94,9 +92,7 @@ describe.skipIf(!pulumiAvailable())(
 
     beforeAll(async () => {
       work = mkdtempSync(join(tmpdir(), "helpdesk-policy-ts-"));
-      const release = await sharedRelease();
-      mkdirSync(join(work, "release"));
-      execFileSync("tar", ["-xzf", join(release, ARCHIVE), "-C", join(work, "release")]);
+      await unpackRelease(join(work, "release"));
       packs.executable = join(work, "release", ANALYZER_EXECUTABLE);
       // The folder form, launched as official Node.js hosts' RunPlugin launches it (see the file's comment).
       packs.folder = join(work, "folder-pack");

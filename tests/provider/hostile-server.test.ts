@@ -23,19 +23,18 @@ import { EmulatorInspectionClient, EmulatorInspectionError } from "../../emulato
 import { INSPECTION_DEADLINE_MS } from "../../emulator-client/inspection-client.js";
 import { localhostLookup } from "../../kernel/loopback.js";
 import * as hostile from "../support/response-server.js";
-import { peakRssMiB, waitFor } from "../support/processes.js";
-
-const {
+import {
   ACCESS_TOKEN,
   SPEC,
-  RECORDED: OUTPUTS,
+  RECORDED as OUTPUTS,
   OK_RESPONSE,
   PEAK_RSS_CEILING_MIB,
   ORPHAN_MESSAGE,
   HUGE_RESPONSES,
   hugeBody,
   json,
-} = hostile;
+} from "../support/response-server.js";
+import { peakRssMiB, waitFor } from "../support/processes.js";
 
 /** A stack config for the dynamic provider: `helpdesk:*` keys. */
 function stackConfig(baseUrl: string) {

@@ -46,12 +46,12 @@ import { packLikeACleanClone, repoRoot } from "../support/package.js";
 import { runCommand, shown, type Ran } from "../support/processes.js";
 import { pulumi, pulumiEnv, removeStack } from "../support/pulumi-cli.js";
 import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
-import { freePort } from "../support/cli.js";
+import { freePort, loginArgs, loginThrough } from "../support/cli.js";
 import { heldWebhooks } from "../support/emulator.js";
 import { mustRun, toolVenv, wheelhouse } from "../support/python.js";
 import { serveFolder, startPypiserver, startVerdaccio, type LocalServer } from "../support/registries.js";
 import { sharedRelease } from "../support/release.js";
-import { describeDownloadedPlugin, login, systemWithoutNode, VERSION } from "../no-node/no-node-desks.js";
+import { describeDownloadedPlugin, goExampleSteps, systemWithoutNode, VERSION } from "../no-node/no-node-desks.js";
 
 /** The npm packages of the release. */
 const NPM_PACKAGES = ["pulumi-helpdesk", nodejsSdkPackage()];
@@ -266,21 +266,9 @@ describe("by name from the local npm registry: examples/basic's dynamic Webhook 
       name: "basic",
     };
     emulator = await startEmulator({ port: 0, autoApprove: true, clients: [client] });
-    const args = [
-      "--stack",
-      stack,
-      "--base-url",
-      emulator.url,
-      "--client-id",
-      client.clientId,
-      "--redirect-uri",
-      client.redirectUri,
-    ];
-    const ran = await login(join(dir, "node_modules", ".bin", "pulumi-helpdesk"), args, dir, {
-      ...env,
-      HELPDESK_CLIENT_SECRET: client.clientSecret,
-    });
-    if (ran.code !== 0) throw new Error(shown(`npx pulumi-helpdesk login ${args.join(" ")}`, ran));
+    const signIn = { stack, baseUrl: emulator.url, client };
+    const ran = await loginThrough([join(dir, "node_modules", ".bin", "pulumi-helpdesk")], signIn, { cwd: dir, env });
+    if (ran.code !== 0) throw new Error(shown(`npx pulumi-helpdesk ${loginArgs(signIn).join(" ")}`, ran));
   }, 300_000);
 
   afterAll(async () => {
@@ -386,14 +374,13 @@ describeDownloadedPlugin(
   },
 );
 
-let goProgram = "";
 describeDownloadedPlugin(
   "by name from the local Go module proxy with no Node.js: go get of the Go SDK, the plugin downloaded by Pulumi",
   {
     hosts: [],
     project: "helpdesk-go",
     pluginMirror,
-    prepare: async (work, programDir) => {
+    ...goExampleSteps(async (work) => {
       const source = copyExample("go", join(work, "source"));
       // A module cache of its own (so the machine's never holds the test's module), with every other module read from
       // the machine's cache as a second proxy, and what that lacks (a few go.mod files) from the machine's own proxy
@@ -417,15 +404,8 @@ describeDownloadedPlugin(
         if (ran.code !== 0) throw new Error(shown(`go ${args.join(" ")}`, ran));
       }
       expect(servers.go!.log()).toContain(`GET /${GO_MODULE_DIR}/v${VERSION}.zip`);
-      goProgram = join(work, "helpdesk-go");
-      mkdirSync(programDir, { recursive: true });
-      cpSync(join(EXAMPLES_DIR, "go", "Pulumi.yaml"), join(programDir, "Pulumi.yaml"));
-      return { pathDirs: [systemWithoutNode(join(work, "system"))] };
-    },
-    operate: async (operation, stack, programDir, env) => {
-      const ran = await runCommand(goProgram, ["-stack", stack, operation], { cwd: programDir, env });
-      if (ran.code !== 0) throw new Error(shown(`helpdesk-go -stack ${stack} ${operation}`, ran));
-    },
+      return join(work, "helpdesk-go");
+    }),
   },
 );
 

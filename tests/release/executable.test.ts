@@ -30,7 +30,7 @@
  * A missing tool (tar, npm, the registry, Python) fails the suite: nothing is skipped.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { execFileSync, spawn, spawnSync, type ChildProcess } from "node:child_process";
+import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
   existsSync,
@@ -68,7 +68,7 @@ import { POLICY_NAMES } from "../../policy/policies.js";
 import { startAnalyzer } from "../support/analyzer.js";
 import { heldWebhooks } from "../support/emulator.js";
 import { repoRoot } from "../support/package.js";
-import { waitFor } from "../support/processes.js";
+import { startProcess, type RunningProcess } from "../support/processes.js";
 import { sharedRelease } from "../support/release.js";
 import { nodejsSdkTarball } from "../../scripts/release/nodejs-sdk.ts";
 import { FOREIGN_NODE_VERSIONS, MACHO_SEGMENT, nodeBinaryFor, SEA_FUSE } from "../../scripts/release/executable.ts";
@@ -138,46 +138,25 @@ function fromZip(zip: string, member: string): string {
   return execFileSync(process.env.HELPDESK_PYTHON || "python3", ["-c", read, zip, member], { encoding: "utf8" });
 }
 
-/** A running executable: its process, what it printed, and how it ended. */
-interface Running {
-  child: ChildProcess;
-  stdout: string;
-  stderr: string;
-  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null; at: number }>;
-}
-
 let work: string;
 let releaseDir: string;
 let installed: string;
 /** The environment every run of the executable gets: no Node.js, no npm, nothing on PATH at all. */
 let bareEnv: NodeJS.ProcessEnv;
-const running: Running[] = [];
+const running: RunningProcess[] = [];
 
 /** Starts the extracted executable under `name` (the plugin's or the CLI's) with the bare environment. */
-function start(name: string, args: string[]): Running {
-  const child = spawn(join(installed, name), args, { env: bareEnv, cwd: work, stdio: ["ignore", "pipe", "pipe"] });
-  const run: Running = {
-    child,
-    stdout: "",
-    stderr: "",
-    exited: new Promise((resolve) => child.on("exit", (code, signal) => resolve({ code, signal, at: Date.now() }))),
-  };
-  child.stdout!.on("data", (chunk: Buffer) => (run.stdout += chunk.toString()));
-  child.stderr!.on("data", (chunk: Buffer) => (run.stderr += chunk.toString()));
+function start(name: string, args: string[]): RunningProcess {
+  const run = startProcess(join(installed, name), args, { env: bareEnv, cwd: work });
   running.push(run);
   return run;
 }
 
 /** Starts the plugin and waits for the port it prints. */
-async function startPlugin(args: string[] = []): Promise<{ run: Running; port: number; ms: number }> {
+async function startPlugin(args: string[] = []): Promise<{ run: RunningProcess; port: number; ms: number }> {
   const began = Date.now();
   const run = start("pulumi-resource-helpdesk", args);
-  const line = await waitFor(
-    `the plugin's port (stderr: ${run.stderr})`,
-    () => (run.stdout.includes("\n") ? run.stdout.split("\n")[0] : undefined),
-    20_000,
-    5,
-  );
+  const line = (await run.waitFor("stdout", /^(.*)\n/, "the plugin's port", 20_000))[1];
   expect(line).toMatch(/^\d+$/);
   return { run, port: Number(line), ms: Date.now() - began };
 }
@@ -520,14 +499,14 @@ describe("the executable, with no Node.js on PATH", () => {
     it("prints its version", async () => {
       const run = start("pulumi-helpdesk", ["--version"]);
       expect((await run.exited).code).toBe(0);
-      expect(run.stdout.trim()).toBe(pkg.version);
+      expect(run.stdout().trim()).toBe(pkg.version);
     });
 
     it("plugin path prints the folder holding pulumi-resource-helpdesk, itself (it has no package folder)", async () => {
       const run = start("pulumi-helpdesk", ["plugin", "path"]);
-      expect((await run.exited).code, run.stderr).toBe(0);
-      expect(run.stdout.trim()).toBe(realpathSync(installed));
-      expect(existsSync(join(run.stdout.trim(), "pulumi-resource-helpdesk"))).toBe(true);
+      expect((await run.exited).code, run.stderr()).toBe(0);
+      expect(run.stdout().trim()).toBe(realpathSync(installed));
+      expect(existsSync(join(run.stdout().trim(), "pulumi-resource-helpdesk"))).toBe(true);
     });
 
     it("takes no Node.js options from NODE_OPTIONS: a --require'd file does not run in it", async () => {
@@ -568,11 +547,9 @@ describe("the executable, with no Node.js on PATH", () => {
         "--data",
         join(work, "emulator.sqlite"),
       ]);
-      const url = await waitFor(
-        `the emulator's URL (stderr: ${run.stderr})`,
-        () => /listening on (http:\/\/127\.0\.0\.1:\d+)/.exec(run.stderr + run.stdout)?.[1],
-        20_000,
-      );
+      const url = (
+        await run.waitFor("output", /listening on (http:\/\/127\.0\.0\.1:\d+)/, "the emulator's URL", 20_000)
+      )[1]!;
       const tokens = await signInAutoApproved({ baseUrl: url, ...oauth });
       expect(tokens.accessToken).not.toBe("");
       run.child.kill("SIGINT");
@@ -594,16 +571,16 @@ describe("the executable, with no Node.js on PATH", () => {
       run.exited.then(() => false),
       new Promise<boolean>((resolve) => setTimeout(() => resolve(true), 5_000)),
     ]);
-    expect(stillRunning, `the plugin exited while its engine answered: ${run.stderr}`).toBe(true);
+    expect(stillRunning, `the plugin exited while its engine answered: ${run.stderr()}`).toBe(true);
     const stopped = Date.now();
     engine.forceShutdown();
     const end = await Promise.race([
-      run.exited,
+      run.exited.then((exit) => ({ ...exit, at: Date.now() })),
       new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 8_000)),
     ]);
     expect(end, "the plugin still runs 8 s after its engine stopped").toBeDefined();
     expect(end!.code).toBe(0);
     expect(end!.at - stopped).toBeLessThan(5_000);
-    expect(run.stderr).toContain(`the engine at 127.0.0.1:${enginePort} has not responded`);
+    expect(run.stderr()).toContain(`the engine at 127.0.0.1:${enginePort} has not responded`);
   });
 });

@@ -4,13 +4,12 @@
  * executable, or the folder form's `dist/policy/pack.js` on `@pulumi/policy`), configure it, and ask it about
  * resources and stacks.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import * as grpc from "@grpc/grpc-js";
 import analyzerGrpcModule from "@pulumi/pulumi/proto/analyzer_grpc_pb.js";
 import analyzerPbModule from "@pulumi/pulumi/proto/analyzer_pb.js";
 import type * as AnalyzerPb from "@pulumi/pulumi/proto/analyzer_pb.js";
 import { emptyPb, structPb, type PropertyMap } from "../../provider/native/proto.js";
-import { waitFor } from "./processes.js";
+import { startProcess } from "./processes.js";
 
 const analyzerPb = analyzerPbModule;
 
@@ -120,21 +119,8 @@ export async function startAnalyzer(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<RunningAnalyzer> {
   const began = performance.now();
-  const child: ChildProcess = spawn(command[0]!, [...command.slice(1), "127.0.0.1:1"], {
-    env,
-    stdio: ["ignore", "pipe", "pipe"],
-  });
-  let stdout = "";
-  let stderr = "";
-  child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.on("exit", () => resolve()));
-  const line = await waitFor(
-    `the analyzer's port (stderr: ${stderr})`,
-    () => (stdout.includes("\n") ? stdout.split("\n")[0] : undefined),
-    30_000,
-    5,
-  );
+  const started = startProcess(command[0]!, [...command.slice(1), "127.0.0.1:1"], { env });
+  const line = (await started.waitFor("stdout", /^(.*)\n/, "the analyzer's port", 30_000))[1]!;
   const startMs = performance.now() - began;
   const client = new analyzerGrpcModule.AnalyzerClient(`127.0.0.1:${line.trim()}`, grpc.credentials.createInsecure());
   const analyzeStack = (resources: AnalyzedResource[]): Promise<InstanceType<typeof analyzerPb.AnalyzeResponse>> => {
@@ -146,7 +132,7 @@ export async function startAnalyzer(
   };
   return {
     startMs,
-    stderr: () => stderr,
+    stderr: started.stderr,
     async configure(config) {
       const request = new analyzerPb.ConfigureAnalyzerRequest();
       for (const [policy, { enforcementLevel, ...properties }] of Object.entries(config)) {
@@ -201,8 +187,7 @@ export async function startAnalyzer(
     },
     async close() {
       client.close();
-      if (child.exitCode === null && child.signalCode === null) child.kill();
-      await exited;
+      await started.stop();
     },
   };
 }

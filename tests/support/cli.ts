@@ -2,13 +2,16 @@
  * Test support: runs the built `pulumi-helpdesk` command as a child process (as a person would), in a throw-away
  * Pulumi project with a file:// backend.
  */
-import { execFileSync, spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { execFileSync, type ChildProcessWithoutNullStreams } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { completeAuthorizationAutoApproved } from "../../emulator-client/index.js";
+import { settingFlag } from "../../kernel/settings.js";
+import { runCommand, startProcess, type Ran, type RunningProcess } from "./processes.js";
+import { withoutSettingVariables } from "./environment.js";
 
 const cliPath = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
 /** The installed command's entry (`bin` in package.json): checks the Node.js version, then loads main.js. */
@@ -43,7 +46,7 @@ export function createTestProject(options: { projectFile?: boolean } = {}): Test
   const dir = mkdtempSync(join(tmpdir(), "helpdesk-cli-project-"));
   const state = mkdtempSync(join(tmpdir(), "helpdesk-cli-state-"));
   if (options.projectFile ?? true) writeFileSync(join(dir, "Pulumi.yaml"), "name: cli-test\nruntime: nodejs\n");
-  const env: NodeJS.ProcessEnv = {
+  const env = withoutSettingVariables({
     ...process.env,
     PULUMI_BACKEND_URL: `file://${state}`,
     PULUMI_CONFIG_PASSPHRASE: "cli-test-passphrase",
@@ -52,15 +55,7 @@ export function createTestProject(options: { projectFile?: boolean } = {}): Test
     HELPDESK_TOKEN_CACHE_DIR: join(state, "token-cache"),
     NO_COLOR: "1",
     CI: "true",
-  };
-  for (const name of [
-    "HELPDESK_BASE_URL",
-    "HELPDESK_CLIENT_ID",
-    "HELPDESK_CLIENT_SECRET",
-    "HELPDESK_REDIRECT_URI",
-    "HELPDESK_ACCESS_TOKEN",
-  ])
-    delete env[name];
+  });
   return {
     dir,
     env,
@@ -79,6 +74,8 @@ export interface CliRun {
   authorizeUrl: Promise<string>;
   /** Settles when the process exits. */
   done: Promise<{ code: number | null; stdout: string; stderr: string }>;
+  /** Waits for something it prints (tests/support/processes.ts `RunningProcess.waitFor`). */
+  waitFor: RunningProcess["waitFor"];
 }
 
 /**
@@ -96,21 +93,21 @@ export function startCli(
   options: CliOptions = {},
 ): CliRun {
   const [node, entry] = options.node === undefined ? [process.execPath, cliPath] : [options.node, binPath];
-  const child = spawn(node, [entry, ...args], { cwd: project.dir, env: { ...project.env, ...env } });
-  let stdout = "";
-  let stderr = "";
-  let resolveUrl: (url: string) => void = () => undefined;
-  const authorizeUrl = new Promise<string>((resolve) => (resolveUrl = resolve));
-  child.stdout.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-  child.stderr.on("data", (chunk: Buffer) => {
-    stderr += chunk.toString();
-    const url = /(https?:\/\/\S+\/oauth\/authorize\?\S+)/.exec(stderr)?.[1];
-    if (url) resolveUrl(url);
+  const started = startProcess(node, [entry, ...args], {
+    cwd: project.dir,
+    env: { ...project.env, ...env },
+    stdin: "pipe",
   });
-  const done = new Promise<{ code: number | null; stdout: string; stderr: string }>((resolve) =>
-    child.on("close", (code) => resolve({ code, stdout, stderr })),
-  );
-  return { child, authorizeUrl, done };
+  // Settles only when the CLI prints the URL: most runs never do, and nobody waits for it then.
+  const authorizeUrl = new Promise<string>((resolve) => {
+    started.waitFor("stderr", AUTHORIZE_URL, "the authorize URL", 3_600_000).then(
+      (match) => resolve(match[1]!),
+      () => undefined,
+    );
+  });
+  const done = started.ended.then(({ code, stdout, stderr }) => ({ code, stdout, stderr }));
+  // Spawned with every stream a pipe (stdin: "pipe" above).
+  return { child: started.child as ChildProcessWithoutNullStreams, authorizeUrl, done, waitFor: started.waitFor };
 }
 
 /** Runs the CLI to completion (see {@link startCli}). */
@@ -138,6 +135,49 @@ export interface CliLogin {
 }
 
 /**
+ * The authorize URL that `pulumi-helpdesk login --no-browser` prints on stderr for a person to open, or undefined.
+ *
+ * @param stderr what the CLI printed so far
+ */
+export function authorizeUrlIn(stderr: string): string | undefined {
+  return AUTHORIZE_URL.exec(stderr)?.[1];
+}
+
+/** The authorize URL that `login --no-browser` prints (group 1). */
+const AUTHORIZE_URL = /(https?:\/\/\S+\/oauth\/authorize\?\S+)/;
+
+/**
+ * The arguments of `pulumi-helpdesk login --no-browser` for a stack, a help desk and a client: `login`, `--stack`,
+ * the settings' flags (kernel/settings.ts `settingFlag`: `--base-url`, `--client-id`, `--redirect-uri`), `--no-browser`,
+ * then `--timeout` and `--namespace` when given. The client secret is left out: it goes through
+ * `HELPDESK_CLIENT_SECRET`, as the README advises.
+ *
+ * @param login stack, help desk (`baseUrl`), client (`clientId`, `redirectUri`) and namespace
+ * @param timeoutSeconds `--timeout`, in seconds (default: the CLI's own)
+ */
+export function loginArgs(
+  login: Pick<CliLogin, "stack" | "baseUrl" | "namespace"> & {
+    client: Pick<CliLogin["client"], "clientId" | "redirectUri">;
+  },
+  timeoutSeconds?: number,
+): string[] {
+  return [
+    "login",
+    "--stack",
+    login.stack,
+    settingFlag("baseUrl"),
+    login.baseUrl,
+    settingFlag("clientId"),
+    login.client.clientId,
+    settingFlag("redirectUri"),
+    login.client.redirectUri,
+    "--no-browser",
+    ...(timeoutSeconds === undefined ? [] : ["--timeout", String(timeoutSeconds)]),
+    ...(login.namespace ? ["--namespace", login.namespace] : []),
+  ];
+}
+
+/**
  * Runs the real `pulumi-helpdesk login --no-browser` to completion, playing the browser against an auto-approving
  * emulator (`completeAuthorizationAutoApproved`): how the suites that run Pulumi programs get a stack signed in the
  * way a person's is. The client secret goes through `HELPDESK_CLIENT_SECRET`, as the README advises.
@@ -153,27 +193,8 @@ export async function loginAutoApproved(
   login: CliLogin,
   options: CliOptions = {},
 ): Promise<{ stdout: string; stderr: string }> {
-  const { client } = login;
-  const args = [
-    "login",
-    "--stack",
-    login.stack,
-    "--base-url",
-    login.baseUrl,
-    "--client-id",
-    client.clientId,
-    "--redirect-uri",
-    client.redirectUri,
-    "--no-browser",
-    "--timeout",
-    "120",
-  ];
-  const run = startCli(
-    [...args, ...(login.namespace ? ["--namespace", login.namespace] : [])],
-    where,
-    { HELPDESK_CLIENT_SECRET: client.clientSecret },
-    options,
-  );
+  const args = loginArgs(login, 120);
+  const run = startCli(args, where, { HELPDESK_CLIENT_SECRET: login.client.clientSecret }, options);
   run.child.stdin.end();
   const url = await Promise.race([run.authorizeUrl, run.done.then(() => undefined)]);
   if (url) {
@@ -192,6 +213,36 @@ export async function loginAutoApproved(
   if (done.code !== 0)
     throw new Error(`pulumi-helpdesk ${args.join(" ")} exited with ${done.code}\n${done.stdout}${done.stderr}`);
   return { stdout: done.stdout, stderr: done.stderr };
+}
+
+/**
+ * Runs a `pulumi-helpdesk` other than the repository's build (the release's executable, `npx pulumi-helpdesk` in a
+ * user's project) through `login --no-browser --timeout 120` ({@link loginArgs}), playing the browser against an
+ * auto-approving emulator as {@link loginAutoApproved} does; the client secret goes through `HELPDESK_CLIENT_SECRET`.
+ *
+ * @param command the executable and the arguments before `login`, e.g. `["npx", "--no-install", "pulumi-helpdesk"]`
+ * @param login stack, help desk, client and namespace
+ * @param where the working folder and the environment
+ * @returns the finished run (never rejects for a non-zero exit: the caller asserts and shows it)
+ */
+export async function loginThrough(
+  command: readonly [string, ...string[]],
+  login: CliLogin,
+  where: { cwd: string; env: NodeJS.ProcessEnv },
+): Promise<Ran> {
+  let browsed: Promise<void> | undefined;
+  const onStderr = (stderr: string): void => {
+    const url = authorizeUrlIn(stderr);
+    if (url && !browsed) browsed = completeAuthorizationAutoApproved(url);
+  };
+  const [file, ...before] = command;
+  const ended = await runCommand(file, [...before, ...loginArgs(login, 120)], {
+    cwd: where.cwd,
+    env: { ...where.env, HELPDESK_CLIENT_SECRET: login.client.clientSecret },
+    onStderr,
+  });
+  await browsed;
+  return ended;
 }
 
 /** Reads one config value of a stack with the real `pulumi config get` (secrets decrypted), or undefined. */

@@ -3,12 +3,12 @@
  * `dist/bin/pulumi-resource-helpdesk.js`) as a child process, and a gRPC client of it, the way the Pulumi engine talks to it:
  * the plugin prints its port on stdout, then serves `pulumirpc.ResourceProvider` on 127.0.0.1.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import type { ChildProcess } from "node:child_process";
 import * as grpc from "@grpc/grpc-js";
 import { WEBHOOK_TYPE } from "../../kernel/names.js";
 import { emptyPb, providerGrpc, providerPb, structPb } from "../../provider/native/proto.js";
 import { repoRoot } from "./package.js";
-import { peakRssMiB } from "./processes.js";
+import { peakRssMiB, startProcess } from "./processes.js";
 
 /** A gRPC client of the plugin's `ResourceProvider` service. */
 export type ProviderClient = InstanceType<typeof providerGrpc.ResourceProviderClient>;
@@ -36,20 +36,9 @@ export interface RunningPlugin {
  * @throws Error when the plugin exits before printing a port
  */
 export async function startPlugin(env: NodeJS.ProcessEnv = process.env): Promise<RunningPlugin> {
-  const child = spawn(`${repoRoot}plugin/pulumi-resource-helpdesk`, [], { stdio: ["ignore", "pipe", "pipe"], env });
-  let stderr = "";
-  child.stderr!.on("data", (chunk: Buffer) => (stderr += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
-  const port = await new Promise<string>((resolve, reject) => {
-    let out = "";
-    child.stdout!.on("data", (chunk: Buffer) => {
-      out += chunk.toString();
-      if (out.includes("\n")) resolve(out.trim());
-    });
-    child.once("exit", (code) =>
-      reject(new Error(`the plugin exited with ${code} before printing its port:\n${stderr}`)),
-    );
-  });
+  const started = startProcess(`${repoRoot}plugin/pulumi-resource-helpdesk`, [], { env });
+  const child = started.child;
+  const port = (await started.waitFor("stdout", /^(.*)\n/, "the plugin's port"))[1]!.trim();
   if (!/^\d+$/.test(port)) throw new Error(`the plugin printed ${JSON.stringify(port)}, not a port`);
   const client = new providerGrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
   return {
@@ -57,11 +46,10 @@ export async function startPlugin(env: NodeJS.ProcessEnv = process.env): Promise
     client,
     peakRssMiB: () => peakRssMiB(child.pid!),
     alive: () => child.exitCode === null && child.signalCode === null,
-    stderr: () => stderr,
+    stderr: started.stderr,
     close: async () => {
       client.close();
-      if (child.exitCode === null && child.signalCode === null) child.kill();
-      await exited;
+      await started.stop();
     },
   };
 }

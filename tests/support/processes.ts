@@ -3,7 +3,7 @@
  * descendants of one process (read from /proc), so a test only ever signals processes it started itself, never
  * those of another suite running on the same machine.
  */
-import { spawn } from "node:child_process";
+import { spawn, type ChildProcess } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 
 /** The end of a command. */
@@ -33,7 +33,12 @@ export function runCommand(
       env: options.env,
       stdio: [options.input === undefined ? "ignore" : "pipe", "pipe", "pipe"],
     });
-    if (options.input !== undefined) child.stdin!.end(options.input);
+    if (options.input !== undefined) {
+      // A command that exits without reading all its input closes the pipe: that is its business (its exit code
+      // and output say how it went), not an error of the run.
+      child.stdin!.on("error", () => undefined);
+      child.stdin!.end(options.input);
+    }
     let stdout = "";
     let stderr = "";
     child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
@@ -44,6 +49,119 @@ export function runCommand(
     child.on("error", reject);
     child.on("close", (code, signal) => resolve({ code, signal, stdout, stderr }));
   });
+}
+
+/** A long-running child process started by {@link startProcess}, its output collected as it comes. */
+export interface RunningProcess {
+  child: ChildProcess;
+  /** What it wrote on stdout so far. */
+  stdout(): string;
+  /** What it wrote on stderr so far. */
+  stderr(): string;
+  /** Both, in the order they came (what a server's log shows). */
+  output(): string;
+  /** Settles when the process has exited (its pipes may still be draining); never rejects. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+  /** Settles when it has exited and its pipes are closed, with all it printed; never rejects. */
+  ended: Promise<Ran>;
+  /**
+   * Waits until `pattern` matches what the process printed on `stream` so far (`output`: on both, in order), e.g.
+   * the port a plugin prints, the URL a server prints.
+   *
+   * @param what what is waited for, for the error message
+   * @param timeoutMs how long to wait, in milliseconds (default 60 s)
+   * @returns the match
+   * @throws Error with the process's output when it exits first or the time runs out
+   */
+  waitFor(
+    stream: "stdout" | "stderr" | "output",
+    pattern: RegExp,
+    what: string,
+    timeoutMs?: number,
+  ): Promise<RegExpExecArray>;
+  /** Sends `signal` (default SIGTERM) unless it has exited, and waits for its exit (idempotent). */
+  stop(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/**
+ * Starts a long-running command (a plugin, an analyzer, a server, the CLI waiting for a browser) and collects its
+ * output: the one spawn-and-collect loop of the long-running processes of tests and benchmarks, as
+ * {@link runCommand} is of those run to completion.
+ *
+ * @param options.stdin `pipe` to write to its standard input (`child.stdin`); default `ignore`
+ */
+export function startProcess(
+  command: string,
+  args: readonly string[],
+  options: { cwd?: string; env?: NodeJS.ProcessEnv; stdin?: "ignore" | "pipe" } = {},
+): RunningProcess {
+  const child = spawn(command, args, {
+    cwd: options.cwd,
+    env: options.env ?? process.env,
+    stdio: [options.stdin ?? "ignore", "pipe", "pipe"],
+  });
+  const printed = { stdout: "", stderr: "", output: "" };
+  const listeners = new Set<() => void>();
+  for (const stream of ["stdout", "stderr"] as const)
+    child[stream]!.on("data", (chunk: Buffer) => {
+      printed[stream] += chunk.toString();
+      printed.output += chunk.toString();
+      for (const listener of listeners) listener();
+    });
+  // A command that cannot start (ENOENT) emits "error" and no "exit": it ends all the same, with no code.
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) => {
+    child.once("exit", (code, signal) => resolve({ code, signal }));
+    child.once("error", (error) => {
+      printed.stderr += `${command}: ${error.message}\n`;
+      printed.output += `${command}: ${error.message}\n`;
+      resolve({ code: null, signal: null });
+    });
+  });
+  const ended = new Promise<Ran>((resolve) => {
+    const end = (code: number | null, signal: NodeJS.Signals | null): void =>
+      resolve({ code, signal, stdout: printed.stdout, stderr: printed.stderr });
+    child.once("close", end);
+    child.once("error", () => end(null, null));
+  });
+  const started = `${command} ${args.join(" ")}`;
+  return {
+    child,
+    stdout: () => printed.stdout,
+    stderr: () => printed.stderr,
+    output: () => printed.output,
+    exited,
+    ended,
+    waitFor(stream, pattern, what, timeoutMs = 60_000) {
+      return new Promise((resolve, reject) => {
+        const settle = (error?: Error, match?: RegExpExecArray): void => {
+          clearTimeout(timer);
+          listeners.delete(check);
+          if (match) resolve(match);
+          else reject(error);
+        };
+        const check = (): void => {
+          const match = pattern.exec(printed[stream]);
+          if (match) settle(undefined, match);
+        };
+        const timer = setTimeout(
+          () =>
+            settle(new Error(`timed out after ${timeoutMs} ms waiting for ${what} (${started}):\n${printed.output}`)),
+          timeoutMs,
+        );
+        listeners.add(check);
+        void exited.then(({ code, signal }) => {
+          check();
+          if (listeners.has(check))
+            settle(new Error(`${started} exited (code ${code}, signal ${signal}) before ${what}:\n${printed.output}`));
+        });
+        check();
+      });
+    },
+    async stop(signal = "SIGTERM") {
+      if (child.exitCode === null && child.signalCode === null) child.kill(signal);
+      await exited;
+    },
+  };
 }
 
 /** A failure message that shows what a command printed. */

@@ -4,39 +4,28 @@
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import { withoutSettingVariables } from "./environment.js";
 import type { PostgresServer } from "./postgres.js";
 import { runCommand, type Ran } from "./processes.js";
-
-/** Environment variables that must not leak from the test runner into `pulumi` and the programs it runs. */
-const NOT_INHERITED = [
-  "HELPDESK_BASE_URL",
-  "HELPDESK_CLIENT_ID",
-  "HELPDESK_CLIENT_SECRET",
-  "HELPDESK_REDIRECT_URI",
-  "HELPDESK_ACCESS_TOKEN",
-  "NODE_OPTIONS",
-  "VITEST",
-  "VITEST_POOL_ID",
-  "VITEST_WORKER_ID",
-];
 
 /**
  * The environment of a `pulumi` run on the given backend: offline settings, a passphrase for secrets, the
  * provider's own token cache directory, no colour, non-interactive.
  */
 export function pulumiEnv(backendUrl: string, tokenCacheDir: string): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PULUMI_BACKEND_URL: backendUrl,
-    PULUMI_CONFIG_PASSPHRASE: "team-test-passphrase",
-    PULUMI_SKIP_UPDATE_CHECK: "true",
-    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-    HELPDESK_TOKEN_CACHE_DIR: tokenCacheDir,
-    CI: "true",
-    NO_COLOR: "1",
-  };
-  for (const name of NOT_INHERITED) delete env[name];
-  return env;
+  return withoutSettingVariables(
+    {
+      ...process.env,
+      PULUMI_BACKEND_URL: backendUrl,
+      PULUMI_CONFIG_PASSPHRASE: "team-test-passphrase",
+      PULUMI_SKIP_UPDATE_CHECK: "true",
+      PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
+      HELPDESK_TOKEN_CACHE_DIR: tokenCacheDir,
+      CI: "true",
+      NO_COLOR: "1",
+    },
+    { runner: true },
+  );
 }
 
 /** Runs `pulumi <args> --non-interactive` in `cwd` (never rejects for a non-zero exit). */

@@ -10,6 +10,7 @@ import { randomBytes } from "node:crypto";
 import { loginConfigEntries } from "../../auth/grant.js";
 import { parseBaseUrl } from "../../kernel/base-url.js";
 import { LocalWorkspace, type ConfigMap, type Stack } from "@pulumi/pulumi/automation/index.js";
+import { withoutSettingVariables } from "./environment.js";
 
 /**
  * Tells whether the Pulumi CLI is on PATH. Under `CI=true` a missing CLI throws: CI must never pass by skipping.
@@ -27,6 +28,14 @@ export function pulumiAvailable(): boolean {
     console.warn("SKIPPING end-to-end tests: the Pulumi CLI is not on PATH (run `npm test`, which installs it)");
     return false;
   }
+}
+
+/**
+ * The environment of `pulumi-helpdesk` runs on a test stack: its backend, passphrase and token cache (the workspace's
+ * variables), no colour, non-interactive, and none of the runner's help-desk setting variables.
+ */
+export function cliEnvOf(test: TestStack): NodeJS.ProcessEnv {
+  return withoutSettingVariables({ ...process.env, ...test.stack.workspace.envVars, CI: "true", NO_COLOR: "1" });
 }
 
 /** A stack in a throw-away file:// backend. */

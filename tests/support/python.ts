@@ -5,9 +5,9 @@
  * so that `pip install` in a test reads files only.
  */
 import { createHash } from "node:crypto";
-import { existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { cpSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
-import { join } from "node:path";
+import { delimiter, join } from "node:path";
 import { repoRoot } from "./package.js";
 import { runCommand, shown } from "./processes.js";
 
@@ -17,6 +17,32 @@ export const helpdeskCache = process.env.HELPDESK_CACHE ?? join(homedir(), ".cac
 export const toolVenv = process.env.HELPDESK_PYTHON_VENV ?? join(helpdeskCache, "python-venv");
 /** The requirements of Pulumi programs in Python, with their hashes. */
 const requirements = join(repoRoot, "scripts", "pulumi-build", "python", "requirements.txt");
+
+/**
+ * Installs the repository's generated Python SDK (`sdk/python`, `pulumi_helpdesk`) for one test's programs: into
+ * `dir/.python-packages`, beside (never into) the shared virtualenv {@link toolVenv}, and from a copy in
+ * `dir/.pulumi-helpdesk-sdk`, since pip builds a local project in place (build/, *.egg-info).
+ *
+ * @param dir the test's folder (a project's, or a work folder) that receives both
+ * @param env the environment pip runs in, and the base of the one returned
+ * @returns `env` with the virtualenv's bin/ first on PATH (its `python` has Pulumi's Python SDK), the packages on
+ *   `PYTHONPATH`, and no bytecode written
+ * @throws Error with pip's output when the install fails
+ */
+export async function withPythonSdk(dir: string, env: NodeJS.ProcessEnv): Promise<NodeJS.ProcessEnv> {
+  const site = join(dir, ".python-packages");
+  const sdk = join(dir, ".pulumi-helpdesk-sdk");
+  cpSync(join(repoRoot, "sdk", "python"), sdk, { recursive: true });
+  const pip = ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-deps", "--no-build-isolation"];
+  const ran = await runCommand(join(toolVenv, "bin", "python"), [...pip, "--target", site, sdk], { cwd: dir, env });
+  if (ran.code !== 0) throw new Error(shown("pip install sdk/python", ran));
+  return {
+    ...env,
+    PATH: `${join(toolVenv, "bin")}${delimiter}${env.PATH ?? ""}`,
+    PYTHONPATH: site,
+    PYTHONDONTWRITEBYTECODE: "1",
+  };
+}
 
 /** Runs a command in `cwd`; throws with its output when it fails. */
 export async function mustRun(command: string, args: string[], cwd: string): Promise<string> {

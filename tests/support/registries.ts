@@ -12,7 +12,6 @@
  *   (409), as Maven Central and Nexus refuse to replace a release. A `file://` repository would be a real deploy
  *   target too, but it replaces anything silently: nothing could show a second deploy refused.
  */
-import { spawn, type ChildProcess } from "node:child_process";
 import {
   createReadStream,
   createWriteStream,
@@ -25,7 +24,7 @@ import {
 import { createServer, type Server } from "node:http";
 import { dirname, join, normalize, sep } from "node:path";
 import { freePort } from "./cli.js";
-import { waitFor } from "./processes.js";
+import { startProcess, waitFor } from "./processes.js";
 import { helpdeskCache } from "./python.js";
 
 /** A running local registry or file server. */
@@ -38,7 +37,7 @@ export interface LocalServer {
 }
 
 /** A server process on a port, stopped by `close`. */
-async function startProcess(
+async function startServer(
   what: string,
   command: string,
   args: string[],
@@ -46,16 +45,13 @@ async function startProcess(
   env: NodeJS.ProcessEnv,
 ): Promise<LocalServer> {
   if (!existsSync(command)) throw new Error(`${what} is missing (${command}): run scripts/setup.sh --test`);
-  const child: ChildProcess = spawn(command, args, { env, stdio: ["ignore", "pipe", "pipe"] });
-  let log = "";
-  child.stdout!.on("data", (chunk: Buffer) => (log += chunk.toString()));
-  child.stderr!.on("data", (chunk: Buffer) => (log += chunk.toString()));
-  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const started = startProcess(command, args, { env });
   const url = `http://127.0.0.1:${port}/`;
   await waitFor(
     `${what} listening on ${url}`,
     async () => {
-      if (child.exitCode !== null) throw new Error(`${what} exited with ${child.exitCode}:\n${log}`);
+      if (started.child.exitCode !== null)
+        throw new Error(`${what} exited with ${started.child.exitCode}:\n${started.output()}`);
       return fetch(url).then(
         () => true,
         () => false,
@@ -64,14 +60,7 @@ async function startProcess(
     60_000,
     200,
   );
-  return {
-    url,
-    log: () => log,
-    close: async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill();
-      await exited;
-    },
-  };
+  return { url, log: started.output, close: () => started.stop() };
 }
 
 /**
@@ -89,7 +78,7 @@ export async function startVerdaccio(dir: string, upstream: string, packages: st
     join(dir, "config.yaml"),
     `storage: ${join(dir, "storage")}\nuplinks:\n  upstream:\n    url: ${upstream}\npackages:\n${own}  '**':\n    access: $all\n    proxy: upstream\nlog: { type: stdout, format: pretty, level: http }\n`,
   );
-  return startProcess(
+  return startServer(
     "Verdaccio",
     join(helpdeskCache, "verdaccio", "node_modules", ".bin", "verdaccio"),
     ["--config", join(dir, "config.yaml"), "--listen", `127.0.0.1:${port}`],
@@ -107,7 +96,7 @@ export async function startPypiserver(dir: string): Promise<LocalServer> {
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
   const venv = process.env.HELPDESK_PYPISERVER_VENV || join(helpdeskCache, "pypiserver-venv");
-  return startProcess(
+  return startServer(
     "pypiserver",
     join(venv, "bin", "pypi-server"),
     ["run", "-i", "127.0.0.1", "-p", String(port), "-a", ".", "-P", ".", "--disable-fallback", "-v", dir],

@@ -13,7 +13,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_CLIENT, startEmulator, type RunningEmulator } from "../../emulator/index.js";
 import { completeAuthorizationAutoApproved } from "../../emulator-client/index.js";
 import { FLEET_PROGRAM_DIR, WEBHOOKS_CONFIG_KEY, type FleetWebhook } from "../../examples/fleet/fleet.ts";
-import { freePort, startCli, type TestProject } from "../support/cli.js";
+import { freePort, loginArgs, startCli, type TestProject } from "../support/cli.js";
 import { emulatorStats, heldWebhooks, setFaults } from "../support/emulator.js";
 import { startPostgres, postgresAvailable, type PostgresServer } from "../support/postgres.js";
 import { pulumiAvailable } from "../support/pulumi.js";
@@ -91,20 +91,7 @@ describe.skipIf(!(pulumiAvailable() && postgresAvailable()))(
       emulator = await startEmulator({ port: 0, autoApprove: true, clients: [{ ...DEFAULT_CLIENT, redirectUri }] });
       const where: TestProject = { dir: FLEET_PROGRAM_DIR, env, stackFile: () => "", dispose: () => undefined };
       const login = startCli(
-        [
-          "login",
-          "--stack",
-          stack,
-          "--base-url",
-          emulator.url,
-          "--client-id",
-          DEFAULT_CLIENT.clientId,
-          "--redirect-uri",
-          redirectUri,
-          "--no-browser",
-          "--timeout",
-          "120",
-        ],
+        loginArgs({ stack, baseUrl: emulator.url, client: { clientId: DEFAULT_CLIENT.clientId, redirectUri } }, 120),
         where,
         { HELPDESK_CLIENT_SECRET: DEFAULT_CLIENT.clientSecret },
       );

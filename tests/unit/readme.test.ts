@@ -8,15 +8,14 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { precedencePhrase } from "../../cli/help.js";
-import { CLIENT_SETTING_NAMES } from "../../cli/settings.js";
 import * as config from "../../kernel/config.js";
 import * as names from "../../kernel/names.js";
 import { NODE_FLOORS, SUPPORTED_NODE_TEXT } from "../../kernel/node-support.js";
 import * as packageVersion from "../../kernel/package-version.js";
 import * as settings from "../../kernel/settings.js";
 import { buildSchema } from "../../provider/native/schema.js";
-import { clientFlagsOf } from "../../scripts/docs/registry-pages.ts";
 import { fillBlocks, readmeBlocks } from "../../scripts/docs/readme.ts";
+import { pageSources } from "../support/doc-sources.js";
 import { repoRoot } from "../support/package.js";
 
 const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
@@ -44,15 +43,7 @@ function found(pattern: RegExp): string[] {
 
 describe("README.md states the rules as their homes do", () => {
   it("its generated blocks (the settings table, their precedence) are what scripts/docs/readme.ts writes", () => {
-    const sources = {
-      schema: buildSchema(),
-      names,
-      settings,
-      config,
-      packageVersion,
-      clientFlags: clientFlagsOf(CLIENT_SETTING_NAMES, settings.settingFlag),
-      precedencePhrase,
-    };
+    const sources = { ...pageSources(), precedencePhrase };
     const blocks = readmeBlocks(sources);
     expect(blocks.settings).toContain("`HELPDESK_ACCESS_TOKEN`");
     expect(

@@ -6,29 +6,14 @@
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { CLIENT_SETTING_NAMES } from "../../cli/settings.js";
 import * as config from "../../kernel/config.js";
 import * as names from "../../kernel/names.js";
-import * as packageVersion from "../../kernel/package-version.js";
 import * as settings from "../../kernel/settings.js";
-import { buildSchema } from "../../provider/native/schema.js";
-import {
-  clientFlagsOf,
-  goProgramOf,
-  javaCoordinatesOf,
-  registryPages,
-  type PageSources,
-} from "../../scripts/docs/registry-pages.ts";
+import { goProgramOf, javaCoordinatesOf, registryPages, type PageSources } from "../../scripts/docs/registry-pages.ts";
+import { pageSources } from "../support/doc-sources.js";
 import { repoRoot } from "../support/package.js";
 
-const sources: PageSources = {
-  schema: buildSchema(),
-  names,
-  settings,
-  config,
-  packageVersion,
-  clientFlags: clientFlagsOf(CLIENT_SETTING_NAMES, settings.settingFlag),
-};
+const sources: PageSources = pageSources();
 const pages = registryPages(sources);
 const committed = (file: string): string => readFileSync(join(repoRoot, "docs", file), "utf8");
 

@@ -6,6 +6,7 @@
  * native provider plugin with two help desks: today's TypeScript template with `pulumi-helpdesk/native`, and Python
  * with the generated SDK the repository keeps in `sdk/python`.
  */
+import { pythonProviderBlock, typescriptProviderBlock } from "../support/provider-programs.js";
 
 /** One project shape: everything written into a fresh project directory before `npm install`. */
 export interface ProjectShape {
@@ -214,16 +215,7 @@ import { Provider, Webhook, type ProviderArgs, type WebhookArgs } from "pulumi-h
 const opened = new Webhook("opened", { event: "ticket_opened", url: ${JSON.stringify(NATIVE_WEBHOOKS[0].url)} });
 
 // The second help desk: the eu:* config (npx pulumi-helpdesk login --namespace eu).
-const eu = new pulumi.Config("eu");
-const euArgs: ProviderArgs = {
-  baseUrl: eu.require("baseUrl"),
-  accessToken: eu.requireSecret("accessToken"),
-  refreshToken: eu.requireSecret("refreshToken"),
-  clientId: eu.require("clientId"),
-  clientSecret: eu.requireSecret("clientSecret"),
-  tokenExpiresAt: eu.get("tokenExpiresAt"),
-};
-const euHelpdesk = new Provider("eu", euArgs);
+${typescriptProviderBlock({ resource: "eu", variable: "euHelpdesk", config: "eu", namespace: "eu", argsType: "ProviderArgs" }).join("\n")}
 const repliedArgs: WebhookArgs = { event: "customer_replied", url: pulumi.secret(${JSON.stringify(NATIVE_WEBHOOKS[1].url)}) };
 const euReplied = new Webhook("euReplied", repliedArgs, { provider: euHelpdesk });
 
@@ -240,16 +232,7 @@ import pulumi_helpdesk as helpdesk
 opened = helpdesk.Webhook("opened", event=helpdesk.WebhookEvent.TICKET_OPENED, url=${JSON.stringify(NATIVE_WEBHOOKS[0].url)})
 
 # The second help desk: the eu:* config (npx pulumi-helpdesk login --namespace eu).
-eu = pulumi.Config("eu")
-eu_helpdesk = helpdesk.Provider(
-    "eu",
-    base_url=eu.require("baseUrl"),
-    access_token=eu.require_secret("accessToken"),
-    refresh_token=eu.require_secret("refreshToken"),
-    client_id=eu.require("clientId"),
-    client_secret=eu.require_secret("clientSecret"),
-    token_expires_at=eu.get("tokenExpiresAt"),
-)
+${pythonProviderBlock({ resource: "eu", variable: "eu_helpdesk", config: "eu", namespace: "eu" }).join("\n")}
 eu_replied = helpdesk.Webhook(
     "euReplied",
     event=helpdesk.WebhookEvent.CUSTOMER_REPLIED,

@@ -18,7 +18,6 @@
  * PATH (Pulumi's Python SDK; the language host built here ignores `runtime.options.virtualenv`).
  */
 import {
-  cpSync,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -28,17 +27,18 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { homedir, tmpdir } from "node:os";
-import { delimiter, join } from "node:path";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_CLIENT, startEmulator } from "../../emulator/index.js";
-import { completeAuthorizationAutoApproved } from "../../emulator-client/index.js";
 import { SUPPORTED_NODE_RANGE, nodeVersionProblem } from "../../kernel/node-support.js";
-import { freePort } from "../support/cli.js";
+import { freePort, loginThrough } from "../support/cli.js";
 import { packLikeACleanClone, repoRoot, type PackedTarball } from "../support/package.js";
 import { runCommand as run, shown, type Ran } from "../support/processes.js";
+import { pulumiEnv } from "../support/pulumi-cli.js";
 import { pulumiAvailable } from "../support/pulumi.js";
+import { toolVenv, withPythonSdk } from "../support/python.js";
 import { serveRelease } from "../no-node/no-node-desks.js";
 import { onPath } from "../support/tools.js";
 import {
@@ -59,10 +59,6 @@ const oldestPulumi =
   /^\^?(\d+\.\d+\.\d+)/.exec(manifest.peerDependencies["@pulumi/pulumi"] ?? "")?.[1] ?? "unparsable peer range";
 const shapes = projectShapes(oldestPulumi);
 const native = nativeShapes();
-/** The virtualenv with Pulumi's Python SDK that scripts/setup.sh --test makes (scripts/lib/env.sh exports it). */
-const pythonVenv =
-  process.env.HELPDESK_PYTHON_VENV ??
-  join(process.env.HELPDESK_CACHE ?? join(homedir(), ".cache", "pulumi-helpdesk"), "python-venv");
 
 /** Every installed copy of a package under a project's node_modules, nested ones included. */
 function installedCopies(projectDir: string, name: string): string[] {
@@ -96,31 +92,10 @@ const installs = new Map<string, Promise<Ran>>();
 
 /** The environment of a user's shell in a project: Node 24 and the Pulumi CLI on PATH, a file:// backend. */
 function projectEnv(dir: string, shape: ProjectShape): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    PULUMI_BACKEND_URL: `file://${join(dir, ".state")}`,
-    PULUMI_CONFIG_PASSPHRASE: "user-project-passphrase",
-    PULUMI_SKIP_UPDATE_CHECK: "true",
-    PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
-    HELPDESK_TOKEN_CACHE_DIR: join(dir, ".token-cache"),
-    CI: "true",
-    NO_COLOR: "1",
+  return {
+    ...pulumiEnv(`file://${join(dir, ".state")}`, join(dir, ".token-cache")),
     PULUMI_NODEJS_TYPESCRIPT: shape.typescript ? "true" : "false",
   };
-  for (const name of [
-    "HELPDESK_BASE_URL",
-    "HELPDESK_CLIENT_ID",
-    "HELPDESK_CLIENT_SECRET",
-    "HELPDESK_REDIRECT_URI",
-    "HELPDESK_ACCESS_TOKEN",
-    "NODE_OPTIONS",
-    "VITEST",
-    "VITEST_POOL_ID",
-    "VITEST_WORKER_ID",
-  ]) {
-    delete env[name];
-  }
-  return env;
 }
 
 function projectDir(shape: ProjectShape): string {
@@ -194,37 +169,11 @@ async function npxLogin(
   client: Client,
   namespace?: string,
 ): Promise<Ran> {
-  let browsed: Promise<void> | undefined;
-  const login = await run(
-    "npx",
-    [
-      "--no-install",
-      "pulumi-helpdesk",
-      "login",
-      "--stack",
-      "dev",
-      ...(namespace ? ["--namespace", namespace] : []),
-      "--base-url",
-      baseUrl,
-      "--client-id",
-      client.clientId,
-      "--redirect-uri",
-      client.redirectUri,
-      "--no-browser",
-      "--timeout",
-      "120",
-    ],
-    {
-      cwd: dir,
-      env: { ...env, HELPDESK_CLIENT_SECRET: client.clientSecret },
-      onStderr: (text) => {
-        const url = /(http:\/\/\S+\/oauth\/authorize\?\S+)/.exec(text)?.[1];
-        if (url && !browsed) browsed = completeAuthorizationAutoApproved(url);
-      },
-    },
+  return loginThrough(
+    ["npx", "--no-install", "pulumi-helpdesk"],
+    { stack: "dev", baseUrl, client, ...(namespace ? { namespace } : {}) },
+    { cwd: dir, env },
   );
-  await browsed;
-  return login;
 }
 
 beforeAll(() => {
@@ -397,40 +346,14 @@ async function pythonProject(
   dir: string,
   env: NodeJS.ProcessEnv,
 ): Promise<{ env: NodeJS.ProcessEnv; pulumiVersion: string }> {
-  const python = join(pythonVenv, "bin", "python");
+  const python = join(toolVenv, "bin", "python");
   // A missing tool is a failure, never a skip (npm test's scripts/setup.sh --test provides both).
-  expect(existsSync(python), `the Python virtualenv ${pythonVenv} (scripts/setup.sh --test makes it)`).toBe(true);
+  expect(existsSync(python), `the Python virtualenv ${toolVenv} (scripts/setup.sh --test makes it)`).toBe(true);
   expect(
     onPath("pulumi-language-python") && onPath("pulumi-language-python-exec"),
     "pulumi-language-python on PATH (scripts/setup.sh --test)",
   ).toBe(true);
-  const site = join(dir, ".python-packages");
-  // pip builds a local project in place (build/, *.egg-info): install from a copy, never from the repository's sdk/python.
-  const sdk = join(dir, ".pulumi-helpdesk-sdk");
-  cpSync(join(repoRoot, "sdk", "python"), sdk, { recursive: true });
-  const pip = await run(
-    python,
-    [
-      "-m",
-      "pip",
-      "install",
-      "--quiet",
-      "--disable-pip-version-check",
-      "--no-deps",
-      "--no-build-isolation",
-      "--target",
-      site,
-      sdk,
-    ],
-    { cwd: dir, env },
-  );
-  expect(pip.code, shown("pip install sdk/python", pip)).toBe(0);
-  const pythonEnv = {
-    ...env,
-    PATH: `${join(pythonVenv, "bin")}${delimiter}${env.PATH ?? ""}`,
-    PYTHONPATH: site,
-    PYTHONDONTWRITEBYTECODE: "1",
-  };
+  const pythonEnv = await withPythonSdk(dir, env);
   const version = await run(
     "python",
     ["-c", "import importlib.metadata as m, pulumi_helpdesk; print(m.version('pulumi'))"],
