@@ -150,7 +150,7 @@ function fileBytes(file: string): number {
   return total;
 }
 
-/** A receiver answering every delivery 204 at once; counts what it received. */
+/** A receiver responding every delivery 204 at once; counts what it received. */
 async function startReceiver(): Promise<{ url: string; received(): number; close(): Promise<void> }> {
   let received = 0;
   const server = createServer((req, res) => {

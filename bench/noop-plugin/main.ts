@@ -2,7 +2,7 @@
  * The no-op native plugin: the benchmark's floor for the native Webhook (bench/bench.ts kind `native-noop`). It is the
  * real plugin (the built `dist/provider/native/server.js`: the same Node.js, grpc-js, protobuf stubs, Handshake,
  * CheckConfig, Configure, Check and Diff) except that `Create` and `Delete` do no work: no API request, no token, no
- * HTTP client. `Create` answers with an id shaped like the emulator's (`wh_` + 16 characters) and the outputs the real
+ * HTTP client. `Create` responds with an id shaped like the emulator's (`wh_` + 16 characters) and the outputs the real
  * one records (`event`, `url`, `state: "active"`), so the checkpoint the engine rewrites after every step holds the
  * same bytes per resource as the native kind's: the two kinds differ only in the provider's work.
  *

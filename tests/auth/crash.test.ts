@@ -104,7 +104,7 @@ describe.skipIf(!pulumiAvailable())("refresh killed at each step", () => {
     await providerRun("crash-lock");
   });
 
-  it("token-response (the server rotated, the answer was lost): refresh stops with the interrupted error, nothing is presented again, the provider still works", async () => {
+  it("token-response (the server rotated, the response was lost): refresh stops with the interrupted error, nothing is presented again, the provider still works", async () => {
     const config = await signedInStack("crash-answer");
     await crashedRefresh("crash-answer", "token-response");
     expect(await tokenRequests(rotating)).toBe(1); // the request was answered: the root refresh token is spent

@@ -71,7 +71,7 @@ describe("loopback callback receiver", () => {
     receiver = undefined;
   });
 
-  it("answers stray requests with 4xx and keeps waiting; only the right state ends the wait", async () => {
+  it("responds to stray requests with 4xx and keeps waiting; only the right state ends the wait", async () => {
     const { callback } = await listen();
     const sameLength = STATE.replace(/.$/, (c) => (c === "x" ? "y" : "x"));
     expect(sameLength).toHaveLength(STATE.length);
@@ -118,7 +118,7 @@ describe("loopback callback receiver", () => {
     const page = get(at(`?code=c&state=${STATE}`));
     (await callback).respond({
       ok: false,
-      message: "token endpoint answered 400 invalid_grant: <b>bad</b>\u001b[31m code\u0007",
+      message: "token endpoint responded with 400 invalid_grant: <b>bad</b>\u001b[31m code\u0007",
     });
     const { status, body } = await page;
     expect(status).toBe(200);
@@ -137,7 +137,7 @@ describe("loopback callback receiver", () => {
     expect(status).toBe(200);
     expect(body).toContain("Still finishing the sign-in");
     expect(body).not.toMatch(/signed in/i);
-    redirect.respond({ ok: true }); // no-op, the browser has its answer
+    redirect.respond({ ok: true }); // no-op, the browser has its response
   });
 
   it("close() answers a browser request still held, and stops listening", async () => {

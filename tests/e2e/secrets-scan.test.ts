@@ -37,7 +37,7 @@ const scanned: Array<{ place: string; text: string }> = [];
 
 const HOSTILE = "\u001b]8;;https://evil.example/\u0007click here\u001b]8;;\u0007\u001b[2J\u001b[31m";
 
-/** Which requests the proxy answers with an echoing error instead of forwarding. */
+/** Which requests the proxy responds with an echoing error instead of forwarding. */
 let failing: ((method: string, path: string) => boolean) | undefined;
 
 let emulator: RunningEmulator;

@@ -45,7 +45,7 @@ describe.skipIf(!haveChromium)("emulator pages in Chromium", () => {
       await page.fill("#username", "demo");
       await page.fill("#password", "wrong");
       await page.click("#signin");
-      // Server-rendered pages: wait for the answer page's alert (Playwright's own wait, bounded by its action
+      // Server-rendered pages: wait for the response page's alert (Playwright's own wait, bounded by its action
       // timeout) instead of expect.poll, whose default 1 s deadline a loaded machine's navigation can exceed.
       await page.waitForSelector("[role=alert]");
       expect(await page.textContent("[role=alert]")).toContain("Wrong username or password");
@@ -76,7 +76,7 @@ describe.skipIf(!haveChromium)("emulator pages in Chromium", () => {
       await page.click("#send");
       await waitFor(() => receiver.received.length === 1, 5000, "the delivery");
       expect(receiver.received[0]!.headers["x-helpdesk-event"]).toBe("ticket_opened");
-      // The receiver has the request before the emulator has its answer: wait until the emulator has logged the
+      // The receiver has the request before the emulator has its response: wait until the emulator has logged the
       // delivery as done, then one reload must show it (no re-rendering race, no 1 s expect.poll deadline).
       await waitFor(
         async () => {

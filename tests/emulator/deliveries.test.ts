@@ -138,7 +138,7 @@ describe("deliveries (docs/helpdesk-api.md §6)", () => {
     expect(form.status).toBe(415);
   });
 
-  test("non-2xx answers are retried with backoff until success", async () => {
+  test("non-2xx responses are retried with backoff until success", async () => {
     const { e, receiver, hook, trigger } = await setup({}, (n) => (n < 3 ? 500 : 204));
     await hook("note_added");
     await trigger({ event: "note_added" });

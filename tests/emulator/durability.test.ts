@@ -568,7 +568,7 @@ describe("bounds and purging", () => {
 });
 
 describe("a change that does not reach the file is never acknowledged", () => {
-  test("a failed commit: the answer is 500, the webhook absent, the notice told; the next request works", async () => {
+  test("a failed commit: the response is 500, the webhook absent, the notice told; the next request works", async () => {
     const file = await dataFile();
     const notices: string[] = [];
     const e = await emulator({ dataFile: file, notice: (line) => notices.push(line) });

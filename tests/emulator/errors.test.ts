@@ -1,6 +1,6 @@
 /**
  * The emulator's error classes share the shape of the package's error family (kernel/errors.ts): `(code, message,
- * options?)`, the wrapped error kept as `cause`, extra fields from `options`, the class's own name; the answers'
+ * options?)`, the wrapped error kept as `cause`, extra fields from `options`, the class's own name; the responses'
  * statuses, headers and bodies follow from the code (errors.ts).
  */
 import { describe, expect, it } from "vitest";

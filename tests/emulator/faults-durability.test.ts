@@ -63,7 +63,7 @@ describe("fault injection", () => {
     expect(busy.json).toEqual({ error: "temporarily_unavailable", error_description: expect.any(String) });
   });
 
-  test("dropped connections: the socket closes without an answer and nothing happens", async () => {
+  test("dropped connections: the socket closes without a response and nothing happens", async () => {
     const e = await emulator();
     const token = (await login(e.url)).access_token;
     await setFaults(e, { dropRate: 1 });

@@ -10,7 +10,7 @@
  * with `Content-Length` lies (longer or shorter than the body, 2 GB announced, both `Content-Length` and chunked,
  * broken chunks, non-numbers, duplicates).
  *
- * For every request: an answer comes (no dropped connection, no hang), its status is below 500, it carries
+ * For every request: a response comes (no dropped connection, no hang), its status is below 500, it carries
  * `X-Content-Type-Options: nosniff`, a refused request (4xx) leaves the emulator's state exactly as it was (webhooks,
  * live tokens and codes, sessions, sign-in links, pending consents, the delivery log, faults: `RunningEmulator.state()`),
  * and a refusal of the token endpoint has RFC 6749 §5.2's shape with `Cache-Control: no-store`. At the end the
@@ -580,7 +580,7 @@ class Live {
     };
   }
 
-  /** Forgets the signed-in browser when an answer replaced or removed its session cookie. */
+  /** Forgets the signed-in browser when a response replaced or removed its session cookie. */
   sessionAnswered(setCookie: string | undefined): void {
     if (setCookie?.includes("helpdesk_session=")) this.session = undefined;
   }
@@ -675,7 +675,7 @@ class Live {
 
 // ---- sending ----
 
-/** What came back: every status seen, the first answer's headers (lower-case names) and body. */
+/** What came back: every status seen, the first response's headers (lower-case names) and body. */
 interface Outcome {
   statuses: number[];
   headers: Record<string, string>;
@@ -829,7 +829,7 @@ async function prepare(live: Live, req: FuzzRequest): Promise<Prepared> {
   };
 }
 
-/** Sends one prepared request; `undefined` when no answer came. */
+/** Sends one prepared request; `undefined` when no response came. */
 async function send(e: RunningEmulator, agent: Agent, req: Prepared): Promise<Outcome | undefined> {
   const { path, headers, body } = req;
   // undici refuses what a raw socket will carry: CONNECT, bodies on HEAD, some header names and values.
@@ -878,9 +878,9 @@ function verdict(
   before: EmulatorState,
   after: EmulatorState,
 ): string | undefined {
-  if (!outcome) return "no answer (dropped connection or hang)";
+  if (!outcome) return "no response (dropped connection or hang)";
   const server = outcome.statuses.find((s) => s >= 500);
-  if (server !== undefined) return `answered ${server}: ${outcome.body.slice(0, 300)}`;
+  if (server !== undefined) return `responded with ${server}: ${outcome.body.slice(0, 300)}`;
   if (outcome.headers["x-content-type-options"] !== "nosniff")
     return `no X-Content-Type-Options: nosniff (status ${outcome.statuses[0]})`;
   const refused = outcome.statuses.every((s) => s >= 400);

@@ -5,7 +5,7 @@
  * - 9: browser forms are accepted only from the emulator's own origin and with the CSRF token of the browser's own
  *   session; here as the exact requests a page on another port of 127.0.0.1 sends (planted cookies, `Origin: null`),
  *   and in real Chromium in browser.test.ts.
- * - 10: a body announced over the limit is answered 413 at once on every route; the HTTP server's timeouts.
+ * - 10: a body announced over the limit is responded with 413 at once on every route; the HTTP server's timeouts.
  * - 11: JSON nesting and size are bounded; no input produces a 5xx.
  * - 12: `X-Content-Type-Options: nosniff` everywhere; every token-endpoint failure in RFC 6749 §5.2's shape;
  *   dead tokens, codes and sessions are purged; deliveries have a total deadline.
@@ -234,7 +234,7 @@ describe("9: browser forms only from the emulator's own origin, with the session
   });
 });
 
-describe("10: a body announced over the limit is answered 413 at once; HTTP server timeouts", () => {
+describe("10: a body announced over the limit is responded with 413 at once; HTTP server timeouts", () => {
   const routes: Array<[string, string]> = [
     ["POST", "/v1/webhooks"],
     ["POST", "/oauth/token"],
@@ -248,7 +248,7 @@ describe("10: a body announced over the limit is answered 413 at once; HTTP serv
     ["POST", "/no/such/path"],
   ];
 
-  // Before: no answer within 5 s. The bounds leave room for a loaded machine; an answer takes milliseconds.
+  // Before: no response within 5 s. The bounds leave room for a loaded machine; a response takes milliseconds.
   test.each(routes)("%s %s with Content-Length: 2000000000 and no body → 413 at once", async (method, path) => {
     const e = await emulator({ autoApprove: true });
     const before = e.state();
@@ -390,7 +390,7 @@ describe("11: JSON nesting and size are bounded; no input produces a 5xx", () =>
 });
 
 describe("12: nosniff everywhere, RFC 6749 §5.2 at the token endpoint, purging, delivery deadlines", () => {
-  test("every answer carries X-Content-Type-Options: nosniff, the app's and the HTTP server's own", async () => {
+  test("every response carries X-Content-Type-Options: nosniff, the app's and the HTTP server's own", async () => {
     const e = await emulator({ autoApprove: true });
     const token = (await login(e.url)).access_token;
     const id = (
@@ -497,7 +497,7 @@ describe("12: nosniff everywhere, RFC 6749 §5.2 at the token endpoint, purging,
     expect(PURGE_INTERVAL_MS).toBe(60_000);
   });
 
-  test("dead tokens and codes are kept an hour (answers say expired or revoked), then purged on access", async () => {
+  test("dead tokens and codes are kept an hour (responses say expired or revoked), then purged on access", async () => {
     let now = Date.now();
     const e = await emulator({ autoApprove: true, now: () => now, rotateRefreshTokens: true });
     const first = await login(e.url);

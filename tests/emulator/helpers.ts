@@ -24,7 +24,7 @@ export interface HttpResponse {
   json: any;
 }
 
-/** Sends one request and reads the whole answer. `body` objects are sent as JSON unless `form` is set. */
+/** Sends one request and reads the whole response. `body` objects are sent as JSON unless `form` is set. */
 export async function http(
   url: string,
   init: {
@@ -100,14 +100,14 @@ export async function getCode(
   extra: Record<string, string> = {},
 ): Promise<string> {
   const res = await http(authorizeUrl(base, client, extra));
-  if (res.status !== 302) throw new Error(`authorize answered ${res.status}: ${res.text.slice(0, 200)}`);
+  if (res.status !== 302) throw new Error(`authorize responded with ${res.status}: ${res.text.slice(0, 200)}`);
   const location = new URL(String(res.headers.location));
   const code = location.searchParams.get("code");
   if (!code) throw new Error(`no code in ${location}`);
   return code;
 }
 
-/** Exchanges a code (docs/helpdesk-api.md §4.2) with client_secret_post; returns the raw answer. */
+/** Exchanges a code (docs/helpdesk-api.md §4.2) with client_secret_post; returns the raw response. */
 export function exchange(
   base: string,
   code: string,
@@ -133,7 +133,7 @@ export async function login(
   client: EmulatorClient = DEFAULT_CLIENT,
 ): Promise<{ access_token: string; refresh_token: string; expires_in: number; token_type: string }> {
   const res = await exchange(base, await getCode(base, client), client);
-  if (res.status !== 200) throw new Error(`token answered ${res.status}: ${res.text}`);
+  if (res.status !== 200) throw new Error(`token responded with ${res.status}: ${res.text}`);
   return res.json;
 }
 
@@ -156,7 +156,7 @@ export async function loginAs(
     form: { request: field("request"), csrf: field("csrf"), decision: "approve", username, password },
   });
   const code = new URL(String(res.headers.location)).searchParams.get("code");
-  if (!code) throw new Error(`consent answered ${res.status}`);
+  if (!code) throw new Error(`consent responded with ${res.status}`);
   const token = await exchange(base, code, client);
   return token.json;
 }
@@ -177,7 +177,7 @@ export interface Received {
   body: string;
 }
 
-/** A receiver on 127.0.0.1 whose answer status per request is chosen by `statusFor(n)` (n = 1, 2, ...). */
+/** A receiver on 127.0.0.1 whose response status per request is chosen by `statusFor(n)` (n = 1, 2, ...). */
 export async function startReceiver(statusFor: (n: number) => number = () => 200): Promise<{
   url: string;
   received: Received[];
@@ -236,7 +236,7 @@ export interface RawResponse {
 
 /**
  * Writes `message` as it is on a new TCP connection to 127.0.0.1:`port` (for what undici refuses to send: lying
- * `Content-Length`s, bodies that never come, malformed requests), optionally half-closes, and collects the answer
+ * `Content-Length`s, bodies that never come, malformed requests), optionally half-closes, and collects the response
  * until the server closes the connection or `waitMs` passes (then the socket is destroyed).
  */
 export function rawExchange(

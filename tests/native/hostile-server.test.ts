@@ -5,7 +5,7 @@
  * - huge answers (10 MiB with a Content-Length, 1 GiB streamed) to a create and to the token refresh: a clear error
  *   (for the create, with the "may have been created" message), the connection closed early, the plugin alive and
  *   serving the next request, its peak memory bounded;
- * - webhook ids that break the id rule, in the create answer, an import's Read and a Delete: refused, the Read and
+ * - webhook ids that break the id rule, in the create response, an import's Read and a Delete: refused, the Read and
  *   Delete before any request;
  * - a plain-http base URL to a host that is not loopback: refused by CheckConfig and before any connection on
  *   Create (the name is made to resolve to the server, so zero connections means nothing was sent).
@@ -65,10 +65,10 @@ describe("the plugin against a hostile help desk", () => {
     await server?.close();
   });
 
-  it("answers a huge create answer with the orphan message, closes the connection early, serves on, and stays bounded in memory", async () => {
+  it("responds to a huge create response with the orphan message, closes the connection early, serves on, and stays bounded in memory", async () => {
     const log: hostile.HugeBodyLog = { sentBytes: 0, cutOff: 0 };
     for (const huge of HUGE_RESPONSES) {
-      server.answer(hugeBody(201, huge.bytes, huge.declare, log));
+      server.respondWith(hugeBody(201, huge.bytes, huge.declare, log));
       const before = server.requests.length;
       const error = await failure(calls.create(SPEC));
       expect(error.details, huge.what).toMatch(
@@ -78,7 +78,7 @@ describe("the plugin against a hostile help desk", () => {
       expect(server.requests.length - before, `${huge.what}: one POST, not resent`).toBe(1);
       expect(plugin.alive(), huge.what).toBe(true);
 
-      server.answer(OK_RESPONSE);
+      server.respondWith(OK_RESPONSE);
       const created = await calls.create(SPEC);
       expect(created.getId(), `${huge.what}: the next create`).toBe("wh_ok");
     }
@@ -92,21 +92,21 @@ describe("the plugin against a hostile help desk", () => {
     expect(peak).toBeLessThan(PEAK_RSS_CEILING_MIB);
   });
 
-  it("answers a huge answer to a delete with a clear error and serves on", async () => {
+  it("responds to a huge answer to a delete with a clear error and serves on", async () => {
     const log: hostile.HugeBodyLog = { sentBytes: 0, cutOff: 0 };
-    server.answer(hugeBody(200, HUGE_RESPONSES[1].bytes, false, log));
+    server.respondWith(hugeBody(200, HUGE_RESPONSES[1].bytes, false, log));
     const error = await failure(calls.delete("wh_1", RECORDED));
     expect(error.details).toMatch(
       /^delete webhook failed: DELETE \/v1\/webhooks\/wh_1 responded with 200 but its body was not read: the API sent a response of more than 1048576 bytes/,
     );
     expect(error.details).toMatch(/run the command again/);
-    server.answer((_request, response) => response.writeHead(204).end());
+    server.respondWith((_request, response) => response.writeHead(204).end());
     await calls.delete("wh_1", RECORDED);
     expect(plugin.alive()).toBe(true);
     await waitFor("the streamed gigabyte cut off", () => log.cutOff >= 1, 10_000);
   });
 
-  it("answers a huge token endpoint answer to the refresh with a clear error and serves on", async () => {
+  it("responds to a huge token endpoint answer to the refresh with a clear error and serves on", async () => {
     // A plugin process of its own: the engine configures a plugin once (provider/native/server.ts refuses a second
     // Configure with other settings), and this one holds an expired access token, so each create first refreshes it
     // (auth/grant.ts) at {baseUrl}/oauth/token.
@@ -124,7 +124,7 @@ describe("the plugin against a hostile help desk", () => {
       });
       const log: hostile.HugeBodyLog = { sentBytes: 0, cutOff: 0 };
       for (const huge of HUGE_RESPONSES) {
-        server.answer(hugeBody(200, huge.bytes, huge.declare, log));
+        server.respondWith(hugeBody(200, huge.bytes, huge.declare, log));
         const before = server.requests.length;
         const error = await failure(ownCalls.create(SPEC));
         expect(error.details, huge.what).toMatch(
@@ -138,8 +138,8 @@ describe("the plugin against a hostile help desk", () => {
       }
       await waitFor("the streamed gigabyte cut off", () => log.cutOff >= 1, 10_000);
       expect(log.sentBytes).toBeLessThan(10 * 1024 * 1024 + 64 * 1024 * 1024);
-      // Serves on: a sound token answer, then the create.
-      server.answer((request, response) => {
+      // Serves on: a sound token response, then the create.
+      server.respondWith((request, response) => {
         if (request.url === "/oauth/token") {
           response.writeHead(200, { "content-type": "application/json" }).end(
             JSON.stringify({
@@ -158,9 +158,9 @@ describe("the plugin against a hostile help desk", () => {
     }
   });
 
-  it("refuses a create answer whose id breaks the id rule, with the orphan message, after exactly one request", async () => {
+  it("refuses a create response whose id breaks the id rule, with the orphan message, after exactly one request", async () => {
     for (const answer of hostile.BAD_ID_RESPONSES) {
-      server.answer(json(201, answer.body, answer.headers));
+      server.respondWith(json(201, answer.body, answer.headers));
       const before = server.requests.length;
       const error = await failure(calls.create(SPEC));
       expect(error.details, answer.what).toMatch(/^create webhook: POST \/v1\/webhooks responded with 201 but /);
@@ -187,7 +187,7 @@ describe("the plugin against a hostile help desk", () => {
     expect(server.requests.length - before, "no request for any of them").toBe(0);
     // A good id still imports, without a request, and deletes with one.
     expect((await calls.importRead("wh_good")).getId()).toBe("wh_good");
-    server.answer((_request, response) => response.writeHead(204).end());
+    server.respondWith((_request, response) => response.writeHead(204).end());
     await calls.delete("wh_good", RECORDED);
     expect(server.requests.slice(before).map((request) => `${request.method} ${request.path}`)).toEqual([
       "DELETE /v1/webhooks/wh_good",
@@ -248,7 +248,7 @@ describe("the plugin and a plain-http base URL", () => {
         accessToken: ACCESS_TOKEN,
         maxRetries: 0,
       });
-      server.answer(OK_RESPONSE);
+      server.respondWith(OK_RESPONSE);
       expect((await loopbackCalls.create(SPEC)).getId()).toBe("wh_ok");
       expect(server.requests.map((request) => [request.method, request.authorization])).toEqual([
         ["POST", `Bearer ${ACCESS_TOKEN}`],

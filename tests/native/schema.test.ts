@@ -85,7 +85,7 @@ describe("native provider schema", () => {
 
     afterAll(() => plugin?.close());
 
-    it("answers Handshake, GetPluginInfo and GetSchema with the built schema", async () => {
+    it("responds to Handshake, GetPluginInfo and GetSchema with the built schema", async () => {
       const handshake = await new Promise<InstanceType<typeof providerPb.ProviderHandshakeResponse>>(
         (resolve, reject) =>
           client.handshake(new providerPb.ProviderHandshakeRequest().setEngineAddress(""), (error, response) =>
@@ -115,7 +115,7 @@ describe("native provider schema", () => {
       if (written !== undefined) expect(JSON.parse(written)).toEqual(schema);
     });
 
-    it("answers Check and CheckConfig with the inputs to record and every failure, Diff and DiffConfig with what changed and what replaces", async () => {
+    it("responds to Check and CheckConfig with the inputs to record and every failure, Diff and DiffConfig with what changed and what replaces", async () => {
       const urn = "urn:pulumi:dev::p::helpdesk:index:Webhook::w";
       const check = (method: "check" | "checkConfig", news: Record<string, unknown>) =>
         new Promise<InstanceType<typeof providerPb.CheckResponse>>((resolve, reject) =>

@@ -329,7 +329,7 @@ export function describeDownloadedPlugin(title: string, language: Language): voi
       for (const { emulator } of desks) await emulator.close();
       await mirror?.close();
       if (work) {
-        // The plugin outlives the last `pulumi` by up to 5 s (it exits when its engine stops answering) and may still
+        // The plugin outlives the last `pulumi` by up to 5 s (it exits when its engine stops responding) and may still
         // write into the test's folder (its token cache): wait for every process run from there to end first.
         await waitFor(
           "the processes run from the test's folder to end",

@@ -2,7 +2,7 @@
  * The policy pack's two shipping forms answer alike: the folder form (`dist/policy/pack.js`, the table of
  * policy/policies.ts served by `@pulumi/policy`'s `PolicyPack`) and the release executable's analyzer
  * (`dist/bin/release.js pulumi-analyzer-helpdesk`, the same table served by policy/server.ts), each asked over gRPC as the
- * engine asks. For the same configs, resources and stacks, every field of their answers is equal: `GetAnalyzerInfo`
+ * engine asks. For the same configs, resources and stacks, every field of their responses is equal: `GetAnalyzerInfo`
  * (policies, levels, config schemas), `Analyze` and `AnalyzeStack` (each diagnostic's policy, pack, version,
  * description, message, enforcement level and URN; the not-applicable policies and why) and `Remediate`.
  *
@@ -187,7 +187,7 @@ describe("the policy pack's two forms, asked the same questions", () => {
         ...drawn.slice(0, 2).map((resource) => ({ ...resource, name: `${resource.name}-twin` })),
       ]);
     const cases = fc.sample(fc.record({ config: configs, resources: stacks }), { numRuns: 40, seed: SEED });
-    // What the answers held, so that a run that checked nothing (every answer empty) fails.
+    // What the responses held, so that a run that checked nothing (every response empty) fails.
     const seen = new Set<string>();
     for (const [index, { config, resources: stack }] of cases.entries()) {
       await Promise.all([folder.configure(config), executable.configure(config)]);

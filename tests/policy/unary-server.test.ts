@@ -50,7 +50,7 @@ afterAll(async () => {
 });
 
 describe("the analyzer's unary gRPC server", () => {
-  it("answers a method with its response, and an empty message with an empty one", async () => {
+  it("responds to a method with its response, and an empty message with an empty one", async () => {
     expect(await call("/test.Service/Reverse", Buffer.from("abc"))).toEqual(Buffer.from("cba"));
     expect(await call("/test.Service/Reverse", new Uint8Array(0))).toEqual(Buffer.alloc(0));
   });
@@ -59,28 +59,28 @@ describe("the analyzer's unary gRPC server", () => {
     expect(String(await call("/test.Service/Length", Buffer.alloc(MAX, 7)))).toBe(String(MAX));
   });
 
-  it("answers many calls on one connection, one after the other and at once", async () => {
+  it("responds to many calls on one connection, one after the other and at once", async () => {
     for (let i = 0; i < 50; i++)
       expect(await call("/test.Service/Reverse", Buffer.from([i, 1]))).toEqual(Buffer.from([1, i]));
     const all = await Promise.all(Array.from({ length: 50 }, (_, i) => call("/test.Service/Length", Buffer.alloc(i))));
     expect(all.map(String)).toEqual(Array.from({ length: 50 }, (_, i) => String(i)));
   });
 
-  it("answers a method that throws with UNKNOWN and the error's message, as grpc-js does", async () => {
+  it("responds to a method that throws with UNKNOWN and the error's message, as grpc-js does", async () => {
     expect(await call("/test.Service/Throw", Buffer.from("x"))).toEqual({
       code: GRPC_STATUS.UNKNOWN,
       details: "policy failed: 100% ünïcode\nsecond line",
     });
   });
 
-  it("answers a method it does not serve with UNIMPLEMENTED, in grpc-js's words", async () => {
+  it("responds to a method it does not serve with UNIMPLEMENTED, in grpc-js's words", async () => {
     expect(await call("/test.Service/Missing", Buffer.from("x"))).toEqual({
       code: grpc.status.UNIMPLEMENTED,
       details: "The server does not implement the method /test.Service/Missing",
     });
   });
 
-  it("answers a message larger than the largest accepted with RESOURCE_EXHAUSTED", async () => {
+  it("responds to a message larger than the largest accepted with RESOURCE_EXHAUSTED", async () => {
     const answer = await call("/test.Service/Length", Buffer.alloc(MAX + 1));
     expect(answer).toMatchObject({ code: grpc.status.RESOURCE_EXHAUSTED });
     expect((answer as { details: string }).details).toMatch(/^Received message larger than max \(\d+ vs\. 2097152\)$/);
@@ -88,7 +88,7 @@ describe("the analyzer's unary gRPC server", () => {
     expect(await call("/test.Service/Reverse", Buffer.from("ok"))).toEqual(Buffer.from("ko"));
   });
 
-  it("uses grpc-js's numbers for the statuses it answers with", () => {
+  it("uses grpc-js's numbers for the statuses it responds with", () => {
     expect(GRPC_STATUS).toEqual({
       OK: grpc.status.OK,
       UNKNOWN: grpc.status.UNKNOWN,

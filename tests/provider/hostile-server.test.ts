@@ -71,10 +71,10 @@ afterAll(async () => {
 });
 
 describe("the dynamic provider against a hostile help desk", () => {
-  it("answers a huge create answer with the orphan message, closes the connection early, serves on, and stays bounded in memory", async () => {
+  it("responds to a huge create response with the orphan message, closes the connection early, serves on, and stays bounded in memory", async () => {
     const log: hostile.HugeBodyLog = { sentBytes: 0, cutOff: 0 };
     for (const huge of HUGE_RESPONSES) {
-      server.answer(hugeBody(201, huge.bytes, huge.declare, log));
+      server.respondWith(hugeBody(201, huge.bytes, huge.declare, log));
       const before = server.requests.length;
       const error = await thrown(() => webhookProvider.create(config, SPEC));
       expect(error, huge.what).toBeInstanceOf(HelpdeskError);
@@ -85,7 +85,7 @@ describe("the dynamic provider against a hostile help desk", () => {
       expect(error.message, huge.what).toMatch(ORPHAN_MESSAGE);
       expect(server.requests.length - before, `${huge.what}: one POST, not resent`).toBe(1);
 
-      server.answer(OK_RESPONSE);
+      server.respondWith(OK_RESPONSE);
       expect((await webhookProvider.create(config, SPEC)).id, `${huge.what}: the next create`).toBe("wh_ok");
     }
     await waitFor("the streamed gigabyte cut off", () => log.cutOff >= 1, 10_000);
@@ -96,9 +96,9 @@ describe("the dynamic provider against a hostile help desk", () => {
     expect(peakRssMiB("self")).toBeLessThan(PEAK_RSS_CEILING_MIB);
   });
 
-  it("refuses a create answer whose id breaks the id rule, with the orphan message, after exactly one request", async () => {
+  it("refuses a create response whose id breaks the id rule, with the orphan message, after exactly one request", async () => {
     for (const answer of hostile.BAD_ID_RESPONSES) {
-      server.answer(json(201, answer.body, answer.headers));
+      server.respondWith(json(201, answer.body, answer.headers));
       const before = server.requests.length;
       const error = await thrown(() => webhookProvider.create(config, SPEC));
       expect(error, answer.what).toMatchObject({ code: "protocol" });
@@ -130,7 +130,7 @@ describe("the OAuth client against a huge token endpoint answer", () => {
     const log: hostile.HugeBodyLog = { sentBytes: 0, cutOff: 0 };
     const settings = { ...client, baseUrl: new URL(server.url) };
     for (const huge of HUGE_RESPONSES) {
-      server.answer(hugeBody(200, huge.bytes, huge.declare, log));
+      server.respondWith(hugeBody(200, huge.bytes, huge.declare, log));
       const refreshed = await thrown(() => refreshAccessToken(settings, "rt-hostile"));
       expect(refreshed, huge.what).toBeInstanceOf(OAuthError);
       expect(refreshed).toMatchObject({ code: "bad_response", status: 200 });
@@ -149,8 +149,8 @@ describe("the OAuth client against a huge token endpoint answer", () => {
     await waitFor("every streamed gigabyte cut off", () => log.cutOff >= 2, 10_000);
     expect(log.sentBytes).toBeLessThan(2 * 10 * 1024 * 1024 + 64 * 1024 * 1024);
     expect(peakRssMiB("self")).toBeLessThan(PEAK_RSS_CEILING_MIB);
-    // A token answer of ordinary size still works.
-    server.answer(json(200, { access_token: "at-fresh", token_type: "Bearer", expires_in: 3600 }));
+    // A token response of ordinary size still works.
+    server.respondWith(json(200, { access_token: "at-fresh", token_type: "Bearer", expires_in: 3600 }));
     expect((await refreshAccessToken(settings, "rt-hostile")).accessToken).toBe("at-fresh");
   });
 });
@@ -173,7 +173,7 @@ describe("a plain-http base URL to a host that is not loopback", () => {
   it("is refused before any connection, by the provider and by the OAuth client; loopback http works", async () => {
     const remote = `http://${hostile.REMOTE_NAME}:${server.port}`;
     // The name does reach the server: a plain request to it is counted.
-    server.answer(json(200, {}));
+    server.respondWith(json(200, {}));
     const connectionsBefore = server.connections();
     await new Promise<void>((resolve, reject) =>
       httpRequest(`${remote}/probe`, (response) => response.resume().on("end", resolve))
@@ -207,7 +207,7 @@ describe("a plain-http base URL to a host that is not loopback", () => {
     expect(server.connections(), "no connection").toBe(connectionsBefore + 1);
     expect(server.requests.length).toBe(requestsBefore);
 
-    server.answer(OK_RESPONSE);
+    server.respondWith(OK_RESPONSE);
     expect((await webhookProvider.create(stackConfig(`http://localhost:${server.port}`), SPEC)).id).toBe("wh_ok");
     expect(server.requests.slice(requestsBefore).map((request) => request.authorization)).toEqual([
       `Bearer ${ACCESS_TOKEN}`,
@@ -218,7 +218,7 @@ describe("a plain-http base URL to a host that is not loopback", () => {
 describe("the emulator's inspection client against a huge or endless answer", () => {
   it("stops at 64 MiB with a clear error, the connection closed early", async () => {
     const log: hostile.HugeBodyLog = { sentBytes: 0, cutOff: 0 };
-    server.answer(hugeBody(200, 1024 * 1024 * 1024, false, log));
+    server.respondWith(hugeBody(200, 1024 * 1024 * 1024, false, log));
     const error = await thrown(() => new EmulatorInspectionClient(server.url).stats());
     expect(error).toBeInstanceOf(EmulatorInspectionError);
     expect(error.message).toBe(
@@ -230,11 +230,11 @@ describe("the emulator's inspection client against a huge or endless answer", ()
   });
 });
 
-describe("the emulator's inspection client against an answer that drips", () => {
+describe("the emulator's inspection client against a response that drips", () => {
   it("gives up at its deadline with a clear error, the connection closed (a short deadline here; 30 s by default)", async () => {
     let dripping = 0;
     let closed = 0;
-    server.answer((_request, response) => {
+    server.respondWith((_request, response) => {
       // Headers at once, then one byte of body every 50 ms, never the end: no idle timeout of undici ever fires.
       response.writeHead(200, { "content-type": "application/json" });
       dripping++;
@@ -289,7 +289,7 @@ describe("the name localhost, on a machine whose resolver maps it elsewhere (RFC
     await new Promise<void>((resolve) => decoy?.close(() => resolve()));
   });
 
-  it("is answered with the loopback addresses without asking the resolver; other names still are resolved", async () => {
+  it("is responded with the loopback addresses without asking the resolver; other names still are resolved", async () => {
     const resolved = (hostname: string, options: dns.LookupOptions) =>
       new Promise<unknown>((resolve, reject) =>
         localhostLookup(hostname, options, (error, address, family) =>
@@ -317,12 +317,12 @@ describe("the name localhost, on a machine whose resolver maps it elsewhere (RFC
     );
     expect(decoyConnections).toBe(1);
 
-    local.answer(OK_RESPONSE);
+    local.respondWith(OK_RESPONSE);
     expect((await webhookProvider.create(stackConfig(named), SPEC)).id).toBe("wh_ok");
-    local.answer(json(200, { access_token: "at-local", token_type: "Bearer", expires_in: 3600 }));
+    local.respondWith(json(200, { access_token: "at-local", token_type: "Bearer", expires_in: 3600 }));
     const client = { baseUrl: new URL(named), clientId: "helpdesk-demo", clientSecret: "cs-hostile-test" };
     expect((await refreshAccessToken(client, "rt-local")).accessToken).toBe("at-local");
-    local.answer(json(200, { requests: 0 }));
+    local.respondWith(json(200, { requests: 0 }));
     for (const connectionPerCall of [false, true])
       await new EmulatorInspectionClient(named, { connectionPerCall }).stats();
 

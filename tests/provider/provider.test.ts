@@ -123,7 +123,7 @@ describe("retries", () => {
     const emu = await emulator();
     const config = fullConfig(emu, await login(emu), { [CONFIG_KEYS.maxRetries]: "50" });
     await setFaults(emu, { rate429: 0.5, rate503: 0.5, retryAfterSeconds: 0 });
-    // Clear the faults after a short while; until then every request is answered 429 or 503.
+    // Clear the faults after a short while; until then every request is responded with 429 or 503.
     setTimeout(() => void setFaults(emu, { rate429: 0, rate503: 0 }), 600);
     const { id } = await webhookProvider.create(config, hook);
     expect((await held(emu)).map((h) => h.id)).toEqual([id]);

@@ -17,7 +17,7 @@
  *   made of, runs: it is a blob that version accepts;
  * - as `pulumi-analyzer-helpdesk` (the archive's other link) it is the policy pack: GetAnalyzerInfo gives the pack's
  *   name and policies at the plugin's version (the release's version check covers it), and Analyze finds a violation;
- * - it exits within 5 s of its engine no longer answering, and not while the engine answers.
+ * - it exits within 5 s of its engine no longer responding, and not while the engine answers.
  *
  * - the Python SDK's wheel and sdist: their `pulumi_helpdesk/pulumi-plugin.json` names this plugin with the version
  *   and download URL that GetPluginInfo and the served schema give; so does the TypeScript SDK's npm tarball, in
@@ -558,7 +558,7 @@ describe("the executable, with no Node.js on PATH", () => {
     });
   });
 
-  it("as a plugin, exits within 5 s of its engine no longer answering, and not while it answers", async () => {
+  it("as a plugin, exits within 5 s of its engine no longer responding, and not while it answers", async () => {
     // The engine's stand-in: a gRPC server with no service (it answers the health check UNIMPLEMENTED: alive).
     const engine = new grpc.Server();
     const enginePort = await new Promise<number>((resolve, reject) =>

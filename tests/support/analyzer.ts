@@ -45,7 +45,7 @@ export interface RunningAnalyzer {
   analyze(resource: AnalyzedResource): Promise<Diagnostic[]>;
   /** `AnalyzeStack` of the given resources. */
   analyzeStack(resources: AnalyzedResource[]): Promise<Diagnostic[]>;
-  /** The whole answers, every field, as the generated messages' `toObject()` give them (for comparing two analyzers). */
+  /** The whole responses, every field, as the generated messages' `toObject()` give them (for comparing two analyzers). */
   raw: {
     /** `GetAnalyzerInfo` */
     info(): Promise<AnalyzerPb.AnalyzerInfo.AsObject>;

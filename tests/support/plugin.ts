@@ -63,11 +63,11 @@ export function struct(properties: Record<string, unknown>): InstanceType<typeof
 type Message<T> = abstract new (...args: never[]) => T;
 
 /**
- * Calls one unary method and settles with its answer or its error.
+ * Calls one unary method and settles with its response or its error.
  *
  * @param method the bound client method, e.g. `client.create.bind(client)`
  * @param request the request message
- * @param _answer the answer's message class, which names the answer's type
+ * @param _answer the response's message class, which names the response's type
  */
 export function call<Res>(
   method: (request: never, callback: (error: grpc.ServiceError | null, response: Res) => void) => unknown,

@@ -16,10 +16,10 @@ export interface SeenRequest {
   authorization: string | undefined;
 }
 
-/** How the server answers a request; the default answers 500. */
+/** How the server responds to a request; the default responds with 500. */
 export type Responder = (request: IncomingMessage, response: ServerResponse) => void;
 
-/** A running answer server. */
+/** A running response server. */
 export interface ResponseServer {
   /** `http://127.0.0.1:PORT`. */
   url: string;
@@ -28,15 +28,15 @@ export interface ResponseServer {
   requests: SeenRequest[];
   /** How many TCP connections were opened to it so far. */
   connections(): number;
-  /** Sets how the next requests are answered. */
-  answer(answerer: Responder): void;
+  /** Sets how the server responds to the next requests. */
+  respondWith(responder: Responder): void;
   /** Stops listening and ends every connection. */
   close(): Promise<void>;
 }
 
-/** Starts an answer server on 127.0.0.1 at a free port. */
+/** Starts a response server on 127.0.0.1 at a free port. */
 export async function startResponseServer(): Promise<ResponseServer> {
-  let answerer: Responder = (_request, response) => response.writeHead(500).end();
+  let responder: Responder = (_request, response) => response.writeHead(500).end();
   const requests: SeenRequest[] = [];
   let connections = 0;
   const server: Server = createServer((request, response) => {
@@ -45,9 +45,9 @@ export async function startResponseServer(): Promise<ResponseServer> {
       path: request.url ?? "",
       authorization: request.headers.authorization,
     });
-    response.on("error", () => undefined); // a client that hangs up mid-answer is what some tests want
+    response.on("error", () => undefined); // a client that hangs up mid-response is what some tests want
     request.resume();
-    request.on("end", () => answerer(request, response));
+    request.on("end", () => responder(request, response));
   });
   server.on("connection", () => connections++);
   await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
@@ -57,8 +57,8 @@ export async function startResponseServer(): Promise<ResponseServer> {
     port,
     requests,
     connections: () => connections,
-    answer: (next) => {
-      answerer = next;
+    respondWith: (next) => {
+      responder = next;
     },
     close: () =>
       new Promise<void>((resolve) => {
@@ -76,7 +76,7 @@ export function json(status: number, body: unknown, headers: Record<string, stri
 
 /** What {@link hugeBody} has sent so far. */
 export interface HugeBodyLog {
-  /** Bytes handed to the connection, over every answer so far. */
+  /** Bytes handed to the connection, over every response so far. */
   sentBytes: number;
   /** Answers that ended because the client closed the connection before the whole body was sent. */
   cutOff: number;
@@ -126,7 +126,7 @@ export const ACCESS_TOKEN = "at-hostile-test-access-token";
 /** The webhook every create asks for, and its recorded outputs. */
 export const SPEC = { event: "ticket_opened", url: "https://hooks.example.test/hostile" } as const;
 export const RECORDED = { ...SPEC, state: "active" };
-/** An ordinary create answer, for the request after a hostile one. */
+/** An ordinary create response, for the request after a hostile one. */
 export const OK_RESPONSE = json(201, { webhook: { id: "wh_ok", event: SPEC.event, url: SPEC.url, state: "active" } });
 /**
  * A generous ceiling on a process's peak RSS while it meets huge answers, in MiB: a process that kept a 1 GiB answer

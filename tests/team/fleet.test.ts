@@ -1,7 +1,7 @@
 /**
  * A fleet at team scale: 10 stacks of 30 webhooks each, brought up at the same time and then destroyed at the same
  * time with the Automation API module of examples/fleet, on one PostgreSQL state backend, against one emulator that
- * answers 30% of the requests with 429 (and `Retry-After: 1`) and delays every request by 100 ms. Checked on both
+ * responds with 30% of the requests with 429 (and `Retry-After: 1`) and delays every request by 100 ms. Checked on both
  * sides: every webhook a checkpoint records exists on the emulator with its event and url, none exists that no
  * checkpoint records, and none is left after destroy. Prints the wall times and the API requests per webhook.
  */

@@ -95,7 +95,7 @@ describe.skipIf(!(pulumiAvailable() && postgresAvailable())).concurrent("a crash
       HELPDESK_ACCESS_TOKEN: tokens.accessToken,
     };
     const cli = (args: string[]) => pulumi(args, FLEET_PROGRAM_DIR, env);
-    /** POSTs the help desk has answered (its statistics count a request by route when the answer is done). */
+    /** POSTs the help desk has answered (its statistics count a request by route when the response is done). */
     const posts = async () => (await emulatorStats(emulator)).byRoute["POST /v1/webhooks"] ?? 0;
     /**
      * Requests received and not answered yet: a request counts in `requests` when it arrives and in `byRoute` when

@@ -1,6 +1,6 @@
 /**
  * The one fsync rule (kernel/fsync.ts), on real files: a failed sync is thrown (nothing is acknowledged that a crash
- * can undo), except the answer of a file system that has no directory sync at all.
+ * can undo), except the response of a file system that has no directory sync at all.
  */
 import { closeSync, fsyncSync, openSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
@@ -35,7 +35,7 @@ describe("kernel/fsync.ts", () => {
   });
 
   it.runIf(process.platform === "linux")(
-    "passes over EINVAL, the answer of a file system without directory sync (procfs here)",
+    "passes over EINVAL, the response of a file system without directory sync (procfs here)",
     () => {
       const fd = openSync("/proc", "r");
       try {

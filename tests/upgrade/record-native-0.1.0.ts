@@ -52,7 +52,7 @@ async function record(baseline: string): Promise<void> {
     PULUMI_DISABLE_AUTOMATIC_PLUGIN_ACQUISITION: "true",
   };
   mkdirSync(join(work, "state"));
-  // Asynchronously: the emulators run in this process and must go on answering while pulumi runs.
+  // Asynchronously: the emulators run in this process and must go on responding while pulumi runs.
   const run = async (args: string[]): Promise<string> =>
     (
       await promisify(execFile)("pulumi", [...args, "--stack", STACK, "--non-interactive"], {

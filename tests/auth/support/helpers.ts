@@ -94,7 +94,7 @@ export async function resetStats(emulator: RunningEmulator): Promise<void> {
 }
 
 /**
- * Whether the API accepts an access token: `DELETE /v1/webhooks/wh_probe` answers 404 (no such webhook) to a valid
+ * Whether the API accepts an access token: `DELETE /v1/webhooks/wh_probe` responds with 404 (no such webhook) to a valid
  * token and 401 to an expired or revoked one (a revoked grant revokes its access tokens too).
  */
 export async function accessTokenWorks(emulator: RunningEmulator, accessToken: string): Promise<boolean> {
@@ -109,7 +109,7 @@ export async function accessTokenWorks(emulator: RunningEmulator, accessToken: s
   await response.body.dump();
   await dispatcher.close();
   if (response.statusCode !== 404 && response.statusCode !== 401)
-    throw new Error(`probe answered ${response.statusCode}`);
+    throw new Error(`probe responded with ${response.statusCode}`);
   return response.statusCode === 404;
 }
 
