@@ -100,8 +100,8 @@ function unary<Method extends ProviderMethod>(
 ): UnaryMethod {
   const requestClass = PROVIDER_REQUESTS[method];
   return async (bytes, call) => {
-    const request = requestClass.deserializeBinary(bytes);
     try {
+      const request = requestClass.deserializeBinary(bytes);
       const response = await withResource(urnOf(request), () => handler(request, call));
       return (response as { serializeBinary(): Uint8Array }).serializeBinary();
     } catch (error) {
