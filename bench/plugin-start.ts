@@ -2,7 +2,7 @@
  * How fast the release executable is ready under each of its names: the time from starting it to its first line on
  * stdout (for the plugin and the analyzer, their port: what the Pulumi engine waits for before its first call,
  * pulumi/pulumi `sdk/go/common/resource/plugin/plugin.go`), and its resident memory at that moment. Five starts are
- * measured, interleaved, `STARTS` times each:
+ * measured, interleaved, `STARTS` times each (seven kinds with a base: below):
  *
  * - `plugin`: the self-contained release executable (`scripts/release/executable.ts`, Node SEA) as
  *   `pulumi-resource-helpdesk`, run with an empty `PATH`, as Pulumi runs it from its plugin cache;
@@ -16,7 +16,7 @@
  * machine it varies less than the wall time. Printed as median, min and max with ratios to the floor; never asserted
  * (issue 36's goal, plugin and analyzer at most 2 times the floor, is read off the table).
  *
- * Run alone: `node bench/plugin-start.ts [--base <executable>]` (after `. scripts/lib/env.sh`); `--base` adds another
+ * Run alone: `node bench/plugin-start.ts [--base <executable>] [--starts N]` (after `. scripts/lib/env.sh`); `--base` adds another
  * build's release executable (e.g. main's: the file `node scripts/release/executable.ts` prints in its checkout) as
  * `plugin (base)` and `analyzer (base)`, interleaved with the rest: a before and after in one run.
  */
@@ -30,7 +30,7 @@ import { ANALYZER_EXECUTABLE, CLI_EXECUTABLE, PLUGIN_EXECUTABLE } from "../dist/
 import { buildExecutable } from "../scripts/release/executable.ts";
 import { readProc } from "./memory.ts";
 
-/** Starts of each kind. */
+/** Starts of each kind (`npm run bench`; `--starts` when run alone). */
 export const STARTS = 10;
 
 /** One kind of start: what to run and with which environment. */
@@ -135,10 +135,13 @@ function rssMiB(rssKiB: number[]): number {
   return read.length > 0 ? median(read) / 1024 : Number.NaN;
 }
 
-/** The median of the finite values of a list (NaN when none is). */
-function finiteMedian(values: number[]): number {
+/**
+ * The mean of the finite values of a list (NaN when none is): for CPU times, which `/proc` counts in 10 ms ticks, a
+ * mean is finer than a median.
+ */
+function finiteMean(values: number[]): number {
   const read = values.filter(Number.isFinite);
-  return read.length > 0 ? median(read) : Number.NaN;
+  return read.length > 0 ? read.reduce((sum, value) => sum + value, 0) / read.length : Number.NaN;
 }
 
 /** What {@link measurePluginStart} measured, by kind (the base's kinds only with a base). */
@@ -152,12 +155,14 @@ export type PluginStartResults = Partial<
  * @param root the repository root (the launcher is `<root>/plugin/pulumi-resource-helpdesk`, the build in `<root>/dist`)
  * @param log progress lines (stderr)
  * @param base another build's release executable, measured as the plugin and the analyzer beside this one's
+ * @param starts starts of each kind
  * @returns every start's time, CPU time and memory
  */
 export async function measurePluginStart(
   root: string,
   log: (line: string) => void,
   base?: string,
+  starts: number = STARTS,
 ): Promise<PluginStartResults> {
   log("starts: building (or reusing) the release executable");
   const work = mkdtempSync(join(tmpdir(), "helpdesk-bench-starts-"));
@@ -199,7 +204,7 @@ export async function measurePluginStart(
     const measured = Object.fromEntries(
       kinds.map((kind) => [kind.name, { startsMs: [] as number[], cpuMs: [] as number[], rssKiB: [] as number[] }]),
     ) as Required<PluginStartResults>;
-    for (let i = 0; i < STARTS; i++) {
+    for (let i = 0; i < starts; i++) {
       for (const kind of kinds) {
         const start = await startOnce(kind);
         measured[kind.name].startsMs.push(start.ms);
@@ -209,22 +214,22 @@ export async function measurePluginStart(
     }
     for (const kind of kinds) results[kind.name] = measured[kind.name];
     const floor = median(measured.floor.startsMs);
-    const floorCpu = finiteMedian(measured.floor.cpuMs);
+    const floorCpu = finiteMean(measured.floor.cpuMs);
     const cell = (value: number, digits: number): string => value.toFixed(digits).padStart(10);
     console.log(
-      `\nstart to first line (${STARTS} starts each, interleaved; ms)                median       min       max   RSS MiB   /floor  CPU ms   /floor`,
+      `\nstart to first line (${starts} starts each, interleaved; ms)                median       min       max   RSS MiB   /floor  CPU ms   /floor`,
     );
     for (const kind of kinds) {
       const { startsMs, cpuMs, rssKiB } = measured[kind.name];
       console.log(
-        `  ${kind.name.padEnd(55)}${cell(median(startsMs), 0)}${cell(Math.min(...startsMs), 0)}${cell(Math.max(...startsMs), 0)}${cell(rssMiB(rssKiB), 1)}${cell(median(startsMs) / floor, 2)}${cell(finiteMedian(cpuMs), 0)}${cell(finiteMedian(cpuMs) / floorCpu, 2)}`,
+        `  ${kind.name.padEnd(55)}${cell(median(startsMs), 0)}${cell(Math.min(...startsMs), 0)}${cell(Math.max(...startsMs), 0)}${cell(rssMiB(rssKiB), 1)}${cell(median(startsMs) / floor, 2)}${cell(finiteMean(cpuMs), 0)}${cell(finiteMean(cpuMs) / floorCpu, 2)}`,
       );
     }
     console.log(
       `plugin, analyzer, cli: the release's self-contained executable (Node SEA, PATH empty) as ${PLUGIN_EXECUTABLE} and\n` +
         `${ANALYZER_EXECUTABLE} (to their port), ${CLI_EXECUTABLE} --version; launcher: the npm package's plugin/${PLUGIN_EXECUTABLE}\n` +
         "running node on dist/; floor: the same Node.js printing one line. Goal (issue 36): plugin and analyzer <= 2.00 x floor.\n" +
-        "CPU: the process's user + system time at its first line (median; /proc/<pid>/stat, 10 ms ticks).",
+        "CPU: the process's user + system time at its first line (mean; /proc/<pid>/stat, 10 ms ticks).",
     );
     return results;
   } finally {
@@ -233,7 +238,12 @@ export async function measurePluginStart(
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const { values } = parseArgs({ options: { base: { type: "string" } } });
+  const { values } = parseArgs({ options: { base: { type: "string" }, starts: { type: "string" } } });
   const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
-  await measurePluginStart(root, (line) => void process.stderr.write(`${line}\n`), values.base && resolve(values.base));
+  await measurePluginStart(
+    root,
+    (line) => void process.stderr.write(`${line}\n`),
+    values.base && resolve(values.base),
+    values.starts === undefined ? STARTS : Number(values.starts),
+  );
 }
