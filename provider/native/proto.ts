@@ -1,10 +1,10 @@
 /**
  * The Pulumi plugin protocol as the native provider plugin serves it: the generated messages that ship in
  * `@pulumi/pulumi/proto/` (`provider_pb.js`, `plugin_pb.js`, `engine_pb.js`), the paths of the provider's methods
- * (checked against the generated service's declarations, `provider_grpc_pb.d.ts`), and `google-protobuf`'s `Struct`
+ * and of the engine's `Log` (checked against the generated services' declarations), and `google-protobuf`'s `Struct`
  * and `Empty`. The generated services (`provider_grpc_pb.js`, `engine_grpc_pb.js`) are not loaded here: they load
- * `@grpc/grpc-js`, which the plugin does not serve with (`kernel/grpc-unary-server.ts` says why); the engine's `Log`
- * client loads them once the plugin has printed its port (`./engine-log.ts`).
+ * `@grpc/grpc-js`, which the plugin neither serves with nor calls its engine with (`kernel/grpc-unary-server.ts` and
+ * `kernel/grpc-unary-client.ts` say why).
  *
  * Only these modules are loaded, never `@pulumi/pulumi`'s index (which takes most of a second to load). Every import
  * here is static, so a bundler follows them (the release executable is one bundled file: `scripts/release/`).
