@@ -2,7 +2,7 @@
  * How fast the release executable is ready under each of its names: the time from starting it to its first line on
  * stdout (for the plugin and the analyzer, their port: what the Pulumi engine waits for before its first call,
  * pulumi/pulumi `sdk/go/common/resource/plugin/plugin.go`), and its resident memory at that moment. Five starts are
- * measured, interleaved, `STARTS` times each:
+ * measured, interleaved, `STARTS` times each (seven kinds with a base: below):
  *
  * - `plugin`: the self-contained release executable (`scripts/release/executable.ts`, Node SEA) as
  *   `pulumi-resource-helpdesk`, run with an empty `PATH`, as Pulumi runs it from its plugin cache;
@@ -12,23 +12,30 @@
  *   `dist/bin/pulumi-resource-helpdesk.js`;
  * - `floor`: the same Node.js printing a line and nothing else, what any program written for Node.js costs at least.
  *
- * Printed as median, min and max with ratios to the floor; never asserted (issue 36's goal, plugin and analyzer at most
- * 2 times the floor, is read off the table).
+ * Each start's CPU time at its first line is read too (`utime` + `stime` of `/proc/<pid>/stat`, Linux): on a busy
+ * machine it varies less than the wall time. Printed as median, min and max with ratios to the floor; never asserted
+ * (issue 36's goal, plugin and analyzer at most 2 times the floor, is read off the table).
+ *
+ * Run alone: `node bench/plugin-start.ts [--base <executable>] [--starts N]` (after `. scripts/lib/env.sh`); `--base` adds another
+ * build's release executable (e.g. main's: the file `node scripts/release/executable.ts` prints in its checkout) as
+ * `plugin (base)` and `analyzer (base)`, interleaved with the rest: a before and after in one run.
  */
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { startProcess } from "../tests/support/processes.ts";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { join, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
 import { ANALYZER_EXECUTABLE, CLI_EXECUTABLE, PLUGIN_EXECUTABLE } from "../dist/kernel/names.js"; // from the build, as scripts/release/executable.ts says
 import { buildExecutable } from "../scripts/release/executable.ts";
 import { readProc } from "./memory.ts";
 
-/** Starts of each kind. */
+/** Starts of each kind (`npm run bench`; `--starts` when run alone). */
 export const STARTS = 10;
 
 /** One kind of start: what to run and with which environment. */
 interface StartKind {
-  name: "plugin" | "analyzer" | "cli" | "launcher" | "floor";
+  name: "plugin" | "analyzer" | "cli" | "launcher" | "floor" | "plugin (base)" | "analyzer (base)";
   command: string;
   args: string[];
   env: NodeJS.ProcessEnv;
@@ -52,10 +59,23 @@ export async function releaseFolder(work: string): Promise<string> {
   return folder;
 }
 
-/** One start: milliseconds to the first line, and resident memory then (KiB). */
+/** One start: milliseconds to the first line, the process's CPU time then (ms), and its resident memory then (KiB). */
 interface Start {
   ms: number;
+  cpuMs: number;
   rssKiB: number;
+}
+
+/** Clock ticks per second of `/proc/<pid>/stat`'s times (Linux's USER_HZ, 100 on every architecture Pulumi runs on). */
+const USER_HZ = 100;
+
+/** A process's CPU time so far (user + system, ms) from `/proc/<pid>/stat`; NaN once it is gone. */
+function cpuMsOf(pid: number): number {
+  const stat = readProc(pid, "stat");
+  if (stat === undefined) return Number.NaN;
+  // The fields after the command's name (which may hold spaces, hence the last ")"): utime and stime are the 12th and 13th.
+  const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+  return ((Number(fields[11]) + Number(fields[12])) * 1000) / USER_HZ;
 }
 
 /**
@@ -69,9 +89,10 @@ async function startOnce(kind: StartKind): Promise<Start> {
   try {
     await started.waitFor("stdout", /\n/, `${kind.name}'s first line`, 30_000);
     const ms = performance.now() - began;
-    // VmRSS when it still runs (the plugin, the analyzer; `--version` may be gone already).
+    // VmRSS and CPU when it still runs (the plugin, the analyzer; `--version` may be gone already).
     const rss = /VmRSS:\s+(\d+) kB/.exec(readProc(started.child.pid!, "status") ?? "");
-    return { ms, rssKiB: rss ? Number(rss[1]) : Number.NaN };
+    const cpuMs = cpuMsOf(started.child.pid!);
+    return { ms, cpuMs, rssKiB: rss ? Number(rss[1]) : Number.NaN };
   } finally {
     await started.stop("SIGKILL");
   }
@@ -90,17 +111,35 @@ function rssMiB(rssKiB: number[]): number {
   return read.length > 0 ? median(read) / 1024 : Number.NaN;
 }
 
-/** What {@link measurePluginStart} measured, by kind. */
-export type PluginStartResults = Record<StartKind["name"], { startsMs: number[]; rssKiB: number[] }>;
+/**
+ * The mean of the finite values of a list (NaN when none is): for CPU times, which `/proc` counts in 10 ms ticks, a
+ * mean is finer than a median.
+ */
+function finiteMean(values: number[]): number {
+  const read = values.filter(Number.isFinite);
+  return read.length > 0 ? read.reduce((sum, value) => sum + value, 0) / read.length : Number.NaN;
+}
+
+/** What {@link measurePluginStart} measured, by kind (the base's kinds only with a base). */
+export type PluginStartResults = Partial<
+  Record<StartKind["name"], { startsMs: number[]; cpuMs: number[]; rssKiB: number[] }>
+>;
 
 /**
- * Measures the five kinds of start, interleaved, and prints the table.
+ * Measures the five kinds of start (seven with a base), interleaved, and prints the table.
  *
  * @param root the repository root (the launcher is `<root>/plugin/pulumi-resource-helpdesk`, the build in `<root>/dist`)
  * @param log progress lines (stderr)
- * @returns every start's time and memory
+ * @param base another build's release executable, measured as the plugin and the analyzer beside this one's
+ * @param starts starts of each kind
+ * @returns every start's time, CPU time and memory
  */
-export async function measurePluginStart(root: string, log: (line: string) => void): Promise<PluginStartResults> {
+export async function measurePluginStart(
+  root: string,
+  log: (line: string) => void,
+  base?: string,
+  starts: number = STARTS,
+): Promise<PluginStartResults> {
   log("starts: building (or reusing) the release executable");
   const work = mkdtempSync(join(tmpdir(), "helpdesk-bench-starts-"));
   try {
@@ -127,34 +166,60 @@ export async function measurePluginStart(root: string, log: (line: string) => vo
         env: { ...process.env, PULUMI_HELPDESK_NODE: process.execPath },
       },
     ];
-    const results = Object.fromEntries(
-      kinds.map((kind) => [kind.name, { startsMs: [] as number[], rssKiB: [] as number[] }]),
-    ) as PluginStartResults;
-    for (let i = 0; i < STARTS; i++) {
+    if (base !== undefined) {
+      const baseFolder = join(work, "base");
+      mkdirSync(baseFolder);
+      copyFileSync(base, join(baseFolder, PLUGIN_EXECUTABLE));
+      symlinkSync(PLUGIN_EXECUTABLE, join(baseFolder, ANALYZER_EXECUTABLE));
+      kinds.push(
+        { name: "plugin (base)", command: join(baseFolder, PLUGIN_EXECUTABLE), args: [engine], env: bare },
+        { name: "analyzer (base)", command: join(baseFolder, ANALYZER_EXECUTABLE), args: [engine], env: bare },
+      );
+    }
+    const results: PluginStartResults = {};
+    const measured = Object.fromEntries(
+      kinds.map((kind) => [kind.name, { startsMs: [] as number[], cpuMs: [] as number[], rssKiB: [] as number[] }]),
+    ) as Required<PluginStartResults>;
+    for (let i = 0; i < starts; i++) {
       for (const kind of kinds) {
         const start = await startOnce(kind);
-        results[kind.name].startsMs.push(start.ms);
-        results[kind.name].rssKiB.push(start.rssKiB);
+        measured[kind.name].startsMs.push(start.ms);
+        measured[kind.name].cpuMs.push(start.cpuMs);
+        measured[kind.name].rssKiB.push(start.rssKiB);
       }
     }
-    const floor = median(results.floor.startsMs);
+    for (const kind of kinds) results[kind.name] = measured[kind.name];
+    const floor = median(measured.floor.startsMs);
+    const floorCpu = finiteMean(measured.floor.cpuMs);
     const cell = (value: number, digits: number): string => value.toFixed(digits).padStart(10);
     console.log(
-      `\nstart to first line (${STARTS} starts each, interleaved; ms)                median       min       max   RSS MiB   /floor`,
+      `\nstart to first line (${starts} starts each, interleaved; ms)                median       min       max   RSS MiB   /floor  CPU ms   /floor`,
     );
     for (const kind of kinds) {
-      const { startsMs, rssKiB } = results[kind.name];
+      const { startsMs, cpuMs, rssKiB } = measured[kind.name];
       console.log(
-        `  ${kind.name.padEnd(55)}${cell(median(startsMs), 0)}${cell(Math.min(...startsMs), 0)}${cell(Math.max(...startsMs), 0)}${cell(rssMiB(rssKiB), 1)}${cell(median(startsMs) / floor, 2)}`,
+        `  ${kind.name.padEnd(55)}${cell(median(startsMs), 0)}${cell(Math.min(...startsMs), 0)}${cell(Math.max(...startsMs), 0)}${cell(rssMiB(rssKiB), 1)}${cell(median(startsMs) / floor, 2)}${cell(finiteMean(cpuMs), 0)}${cell(finiteMean(cpuMs) / floorCpu, 2)}`,
       );
     }
     console.log(
       `plugin, analyzer, cli: the release's self-contained executable (Node SEA, PATH empty) as ${PLUGIN_EXECUTABLE} and\n` +
         `${ANALYZER_EXECUTABLE} (to their port), ${CLI_EXECUTABLE} --version; launcher: the npm package's plugin/${PLUGIN_EXECUTABLE}\n` +
-        "running node on dist/; floor: the same Node.js printing one line. Goal (issue 36): plugin and analyzer <= 2.00 x floor.",
+        "running node on dist/; floor: the same Node.js printing one line. Goal (issue 36): plugin and analyzer <= 2.00 x floor.\n" +
+        "CPU: the process's user + system time at its first line (mean; /proc/<pid>/stat, 10 ms ticks).",
     );
     return results;
   } finally {
     rmSync(work, { recursive: true, force: true });
   }
+}
+
+if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
+  const { values } = parseArgs({ options: { base: { type: "string" }, starts: { type: "string" } } });
+  const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
+  await measurePluginStart(
+    root,
+    (line) => void process.stderr.write(`${line}\n`),
+    values.base && resolve(values.base),
+    values.starts === undefined ? STARTS : Number(values.starts),
+  );
 }

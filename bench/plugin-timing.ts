@@ -1,17 +1,18 @@
 /**
  * A preload for the native plugin's Node.js process (`node --import bench/plugin-timing.ts dist/bin/pulumi-resource-helpdesk.js`),
- * used by bench/native-profile.ts only: it wraps every gRPC handler the plugin registers and records, per method, how
- * many calls came, their wall time (request received → answer handed to grpc-js) and how many calls were in flight at
- * once. The plugin's code is not changed: the wrapper sits on `@grpc/grpc-js`'s `Server.prototype.addService`, which
- * the plugin's ES module import shares with this CommonJS require (one module instance).
+ * used by bench/native-profile.ts only: it watches every call of the plugin's gRPC server and records, per method, how
+ * many calls came, their wall time (request headers received → the call's HTTP/2 stream closed, its response and
+ * trailers written) and how many calls were in flight at once. The plugin's code is not changed: the watch sits on
+ * `node:http2`'s `createServer` (`kernel/grpc-unary-server.ts` serves on it), replaced here and made visible to the
+ * plugin's ES module import with `syncBuiltinESMExports`.
  *
  * The summary goes to `$HELPDESK_PLUGIN_TIMING_DIR/timing-<pid>.json`, rewritten at most every 200 ms while calls
  * come (the engine may kill the plugin without a signal it can catch) and on SIGINT/SIGTERM.
  */
 import { mkdirSync, writeFileSync } from "node:fs";
-import { createRequire } from "node:module";
+import http2 from "node:http2";
+import { syncBuiltinESMExports } from "node:module";
 import { join } from "node:path";
-import type * as Grpc from "@grpc/grpc-js";
 
 const dir = process.env.HELPDESK_PLUGIN_TIMING_DIR;
 if (!dir) throw new Error("plugin-timing.ts: HELPDESK_PLUGIN_TIMING_DIR is not set");
@@ -46,32 +47,31 @@ function scheduleFlush(): void {
   flushTimer.unref();
 }
 
-const grpc = createRequire(import.meta.url)("@grpc/grpc-js") as typeof Grpc;
-const addService = grpc.Server.prototype.addService;
-grpc.Server.prototype.addService = function (
-  this: Grpc.Server,
-  service: Grpc.ServiceDefinition,
-  implementation: Grpc.UntypedServiceImplementation,
-): void {
-  const wrapped: Grpc.UntypedServiceImplementation = {};
-  for (const [name, handler] of Object.entries(implementation)) {
-    const timing: MethodTiming = (methods[name] ??= { ms: [], startedAt: [] });
-    wrapped[name] = ((call: Grpc.ServerUnaryCall<unknown, unknown>, callback: Grpc.sendUnaryData<unknown>) => {
-      const started = performance.now();
-      firstCall ??= started;
-      inFlight++;
-      maxInFlight = Math.max(maxInFlight, inFlight);
-      (handler as Grpc.handleUnaryCall<unknown, unknown>)(call, (...args: Parameters<Grpc.sendUnaryData<unknown>>) => {
-        inFlight--;
-        timing.ms.push(performance.now() - started);
-        timing.startedAt.push(started - firstCall!);
-        scheduleFlush();
-        callback(...args);
-      });
-    }) as Grpc.UntypedHandleCall;
-  }
-  addService.call(this, service, wrapped);
-};
+/** A method's name from its path, as the generated declarations name it: `/pulumirpc.ResourceProvider/Create` → `create`. */
+function methodName(path: string): string {
+  const name = path.slice(path.lastIndexOf("/") + 1);
+  return name.charAt(0).toLowerCase() + name.slice(1);
+}
+
+const createServer = http2.createServer;
+http2.createServer = function (this: unknown, ...args: Parameters<typeof createServer>) {
+  const server = createServer.apply(this, args);
+  server.prependListener("stream", (stream, headers) => {
+    const timing: MethodTiming = (methods[methodName(String(headers[":path"] ?? ""))] ??= { ms: [], startedAt: [] });
+    const started = performance.now();
+    firstCall ??= started;
+    inFlight++;
+    maxInFlight = Math.max(maxInFlight, inFlight);
+    stream.once("close", () => {
+      inFlight--;
+      timing.ms.push(performance.now() - started);
+      timing.startedAt.push(started - firstCall!);
+      scheduleFlush();
+    });
+  });
+  return server;
+} as typeof createServer;
+syncBuiltinESMExports();
 
 for (const signal of ["SIGINT", "SIGTERM"] as const) {
   process.on(signal, () => {

@@ -1,6 +1,6 @@
 /**
  * The gRPC server of Pulumi's `pulumirpc.Analyzer` service (pulumi/pulumi `proto/pulumi/analyzer.proto`, v3.259) for
- * the `helpdesk` policy pack, on a unary gRPC server of node:http2 (`./unary-server.ts`, which says why not grpc-js)
+ * the `helpdesk` policy pack, on a unary gRPC server of node:http2 (`kernel/grpc-unary-server.ts`, which says why not grpc-js)
  * with the messages shipped in `@pulumi/pulumi/proto/` (`./proto.ts`):
  * what the release executable serves as `pulumi-analyzer-helpdesk` (`./analyzer.ts`). It serves the table of
  * `./policies.ts` and responds as `@pulumi/policy` 1.21.0's server (`server.js`, `protoutil.js`) responds for the same
@@ -60,7 +60,7 @@ import {
   type ConfigureAnalyzerRequest,
   type Struct,
 } from "./proto.js";
-import { serveUnary, type UnaryMethod, type UnaryServer } from "./unary-server.js";
+import { serveUnary, type UnaryMethod, type UnaryServer } from "../kernel/grpc-unary-server.js";
 
 /** `analyzer.proto`'s `EnforcementLevel` numbers of the levels' names. */
 const LEVEL_NUMBERS: Readonly<Record<EnforcementLevel, number>> = {

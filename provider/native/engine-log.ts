@@ -3,13 +3,14 @@
  * engine's `pulumirpc.Engine/Log` service (pulumi/pulumi `proto/pulumi/engine.proto`), at the address the engine
  * passes as the plugin's argument and again in `Handshake`. The resource is tracked per operation with
  * `AsyncLocalStorage`, so parallel operations each name their own URN. Without an engine address (a plugin started
- * by hand), or when a `Log` call fails, the warning goes to stderr, which the engine also shows.
+ * by hand), or when a `Log` call fails, the warning goes to stderr, which the engine also shows. The calls go through
+ * the executable's own gRPC client (`kernel/grpc-unary-client.ts`, which says why not grpc-js).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import * as grpc from "@grpc/grpc-js";
+import { unaryClient, type UnaryClient } from "../../kernel/grpc-unary-client.js";
 import { isLoopbackHost } from "../../kernel/loopback.js";
 import { setWarningSink } from "../core/warnings.js";
-import { engineGrpc, enginePb } from "./proto.js";
+import { ENGINE_LOG_PATH, enginePb } from "./proto.js";
 
 /** The URN of the resource whose operation is running, per async context. */
 const currentUrn = new AsyncLocalStorage<string>();
@@ -24,7 +25,7 @@ export function withResource<T>(urn: string, operation: () => Promise<T>): Promi
   return currentUrn.run(urn, operation);
 }
 
-let client: InstanceType<typeof engineGrpc.EngineClient> | undefined;
+let client: UnaryClient | undefined;
 let clientAddress: string | undefined;
 
 /**
@@ -48,7 +49,7 @@ function isLoopbackAddress(address: string): boolean {
 export function logToEngine(address: string | undefined): void {
   if (!address || address === clientAddress || !isLoopbackAddress(address)) return;
   client?.close();
-  client = new engineGrpc.EngineClient(address, grpc.credentials.createInsecure());
+  client = unaryClient(address);
   clientAddress = address;
   setWarningSink(sendWarning);
 }
@@ -75,10 +76,10 @@ export function logWarning(message: string, urn: string): Promise<void> {
   request.setSeverity(enginePb.LogSeverity.WARNING);
   request.setMessage(message);
   request.setUrn(urn);
-  return new Promise((resolve) => {
-    engine.log(request, (error) => {
-      if (error) process.stderr.write(`warning: ${message}\n`);
-      resolve();
-    });
-  });
+  return engine.call(ENGINE_LOG_PATH, request.serializeBinary()).then(
+    () => undefined,
+    () => {
+      process.stderr.write(`warning: ${message}\n`);
+    },
+  );
 }

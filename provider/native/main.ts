@@ -13,7 +13,8 @@
  */
 // First: stop with one line on an unsupported Node.js, before any dependency is evaluated.
 import "../../kernel/node-guard.js";
-import * as grpc from "@grpc/grpc-js";
+import { unaryClient } from "../../kernel/grpc-unary-client.js";
+import { GRPC_STATUS, GrpcStatusError } from "../../kernel/grpc-wire.js";
 import { PLUGIN_EXECUTABLE } from "../../kernel/names.js";
 import { serve } from "./server.js";
 import { messageOf } from "../../kernel/errors.js";
@@ -58,8 +59,8 @@ export function watchEngine(
 ): () => void {
   const intervalMs = options.intervalMs ?? ENGINE_CHECK_INTERVAL_MS;
   const silenceLimitMs = options.silenceLimitMs ?? ENGINE_SILENCE_LIMIT_MS;
-  const client = new grpc.Client(address, grpc.credentials.createInsecure());
-  let lastAnswer = Date.now();
+  const client = unaryClient(address);
+  let lastResponse = Date.now();
   let inFlight = false;
   let stopped = false;
   const stop = (): void => {
@@ -70,7 +71,7 @@ export function watchEngine(
   };
   const check = (): void => {
     if (stopped) return;
-    const silentMs = Date.now() - lastAnswer;
+    const silentMs = Date.now() - lastResponse;
     if (silentMs >= silenceLimitMs) {
       stop();
       onGone(silentMs);
@@ -78,18 +79,20 @@ export function watchEngine(
     }
     if (inFlight) return;
     inFlight = true;
-    client.makeUnaryRequest(
-      "/grpc.health.v1.Health/Check",
-      () => Buffer.alloc(0),
-      (bytes: Buffer) => bytes,
-      Buffer.alloc(0),
-      { deadline: Date.now() + intervalMs },
-      (error) => {
+    const responded = (): void => {
+      lastResponse = Date.now();
+    };
+    client
+      .call("/grpc.health.v1.Health/Check", new Uint8Array(0), intervalMs)
+      .then(responded, (error: unknown) => {
+        const silent =
+          error instanceof GrpcStatusError &&
+          (error.code === GRPC_STATUS.UNAVAILABLE || error.code === GRPC_STATUS.DEADLINE_EXCEEDED);
+        if (!silent) responded();
+      })
+      .finally(() => {
         inFlight = false;
-        if (!error || (error.code !== grpc.status.UNAVAILABLE && error.code !== grpc.status.DEADLINE_EXCEEDED))
-          lastAnswer = Date.now();
-      },
-    );
+      });
   };
   const timer = setInterval(check, intervalMs);
   timer.unref();

@@ -1,7 +1,10 @@
 /**
- * The Pulumi plugin protocol as the native provider plugin uses it: the generated gRPC stubs and messages that ship in
- * `@pulumi/pulumi/proto/` (`provider_grpc_pb.js`, `provider_pb.js`, `plugin_pb.js`, `engine_grpc_pb.js`,
- * `engine_pb.js`), and `google-protobuf`'s `Struct`, `Empty` and `Any`.
+ * The Pulumi plugin protocol as the native provider plugin serves it: the generated messages that ship in
+ * `@pulumi/pulumi/proto/` (`provider_pb.js`, `plugin_pb.js`, `engine_pb.js`), the paths of the provider's methods
+ * and of the engine's `Log` (checked against the generated services' declarations), and `google-protobuf`'s `Struct`
+ * and `Empty`. The generated services (`provider_grpc_pb.js`, `engine_grpc_pb.js`) are not loaded here: they load
+ * `@grpc/grpc-js`, which the plugin neither serves with nor calls its engine with (`kernel/grpc-unary-server.ts` and
+ * `kernel/grpc-unary-client.ts` say why).
  *
  * Only these modules are loaded, never `@pulumi/pulumi`'s index (which takes most of a second to load). Every import
  * here is static, so a bundler follows them (the release executable is one bundled file: `scripts/release/`).
@@ -13,25 +16,21 @@
  * (v3.259).
  * @home the plugin's `CheckResponse` and `DiffResponse`
  */
-import providerGrpcModule from "@pulumi/pulumi/proto/provider_grpc_pb.js";
 import providerPbModule from "@pulumi/pulumi/proto/provider_pb.js";
 import pluginPbModule from "@pulumi/pulumi/proto/plugin_pb.js";
-import engineGrpcModule from "@pulumi/pulumi/proto/engine_grpc_pb.js";
 import enginePbModule from "@pulumi/pulumi/proto/engine_pb.js";
 import structPbModule from "google-protobuf/google/protobuf/struct_pb.js";
 import emptyPbModule from "google-protobuf/google/protobuf/empty_pb.js";
+import type { handleUnaryCall } from "@grpc/grpc-js";
+import type * as EngineGrpc from "@pulumi/pulumi/proto/engine_grpc_pb.js";
 import type * as ProviderGrpc from "@pulumi/pulumi/proto/provider_grpc_pb.js";
 import type * as ProviderPb from "@pulumi/pulumi/proto/provider_pb.js";
 import type * as StructPb from "google-protobuf/google/protobuf/struct_pb.js";
 
-/** `pulumirpc.ResourceProvider` service definition and client (provider.proto). */
-export const providerGrpc = providerGrpcModule;
 /** `pulumirpc` provider messages: `CheckRequest`, `DiffResponse`, `ConfigureResponse`, ... (provider.proto). */
 export const providerPb = providerPbModule;
 /** `pulumirpc.PluginInfo`, `PluginAttach` (plugin.proto). */
 export const pluginPb = pluginPbModule;
-/** `pulumirpc.Engine` client: the engine's `Log` service (engine.proto). */
-export const engineGrpc = engineGrpcModule;
 /** `pulumirpc.LogRequest`, `LogSeverity` (engine.proto). */
 export const enginePb = enginePbModule;
 /** `google.protobuf.Struct` with `fromJavaScript` / `toJavaScript`, the copy the stubs use. */
@@ -64,8 +63,84 @@ export function toStruct(properties: PropertyMap): Struct {
   return structPb.Struct.fromJavaScript(clean as Parameters<typeof structPb.Struct.fromJavaScript>[0]);
 }
 
-/** The handlers of the `pulumirpc.ResourceProvider` service, typed by the generated declarations. */
-export type ResourceProviderServer = ProviderGrpc.IResourceProviderServer;
+/**
+ * The methods of `pulumirpc.ResourceProvider` (provider.proto) the plugin serves, by their names in the generated
+ * declarations. Parameterize, Invoke, Call, Construct and List are not served: the server responds UNIMPLEMENTED,
+ * which is what the v3.259 engine expects of a provider without parameterization, functions, methods, components or
+ * listing.
+ */
+export type ProviderMethod =
+  | "handshake"
+  | "attach"
+  | "getPluginInfo"
+  | "getSchema"
+  | "getMapping"
+  | "getMappings"
+  | "cancel"
+  | "checkConfig"
+  | "diffConfig"
+  | "configure"
+  | "check"
+  | "diff"
+  | "create"
+  | "read"
+  | "update"
+  | "delete";
+
+/** The engine's `Log` method's HTTP/2 path, which the compiler holds equal to the generated service's (`engine_grpc_pb.d.ts`). */
+export const ENGINE_LOG_PATH = "/pulumirpc.Engine/Log" satisfies (typeof EngineGrpc.EngineService)["log"]["path"];
+
+/** Each method's HTTP/2 path, which the compiler holds equal to the generated service's (`provider_grpc_pb.d.ts`). */
+export const PROVIDER_PATHS = {
+  handshake: "/pulumirpc.ResourceProvider/Handshake",
+  attach: "/pulumirpc.ResourceProvider/Attach",
+  getPluginInfo: "/pulumirpc.ResourceProvider/GetPluginInfo",
+  getSchema: "/pulumirpc.ResourceProvider/GetSchema",
+  getMapping: "/pulumirpc.ResourceProvider/GetMapping",
+  getMappings: "/pulumirpc.ResourceProvider/GetMappings",
+  cancel: "/pulumirpc.ResourceProvider/Cancel",
+  checkConfig: "/pulumirpc.ResourceProvider/CheckConfig",
+  diffConfig: "/pulumirpc.ResourceProvider/DiffConfig",
+  configure: "/pulumirpc.ResourceProvider/Configure",
+  check: "/pulumirpc.ResourceProvider/Check",
+  diff: "/pulumirpc.ResourceProvider/Diff",
+  create: "/pulumirpc.ResourceProvider/Create",
+  read: "/pulumirpc.ResourceProvider/Read",
+  update: "/pulumirpc.ResourceProvider/Update",
+  delete: "/pulumirpc.ResourceProvider/Delete",
+} as const satisfies {
+  readonly [Method in ProviderMethod]: (typeof ProviderGrpc.ResourceProviderService)[Method]["path"];
+};
+
+/** The request message of a method, as the generated declarations type its handler. */
+export type ProviderRequest<Method extends ProviderMethod> =
+  ProviderGrpc.IResourceProviderServer[Method] extends handleUnaryCall<infer Request, unknown> ? Request : never;
+
+/** The response message of a method, as the generated declarations type its handler. */
+export type ProviderResponse<Method extends ProviderMethod> =
+  ProviderGrpc.IResourceProviderServer[Method] extends handleUnaryCall<never, infer Response> ? Response : never;
+
+/** Each served method's request message class, to decode a request with (`deserializeBinary`). */
+export const PROVIDER_REQUESTS: {
+  readonly [Method in ProviderMethod]: { deserializeBinary(bytes: Uint8Array): ProviderRequest<Method> };
+} = {
+  handshake: providerPbModule.ProviderHandshakeRequest,
+  attach: pluginPbModule.PluginAttach,
+  getPluginInfo: emptyPbModule.Empty,
+  getSchema: providerPbModule.GetSchemaRequest,
+  getMapping: providerPbModule.GetMappingRequest,
+  getMappings: providerPbModule.GetMappingsRequest,
+  cancel: emptyPbModule.Empty,
+  checkConfig: providerPbModule.CheckRequest,
+  diffConfig: providerPbModule.DiffRequest,
+  configure: providerPbModule.ConfigureRequest,
+  check: providerPbModule.CheckRequest,
+  diff: providerPbModule.DiffRequest,
+  create: providerPbModule.CreateRequest,
+  read: providerPbModule.ReadRequest,
+  update: providerPbModule.UpdateRequest,
+  delete: providerPbModule.DeleteRequest,
+};
 /** A `pulumirpc.ConfigureRequest`. */
 export type ConfigureRequest = ProviderPb.ConfigureRequest;
 

@@ -1,6 +1,7 @@
 /**
  * The gRPC server of Pulumi's `pulumirpc.ResourceProvider` service (pulumi/pulumi `proto/pulumi/provider.proto`,
- * v3.259) for the `helpdesk` package, on `@grpc/grpc-js` with the stubs shipped in `@pulumi/pulumi/proto/`.
+ * v3.259) for the `helpdesk` package, on the unary gRPC server of `node:http2` (`kernel/grpc-unary-server.ts`, which
+ * says why not grpc-js) with the messages shipped in `@pulumi/pulumi/proto/` (`./proto.ts`).
  *
  * Why not `@pulumi/pulumi/provider`'s `main()`: its server responds with `Configure` without handing the provider its
  * config (`configure()` in `provider/server.js` only sets the protocol flags), and `CheckConfig`/`DiffConfig` with
@@ -9,7 +10,7 @@
  *
  * Methods: Handshake, GetPluginInfo, GetSchema, CheckConfig, DiffConfig, Configure, Check, Diff, Create, Read,
  * Update (adoption of an import only), Delete, Cancel, Attach, GetMapping, GetMappings. Parameterize, Invoke, Call,
- * Construct and List are not served: grpc-js responds UNIMPLEMENTED, which is what the v3.259 engine expects of a
+ * Construct and List are not served: the server responds UNIMPLEMENTED, which is what the v3.259 engine expects of a
  * provider without parameterization, functions, methods, components or listing.
  *
  * The port is loopback and unauthenticated, as every Pulumi provider's is, so any local process can call it: a resource
@@ -20,7 +21,6 @@
  * Every error message passes through the redaction registry (`auth/redact.ts` `forPerson`), which knows the provider's
  * credentials from `Configure` on.
  */
-import * as grpc from "@grpc/grpc-js";
 import { forPerson } from "../../auth/redact.js";
 import type { Target } from "../core/target.js";
 import { PULUMI_PACKAGE, WEBHOOK_TYPE } from "../../kernel/names.js";
@@ -34,14 +34,19 @@ import {
   diffResponse,
   emptyPb,
   pluginPb,
-  providerGrpc,
+  PROVIDER_PATHS,
+  PROVIDER_REQUESTS,
   providerPb,
   toProperties,
   toStruct,
   type ConfigureRequest,
   type PropertyMap,
-  type ResourceProviderServer,
+  type ProviderMethod,
+  type ProviderRequest,
+  type ProviderResponse,
 } from "./proto.js";
+import { serveUnary, type UnaryCall, type UnaryMethod, type UnaryServer } from "../../kernel/grpc-unary-server.js";
+import { GRPC_STATUS, GrpcStatusError } from "../../kernel/grpc-wire.js";
 import { schemaJson } from "./schema.js";
 import {
   checkWebhook,
@@ -73,37 +78,36 @@ function providerTitle(name: string): string {
     : `the ${PULUMI_PACKAGE} provider ${JSON.stringify(name)}`;
 }
 
-/** An error a handler throws to respond with a gRPC status other than UNKNOWN (grpc-js `status`). */
-class StatusError extends Error {
-  /**
-   * @param code the gRPC status code; @param message what happened, for the person running Pulumi
-   */
-  constructor(
-    readonly code: grpc.status,
-    message: string,
-  ) {
-    super(message);
-  }
-}
+/** One method of the service: the request decoded, the response to encode. */
+type Handler<Method extends ProviderMethod> = (
+  request: ProviderRequest<Method>,
+  call: UnaryCall,
+) => Promise<ProviderResponse<Method>>;
 
 /**
- * Wraps an async handler as a grpc-js unary handler: the result goes to the callback; a thrown error becomes status
- * UNKNOWN (or a {@link StatusError}'s code) with its message, redacted (the engine shows that message to the person
- * running Pulumi).
+ * Wraps an async handler as a method of the unary server: decodes the request with its generated class, runs the
+ * handler under the request's URN (`./engine-log.ts`) and encodes its response. A thrown error keeps its status (a
+ * {@link GrpcStatusError}, else UNKNOWN) and its message is redacted (the engine shows it to the person running
+ * Pulumi).
+ *
+ * @param method the method's name, for its request class ({@link PROVIDER_REQUESTS})
+ * @param urnOf the URN a request names, empty for provider-level calls
  */
-function unary<Req, Res>(
-  urnOf: (request: NoInfer<Req>) => string,
-  handler: (request: Req) => Promise<Res>,
-): grpc.handleUnaryCall<Req, Res> {
-  return (call, callback) => {
-    withResource(urnOf(call.request), () => handler(call.request)).then(
-      (response) => callback(null, response),
-      (error: unknown) => {
-        const message = forPerson(messageOf(error));
-        const code = error instanceof StatusError ? error.code : grpc.status.UNKNOWN;
-        callback({ code, details: message, message, name: "Error", metadata: new grpc.Metadata() });
-      },
-    );
+function unary<Method extends ProviderMethod>(
+  method: Method,
+  urnOf: (request: ProviderRequest<Method>) => string,
+  handler: Handler<Method>,
+): UnaryMethod {
+  const requestClass = PROVIDER_REQUESTS[method];
+  return async (bytes, call) => {
+    try {
+      const request = requestClass.deserializeBinary(bytes);
+      const response = await withResource(urnOf(request), () => handler(request, call));
+      return (response as { serializeBinary(): Uint8Array }).serializeBinary();
+    } catch (error) {
+      const code = error instanceof GrpcStatusError ? error.code : GRPC_STATUS.UNKNOWN;
+      throw new GrpcStatusError(code, forPerson(messageOf(error)));
+    }
   };
 }
 
@@ -147,24 +151,47 @@ function notConfiguredText(operation: WebhookOperation): string {
   );
 }
 
+/** The resource operations' methods, by their names in the generated declarations. */
+type WebhookMethod = "check" | "diff" | "create" | "read" | "update" | "delete";
+
+/** A resource operation's request. */
+type WebhookRequest = ProviderRequest<WebhookMethod>;
+
 /**
- * A resource operation (Check, Diff, Create, Read, Update, Delete) as a grpc-js handler: {@link unary} under the
- * request's URN, after refusing a call before `Configure` ({@link notConfiguredText}, FAILED_PRECONDITION) and any
- * resource type but the webhook.
+ * A resource operation (Check, Diff, Create, Read, Update, Delete) as a method: {@link unary} under the request's URN,
+ * after refusing a call before `Configure` ({@link notConfiguredText}, FAILED_PRECONDITION) and any resource type but
+ * the webhook.
  *
- * @param operation the operation's name, for the refusal; @param configured whether `Configure` has returned
+ * @param method the operation's method; @param configured whether `Configure` has returned
  */
-function webhookOperation<Req extends { getUrn(): string; getType(): string }, Res>(
-  operation: WebhookOperation,
+function webhookOperation<Method extends WebhookMethod>(
+  method: Method,
   configured: () => boolean,
-  handler: (request: Req) => Promise<Res>,
-): grpc.handleUnaryCall<Req, Res> {
-  return unary(requestUrn, async (request) => {
-    if (!configured()) throw new StatusError(grpc.status.FAILED_PRECONDITION, notConfiguredText(operation));
-    assertWebhookType(request.getType(), request.getUrn());
-    return handler(request);
-  });
+  handler: Handler<Method>,
+): UnaryMethod {
+  const operation = OPERATION_NAMES[method];
+  // Every resource operation's request names its resource (the compiler cannot see it through the generic `Method`).
+  const named = (request: ProviderRequest<Method>): WebhookRequest => request as WebhookRequest;
+  return unary(
+    method,
+    (request) => named(request).getUrn(),
+    async (request, call) => {
+      if (!configured()) throw new GrpcStatusError(GRPC_STATUS.FAILED_PRECONDITION, notConfiguredText(operation));
+      assertWebhookType(named(request).getType(), named(request).getUrn());
+      return handler(request, call);
+    },
+  );
 }
+
+/** Each resource operation's name in the protocol, as {@link notConfiguredText} names it. */
+const OPERATION_NAMES: Readonly<Record<WebhookMethod, WebhookOperation>> = {
+  check: "Check",
+  diff: "Diff",
+  create: "Create",
+  read: "Read",
+  update: "Update",
+  delete: "Delete",
+};
 
 /**
  * The provider config that `Configure` received: `args` (the inputs, secrets wrapped), or, from an engine that sends
@@ -195,7 +222,7 @@ const RECONFIGURE_REFUSED =
   "To use other settings, run another provider (a provider resource of its own starts its own plugin process).";
 
 /**
- * The engine warning about a refused second `Configure`: who sent it (its address as grpc-js gives it, e.g.
+ * The engine warning about a refused second `Configure`: who sent it (its address as the server gives it, e.g.
  * `127.0.0.1:51234`), so the person running Pulumi can find the process.
  *
  * @param peer the caller's address
@@ -214,12 +241,12 @@ function canonicalJson(value: unknown): string {
 }
 
 /**
- * Builds the `ResourceProvider` service implementation of one provider instance.
+ * Builds the `ResourceProvider` service of one provider instance: each served method by its path.
  *
  * @param engineAddress the engine address given on the command line, if any (for warnings, see `engine-log.ts`)
- * @returns the handlers to pass to `grpc.Server.addService(providerGrpc.ResourceProviderService, ...)`
+ * @returns the methods to serve with `serveUnary` (`kernel/grpc-unary-server.ts`), by path
  */
-export function resourceProviderService(engineAddress: string | undefined): grpc.UntypedServiceImplementation {
+export function resourceProviderService(engineAddress: string | undefined): ReadonlyMap<string, UnaryMethod> {
   logToEngine(engineAddress);
   let configured: Configured = { inputs: {}, target: undefined, urn: "", name: "" };
   // Refresh keeps every webhook as recorded; the count is warned about once, when the engine ends the run (Cancel).
@@ -230,8 +257,8 @@ export function resourceProviderService(engineAddress: string | undefined): grpc
   const target = (): Target => (configured.target ??= providerTarget(configured.inputs));
   const isConfigured = (): boolean => configuredWith !== undefined;
 
-  const handlers: Partial<ResourceProviderServer> = {
-    handshake: unary(noUrn, async (request) => {
+  const methods: { readonly [Method in ProviderMethod]: UnaryMethod } = {
+    handshake: unary("handshake", noUrn, async (request) => {
       logToEngine(request.getEngineAddress());
       const response = new providerPb.ProviderHandshakeResponse();
       response.setAcceptSecrets(true);
@@ -242,76 +269,75 @@ export function resourceProviderService(engineAddress: string | undefined): grpc
       return response;
     }),
 
-    attach: unary(noUrn, async (request) => {
+    attach: unary("attach", noUrn, async (request) => {
       logToEngine(request.getAddress());
       return new emptyPb.Empty();
     }),
 
-    getPluginInfo: unary(noUrn, async () => new pluginPb.PluginInfo().setVersion(packageVersion())),
+    getPluginInfo: unary("getPluginInfo", noUrn, async () => new pluginPb.PluginInfo().setVersion(packageVersion())),
 
-    getSchema: unary(noUrn, async (request) => {
+    getSchema: unary("getSchema", noUrn, async (request) => {
       if (request.getVersion() !== 0) throw new Error(`unsupported schema version ${request.getVersion()}`);
       return new providerPb.GetSchemaResponse().setSchema(schemaJson());
     }),
 
-    getMapping: unary(noUrn, async () => new providerPb.GetMappingResponse()),
-    getMappings: unary(noUrn, async () => new providerPb.GetMappingsResponse()),
+    getMapping: unary("getMapping", noUrn, async () => new providerPb.GetMappingResponse()),
+    getMappings: unary("getMappings", noUrn, async () => new providerPb.GetMappingsResponse()),
 
     // The engine calls Cancel when it releases the run's plugins (host.ReleaseContext), and on a cancelled run: the
     // end of this instance's Reads, when the refresh warning's count is known (provider/core/refresh.ts).
-    cancel: unary(noUrn, async () => {
+    cancel: unary("cancel", noUrn, async () => {
       const warning = refreshTally.take(providerTitle(configured.name));
       if (warning) await logWarning(forPerson(warning), configured.urn);
       return new emptyPb.Empty();
     }),
 
-    checkConfig: unary(requestUrn, async (request) =>
+    checkConfig: unary("checkConfig", requestUrn, async (request) =>
       checkResponse(checkProviderConfig(toProperties(request.getNews()))),
     ),
 
-    diffConfig: unary(requestUrn, async (request) =>
+    diffConfig: unary("diffConfig", requestUrn, async (request) =>
       diffResponse(diffProviderConfig(toProperties(request.getOlds()), toProperties(request.getNews()))),
     ),
 
-    // A refused Configure is also warned about at the engine, naming the caller's address (grpc-js `getPeer`).
-    configure: (call, callback) =>
-      unary(noUrn, async (request: ConfigureRequest) => {
-        const inputs = configureInputs(request);
-        const identity = canonicalJson(inputs);
-        if (configuredWith !== undefined && identity !== configuredWith) {
-          await logWarning(reconfigureWarning(call.getPeer()), configured.urn);
-          throw new Error(RECONFIGURE_REFUSED);
-        }
-        configuredWith = identity;
-        // The engine does not configure a provider whose inputs are unknown (preview); guard anyway.
-        configured = {
-          inputs: containsUnknown(inputs) ? {} : inputs,
-          target: undefined,
-          urn: request.getUrn() ?? "",
-          name: request.getName() ?? "",
-        };
-        const response = new providerPb.ConfigureResponse();
-        response.setAcceptsecrets(true);
-        response.setAcceptresources(true);
-        response.setSupportspreview(true);
-        response.setAcceptoutputs(false);
-        return response;
-      })(call, callback),
+    // A refused Configure is also warned about at the engine, naming the caller's address.
+    configure: unary("configure", noUrn, async (request, call) => {
+      const inputs = configureInputs(request);
+      const identity = canonicalJson(inputs);
+      if (configuredWith !== undefined && identity !== configuredWith) {
+        await logWarning(reconfigureWarning(call.peer), configured.urn);
+        throw new Error(RECONFIGURE_REFUSED);
+      }
+      configuredWith = identity;
+      // The engine does not configure a provider whose inputs are unknown (preview); guard anyway.
+      configured = {
+        inputs: containsUnknown(inputs) ? {} : inputs,
+        target: undefined,
+        urn: request.getUrn() ?? "",
+        name: request.getName() ?? "",
+      };
+      const response = new providerPb.ConfigureResponse();
+      response.setAcceptsecrets(true);
+      response.setAcceptresources(true);
+      response.setSupportspreview(true);
+      response.setAcceptoutputs(false);
+      return response;
+    }),
 
-    check: webhookOperation("Check", isConfigured, async (request) =>
+    check: webhookOperation("check", isConfigured, async (request) =>
       checkResponse(checkWebhook(toProperties(request.getNews()))),
     ),
 
-    diff: webhookOperation("Diff", isConfigured, async (request) =>
+    diff: webhookOperation("diff", isConfigured, async (request) =>
       diffResponse(diffWebhook(toProperties(request.getOlds()), toProperties(request.getNews()))),
     ),
 
-    create: webhookOperation("Create", isConfigured, async (request) => {
+    create: webhookOperation("create", isConfigured, async (request) => {
       const { id, outputs } = await createWebhook(target, toProperties(request.getProperties()), request.getPreview());
       return new providerPb.CreateResponse().setId(id).setProperties(toStruct(outputs));
     }),
 
-    read: webhookOperation("Read", isConfigured, async (request) => {
+    read: webhookOperation("read", isConfigured, async (request) => {
       const inputs = request.getInputs();
       const outcome = readWebhook(
         request.getId(),
@@ -324,18 +350,22 @@ export function resourceProviderService(engineAddress: string | undefined): grpc
       return response;
     }),
 
-    update: webhookOperation("Update", isConfigured, async (request) => {
+    update: webhookOperation("update", isConfigured, async (request) => {
       const outputs = updateWebhook(toProperties(request.getOlds()), toProperties(request.getNews()));
       return new providerPb.UpdateResponse().setProperties(toStruct(outputs));
     }),
 
-    delete: webhookOperation("Delete", isConfigured, async (request) => {
+    delete: webhookOperation("delete", isConfigured, async (request) => {
       await deleteWebhook(target, request.getId(), toProperties(request.getProperties()));
       return new emptyPb.Empty();
     }),
   };
-  return handlers as grpc.UntypedServiceImplementation;
+  const paths = Object.keys(PROVIDER_PATHS) as ProviderMethod[];
+  return new Map(paths.map((method) => [PROVIDER_PATHS[method], methods[method]]));
 }
+
+/** The largest request accepted: a state with many properties; Pulumi's own servers lift gRPC's 4 MiB default so. */
+const MAX_REQUEST_BYTES = 400 * 1024 * 1024;
 
 /**
  * Starts the server on 127.0.0.1 at a free port.
@@ -344,14 +374,6 @@ export function resourceProviderService(engineAddress: string | undefined): grpc
  * @returns the port (the plugin prints it on stdout, as Pulumi plugins do) and the server
  * @throws Error when no port can be bound
  */
-export async function serve(engineAddress: string | undefined): Promise<{ port: number; server: grpc.Server }> {
-  // Large messages: a state with many properties; Pulumi's own servers lift the 4 MiB default the same way.
-  const server = new grpc.Server({ "grpc.max_receive_message_length": 400 * 1024 * 1024 });
-  server.addService(providerGrpc.ResourceProviderService, resourceProviderService(engineAddress));
-  const port = await new Promise<number>((resolve, reject) => {
-    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) =>
-      error ? reject(error) : resolve(bound),
-    );
-  });
-  return { port, server };
+export function serve(engineAddress: string | undefined): Promise<UnaryServer> {
+  return serveUnary(resourceProviderService(engineAddress), MAX_REQUEST_BYTES);
 }

@@ -12,7 +12,8 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import * as grpc from "@grpc/grpc-js";
 import { WEBHOOK_TYPE } from "../../kernel/names.js";
-import { emptyPb, engineGrpc, pluginPb, providerPb, structPb } from "../../provider/native/proto.js";
+import { emptyPb, pluginPb, providerPb, structPb } from "../../provider/native/proto.js";
+import { engineGrpc } from "../support/grpc-services.js";
 import { call as callPlugin, startPlugin, webhookCalls, webhookUrn, type RunningPlugin } from "../support/plugin.js";
 import { waitFor } from "../support/processes.js";
 

@@ -47,14 +47,8 @@ import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
 import { signInAutoApproved } from "../../emulator-client/index.js";
-import {
-  emptyPb,
-  type pluginPb,
-  providerGrpc,
-  providerPb,
-  structPb,
-  type PropertyMap,
-} from "../../provider/native/proto.js";
+import { emptyPb, type pluginPb, providerPb, structPb, type PropertyMap } from "../../provider/native/proto.js";
+import { providerGrpc } from "../support/grpc-services.js";
 import { isSecret } from "../../provider/native/properties.js";
 import { buildSchema } from "../../provider/native/schema.js";
 import {

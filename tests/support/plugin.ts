@@ -6,7 +6,8 @@
 import type { ChildProcess } from "node:child_process";
 import * as grpc from "@grpc/grpc-js";
 import { WEBHOOK_TYPE } from "../../kernel/names.js";
-import { emptyPb, providerGrpc, providerPb, structPb } from "../../provider/native/proto.js";
+import { emptyPb, providerPb, structPb } from "../../provider/native/proto.js";
+import { providerGrpc } from "./grpc-services.js";
 import { repoRoot } from "./package.js";
 import { peakRssMiB, startProcess } from "./processes.js";
 

@@ -1,16 +1,19 @@
 /**
- * A gRPC server of unary methods on `node:http2`, for the policy pack's analyzer (`./server.ts`): each method takes the
- * request's encoded message and returns the response's, so the caller chooses what to decode (the analyzer decodes
- * nothing for `Remediate` and responds to it with bytes encoded once per `Configure`).
+ * A gRPC server of unary methods on `node:http2`, for the release executable's two servers: the policy pack's analyzer
+ * (`policy/server.ts`) and the native provider plugin (`provider/native/server.ts`). Each method takes the request's
+ * encoded message and returns the response's (at once, or as a Promise), so the caller chooses what to decode (the
+ * analyzer decodes nothing for `Remediate` and responds to it with bytes encoded once per `Configure`).
  *
- * Why not `@grpc/grpc-js`, which the native provider plugin serves with: the engine calls the analyzer twice per
- * resource, one call after the other on its step generator's path (`Remediate`, then `Analyze`: pulumi/pulumi v3.259
- * `pkg/resource/deploy/step_generator.go`), so every call's cost is added to a governed preview. Replaying a
- * preview's calls as the engine sends them (`bench/analyzer-floor.ts`, docs/benchmark.md), the analyzer on grpc-js
- * spent 1.1 to 1.3 ms of CPU per resource, on this server 0.8 to 0.9 ms (grpc-js's per-call objects: metadata,
- * interceptors, its stream decoder, channelz); and the analyzer starts without loading grpc-js (14 ms less CPU). What
- * grpc-js would do beyond this file is not asked of an analyzer: streaming, compression, deadlines (the engine sets
- * none), TLS.
+ * Why not `@grpc/grpc-js`: the engine calls the analyzer twice per resource, one call after the other on its step
+ * generator's path (`Remediate`, then `Analyze`: pulumi/pulumi v3.259 `pkg/resource/deploy/step_generator.go`), so
+ * every call's cost is added to a governed preview. Replaying a preview's calls as the engine sends them
+ * (`bench/analyzer-floor.ts`, docs/benchmark.md), the analyzer on grpc-js spent 1.1 to 1.3 ms of CPU per resource, on
+ * this server 0.8 to 0.9 ms (grpc-js's per-call objects: metadata, interceptors, its stream decoder, channelz). And
+ * every `pulumi preview`, `up`, `refresh` and `destroy` waits for the plugin's start, which loading grpc-js made 2.5
+ * times Node.js's own (docs/benchmark.md). What grpc-js would do beyond this file is asked of neither server by the
+ * v3.259 engine (`sdk/go/common/resource/plugin/provider_plugin.go`, `analyzer_plugin.go`): every method either
+ * serves is unary; no streaming, compression, TLS; a deadline (`grpc-timeout`) is not enforced here, as a handler
+ * cannot be stopped midway anyway.
  *
  * The protocol as the engine's client (grpc-go) speaks it (grpc/grpc `doc/PROTOCOL-HTTP2.md`): a POST with content type
  * `application/grpc[+proto]` to `/<service>/<method>`; the request is one length-prefixed message (a flag byte, 0 for
@@ -19,16 +22,21 @@
  * grpc-js responds: the same codes and messages for an unknown method, a message too large, a content type not gRPC's.
  */
 import { createServer, type IncomingHttpHeaders, type ServerHttp2Session, type ServerHttp2Stream } from "node:http2";
-import { messageOf } from "../kernel/errors.js";
+import { messageOf } from "./errors.js";
+import { framedMessage, GRPC_STATUS, GrpcStatusError, messageOfBody, PREFIX_BYTES } from "./grpc-wire.js";
 
-/** The gRPC status codes this server responds with (grpc/grpc `doc/statuscodes.md`). */
-export const GRPC_STATUS = { OK: 0, UNKNOWN: 2, RESOURCE_EXHAUSTED: 8, UNIMPLEMENTED: 12, INTERNAL: 13 } as const;
+/** What a method may know of its call besides the request. */
+export interface UnaryCall {
+  /** The caller's address, `host:port` (e.g. `127.0.0.1:51234`), as grpc-js's `getPeer()` gives it. */
+  readonly peer: string;
+}
 
 /**
- * One unary method: the request's encoded message in, the response's encoded message out. What it throws gets a response
- * with status UNKNOWN and the error's message (as grpc-js responds to an error given to a unary handler's callback).
+ * One unary method: the request's encoded message in, the response's encoded message out, at once or as a Promise. What
+ * it throws (or rejects with) gets a response with the status of a {@link GrpcStatusError}, else UNKNOWN, and the
+ * error's message (as grpc-js responds to an error given to a unary handler's callback).
  */
-export type UnaryMethod = (request: Uint8Array) => Uint8Array;
+export type UnaryMethod = (request: Uint8Array, call: UnaryCall) => Uint8Array | Promise<Uint8Array>;
 
 /** A running server: its port on 127.0.0.1, and how to stop it. */
 export interface UnaryServer {
@@ -37,12 +45,9 @@ export interface UnaryServer {
   close(): Promise<void>;
 }
 
-/** The length of a gRPC message's prefix: a compression flag byte and a 4-byte length. */
-const PREFIX_BYTES = 5;
-
 /** Responds to a call with a status and no message (a trailers-only response). */
-function respondWithStatus(stream: ServerHttp2Stream, code: number, message: string): void {
-  if (stream.destroyed || stream.headersSent) return;
+function respondWithStatus(stream: ServerHttp2Stream, code: GrpcStatusError["code"], message: string): void {
+  if (stream.destroyed || stream.closed || stream.headersSent) return;
   stream.respond(
     {
       ":status": 200,
@@ -55,29 +60,29 @@ function respondWithStatus(stream: ServerHttp2Stream, code: number, message: str
   );
 }
 
+/** Responds to a call with a thrown error's status and message ({@link UnaryMethod}). */
+function respondWithError(stream: ServerHttp2Stream, error: unknown): void {
+  respondWithStatus(stream, error instanceof GrpcStatusError ? error.code : GRPC_STATUS.UNKNOWN, messageOf(error));
+}
+
 /** Responds to a call with its response message and status OK. */
 function respondWithMessage(stream: ServerHttp2Stream, message: Uint8Array): void {
-  if (stream.destroyed) return;
-  const framed = Buffer.allocUnsafe(PREFIX_BYTES + message.byteLength);
-  framed[0] = 0;
-  framed.writeUInt32BE(message.byteLength, 1);
-  framed.set(message, PREFIX_BYTES);
+  // A call the client reset while its method ran (an async one) has nothing left to respond to.
+  if (stream.destroyed || stream.closed || stream.headersSent) return;
+  const framed = framedMessage(message);
   stream.respond({ ":status": 200, "content-type": "application/grpc+proto" }, { waitForTrailers: true });
   stream.once("wantTrailers", () => stream.sendTrailers({ "grpc-status": String(GRPC_STATUS.OK) }));
   stream.end(framed);
 }
 
-/**
- * The one message of a unary request's body.
- *
- * @returns the message, or the status to respond with when the body is not exactly one uncompressed message
- */
-function messageOfBody(body: Buffer): Uint8Array | { code: number; message: string } {
-  if (body.length < PREFIX_BYTES || body.length !== PREFIX_BYTES + body.readUInt32BE(1))
-    return { code: GRPC_STATUS.INTERNAL, message: "a unary call's request is exactly one message" };
-  // The engine compresses nothing, and this server announces no encoding it would accept (no grpc-accept-encoding).
-  if (body[0] !== 0) return { code: GRPC_STATUS.UNIMPLEMENTED, message: "compressed messages are not accepted" };
-  return body.subarray(PREFIX_BYTES);
+/** The {@link UnaryCall} of a stream; the peer is read only when a method asks. */
+function callOf(stream: ServerHttp2Stream): UnaryCall {
+  return {
+    get peer(): string {
+      const socket = stream.session?.socket;
+      return `${socket?.remoteAddress ?? ""}:${socket?.remotePort ?? ""}`;
+    },
+  };
 }
 
 /** Serves one call: reads its request, runs its method, responds. */
@@ -119,14 +124,19 @@ function serveCall(
   stream.on("end", () => {
     if (stream.headersSent) return;
     const request = messageOfBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
-    if (!(request instanceof Uint8Array)) return respondWithStatus(stream, request.code, request.message);
-    let response: Uint8Array;
+    if (request instanceof GrpcStatusError) return respondWithStatus(stream, request.code, request.message);
+    let response: Uint8Array | Promise<Uint8Array>;
     try {
-      response = method(request);
+      response = method(request, callOf(stream));
     } catch (error) {
-      return respondWithStatus(stream, GRPC_STATUS.UNKNOWN, messageOf(error));
+      return respondWithError(stream, error);
     }
-    respondWithMessage(stream, response);
+    // A method that responds at once is responded to on this turn (the analyzer's per-resource calls).
+    if (response instanceof Uint8Array) return respondWithMessage(stream, response);
+    response.then(
+      (message) => respondWithMessage(stream, message),
+      (error: unknown) => respondWithError(stream, error),
+    );
   });
 }
 
