@@ -25,15 +25,12 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { spawn } from "node:child_process";
 import * as grpc from "@grpc/grpc-js";
-import { LocalWorkspace } from "@pulumi/pulumi/automation/index.js";
 import { startEmulator } from "pulumi-helpdesk/emulator";
-import { EVENTS } from "../dist/kernel/events.js";
-import { POLICY_NAMES } from "../dist/policy/policies.js";
 import { ANALYZER_EXECUTABLE } from "../dist/kernel/names.js"; // from the build, as scripts/release/executable.ts says
 import { releaseFolder } from "./plugin-start.ts";
-import { POLICY_COUNT } from "./policy.ts";
+import { governedStack, POLICY_COUNT } from "./policy.ts";
 import { median } from "./results.ts";
-import { BENCH_CLIENT, backendEnv, signedInConfig } from "./stack-config.ts";
+import { BENCH_CLIENT } from "./stack-config.ts";
 
 const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
 
@@ -113,22 +110,8 @@ try {
     [tool, "serve"],
   );
 
-  const configFile = join(work, "policy-config.json");
-  writeFileSync(
-    configFile,
-    JSON.stringify({
-      [POLICY_NAMES.allowedHosts]: { allowedHosts: ["*.example.test"] },
-      [POLICY_NAMES.allowedEvents]: { events: [...EVENTS] },
-    }),
-  );
-  const stateDir = join(work, "state");
-  mkdirSync(stateDir);
-  const stack = await LocalWorkspace.createOrSelectStack(
-    { stackName: "analyzer-floor", workDir: join(ROOT, "bench/programs/native") },
-    { envVars: { ...backendEnv(stateDir), HELPDESK_TOKEN_CACHE_DIR: join(work, "token-cache") } },
-  );
+  const { stack, configFile } = await governedStack(ROOT, work, "analyzer-floor", emulator.url);
   try {
-    await stack.setAllConfig(await signedInConfig(emulator.url, POLICY_COUNT));
     await stack.preview(); // warms the plugin cache and the program's first compilation
     await stack.preview({ policyPacks: [recorder], policyPackConfigs: [configFile] });
 

@@ -19,7 +19,7 @@ import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:f
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { LocalWorkspace } from "@pulumi/pulumi/automation/index.js";
+import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation/index.js";
 import { startEmulator } from "pulumi-helpdesk/emulator";
 import { EVENTS } from "../dist/kernel/events.js";
 import { POLICY_NAMES } from "../dist/policy/policies.js";
@@ -43,6 +43,42 @@ export type PolicyPreviewResults = Record<PreviewKind, number[]>;
 /** `median (min-max)` in seconds. */
 function summary(ms: number[]): string {
   return `${(median(ms) / 1000).toFixed(2)} s (${(Math.min(...ms) / 1000).toFixed(2)}-${(Math.max(...ms) / 1000).toFixed(2)})`;
+}
+
+/**
+ * The stack the policy benchmarks preview: the program `bench/programs/native` with {@link POLICY_COUNT} compliant
+ * webhooks, in a file backend of its own under `work`, signed in to the emulator at `emulatorUrl`; and a policy config
+ * file that enforces all four policies (`allowedHosts` and `events` set, so every policy reads the inputs).
+ *
+ * @param root the repository root (the program is `<root>/bench/programs/native`)
+ * @param work a scratch folder, removed by the caller
+ * @param stackName the stack's name
+ * @param emulatorUrl the emulator's base URL
+ * @returns the stack, configured, and the path of the policy config file (for `--policy-pack-config`)
+ * @throws Error when the stack cannot be created or configured
+ */
+export async function governedStack(
+  root: string,
+  work: string,
+  stackName: string,
+  emulatorUrl: string,
+): Promise<{ stack: Stack; configFile: string }> {
+  const configFile = join(work, "policy-config.json");
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      [POLICY_NAMES.allowedHosts]: { allowedHosts: ["*.example.test"] },
+      [POLICY_NAMES.allowedEvents]: { events: [...EVENTS] },
+    }),
+  );
+  const stateDir = join(work, "state");
+  mkdirSync(stateDir);
+  const stack = await LocalWorkspace.createOrSelectStack(
+    { stackName, workDir: join(root, "bench/programs/native") },
+    { envVars: { ...backendEnv(stateDir), HELPDESK_TOKEN_CACHE_DIR: join(work, "token-cache") } },
+  );
+  await stack.setAllConfig(await signedInConfig(emulatorUrl, POLICY_COUNT));
+  return { stack, configFile };
 }
 
 /**
@@ -75,22 +111,8 @@ export async function measurePolicyPreviews(
       executable: [join(release, ANALYZER_EXECUTABLE)],
       folder: [folderPack],
     };
-    const configFile = join(work, "policy-config.json");
-    writeFileSync(
-      configFile,
-      JSON.stringify({
-        [POLICY_NAMES.allowedHosts]: { allowedHosts: ["*.example.test"] },
-        [POLICY_NAMES.allowedEvents]: { events: [...EVENTS] },
-      }),
-    );
-    const stateDir = join(work, "state");
-    mkdirSync(stateDir);
-    const stack = await LocalWorkspace.createOrSelectStack(
-      { stackName: "policy", workDir: join(root, "bench/programs/native") },
-      { envVars: { ...backendEnv(stateDir), HELPDESK_TOKEN_CACHE_DIR: join(work, "token-cache") } },
-    );
+    const { stack, configFile } = await governedStack(root, work, "policy", emulatorUrl);
     try {
-      await stack.setAllConfig(await signedInConfig(emulatorUrl, POLICY_COUNT));
       await stack.preview(); // warms the plugin cache and the program's first compilation
       const results: PolicyPreviewResults = { without: [], executable: [], folder: [] };
       for (let rep = 0; rep < reps; rep++) {
