@@ -18,7 +18,8 @@
 #      the generator pulumi-java-gen in $HELPDESK_CACHE/bin (built with `go` from scripts/pulumi-build/java), then
 #      the Maven dependencies of sdk/java and examples/java in the Maven repository (~/.m2/repository);
 #      for tests/publish/: Verdaccio ($HELPDESK_VERDACCIO, npm ci of tests/publish/verdaccio) and pypiserver (the
-#      virtualenv $HELPDESK_PYPISERVER_VENV); actionlint ($HELPDESK_ACTIONLINT, `go install` from the Go module proxy);
+#      virtualenv $HELPDESK_PYPISERVER_VENV); actionlint ($HELPDESK_ACTIONLINT, `go install` from the Go module proxy) and
+#      Debian's shellcheck, which it runs;
 #   6. with --test or --release (`npm run release`): quill ($HELPDESK_QUILL), which signs the darwin executable ad hoc,
 #      built with `go` from scripts/release/quill.
 # Prints what it did and how long each step took. Safe to run again: a warm run takes seconds.
@@ -372,6 +373,15 @@ ensure_browser() {
   apt-get update -qq >/dev/null && apt-get install -y -qq chromium >/dev/null || die "apt-get install chromium failed"
 }
 
+# shellcheck, which actionlint runs on the workflows' run: scripts and scripts/lint-workflows.sh on the scripts they run.
+ensure_shellcheck() {
+  command -v shellcheck >/dev/null && return
+  step "Installing Debian's shellcheck for the workflow lint"
+  [ "$(id -u)" = 0 ] || die "shellcheck is missing and installing it needs root: apt-get install shellcheck"
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >/dev/null && apt-get install -y -qq shellcheck >/dev/null || die "apt-get install shellcheck failed"
+}
+
 ensure_postgres() {
   # Only the programs are needed: the tests run their own throw-away cluster (initdb, pg_ctl on 127.0.0.1, as the
   # `postgres` user when run as root), never the system's service.
@@ -396,6 +406,7 @@ if $want_test; then
   timed "yaml and python hosts" ensure_language_hosts; timed "python venv" ensure_python_venv
   timed "java host and generator" ensure_java_tools; timed "maven dependencies" ensure_maven_dependencies
   timed "verdaccio" ensure_verdaccio; timed "pypiserver" ensure_pypiserver; timed "actionlint" ensure_actionlint
+  timed "shellcheck" ensure_shellcheck
 fi
 if $want_test || $want_release; then timed "quill" ensure_quill; fi
 printf '    setup done in %ss: node %s, pulumi %s\n' "$((SECONDS - start))" "$(node -v)" "$("$PULUMI_BIN/pulumi" version)" >&2

@@ -34,6 +34,7 @@ if [ -n "$left" ]; then
   status=1
 fi
 # A plain closing line, the same in every environment: "N passed, N failed, N skipped".
+# shellcheck disable=SC2016 # JavaScript, not shell
 node -e '
   const r = JSON.parse(require("fs").readFileSync("test-results/vitest.json", "utf8"));
   console.log(`${r.numPassedTests} passed, ${r.numFailedTests} failed, ${r.numPendingTests + r.numTodoTests} skipped`);

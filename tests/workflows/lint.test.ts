@@ -1,7 +1,9 @@
 /**
- * `npm run lint:workflows` (scripts/lint-workflows.sh: actionlint, and every action pinned by commit) passes on the
- * repository's workflows and fails on copies of them with one error planted: an expression naming a matrix key that
- * does not exist (actionlint's type check), and an action pinned by a tag that can move (the pin check).
+ * `npm run lint:workflows` (scripts/lint-workflows.sh: actionlint with shellcheck, every action pinned by commit and
+ * image by digest, every `run:` a script of the repository) passes on the repository's workflows and fails on copies
+ * of them with one error planted: an expression naming a matrix key that does not exist (actionlint's type check),
+ * an action pinned by a tag that can move, an image by a tag, an expression pasted into a `run:` (a commit message
+ * an outsider writes), a `run:` of inline shell, and a script that does not exist.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -53,6 +55,39 @@ describe("npm run lint:workflows", () => {
     const ran = await lint([file]);
     expect(ran.code).toBe(1);
     expect(ran.stdout).toMatch(/ci\.yml:\d+:\d+: property "nodes" is not defined/);
+  });
+
+  it("fails on a ${{ github.event... }} expression in a run: line, saying which line and what to do", async () => {
+    const file = planted(
+      "release.yml",
+      "run: bash scripts/ci/release-build.sh",
+      "run: bash scripts/ci/release-build.sh ${{ github.event.head_commit.message }}",
+    );
+    const ran = await lint([file]);
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toMatch(
+      /release\.yml:\d+:.*github\.event\.head_commit\.message }} {2}<- a run: must be one line, bash scripts\/<path>\.sh with plain words or "\$VARIABLE" \(values of \$\{\{ \}\} go through env:\)/,
+    );
+  });
+
+  it("fails on a run: of inline shell, and on a run: of a script that does not exist", async () => {
+    const inline = await lint([planted("ci.yml", "run: bash scripts/test.sh", "run: npm ci && npm test")]);
+    expect(inline.code).toBe(1);
+    expect(inline.stderr).toMatch(/ci\.yml:\d+:.*run: npm ci && npm test {2}<- a run: must be one line/);
+    const missing = await lint([planted("ci.yml", "run: bash scripts/test.sh", "run: bash scripts/ci/nowhere.sh")]);
+    expect(missing.code).toBe(1);
+    expect(missing.stderr).toMatch(/ci\.yml:\d+:.*nowhere\.sh {2}<- scripts\/ci\/nowhere\.sh does not exist/);
+  });
+
+  it("fails on a container image by tag, not digest", async () => {
+    const file = planted(
+      "ci.yml",
+      "container: buildpack-deps:bookworm-scm@sha256:b42f74a50a22540b839042134919504ff7c51e7cf8d751b79d0f94c56566cb92",
+      "container: debian:12",
+    );
+    const ran = await lint([file]);
+    expect(ran.code).toBe(1);
+    expect(ran.stderr).toMatch(/ci\.yml:\d+:.*container: debian:12 .*<- an image not pinned by its digest/);
   });
 
   it("fails on an action pinned by a tag, saying which line", async () => {

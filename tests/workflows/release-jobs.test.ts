@@ -1,0 +1,370 @@
+/**
+ * The release workflow (.github/workflows/release.yml), played here: its jobs in the order their `needs` give, each
+ * from a fresh clone of the repository's HEAD with an empty `HOME` (no project cache, no Pulumi, no node_modules),
+ * a `PATH` of the system's folders and what its setup actions add, its `run:` scripts run as written, against local
+ * registries on 127.0.0.1 (tests/support/workflow-jobs.ts says what stands in for GitHub). It ends with every package
+ * installed by name by the verify job's own script.
+ *
+ * What GitHub alone can do is stood in for, each named in {@link STAND_INS} with the reason, and the test checks that
+ * the workflow still has those steps (a stand-in never hides a step that changed):
+ * - the macOS jobs run their script on Linux up to where macOS matters, and must stop there naming the platform;
+ *   the darwin-arm64 archive they would upload is stood in by the build's darwin-amd64 archive under its name (no
+ *   machine here can make it; it is never installed);
+ * - cosign's keyless signature and the provenance attestation need GitHub's OIDC identity: not run;
+ * - the PyPI upload (pypa/gh-action-pypi-publish, trusted publishing) is `npm run publish -- --only pypi` with a
+ *   password, to pypiserver;
+ * - the GitHub release is written with `--github-release-folder` into a folder served over HTTP, since gh has no
+ *   GitHub to talk to; npm's trusted publishing is a token (NODE_AUTH_TOKEN) for the local Verdaccio.
+ *
+ * Then the same jobs with one failure planted stop before anything is sent, naming it: a registry job without its
+ * tool, and a registry that refuses the job's credential.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { execFileSync } from "node:child_process";
+import {
+  copyFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { tmpdir } from "node:os";
+import { dirname, join } from "node:path";
+import { goModulePath, mavenGroupId, MAVEN_ARTIFACT_ID, nodejsSdkPackage } from "../../kernel/names.js";
+import { PACKAGE_NAME } from "../../kernel/package-version.js";
+import { repoRoot } from "../support/package.js";
+import { shown, type Ran } from "../support/processes.js";
+import { toolVenv, wheelhouse } from "../support/python.js";
+import { serveFolder, startPypiserver, startVerdaccio, type LocalServer } from "../support/registries.js";
+import {
+  actionOf,
+  downloadArtifact,
+  jobOrder,
+  prependPath,
+  readWorkflow,
+  runStep,
+  SYSTEM_PATH,
+  uploadArtifact,
+  withMatrix,
+  type Artifacts,
+  type JobRun,
+  type Step,
+} from "../support/workflow-jobs.js";
+
+const VERSION = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string }).version;
+const WORKFLOW = readWorkflow("release.yml");
+
+/**
+ * What stands in for a step that only GitHub can run, by action (or by the script of a `run:`), and why. Each must
+ * still be in the workflow ("the stand-ins name steps the workflow has").
+ */
+const STAND_INS: Record<string, string> = {
+  "sigstore/cosign-installer": "cosign's keyless signature needs GitHub's OIDC identity (not run)",
+  "scripts/ci/sign-sums.sh": "cosign's keyless signature needs GitHub's OIDC identity (not run)",
+  "actions/attest-build-provenance": "an attestation needs GitHub's OIDC identity (not run)",
+  "pypa/gh-action-pypi-publish": "PyPI's trusted publishing: npm run publish -- --only pypi to pypiserver instead",
+};
+
+let work: string;
+let upstream: string;
+let artifactStore: string;
+let githubFolder: string;
+const artifacts: Artifacts = new Map();
+const servers: Partial<Record<"npm" | "pypi" | "maven" | "github", LocalServer>> = {};
+/** Every job played (a matrix job once per leg), in order, with what its steps ran. */
+const played: JobRun[] = [];
+/** The first job that failed where it should not have, and how. */
+let broke: { job: string; step: string; result: Ran } | undefined;
+
+/** The machine's Node.js of the project (what actions/setup-node installs on the runner). */
+const NODE_BIN = dirname(process.execPath);
+/** The machine's Go (actions/setup-go). */
+const GO_BIN = dirname(execFileSync("bash", ["-c", "command -v go"], { encoding: "utf8" }).trim());
+
+/** Variables of the machine that only say how to reach the registries (certificates, proxies, indexes). */
+function registryAccess(): NodeJS.ProcessEnv {
+  return Object.fromEntries(
+    Object.entries(process.env).filter(([key]) =>
+      /CERT|CA_BUNDLE|PROXY|^PIP_|^GO(PROXY|SUMDB|NOSUMDB|PRIVATE|FLAGS)$/i.test(key),
+    ),
+  );
+}
+
+/** The local registries' settings, which the publishing and verify jobs' tools read. */
+function registryEnv(): NodeJS.ProcessEnv {
+  return {
+    npm_config_registry: servers.npm!.url,
+    NODE_AUTH_TOKEN: "verdaccio-accepts-any-token",
+    TWINE_REPOSITORY_URL: servers.pypi!.url,
+    TWINE_USERNAME: "anyone",
+    TWINE_PASSWORD: "pypiserver-accepts-any-password",
+    MAVEN_ARGS: `-DaltDeploymentRepository=local-test::${servers.maven!.url}`,
+  };
+}
+
+/** A fresh job: its folder, a clone of `upstream` as its workspace, the environment of a new runner. */
+function newJob(job: string, matrix: Record<string, string>): JobRun {
+  const dir = mkdtempSync(join(work, `${job}-`));
+  const home = join(dir, "home");
+  mkdirSync(join(dir, "tmp"), { recursive: true });
+  mkdirSync(home);
+  const workspace = join(dir, "work");
+  const shared = ["npm_config_cache", "npm_config_userconfig", "GOMODCACHE", "GOCACHE", "GOENV"];
+  return {
+    job,
+    matrix,
+    dir,
+    workspace,
+    ran: [],
+    env: {
+      ...registryAccess(),
+      ...Object.fromEntries(shared.filter((key) => process.env[key]).map((key) => [key, process.env[key]])),
+      HOME: home,
+      TMPDIR: join(dir, "tmp"),
+      PATH: SYSTEM_PATH.join(":"),
+      LANG: "C.UTF-8",
+      CI: "true",
+      GITHUB_ACTIONS: "true",
+      GITHUB_REF: `refs/tags/v${VERSION}`,
+      GITHUB_REF_NAME: `v${VERSION}`,
+      GITHUB_WORKSPACE: workspace,
+      NO_COLOR: "1",
+    },
+  };
+}
+
+/**
+ * Plays one `uses:` step with its stand-in.
+ *
+ * @throws Error when the action has no stand-in here
+ */
+async function useAction(run: JobRun, step: Step): Promise<void> {
+  const action = actionOf(step)!;
+  const options = Object.fromEntries(
+    Object.entries(step.with ?? {}).map(([key, value]) => [key, withMatrix(String(value), run.matrix)]),
+  );
+  switch (action) {
+    case "actions/checkout":
+      execFileSync("git", ["clone", "--quiet", upstream, run.workspace], { env: run.env });
+      return;
+    case "actions/setup-node":
+      prependPath(run, NODE_BIN);
+      return;
+    case "actions/setup-go":
+      prependPath(run, GO_BIN);
+      return;
+    case "actions/setup-java":
+      // The machine's JDK 17 and Maven are on the system PATH already (Debian's), as Temurin 17 is on the runner.
+      return;
+    case "actions/upload-artifact":
+      uploadArtifact(run, artifacts, artifactStore, options.name!, options.path!.split("\n")[0]!.trim());
+      return;
+    case "actions/download-artifact":
+      downloadArtifact(run, artifacts, options.name!, options.path!);
+      return;
+    default:
+      if (STAND_INS[action]) return;
+      throw new Error(`${run.job}: no stand-in for ${action}`);
+  }
+}
+
+/** The darwin job's stop on Linux: one line naming the platform and the step that needs macOS. */
+function darwinStop(arch: string): RegExp {
+  return new RegExp(`error: darwin-${arch}: .* needs a macOS ${arch} runner .*; the release waits for this platform`);
+}
+
+/**
+ * What the test adds to a `run:` step: options naming the local registries' folders, and the environment the local
+ * registries need. The workflow's own words are run first, unchanged.
+ */
+function localAdditions(run: JobRun, step: Step): { args: string[]; env: NodeJS.ProcessEnv } {
+  const script = step.run!.split(" ")[1];
+  switch (script) {
+    case "scripts/ci/debian-packages.sh":
+      // apt-get would change the machine: the job's packages must be installed here already.
+      return { args: ["--check"], env: {} };
+    case "scripts/ci/publish.sh":
+      return {
+        args: run.job === "github" ? ["--github-release-folder", githubFolder] : [],
+        // Provenance needs GitHub's OIDC identity: not asked of the local Verdaccio.
+        env: { ...registryEnv(), npm_config_provenance: "false" },
+      };
+    case "scripts/ci/verify-release.sh":
+      return { args: [], env: verifyEnv(run) };
+    default:
+      return { args: [], env: {} };
+  }
+}
+
+/** The verify job's tools pointed at the local registries (see {@link localAdditions}). */
+function verifyEnv(run: JobRun): NodeJS.ProcessEnv {
+  // Go fetches the module from its repository, the job's origin, as the module proxy would after the tag was pushed.
+  const gitconfig = join(run.dir, "gitconfig");
+  writeFileSync(gitconfig, `[url "${upstream}"]\n\tinsteadOf = https://${goModulePath().replace(/\/sdk\/go$/, "")}\n`);
+  return {
+    npm_config_registry: servers.npm!.url,
+    PIP_INDEX_URL: `${servers.pypi!.url}simple/`,
+    GOPROXY: "direct",
+    GONOSUMDB: goModulePath(),
+    GOFLAGS: "-mod=mod",
+    GIT_CONFIG_GLOBAL: gitconfig,
+    GIT_ALLOW_PROTOCOL: "file:https",
+    HELPDESK_VERIFY_MAVEN_REPOSITORY: servers.maven!.url,
+    HELPDESK_VERIFY_ATTEMPTS: "1",
+    PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES: `.*=${servers.github!.url}v\${VERSION}`,
+  };
+}
+
+/**
+ * Plays every job of the workflow in order; stops at the first that fails where it should not (a job whose
+ * `needs` failed never starts on GitHub either).
+ */
+async function playRelease(): Promise<void> {
+  for (const name of jobOrder(WORKFLOW)) {
+    const job = WORKFLOW.jobs[name]!;
+    for (const matrix of job.strategy?.matrix.include ?? [{}]) {
+      const run = newJob(name, matrix);
+      played.push(run);
+      for (const step of job.steps) {
+        if (step.if && !evaluateIf(step.if, run.matrix)) continue;
+        if (step.uses) {
+          await useAction(run, step);
+          continue;
+        }
+        if (STAND_INS[step.run!.split(" ")[1]!]) continue;
+        const added = localAdditions(run, step);
+        const result = await runStep(run, step, added.args, added.env);
+        if (name === "darwin") {
+          // Where macOS matters, the script stops naming the platform: the rest of the job is GitHub's.
+          if (result.code !== 0 && darwinStop(matrix.arch!).test(result.stderr)) break;
+        }
+        if (result.code !== 0) {
+          broke = { job: `${name} ${JSON.stringify(matrix)}`, step: step.name ?? step.run!, result };
+          return;
+        }
+      }
+      if (name === "darwin" && matrix.arch === "arm64") standInDarwinArm64(run);
+    }
+  }
+}
+
+/** The workflow's `if:` expressions the test evaluates: `${{ matrix.<key> == '<value>' }}`. */
+function evaluateIf(expression: string, matrix: Record<string, string>): boolean {
+  const match = /^\$\{\{\s*matrix\.([a-z_-]+)\s*==\s*'([^']*)'\s*\}\}$/.exec(expression.trim());
+  if (!match) throw new Error(`the test cannot evaluate if: ${expression}`);
+  return matrix[match[1]!] === match[2];
+}
+
+/**
+ * The artifact the darwin-arm64 job uploads on a Mac, stood in by the build's darwin-amd64 archive under the
+ * darwin-arm64 name, with its own SHA256SUMS line (see the module doc).
+ */
+function standInDarwinArm64(run: JobRun): void {
+  const release = artifacts.get("release")!;
+  const amd64 = readdirSync(release).find((name) => name.endsWith("-darwin-amd64.tar.gz"))!;
+  const arm64 = amd64.replace("-darwin-amd64.", "-darwin-arm64.");
+  const out = join(run.workspace, "release-darwin-arm64");
+  mkdirSync(out, { recursive: true });
+  copyFileSync(join(release, amd64), join(out, arm64));
+  const sum = execFileSync("sha256sum", [arm64], { cwd: out, encoding: "utf8" });
+  writeFileSync(join(out, "SHA256SUMS"), sum);
+  uploadArtifact(run, artifacts, artifactStore, "release-darwin-arm64", "release-darwin-arm64");
+}
+
+/** Every step a job ran, for a failure message. */
+function transcript(run: JobRun | undefined): string {
+  return (run?.ran ?? []).map(({ step, result }) => shown(step, result)).join("\n");
+}
+
+function playedJob(name: string, matrix: Record<string, string> = {}): JobRun {
+  const run = played.find((p) => p.job === name && JSON.stringify(p.matrix) === JSON.stringify(matrix));
+  if (!run)
+    throw new Error(
+      `the job ${name} ${JSON.stringify(matrix)} was not played${broke ? `: ${broke.job} broke first` : ""}`,
+    );
+  return run;
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), "helpdesk-release-jobs-"));
+  upstream = join(work, "upstream.git");
+  execFileSync("git", ["clone", "--quiet", "--bare", repoRoot, upstream]);
+  artifactStore = join(work, "artifacts");
+  githubFolder = join(work, "github-release");
+  mkdirSync(githubFolder);
+  const upstreamRegistry = execFileSync("npm", ["config", "get", "registry"], { encoding: "utf8" }).trim();
+  servers.npm = await startVerdaccio(join(work, "verdaccio"), upstreamRegistry, [PACKAGE_NAME, nodejsSdkPackage()]);
+  servers.pypi = await startPypiserver(join(work, "pypi"));
+  servers.maven = await serveFolder(join(work, "maven"), { acceptPut: true });
+  servers.github = await serveFolder(githubFolder);
+  // Pulumi's Python SDK and its dependencies are not on the local index: pip finds them in the wheelhouse.
+  process.env.PIP_FIND_LINKS = await wheelhouse(join(toolVenv, "bin", "python"));
+  await playRelease();
+}, 3_600_000);
+
+afterAll(async () => {
+  for (const server of Object.values(servers)) await server?.close();
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe("the release workflow, played from a fresh clone with empty caches against local registries", () => {
+  it("the stand-ins name steps the workflow has: nothing the workflow does is skipped unseen", () => {
+    const steps = Object.values(WORKFLOW.jobs).flatMap((job) => job.steps);
+    for (const standIn of Object.keys(STAND_INS))
+      expect(
+        steps.some((step) => actionOf(step) === standIn || step.run?.split(" ")[1] === standIn),
+        standIn,
+      ).toBe(true);
+  });
+
+  it("every job runs, in the order of its needs, with no job failing but where macOS matters", () => {
+    expect(broke && shown(`${broke.job}: ${broke.step}`, broke.result)).toBeUndefined();
+    expect(played.map((run) => run.job)).toEqual(
+      jobOrder(WORKFLOW).flatMap((name) =>
+        Array((WORKFLOW.jobs[name]!.strategy?.matrix.include ?? [{}]).length).fill(name),
+      ),
+    );
+  });
+
+  it("the build job writes every Linux-built archive, both npm tarballs, the wheel and sdist, from empty caches", () => {
+    const release = readdirSync(artifacts.get("release")!);
+    for (const platform of ["linux-amd64", "linux-arm64", "windows-amd64", "darwin-amd64"])
+      expect(
+        release.some((name) => name.endsWith(`-v${VERSION}-${platform}.tar.gz`)),
+        platform,
+      ).toBe(true);
+    expect(release.filter((name) => name.endsWith(".tgz"))).toHaveLength(2);
+    expect(release.filter((name) => name.endsWith(".whl"))).toHaveLength(1);
+    // Nothing came from the machine's project cache: the job's own cache was filled.
+    expect(existsSync(join(playedJob("build").env.HOME!, ".cache", PACKAGE_NAME))).toBe(true);
+  });
+
+  it("the darwin jobs run on Linux up to where macOS matters, and stop there naming the platform", () => {
+    for (const arch of ["arm64", "amd64"]) {
+      const run = playedJob(
+        "darwin",
+        WORKFLOW.jobs.darwin!.strategy!.matrix.include.find((m) => m.arch === arch),
+      );
+      const last = run.ran.at(-1)!.result;
+      expect(last.code, transcript(run)).toBe(1);
+      expect(last.stderr).toMatch(darwinStop(arch));
+    }
+  });
+
+  it("the verify job installs every package by name from the registries the jobs published to, and runs it", () => {
+    const verify = playedJob("verify").ran.at(-1)!.result;
+    expect(verify.code, shown("scripts/ci/verify-release.sh", verify)).toBe(0);
+    const lines = verify.stdout
+      .trim()
+      .split("\n")
+      .filter((line) => line.startsWith("verify: "));
+    expect(lines).toHaveLength(6);
+    for (const line of lines) expect(line).toMatch(/: installed by name, and ran$/);
+    expect(servers.maven!.log()).toContain(
+      `PUT /${mavenGroupId().replaceAll(".", "/")}/${MAVEN_ARTIFACT_ID}/${VERSION}/`,
+    );
+  });
+});
