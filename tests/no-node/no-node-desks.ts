@@ -44,7 +44,7 @@ import { pulumi, removeStack } from "../support/pulumi-cli.js";
 import { processesRunning, runCommand, shown, waitFor } from "../support/processes.js";
 import { mustRun, toolVenv, wheelhouse } from "../support/python.js";
 import { sharedRelease } from "../support/release.js";
-import { onPath, toolAvailable } from "../support/tools.js";
+import { onPath, systemWithout, toolAvailable } from "../support/tools.js";
 
 /** package.json's version: the release's. */
 export const VERSION = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string })
@@ -160,18 +160,7 @@ const NODE_COMMANDS = new Set(["node", "nodejs", "npm", "npx", "corepack"]);
  * @returns `dir`
  */
 export function systemWithoutNode(dir: string): string {
-  mkdirSync(dir, { recursive: true });
-  for (const from of ["/usr/bin", "/bin"]) {
-    for (const name of readdirSync(from)) {
-      if (NODE_COMMANDS.has(name)) continue;
-      try {
-        symlinkSync(join(from, name), join(dir, name));
-      } catch {
-        // the same name in both folders: the first one wins, as on PATH
-      }
-    }
-  }
-  return dir;
+  return systemWithout(dir, NODE_COMMANDS);
 }
 
 /** Whether the Pulumi CLI and the given language hosts are on the test's PATH (fails under CI when not). */
