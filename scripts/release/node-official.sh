@@ -70,6 +70,9 @@ for tool in curl gpg gpgv tar; do command -v "$tool" >/dev/null || stop "missing
 command -v sha256sum >/dev/null || command -v shasum >/dev/null || stop "missing sha256sum or shasum"
 if [ -e "$DEST" ] && [ -n "$(ls -A "$DEST")" ]; then stop "$DEST is not empty: remove it, or name another folder"; fi
 KEYS="${HELPDESK_NODE_RELEASE_KEYS:-$ROOT/scripts/release/nodejs-release-keys}"
+# What the record says of the keys: the override is named, so a binary verified with other keys is plain to see.
+KEYS_NOTE="a Node.js release key"
+[ -z "${HELPDESK_NODE_RELEASE_KEYS:-}" ] || KEYS_NOTE="a key of HELPDESK_NODE_RELEASE_KEYS=$KEYS, not the repository's release keys"
 compgen -G "$KEYS/*.asc" >/dev/null || stop "no release keys (*.asc) in $KEYS"
 
 BASE="${HELPDESK_NODE_DIST_URL:-$NODE_DIST_URL}"
@@ -142,5 +145,5 @@ BINARY_SHA256="$(sha256_of "$STAGE/$BINARY")"
 mv "$STAGE" "$DEST"
 STAGE=""
 record_verified_node "$KEY" "$BINARY_SHA256" \
-  "$BINARY of $FILE (SHA-256 $ACTUAL) from $SHOWN, listed in its SHASUMS256.txt (SHA-256 $(sha256_of "$WORK/SHASUMS256.txt")) signed by $SIGNER; verified $(date -u +%Y-%m-%dT%H:%M:%SZ) by scripts/release/node-official.sh"
+  "$BINARY of $FILE (SHA-256 $ACTUAL) from $SHOWN, listed in its SHASUMS256.txt (SHA-256 $(sha256_of "$WORK/SHASUMS256.txt")) signed by $SIGNER ($KEYS_NOTE); verified $(date -u +%Y-%m-%dT%H:%M:%SZ) by scripts/release/node-official.sh"
 step "Node.js v$VERSION for $PLATFORM: verified (SHASUMS256.txt signed by $SIGNER), unpacked into $DEST, $BINARY recorded in $NODE_VERIFIED"

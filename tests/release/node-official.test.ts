@@ -214,7 +214,9 @@ describe("scripts/release/node-official.sh", () => {
     expect(comment).toContain(
       `SHASUMS256.txt (SHA-256 ${sha256(join(dist, "good", `v${VERSION}`, "SHASUMS256.txt"))})`,
     );
-    expect(comment).toContain(`signed by ${releaserFpr}`);
+    expect(comment).toContain(
+      `signed by ${releaserFpr} (a key of HELPDESK_NODE_RELEASE_KEYS=${releaseKeys}, not the repository's release keys)`,
+    );
 
     expect(releaseCheck(run.cache, join(run.dest, "bin", "node"))).toBe(sha256(BINARY));
     expect(() => releaseCheck(run.cache, stranger)).toThrow(
