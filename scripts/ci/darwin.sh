@@ -26,11 +26,13 @@ on_mac() { [ "$(uname -s)" = Darwin ] && case "$arch-$(uname -m)" in arm64-arm64
 needs_mac() { die "$platform: $1 needs a macOS $arch runner (this machine: $(uname -s) $(uname -m)); the release waits for this platform"; }
 
 if [ "$arch" = arm64 ]; then
-  official="$HELPDESK_CACHE/node-official/node-v$NODE_VERSION-darwin-arm64"
+  # Into the project's Node.js folder ($NODE_HOME): the release build checks the Node.js it runs on against the
+  # record node-official.sh writes.
   step "$platform: Node.js $NODE_VERSION's official tarball, verified against its signed SHASUMS256.txt"
-  bash scripts/release/node-official.sh "$NODE_VERSION" darwin-arm64 "$official" || die "$platform: Node.js $NODE_VERSION's official tarball did not verify (above); the release waits for this platform"
+  bash scripts/release/node-official.sh "$NODE_VERSION" darwin-arm64 "$NODE_HOME" ||
+    die "$platform: Node.js $NODE_VERSION's official tarball did not verify (above); the release waits for this platform"
   on_mac || needs_mac "building the executable with that Node.js"
-  export PATH="$official/bin:$PATH"
+  export PATH="$NODE_HOME/bin:$PATH"
   # The archives are written with GNU tar's options (reproducible bytes: scripts/release/release.ts); macOS's tar is
   # bsdtar, so Homebrew's GNU tar comes first on PATH.
   brew list gnu-tar >/dev/null 2>&1 || brew install gnu-tar

