@@ -8,7 +8,8 @@
  * 2. the publish uploads the bundle, follows the deployment to PUBLISHED, and the repository then serves the jar,
  *    sources, javadoc and POM with their signatures and checksums; a second run finds it published and sends nothing;
  * 3. a bundle the Portal refuses (signed by a key it does not know) stops the run with one line naming the target
- *    and the Portal's reasons; a refused user token (401) is one line too, and neither prints a credential;
+ *    and the Portal's reasons; `USER_MANAGED` stops at VALIDATED; a refused user token (401) is one line too, and
+ *    none prints a credential;
  * 4. none of these runs writes the account's Maven repository (`~/.m2/repository`), which `mvn deploy` would
  *    (its lifecycle runs `install`): Maven reads settings here that name no local repository of their own.
  */
@@ -33,6 +34,8 @@ const WHAT = `${mavenCoordinates()}:${VERSION}`;
 const FOLDER = [...mavenGroupId().split("."), MAVEN_ARTIFACT_ID, VERSION].join("/");
 /** The Portal account of the test: a user token, and the namespace it holds. */
 const ACCOUNT = { username: "helpdesk-publisher", password: "portal-user-token-password", namespace: mavenGroupId() };
+/** The passphrase of the test's signing key. */
+const PASSPHRASE = "signing-key-passphrase";
 /** The project's folder in the account's Maven repository, which no run may touch. */
 const ACCOUNT_REPOSITORY = join(userInfo().homedir, ".m2", "repository", ...mavenGroupId().split("."));
 
@@ -70,7 +73,8 @@ beforeAll(async () => {
     .update(readFileSync(join(release, "NOTE.txt")))
     .digest("hex");
   writeFileSync(join(release, "SHA256SUMS"), `${sum}  NOTE.txt\n`);
-  key = await makeSigningKey(join(work, "gnupg"), "pulumi-helpdesk release <release@example.invalid>");
+  // A key with a passphrase, given as the release job gives it (setup-java: MAVEN_GPG_PASSPHRASE).
+  key = await makeSigningKey(join(work, "gnupg"), "pulumi-helpdesk release <release@example.invalid>", PASSPHRASE);
   otherKey = await makeSigningKey(join(work, "gnupg-other"), "someone else <else@example.invalid>");
   portal = await startCentralPortal(join(work, "portal"), { ...ACCOUNT, publicKeys: key.publicKey });
   const base = { ...process.env };
@@ -80,6 +84,7 @@ beforeAll(async () => {
   env = {
     ...base,
     GNUPGHOME: key.home,
+    MAVEN_GPG_PASSPHRASE: PASSPHRASE,
     MAVEN_ARGS: `-s ${mavenSettingsFile(join(work, "settings.xml"))}`,
     [CENTRAL_SETTINGS.url]: portal.url,
     [CENTRAL_SETTINGS.username]: ACCOUNT.username,
@@ -160,6 +165,29 @@ describe("npm run publish -- --only maven through the Central Portal's Publisher
       expect(readdirSync(other.repositoryDir)).toEqual([]);
     } finally {
       await other.close();
+    }
+  });
+
+  it("USER_MANAGED leaves the deployment VALIDATED, for a maintainer to publish in the Portal, and says so", async () => {
+    const managed = await startCentralPortal(join(work, "portal-managed"), { ...ACCOUNT, publicKeys: key.publicKey });
+    try {
+      const ran = await publish([], {
+        [CENTRAL_SETTINGS.url]: managed.url,
+        [CENTRAL_SETTINGS.publishingType]: "USER_MANAGED",
+      });
+      expect(ran.code, shown("npm run publish (USER_MANAGED)", ran)).toBe(0);
+      expect(ran.stderr).toMatch(
+        new RegExp(`^maven: deployment [0-9a-f-]+ of ${WHAT} is VALIDATED: publish it in the Portal's Deployments`),
+      );
+      const requests = requestsAfter("", managed.log());
+      expect(requests[1]).toBe(
+        `POST /${PUBLISHER_API.upload}?name=${MAVEN_ARTIFACT_ID}-${VERSION}&publishingType=USER_MANAGED`,
+      );
+      // PENDING, VALIDATING, VALIDATED: not published, so not in the repository.
+      expect(requests.slice(2)).toHaveLength(3);
+      expect(readdirSync(managed.repositoryDir)).toEqual([]);
+    } finally {
+      await managed.close();
     }
   });
 

@@ -274,21 +274,31 @@ export interface SigningKey {
 }
 
 /**
- * Makes a signing key without a passphrase (`gpg --quick-gen-key`, ed25519) in `home`.
+ * Makes a signing key (`gpg --quick-gen-key`, ed25519) in `home`, and stops the gpg-agent that made it, so that no
+ * passphrase stays cached: a signer must give it (maven-gpg-plugin reads `MAVEN_GPG_PASSPHRASE`).
  *
  * @param home a folder of the test (created)
  * @param name the key's user id
+ * @param passphrase the key's passphrase (default: none)
  */
-export async function makeSigningKey(home: string, name: string): Promise<SigningKey> {
+export async function makeSigningKey(home: string, name: string, passphrase = ""): Promise<SigningKey> {
   mkdirSync(home, { recursive: true, mode: 0o700 });
   const gpg = (args: string[]) => run("gpg", ["--homedir", home, "--batch", ...args]);
-  await gpg(["--pinentry-mode", "loopback", "--passphrase", "", "--quick-gen-key", name, "ed25519", "sign", "never"]);
-  const { stdout } = await gpg(["--armor", "--export"]);
-  return {
-    home,
-    publicKey: stdout,
-    close: async () => {
-      await run("gpgconf", ["--homedir", home, "--kill", "all"]);
-    },
+  const kill = async () => {
+    await run("gpgconf", ["--homedir", home, "--kill", "all"]);
   };
+  await gpg([
+    "--pinentry-mode",
+    "loopback",
+    "--passphrase",
+    passphrase,
+    "--quick-gen-key",
+    name,
+    "ed25519",
+    "sign",
+    "never",
+  ]);
+  await kill();
+  const { stdout } = await gpg(["--armor", "--export"]);
+  return { home, publicKey: stdout, close: kill };
 }
