@@ -20,6 +20,7 @@ import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { MAVEN_ARTIFACT_ID, mavenCoordinates, mavenGroupId } from "../../kernel/names.js";
 import { CENTRAL_SETTINGS, PUBLISHER_API } from "../../scripts/publish/maven.ts";
+import { freePort } from "../support/cli.js";
 import { makeSigningKey, startCentralPortal, type CentralPortal, type SigningKey } from "../support/central-portal.js";
 import { mavenSettingsFile } from "../support/maven.js";
 import { repoRoot } from "../support/package.js";
@@ -205,7 +206,7 @@ describe("npm run publish -- --only maven through the Central Portal's Publisher
     expect(requestsAfter(before)).toHaveLength(1);
   });
 
-  it("missing settings, or a Portal URL carrying a credential, are refused on one line that prints no credential", async () => {
+  it("missing settings, a Portal URL carrying a credential, or a Portal out of reach: one line, no credential", async () => {
     const unset = await publish(["--dry-run"], { [CENTRAL_SETTINGS.url]: "", [CENTRAL_SETTINGS.password]: "" });
     expect(unset.code).toBe(1);
     expect(unset.stderr).toMatch(
@@ -216,6 +217,10 @@ describe("npm run publish -- --only maven through the Central Portal's Publisher
     expect(carried.code).toBe(1);
     expect(carried.stderr).toMatch(/^error: maven: MAVEN_CENTRAL_URL must be the Central Portal's [^\n]+\n$/);
     expect(carried.stdout + carried.stderr).not.toContain("url-secret");
+    const nobody = `http://127.0.0.1:${await freePort()}/`;
+    const away = await publish(["--dry-run"], { [CENTRAL_SETTINGS.url]: nobody });
+    expect(away.code).toBe(1);
+    expect(away.stderr).toMatch(new RegExp(`^error: maven: cannot reach ${nobody}: [^\n]*ECONNREFUSED[^\n]*\n$`));
   });
 
   it("no run wrote the account's Maven repository (~/.m2/repository)", () => {
