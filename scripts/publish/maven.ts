@@ -325,6 +325,11 @@ async function awaitDeployment(settings: PortalSettings, id: string, what: strin
   }
 }
 
+/**
+ * The Maven target (see the module doc): `survey` asks the Portal whether the release's version is published,
+ * `send` builds, signs and uploads the bundle and follows the deployment. Both throw PublishError on missing or bad
+ * settings, a POM that lacks what Maven Central requires, or the Portal's refusal (one line, no credential).
+ */
 export const mavenTarget: Target = {
   name: NAME,
   async survey(context) {
