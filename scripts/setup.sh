@@ -254,8 +254,9 @@ ensure_maven_dependencies() {
   # What Maven needs to build sdk/java and run examples/java (Pulumi's Java SDK com.pulumi:pulumi and its
   # dependencies, the Maven plugins), downloaded from Maven Central into the Maven repository of the user account
   # (~/.m2/repository): tests/languages/java.test.ts reads it from there and writes into a repository of its own.
-  # Done as a person would: `mvn install` of sdk/java (a copy, so no target/ is left in the repository; and a `deploy`
-  # into a folder, as `npm run publish` deploys it, for the deploy plugin), then in a
+  # Done as a person would: `mvn install` of sdk/java (a copy, so no target/ is left in the repository; and a
+  # `-Prelease deploy` into a folder, as `npm run publish` builds Maven Central's bundle, for the deploy and gpg
+  # plugins, signing skipped), then in a
   # copy of the example what the Java language host runs first: the Pulumi SDK's listing of the plugins the program
   # needs (`mvn compile exec:java` of its bootstrap class, no engine needed), which resolves the program's classpath
   # and the plugins' own dependencies. Redone when the two pom.xml files change; skipped with a warning when Java or
@@ -279,7 +280,7 @@ maven_resolve() ( # a subshell: its cd and its trap stay inside; the copies go w
   trap 'rm -rf "$tmp"' EXIT
   cp -r "$ROOT/sdk/java" "$tmp/sdk" && rm -rf "$tmp/sdk/target" &&
     cp -r "$ROOT/examples/java" "$tmp/example" && rm -rf "$tmp/example/target" &&
-    (cd "$tmp/sdk" && mvn -B --strict-checksums install deploy -DaltDeploymentRepository="local::file://$tmp/deployed") &&
+    (cd "$tmp/sdk" && mvn -B --strict-checksums -Prelease -Dgpg.skip install deploy -DaltDeploymentRepository="local::file://$tmp/deployed") &&
     (cd "$tmp/example" && mvn -B --strict-checksums compile exec:java -DmainClass=com.pulumi.bootstrap.internal.Main -DmainArgs=packages)
 )
 

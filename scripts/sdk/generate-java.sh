@@ -22,10 +22,11 @@
 #      both are released together) and with what generated code imports and that SDK needs only at run time: gson
 #      (the version com.pulumi:pulumi depends on) and jsr305 (`@Nullable`, the version pulumi-java-gen names).
 #      What Maven Central requires of a release (CONTRIBUTING.md "Publishing"), for `npm run publish`
-#      (scripts/publish/maven.ts: `mvn deploy`): name, description, url, licenses, scm and developers from the schema
-#      (description, homepage, repository, license, publisher), and the -sources.jar and -javadoc.jar built in
-#      `package` (javadoc with doclint off: the generated comments are the schema's, not Javadoc); the profile
-#      `release` (`-Prelease`, in the release workflow's MAVEN_ARGS) signs every file with gpg, as Central requires.
+#      (scripts/publish/maven.ts: `mvn -Prelease deploy` into the folder it zips for the Central Portal): name,
+#      description, url, licenses, scm and developers from the schema (description, homepage, repository, license,
+#      publisher), and the -sources.jar and -javadoc.jar built in `package` (javadoc with doclint off: the generated
+#      comments are the schema's, not Javadoc); the profile `release` (`-Prelease`, which scripts/publish/maven.ts
+#      passes) signs every file with gpg, as Central requires.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/env.sh"
 cd "$ROOT"

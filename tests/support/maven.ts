@@ -30,11 +30,11 @@ export function pulumiJavaSdkDownloaded(): boolean {
 }
 
 /**
- * Maven settings: `localRepository` the run's own, the machine's repository a remote one read first, whose files
- * must match their checksums (`checksumPolicy` fail; Maven's default only warns). This holds for every Maven the
- * run starts, the Java language host's included, which no command-line flag reaches.
+ * Maven settings: `localRepository` the run's own (when given), the machine's repository a remote one read first,
+ * whose files must match their checksums (`checksumPolicy` fail; Maven's default only warns). This holds for every
+ * Maven the run starts, the Java language host's included, which no command-line flag reaches.
  */
-function settings(localRepository: string, remotes: string[]): string {
+function settings(localRepository: string | undefined, remotes: string[]): string {
   const one = (element: string, id: string, url: string): string =>
     `<${element}><id>${id}</id><url>${url}</url>` +
     `<releases><enabled>true</enabled><checksumPolicy>fail</checksumPolicy></releases><snapshots><enabled>false</enabled></snapshots></${element}>`;
@@ -45,8 +45,7 @@ function settings(localRepository: string, remotes: string[]): string {
     ].join("");
   return `<?xml version="1.0" encoding="UTF-8"?>
 <settings xmlns="http://maven.apache.org/SETTINGS/1.0.0">
-  <localRepository>${localRepository}</localRepository>
-  <profiles>
+${localRepository ? `  <localRepository>${localRepository}</localRepository>\n` : ""}  <profiles>
     <profile>
       <id>machine-repository</id>
       <repositories>${repository("repository")}</repositories>
@@ -73,6 +72,20 @@ export function mavenEnv(env: NodeJS.ProcessEnv, localRepository: string, remote
   mkdirSync(join(home, ".m2"), { recursive: true });
   writeFileSync(join(home, ".m2", "settings.xml"), settings(localRepository, remotes));
   return { ...env, MAVEN_OPTS: `-Duser.home=${home}` };
+}
+
+/**
+ * Writes Maven settings that name no local repository (so Maven's is the account's `~/.m2/repository`, unless the
+ * run names another) and read the machine's repository ahead of Maven Central, for `mvn -s <file>`: how a test
+ * proves that a tool keeps its Maven runs out of the account's repository.
+ *
+ * @param file the settings file to write
+ * @param remotes URLs of repositories read before the machine's, in order
+ * @returns `file`
+ */
+export function mavenSettingsFile(file: string, remotes: string[] = []): string {
+  writeFileSync(file, settings(undefined, remotes));
+  return file;
 }
 
 /**

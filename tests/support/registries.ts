@@ -7,22 +7,12 @@
  *   npm is configured with here (`npm config get registry`), so `npm install <name>` resolves the dependencies too.
  * - pypiserver (PyPI), from the virtualenv `$HELPDESK_PYPISERVER_VENV` (setup.sh --test): anyone may upload, a file
  *   name is never replaced (409), no fallback to another index.
- * - {@link serveFolder}: a static HTTP server of a folder (the Go module proxy, the plugin mirror) that, with
- *   `acceptPut`, is a Maven repository: `mvn deploy` PUTs each file, and a release file already there is refused
- *   (409), as Maven Central and Nexus refuse to replace a release. A `file://` repository would be a real deploy
- *   target too, but it replaces anything silently: nothing could show a second deploy refused.
+ * - {@link serveFolder}: a static HTTP server of a folder (the Go module proxy, the plugin mirror, the Maven
+ *   repository that the stand-in of Maven Central's Portal publishes into: tests/support/central-portal.ts).
  */
-import {
-  createReadStream,
-  createWriteStream,
-  existsSync,
-  mkdirSync,
-  renameSync,
-  statSync,
-  writeFileSync,
-} from "node:fs";
+import { createReadStream, existsSync, mkdirSync, statSync, writeFileSync } from "node:fs";
 import { createServer, type Server } from "node:http";
-import { dirname, join, normalize, sep } from "node:path";
+import { join, normalize, sep } from "node:path";
 import { freePort } from "./cli.js";
 import { startProcess, waitFor } from "./processes.js";
 import { helpdeskCache } from "./python.js";
@@ -105,17 +95,12 @@ export async function startPypiserver(dir: string): Promise<LocalServer> {
   );
 }
 
-/** Maven's repository metadata, which every deploy rewrites (all else of a release is written once). */
-const MAVEN_METADATA = /\/maven-metadata\.xml(\.(md5|sha1|sha256|sha512))?$/;
-
 /**
  * Serves the files under `dir` (GET, HEAD; 404 for anything else) and records every request.
  *
  * @param dir the folder
- * @param options `acceptPut`: store PUT bodies under `dir` (a Maven repository), refusing with 409 a file already
- *   there, but Maven's metadata
  */
-export async function serveFolder(dir: string, options: { acceptPut?: boolean } = {}): Promise<LocalServer> {
+export async function serveFolder(dir: string): Promise<LocalServer> {
   const requests: string[] = [];
   const server: Server = createServer((request, response) => {
     requests.push(`${request.method} ${request.url}`);
@@ -123,22 +108,6 @@ export async function serveFolder(dir: string, options: { acceptPut?: boolean } 
     const file = normalize(join(dir, path));
     if (!file.startsWith(dir + sep)) {
       response.writeHead(400).end();
-      return;
-    }
-    if (request.method === "PUT" && options.acceptPut) {
-      if (existsSync(file) && !MAVEN_METADATA.test(path)) {
-        request.resume();
-        response
-          .writeHead(409, "Conflict: a release is never replaced")
-          .end(`${path} exists: a release is never replaced\n`);
-        return;
-      }
-      mkdirSync(dirname(file), { recursive: true });
-      const partial = `${file}.partial-${requests.length}`;
-      request.pipe(createWriteStream(partial)).on("finish", () => {
-        renameSync(partial, file);
-        response.writeHead(201).end();
-      });
       return;
     }
     if ((request.method !== "GET" && request.method !== "HEAD") || !existsSync(file) || !statSync(file).isFile()) {

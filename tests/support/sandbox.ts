@@ -252,6 +252,18 @@ function list(path: string, depth: Depth, excluded: string[], into: Listing): vo
   }
 }
 
+/**
+ * Lists everything below `path` with its size and modification time, as {@link findTraces} compares it (e.g. the
+ * account's Maven repository, which a test must not write).
+ *
+ * @returns the listing; empty when `path` does not exist
+ */
+export function listTree(path: string): Listing {
+  const listing: Listing = new Map();
+  list(path, "tree", [], listing);
+  return listing;
+}
+
 /** Lists the watched places of the real home folder (see {@link watchedPlaces}). */
 export function snapshotHome(env: NodeJS.ProcessEnv = process.env): Listing {
   const listing: Listing = new Map();
