@@ -141,7 +141,10 @@ export function uploadArtifact(run: JobRun, artifacts: Artifacts, store: string,
 
 /**
  * Runs a `run:` step as the runner would: `bash -e -c <run>` in the workspace, with the job's environment and the
- * step's `env:` (matrix expressions evaluated).
+ * step's `env:` (matrix expressions evaluated), then `extraEnv`, which must give a value for every other expression
+ * of the step's `env:` (a secret, a variable, the job's token).
+ *
+ * @throws Error when a `${{ }}` of the step's `env:` is neither a matrix value nor given in `extraEnv`
  */
 export async function runStep(
   run: JobRun,
@@ -151,7 +154,13 @@ export async function runStep(
 ): Promise<Ran> {
   if (!step.run) throw new Error("not a run: step");
   const env: NodeJS.ProcessEnv = { ...run.env };
-  for (const [key, value] of Object.entries(step.env ?? {})) env[key] = withMatrix(String(value), run.matrix);
+  for (const [key, value] of Object.entries(step.env ?? {})) {
+    const evaluated = withMatrix(String(value), run.matrix);
+    // A secret, a variable or the job's token is GitHub's: the test must give its own value for each.
+    if (evaluated.includes("${{") && !(key in extraEnv))
+      throw new Error(`${run.job}: the step's ${key} is ${value}, and the test gives no value for it`);
+    env[key] = evaluated;
+  }
   Object.assign(env, extraEnv);
   const script = [step.run, ...extraArgs.map((arg) => `'${arg.replaceAll("'", "'\\''")}'`)].join(" ");
   const result = await runCommand("bash", ["-e", "-c", script], { cwd: run.workspace, env });

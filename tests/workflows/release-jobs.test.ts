@@ -33,7 +33,15 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { goModulePath, mavenGroupId, MAVEN_ARTIFACT_ID, nodejsSdkPackage } from "../../kernel/names.js";
+import {
+  githubRepository,
+  goModulePath,
+  mavenGroupId,
+  MAVEN_ARTIFACT_ID,
+  nodejsSdkPackage,
+} from "../../kernel/names.js";
+import { CENTRAL_SETTINGS } from "../../scripts/publish/maven.ts";
+import { makeSigningKey, startCentralPortal, type CentralPortal, type SigningKey } from "../support/central-portal.js";
 import { PACKAGE_NAME } from "../../kernel/package-version.js";
 import { startNodeDist, type NodeDist } from "../support/node-dist.js";
 import { repoRoot } from "../support/package.js";
@@ -75,10 +83,14 @@ let artifactStore: string;
 let githubFolder: string;
 /** Node.js's dist, stood in for on 127.0.0.1 with a release signed by a key of the test's (tests/support/node-dist.ts). */
 let nodeDist: NodeDist;
+let nodeDistDir: string;
 /** The Node.js the release is made of (scripts/lib/env.sh NODE_VERSION). */
 const NODE_VERSION = /^NODE_VERSION="([^"]+)"$/m.exec(readFileSync(join(repoRoot, "scripts/lib/env.sh"), "utf8"))![1]!;
 const artifacts: Artifacts = new Map();
-const servers: Partial<Record<"npm" | "pypi" | "maven" | "github", LocalServer>> = {};
+const servers: Partial<Record<"npm" | "pypi" | "github", LocalServer>> & { maven?: CentralPortal } = {};
+/** The Central Portal's user token (its stand-in's account) and the release's signing key (setup-java's import). */
+const PORTAL_ACCOUNT = { username: "helpdesk-publisher", password: "portal-user-token-password" };
+let signingKey: SigningKey;
 /** Every job played (a matrix job once per leg), in order, with what its steps ran. */
 const played: JobRun[] = [];
 /** The first job that failed where it should not have, and how. */
@@ -106,7 +118,13 @@ function registryEnv(): NodeJS.ProcessEnv {
     TWINE_REPOSITORY_URL: servers.pypi!.url,
     TWINE_USERNAME: "anyone",
     TWINE_PASSWORD: "pypiserver-accepts-any-password",
-    MAVEN_ARGS: `-DaltDeploymentRepository=local-test::${servers.maven!.url}`,
+    GNUPGHOME: signingKey.home,
+    [CENTRAL_SETTINGS.url]: servers.maven!.url,
+    [CENTRAL_SETTINGS.username]: PORTAL_ACCOUNT.username,
+    [CENTRAL_SETTINGS.password]: PORTAL_ACCOUNT.password,
+    MAVEN_GPG_PASSPHRASE: "",
+    GH_TOKEN: "",
+    GH_REPO: `${githubRepository().owner}/${githubRepository().name}`,
   };
 }
 
@@ -223,7 +241,7 @@ function verifyEnv(run: JobRun): NodeJS.ProcessEnv {
     GOFLAGS: "-mod=mod",
     GIT_CONFIG_GLOBAL: gitconfig,
     GIT_ALLOW_PROTOCOL: "file:https",
-    HELPDESK_VERIFY_MAVEN_REPOSITORY: servers.maven!.url,
+    HELPDESK_VERIFY_MAVEN_REPOSITORY: servers.maven!.repository.url,
     HELPDESK_VERIFY_ATTEMPTS: "1",
     PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES: `.*=${servers.github!.url}v\${VERSION}`,
   };
@@ -309,10 +327,19 @@ beforeAll(async () => {
   const upstreamRegistry = execFileSync("npm", ["config", "get", "registry"], { encoding: "utf8" }).trim();
   servers.npm = await startVerdaccio(join(work, "verdaccio"), upstreamRegistry, [PACKAGE_NAME, nodejsSdkPackage()]);
   servers.pypi = await startPypiserver(join(work, "pypi"));
-  servers.maven = await serveFolder(join(work, "maven"), { acceptPut: true });
+  signingKey = await makeSigningKey(
+    mkdtempSync(join(tmpdir(), "gpg-")),
+    "pulumi-helpdesk release <release@example.invalid>",
+  );
+  servers.maven = await startCentralPortal(join(work, "central-portal"), {
+    ...PORTAL_ACCOUNT,
+    namespace: mavenGroupId(),
+    publicKeys: signingKey.publicKey,
+  });
   servers.github = await serveFolder(githubFolder);
-  mkdirSync(join(work, "node-dist"));
-  nodeDist = await startNodeDist(join(work, "node-dist"));
+  // A short folder of its own: gpg-agent's socket path there must stay within a unix socket's 107 bytes.
+  nodeDistDir = mkdtempSync(join(tmpdir(), "nd-"));
+  nodeDist = await startNodeDist(nodeDistDir);
   nodeDist.publish("dist", NODE_VERSION, {
     "darwin-arm64": Buffer.from("a stand-in of Node.js's darwin-arm64 binary\n"),
   });
@@ -324,6 +351,9 @@ beforeAll(async () => {
 afterAll(async () => {
   for (const server of Object.values(servers)) await server?.close();
   await nodeDist?.close();
+  await signingKey?.close();
+  if (signingKey) rmSync(signingKey.home, { recursive: true, force: true });
+  if (nodeDistDir) rmSync(nodeDistDir, { recursive: true, force: true });
   if (work) rmSync(work, { recursive: true, force: true });
 });
 
