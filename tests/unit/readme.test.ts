@@ -9,13 +9,11 @@ import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { precedencePhrase } from "../../cli/help.js";
-import * as config from "../../kernel/config.js";
 import * as names from "../../kernel/names.js";
 import { NODE_FLOORS, SUPPORTED_NODE_TEXT } from "../../kernel/node-support.js";
 import * as packageVersion from "../../kernel/package-version.js";
 import * as published from "../../kernel/published.js";
 import * as settings from "../../kernel/settings.js";
-import { buildSchema } from "../../provider/native/schema.js";
 import { SUMS_SIGNATURE } from "../../scripts/publish/github.ts";
 import { RELEASE_WORKFLOW, unreleasedHeading } from "../../scripts/docs/published.ts";
 import {
@@ -63,16 +61,7 @@ describe("README.md states the rules as their homes do", () => {
   });
 
   it("a change to the table's row or to the order changes the blocks (so the check above can fail)", () => {
-    const base = {
-      schema: buildSchema(),
-      names,
-      settings,
-      config,
-      packageVersion,
-      published,
-      clientFlags: {},
-      precedencePhrase,
-    };
+    const base = { ...pageSources(), clientFlags: {}, precedencePhrase };
     const reordered = readmeBlocks({
       ...base,
       precedencePhrase: (words) => [words.environment, words.config, words.explicit].join(", else "),
