@@ -8,8 +8,8 @@
  *
  * **Who changes it, and when.** The maintainer who releases, in the release commit: the commit the tag
  * `v<version>` (package.json's version) will point to. Set it to that version, run `npm run build && node
- * scripts/docs/readme.ts && node scripts/docs/registry-pages.ts`, move the changelog's unreleased section under the
- * version (as its rule says), commit, then push the tag; the release workflow publishes what that commit holds. So
+ * scripts/docs/readme.ts && node scripts/docs/registry-pages.ts`, drop "(unreleased)" from the changelog's top
+ * heading (as its rule says), commit, then push the tag; the release workflow publishes what that commit holds. So
  * the docs at a release tag, which the Pulumi Registry reads, name the version that tag publishes. Should the
  * workflow fail before every registry holds the version, set it back in the next commit, until a tag's workflow has
  * published. Nothing else changes it: no script writes it, and nothing shipped reads it.

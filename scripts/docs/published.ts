@@ -27,6 +27,8 @@ export interface PublishedFacts {
   version: string;
   /** kernel/published.ts `PUBLISHED_VERSION` */
   published: string | undefined;
+  /** kernel/package-version.ts `PACKAGE_NAME`: the npm package's name, which is the project's */
+  packageName: string;
   names: typeof Names;
 }
 
@@ -45,18 +47,18 @@ function isPublished(facts: PublishedFacts): boolean {
  * @returns e.g. "pulumi-helpdesk is not published yet: ..."
  */
 export function publishedSentence(facts: PublishedFacts): string {
-  const { version, published, names } = facts;
+  const { version, published, names, packageName } = facts;
   const goTag = `\`${names.GO_SDK_DIR}/${names.releaseTag(version)}\``;
   if (isPublished(facts))
     return (
-      `${names.CLI_EXECUTABLE} ${version} is published: on npm, the Python Package Index and Maven Central, as the Go ` +
+      `${packageName} ${version} is published: on npm, the Python Package Index and Maven Central, as the Go ` +
       `module's tag ${goTag}, and as the GitHub release \`${names.releaseTag(version)}\`, from which Pulumi downloads the plugin.`
     );
   const now = published
     ? `the registries hold ${published}; ${version}, which this describes, is not published yet`
     : "no version is on any registry yet";
   return (
-    `${names.CLI_EXECUTABLE} is not published yet (${now}): npm, the Python Package Index and Maven Central do not ` +
+    `${packageName} is not published yet (${now}): npm, the Python Package Index and Maven Central do not ` +
     `hold ${version}, the Go module has no tag ${goTag}, and there is no GitHub release \`${names.releaseTag(version)}\` ` +
     "for Pulumi to download the plugin from. Until there is, install from the release's files, which " +
     "`npm run release` writes into `release/` in a clone of the repository."
@@ -84,7 +86,7 @@ export function unreleasedHeading(facts: PublishedFacts): string {
  * @throws Error as kernel/names.ts `githubRepository` (no GitHub repository in package.json)
  */
 export function publishedBlocks(facts: PublishedFacts): PublishedBlocks {
-  const { version, published, names } = facts;
+  const { version, published, names, packageName } = facts;
   const tag = names.releaseTag(version);
   const repository = names.githubRepository();
   const ownerRepo = `${repository.owner}/${repository.name}`;
@@ -98,15 +100,15 @@ export function publishedBlocks(facts: PublishedFacts): PublishedBlocks {
     : `**Not published yet.** ${
         published
           ? `The registries hold ${published}; this README describes ${version}, which is not published yet.`
-          : "No version of pulumi-helpdesk is on a registry yet."
+          : `No version of ${packageName} is on a registry yet.`
       } npm, PyPI and Maven Central do not hold ${version}, the Go module has no tag \`${names.GO_SDK_DIR}/${tag}\`, and ` +
       `there is no GitHub release \`${tag}\` for Pulumi to download the plugin from: the install commands below are ` +
       `what will work once ${version} is published. Until then, install from ${offline} (\`npm run release\` in a ` +
       "clone of this repository writes them into `release/`).";
 
   const lead = isPublished(facts)
-    ? "Each language installs pulumi-helpdesk by name from its registry"
-    : `Once ${version} is published (until then: ${offline}), each language installs pulumi-helpdesk by name from its registry`;
+    ? `Each language installs ${packageName} by name from its registry`
+    : `Once ${version} is published (until then: ${offline}), each language installs ${packageName} by name from its registry`;
   const install = [
     `**2. The packages.** ${lead} (its section below says how), and Pulumi downloads the provider plugin (one ` +
       "self-contained executable, no Node.js needed) from the GitHub release its SDK names, the first time a program " +
@@ -114,8 +116,9 @@ export function publishedBlocks(facts: PublishedFacts): PublishedBlocks {
     "",
     `| language | install${isPublished(facts) ? "" : " (once published)"} |`,
     "|---|---|",
-    `| TypeScript / JavaScript | \`npm install ${names.CLI_EXECUTABLE}\` (the dynamic \`Webhook\`, the CLI, the emulator); \`npm install ${names.nodejsSdkPackage()}\` (the native SDK) |`,
-    `| Python | \`pip install ${names.CLI_EXECUTABLE}\` |`,
+    `| TypeScript / JavaScript | \`npm install ${packageName}\` (the dynamic \`Webhook\`, the CLI, the emulator); \`npm install ${names.nodejsSdkPackage()}\` (the native SDK) |`,
+    // The distribution's name as pip normalizes it (PEP 503): `pulumi_helpdesk` is installed as `pulumi-helpdesk`.
+    `| Python | \`pip install ${names.PYTHON_PACKAGE.replace(/_/g, "-")}\` |`,
     `| Go | \`go get ${names.goModulePath()}@${tag}\` |`,
     `| Java | Maven: \`${names.mavenCoordinates()}:${version}\` |`,
     "| YAML | nothing: the program names the plugin's version and download URL |",

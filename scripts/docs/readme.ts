@@ -49,6 +49,7 @@ export function publishedFactsOf(sources: Pick<PageSources, "packageVersion" | "
     version: sources.packageVersion.packageVersion(),
     published: sources.published.PUBLISHED_VERSION,
     names: sources.names,
+    packageName: sources.packageVersion.PACKAGE_NAME,
   };
 }
 

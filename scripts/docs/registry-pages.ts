@@ -197,7 +197,12 @@ export function registryPages(sources: PageSources, root: string = ROOT): Regist
   const goTag = `${names.GO_SDK_DIR}/${names.releaseTag(version)}`;
   const installationPage = `/registry/packages/${names.PULUMI_PACKAGE}/installation-configuration/`;
   const onRegistries = published.PUBLISHED_VERSION === version;
-  const publication = publishedSentence({ version, published: published.PUBLISHED_VERSION, names });
+  const publication = publishedSentence({
+    version,
+    published: published.PUBLISHED_VERSION,
+    names,
+    packageName: npmPackage,
+  });
 
   const index = [
     frontMatter(schema.displayName, schema.description),
