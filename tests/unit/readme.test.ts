@@ -2,19 +2,27 @@
  * The README's statements of a rule are the rule's: its generated blocks are what scripts/docs/readme.ts writes from
  * the homes (the settings table, their precedence), and the versions, the Node.js floor and the package's names it
  * (and each example's README) spells out are those of package.json, `kernel/node-support.ts` and `kernel/names.ts`;
- * CHANGELOG.md's newest section is package.json's version.
+ * what they say is published is `kernel/published.ts`'s (the README's and the examples' generated blocks), and
+ * CHANGELOG.md's one unreleased section is package.json's version.
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { precedencePhrase } from "../../cli/help.js";
-import * as config from "../../kernel/config.js";
 import * as names from "../../kernel/names.js";
 import { NODE_FLOORS, SUPPORTED_NODE_TEXT } from "../../kernel/node-support.js";
 import * as packageVersion from "../../kernel/package-version.js";
+import * as published from "../../kernel/published.js";
 import * as settings from "../../kernel/settings.js";
-import { buildSchema } from "../../provider/native/schema.js";
-import { fillBlocks, readmeBlocks } from "../../scripts/docs/readme.ts";
+import { SUMS_SIGNATURE } from "../../scripts/publish/github.ts";
+import { RELEASE_WORKFLOW, unreleasedHeading } from "../../scripts/docs/published.ts";
+import {
+  exampleBlocks,
+  exampleReadmes,
+  fillBlocks,
+  publishedFactsOf,
+  readmeBlocks,
+} from "../../scripts/docs/readme.ts";
 import { pageSources } from "../support/doc-sources.js";
 import { repoRoot } from "../support/package.js";
 
@@ -53,7 +61,7 @@ describe("README.md states the rules as their homes do", () => {
   });
 
   it("a change to the table's row or to the order changes the blocks (so the check above can fail)", () => {
-    const base = { schema: buildSchema(), names, settings, config, packageVersion, clientFlags: {}, precedencePhrase };
+    const base = { ...pageSources(), clientFlags: {}, precedencePhrase };
     const reordered = readmeBlocks({
       ...base,
       precedencePhrase: (words) => [words.environment, words.config, words.explicit].join(", else "),
@@ -83,13 +91,70 @@ describe("README.md states the rules as their homes do", () => {
     expect(floors.filter((entry) => !entry.endsWith(`: ${tested}`))).toEqual([]);
   });
 
-  it("CHANGELOG.md's newest section is package.json's version, and no section is left unversioned", () => {
+  it("each example's README says what is published as scripts/docs/readme.ts writes it", () => {
+    const readmes = exampleReadmes();
+    expect(readmes.length, "the examples have READMEs").toBeGreaterThan(5);
+    const blocks = exampleBlocks(pageSources());
+    for (const example of readmes) {
+      const text = readFileSync(join(repoRoot, example), "utf8");
+      expect(
+        fillBlocks(text, blocks),
+        `${example}'s generated block is stale: run \`npm run build && node scripts/docs/readme.ts\``,
+      ).toBe(text);
+    }
+  });
+
+  it("what the docs say is published follows kernel/published.ts (so the checks above can fail)", () => {
+    const base = { ...pageSources(), precedencePhrase };
+    const at = (version: string | undefined) => ({ ...base, published: { PUBLISHED_VERSION: version } });
+    const none = readmeBlocks(at(undefined));
+    const current = readmeBlocks(at(version));
+    const older = readmeBlocks(at("0.0.1"));
+    expect(none.published).toContain("Not published yet");
+    expect(none.install).toContain("(once published)");
+    expect(current.published).toContain(`Version ${version} is published`);
+    expect(current.install).not.toContain("once published");
+    expect(older.published).toContain("The registries hold 0.0.1");
+    expect(exampleBlocks(at(version)).published).not.toBe(exampleBlocks(at(undefined)).published);
+    expect(readmeBlocks(base).published).toBe(
+      published.PUBLISHED_VERSION === version ? current.published : none.published,
+    );
+  });
+
+  it("the verify commands name the release workflow, which signs SHA256SUMS into that bundle and attests the files", () => {
+    const { verify } = readmeBlocks({ ...pageSources(), precedencePhrase });
+    const { owner, name } = names.githubRepository();
+    expect(verify).toContain(
+      `--certificate-identity 'https://github.com/${owner}/${name}/${RELEASE_WORKFLOW}@refs/tags/${names.releaseTag(version)}'`,
+    );
+    expect(verify).toContain(
+      `gh attestation verify pulumi-resource-helpdesk-v${version}-linux-amd64.tar.gz --repo ${owner}/${name}`,
+    );
+    const workflow = readFileSync(join(repoRoot, RELEASE_WORKFLOW), "utf8");
+    expect(workflow, `${RELEASE_WORKFLOW} signs SHA256SUMS with cosign`).toMatch(
+      new RegExp(`cosign sign-blob [^\n]*--bundle [^\n]*${SUMS_SIGNATURE.replace(/\./g, "\\.")}[^\n]* \\S*SHA256SUMS`),
+    );
+    expect(workflow, `${RELEASE_WORKFLOW} attests the files`).toContain("actions/attest-build-provenance@");
+    expect(workflow, `${RELEASE_WORKFLOW} runs for the tags v<version>`).toMatch(
+      /tags:\s*(\[\s*["']?v|\n\s*-\s*["']?v)/,
+    );
+  });
+
+  it("CHANGELOG.md has one unreleased section, package.json's version, on top; the others are published versions", () => {
     const changelog = readFileSync(join(repoRoot, "CHANGELOG.md"), "utf8");
     const headings = [...changelog.matchAll(/^## (.+)$/gm)].map((match) => match[1]!);
-    expect(headings[0], "the newest section names the version package.json ships").toBe(version);
+    const facts = publishedFactsOf(pageSources());
+    expect(headings[0], "the newest section names the version package.json ships").toBe(unreleasedHeading(facts));
+    const newest = facts.published?.split(".").map(Number);
+    const publishedBefore = (heading: string): boolean => {
+      const parts = /^(\d+)\.(\d+)\.(\d+)$/.exec(heading)?.slice(1).map(Number);
+      if (!parts || !newest) return false;
+      const order = parts.map((part, index) => part - newest[index]!).find((difference) => difference !== 0) ?? 0;
+      return order <= 0;
+    };
     expect(
-      headings.filter((heading) => !/^\d+\.\d+\.\d+$/.test(heading)),
-      "every section is a version",
+      headings.slice(1).filter((heading) => !publishedBefore(heading)),
+      "below the top section, only versions published (kernel/published.ts) have a section",
     ).toEqual([]);
   });
 
