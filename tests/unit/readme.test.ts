@@ -131,8 +131,14 @@ describe("README.md states the rules as their homes do", () => {
       `gh attestation verify pulumi-resource-helpdesk-v${version}-linux-amd64.tar.gz --repo ${owner}/${name}`,
     );
     const workflow = readFileSync(join(repoRoot, RELEASE_WORKFLOW), "utf8");
-    expect(workflow, `${RELEASE_WORKFLOW} signs SHA256SUMS with cosign`).toMatch(
+    // The workflow's sign job runs scripts/ci/sign-sums.sh, which signs with cosign and checks the identity above.
+    expect(workflow, `${RELEASE_WORKFLOW} signs SHA256SUMS`).toContain("run: bash scripts/ci/sign-sums.sh release");
+    const signing = readFileSync(join(repoRoot, "scripts/ci/sign-sums.sh"), "utf8");
+    expect(signing, "scripts/ci/sign-sums.sh signs SHA256SUMS with cosign").toMatch(
       new RegExp(`cosign sign-blob [^\n]*--bundle [^\n]*${SUMS_SIGNATURE.replace(/\./g, "\\.")}[^\n]* \\S*SHA256SUMS`),
+    );
+    expect(signing, "scripts/ci/sign-sums.sh checks the identity the README names").toContain(
+      `/${RELEASE_WORKFLOW}@$GITHUB_REF`,
     );
     expect(workflow, `${RELEASE_WORKFLOW} attests the files`).toContain("actions/attest-build-provenance@");
     expect(workflow, `${RELEASE_WORKFLOW} runs for the tags v<version>`).toMatch(
