@@ -15,7 +15,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ask, digestOf, PublishError, runTool, tail, type Target } from "./common.ts";
+import { ask, digestOf, PublishError, runTool, tail, toolNeed, type Target } from "./common.ts";
 
 const NAME = "maven";
 
@@ -60,6 +60,9 @@ function coordinates(pom: string): { group: string; artifact: string; version: s
 
 export const mavenTarget: Target = {
   name: NAME,
+  needs() {
+    return [toolNeed("mvn", "Apache Maven", "install Maven 3.9 or newer")];
+  },
   async survey(context) {
     const pomFile = join(context.root, "sdk", "java", "pom.xml");
     if (!existsSync(pomFile))
