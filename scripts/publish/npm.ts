@@ -121,8 +121,8 @@ export const npmTarget: Target = {
   name: NAME,
   needs() {
     return [
-      toolNeed("npm", "npm, Node.js's", "install Node.js with its npm (actions/setup-node)"),
-      toolNeed("tar", "tar", "install it: the tarballs' package.json are read with it"),
+      toolNeed("npm", "Node.js's package manager", "install Node.js with its npm (actions/setup-node)"),
+      toolNeed("tar", "the tarballs' package.json are read with it", "install it"),
     ];
   },
   async survey(context) {

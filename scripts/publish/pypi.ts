@@ -65,7 +65,7 @@ export function twineRefusal(ran: ToolRun): string {
   const status = /HTTPError: (\d{3}[^\n]*?) from \S+/.exec(text)?.[1];
   const page = /<pre>([\s\S]*?)<\/pre>/i.exec(text)?.[1] ?? /<h1>([\s\S]*?)<\/h1>/i.exec(text)?.[1];
   if (status) return oneLine(page && !page.includes(status) ? `${status}: ${page}` : status);
-  const error = /^ERROR\s+(.*(?:\n[ \t]+\S.*)*)/m.exec(text)?.[1];
+  const error = /\bERROR\s+(.*(?:\n[ \t]+\S.*)*)/.exec(text)?.[1];
   return oneLine(error ?? tail(ran, 1));
 }
 

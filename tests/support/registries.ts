@@ -91,7 +91,11 @@ export interface Verdaccio extends LocalServer {
  * @param packages the names published to it (only these are its own)
  * @throws Error when Verdaccio does not start or does not make the user
  */
-export async function startVerdaccio(dir: string, upstream: string | undefined, packages: string[]): Promise<Verdaccio> {
+export async function startVerdaccio(
+  dir: string,
+  upstream: string | undefined,
+  packages: string[],
+): Promise<Verdaccio> {
   mkdirSync(dir, { recursive: true });
   const port = await freePort();
   const own = packages.map((name) => `  '${name}':\n    access: $all\n    publish: $authenticated\n`).join("");
@@ -282,7 +286,14 @@ export function smallRelease(dir: string, version: string, packages: readonly st
   const names = readdirSync(dir).filter((name) => name !== "SHA256SUMS");
   writeFileSync(
     join(dir, "SHA256SUMS"),
-    names.map((name) => `${createHash("sha256").update(readFileSync(join(dir, name))).digest("hex")}  ${name}\n`).join(""),
+    names
+      .map(
+        (name) =>
+          `${createHash("sha256")
+            .update(readFileSync(join(dir, name)))
+            .digest("hex")}  ${name}\n`,
+      )
+      .join(""),
   );
   return dir;
 }
