@@ -12,7 +12,11 @@
  *    `pulumi up` and `pulumi destroy` against the emulators with the plugin downloaded by Pulumi from the mirror
  *    (the suite of tests/no-node/no-node-desks.ts: Python, Go, Java and YAML with no Node.js on PATH);
  * 4. last, a version a registry already holds with other bytes is refused by that registry, and the run stops with
- *    a message naming the target and where it sends.
+ *    one line naming the target, where it sends and the registry's reason;
+ * 5. a prerelease of the next version, the release's npm tarballs re-versioned, published from a checkout of that
+ *    version goes to the dist-tag `next`, and `latest` stays the release.
+ *
+ * Verdaccio requires authentication: the publish has its user's token in NODE_AUTH_TOKEN, and no run prints it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
@@ -49,7 +53,15 @@ import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
 import { freePort, loginArgs, loginThrough } from "../support/cli.js";
 import { heldWebhooks } from "../support/emulator.js";
 import { mustRun, toolVenv, wheelhouse } from "../support/python.js";
-import { serveFolder, startPypiserver, startVerdaccio, type LocalServer } from "../support/registries.js";
+import {
+  publishCheckout,
+  runPublish,
+  serveFolder,
+  startPypiserver,
+  startVerdaccio,
+  type LocalServer,
+  type Verdaccio,
+} from "../support/registries.js";
 import { sharedRelease } from "../support/release.js";
 import { describeDownloadedPlugin, goExampleSteps, systemWithoutNode, VERSION } from "../no-node/no-node-desks.js";
 
@@ -66,6 +78,9 @@ let goFolder: string;
 let githubFolder: string;
 let mavenFolder: string;
 const servers: Partial<Record<"npm" | "pypi" | "maven" | "go", LocalServer>> = {};
+let verdaccio: Verdaccio;
+/** Every run's output, to show no credential is in any. */
+const outputs: Ran[] = [];
 let publishEnv: NodeJS.ProcessEnv;
 const runs: Partial<Record<"dryRun" | "first" | "second", Ran>> = {};
 /** What the folder targets held right after the dry run. */
@@ -74,8 +89,8 @@ let foldersAfterDryRun: { go: string[]; github: boolean };
 const logs: Partial<Record<"afterDryRun" | "afterFirst", Record<string, string>>> = {};
 
 /** `npm run publish` of `dir` (default: the test's release) to the test's registries. */
-function publishTo(args: string[], dir = release): Promise<Ran> {
-  return runCommand(
+async function publishTo(args: string[], dir = release): Promise<Ran> {
+  const ran = await runCommand(
     "npm",
     [
       "run",
@@ -92,6 +107,8 @@ function publishTo(args: string[], dir = release): Promise<Ran> {
     ],
     { cwd: repoRoot, env: publishEnv },
   );
+  outputs.push(ran);
+  return ran;
 }
 
 /** What each registry logged so far. */
@@ -152,14 +169,15 @@ beforeAll(async () => {
   mavenFolder = join(work, "maven-repository");
   mkdirSync(goFolder);
   const upstream = execFileSync("npm", ["config", "get", "registry"], { encoding: "utf8" }).trim();
-  servers.npm = await startVerdaccio(join(work, "verdaccio"), upstream, NPM_PACKAGES);
+  verdaccio = await startVerdaccio(join(work, "verdaccio"), upstream, NPM_PACKAGES);
+  servers.npm = verdaccio;
   servers.pypi = await startPypiserver(join(work, "pypi"));
   servers.maven = await serveFolder(mavenFolder, { acceptPut: true });
   servers.go = await serveFolder(goFolder);
   publishEnv = {
     ...mavenEnv({ ...process.env }, join(work, "maven-local")),
     npm_config_registry: servers.npm.url,
-    NODE_AUTH_TOKEN: "verdaccio-accepts-any-token",
+    NODE_AUTH_TOKEN: verdaccio.token,
     TWINE_REPOSITORY_URL: servers.pypi.url,
     TWINE_USERNAME: "anyone",
     TWINE_PASSWORD: "pypiserver-accepts-any-password",
@@ -462,8 +480,9 @@ describe("a version a registry already holds with other bytes", () => {
     execFileSync("tar", ["-czf", join(unpacked, "out", tarball), "-C", unpacked, "package"]);
     const ran = await publishTo(["--only", "npm"], releaseWith(tarball, join(unpacked, "out", tarball)));
     expect(ran.code).toBe(1);
-    expect(ran.stderr).toContain(`error: npm: ${servers.npm!.url} refused ${nodejsSdkPackage()}@${VERSION}`);
-    expect(ran.stderr).toContain(`You cannot publish over the previously published versions: ${VERSION}.`);
+    expect(ran.stderr).toBe(
+      `error: npm: ${servers.npm!.url} refused ${nodejsSdkPackage()}@${VERSION}: You cannot publish over the previously published versions: ${VERSION}. (a registry never replaces a published version, and needs a token: NODE_AUTH_TOKEN or npm login)\n`,
+    );
   });
 
   it("pypi: pypiserver refuses the changed wheel, and the run stops naming the target and the index", async () => {
@@ -477,9 +496,10 @@ describe("a version a registry already holds with other bytes", () => {
     );
     const ran = await publishTo(["--only", "pypi"], releaseWith(wheel, changed));
     expect(ran.code).toBe(1);
-    expect(ran.stderr).toContain(`error: pypi: ${servers.pypi!.url} refused ${wheel}`);
-    // pypiserver's answer, which twine prints: "Package '<file>' already exists!"
-    expect(ran.stderr).toMatch(/already exists!/);
+    // pypiserver's answer, out of the HTML page twine prints: "Package '<file>' already exists!"
+    expect(ran.stderr).toBe(
+      `error: pypi: ${servers.pypi!.url} refused ${wheel}: 409 Conflict: Package '${wheel}' already exists! (an index never replaces a file, and needs TWINE_USERNAME and TWINE_PASSWORD or trusted publishing)\n`,
+    );
   });
 
   it("maven: the repository refuses a second deploy of the release, and the run stops naming the target and the repository", async () => {
@@ -514,5 +534,50 @@ describe("a version a registry already holds with other bytes", () => {
     expect(github.stderr).toContain(
       `error: github: ${join(githubFolder, `v${VERSION}`)} already holds ${archive} with other bytes`,
     );
+  });
+});
+
+describe("a prerelease of the next version", () => {
+  it("goes to npm's dist-tag next from a checkout of that version; latest stays the release", async () => {
+    const [major, minor] = VERSION.split(".").map(Number);
+    const rc = `${major}.${minor! + 1}.0-rc.1`;
+    const folder = mkdtempSync(join(work, "rc-release-"));
+    const tarballs = readdirSync(release).filter((name) => name.endsWith(".tgz"));
+    for (const name of tarballs) {
+      // The release's tarball, its package.json's version changed: what `npm run release` of that version packs.
+      const unpacked = mkdtempSync(join(work, "rc-unpacked-"));
+      execFileSync("tar", ["-xzf", join(release, name), "-C", unpacked]);
+      const manifest = join(unpacked, "package", "package.json");
+      writeFileSync(manifest, JSON.stringify({ ...JSON.parse(readFileSync(manifest, "utf8")), version: rc }, null, 2));
+      execFileSync("tar", ["-czf", join(folder, name.replace(VERSION, rc)), "-C", unpacked, "package"]);
+    }
+    const rcRelease = releaseFolder(
+      mkdtempSync(join(work, "rc-release-sums-")),
+      readdirSync(folder).map((name) => join(folder, name)),
+    );
+    const checkout = publishCheckout(join(work, "rc-checkout"), rc);
+    const ran = await runPublish(checkout, ["--only", "npm", "--release", rcRelease], publishEnv);
+    outputs.push(ran);
+    expect(ran.code, shown("npm run publish of the prerelease", ran)).toBe(0);
+    expect(ran.stdout.trim().split("\n")).toEqual(
+      NPM_PACKAGES.map((name) => `npm: ${name}@${rc} -> ${servers.npm!.url}: published`),
+    );
+    for (const name of NPM_PACKAGES) {
+      const tags = execFileSync("npm", ["view", name, "dist-tags", "--json"], {
+        cwd: work,
+        encoding: "utf8",
+        env: { ...process.env, npm_config_registry: servers.npm!.url },
+      });
+      expect(JSON.parse(tags)).toEqual({ latest: VERSION, next: rc });
+    }
+  });
+});
+
+describe("credentials", () => {
+  it("no run printed the npm token or the PyPI password", () => {
+    expect(outputs.length).toBeGreaterThan(5);
+    for (const ran of outputs)
+      for (const secret of [verdaccio.token, publishEnv.TWINE_PASSWORD!])
+        expect(`${ran.stdout}${ran.stderr}`).not.toContain(secret);
   });
 });
