@@ -54,9 +54,9 @@ function repository(): string {
 
 /**
  * The index's reason for refusing an upload, in one line, from twine's `--verbose` output (which holds the
- * response's HTML page, coloured): the status twine reports and the page's message, e.g. `409 Conflict: Package
- * 'pulumi_helpdesk-0.3.0-py3-none-any.whl' already exists!` (pypiserver's `<pre>`; PyPI puts its reason in the status
- * line). Any other failure: twine's first `ERROR` and the lines that continue it.
+ * response's HTML page, coloured): the status twine reports and the page's message, e.g. `400 Bad Request: Package
+ * 'pulumi_helpdesk-0.3.0-py3-none-any.whl' already exists! ...` (pypiserver's `<pre>`; PyPI puts its reason in the
+ * status line). Any other failure: twine's first `ERROR` and the lines that continue it.
  *
  * @param ran twine's run
  */

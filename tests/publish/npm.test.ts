@@ -12,7 +12,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { nodejsSdkPackage } from "../../kernel/names.js";
 import { packageVersion } from "../../kernel/package-version.js";
-import { shown } from "../support/processes.js";
+import { shown, waitFor } from "../support/processes.js";
 import {
   npmTarball,
   publishCheckout,
@@ -84,7 +84,12 @@ describe("npm run publish --only npm, to a registry that requires authentication
     expect(ran.stderr).toBe(
       `error: npm: ${verdaccio.url} refused pulumi-helpdesk@${VERSION}: E401 Unable to authenticate, your authentication token seems to be invalid. (a registry never replaces a published version, and needs a token: NODE_AUTH_TOKEN or npm login)\n`,
     );
-    expect(verdaccio.log()).toMatch(/http <-- 401, user: null\(127\.0\.0\.1\), req: 'PUT \/pulumi-helpdesk'/);
+    // Verdaccio's log line of the answer may come a moment after npm has read the answer.
+    await waitFor(
+      "Verdaccio's log of its 401 to the PUT",
+      () => /http <-- 401, user: null\(127\.0\.0\.1\), req: 'PUT \/pulumi-helpdesk'/.test(verdaccio.log()),
+      10_000,
+    );
   });
 
   it("with the user's token in NODE_AUTH_TOKEN: publishes both packages under latest", async () => {

@@ -112,29 +112,30 @@ describe("a registry's refusal in one line", () => {
     );
   });
 
-  it("twine: the status and the index's message out of its coloured HTML", () => {
+  it("twine: the status and the index's message out of its coloured HTML (pypiserver's answer, as twine --verbose prints it)", () => {
     const stdout = [
       "Uploading pulumi_helpdesk-0.3.0-py3-none-any.whl",
       "\u001b[32mINFO    \u001b[0m Response from http://127.0.0.1:8080/:",
-      "         409 Conflict",
+      "         400 Bad Request",
       '\u001b[32mINFO    \u001b[0m <!DOCTYPE HTML PUBLIC "-//IETF//DTD HTML 2.0//EN">',
       "         <html>",
       "             <head>",
-      "                 <title>Error: 409 Conflict</title>",
+      "                 <title>Error: 400 Bad Request</title>",
       "             </head>",
       "             <body>",
-      "                 <h1>Error: 409 Conflict</h1>",
+      "                 <h1>Error: 400 Bad Request</h1>",
       "                 <p>Sorry, the requested URL <tt>&#039;http://127.0.0.1:8080/&#039;</tt>",
       "                    caused an error:</p>",
       "                 <pre>Package &#039;pulumi_helpdesk-0.3.0-py3-none-any.whl&#039; already exists!",
+      "You may start server with `--overwrite` option.",
       "</pre>",
       "             </body>",
       "         </html>",
     ].join("\n");
     const stderr =
-      "\u001b[31mERROR   \u001b[0m HTTPError: 409 Conflict from http://127.0.0.1:8080/\n         Conflict\n";
+      "\u001b[31mERROR   \u001b[0m HTTPError: 400 Bad Request from http://127.0.0.1:8080/\n         Bad Request\n";
     expect(twineRefusal({ code: 1, stdout, stderr })).toBe(
-      "409 Conflict: Package 'pulumi_helpdesk-0.3.0-py3-none-any.whl' already exists!",
+      "400 Bad Request: Package 'pulumi_helpdesk-0.3.0-py3-none-any.whl' already exists! You may start server with `--overwrite` option.",
     );
   });
 });
