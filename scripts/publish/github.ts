@@ -4,9 +4,11 @@
  * files Pulumi downloads from the schema's `pluginDownloadURL` (`.../releases/download/v${VERSION}/`).
  *
  * - Without `--github-release-folder`: the GitHub CLI `gh`, authenticated by `GITHUB_TOKEN` (the workflow's), in
- *   the repository of the git remote `origin`. `gh release view` says which assets are there (by name: GitHub keeps
- *   an asset until it is deleted); a missing release is created at its tag (`--verify-tag`: the tag must exist),
- *   missing assets are uploaded (`gh release upload` refuses a name already there).
+ *   the repository of the git remote `origin` (or `GH_REPO`). `gh release view` says which assets are there (by
+ *   name: GitHub keeps an asset until it is deleted); a missing release is created at its tag (`--verify-tag`: the
+ *   tag must exist), a prerelease version marked `--prerelease --latest=false` (scripts/publish/prerelease.ts);
+ *   missing assets are uploaded (`gh release upload` refuses a name already there). A `--dry-run` without `gh` asks
+ *   nothing and lists every asset as would publish.
  * - With `--github-release-folder <folder>`: the assets are written into `<folder>/v<version>/`, the release's
  *   download folder, which a static HTTP server serves as a plugin mirror (Pulumi's
  *   `PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES=.*=<server>/v${VERSION}`). A file there with the same bytes is present;
@@ -14,8 +16,19 @@
  */
 import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync } from "node:fs";
 import { join } from "node:path";
-import { CLI_EXECUTABLE, PLUGIN_EXECUTABLE, releaseTag } from "../../dist/kernel/names.js"; // from the build, as scripts/release/executable.ts says
-import { digestOf, PublishError, runTool, tail, type PublishContext, type Target } from "./common.ts";
+import { CLI_EXECUTABLE, PLUGIN_EXECUTABLE, releaseTag } from "../../kernel/names.ts";
+import {
+  digestOf,
+  onPath,
+  oneLine,
+  PublishError,
+  runTool,
+  tail,
+  toolNeed,
+  type PublishContext,
+  type Target,
+} from "./common.ts";
+import { githubReleaseFlags } from "./prerelease.ts";
 
 const NAME = "github";
 
@@ -53,13 +66,22 @@ async function gh(args: string[], what: string): Promise<string> {
   if (ran.code !== 0)
     throw new PublishError(
       NAME,
-      `${what} (gh ${args[0]} ${args[1]} exited ${ran.code}; gh needs GITHUB_TOKEN with contents: write):\n${tail(ran)}`,
+      `${what} (gh ${args[0]} ${args[1]} exited ${ran.code}; gh needs GITHUB_TOKEN with contents: write): ${oneLine(ran.stderr) || oneLine(tail(ran))}`,
     );
   return ran.stdout;
 }
 
 export const githubTarget: Target = {
   name: NAME,
+  needs(context) {
+    if (context.githubReleaseFolder) return [];
+    return [
+      {
+        ...toolNeed("gh", "the GitHub CLI", "install it (cli.github.com), or give --github-release-folder <folder>"),
+        dryRunWithout: `did not ask the GitHub release ${releaseTag(context.version)} what it holds: every asset is listed as would publish`,
+      },
+    ];
+  },
   async survey(context) {
     const assets = githubAssets(context);
     const tag = releaseTag(context.version);
@@ -78,11 +100,21 @@ export const githubTarget: Target = {
       });
       return { where: folder, items };
     }
+    if (!onPath("gh")) {
+      // Only a dry run gets here without gh (its needs say so).
+      return {
+        where: `the GitHub release ${tag}`,
+        items: assets.map((name) => ({ what: name, state: "missing" as const })),
+      };
+    }
     const viewed = await runTool("gh", ["release", "view", tag, "--json", "assets", "--jq", ".assets[].name"], {
       env: { ...process.env, GH_PROMPT_DISABLED: "1" },
     });
     if (viewed.code !== 0 && !/release not found/i.test(viewed.stderr))
-      throw new PublishError(NAME, `gh release view ${tag} failed (gh needs GITHUB_TOKEN):\n${tail(viewed)}`);
+      throw new PublishError(
+        NAME,
+        `gh release view ${tag} failed (gh needs GITHUB_TOKEN): ${oneLine(viewed.stderr) || oneLine(tail(viewed))}`,
+      );
     const held = new Set(viewed.code === 0 ? viewed.stdout.split("\n").filter(Boolean) : []);
     return {
       where: `the GitHub release ${tag}`,
@@ -118,6 +150,7 @@ export const githubTarget: Target = {
           "create",
           tag,
           "--verify-tag",
+          ...githubReleaseFlags(context.version),
           "--title",
           tag,
           "--notes",

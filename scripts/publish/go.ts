@@ -4,31 +4,46 @@
  * of a subfolder at the tag named with the folder as prefix: `sdk/go/v<version>` (`go help modules`, "Mapping
  * versions to commits"). Its files are those of the commit checked out (HEAD): sdk/go must be committed.
  *
- * - Without `--go-proxy`: the tag `sdk/go/v<version>` is made at HEAD and pushed to the git remote `origin` (the
- *   release workflow's checkout), which is all a public module needs: `go get` asks the module proxy, which reads
- *   the tag. A tag already there at the same commit is present; at another commit the push is refused.
+ * - With `--go-remote <git remote name or URL>`: the tag `sdk/go/v<version>` is made at HEAD and pushed to that
+ *   remote (the release workflow names its repository), which is all a public module needs: `go get` asks the
+ *   module proxy, which reads the tag. A tag already there at the same commit is present; at another commit the
+ *   push is refused. There is no default remote: in a clone, `origin` is wherever it was cloned from.
  * - With `--go-proxy <folder>`: the module is written into the folder in the GOPROXY protocol's layout
  *   (`<module>/@v/list`, `.info`, `.mod`, `.zip`), which a private proxy serves as it is, or `GOPROXY=file://<folder>`
- *   reads: scripts/publish/goproxy (a Go program, golang.org/x/mod's zip writer and hash), run with `go run`. A version
- *   the folder holds with the same files is present; with other files it is refused.
+ *   reads: scripts/publish/goproxy (a Go program, golang.org/x/mod's zip writer and hash), built with `go build`. A
+ *   version the folder holds with the same files is present; with other files it is refused.
+ * - With neither, choosing the target is refused before anything is sent (its needs).
+ *
+ * The version is scripts/publish/prerelease.ts `goVersion`: a prerelease keeps its semver form (`v0.4.0-rc.1`).
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { GO_SDK_DIR, goModulePath } from "../../dist/kernel/names.js"; // from the build, as scripts/release/executable.ts says
-import { PublishError, runTool, tail, type PublishContext, type Target } from "./common.ts";
+import { GO_SDK_DIR, goModulePath } from "../../kernel/names.ts";
+import {
+  oneLine,
+  PublishError,
+  redactUrl,
+  runTool,
+  tail,
+  toolNeed,
+  type PublishContext,
+  type Target,
+} from "./common.ts";
+import { goVersion } from "./prerelease.ts";
 
 const NAME = "go";
 
-/** The module's tag, Go's convention for a module in a subfolder. */
+/** The module's tag, Go's convention for a module in a subfolder: `sdk/go/v0.4.0-rc.1`. */
 export function goSdkTag(version: string): string {
-  return `${GO_SDK_DIR}/v${version}`;
+  return `${GO_SDK_DIR}/${goVersion(version)}`;
 }
 
 /** Runs git in the repository; throws a PublishError with its output when it fails. */
 async function git(context: PublishContext, args: string[]): Promise<string> {
   const ran = await runTool("git", ["-C", context.root, ...args]);
-  if (ran.code !== 0) throw new PublishError(NAME, `git ${args.join(" ")} failed:\n${tail(ran)}`);
+  if (ran.code !== 0)
+    throw new PublishError(NAME, `git ${args.join(" ")} failed: ${oneLine(ran.stderr) || oneLine(tail(ran))}`);
   return ran.stdout.trim();
 }
 
@@ -46,7 +61,7 @@ async function goproxy(context: PublishContext, folder: string, check: boolean) 
       ...(check ? ["-check"] : []),
       folder,
       goModulePath(),
-      `v${context.version}`,
+      goVersion(context.version),
       context.root,
       "HEAD",
       GO_SDK_DIR,
@@ -54,15 +69,32 @@ async function goproxy(context: PublishContext, folder: string, check: boolean) 
   } finally {
     rmSync(bin, { recursive: true, force: true });
   }
-  if (ran.code === 3)
-    throw new PublishError(NAME, `${folder} refused ${goModulePath()}@v${context.version}: ${ran.stderr.trim()}`);
-  if (ran.code !== 0)
-    throw new PublishError(NAME, `writing ${goModulePath()}@v${context.version} into ${folder} failed:\n${tail(ran)}`);
+  const what = `${goModulePath()}@${goVersion(context.version)}`;
+  if (ran.code === 3) throw new PublishError(NAME, `${folder} refused ${what}: ${oneLine(ran.stderr)}`);
+  if (ran.code !== 0) throw new PublishError(NAME, `writing ${what} into ${folder} failed:\n${tail(ran)}`);
   return ran.stdout.trim();
+}
+
+/** What `--go-remote` names, as it may be printed: the remote's name and its URL, credentials redacted. */
+async function remoteShown(context: PublishContext, remote: string): Promise<string> {
+  const url = await runTool("git", ["-C", context.root, "remote", "get-url", remote]);
+  return url.code === 0 ? `${remote} (${redactUrl(url.stdout.trim())})` : redactUrl(remote);
 }
 
 export const goTarget: Target = {
   name: NAME,
+  needs(context) {
+    return [
+      toolNeed("git", "Git", "install it: the module is the commit's sdk/go"),
+      ...(context.goProxy ? [toolNeed("go", "Go", "install it: it builds scripts/publish/goproxy")] : []),
+      {
+        what: "a place for the Go module",
+        remedy:
+          "give --go-remote <git remote name or URL> (the tag sdk/go/v<version> is pushed there) or --go-proxy <folder> (a GOPROXY-protocol folder)",
+        present: Boolean(context.goProxy || context.goRemote),
+      },
+    ];
+  },
   async survey(context) {
     const changed = await git(context, ["status", "--porcelain", "--", GO_SDK_DIR]);
     if (changed)
@@ -70,24 +102,23 @@ export const goTarget: Target = {
         NAME,
         `${GO_SDK_DIR} has changes not committed (the module is the commit's files):\n${changed}`,
       );
-    const what = `${goModulePath()}@v${context.version}`;
+    const what = `${goModulePath()}@${goVersion(context.version)}`;
     if (context.goProxy) {
       const state = await goproxy(context, context.goProxy, true);
       return { where: context.goProxy, items: [{ what, state: state === "present" ? "present" : "missing" }] };
     }
     const tag = goSdkTag(context.version);
-    const remote = await git(context, ["ls-remote", "--tags", "origin", `refs/tags/${tag}`]);
+    const remote = context.goRemote!; // its needs refuse a run with neither --go-proxy nor --go-remote
+    const shown = await remoteShown(context, remote);
+    const listed = await git(context, ["ls-remote", "--tags", remote, `refs/tags/${tag}`]);
     const head = await git(context, ["rev-parse", "HEAD"]);
-    const at = remote.split(/\s+/)[0];
+    const at = listed.split(/\s+/)[0];
     if (at && at !== head)
       throw new PublishError(
         NAME,
-        `origin has the tag ${tag} at ${at}, not at HEAD ${head}: a published Go version never moves; release a new version`,
+        `${shown} has the tag ${tag} at ${at}, not at HEAD ${head}: a published Go version never moves; release a new version`,
       );
-    return {
-      where: `the tag ${tag} on ${await git(context, ["remote", "get-url", "origin"])}`,
-      items: [{ what, state: at ? "present" : "missing" }],
-    };
+    return { where: `the tag ${tag} on ${shown}`, items: [{ what, state: at ? "present" : "missing" }] };
   },
   async send(context) {
     if (context.goProxy) {
@@ -96,6 +127,6 @@ export const goTarget: Target = {
     }
     const tag = goSdkTag(context.version);
     await git(context, ["tag", "--force", tag, "HEAD"]);
-    await git(context, ["push", "origin", `refs/tags/${tag}`]);
+    await git(context, ["push", context.goRemote!, `refs/tags/${tag}`]);
   },
 };

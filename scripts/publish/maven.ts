@@ -29,7 +29,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { PublishError, runTool, tail, type Target } from "./common.ts";
+import { PublishError, runTool, tail, toolNeed, type Target } from "./common.ts";
 
 const NAME = "maven";
 
@@ -332,6 +332,23 @@ async function awaitDeployment(settings: PortalSettings, id: string, what: strin
  */
 export const mavenTarget: Target = {
   name: NAME,
+  needs() {
+    return [
+      toolNeed("mvn", "Apache Maven", "install Maven 3.9 or newer"),
+      toolNeed(
+        "gpg",
+        "GnuPG, which signs the bundle",
+        "install it; the signing key goes in its keyring (setup-java's gpg-private-key)",
+      ),
+      toolNeed("jar", "the JDK's jar, which zips the bundle", "install a JDK (actions/setup-java)"),
+      ...[CENTRAL_SETTINGS.url, CENTRAL_SETTINGS.username, CENTRAL_SETTINGS.password].map((name) => ({
+        what: `the setting ${name}`,
+        remedy:
+          name === CENTRAL_SETTINGS.url ? "set it to the Central Portal's address" : "set it from a Portal user token",
+        present: Boolean(process.env[name]),
+      })),
+    ];
+  },
   async survey(context) {
     const sdk = javaSdk(context.root, context.version);
     const settings = portalSettings();

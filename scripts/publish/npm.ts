@@ -12,6 +12,9 @@
  *   replace a version), which stops the run.
  * - Scoped packages are published `--access public` (npm's default for a scoped package is restricted). Provenance
  *   (`npm_config_provenance=true`) is set by the release workflow, where npm can prove the build's origin.
+ * - Under the dist-tag scripts/publish/prerelease.ts `npmDistTag` gives: `next` for a prerelease, which moves no
+ *   `latest`; `latest` for a release.
+ * - A refusal is one line: npm's error code and the registry's reason ({@link npmRefusal}).
  * - `--ignore-scripts`: a tarball has no scripts to run, and the repository's own `publish` script (this command)
  *   must never run from inside it.
  */
@@ -19,7 +22,18 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { digestOf, PublishError, runTool, tail, type PublishContext, type Target } from "./common.ts";
+import {
+  digestOf,
+  oneLine,
+  PublishError,
+  runTool,
+  tail,
+  toolNeed,
+  type PublishContext,
+  type Target,
+  type ToolRun,
+} from "./common.ts";
+import { npmDistTag } from "./prerelease.ts";
 
 const NAME = "npm";
 
@@ -84,8 +98,33 @@ async function npmFolder(): Promise<{ cwd: string; registry: string; done(): voi
   return { cwd, registry, done: () => rmSync(cwd, { recursive: true, force: true }) };
 }
 
+/**
+ * npm's reason for a failure, in one line: its error code and the registry's message, e.g. `E403 403 Forbidden - PUT
+ * http://127.0.0.1:4873/pulumi-helpdesk - You cannot publish over the previously published versions: 0.3.0.` (npm
+ * prints it among a dozen lines of advice and a log file's path).
+ *
+ * @param ran npm's run
+ */
+export function npmRefusal(ran: ToolRun): string {
+  const lines = `${ran.stderr}\n${ran.stdout}`.split("\n").map((line) => /^npm (?:error|ERR!) (.*)$/.exec(line)?.[1]);
+  const errors = lines.filter((line): line is string => line !== undefined && line.trim() !== "");
+  const code = errors.map((line) => /^code (\S+)$/.exec(line)?.[1]).find(Boolean);
+  // The registry's answer: `<status> <status> <reason> - <method> <url> - <message>`, else npm's first other line.
+  const answer =
+    errors.map((line) => /^\d{3} (\d{3} .*)$/.exec(line)?.[1]).find(Boolean) ??
+    errors.find((line) => !/^(code|errno|syscall|A complete log|[a-z ]*log of this run)/i.test(line));
+  const reason = [code, answer].filter(Boolean).join(" ");
+  return oneLine(reason || tail(ran, 1));
+}
+
 export const npmTarget: Target = {
   name: NAME,
+  needs() {
+    return [
+      toolNeed("npm", "Node.js's package manager", "install Node.js with its npm (actions/setup-node)"),
+      toolNeed("tar", "the tarballs' package.json are read with it", "install it"),
+    ];
+  },
   async survey(context) {
     const found = tarballs(context);
     const folder = await npmFolder();
@@ -99,7 +138,7 @@ export const npmTarget: Target = {
         });
         const held = viewed.code === 0 ? viewed.stdout.trim() : "";
         if (viewed.code !== 0 && !/E404/.test(viewed.stdout + viewed.stderr)) {
-          throw new PublishError(NAME, `npm view ${what} at ${folder.registry} failed:\n${tail(viewed)}`);
+          throw new PublishError(NAME, `npm view ${what} at ${folder.registry} failed: ${npmRefusal(viewed)}`);
         }
         // `npm view` prints nothing (exit 0) for a package that exists without this version.
         const integrity = held ? (JSON.parse(held) as string) : "";
@@ -124,13 +163,15 @@ export const npmTarget: Target = {
           "publish",
           tarball.file,
           "--ignore-scripts",
+          "--tag",
+          npmDistTag(tarball.version),
           ...(tarball.name.startsWith("@") ? ["--access", "public"] : []),
         ];
         const ran = await runTool("npm", args, { cwd: folder.cwd, env: npmEnv() });
         if (ran.code !== 0) {
           throw new PublishError(
             NAME,
-            `${folder.registry} refused ${tarball.name}@${tarball.version} (npm publish exited ${ran.code}; a registry never replaces a published version, and needs a token: NODE_AUTH_TOKEN or npm login):\n${tail(ran)}`,
+            `${folder.registry} refused ${tarball.name}@${tarball.version}: ${npmRefusal(ran)} (a registry never replaces a published version, and needs a token: NODE_AUTH_TOKEN or npm login)`,
           );
         }
       }

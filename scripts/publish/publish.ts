@@ -5,29 +5,42 @@
  * command line.
  *
  *   npm run publish -- [--only github,npm,pypi,maven,go] [--dry-run] [--release <dir>]
- *                      [--go-proxy <folder>] [--github-release-folder <folder>]
+ *                      [--go-remote <git remote name or URL> | --go-proxy <folder>] [--github-release-folder <folder>]
  *
- * - Before anything is sent, every chosen target checks what its registry needs (`twine check`, the POM's elements,
- *   the tarballs' versions, a committed sdk/go) and asks its registry what it already holds. The release folder's
- *   files must match its SHA256SUMS.
+ * - First, every chosen target's needs (its tools on PATH, its files, its settings: `Target.needs`) are checked, and
+ *   all that are missing are named, per target, in one message: exit 1, nothing asked or sent. `--dry-run` goes on
+ *   without what only sending needs (`gh`: it says what it could not ask).
+ * - Then every chosen target checks what its registry needs (`twine check`, the POM's elements, the tarballs'
+ *   versions, a committed sdk/go) and asks its registry what it already holds. The release folder's files must match
+ *   its SHA256SUMS.
  * - What a registry holds with the very same bytes is skipped, so a rerun after a failure publishes what is missing.
  * - `--dry-run` prints what would be sent where, and sends nothing.
- * - A refusal (authentication, a version already there with other bytes) stops the run with a message naming the
- *   target and where it sends; exit status 1.
+ * - A refusal (authentication, a version already there with other bytes) stops the run with one line naming the
+ *   target, where it sends and the registry's reason; exit status 1.
+ * - A prerelease version (`0.4.0-rc.1`, scripts/publish/prerelease.ts) goes to npm's `next`, a GitHub prerelease, a
+ *   PEP 440 pre-release and a Go pre-release version; no `latest` moves.
+ * - Nothing printed holds a credential: every line and message goes through common.ts `redactText`.
  *
- * Prints one line per item: `<target>: <what> -> <where>: published | present, skipped | would publish`.
+ * Prints one line per item on stdout: `<target>: <what> -> <where>: published | present, skipped | would publish`;
+ * notes and errors (`error: ...`) on stderr. Exit status 0, or 1 on any error.
+ *
+ * Imports only Node.js and the project's sources (run with scripts/lib/source-imports.ts): no node_modules, no build.
  */
 import { readFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { releaseFacts, ROOT } from "../release/executable.ts";
-import { digestOf, PublishError, type PublishContext, type Target } from "./common.ts";
+import { factsOf, PACKAGE_NAME } from "../../kernel/package-version.ts";
+import { digestOf, PublishError, redactText, type PublishContext, type Target } from "./common.ts";
 import { githubTarget } from "./github.ts";
 import { goTarget } from "./go.ts";
 import { mavenTarget } from "./maven.ts";
 import { npmTarget } from "./npm.ts";
+import { parseVersion } from "./prerelease.ts";
 import { pypiTarget } from "./pypi.ts";
+
+/** The repository's root. */
+const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
 /** Every target, in the order they publish. */
 export const TARGETS: readonly Target[] = [githubTarget, npmTarget, pypiTarget, mavenTarget, goTarget];
@@ -40,9 +53,53 @@ export interface PublishOptions {
   only?: readonly string[];
   dryRun?: boolean;
   goProxy?: string;
+  goRemote?: string;
   githubReleaseFolder?: string;
-  /** where the lines go (default: stdout) */
+  /** where the item lines go (default: stdout); every line is redacted first */
   print?: (line: string) => void;
+  /** where notes go (default: stderr); every line is redacted first */
+  note?: (line: string) => void;
+}
+
+/**
+ * The release's version: package.json's, which must be a release version (scripts/publish/prerelease.ts).
+ *
+ * @throws PublishError (target `release`) when package.json is not the project's or its version has no allowed form
+ */
+function releaseVersion(): string {
+  const file = join(ROOT, "package.json");
+  const facts = factsOf(readFileSync(file, "utf8"));
+  if (!facts) throw new PublishError("release", `${file} is not ${PACKAGE_NAME}'s`);
+  try {
+    parseVersion(facts.version);
+  } catch (error) {
+    throw new PublishError("release", `package.json's version: ${(error as Error).message}`, { cause: error });
+  }
+  return facts.version;
+}
+
+/**
+ * Checks every chosen target's needs (see {@link Target.needs}).
+ *
+ * @returns the notes of what a dry run goes on without
+ * @throws PublishError (target `publish`) naming every missing need and its target, one a line
+ */
+function checkNeeds(chosen: readonly Target[], context: PublishContext): string[] {
+  const missing: string[] = [];
+  const notes: string[] = [];
+  for (const target of chosen) {
+    for (const need of target.needs(context)) {
+      if (need.present) continue;
+      if (context.dryRun && need.dryRunWithout) notes.push(`${target.name}: no ${need.what}: ${need.dryRunWithout}`);
+      else missing.push(`  ${target.name}: ${need.what}: ${need.remedy}`);
+    }
+  }
+  if (missing.length > 0)
+    throw new PublishError(
+      "publish",
+      `nothing was sent; the chosen targets need what is missing:\n${missing.join("\n")}`,
+    );
+  return notes;
 }
 
 /**
@@ -81,20 +138,28 @@ function checkSums(release: string): void {
 export async function publish(
   options: PublishOptions,
 ): Promise<Array<{ target: string; published: string[]; present: string[] }>> {
-  const print = options.print ?? ((line: string) => process.stdout.write(`${line}\n`));
+  const print = (line: string) =>
+    (options.print ?? ((text: string) => process.stdout.write(`${text}\n`)))(redactText(line));
+  const note = (line: string) =>
+    (options.note ?? ((text: string) => process.stderr.write(`${text}\n`)))(redactText(line));
   const unknown = (options.only ?? []).filter((name) => !TARGETS.some((target) => target.name === name));
   if (unknown.length > 0)
     throw new Error(`unknown target ${unknown.join(", ")} (allowed: ${TARGETS.map((t) => t.name).join(", ")})`);
   const chosen = TARGETS.filter((target) => !options.only || options.only.includes(target.name));
+  if (options.goProxy && options.goRemote)
+    throw new Error("--go-remote and --go-proxy name two places for the Go module: give one");
   const release = resolve(options.release);
-  checkSums(release);
   const context: PublishContext = {
     release,
-    version: releaseFacts().version,
+    version: releaseVersion(),
     root: ROOT,
+    dryRun: options.dryRun === true,
     ...(options.goProxy ? { goProxy: resolve(options.goProxy) } : {}),
+    ...(options.goRemote ? { goRemote: options.goRemote } : {}),
     ...(options.githubReleaseFolder ? { githubReleaseFolder: resolve(options.githubReleaseFolder) } : {}),
   };
+  for (const line of checkNeeds(chosen, context)) note(line);
+  checkSums(release);
   // Every target is asked before any sends: a missing requirement of the last stops the run before the first sends.
   const surveys = [];
   for (const target of chosen) surveys.push({ target, ...(await target.survey(context)) });
@@ -120,6 +185,7 @@ const OPTIONS = {
   only: { type: "string" },
   "dry-run": { type: "boolean", default: false },
   release: { type: "string" },
+  "go-remote": { type: "string" },
   "go-proxy": { type: "string" },
   "github-release-folder": { type: "string" },
 } as const;
@@ -152,10 +218,11 @@ if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.ur
       dryRun: values["dry-run"],
       ...(only ? { only } : {}),
       ...(values["go-proxy"] ? { goProxy: values["go-proxy"] } : {}),
+      ...(values["go-remote"] ? { goRemote: values["go-remote"] } : {}),
       ...(values["github-release-folder"] ? { githubReleaseFolder: values["github-release-folder"] } : {}),
     });
   } catch (error) {
-    process.stderr.write(`error: ${(error as Error).message}\n`);
+    process.stderr.write(`error: ${redactText((error as Error).message)}\n`);
     process.exitCode = 1;
   }
 }

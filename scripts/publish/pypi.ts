@@ -10,10 +10,29 @@
  * A file listed with the same sha256 is present and skipped; anything else is uploaded, and an index that holds the
  * file name refuses it (PyPI never replaces a file), which stops the run. With neither setting (PyPI itself) the
  * index is not asked, and twine's `--skip-existing` skips what PyPI already has.
+ *
+ * The files' version is the PEP 440 form (scripts/publish/prerelease.ts: `0.4.0-rc.1` is `0.4.0rc1`, a pre-release
+ * pip installs only when asked for). A refusal is one line: the index's reason ({@link twineRefusal}). A URL's
+ * credentials (`https://user:password@host/`) are used, never printed.
  */
 import { join } from "node:path";
-import { pinnedVenvPython, pythonArtefactNames } from "../release/python.ts";
-import { ask, digestOf, PublishError, runTool, tail, type PublishContext, type Target } from "./common.ts";
+import { PYTHON_PACKAGE } from "../../kernel/names.ts";
+import { pinnedVenvPython } from "../release/cache.ts";
+import {
+  ask,
+  digestOf,
+  fileNeed,
+  oneLine,
+  PublishError,
+  redactUrl,
+  runTool,
+  tail,
+  toolNeed,
+  type PublishContext,
+  type Target,
+  type ToolRun,
+} from "./common.ts";
+import { pythonArtefactNamesOf } from "./prerelease.ts";
 
 const NAME = "pypi";
 
@@ -22,13 +41,32 @@ const REQUIREMENTS = join(import.meta.dirname, "twine-requirements.txt");
 
 /** The release's wheel and sdist, wheel first. */
 function files(context: PublishContext): string[] {
-  const names = pythonArtefactNames(context.version);
+  const names = pythonArtefactNamesOf(PYTHON_PACKAGE, context.version);
   return [names.wheel, names.sdist];
 }
 
-/** Where twine uploads, for messages (a URL, never a credential). */
+/** Where twine uploads, for messages (a URL, its credentials redacted). */
 function repository(): string {
-  return process.env.TWINE_REPOSITORY_URL || "twine's default repository (PyPI)";
+  return process.env.TWINE_REPOSITORY_URL
+    ? redactUrl(process.env.TWINE_REPOSITORY_URL)
+    : "twine's default repository (PyPI)";
+}
+
+/**
+ * The index's reason for refusing an upload, in one line, from twine's `--verbose` output (which holds the
+ * response's HTML page, coloured): the status twine reports and the page's message, e.g. `400 Bad Request: Package
+ * 'pulumi_helpdesk-0.3.0-py3-none-any.whl' already exists! ...` (pypiserver's `<pre>`; PyPI puts its reason in the
+ * status line). Any other failure: twine's first `ERROR` and the lines that continue it.
+ *
+ * @param ran twine's run
+ */
+export function twineRefusal(ran: ToolRun): string {
+  const text = `${ran.stdout}\n${ran.stderr}`.replace(/\u001b\[[0-9;]*[A-Za-z]/g, "");
+  const status = /HTTPError: (\d{3}[^\n]*?) from \S+/.exec(text)?.[1];
+  const page = /<pre>([\s\S]*?)<\/pre>/i.exec(text)?.[1] ?? /<h1>([\s\S]*?)<\/h1>/i.exec(text)?.[1];
+  if (status) return oneLine(page && !page.includes(status) ? `${status}: ${page}` : status);
+  const error = /\bERROR\s+(.*(?:\n[ \t]+\S.*)*)/.exec(text)?.[1];
+  return oneLine(error ?? tail(ran, 1));
 }
 
 /** The simple index to ask, or undefined when there is none to ask (see the module doc). */
@@ -50,25 +88,33 @@ async function twine(args: string[]) {
 
 export const pypiTarget: Target = {
   name: NAME,
+  needs(context) {
+    const python = process.env.HELPDESK_PYTHON || "python3";
+    return [
+      toolNeed(
+        python,
+        "Python >= 3.11, which makes the twine virtualenv",
+        "install it, or set HELPDESK_PYTHON to one (actions/setup-python)",
+      ),
+      ...files(context).map((name) => fileNeed(join(context.release, name), "npm run release builds it")),
+    ];
+  },
   async survey(context) {
     const paths = files(context).map((name) => join(context.release, name));
     const checked = await twine(["check", "--strict", ...paths]);
     if (checked.code !== 0)
       throw new PublishError(
         NAME,
-        `twine check found what PyPI would refuse in the release's Python SDK:\n${tail(checked)}`,
+        `twine check found what PyPI would refuse in the release's Python SDK: ${twineRefusal(checked)}`,
       );
     const index = simpleIndex();
     let page = "";
     if (index) {
       // PEP 503: the project's page at its normalized name.
-      const project = pythonArtefactNames(context.version)
-        .sdist.replace(/-[^-]+\.tar\.gz$/, "")
-        .replace(/[-_.]+/g, "-")
-        .toLowerCase();
+      const project = PYTHON_PACKAGE.replace(/[-_.]+/g, "-").toLowerCase();
       const asked = await ask(`${index}${project}/`, NAME);
       if (asked.status !== 200 && asked.status !== 404)
-        throw new PublishError(NAME, `${index}${project}/ responded with ${asked.status}`);
+        throw new PublishError(NAME, `${redactUrl(`${index}${project}/`)} responded with ${asked.status}`);
       page = asked.status === 200 ? asked.text : "";
     }
     const items = files(context).map((name) => {
@@ -81,7 +127,7 @@ export const pypiTarget: Target = {
     return { where: repository(), items };
   },
   async send(context, missing) {
-    // --verbose: twine then prints the index's response, which says why it refused (it hides the password).
+    // --verbose: twine then prints the index's response, which says why it refused (twineRefusal reads it).
     const args = [
       "upload",
       "--non-interactive",
@@ -94,7 +140,7 @@ export const pypiTarget: Target = {
     if (ran.code !== 0) {
       throw new PublishError(
         NAME,
-        `${repository()} refused ${missing.join(" and ")} (twine upload exited ${ran.code}; an index never replaces a file, and needs TWINE_USERNAME and TWINE_PASSWORD or trusted publishing):\n${tail(ran, 40)}`,
+        `${repository()} refused ${missing.join(" and ")}: ${twineRefusal(ran)} (an index never replaces a file, and needs TWINE_USERNAME and TWINE_PASSWORD or trusted publishing)`,
       );
     }
   },

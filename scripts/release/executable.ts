@@ -60,7 +60,7 @@ import {
   writeFileSync,
   writeSync,
 } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Script } from "node:vm";
@@ -69,6 +69,7 @@ import * as esbuild from "esbuild";
 // stripping does not map to the `.ts` sources (kernel/package-version.ts imports nothing of the project's).
 import { CLI_EXECUTABLE, pluginExecutableFile } from "../../dist/kernel/names.js";
 import { factsOf, PACKAGE_NAME, type PackageFacts } from "../../kernel/package-version.ts";
+import { cacheDir } from "./cache.ts";
 import { checkAdHocSignature, removeMachoSignature, signAdHoc } from "./macho.ts";
 import { CLI_ASSET, CLI_CACHE_ASSET, commonJsWrapper } from "./sea-assets.ts";
 
@@ -153,11 +154,6 @@ export const EXPECTED_WARNINGS: ReadonlyArray<readonly [string, string]> = [
   ["empty-import-meta", "kernel/package-version.ts"],
   ["require-resolve-not-external", "node_modules/@npmcli/run-script/lib/make-spawn-args.js"],
 ];
-
-/** The cache of toolchains and built executables (scripts/lib/env.sh's `HELPDESK_CACHE`). */
-export function cacheDir(): string {
-  return process.env.HELPDESK_CACHE || join(homedir(), ".cache", PACKAGE_NAME);
-}
 
 /** @returns package.json's facts (version, repository) as the bundle builds them in */
 export function releaseFacts(): PackageFacts {

@@ -206,12 +206,19 @@ describe("npm run publish -- --only maven through the Central Portal's Publisher
     expect(requestsAfter(before)).toHaveLength(1);
   });
 
-  it("missing settings, a Portal URL carrying a credential, or a Portal out of reach: one line, no credential", async () => {
+  it("missing settings (named before anything is asked), a Portal URL carrying a credential, or a Portal out of reach: one line each, no credential", async () => {
+    const before = portal.log().length;
     const unset = await publish(["--dry-run"], { [CENTRAL_SETTINGS.url]: "", [CENTRAL_SETTINGS.password]: "" });
     expect(unset.code).toBe(1);
-    expect(unset.stderr).toMatch(
-      new RegExp(`^error: maven: ${CENTRAL_SETTINGS.url}, ${CENTRAL_SETTINGS.password} not set: [^\\n]+\\n$`),
+    expect(unset.stderr).toBe(
+      [
+        "error: publish: nothing was sent; the chosen targets need what is missing:",
+        `  maven: the setting ${CENTRAL_SETTINGS.url}: set it to the Central Portal's address`,
+        `  maven: the setting ${CENTRAL_SETTINGS.password}: set it from a Portal user token`,
+        "",
+      ].join("\n"),
     );
+    expect(portal.log().length).toBe(before);
     const withUser = portal.url.replace("http://", "http://someone:url-secret@");
     const carried = await publish(["--dry-run"], { [CENTRAL_SETTINGS.url]: withUser });
     expect(carried.code).toBe(1);

@@ -36,7 +36,7 @@ describe("npm run publish refuses bad input with one clear line", () => {
     const ran = await publish(["--force"]);
     expect(ran.code).toBe(1);
     expect(ran.stderr).toBe(
-      "error: Unknown option '--force' (allowed: --only, --dry-run, --release, --go-proxy, --github-release-folder)\n",
+      "error: Unknown option '--force' (allowed: --only, --dry-run, --release, --go-remote, --go-proxy, --github-release-folder)\n",
     );
   });
 
@@ -44,12 +44,12 @@ describe("npm run publish refuses bad input with one clear line", () => {
     const ran = await publish(["--release"]);
     expect(ran.code).toBe(1);
     expect(ran.stderr).toBe(
-      "error: Option '--release <value>' argument missing (allowed: --only, --dry-run, --release, --go-proxy, --github-release-folder)\n",
+      "error: Option '--release <value>' argument missing (allowed: --only, --dry-run, --release, --go-remote, --go-proxy, --github-release-folder)\n",
     );
   });
 
   it("a folder with no SHA256SUMS: not a release", async () => {
-    const ran = await publish(["--release", work, "--dry-run"]);
+    const ran = await publish(["--release", work, "--dry-run", "--only", "github", "--github-release-folder", work]);
     expect(ran.code).toBe(1);
     expect(ran.stderr).toBe(`error: release: ${work} has no SHA256SUMS: run npm run release\n`);
   });
@@ -57,7 +57,7 @@ describe("npm run publish refuses bad input with one clear line", () => {
   it("a file that does not match SHA256SUMS", async () => {
     writeFileSync(join(work, "a.tgz"), "changed");
     writeFileSync(join(work, "SHA256SUMS"), `${"0".repeat(64)}  a.tgz\n`);
-    const ran = await publish(["--release", work, "--dry-run"]);
+    const ran = await publish(["--release", work, "--dry-run", "--only", "github", "--github-release-folder", work]);
     expect(ran.code).toBe(1);
     expect(ran.stderr).toBe(`error: release: ${work}/a.tgz does not match SHA256SUMS: run npm run release\n`);
   });

@@ -14,8 +14,12 @@
  *    `pulumi up` and `pulumi destroy` against the emulators with the plugin downloaded by Pulumi from the mirror
  *    (the suite of tests/no-node/no-node-desks.ts: Python, Go, Java and YAML with no Node.js on PATH);
  * 4. last, a version a registry already holds with other bytes is refused by that registry, and the run stops with
- *    a message naming the target and where it sends. (Maven Central's Portal says only whether a version is
- *    published, which is skipped; its refusals: tests/publish/maven-central.test.ts.)
+ *    one line naming the target, where it sends and the registry's reason (Maven Central's Portal says only whether
+ *    a version is published, which is skipped; its refusals: tests/publish/maven-central.test.ts);
+ * 5. a prerelease of the next version, the release's npm tarballs re-versioned, published from a checkout of that
+ *    version goes to the dist-tag `next`, and `latest` stays the release.
+ *
+ * Verdaccio requires authentication: the publish has its user's token in NODE_AUTH_TOKEN, and no run prints it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { execFileSync } from "node:child_process";
@@ -52,7 +56,15 @@ import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
 import { freePort, loginArgs, loginThrough } from "../support/cli.js";
 import { heldWebhooks } from "../support/emulator.js";
 import { mustRun, toolVenv, wheelhouse } from "../support/python.js";
-import { serveFolder, startPypiserver, startVerdaccio, type LocalServer } from "../support/registries.js";
+import {
+  publishCheckout,
+  runPublish,
+  serveFolder,
+  startPypiserver,
+  startVerdaccio,
+  type LocalServer,
+  type Verdaccio,
+} from "../support/registries.js";
 import { makeSigningKey, startCentralPortal, type CentralPortal, type SigningKey } from "../support/central-portal.js";
 import { CENTRAL_SETTINGS } from "../../scripts/publish/maven.ts";
 import { sharedRelease } from "../support/release.js";
@@ -72,6 +84,9 @@ let githubFolder: string;
 let signingKey: SigningKey;
 let portal: CentralPortal;
 const servers: Partial<Record<"npm" | "pypi" | "maven" | "go", LocalServer>> = {};
+let verdaccio: Verdaccio;
+/** Every run's output, to show no credential is in any. */
+const outputs: Ran[] = [];
 let publishEnv: NodeJS.ProcessEnv;
 const runs: Partial<Record<"dryRun" | "first" | "second", Ran>> = {};
 /** What the folder targets held right after the dry run. */
@@ -80,8 +95,8 @@ let foldersAfterDryRun: { go: string[]; github: boolean };
 const logs: Partial<Record<"afterDryRun" | "afterFirst", Record<string, string>>> = {};
 
 /** `npm run publish` of `dir` (default: the test's release) to the test's registries. */
-function publishTo(args: string[], dir = release): Promise<Ran> {
-  return runCommand(
+async function publishTo(args: string[], dir = release): Promise<Ran> {
+  const ran = await runCommand(
     "npm",
     [
       "run",
@@ -98,6 +113,8 @@ function publishTo(args: string[], dir = release): Promise<Ran> {
     ],
     { cwd: repoRoot, env: publishEnv },
   );
+  outputs.push(ran);
+  return ran;
 }
 
 /** What each registry logged so far. */
@@ -157,7 +174,8 @@ beforeAll(async () => {
   githubFolder = join(work, "github-release");
   mkdirSync(goFolder);
   const upstream = execFileSync("npm", ["config", "get", "registry"], { encoding: "utf8" }).trim();
-  servers.npm = await startVerdaccio(join(work, "verdaccio"), upstream, NPM_PACKAGES);
+  verdaccio = await startVerdaccio(join(work, "verdaccio"), upstream, NPM_PACKAGES);
+  servers.npm = verdaccio;
   servers.pypi = await startPypiserver(join(work, "pypi"));
   signingKey = await makeSigningKey(join(work, "gnupg"), "pulumi-helpdesk release <release@example.invalid>");
   portal = await startCentralPortal(join(work, "central-portal"), {
@@ -171,7 +189,7 @@ beforeAll(async () => {
   publishEnv = {
     ...mavenEnv({ ...process.env }, join(work, "maven-local")),
     npm_config_registry: servers.npm.url,
-    NODE_AUTH_TOKEN: "verdaccio-accepts-any-token",
+    NODE_AUTH_TOKEN: verdaccio.token,
     TWINE_REPOSITORY_URL: servers.pypi.url,
     TWINE_USERNAME: "anyone",
     TWINE_PASSWORD: "pypiserver-accepts-any-password",
@@ -213,7 +231,7 @@ describe("npm run publish to local registries", () => {
     expect(runs.dryRun!.code, shown("npm run publish -- --dry-run", runs.dryRun!)).toBe(0);
     expect(runs.dryRun!.stdout.trim().split("\n")).toEqual(items().map((item) => `${item}: would publish`));
     const log = logs.afterDryRun!;
-    expect(log.npm).not.toMatch(/'PUT /);
+    expect(log.npm).not.toMatch(/'PUT \/(?!-\/user\/)/); // the only PUT: the test's user, made at the start
     expect(log.pypi).not.toMatch(/"POST /);
     expect(log.maven).not.toMatch(/^POST /m);
     expect(foldersAfterDryRun).toEqual({ go: [], github: false });
@@ -478,8 +496,9 @@ describe("a version a registry already holds with other bytes", () => {
     execFileSync("tar", ["-czf", join(unpacked, "out", tarball), "-C", unpacked, "package"]);
     const ran = await publishTo(["--only", "npm"], releaseWith(tarball, join(unpacked, "out", tarball)));
     expect(ran.code).toBe(1);
-    expect(ran.stderr).toContain(`error: npm: ${servers.npm!.url} refused ${nodejsSdkPackage()}@${VERSION}`);
-    expect(ran.stderr).toContain(`You cannot publish over the previously published versions: ${VERSION}.`);
+    expect(ran.stderr).toBe(
+      `error: npm: ${servers.npm!.url} refused ${nodejsSdkPackage()}@${VERSION}: You cannot publish over the previously published versions: ${VERSION}. (a registry never replaces a published version, and needs a token: NODE_AUTH_TOKEN or npm login)\n`,
+    );
   });
 
   it("pypi: pypiserver refuses the changed wheel, and the run stops naming the target and the index", async () => {
@@ -493,9 +512,10 @@ describe("a version a registry already holds with other bytes", () => {
     );
     const ran = await publishTo(["--only", "pypi"], releaseWith(wheel, changed));
     expect(ran.code).toBe(1);
-    expect(ran.stderr).toContain(`error: pypi: ${servers.pypi!.url} refused ${wheel}`);
-    // pypiserver's answer, which twine prints: "Package '<file>' already exists!"
-    expect(ran.stderr).toMatch(/already exists!/);
+    // pypiserver's answer, out of the HTML page twine prints: "Package '<file>' already exists!"
+    expect(ran.stderr).toBe(
+      `error: pypi: ${servers.pypi!.url} refused ${wheel}: 400 Bad Request: Package '${wheel}' already exists! You may start server with \`--overwrite\` option. (an index never replaces a file, and needs TWINE_USERNAME and TWINE_PASSWORD or trusted publishing)\n`,
+    );
   });
 
   it("go and github: a folder holding the version with other files refuses it, and the run stops naming the folder", async () => {
@@ -521,5 +541,50 @@ describe("a version a registry already holds with other bytes", () => {
     expect(github.stderr).toContain(
       `error: github: ${join(githubFolder, `v${VERSION}`)} already holds ${archive} with other bytes`,
     );
+  });
+});
+
+describe("a prerelease of the next version", () => {
+  it("goes to npm's dist-tag next from a checkout of that version; latest stays the release", async () => {
+    const [major, minor] = VERSION.split(".").map(Number);
+    const rc = `${major}.${minor! + 1}.0-rc.1`;
+    const folder = mkdtempSync(join(work, "rc-release-"));
+    const tarballs = readdirSync(release).filter((name) => name.endsWith(".tgz"));
+    for (const name of tarballs) {
+      // The release's tarball, its package.json's version changed: what `npm run release` of that version packs.
+      const unpacked = mkdtempSync(join(work, "rc-unpacked-"));
+      execFileSync("tar", ["-xzf", join(release, name), "-C", unpacked]);
+      const manifest = join(unpacked, "package", "package.json");
+      writeFileSync(manifest, JSON.stringify({ ...JSON.parse(readFileSync(manifest, "utf8")), version: rc }, null, 2));
+      execFileSync("tar", ["-czf", join(folder, name.replace(VERSION, rc)), "-C", unpacked, "package"]);
+    }
+    const rcRelease = releaseFolder(
+      mkdtempSync(join(work, "rc-release-sums-")),
+      readdirSync(folder).map((name) => join(folder, name)),
+    );
+    const checkout = publishCheckout(join(work, "rc-checkout"), rc);
+    const ran = await runPublish(checkout, ["--only", "npm", "--release", rcRelease], publishEnv);
+    outputs.push(ran);
+    expect(ran.code, shown("npm run publish of the prerelease", ran)).toBe(0);
+    expect(ran.stdout.trim().split("\n")).toEqual(
+      NPM_PACKAGES.map((name) => `npm: ${name}@${rc} -> ${servers.npm!.url}: published`),
+    );
+    for (const name of NPM_PACKAGES) {
+      const tags = execFileSync("npm", ["view", name, "dist-tags", "--json"], {
+        cwd: work,
+        encoding: "utf8",
+        env: { ...process.env, npm_config_registry: servers.npm!.url },
+      });
+      expect(JSON.parse(tags)).toEqual({ latest: VERSION, next: rc });
+    }
+  });
+});
+
+describe("credentials", () => {
+  it("no run printed the npm token or the PyPI password", () => {
+    expect(outputs.length).toBeGreaterThan(5);
+    for (const ran of outputs)
+      for (const secret of [verdaccio.token, publishEnv.TWINE_PASSWORD!])
+        expect(`${ran.stdout}${ran.stderr}`).not.toContain(secret);
   });
 });

@@ -24,7 +24,32 @@ export interface PackedTarball {
 }
 
 /**
- * Packs the package from a copy of the working tree: the files git tracks plus new ones it does not ignore (so no
+ * Copies the working tree as a clean clone of it would hold it: the files git tracks plus new ones it does not
+ * ignore (so no dist/, node_modules/ or caches).
+ *
+ * @param into the folder to make (must not exist or be empty)
+ * @returns `into`
+ * @throws Error when git fails
+ */
+export function workingTreeCopy(into: string): string {
+  const listed = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
+    cwd: repoRoot,
+    encoding: "utf8",
+  });
+  for (const file of listed.split("\0").filter(Boolean)) {
+    mkdirSync(dirname(join(into, file)), { recursive: true });
+    try {
+      cpSync(join(repoRoot, file), join(into, file));
+    } catch (error) {
+      // A file deleted in the working tree but still tracked is not part of what would be committed next.
+      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+    }
+  }
+  return into;
+}
+
+/**
+ * Packs the package from a copy of the working tree ({@link workingTreeCopy}): the files git tracks plus new ones it does not ignore (so no
  * dist/, node_modules/ or caches), with this checkout's node_modules linked for the build tools. `npm pack` runs the
  * package's `prepack`, which builds dist/ in the copy: the tarball is what a clean clone would publish.
  *
@@ -32,20 +57,7 @@ export interface PackedTarball {
  * @throws Error when git, the build or `npm pack` fails (the message carries their output)
  */
 export function packLikeACleanClone(into = mkdtempSync(join(tmpdir(), "helpdesk-pack-"))): PackedTarball {
-  const source = join(into, "source");
-  const listed = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
-    cwd: repoRoot,
-    encoding: "utf8",
-  });
-  for (const file of listed.split("\0").filter(Boolean)) {
-    mkdirSync(dirname(join(source, file)), { recursive: true });
-    try {
-      cpSync(join(repoRoot, file), join(source, file));
-    } catch (error) {
-      // A file deleted in the working tree but still tracked is not part of what would be committed next.
-      if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
-    }
-  }
+  const source = workingTreeCopy(join(into, "source"));
   symlinkSync(join(repoRoot, "node_modules"), join(source, "node_modules"), "dir");
   const out = execFileSync("npm", ["pack", "--json", "--pack-destination", into], {
     cwd: source,
