@@ -129,6 +129,17 @@ export const npmTarget: Target = {
     const found = tarballs(context);
     const folder = await npmFolder();
     try {
+      // A token is tried before anything of any target is sent: a registry that refuses it stops the run here, not
+      // halfway through. (With npm's trusted publishing there is no token yet: npm trades the job's OIDC identity
+      // for one at `npm publish`.)
+      if (process.env.NODE_AUTH_TOKEN) {
+        const who = await runTool("npm", ["whoami"], { cwd: folder.cwd, env: npmEnv() });
+        if (who.code !== 0)
+          throw new PublishError(
+            NAME,
+            `${folder.registry} refused the token in NODE_AUTH_TOKEN (npm whoami: ${npmRefusal(who)}); nothing was sent`,
+          );
+      }
       const items = [];
       for (const tarball of found) {
         const what = `${tarball.name}@${tarball.version}`;

@@ -47,7 +47,13 @@ import { startNodeDist, type NodeDist } from "../support/node-dist.js";
 import { repoRoot } from "../support/package.js";
 import { shown, type Ran } from "../support/processes.js";
 import { toolVenv, wheelhouse } from "../support/python.js";
-import { serveFolder, startPypiserver, startVerdaccio, type LocalServer } from "../support/registries.js";
+import {
+  serveFolder,
+  startPypiserver,
+  startVerdaccio,
+  type LocalServer,
+  type Verdaccio,
+} from "../support/registries.js";
 import {
   actionOf,
   downloadArtifact,
@@ -87,7 +93,7 @@ let nodeDistDir: string;
 /** The Node.js the release is made of (scripts/lib/env.sh NODE_VERSION). */
 const NODE_VERSION = /^NODE_VERSION="([^"]+)"$/m.exec(readFileSync(join(repoRoot, "scripts/lib/env.sh"), "utf8"))![1]!;
 const artifacts: Artifacts = new Map();
-const servers: Partial<Record<"npm" | "pypi" | "github", LocalServer>> & { maven?: CentralPortal } = {};
+const servers: Partial<Record<"pypi" | "github", LocalServer>> & { npm?: Verdaccio; maven?: CentralPortal } = {};
 /** The Central Portal's user token (its stand-in's account) and the release's signing key (setup-java's import). */
 const PORTAL_ACCOUNT = { username: "helpdesk-publisher", password: "portal-user-token-password" };
 let signingKey: SigningKey;
@@ -114,7 +120,7 @@ function registryAccess(): NodeJS.ProcessEnv {
 function registryEnv(): NodeJS.ProcessEnv {
   return {
     npm_config_registry: servers.npm!.url,
-    NODE_AUTH_TOKEN: "verdaccio-accepts-any-token",
+    NODE_AUTH_TOKEN: servers.npm!.token,
     TWINE_REPOSITORY_URL: servers.pypi!.url,
     TWINE_USERNAME: "anyone",
     TWINE_PASSWORD: "pypiserver-accepts-any-password",
