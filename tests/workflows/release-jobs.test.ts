@@ -47,6 +47,7 @@ import { startNodeDist, type NodeDist } from "../support/node-dist.js";
 import { repoRoot } from "../support/package.js";
 import { shown, type Ran } from "../support/processes.js";
 import { toolVenv, wheelhouse } from "../support/python.js";
+import { systemWithout } from "../support/tools.js";
 import {
   serveFolder,
   startPypiserver,
@@ -135,7 +136,7 @@ function registryEnv(): NodeJS.ProcessEnv {
 }
 
 /** A fresh job: its folder, a clone of `upstream` as its workspace, the environment of a new runner. */
-function newJob(job: string, matrix: Record<string, string>): JobRun {
+function newJob(job: string, matrix: Record<string, string>, system = SYSTEM_PATH): JobRun {
   const dir = mkdtempSync(join(work, `${job}-`));
   const home = join(dir, "home");
   mkdirSync(join(dir, "tmp"), { recursive: true });
@@ -153,7 +154,7 @@ function newJob(job: string, matrix: Record<string, string>): JobRun {
       ...Object.fromEntries(shared.filter((key) => process.env[key]).map((key) => [key, process.env[key]])),
       HOME: home,
       TMPDIR: join(dir, "tmp"),
-      PATH: SYSTEM_PATH.join(":"),
+      PATH: system.join(":"),
       LANG: "C.UTF-8",
       CI: "true",
       GITHUB_ACTIONS: "true",
@@ -259,31 +260,45 @@ function verifyEnv(run: JobRun): NodeJS.ProcessEnv {
  */
 async function playRelease(): Promise<void> {
   for (const name of jobOrder(WORKFLOW)) {
-    const job = WORKFLOW.jobs[name]!;
-    for (const matrix of job.strategy?.matrix.include ?? [{}]) {
-      const run = newJob(name, matrix);
+    for (const matrix of WORKFLOW.jobs[name]!.strategy?.matrix.include ?? [{}]) {
+      const { run, failed } = await playJob(name, matrix);
       played.push(run);
-      for (const step of job.steps) {
-        if (step.if && !evaluateIf(step.if, run.matrix)) continue;
-        if (step.uses) {
-          await useAction(run, step);
-          continue;
-        }
-        if (STAND_INS[step.run!.split(" ")[1]!]) continue;
-        const added = localAdditions(run, step);
-        const result = await runStep(run, step, added.args, added.env);
-        if (name === "darwin") {
-          // Where macOS matters, the script stops naming the platform: the rest of the job is GitHub's.
-          if (result.code !== 0 && darwinStop(matrix.arch!).test(result.stderr)) break;
-        }
-        if (result.code !== 0) {
-          broke = { job: `${name} ${JSON.stringify(matrix)}`, step: step.name ?? step.run!, result };
-          return;
-        }
+      if (failed) {
+        broke = { job: `${name} ${JSON.stringify(matrix)}`, ...failed };
+        return;
       }
       if (name === "darwin" && matrix.arch === "arm64") standInDarwinArm64(run);
     }
   }
+}
+
+/**
+ * Plays one job (one leg of a matrix) on a fresh runner.
+ *
+ * @param plant a failure planted for this play: `system`, the folders of the runner's system `PATH` (a tool taken
+ *   away); `env`, values the job's run steps get last (a registry's credential changed)
+ * @returns the job's run, and its failed step unless every step passed (or, for darwin, stopped where macOS matters)
+ */
+async function playJob(
+  name: string,
+  matrix: Record<string, string>,
+  plant: { system?: string[]; env?: NodeJS.ProcessEnv } = {},
+): Promise<{ run: JobRun; failed?: { step: string; result: Ran } }> {
+  const run = newJob(name, matrix, plant.system);
+  for (const step of WORKFLOW.jobs[name]!.steps) {
+    if (step.if && !evaluateIf(step.if, run.matrix)) continue;
+    if (step.uses) {
+      await useAction(run, step);
+      continue;
+    }
+    if (STAND_INS[step.run!.split(" ")[1]!]) continue;
+    const added = localAdditions(run, step);
+    const result = await runStep(run, step, added.args, { ...added.env, ...plant.env });
+    // Where macOS matters, the darwin script stops naming the platform: the rest of the job is GitHub's.
+    if (name === "darwin" && result.code !== 0 && darwinStop(matrix.arch!).test(result.stderr)) break;
+    if (result.code !== 0) return { run, failed: { step: step.name ?? step.run!, result } };
+  }
+  return { run };
 }
 
 /** The workflow's `if:` expressions the test evaluates: `${{ matrix.<key> == '<value>' }}`. */
@@ -426,5 +441,32 @@ describe("the release workflow, played from a fresh clone with empty caches agai
     expect(servers.maven!.log()).toContain(
       `PUT /${mavenGroupId().replaceAll(".", "/")}/${MAVEN_ARTIFACT_ID}/${VERSION}/`,
     );
+  });
+});
+
+describe("a release job with one failure planted stops before anything is sent, naming it", () => {
+  it("the maven job on a runner without mvn: every missing need named in one message; the Portal asked nothing", async () => {
+    const before = servers.maven!.log();
+    const system = ["/usr/local/bin", systemWithout(join(work, "system-without-mvn"), new Set(["mvn"]))];
+    const { run, failed } = await playJob("maven", {}, { system });
+    expect(failed, transcript(run)).toBeDefined();
+    expect(failed!.result.code).toBe(1);
+    expect(failed!.result.stderr).toMatch(
+      /^error: publish: nothing was sent; the chosen targets need what is missing:\n {2}maven: mvn \(Apache Maven\) on PATH: /,
+    );
+    expect(servers.maven!.log()).toBe(before);
+  });
+
+  it("the npm job with a token the registry refuses: refused before any package is sent, in one line", async () => {
+    const { run, failed } = await playJob("npm", {}, { env: { NODE_AUTH_TOKEN: "a-token-verdaccio-never-made" } });
+    expect(failed, transcript(run)).toBeDefined();
+    expect(failed!.result.code).toBe(1);
+    expect(failed!.result.stdout).toBe("");
+    expect(failed!.result.stderr).toMatch(
+      new RegExp(
+        `^error: npm: ${servers.npm!.url.replace(/[.]/g, "\\.")} refused the token in NODE_AUTH_TOKEN [^\\n]*; nothing was sent\\n$`,
+      ),
+    );
+    expect(failed!.result.stderr).not.toContain("a-token-verdaccio-never-made");
   });
 });
