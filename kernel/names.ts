@@ -162,6 +162,13 @@ export function releaseTag(version: string): string {
   return `v${version}`;
 }
 
+/**
+ * The signature bundle of the release's `SHA256SUMS` on its GitHub release: the release workflow signs `SHA256SUMS`
+ * keylessly with cosign into it (`cosign sign-blob --bundle`, scripts/ci/sign-sums.sh), and users check it with
+ * `cosign verify-blob --bundle` (the README's verify commands).
+ */
+export const SUMS_SIGNATURE = "SHA256SUMS.sigstore.json";
+
 /** The package's logo, an SVG file of the repository (what the Pulumi Registry shows beside the package's name). */
 export const LOGO_FILE = "docs/logo.svg";
 

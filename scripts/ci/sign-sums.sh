@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scripts/ci/sign-sums.sh RELEASE: release.yml's `sign` job: signs RELEASE/SHA256SUMS keylessly with cosign (the
 # job's OIDC identity: the release workflow at its tag), writing the bundle RELEASE/SHA256SUMS.sigstore.json that
-# the GitHub release publishes beside it (scripts/publish/github.ts SUMS_SIGNATURE), then verifies the bundle as a
+# the GitHub release publishes beside it (kernel/names.ts SUMS_SIGNATURE), then verifies the bundle as a
 # user does (README, "Checking what you downloaded").
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/env.sh"

@@ -2,18 +2,17 @@
  * The docs' sentences about what is published and how to check a download, written from their homes: which version
  * the registries hold (`kernel/published.ts` `PUBLISHED_VERSION`), this checkout's version (package.json), the names
  * (`kernel/names.ts`: the packages, the repository, the release tag, the plugin's cache folder and download URL), the
- * release's file names (`scripts/release/`) and the signature bundle's name (`scripts/publish/github.ts`
+ * release's file names (`scripts/release/`) and the signature bundle's name (`kernel/names.ts`
  * `SUMS_SIGNATURE`). scripts/docs/readme.ts puts them into README.md's and the examples' READMEs' generated blocks,
  * scripts/docs/registry-pages.ts into the Pulumi Registry pages; CHANGELOG.md's unreleased heading is
  * {@link unreleasedHeading}.
  */
 import { archiveName } from "../release/release.ts";
-import { SUMS_SIGNATURE } from "../publish/github.ts";
 import type * as Names from "../../kernel/names.js";
 
 /**
  * The release workflow's file: its run at the tag `v<version>` signs `SHA256SUMS` keylessly (cosign, the bundle
- * {@link SUMS_SIGNATURE}) and attests the release's files (actions/attest-build-provenance), so the signature's
+ * `SUMS_SIGNATURE` of kernel/names.ts) and attests the release's files (actions/attest-build-provenance), so the signature's
  * certificate names this file at that tag (tests/unit/readme.test.ts checks that the file does both).
  */
 export const RELEASE_WORKFLOW = ".github/workflows/release.yml";
@@ -138,12 +137,12 @@ export function publishedBlocks(facts: PublishedFacts): PublishedBlocks {
     `**Check \`SHA256SUMS\` itself.** The check above finds a damaged or swapped file, not one whose \`SHA256SUMS\` was ` +
       `rewritten to match. For that, a file downloaded from the GitHub release \`${tag}\` is checked against what only the ` +
       `release workflow could make: \`${RELEASE_WORKFLOW}\` of ${ownerRepo}, run for the tag \`${tag}\`, signs \`SHA256SUMS\` ` +
-      `keylessly with cosign (the bundle \`${SUMS_SIGNATURE}\`, published beside it) and attests every file it lists with ` +
+      `keylessly with cosign (the bundle \`${names.SUMS_SIGNATURE}\`, published beside it) and attests every file it lists with ` +
       "GitHub's build provenance. With [cosign](https://docs.sigstore.dev/cosign/) (it fetches Sigstore's trusted root " +
       "once), in the folder holding the downloads:",
     "",
     "```bash",
-    `cosign verify-blob --bundle ${SUMS_SIGNATURE} \\`,
+    `cosign verify-blob --bundle ${names.SUMS_SIGNATURE} \\`,
     `  --certificate-identity '${names.repositoryUrl()}/${RELEASE_WORKFLOW}@refs/tags/${tag}' \\`,
     `  --certificate-oidc-issuer ${GITHUB_ACTIONS_ISSUER} SHA256SUMS &&`,
     "  sha256sum -c --ignore-missing SHA256SUMS",

@@ -22,7 +22,7 @@ import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { archiveEntries, archiveName } from "../release/release.ts";
-import { BUILDABLE_TARGETS, ROOT } from "../release/executable.ts";
+import { BUILDABLE_TARGETS, RELEASE_TARGETS, ROOT } from "../release/executable.ts";
 import { nodejsSdkTarball } from "../release/nodejs-sdk.ts";
 import { pythonArtefactNames } from "../release/python.ts";
 import { publishedSentence } from "./published.ts";
@@ -185,11 +185,11 @@ export function registryPages(sources: PageSources, root: string = ROOT): Regist
   const nodejsTarball = nodejsSdkTarball(version);
   const linuxArchive = archiveName(version, { os: "linux", arch: "x64" });
   // The archives that hold the CLI beside the plugin (Windows's holds the plugin only: release.ts archiveEntries).
-  const withCli = BUILDABLE_TARGETS.filter((target) => archiveEntries(target).includes(cli)).map(
+  const withCli = RELEASE_TARGETS.filter((target) => archiveEntries(target).includes(cli)).map(
     (target) => `\`${archiveName(version, target)}\``,
   );
   // And those that hold the policy pack's name (the same archives today; found apart, so the page follows release.ts).
-  const withAnalyzer = BUILDABLE_TARGETS.filter((target) =>
+  const withAnalyzer = RELEASE_TARGETS.filter((target) =>
     archiveEntries(target).includes(names.ANALYZER_EXECUTABLE),
   ).map((target) => `\`${archiveName(version, target)}\``);
   // `npm pack`'s name for the unscoped package.
@@ -262,9 +262,13 @@ export function registryPages(sources: PageSources, root: string = ROOT): Regist
     "",
     publication,
     "",
-    `What the release holds (the files of the GitHub release \`${names.releaseTag(version)}\`${onRegistries ? "" : " once published"}, and of \`npm run release\`):`,
+    `What the release holds (the files of the GitHub release \`${names.releaseTag(version)}\`${onRegistries ? "" : " once published"}, and of \`npm run release\` but ${RELEASE_TARGETS.filter(
+      (target) => !BUILDABLE_TARGETS.includes(target),
+    )
+      .map((target) => `\`${archiveName(version, target)}\``)
+      .join(", ")}, which only the release workflow's macOS job builds):`,
     "",
-    `* ${BUILDABLE_TARGETS.map((target) => `\`${archiveName(version, target)}\``).join(", ")}: the plugin as Pulumi installs it; ${withCli.join(" and ")} also hold the CLI \`${cli}\`${withAnalyzer.join() === withCli.join() ? " and" : `, ${withAnalyzer.join(" and ")}`} the policy pack \`${names.ANALYZER_EXECUTABLE}\` (the same executable under other names, no Node.js needed)`,
+    `* ${RELEASE_TARGETS.map((target) => `\`${archiveName(version, target)}\``).join(", ")}: the plugin as Pulumi installs it; ${withCli.join(" and ")} also hold the CLI \`${cli}\`${withAnalyzer.join() === withCli.join() ? " and" : `, ${withAnalyzer.join(" and ")}`} the policy pack \`${names.ANALYZER_EXECUTABLE}\` (the same executable under other names, no Node.js needed)`,
     `* \`${nodejsTarball}\`: the TypeScript SDK \`${nodejsSdk}\``,
     `* \`${python.wheel}\` and \`${python.sdist}\`: the Python SDK \`${names.PYTHON_PACKAGE}\``,
     `* \`${npmTarball}\`: the npm package \`${npmPackage}\` (\`npm install ./${npmTarball}\` in the program's folder): the CLI on Node.js (\`npx ${cli}\`), the policy pack's folder, and a dynamic \`Webhook\` for TypeScript programs with one help desk per stack`,

@@ -16,7 +16,7 @@
  */
 import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync } from "node:fs";
 import { join } from "node:path";
-import { CLI_EXECUTABLE, PLUGIN_EXECUTABLE, releaseTag } from "../../kernel/names.ts";
+import { CLI_EXECUTABLE, PLUGIN_EXECUTABLE, releaseTag, SUMS_SIGNATURE } from "../../kernel/names.ts";
 import {
   digestOf,
   onPath,
@@ -31,9 +31,6 @@ import {
 import { githubReleaseFlags } from "./prerelease.ts";
 
 const NAME = "github";
-
-/** The signature bundle of SHA256SUMS the release workflow writes (`cosign sign-blob --bundle`), when there. */
-export const SUMS_SIGNATURE = "SHA256SUMS.sigstore.json";
 
 /**
  * The release's assets: the plugin archives, `SHA256SUMS`, and its signature bundle when there.

@@ -94,6 +94,12 @@ export const BUILDABLE_TARGETS: readonly Target[] = [
   { os: "darwin", arch: "x64" },
 ];
 
+/**
+ * The targets of a GitHub release: {@link BUILDABLE_TARGETS} and darwin-arm64, which only the release workflow's
+ * macOS job builds (scripts/ci/darwin.sh), from Node.js's official tarball verified by scripts/release/node-official.sh.
+ */
+export const RELEASE_TARGETS: readonly Target[] = [...BUILDABLE_TARGETS, { os: "darwin", arch: "arm64" }];
+
 /** The machine's own platform: an executable for it is made of the running Node.js (with V8's code cache). */
 export const HOST_TARGET: Target = { os: process.platform as Target["os"], arch: process.arch as Target["arch"] };
 

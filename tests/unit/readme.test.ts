@@ -14,7 +14,6 @@ import { NODE_FLOORS, SUPPORTED_NODE_TEXT } from "../../kernel/node-support.js";
 import * as packageVersion from "../../kernel/package-version.js";
 import * as published from "../../kernel/published.js";
 import * as settings from "../../kernel/settings.js";
-import { SUMS_SIGNATURE } from "../../scripts/publish/github.ts";
 import { RELEASE_WORKFLOW, unreleasedHeading } from "../../scripts/docs/published.ts";
 import {
   exampleBlocks,
@@ -135,7 +134,9 @@ describe("README.md states the rules as their homes do", () => {
     expect(workflow, `${RELEASE_WORKFLOW} signs SHA256SUMS`).toContain("run: bash scripts/ci/sign-sums.sh release");
     const signing = readFileSync(join(repoRoot, "scripts/ci/sign-sums.sh"), "utf8");
     expect(signing, "scripts/ci/sign-sums.sh signs SHA256SUMS with cosign").toMatch(
-      new RegExp(`cosign sign-blob [^\n]*--bundle [^\n]*${SUMS_SIGNATURE.replace(/\./g, "\\.")}[^\n]* \\S*SHA256SUMS`),
+      new RegExp(
+        `cosign sign-blob [^\n]*--bundle [^\n]*${names.SUMS_SIGNATURE.replace(/\./g, "\\.")}[^\n]* \\S*SHA256SUMS`,
+      ),
     );
     expect(signing, "scripts/ci/sign-sums.sh checks the identity the README names").toContain(
       `/${RELEASE_WORKFLOW}@$GITHUB_REF`,
