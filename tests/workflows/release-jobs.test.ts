@@ -11,8 +11,8 @@
  *   the darwin-arm64 archive they would upload is stood in by the build's darwin-amd64 archive under its name (no
  *   machine here can make it; it is never installed);
  * - cosign's keyless signature and the provenance attestation need GitHub's OIDC identity: not run;
- * - the PyPI upload (pypa/gh-action-pypi-publish, trusted publishing) is `npm run publish -- --only pypi` with a
- *   password, to pypiserver;
+ * - the PyPI upload (pypa/gh-action-pypi-publish, trusted publishing) is what that action runs, `twine upload` of its
+ *   `packages-dir`, with a password, to pypiserver;
  * - the GitHub release is written with `--github-release-folder` into a folder served over HTTP, since gh has no
  *   GitHub to talk to; npm's trusted publishing is a token (NODE_AUTH_TOKEN) for the local Verdaccio.
  *
@@ -45,7 +45,7 @@ import { makeSigningKey, startCentralPortal, type CentralPortal, type SigningKey
 import { PACKAGE_NAME } from "../../kernel/package-version.js";
 import { startNodeDist, type NodeDist } from "../support/node-dist.js";
 import { repoRoot } from "../support/package.js";
-import { shown, type Ran } from "../support/processes.js";
+import { runCommand, shown, type Ran } from "../support/processes.js";
 import { toolVenv, wheelhouse } from "../support/python.js";
 import { systemWithout } from "../support/tools.js";
 import {
@@ -81,7 +81,7 @@ const STAND_INS: Record<string, string> = {
   "sigstore/cosign-installer": "cosign's keyless signature needs GitHub's OIDC identity (not run)",
   "scripts/ci/sign-sums.sh": "cosign's keyless signature needs GitHub's OIDC identity (not run)",
   "actions/attest-build-provenance": "an attestation needs GitHub's OIDC identity (not run)",
-  "pypa/gh-action-pypi-publish": "PyPI's trusted publishing: npm run publish -- --only pypi to pypiserver instead",
+  "pypa/gh-action-pypi-publish": "PyPI's trusted publishing: twine upload of its packages-dir to pypiserver instead",
 };
 
 let work: string;
@@ -195,9 +195,57 @@ async function useAction(run: JobRun, step: Step): Promise<void> {
     case "actions/download-artifact":
       downloadArtifact(run, artifacts, options.name!, options.path!);
       return;
+    case "pypa/gh-action-pypi-publish":
+      await uploadToPypiserver(run, options["packages-dir"]!, options["skip-existing"] === "true");
+      return;
     default:
       if (STAND_INS[action]) return;
       throw new Error(`${run.job}: no stand-in for ${action}`);
+  }
+}
+
+/**
+ * What pypa/gh-action-pypi-publish does with its `packages-dir`, to pypiserver: `twine upload` of every file there,
+ * twine from the publish's pinned requirements (scripts/publish/twine-requirements.txt) in a virtualenv of the job's,
+ * with a password where PyPI's trusted publishing needs none.
+ *
+ * @throws Error with twine's output when the upload fails
+ */
+async function uploadToPypiserver(run: JobRun, packagesDir: string, skipExisting: boolean): Promise<void> {
+  const venv = join(run.dir, "twine-venv");
+  const python = join(venv, "bin", "python");
+  const steps: Array<[string, string[]]> = [
+    ["python3", ["-m", "venv", venv]],
+    [
+      python,
+      [
+        "-m",
+        "pip",
+        "install",
+        "--quiet",
+        "--require-hashes",
+        "--only-binary=:all:",
+        "-r",
+        join(run.workspace, "scripts/publish/twine-requirements.txt"),
+      ],
+    ],
+    [
+      python,
+      [
+        "-m",
+        "twine",
+        "upload",
+        "--non-interactive",
+        "--disable-progress-bar",
+        ...(skipExisting ? ["--skip-existing"] : []),
+        ...readdirSync(join(run.workspace, packagesDir)).map((name) => join(run.workspace, packagesDir, name)),
+      ],
+    ],
+  ];
+  for (const [command, args] of steps) {
+    const result = await runCommand(command, args, { cwd: run.workspace, env: { ...run.env, ...registryEnv() } });
+    run.ran.push({ step: `pypa/gh-action-pypi-publish (stand-in): ${command} ${args.slice(0, 3).join(" ")}`, result });
+    if (result.code !== 0) throw new Error(shown(`${command} ${args.join(" ")}`, result));
   }
 }
 
