@@ -196,7 +196,8 @@ async function useAction(run: JobRun, step: Step): Promise<void> {
       downloadArtifact(run, artifacts, options.name!, options.path!);
       return;
     case "pypa/gh-action-pypi-publish":
-      await uploadToPypiserver(run, options["packages-dir"]!, options["skip-existing"] === "true");
+      // Without the action's skip-existing: twine has it for PyPI's own API only, and pypiserver starts empty here.
+      await uploadToPypiserver(run, options["packages-dir"]!);
       return;
     default:
       if (STAND_INS[action]) return;
@@ -211,7 +212,7 @@ async function useAction(run: JobRun, step: Step): Promise<void> {
  *
  * @throws Error with twine's output when the upload fails
  */
-async function uploadToPypiserver(run: JobRun, packagesDir: string, skipExisting: boolean): Promise<void> {
+async function uploadToPypiserver(run: JobRun, packagesDir: string): Promise<void> {
   const venv = join(run.dir, "twine-venv");
   const python = join(venv, "bin", "python");
   const steps: Array<[string, string[]]> = [
@@ -237,7 +238,6 @@ async function uploadToPypiserver(run: JobRun, packagesDir: string, skipExisting
         "upload",
         "--non-interactive",
         "--disable-progress-bar",
-        ...(skipExisting ? ["--skip-existing"] : []),
         ...readdirSync(join(run.workspace, packagesDir)).map((name) => join(run.workspace, packagesDir, name)),
       ],
     ],
@@ -336,7 +336,12 @@ async function playJob(
   for (const step of WORKFLOW.jobs[name]!.steps) {
     if (step.if && !evaluateIf(step.if, run.matrix)) continue;
     if (step.uses) {
-      await useAction(run, step);
+      try {
+        await useAction(run, step);
+      } catch (error) {
+        const result = { code: 1, signal: null, stdout: "", stderr: (error as Error).message };
+        return { run, failed: { step: step.uses, result } };
+      }
       continue;
     }
     if (STAND_INS[step.run!.split(" ")[1]!]) continue;
