@@ -34,11 +34,13 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import {
+  GO_SDK_DIR,
   githubRepository,
   goModulePath,
   mavenGroupId,
   MAVEN_ARTIFACT_ID,
   nodejsSdkPackage,
+  PYTHON_PACKAGE,
 } from "../../kernel/names.js";
 import { CENTRAL_SETTINGS } from "../../scripts/publish/maven.ts";
 import { makeSigningKey, startCentralPortal, type CentralPortal, type SigningKey } from "../support/central-portal.js";
@@ -491,9 +493,16 @@ describe("the release workflow, played from a fresh clone with empty caches agai
       .filter((line) => line.startsWith("verify: "));
     expect(lines).toHaveLength(6);
     for (const line of lines) expect(line).toMatch(/: installed by name, and ran$/);
-    expect(servers.maven!.log()).toContain(
-      `PUT /${mavenGroupId().replaceAll(".", "/")}/${MAVEN_ARTIFACT_ID}/${VERSION}/`,
-    );
+    // Each from what the publishing jobs sent: the Portal's published repository, Verdaccio, pypiserver, the tag.
+    const java = `${mavenGroupId().replaceAll(".", "/")}/${MAVEN_ARTIFACT_ID}/${VERSION}/${MAVEN_ARTIFACT_ID}-${VERSION}`;
+    expect(servers.maven!.log()).toContain("POST /api/v1/publisher/upload?");
+    expect(servers.maven!.repository.log()).toContain(`GET /${java}.jar`);
+    expect(servers.npm!.log()).toContain(`'GET /${PACKAGE_NAME}'`);
+    expect(servers.pypi!.log()).toMatch(new RegExp(`"GET /packages/${PYTHON_PACKAGE}-[^ ]+\\.whl HTTP`));
+    expect(
+      execFileSync("git", ["-C", upstream, "tag", "--list", `${GO_SDK_DIR}/v${VERSION}`], { encoding: "utf8" }),
+    ).toBe(`${GO_SDK_DIR}/v${VERSION}\n`);
+    expect(servers.github!.log()).toContain(`GET /v${VERSION}/SHA256SUMS`);
   });
 });
 
