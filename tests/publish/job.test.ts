@@ -105,7 +105,9 @@ describe("npm run publish with only what the publish job has", () => {
       jobEnv(path, {
         npm_config_registry: registry.url,
         TWINE_REPOSITORY_URL: registry.url,
-        MAVEN_ARGS: `-DaltDeploymentRepository=test::${registry.url}`,
+        MAVEN_CENTRAL_URL: registry.url,
+        MAVEN_CENTRAL_USERNAME: "deployer",
+        MAVEN_CENTRAL_PASSWORD: "unused-the-run-stops-first",
       }),
     );
     expect(ran.code).toBe(1);
@@ -241,7 +243,10 @@ with tarfile.open(sdist, "w:gz") as t:
       TWINE_USERNAME: "uploader",
       TWINE_PASSWORD: SECRETS[1],
       PIP_INDEX_URL: indexUrl,
-      MAVEN_ARGS: `-DaltDeploymentRepository=central::http://deployer:${SECRETS[3]}@127.0.0.1:${closed}/`,
+      // A Portal address carrying the user token, which the maven target refuses without printing it.
+      MAVEN_CENTRAL_URL: `http://deployer:${SECRETS[3]}@127.0.0.1:${closed}/`,
+      MAVEN_CENTRAL_USERNAME: "deployer",
+      MAVEN_CENTRAL_PASSWORD: SECRETS[3],
       NODE_AUTH_TOKEN: "s3cret-npm-token",
     });
     return `${ran.code}\n${ran.stdout}${ran.stderr}`;
