@@ -8,7 +8,9 @@ set -euo pipefail
 release="$1" out="$2"
 [ -f "$release/SHA256SUMS" ] || die "$release has no SHA256SUMS"
 mkdir -p "$out"
-sums="$(grep -E '  [^ ]+(-py3-none-any\.whl|\.tar\.gz)$' "$release/SHA256SUMS" | grep -v '  pulumi-resource-' || true)"
+# The Python SDK's files are named after its package, pulumi_<package> (kernel/names.ts PYTHON_PACKAGE: package.json's
+# name with `_` for `-`): <it>-<version>-py3-none-any.whl and <it>-<version>.tar.gz.
+sums="$(grep -E "  ${PACKAGE_NAME//-/_}-[^ ]+(-py3-none-any\.whl|\.tar\.gz)\$" "$release/SHA256SUMS" || true)"
 [ "$(printf '%s' "$sums" | grep -c .)" = 2 ] ||
   die "pypi: $release/SHA256SUMS lists $(printf '%s' "$sums" | grep -c .) Python files, not a wheel and an sdist: the build job's release is incomplete"
 printf '%s\n' "$sums" > "$out/.SHA256SUMS"

@@ -65,7 +65,7 @@ function tool(command: string, args: string[], cwd: string, env: NodeJS.ProcessE
  * (`<regexp>=<url>` pairs, comma-separated; the first whose regexp matches the URL replaces it) and `${VERSION}`
  * replaced by the version.
  */
-export function downloadUrl(
+function downloadUrl(
   url: string,
   version: string,
   overrides = process.env.PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES,
