@@ -65,11 +65,7 @@ function tool(command: string, args: string[], cwd: string, env: NodeJS.ProcessE
  * (`<regexp>=<url>` pairs, comma-separated; the first whose regexp matches the URL replaces it) and `${VERSION}`
  * replaced by the version.
  */
-function downloadUrl(
-  url: string,
-  version: string,
-  overrides = process.env.PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES,
-) {
+function downloadUrl(url: string, version: string, overrides = process.env.PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES) {
   for (const pair of (overrides ?? "").split(",").filter(Boolean)) {
     const at = pair.indexOf("=");
     if (at > 0 && new RegExp(pair.slice(0, at)).test(url)) {
