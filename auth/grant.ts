@@ -29,31 +29,31 @@ import { baseUrlText } from "../kernel/base-url.js";
 import { signInAgain, stackArguments } from "../kernel/commands.js";
 import { configKeysFor, DEFAULT_CONFIG_NAMESPACE, stackConfigSettings } from "../kernel/config.js";
 import { neverSent } from "../kernel/not-sent.js";
+import { processExists } from "../kernel/processes.js";
 import {
   isSecretSetting,
   LOGIN_SETTING_NAMES,
-  resolveSettings,
-  secretSettingValues,
-  SETTINGS,
   type ResolvedSettings,
+  resolveSettings,
+  SETTINGS,
   type SettingName,
   type SettingOrigin,
+  secretSettingValues,
 } from "../kernel/settings.js";
-import { processExists } from "../kernel/processes.js";
 import { OAuthError, refreshAccessToken, type TokenSet } from "./oauth.js";
 import { registerSecret } from "./redact.js";
 import {
+  type CacheEntry,
   findEntry,
   grantIdOf,
   readEntry,
   refreshTokenHash,
   removeEntry,
+  type StoredEntry,
   TokenCacheError,
   tokenCacheDir,
   withGrantLock,
   writeEntry,
-  type CacheEntry,
-  type StoredEntry,
 } from "./token-cache.js";
 
 /**

@@ -9,8 +9,8 @@
  * `grant_type=refresh_token` (§6), `state` (§10.12) and PKCE S256 (RFC 7636) always sent.
  */
 import * as oauth from "oauth4webapi";
-import { messageOf, PulumiHelpdeskError } from "../kernel/errors.js";
 import { allowsPlainHttp, baseUrlText, endpointUrl } from "../kernel/base-url.js";
+import { messageOf, PulumiHelpdeskError } from "../kernel/errors.js";
 import { isLocalhostName, localhostLookup } from "../kernel/loopback.js";
 import { MAX_RESPONSE_BYTES, readAtMost, tooLargeText } from "../kernel/response-limit.js";
 import { registerSecret, serverText } from "./redact.js";

@@ -56,7 +56,7 @@ import {
 import { homedir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { lock } from "proper-lockfile";
-import { signInAgain, STACK_PLACEHOLDER, stackCommand } from "../kernel/commands.js";
+import { STACK_PLACEHOLDER, signInAgain, stackCommand } from "../kernel/commands.js";
 import { PulumiHelpdeskError } from "../kernel/errors.js";
 import { syncDirectory } from "../kernel/fsync.js";
 import { PACKAGE_NAME } from "../kernel/package-version.js";

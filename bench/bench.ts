@@ -44,12 +44,12 @@ import { signInAutoApproved as signIn } from "pulumi-helpdesk/emulator/client";
 // The type tokens from the build, as the project code above (kernel/names.ts is not a package entry).
 import { DYNAMIC_WEBHOOK_TYPE, WEBHOOK_TYPE } from "../dist/kernel/names.js";
 import { heldWebhookCount, readStats, resetStats } from "./emulator-stats.ts";
-import { loadRound, startEmulatorProcess, type LoadRound } from "./load.ts";
+import { type LoadRound, loadRound, startEmulatorProcess } from "./load.ts";
 import { PROVIDER_PROCESSES, ProviderMemorySampler, type ProviderProcessKind } from "./memory.ts";
 import { measurePluginStart } from "./plugin-start.ts";
 import { measurePolicyPreviews } from "./policy.ts";
 import { report } from "./report.ts";
-import { samplesOf, type KindName, type Results } from "./results.ts";
+import { type KindName, type Results, samplesOf } from "./results.ts";
 import { BENCH_CLIENT, backendEnv, signedInConfig } from "./stack-config.ts";
 import { checkpointPath, measureState } from "./state-size.ts";
 

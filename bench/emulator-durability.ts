@@ -20,19 +20,19 @@
  * Usage: node bench/emulator-durability.ts [--quick] [--base <git revision>]
  *   --quick: one throughput round of 2 s, and a tenth of the webhooks and deliveries (a smoke check).
  */
-import { execFileSync, type ChildProcess } from "node:child_process";
+import { type ChildProcess, execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { Pool } from "undici";
 import { EVENTS } from "pulumi-helpdesk";
 import { DEFAULT_CLIENT, type EmulatorOptions } from "pulumi-helpdesk/emulator";
 import { EmulatorInspectionClient, signInAutoApproved } from "pulumi-helpdesk/emulator/client";
-import { loadRound, type LoadRound, type LoadSettings } from "./load.ts";
-import { median } from "./results.ts";
+import { Pool } from "undici";
 import { startProcess } from "../tests/support/processes.ts";
+import { type LoadRound, type LoadSettings, loadRound } from "./load.ts";
+import { median } from "./results.ts";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Settings

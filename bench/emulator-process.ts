@@ -7,7 +7,7 @@
  *
  * Usage: node bench/emulator-process.ts '<clients JSON>'
  */
-import { startEmulator, type EmulatorClient } from "pulumi-helpdesk/emulator";
+import { type EmulatorClient, startEmulator } from "pulumi-helpdesk/emulator";
 
 const clients = JSON.parse(process.argv[2] ?? "[]") as EmulatorClient[];
 const emulator = await startEmulator({ port: 0, autoApprove: true, clients });

@@ -5,8 +5,8 @@
  */
 import type { ChildProcess } from "node:child_process";
 import { join } from "node:path";
-import { Pool } from "undici";
 import type { EmulatorClient } from "pulumi-helpdesk/emulator";
+import { Pool } from "undici";
 import { startProcess } from "../tests/support/processes.ts";
 import { readProc } from "./memory.ts";
 import { percentile } from "./results.ts";

@@ -11,9 +11,9 @@
  */
 import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
+import { CLI_EXECUTABLE, nodejsSdkPackage } from "../dist/kernel/names.js";
 // The built package (bench/run.sh builds it): type stripping resolves no `.js` import of a `.ts` source.
 import { PACKAGE_NAME } from "../dist/kernel/package-version.js";
-import { CLI_EXECUTABLE, nodejsSdkPackage } from "../dist/kernel/names.js";
 import { eachSize, pulumiImportDuration } from "./sizes.ts";
 import { timed } from "./timed.ts";
 

@@ -21,13 +21,13 @@
  * `plugin (base)` and `analyzer (base)`, interleaved with the rest: a before and after in one run.
  */
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
-import { startProcess } from "../tests/support/processes.ts";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ANALYZER_EXECUTABLE, CLI_EXECUTABLE, PLUGIN_EXECUTABLE } from "../dist/kernel/names.js"; // from the build, as scripts/release/executable.ts says
 import { buildExecutable } from "../scripts/release/executable.ts";
+import { startProcess } from "../tests/support/processes.ts";
 import { readProc } from "./memory.ts";
 
 /** Starts of each kind (`npm run bench`; `--starts` when run alone). */

@@ -22,11 +22,11 @@ import { fileURLToPath } from "node:url";
 import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation/index.js";
 import { startEmulator } from "pulumi-helpdesk/emulator";
 import { EVENTS } from "../dist/kernel/events.js";
-import { POLICY_NAMES } from "../dist/policy/policies.js";
-import { median } from "./results.ts";
-import { releaseFolder } from "./plugin-start.ts";
-import { BENCH_CLIENT, backendEnv, signedInConfig } from "./stack-config.ts";
 import { ANALYZER_EXECUTABLE } from "../dist/kernel/names.js"; // from the build, as scripts/release/executable.ts says
+import { POLICY_NAMES } from "../dist/policy/policies.js";
+import { releaseFolder } from "./plugin-start.ts";
+import { median } from "./results.ts";
+import { BENCH_CLIENT, backendEnv, signedInConfig } from "./stack-config.ts";
 
 /** Webhooks in the previewed program. */
 export const POLICY_COUNT = 300;

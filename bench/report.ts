@@ -9,7 +9,7 @@ import { PLUGIN_EXECUTABLE } from "../dist/kernel/names.js";
 import { PACKAGE_NAME } from "../dist/kernel/package-version.js"; // from the build, as the benchmark's project code
 import type { LoadRound, LoadSettings } from "./load.ts";
 import { SAMPLE_INTERVAL_MS } from "./memory.ts";
-import { median, type KindName, type Results, type Samples } from "./results.ts";
+import { type KindName, median, type Results, type Samples } from "./results.ts";
 import type { StateSize } from "./state-size.ts";
 
 /** How the run was set up, for the report's closing lines and the JSON. */

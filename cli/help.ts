@@ -9,24 +9,24 @@ import { refreshableTokenOrigin } from "../auth/grant.js";
 import { TOKEN_CACHE_DIR_VARIABLE } from "../auth/token-cache.js";
 import { NAMESPACE_FLAG } from "../kernel/commands.js";
 import { DEFAULT_CONFIG_NAMESPACE } from "../kernel/config.js";
+import { CLI_EXECUTABLE } from "../kernel/names.js";
 import {
   SETTING_NAMES,
   SETTING_PRECEDENCE,
   SETTINGS,
-  settingFlag,
-  settingSourceName,
   type SettingName,
   type SourceOrigin,
+  settingFlag,
+  settingSourceName,
 } from "../kernel/settings.js";
-import { LAUNCHER_VARIABLES } from "./plugin/plugin.js";
-import { TRIGGER_SETTING_NAMES } from "./trigger/trigger.js";
-import { NO_COLOR_VARIABLE } from "./output.js";
-import { NON_INTERACTIVE_VARIABLE } from "./prompt.js";
-import { CLIENT_SETTING_NAMES } from "./settings.js";
+import { ID_RULE_DESCRIPTION } from "../kernel/webhook-rules.js";
 import { WEBHOOK_URLS_KEY } from "./import/declarations.js";
 import { NAME_RULE, OPTIONAL_COLUMNS, REQUIRED_COLUMNS } from "./import/webhook-file.js";
-import { ID_RULE_DESCRIPTION } from "../kernel/webhook-rules.js";
-import { CLI_EXECUTABLE } from "../kernel/names.js";
+import { NO_COLOR_VARIABLE } from "./output.js";
+import { LAUNCHER_VARIABLES } from "./plugin/plugin.js";
+import { NON_INTERACTIVE_VARIABLE } from "./prompt.js";
+import { CLIENT_SETTING_NAMES } from "./settings.js";
+import { TRIGGER_SETTING_NAMES } from "./trigger/trigger.js";
 
 /** The width the generated paragraphs are wrapped to: that of the help's hand-written text. */
 const WIDTH = 115;

@@ -1,28 +1,29 @@
 /**
  * The `pulumi-helpdesk` command. Exit codes: 0 success, 1 the operation failed, 2 bad usage.
  */
-import { packageVersion } from "../kernel/package-version.js";
+
 import { Command, InvalidArgumentError } from "commander";
-import { login } from "./login/login.js";
-import { runEmulator } from "./emulator/emulator.js";
-import { logout } from "./logout/logout.js";
-import { refresh } from "./refresh/refresh.js";
-import { importWebhooks } from "./import/import.js";
-import { migrate } from "./migrate/migrate.js";
-import { status } from "./status/status.js";
-import { DEFAULT_EMULATOR_URL, trigger } from "./trigger/trigger.js";
-import { pluginInstall, pluginPath } from "./plugin/plugin.js";
-import { importHelpAfter, loginPrecedence, migrateHelpAfter, programHelpAfter, settingOption } from "./help.js";
 import { DEFAULT_CLIENT } from "../emulator/index.js";
-import { NAMESPACE_FLAGS, NAMESPACE_HELP, parseNamespaceOption } from "./namespace.js";
-import { CliError, endQuietlyWhenOutputCloses, error as printError } from "./output.js";
-import { EVENTS } from "../kernel/events.js";
 import { STACK_FLAG } from "../kernel/commands.js";
 import { DEFAULT_CONFIG_NAMESPACE } from "../kernel/config.js";
+import { EVENTS } from "../kernel/events.js";
+import { CLI_EXECUTABLE, PLUGIN_EXECUTABLE, PULUMI_PACKAGE, WEBHOOK_TYPE } from "../kernel/names.js";
+import { packageVersion } from "../kernel/package-version.js";
 import { SETTINGS } from "../kernel/settings.js";
+import { runEmulator } from "./emulator/emulator.js";
+import { importHelpAfter, loginPrecedence, migrateHelpAfter, programHelpAfter, settingOption } from "./help.js";
+import { importWebhooks } from "./import/import.js";
+import { login } from "./login/login.js";
+import { logout } from "./logout/logout.js";
+import { migrate } from "./migrate/migrate.js";
+import { NAMESPACE_FLAGS, NAMESPACE_HELP, parseNamespaceOption } from "./namespace.js";
+import { CliError, endQuietlyWhenOutputCloses, error as printError } from "./output.js";
+import { pluginInstall, pluginPath } from "./plugin/plugin.js";
+import { refresh } from "./refresh/refresh.js";
+import { status } from "./status/status.js";
+import { DEFAULT_EMULATOR_URL, trigger } from "./trigger/trigger.js";
 
 endQuietlyWhenOutputCloses();
-import { CLI_EXECUTABLE, PLUGIN_EXECUTABLE, PULUMI_PACKAGE, WEBHOOK_TYPE } from "../kernel/names.js";
 
 function positiveInt(name: string) {
   return (value: string): number => {

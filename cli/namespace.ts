@@ -5,11 +5,11 @@
  * (`configNamespaceProblem`, `configKeysFor`); this module turns its responses into CLI usage errors and hints.
  */
 import { InvalidArgumentError } from "commander";
+import { OPTIONAL_LOGIN_SETTINGS } from "../auth/grant.js";
 import { NAMESPACE_FLAG } from "../kernel/commands.js";
 import { configNamespaceProblem, DEFAULT_CONFIG_NAMESPACE } from "../kernel/config.js";
-import { LOGIN_SETTING_NAMES, SETTING_NAMES, SETTINGS, type SettingName } from "../kernel/settings.js";
-import { OPTIONAL_LOGIN_SETTINGS } from "../auth/grant.js";
 import { nodejsSdkPackage } from "../kernel/names.js";
+import { LOGIN_SETTING_NAMES, SETTING_NAMES, SETTINGS, type SettingName } from "../kernel/settings.js";
 import { CliError } from "./output.js";
 
 /** The option's flags, for commander's `.option(...)`. */

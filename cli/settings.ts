@@ -5,16 +5,17 @@
  * rule (the base URL by `kernel/base-url.ts`, as the provider checks it), and each missing one named with its flag and
  * variable.
  */
+
+import { parseBaseUrl } from "../kernel/base-url.js";
 import { stackConfigSettings } from "../kernel/config.js";
 import {
   collectSettings,
+  type SettingName,
   settingFlag,
   settingProblem,
   settingReaderOf,
   settingSourceName,
-  type SettingName,
 } from "../kernel/settings.js";
-import { parseBaseUrl } from "../kernel/base-url.js";
 import { CliError } from "./output.js";
 
 /** The settings `login` needs before it can sign in. */

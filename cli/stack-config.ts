@@ -5,13 +5,13 @@
  * process's arguments are readable by every user of the machine (`/proc/<pid>/cmdline`, `ps`).
  */
 import { spawn } from "node:child_process";
+import { readFileSync, type Stats, statSync } from "node:fs";
 import { constants } from "node:os";
-import { readFileSync, statSync, type Stats } from "node:fs";
 import { dirname, join, resolve as resolvePath } from "node:path";
 import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation/index.js";
-import { CliError } from "./output.js";
 import { messageOf } from "../kernel/errors.js";
 import { CLI_EXECUTABLE } from "../kernel/names.js";
+import { CliError } from "./output.js";
 
 /**
  * The names the `pulumi` CLI accepts for a project file, in the order it tries them in each directory (the Go SDK's

@@ -19,6 +19,6 @@
 // First: stop with one line on an unsupported Node.js, before any dependency is evaluated.
 import "../kernel/node-guard.js";
 
-export { completeAuthorizationAutoApproved, signInAutoApproved } from "./sign-in.js";
-export { EmulatorInspectionClient, EmulatorInspectionError } from "./inspection-client.js";
 export type { EmulatorInspectionClientOptions, EmulatorInspectionErrorCode } from "./inspection-client.js";
+export { EmulatorInspectionClient, EmulatorInspectionError } from "./inspection-client.js";
+export { completeAuthorizationAutoApproved, signInAutoApproved } from "./sign-in.js";

@@ -9,13 +9,8 @@
  * without a lookup (kernel/loopback.ts). A process that started the emulator itself reads it through
  * `RunningEmulator` instead (no HTTP request to itself).
  */
-import { baseUrlText, parseBaseUrl } from "../kernel/base-url.js";
-import { Agent, Client, request, type Dispatcher } from "undici";
-import { localhostLookup } from "../kernel/loopback.js";
-import { messageOf, PulumiHelpdeskError } from "../kernel/errors.js";
-import { readAtMost, tooLargeText } from "../kernel/response-limit.js";
-import type { WebhookEvent } from "../kernel/events.js";
-import { CLI_EXECUTABLE } from "../kernel/names.js";
+
+import { Agent, Client, type Dispatcher, request } from "undici";
 import type {
   DeliveryLogEntry,
   EmulatorState,
@@ -25,6 +20,12 @@ import type {
   StoredWebhook,
   TriggeredEvent,
 } from "../emulator/types.js";
+import { baseUrlText, parseBaseUrl } from "../kernel/base-url.js";
+import { messageOf, PulumiHelpdeskError } from "../kernel/errors.js";
+import type { WebhookEvent } from "../kernel/events.js";
+import { localhostLookup } from "../kernel/loopback.js";
+import { CLI_EXECUTABLE } from "../kernel/names.js";
+import { readAtMost, tooLargeText } from "../kernel/response-limit.js";
 
 /**
  * The most bytes read of one inspection response: 64 MiB. The largest responses list every webhook or delivery-log entry

@@ -3,7 +3,7 @@
  * of `auth/oauth.ts` (state, PKCE, code exchange), with an HTTP request standing in for the browser.
  */
 import { request } from "undici";
-import { exchangeAuthorizationCode, startAuthorization, type OAuthClientConfig, type TokenSet } from "../auth/oauth.js";
+import { exchangeAuthorizationCode, type OAuthClientConfig, startAuthorization, type TokenSet } from "../auth/oauth.js";
 import { parseBaseUrl } from "../kernel/base-url.js";
 
 /**

@@ -2,16 +2,17 @@
  * The `/v1` resource API of the emulator, a Hono sub-app: bearer authentication (RFC 6750) and webhooks (docs/helpdesk-api.md §4.3,
  * §4.4). The pipeline every request passes first (body limits, Host check, faults, ...) is app.ts's.
  */
-import { Hono } from "hono";
+
 import type { MiddlewareHandler } from "hono";
+import { Hono } from "hono";
+import type { WebhookEvent } from "../kernel/events.js";
 import { EVENTS } from "../kernel/events.js";
 import { webhookProblems } from "../kernel/webhook-rules.js";
-import type { WebhookEvent } from "../kernel/events.js";
 import type { AppEnv } from "./app-env.js";
+import { readBodyParams } from "./body.js";
 import type { EmulatorContext } from "./context.js";
 import type { FieldError } from "./errors.js";
 import { ApiError, BearerError, methodNotAllowed, notFound } from "./errors.js";
-import { readBodyParams } from "./body.js";
 import type { StoredWebhook } from "./types.js";
 
 /** `b64token` of RFC 6750 §2.1. */

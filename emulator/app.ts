@@ -6,31 +6,32 @@
  * {@link EmulatorHttpError}. The pipeline stays here, not in the sub-apps, because its order is part of the behaviour
  * (a fault is decided before the body is read; a 413 at the token endpoint still gets `Cache-Control: no-store`).
  */
-import { Hono } from "hono";
+
 import type { Context, MiddlewareHandler } from "hono";
+import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
-import { secureHeaders } from "hono/secure-headers";
 import { matchedRoutes } from "hono/route";
+import { secureHeaders } from "hono/secure-headers";
+import { messageOf } from "../kernel/errors.js";
+import { isLoopbackHost } from "../kernel/loopback.js";
+import { createV1App } from "./api.js";
 import type { AppEnv } from "./app-env.js";
 import type { EmulatorContext } from "./context.js";
 import {
   ApiError,
-  EmulatorHttpError,
-  PageError,
-  asTokenEndpointError,
-  notFound,
-  payloadTooLarge,
   type ApiErrorCode,
+  asTokenEndpointError,
+  EmulatorHttpError,
+  notFound,
+  PageError,
+  payloadTooLarge,
 } from "./errors.js";
 import { faultMiddleware } from "./faults.js";
-import { createOAuthApp } from "./oauth.js";
-import { createV1App } from "./api.js";
-import { createWebApp } from "./web.js";
 import { createInspectApp } from "./inspect.js";
+import { createOAuthApp } from "./oauth.js";
 import { errorPage } from "./pages/layout.js";
 import { StoreError } from "./store/commits.js";
-import { isLoopbackHost } from "../kernel/loopback.js";
-import { messageOf } from "../kernel/errors.js";
+import { createWebApp } from "./web.js";
 
 /** The token endpoint (RFC 6749 §3.2), whose every failure is a response in RFC 6749 §5.2's shape. */
 const TOKEN_PATH = "/oauth/token";

@@ -2,10 +2,11 @@
  * What every route module of the emulator shares: the store, resolved options, the fault controller, the delivery
  * engine and request statistics.
  */
-import type { Store } from "./store/index.js";
-import type { FaultController } from "./faults.js";
+
 import type { DeliveryEngine } from "./deliveries.js";
+import type { FaultController } from "./faults.js";
 import type { Stats } from "./stats.js";
+import type { Store } from "./store/index.js";
 import type { WebhookIdShape } from "./types.js";
 
 /** Options after defaults are applied. Durations in seconds unless the name says otherwise. */

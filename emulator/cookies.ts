@@ -12,9 +12,10 @@
  *   the form is refused (RFC 6454 §7, Fetch §3.2.5). The pages send `Referrer-Policy: same-origin`, so browsers send
  *   their real `Origin` with the emulator's own forms.
  */
-import type { Context } from "hono";
-import { getCookie, setCookie, deleteCookie } from "hono/cookie";
+
 import { createHmac, randomBytes } from "node:crypto";
+import type { Context } from "hono";
+import { deleteCookie, getCookie, setCookie } from "hono/cookie";
 import type { AppEnv } from "./app-env.js";
 import type { EmulatorContext } from "./context.js";
 import { PageError } from "./errors.js";

@@ -8,11 +8,11 @@
  */
 import { Agent, request } from "undici";
 import type { WebhookEvent } from "../kernel/events.js";
+import type { FieldError } from "./errors.js";
+import { buildRecord } from "./samples.js";
+import { randomId } from "./secrets.js";
 import type { Store } from "./store/index.js";
 import type { DeliveryLogEntry, DeliveryRetryOptions } from "./types.js";
-import { randomId } from "./secrets.js";
-import { buildRecord } from "./samples.js";
-import type { FieldError } from "./errors.js";
 
 /** Result of {@link DeliveryEngine.trigger}: the queued delivery ids (one per matching webhook), or field errors. */
 export type TriggerResult = { ok: true; deliveries: string[] } | { ok: false; errors: FieldError[] };

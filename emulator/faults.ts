@@ -2,12 +2,13 @@
  * Fault injection for `/v1/*` and `/oauth/token`: added latency, 429, 500, 503 and dropped connections. Each fault is
  * decided before the request is processed (nothing happens for a faulted request), so clients can retry any method.
  */
-import { z } from "zod";
+
 import type { MiddlewareHandler } from "hono";
+import { z } from "zod";
 import type { AppEnv } from "./app-env.js";
-import type { FaultOptions } from "./types.js";
 import { ApiError } from "./errors.js";
 import { invalidOption } from "./options.js";
+import type { FaultOptions } from "./types.js";
 
 /** Schema of a fault configuration (`PUT /_emulator/faults` body and `startEmulator({ faults })`). */
 export const FaultOptionsSchema = z.strictObject({

@@ -20,7 +20,11 @@
 // First: stop with one line on an unsupported Node.js, before any dependency is evaluated.
 import "../kernel/node-guard.js";
 
+export { EmulatorOptionError } from "./options.js";
+export { DEFAULT_HTTP_TIMEOUTS } from "./server.js";
 export { DEFAULT_ACCOUNT, DEFAULT_BODY_LIMIT_BYTES, DEFAULT_CLIENT, startEmulator } from "./start.js";
+export { StoreError } from "./store/commits.js";
+export { DataFileError } from "./store/data-file.js";
 export type {
   DeliveryLogEntry,
   DeliveryRetryOptions,
@@ -38,7 +42,3 @@ export type {
   TriggeredEvent,
   WebhookIdShape,
 } from "./types.js";
-export { DEFAULT_HTTP_TIMEOUTS } from "./server.js";
-export { StoreError } from "./store/commits.js";
-export { DataFileError } from "./store/data-file.js";
-export { EmulatorOptionError } from "./options.js";

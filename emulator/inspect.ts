@@ -13,18 +13,19 @@
  * - `GET /_emulator/faults` → the fault configuration; `PUT /_emulator/faults` replaces it (absent fields: off),
  *   `PATCH /_emulator/faults` changes only the given fields; both respond with the new configuration
  */
-import { Hono } from "hono";
+
 import type { Context } from "hono";
+import { Hono } from "hono";
 import { z } from "zod";
 import { EVENTS } from "../kernel/events.js";
 import { webhookEventProblem } from "../kernel/webhook-rules.js";
 import type { AppEnv } from "./app-env.js";
+import { readBodyParams } from "./body.js";
 import type { EmulatorContext } from "./context.js";
 import { ApiError, methodNotAllowed, notFound } from "./errors.js";
-import { readBodyParams } from "./body.js";
 import { FaultOptionsSchema } from "./faults.js";
-import type { EmulatorState, FaultOptions, LoginLink, TriggeredEvent } from "./types.js";
 import { LOGIN_LINK_TTL_MS } from "./store/sessions.js";
+import type { EmulatorState, FaultOptions, LoginLink, TriggeredEvent } from "./types.js";
 
 const TriggerSchema = z.strictObject({
   // The event rule is the webhook's (kernel/webhook-rules.ts): the same reason, suggestion and allowed list.

@@ -8,16 +8,17 @@
  * - `POST /oauth/token`: `authorization_code` and `refresh_token` grants; client authentication by
  *   `client_secret_post` or HTTP Basic (RFC 6749 §2.3.1); errors per RFC 6749 §5.2.
  */
-import { Hono } from "hono";
-import type { Context } from "hono";
+
 import { createHash } from "node:crypto";
+import type { Context } from "hono";
+import { Hono } from "hono";
 import type { AppEnv } from "./app-env.js";
-import type { EmulatorContext } from "./context.js";
-import { OAuthErrorResponse, PageError, methodNotAllowed } from "./errors.js";
 import { readBodyParams } from "./body.js";
-import type { StoredClient } from "./store/tables.js";
+import type { EmulatorContext } from "./context.js";
 import { checkCsrf, currentAccount, ensureCsrf, startSession } from "./cookies.js";
-import { consentPage, type ConsentView } from "./pages/consent.js";
+import { methodNotAllowed, OAuthErrorResponse, PageError } from "./errors.js";
+import { type ConsentView, consentPage } from "./pages/consent.js";
+import type { StoredClient } from "./store/tables.js";
 
 /** Syntax of a PKCE `code_challenge` (S256 → 43 base64url chars) and `code_verifier` (RFC 7636 §4.1, §4.2). */
 const PKCE_VALUE = /^[A-Za-z0-9._~-]{43,128}$/;

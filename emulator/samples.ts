@@ -3,8 +3,8 @@
  * Which record an event carries follows `EVENT_RECORD` of `kernel/records.ts`.
  */
 import type { WebhookEvent } from "../kernel/events.js";
-import { EVENT_RECORD, RECORD_SCHEMAS } from "../kernel/records.js";
 import type { Agent, Customer, Message, RecordKind, Ticket } from "../kernel/records.js";
+import { EVENT_RECORD, RECORD_SCHEMAS } from "../kernel/records.js";
 import type { FieldError } from "./errors.js";
 
 const AGENT = { email: "ada.lovelace@helpdesk.example", first_name: "Ada", last_name: "Lovelace" };

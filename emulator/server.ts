@@ -3,8 +3,9 @@
  * itself (malformed messages, timeouts, `Expect`, `CONNECT`, no `Host`) in the emulator's JSON shape with
  * `X-Content-Type-Options: nosniff`.
  */
-import { createServer } from "node:http";
+
 import type { Server, ServerResponse } from "node:http";
+import { createServer } from "node:http";
 import type { Socket } from "node:net";
 import type { Duplex } from "node:stream";
 import { getRequestListener } from "@hono/node-server";

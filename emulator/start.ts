@@ -6,19 +6,19 @@
 // First: stop with one line on an unsupported Node.js, before any dependency is evaluated.
 import "../kernel/node-guard.js";
 import type { AddressInfo } from "node:net";
-import { createApp } from "./app.js";
-import type { EmulatorContext, ResolvedOptions } from "./context.js";
-import { DeliveryEngine } from "./deliveries.js";
-import { FaultController } from "./faults.js";
-import { Stats } from "./stats.js";
-import { PURGE_INTERVAL_MS, Store } from "./store/index.js";
-import { newCsrfKey } from "./cookies.js";
-import { emulatorState, issueLoginLink } from "./inspect.js";
-import { checkOptions, invalidOption } from "./options.js";
-import { DEFAULT_HTTP_TIMEOUTS, createHttpServer } from "./server.js";
-import type { EmulatorAccount, EmulatorClient, EmulatorOptions, RunningEmulator } from "./types.js";
 import { messageOf } from "../kernel/errors.js";
 import { PACKAGE_NAME } from "../kernel/package-version.js";
+import { createApp } from "./app.js";
+import type { EmulatorContext, ResolvedOptions } from "./context.js";
+import { newCsrfKey } from "./cookies.js";
+import { DeliveryEngine } from "./deliveries.js";
+import { FaultController } from "./faults.js";
+import { emulatorState, issueLoginLink } from "./inspect.js";
+import { checkOptions, invalidOption } from "./options.js";
+import { createHttpServer, DEFAULT_HTTP_TIMEOUTS } from "./server.js";
+import { Stats } from "./stats.js";
+import { PURGE_INTERVAL_MS, Store } from "./store/index.js";
+import type { EmulatorAccount, EmulatorClient, EmulatorOptions, RunningEmulator } from "./types.js";
 
 /**
  * The demo OAuth client registered when `clients` is not given. Its secret is a fixed, public demo value (this is a

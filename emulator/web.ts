@@ -4,17 +4,18 @@
  * `POST /webhooks/:id/delete`, `POST /events`. Forms are URL-encoded, CSRF-checked, and responded with 303 redirects
  * (post/redirect/get) or the page with errors.
  */
-import { Hono } from "hono";
+
 import type { Context } from "hono";
-import type { AppEnv } from "./app-env.js";
-import type { EmulatorContext } from "./context.js";
-import { PageError } from "./errors.js";
-import { readBodyParams } from "./body.js";
-import { checkCsrf, currentAccount, endSession, ensureCsrf, startSession } from "./cookies.js";
-import { validateWebhook } from "./api.js";
+import { Hono } from "hono";
 import { isWebhookEvent } from "../kernel/events.js";
-import { homePage, signInPage } from "./pages/home.js";
+import { validateWebhook } from "./api.js";
+import type { AppEnv } from "./app-env.js";
+import { readBodyParams } from "./body.js";
+import type { EmulatorContext } from "./context.js";
+import { checkCsrf, currentAccount, endSession, ensureCsrf, startSession } from "./cookies.js";
+import { PageError } from "./errors.js";
 import type { HomeView } from "./pages/home.js";
+import { homePage, signInPage } from "./pages/home.js";
 
 /**
  * The pages' sub-app (mounted with `app.route("/", ...)`): every route responds with a page (HTML), or a 303 redirect after

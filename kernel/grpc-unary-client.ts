@@ -13,7 +13,7 @@
  * The connection does not keep the process alive (`unref`): the plugin lives as long as its server, and ends with its
  * engine.
  */
-import { connect, constants, type ClientHttp2Session, type IncomingHttpHeaders } from "node:http2";
+import { type ClientHttp2Session, connect, constants, type IncomingHttpHeaders } from "node:http2";
 import { messageOf } from "./errors.js";
 import { framedMessage, GRPC_STATUS, GrpcStatusError, messageOfBody } from "./grpc-wire.js";
 

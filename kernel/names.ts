@@ -18,7 +18,7 @@
  * is computed when asked for, since reading it can fail.
  * @home the package's names derived from the npm name (Pulumi package, type tokens, Python, Go and Java names, Maven coordinates, executables, download URL)
  */
-import { PACKAGE_NAME, packageFacts, type PackageFacts } from "./package-version.js";
+import { PACKAGE_NAME, type PackageFacts, packageFacts } from "./package-version.js";
 
 /** The Pulumi package name within an npm package name of the form `pulumi-<package>`. */
 type PulumiPackageOf<N extends string> = N extends `pulumi-${infer P}` ? P : never;

@@ -17,8 +17,8 @@
 import "./node-guard.js";
 import { z } from "zod";
 import { PulumiHelpdeskError } from "./errors.js";
-import { isWebhookEvent } from "./events.js";
 import type { WebhookEvent } from "./events.js";
+import { isWebhookEvent } from "./events.js";
 
 /** An entry of a record's `links` object: `{ href }` where `href` is an absolute URL string. */
 export const Link = z.looseObject({ href: z.string() });

@@ -12,8 +12,8 @@
  * `HELPDESK_BASE_URL` for one help desk must not redirect a stack or a provider configured for another.
  */
 import { parseBaseUrl } from "./base-url.js";
-import { LOOPBACK_HOSTS } from "./loopback.js";
 import { PulumiHelpdeskError } from "./errors.js";
+import { LOOPBACK_HOSTS } from "./loopback.js";
 import { CLI_EXECUTABLE } from "./names.js";
 
 /** What a setting's value is. */

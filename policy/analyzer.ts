@@ -10,8 +10,9 @@
  *
  * The engine's address (the argument) is not used: the policies log nothing to the engine.
  */
-import { ANALYZER_EXECUTABLE } from "../kernel/names.js";
+
 import { messageOf } from "../kernel/errors.js";
+import { ANALYZER_EXECUTABLE } from "../kernel/names.js";
 import { serveAnalyzer } from "./server.js";
 
 serveAnalyzer().then(

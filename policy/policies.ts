@@ -31,10 +31,10 @@ import { UNKNOWN } from "../kernel/pulumi-wire.js";
 import {
   ALLOWED_HOST_PATTERN,
   duplicateWebhooks,
+  type HostEntry,
   helpDeskKey,
   hostAllowed,
   hostEntries,
-  type HostEntry,
   shownHost,
   webhookUrl,
 } from "./rules.js";

@@ -12,13 +12,14 @@
  *
  * Source: pulumi/pulumi `proto/pulumi/analyzer.proto`, `plugin.proto` (v3.259).
  */
-import analyzerPbModule from "@pulumi/pulumi/proto/analyzer_pb.js";
-import pluginPbModule from "@pulumi/pulumi/proto/plugin_pb.js";
-import structPbModule from "google-protobuf/google/protobuf/struct_pb.js";
-import emptyPbModule from "google-protobuf/google/protobuf/empty_pb.js";
+
 import type * as AnalyzerGrpc from "@pulumi/pulumi/proto/analyzer_grpc_pb.js";
 import type * as AnalyzerPb from "@pulumi/pulumi/proto/analyzer_pb.js";
+import analyzerPbModule from "@pulumi/pulumi/proto/analyzer_pb.js";
+import pluginPbModule from "@pulumi/pulumi/proto/plugin_pb.js";
+import emptyPbModule from "google-protobuf/google/protobuf/empty_pb.js";
 import type * as StructPb from "google-protobuf/google/protobuf/struct_pb.js";
+import structPbModule from "google-protobuf/google/protobuf/struct_pb.js";
 
 /** `pulumirpc` analyzer messages: `AnalyzeRequest`, `AnalyzeResponse`, `AnalyzerInfo`, ... (analyzer.proto). */
 export const analyzerPb = analyzerPbModule;

@@ -34,33 +34,34 @@
  * The port is loopback and unauthenticated, as every Pulumi plugin's is. The analyzer reaches no credential and no
  * network: it judges the properties it is sent.
  */
+
+import { messageOf } from "../kernel/errors.js";
+import { serveUnary, type UnaryMethod, type UnaryServer } from "../kernel/grpc-unary-server.js";
 import { POLICY_PACK } from "../kernel/names.js";
 import { packageVersion } from "../kernel/package-version.js";
 import { SECRET_SIG, SIG_KEY } from "../kernel/pulumi-wire.js";
-import { messageOf } from "../kernel/errors.js";
 import {
+  type EnforcementLevel,
   PACK_ENFORCEMENT_LEVEL,
   POLICIES,
-  type EnforcementLevel,
   type Policy,
   type PolicyConfigProperties,
   type PolicyResource,
 } from "./policies.js";
 import {
   ANALYZER_PATHS,
-  analyzerPb,
-  emptyPb,
-  pluginPb,
-  structPb,
   type AnalyzeDiagnostic,
   type AnalyzeRequest,
-  type AnalyzeStackRequest,
   type AnalyzerMethod,
   type AnalyzerResource,
+  type AnalyzeStackRequest,
+  analyzerPb,
   type ConfigureAnalyzerRequest,
+  emptyPb,
+  pluginPb,
   type Struct,
+  structPb,
 } from "./proto.js";
-import { serveUnary, type UnaryMethod, type UnaryServer } from "../kernel/grpc-unary-server.js";
 
 /** `analyzer.proto`'s `EnforcementLevel` numbers of the levels' names. */
 const LEVEL_NUMBERS: Readonly<Record<EnforcementLevel, number>> = {

@@ -14,17 +14,17 @@
  * Any failing step stops the demo with a message that names the step, and a non-zero exit code.
  */
 import { spawn } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { cpSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { randomBytes } from "node:crypto";
-import { DEFAULT_CLIENT, startEmulator, type StoredWebhook } from "pulumi-helpdesk/emulator";
+import { DEFAULT_CLIENT, type StoredWebhook, startEmulator } from "pulumi-helpdesk/emulator";
 import { completeAuthorizationAutoApproved } from "pulumi-helpdesk/emulator/client";
-// The built package (the demo runs after the build): the settings table names the secret's variable.
-import { SETTINGS } from "../dist/kernel/settings.js";
 import { CLI_EXECUTABLE } from "../dist/kernel/names.js";
 import { PACKAGE_NAME } from "../dist/kernel/package-version.js";
+// The built package (the demo runs after the build): the settings table names the secret's variable.
+import { SETTINGS } from "../dist/kernel/settings.js";
 
 const root = resolve(import.meta.dirname, "..");
 const stackName = "demo";

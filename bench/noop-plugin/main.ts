@@ -13,9 +13,9 @@
  */
 import { randomBytes } from "node:crypto";
 import { serveUnary } from "../../dist/kernel/grpc-unary-server.js";
-import { resourceProviderService } from "../../dist/provider/native/server.js";
-import { emptyPb, PROVIDER_PATHS, providerPb, toProperties, toStruct } from "../../dist/provider/native/proto.js";
 import { UNKNOWN } from "../../dist/kernel/pulumi-wire.js";
+import { emptyPb, PROVIDER_PATHS, providerPb, toProperties, toStruct } from "../../dist/provider/native/proto.js";
+import { resourceProviderService } from "../../dist/provider/native/server.js";
 
 /** Lower-case base32, as the emulator's ids (emulator/secrets.ts). */
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz234567";

@@ -4,12 +4,12 @@
  * client (id, secret, redirect URI) and the commands to type ({@link signInLines}), the CLI named as the person typed
  * it (`npx pulumi-helpdesk` under npx).
  */
-import { DEFAULT_ACCOUNT, DEFAULT_CLIENT, startEmulator, type EmulatorOptions } from "../../emulator/index.js";
-import { SETTINGS } from "../../kernel/settings.js";
+import { DEFAULT_ACCOUNT, DEFAULT_CLIENT, type EmulatorOptions, startEmulator } from "../../emulator/index.js";
 import { CLI_EXECUTABLE } from "../../kernel/names.js";
+import { SETTINGS } from "../../kernel/settings.js";
 import { invokedCommand } from "../invocation.js";
-import { CLIENT_SETTING_NAMES, type ClientSettingName } from "../settings.js";
 import { info, result } from "../output.js";
+import { CLIENT_SETTING_NAMES, type ClientSettingName } from "../settings.js";
 
 /** Options of `emulator` as parsed by commander. */
 export interface EmulatorCommandOptions {

@@ -13,12 +13,12 @@
  */
 import {
   CLI_EXECUTABLE,
-  PULUMI_PACKAGE,
-  PYTHON_PACKAGE,
-  WEBHOOK_TYPE,
   goImportPath,
   javaBasePackage,
   nodejsSdkPackage,
+  PULUMI_PACKAGE,
+  PYTHON_PACKAGE,
+  WEBHOOK_TYPE,
 } from "../../kernel/names.js";
 
 /** The stack config key (in the project's namespace, as `new pulumi.Config()` reads it) holding the adopted urls. */

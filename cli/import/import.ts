@@ -42,21 +42,14 @@ import { open } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { setTimeout as sleep } from "node:timers/promises";
+import type { Stack } from "@pulumi/pulumi/automation/index.js";
 import { stackCommand } from "../../kernel/commands.js";
 import { configKeysFor, DEFAULT_CONFIG_NAMESPACE } from "../../kernel/config.js";
-import { DYNAMIC_WEBHOOK_TYPE, PROVIDER_TYPE, WEBHOOK_TYPE, pluginDownloadUrl } from "../../kernel/names.js";
+import { DYNAMIC_WEBHOOK_TYPE, PROVIDER_TYPE, pluginDownloadUrl, WEBHOOK_TYPE } from "../../kernel/names.js";
 import { packageVersion } from "../../kernel/package-version.js";
 import { processExists } from "../../kernel/processes.js";
 import { stateSecret } from "../../kernel/pulumi-wire.js";
 import { ADOPTED_STATE } from "../../kernel/webhook-rules.js";
-import {
-  declarationLanguage,
-  declarations,
-  WEBHOOK_URLS_KEY,
-  WEBHOOK_URLS_SEPARATOR,
-  webhookUrlList,
-  type Declared,
-} from "./declarations.js";
 import { commandNamespace, namespaceNote, programHint } from "../namespace.js";
 import { CliError, info, result, success, warn } from "../output.js";
 import {
@@ -66,10 +59,17 @@ import {
   readStackConfigEntries,
   resolveStackRef,
   runPulumi,
-  writeStackConfig,
   type StackRef,
+  writeStackConfig,
 } from "../stack-config.js";
-import type { Stack } from "@pulumi/pulumi/automation/index.js";
+import {
+  type Declared,
+  declarationLanguage,
+  declarations,
+  WEBHOOK_URLS_KEY,
+  WEBHOOK_URLS_SEPARATOR,
+  webhookUrlList,
+} from "./declarations.js";
 import { fileProblems, parseWebhookFile, readWebhookFile, type WebhookRow } from "./webhook-file.js";
 
 /** Options of `import`. */

@@ -19,8 +19,8 @@
 import { createReadStream, statSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import { parse as parseCsv } from "csv-parse/sync";
-import { readAtMost } from "../../kernel/response-limit.js";
 import { isWebhookEvent, type WebhookEvent } from "../../kernel/events.js";
+import { readAtMost } from "../../kernel/response-limit.js";
 import { looksLikeUrl, shownValue, URL_LIKE, webhookIdProblem, webhookProblems } from "../../kernel/webhook-rules.js";
 import { CliError } from "../output.js";
 

@@ -5,44 +5,44 @@
  * the native plugin (one program, several help desks).
  */
 import open from "open";
-import { DEFAULT_CONFIG_NAMESPACE } from "../../kernel/config.js";
-import { SETTINGS, settingSourceName } from "../../kernel/settings.js";
+import { loginConfigEntries } from "../../auth/grant.js";
 import {
+  type AuthorizationRequest,
   exchangeAuthorizationCode,
   OAuthError,
   startAuthorization,
-  type AuthorizationRequest,
   type TokenSet,
 } from "../../auth/oauth.js";
-import { loginConfigEntries } from "../../auth/grant.js";
-import {
-  isLoopbackRedirect,
-  listenForCallback,
-  type AuthorizationCallback,
-  type CallbackOptions,
-} from "./callback-server.js";
+import { baseUrlText } from "../../kernel/base-url.js";
+import { DEFAULT_CONFIG_NAMESPACE } from "../../kernel/config.js";
+import { SETTINGS, settingSourceName } from "../../kernel/settings.js";
+import { commandNamespace, foreignKeysIn, namespaceNote, programHint } from "../namespace.js";
 import { CliError, info, result, success, warn } from "../output.js";
 import { ask, isInteractive, readLineFromStdin } from "../prompt.js";
 import {
+  type ClientFlags,
+  type ClientSettingName,
+  type ClientSettings,
   checkAnswer,
   clientSettingsOf,
   missingSettingsError,
   pickClientSettings,
-  type ClientFlags,
-  type ClientSettingName,
-  type ClientSettings,
 } from "../settings.js";
-import { baseUrlText } from "../../kernel/base-url.js";
-import { commandNamespace, foreignKeysIn, namespaceNote, programHint } from "../namespace.js";
 import { spinner } from "../spinner.js";
 import {
+  type ConfigEntry,
   openStack,
   PulumiNotFoundError,
   readStackConfig,
   resolveStackRef,
   writeStackConfig,
-  type ConfigEntry,
 } from "../stack-config.js";
+import {
+  type AuthorizationCallback,
+  type CallbackOptions,
+  isLoopbackRedirect,
+  listenForCallback,
+} from "./callback-server.js";
 
 /** Options of `login` as parsed by commander. */
 export interface LoginOptions extends ClientFlags {

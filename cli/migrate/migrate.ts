@@ -29,12 +29,14 @@
 import { stackCommand } from "../../kernel/commands.js";
 import { DEFAULT_CONFIG_NAMESPACE, stackConfigSettings } from "../../kernel/config.js";
 import type { WebhookEvent } from "../../kernel/events.js";
-import { DYNAMIC_WEBHOOK_TYPE, WEBHOOK_TYPE, pluginDownloadUrl } from "../../kernel/names.js";
+import { DYNAMIC_WEBHOOK_TYPE, pluginDownloadUrl, WEBHOOK_TYPE } from "../../kernel/names.js";
 import { PACKAGE_NAME, packageVersion } from "../../kernel/package-version.js";
-import { collectSettings, SETTING_NAMES } from "../../kernel/settings.js";
 import { stateValue } from "../../kernel/pulumi-wire.js";
+import { collectSettings, SETTING_NAMES } from "../../kernel/settings.js";
 import { webhookProblems } from "../../kernel/webhook-rules.js";
 import { declarationLanguage, declarations } from "../import/declarations.js";
+import { existingUrls, nameOf, placeUrls, runImport, type StateResource, webhookUrlsKey } from "../import/import.js";
+import type { WebhookRow } from "../import/webhook-file.js";
 import { CliError, info, result, success, warn } from "../output.js";
 import {
   openStack,
@@ -44,8 +46,6 @@ import {
   runPulumi,
   type StackRef,
 } from "../stack-config.js";
-import type { WebhookRow } from "../import/webhook-file.js";
-import { existingUrls, nameOf, placeUrls, runImport, webhookUrlsKey, type StateResource } from "../import/import.js";
 
 /** Options of `migrate`. */
 export interface MigrateOptions {

@@ -20,7 +20,7 @@ import { spawnSync } from "node:child_process";
 import { chmodSync, copyFileSync, existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { PLUGIN_EXECUTABLE, pluginCacheFolder, pluginExecutableFile, PULUMI_PACKAGE } from "../../kernel/names.js";
+import { PLUGIN_EXECUTABLE, PULUMI_PACKAGE, pluginCacheFolder, pluginExecutableFile } from "../../kernel/names.js";
 import { builtInFacts, PACKAGE_NAME, packageRoot, packageVersion } from "../../kernel/package-version.js";
 import { CliError, info, result, success } from "../output.js";
 

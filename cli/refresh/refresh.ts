@@ -9,9 +9,9 @@
  * For tests only: `HELPDESK_TEST_CRASH_AT=<step>` ends the process with SIGKILL at that step (see {@link CRASH_POINTS}).
  */
 import { Grant, type RefreshOutcome } from "../../auth/grant.js";
-import { signInAgain } from "../../kernel/commands.js";
 import { OAuthError } from "../../auth/oauth.js";
 import { TokenCacheError } from "../../auth/token-cache.js";
+import { signInAgain } from "../../kernel/commands.js";
 import { commandNamespace, namespaceNote } from "../namespace.js";
 import { CliError, info, result, success } from "../output.js";
 import { openStack, readStackConfig, resolveStackRef, writeStackConfig } from "../stack-config.js";

@@ -2,10 +2,11 @@
  * `pulumi-helpdesk status`: what the stack's config (in one namespace: `helpdesk`, or `--namespace eu`) says about
  * the sign-in, without showing any credential.
  */
-import { configKeysFor, DEFAULT_CONFIG_NAMESPACE } from "../../kernel/config.js";
+
 import { accessTokenExpired, Grant } from "../../auth/grant.js";
-import { signInAgain, stackCommand, type SignInPlace } from "../../kernel/commands.js";
 import { TokenCacheError, tokenCacheDir } from "../../auth/token-cache.js";
+import { type SignInPlace, signInAgain, stackCommand } from "../../kernel/commands.js";
+import { configKeysFor, DEFAULT_CONFIG_NAMESPACE } from "../../kernel/config.js";
 import { commandNamespace } from "../namespace.js";
 import { info, result, warn } from "../output.js";
 import { openStack, readStackConfig, resolveStackRef } from "../stack-config.js";

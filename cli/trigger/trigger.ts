@@ -3,11 +3,12 @@
  * registered for it, then shows how each delivery went. For testing receivers locally; the emulator only (the real
  * service has no such endpoint).
  */
-import { EVENTS, isWebhookEvent, nearestEvent } from "../../kernel/events.js";
+
 import type { DeliveryLogEntry } from "../../emulator/index.js";
 import { EmulatorInspectionClient, EmulatorInspectionError } from "../../emulator-client/index.js";
 import { parseBaseUrl } from "../../kernel/base-url.js";
-import { collectSettings, settingReaderOf, type SettingName } from "../../kernel/settings.js";
+import { EVENTS, isWebhookEvent, nearestEvent } from "../../kernel/events.js";
+import { collectSettings, type SettingName, settingReaderOf } from "../../kernel/settings.js";
 import { CliError, info, result } from "../output.js";
 
 /** Where `pulumi-helpdesk emulator` listens by default, and so where `trigger` looks when nothing says otherwise. */

@@ -3,8 +3,8 @@
  * test event, and the delivery log. Server-rendered; every value escaped; every form carries the CSRF token.
  */
 import { EVENTS } from "../../kernel/events.js";
-import type { DeliveryLogEntry, StoredWebhook } from "../types.js";
 import type { FieldError } from "../errors.js";
+import type { DeliveryLogEntry, StoredWebhook } from "../types.js";
 import type { SafeHtml } from "./html.js";
 import { html } from "./html.js";
 import { layout } from "./layout.js";

@@ -3,9 +3,9 @@
  * Passwords are kept as scrypt hashes (secrets.ts). The first account (in registration order) is the default one.
  */
 import { hashPassword, verifyPassword } from "../secrets.js";
-import { putAccount } from "./tables.js";
 import type { EmulatorAccount } from "../types.js";
 import type { StoreDatabase } from "./database.js";
+import { putAccount } from "./tables.js";
 
 /** The accounts. */
 export class Accounts {

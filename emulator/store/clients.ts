@@ -3,9 +3,9 @@
  * (secrets.ts), so the data file holds nothing a caller could replay.
  */
 import { safeEqual, sha256 } from "../secrets.js";
-import { CLIENT_COLUMNS, clientOf, putClient, type StoredClient } from "./tables.js";
 import type { EmulatorClient } from "../types.js";
 import type { StoreDatabase } from "./database.js";
+import { CLIENT_COLUMNS, clientOf, putClient, type StoredClient } from "./tables.js";
 
 /** The registered OAuth clients. */
 export class Clients {

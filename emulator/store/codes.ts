@@ -3,9 +3,9 @@
  * {@link CODE_TTL_MS} past its expiry, so that a reuse is still recognised (and revokes its grant), then purged.
  */
 import { randomId, randomToken, sha256 } from "../secrets.js";
-import { CODE_COLUMNS, codeOf, insertCode, type StoredCode } from "./tables.js";
-import { MEMORY_MAP_HARD_LIMIT, MEMORY_MAP_SOFT_LIMIT, type StoreDatabase } from "./database.js";
 import type { LiveState } from "../types.js";
+import { MEMORY_MAP_HARD_LIMIT, MEMORY_MAP_SOFT_LIMIT, type StoreDatabase } from "./database.js";
+import { CODE_COLUMNS, codeOf, insertCode, type StoredCode } from "./tables.js";
 
 /** Lifetime of an authorization code: 600 s (RFC 6749 §4.1.2 recommends at most 10 minutes). */
 export const CODE_TTL_MS = 600_000;

@@ -10,8 +10,9 @@
  * {@link GroupCommit.committed}: the commit of every change made since. Reads in between see the open transaction's
  * changes (same connection); other processes see them once committed (WAL).
  */
-import { messageOf, PulumiHelpdeskError } from "../../kernel/errors.js";
+
 import type { DatabaseSync } from "node:sqlite";
+import { messageOf, PulumiHelpdeskError } from "../../kernel/errors.js";
 
 /** The kinds of {@link StoreError}: the write lock was not obtained in time, or a commit failed. */
 export type StoreErrorCode = "busy" | "commit";

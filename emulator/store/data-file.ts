@@ -7,9 +7,8 @@
  * The database runs in WAL mode (the `-wal` and `-shm` files beside it belong to it) with a busy timeout, so several
  * processes may use one file at once (SQLite's locking; on one machine, not over a network file system).
  */
-import { messageOf, PulumiHelpdeskError } from "../../kernel/errors.js";
-import { syncDirectory, syncFile } from "../../kernel/fsync.js";
-import { processExists } from "../../kernel/processes.js";
+
+import { randomBytes } from "node:crypto";
 import {
   closeSync,
   constants,
@@ -25,11 +24,13 @@ import {
   statSync,
   writeSync,
 } from "node:fs";
-import { SUPPORTED_NODE_TEXT } from "../../kernel/node-support.js";
-import { randomBytes } from "node:crypto";
 import { hostname } from "node:os";
 import { dirname } from "node:path";
 import type { DatabaseSync as DatabaseSyncType } from "node:sqlite";
+import { messageOf, PulumiHelpdeskError } from "../../kernel/errors.js";
+import { syncDirectory, syncFile } from "../../kernel/fsync.js";
+import { SUPPORTED_NODE_TEXT } from "../../kernel/node-support.js";
+import { processExists } from "../../kernel/processes.js";
 
 /**
  * `node:sqlite`'s DatabaseSync, loaded when first used rather than by a static import: a static import of a built-in
@@ -45,12 +46,13 @@ function sqlite(): typeof import("node:sqlite") {
   return module;
 }
 type DatabaseSync = DatabaseSyncType;
+
 import { z } from "zod";
 import { EVENTS } from "../../kernel/events.js";
-import { SchemaError, checkSchema, migrate } from "./schema.js";
-import { sqliteCode } from "./commits.js";
-import { insertCode, insertDelivery, insertToken, insertWebhook, putAccount, putClient } from "./tables.js";
 import type { Synchronous } from "../types.js";
+import { sqliteCode } from "./commits.js";
+import { checkSchema, migrate, SchemaError } from "./schema.js";
+import { insertCode, insertDelivery, insertToken, insertWebhook, putAccount, putClient } from "./tables.js";
 
 /** How to open a data file. */
 export interface OpenOptions {

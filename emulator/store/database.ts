@@ -7,10 +7,10 @@
  * be one atomic change.
  */
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
+import type { Synchronous } from "../types.js";
 import { GroupCommit } from "./commits.js";
 import { newOwnerTag, openDatabase, releaseOwnerTag } from "./data-file.js";
 import { row, rows, run, type Values } from "./tables.js";
-import type { Synchronous } from "../types.js";
 
 /** How long a change waits for the write lock another process holds on the data file (SQLite busy timeout): 5 s. */
 export const BUSY_TIMEOUT_MS = 5000;

@@ -3,11 +3,12 @@
  * account. An entry not yet done names the store running it (`owner`), so that the next store to open the file can
  * close the entries of a process that is gone.
  */
-import { ownerGone } from "./data-file.js";
-import { DELIVERY_COLUMNS, deliveryOf, insertDelivery } from "./tables.js";
-import type { DeliveryLogEntry } from "../types.js";
-import { conditions, type StoreDatabase } from "./database.js";
+
 import { messageOf } from "../../kernel/errors.js";
+import type { DeliveryLogEntry } from "../types.js";
+import { ownerGone } from "./data-file.js";
+import { conditions, type StoreDatabase } from "./database.js";
+import { DELIVERY_COLUMNS, deliveryOf, insertDelivery } from "./tables.js";
 
 /** The delivery log keeps the newest this many entries of each account (default of `deliveryLogLimit`). */
 export const DELIVERY_LOG_LIMIT = 1000;

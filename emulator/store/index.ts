@@ -22,10 +22,10 @@
  * scrypt hashes (secrets.ts), so the data file holds nothing a caller could replay.
  */
 import type { LiveState, Synchronous } from "../types.js";
-import { BUSY_TIMEOUT_MS, StoreDatabase } from "./database.js";
 import { Accounts } from "./accounts.js";
 import { Clients } from "./clients.js";
 import { Codes } from "./codes.js";
+import { BUSY_TIMEOUT_MS, StoreDatabase } from "./database.js";
 import { DELIVERY_LOG_LIMIT, DeliveryLog } from "./delivery-log.js";
 import { BrowserState } from "./sessions.js";
 import { Tokens } from "./tokens.js";

@@ -4,9 +4,9 @@
  * {@link DEAD_TOKEN_RETENTION_MS}, then purged.
  */
 import { randomToken, sha256 } from "../secrets.js";
-import { TOKEN_COLUMNS, insertToken, tokenOf, type StoredToken } from "./tables.js";
 import type { LiveState } from "../types.js";
 import type { StoreDatabase } from "./database.js";
+import { insertToken, type StoredToken, TOKEN_COLUMNS, tokenOf } from "./tables.js";
 
 /**
  * How long a dead token (an access token past its expiry, or any revoked token) is kept before it is purged: 1 hour,

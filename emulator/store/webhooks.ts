@@ -1,9 +1,9 @@
 /** The `webhooks` table: registered webhooks (docs/helpdesk-api.md §2.1, §4.3, §4.4), each owned by one account. */
 import type { WebhookEvent } from "../../kernel/events.js";
 import { randomId } from "../secrets.js";
-import { WEBHOOK_COLUMNS, insertWebhook, webhookOf } from "./tables.js";
 import type { StoredWebhook } from "../types.js";
 import { conditions, type StoreDatabase } from "./database.js";
+import { insertWebhook, WEBHOOK_COLUMNS, webhookOf } from "./tables.js";
 
 /** The webhooks. */
 export class Webhooks {

@@ -27,7 +27,7 @@
  * ```
  */
 import { fileURLToPath } from "node:url";
-import { LocalWorkspace, PulumiCommand, type ConfigMap, type Stack } from "@pulumi/pulumi/automation/index.js";
+import { type ConfigMap, LocalWorkspace, PulumiCommand, type Stack } from "@pulumi/pulumi/automation/index.js";
 
 /** The program of this example: one Webhook per entry of `fleet:webhooks`. */
 export const FLEET_PROGRAM_DIR = fileURLToPath(new URL("./program", import.meta.url));

@@ -1,17 +1,17 @@
-import { exchange, HttpExchangeError, type HttpResponse } from "./http.js";
-import { HelpdeskError } from "./errors.js";
-import { displayUrl, excerpt, serverText } from "../../auth/redact.js";
-import type { RequestLimits } from "../../kernel/settings.js";
-import type { SettingsPlace } from "./target.js";
-import { baseUrlText, endpointUrl } from "../../kernel/base-url.js";
-import { mayHaveCreated, retryDelay, type AttemptOutcome } from "./retry.js";
-import { OAuthError } from "../../auth/oauth.js";
 import type { Grant } from "../../auth/grant.js";
-import { signInAgain, stackCommand, type SignInPlace } from "../../kernel/commands.js";
+import { OAuthError } from "../../auth/oauth.js";
+import { displayUrl, excerpt, serverText } from "../../auth/redact.js";
 import { TokenCacheError } from "../../auth/token-cache.js";
-import type { Webhook, WebhookSpec } from "./webhook-types.js";
-import { webhookIdPath, webhookIdProblem } from "../../kernel/webhook-rules.js";
+import { baseUrlText, endpointUrl } from "../../kernel/base-url.js";
+import { type SignInPlace, signInAgain, stackCommand } from "../../kernel/commands.js";
 import { PACKAGE_NAME } from "../../kernel/package-version.js";
+import type { RequestLimits } from "../../kernel/settings.js";
+import { webhookIdPath, webhookIdProblem } from "../../kernel/webhook-rules.js";
+import { HelpdeskError } from "./errors.js";
+import { exchange, HttpExchangeError, type HttpResponse } from "./http.js";
+import { type AttemptOutcome, mayHaveCreated, retryDelay } from "./retry.js";
+import type { SettingsPlace } from "./target.js";
+import type { Webhook, WebhookSpec } from "./webhook-types.js";
 
 /**
  * The webhook of a create response (docs/helpdesk-api.md §4.3: `{webhook: {event, url, state, ...}}`). The id field is not shown in

@@ -3,9 +3,10 @@
  * an API call needs and what to do when they are missing. Loaded by `provider/core/webhooks.ts` on the first create or
  * delete, never at start-up (it pulls in the HTTP client and the OAuth code).
  */
-import { stackCommand } from "../../kernel/commands.js";
-import { settingSourceName, type SettingName } from "../../kernel/settings.js";
+
 import { Grant } from "../../auth/grant.js";
+import { stackCommand } from "../../kernel/commands.js";
+import { type SettingName, settingSourceName } from "../../kernel/settings.js";
 import { HelpdeskClient } from "./client.js";
 import { HelpdeskError } from "./errors.js";
 import type { Target } from "./target.js";

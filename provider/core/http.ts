@@ -12,8 +12,8 @@
 import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import { messageOf, PulumiHelpdeskError } from "../../kernel/errors.js";
-import { MAX_RESPONSE_BYTES, readAtMost, tooLargeText } from "../../kernel/response-limit.js";
 import { localhostLookup } from "../../kernel/loopback.js";
+import { MAX_RESPONSE_BYTES, readAtMost, tooLargeText } from "../../kernel/response-limit.js";
 
 /** What the API responded: status, headers (lower-case names, repeated ones joined with ", ") and the body as text. */
 export interface HttpResponse {

@@ -11,13 +11,14 @@
  * OAuth client and the token cache are loaded on the first `create` or `delete` (`./connect.ts`), so a `preview`
  * with nothing to create loads none of them.
  */
+
+import { registerSecret } from "../../auth/redact.js";
+import { UNKNOWN } from "../../kernel/pulumi-wire.js";
 import { ADOPTED_STATE, webhookIdProblem, webhookProblems } from "../../kernel/webhook-rules.js";
 import { HelpdeskError } from "./errors.js";
-import { registerSecret } from "../../auth/redact.js";
 import type { Target } from "./target.js";
-import type { Webhook, WebhookField, WebhookSpec } from "./webhook-types.js";
-import { UNKNOWN } from "../../kernel/pulumi-wire.js";
 import { warn } from "./warnings.js";
+import type { Webhook, WebhookField, WebhookSpec } from "./webhook-types.js";
 
 /** One failing input of {@link checkWebhook}. */
 export interface WebhookFailure {

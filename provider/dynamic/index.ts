@@ -10,19 +10,19 @@
 // First: stop with one line on an unsupported Node.js, before any dependency is evaluated.
 import "../../kernel/node-guard.js";
 import type * as pulumi from "@pulumi/pulumi";
+import { forPerson } from "../../auth/redact.js";
+import { type ConfigReader, DEFAULT_CONFIG_NAMESPACE, stackConfigSettings } from "../../kernel/config.js";
 import type {
   ConfiguredWebhookProvider,
   WebhookInputs,
   WebhookOutputs,
   WebhookProviderImplementation,
 } from "../../kernel/provider-contract.js";
-import { DEFAULT_CONFIG_NAMESPACE, stackConfigSettings, type ConfigReader } from "../../kernel/config.js";
 import { resolveSettings, settingSourceName } from "../../kernel/settings.js";
-import { forPerson } from "../../auth/redact.js";
-import type { Target } from "../core/target.js";
-import { checkWebhook, createWebhook, deleteWebhook, replacedFields } from "../core/webhooks.js";
 import { RefreshTally } from "../core/refresh.js";
+import type { Target } from "../core/target.js";
 import { warn } from "../core/warnings.js";
+import { checkWebhook, createWebhook, deleteWebhook, replacedFields } from "../core/webhooks.js";
 
 export { HelpdeskError, type HelpdeskErrorCode } from "../core/errors.js";
 

@@ -10,23 +10,24 @@
  * that `login --namespace eu` wrote, say). Either way they are the values set explicitly, and they win: the
  * environment variables only fill settings the inputs leave unset (docs/design.md "Settings precedence").
  */
-import { parseBaseUrl, baseUrlText } from "../../kernel/base-url.js";
+
+import { registerSecret } from "../../auth/redact.js";
+import { baseUrlText, parseBaseUrl } from "../../kernel/base-url.js";
 import { stackConfigSettings } from "../../kernel/config.js";
+import { UNKNOWN } from "../../kernel/pulumi-wire.js";
 import {
   collectSettings,
   isSecretSetting,
   resolveSettings,
+  SETTINGS,
+  type SettingName,
   secretSettingValues,
   settingReaderOf,
-  SETTINGS,
   settingSourceName,
-  type SettingName,
 } from "../../kernel/settings.js";
-import { registerSecret } from "../../auth/redact.js";
 import type { Target } from "../core/target.js";
-import type { CheckOutcome, DiffOutcome, PropertyMap } from "./proto.js";
 import { asSecret, containsUnknown, reveal } from "./properties.js";
-import { UNKNOWN } from "../../kernel/pulumi-wire.js";
+import type { CheckOutcome, DiffOutcome, PropertyMap } from "./proto.js";
 
 /**
  * Reads one provider input as the text a stack config value would be: secrets unwrapped, numbers and booleans as

@@ -7,7 +7,7 @@
  * the executable's own gRPC client (`kernel/grpc-unary-client.ts`, which says why not grpc-js).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { unaryClient, type UnaryClient } from "../../kernel/grpc-unary-client.js";
+import { type UnaryClient, unaryClient } from "../../kernel/grpc-unary-client.js";
 import { isLoopbackHost } from "../../kernel/loopback.js";
 import { setWarningSink } from "../core/warnings.js";
 import { ENGINE_LOG_PATH, enginePb } from "./proto.js";

@@ -13,11 +13,11 @@
  */
 // First: stop with one line on an unsupported Node.js, before any dependency is evaluated.
 import "../../kernel/node-guard.js";
+import { messageOf } from "../../kernel/errors.js";
 import { unaryClient } from "../../kernel/grpc-unary-client.js";
 import { GRPC_STATUS, GrpcStatusError } from "../../kernel/grpc-wire.js";
 import { PLUGIN_EXECUTABLE } from "../../kernel/names.js";
 import { serve } from "./server.js";
-import { messageOf } from "../../kernel/errors.js";
 
 /**
  * The engine address among the plugin's arguments: the last argument that is not a flag or a flag's value.

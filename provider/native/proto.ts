@@ -16,16 +16,17 @@
  * (v3.259).
  * @home the plugin's `CheckResponse` and `DiffResponse`
  */
-import providerPbModule from "@pulumi/pulumi/proto/provider_pb.js";
-import pluginPbModule from "@pulumi/pulumi/proto/plugin_pb.js";
-import enginePbModule from "@pulumi/pulumi/proto/engine_pb.js";
-import structPbModule from "google-protobuf/google/protobuf/struct_pb.js";
-import emptyPbModule from "google-protobuf/google/protobuf/empty_pb.js";
+
 import type { handleUnaryCall } from "@grpc/grpc-js";
 import type * as EngineGrpc from "@pulumi/pulumi/proto/engine_grpc_pb.js";
+import enginePbModule from "@pulumi/pulumi/proto/engine_pb.js";
+import pluginPbModule from "@pulumi/pulumi/proto/plugin_pb.js";
 import type * as ProviderGrpc from "@pulumi/pulumi/proto/provider_grpc_pb.js";
 import type * as ProviderPb from "@pulumi/pulumi/proto/provider_pb.js";
+import providerPbModule from "@pulumi/pulumi/proto/provider_pb.js";
+import emptyPbModule from "google-protobuf/google/protobuf/empty_pb.js";
 import type * as StructPb from "google-protobuf/google/protobuf/struct_pb.js";
+import structPbModule from "google-protobuf/google/protobuf/struct_pb.js";
 
 /** `pulumirpc` provider messages: `CheckRequest`, `DiffResponse`, `ConfigureResponse`, ... (provider.proto). */
 export const providerPb = providerPbModule;

@@ -8,9 +8,9 @@
  * plugin's `GetSchema`; written to `dist/schema.json` by the build (`scripts/build/schema.ts`) for SDK generation (the
  * SDKs in sdk/ are generated from it: scripts/sdk/).
  */
-import { isSecretSetting, PROVIDER_SETTING_NAMES, settingDocumentation, SETTINGS } from "../../kernel/settings.js";
-import { EVENT_DESCRIPTION, EVENTS } from "../../kernel/events.js";
+
 import { DEFAULT_CONFIG_NAMESPACE } from "../../kernel/config.js";
+import { EVENT_DESCRIPTION, EVENTS } from "../../kernel/events.js";
 import {
   CLI_EXECUTABLE,
   githubRepository,
@@ -19,15 +19,16 @@ import {
   logoUrl,
   nodejsSdkPackage,
   PLUGIN_EXECUTABLE,
-  pluginDownloadUrl,
   PULUMI_PACKAGE,
   PYTHON_PACKAGE,
+  pluginDownloadUrl,
   repositoryUrl,
   WEBHOOK_EVENT_TYPE,
   WEBHOOK_TYPE,
 } from "../../kernel/names.js";
 import { PACKAGE_NAME, packageFacts } from "../../kernel/package-version.js";
 import { WEBHOOK_DESCRIPTIONS } from "../../kernel/provider-contract.js";
+import { isSecretSetting, PROVIDER_SETTING_NAMES, SETTINGS, settingDocumentation } from "../../kernel/settings.js";
 import { URL_RULE_DESCRIPTION } from "../../kernel/webhook-rules.js";
 
 /** One property of the schema (the subset this package uses). */

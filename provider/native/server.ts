@@ -22,31 +22,32 @@
  * credentials from `Configure` on.
  */
 import { forPerson } from "../../auth/redact.js";
-import type { Target } from "../core/target.js";
+import { messageOf } from "../../kernel/errors.js";
+import { serveUnary, type UnaryCall, type UnaryMethod, type UnaryServer } from "../../kernel/grpc-unary-server.js";
+import { GRPC_STATUS, GrpcStatusError } from "../../kernel/grpc-wire.js";
 import { PULUMI_PACKAGE, WEBHOOK_TYPE } from "../../kernel/names.js";
 import { packageVersion } from "../../kernel/package-version.js";
+import { RefreshTally } from "../core/refresh.js";
+import type { Target } from "../core/target.js";
 import { checkProviderConfig, diffProviderConfig, providerTarget } from "./config.js";
 import { logToEngine, logWarning, withResource } from "./engine-log.js";
-import { RefreshTally } from "../core/refresh.js";
 import { containsUnknown } from "./properties.js";
 import {
+  type ConfigureRequest,
   checkResponse,
   diffResponse,
   emptyPb,
-  pluginPb,
   PROVIDER_PATHS,
   PROVIDER_REQUESTS,
-  providerPb,
-  toProperties,
-  toStruct,
-  type ConfigureRequest,
   type PropertyMap,
   type ProviderMethod,
   type ProviderRequest,
   type ProviderResponse,
+  pluginPb,
+  providerPb,
+  toProperties,
+  toStruct,
 } from "./proto.js";
-import { serveUnary, type UnaryCall, type UnaryMethod, type UnaryServer } from "../../kernel/grpc-unary-server.js";
-import { GRPC_STATUS, GrpcStatusError } from "../../kernel/grpc-wire.js";
 import { schemaJson } from "./schema.js";
 import {
   checkWebhook,
@@ -57,7 +58,6 @@ import {
   readWebhook,
   updateWebhook,
 } from "./webhook.js";
-import { messageOf } from "../../kernel/errors.js";
 
 /**
  * The configuration of this provider instance (one plugin process serves one provider resource): its inputs from

@@ -12,13 +12,13 @@
  */
 import type { WebhookEvent } from "../../kernel/events.js";
 import { CLI_EXECUTABLE } from "../../kernel/names.js";
+import { UNKNOWN } from "../../kernel/pulumi-wire.js";
 import { webhookIdProblem } from "../../kernel/webhook-rules.js";
 import { HelpdeskError } from "../core/errors.js";
 import type { Target } from "../core/target.js";
 import * as core from "../core/webhooks.js";
-import type { CheckOutcome, DiffOutcome, PropertyMap } from "./proto.js";
 import { reveal, unwrapProperties, wrapSecrets } from "./properties.js";
-import { UNKNOWN } from "../../kernel/pulumi-wire.js";
+import type { CheckOutcome, DiffOutcome, PropertyMap } from "./proto.js";
 
 /**
  * The property by which {@link readWebhook} marks the state of an import it could not read. It lives only between

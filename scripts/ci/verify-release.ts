@@ -27,8 +27,8 @@ import {
   goModulePath,
   mavenCoordinates,
   nodejsSdkPackage,
-  pluginDownloadUrl,
   PYTHON_PACKAGE,
+  pluginDownloadUrl,
 } from "../../dist/kernel/names.js";
 import { PACKAGE_NAME } from "../../dist/kernel/package-version.js";
 import { archiveName } from "../release/release.ts";

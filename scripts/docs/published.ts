@@ -7,8 +7,9 @@
  * scripts/docs/registry-pages.ts into the Pulumi Registry pages; CHANGELOG.md's unreleased heading is
  * {@link unreleasedHeading}.
  */
-import { archiveName } from "../release/release.ts";
+
 import type * as Names from "../../kernel/names.js";
+import { archiveName } from "../release/release.ts";
 
 /**
  * The release workflow's file: its run at the tag `v<version>` signs `SHA256SUMS` keylessly (cosign, the bundle

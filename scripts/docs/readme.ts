@@ -24,10 +24,10 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { ROOT } from "../release/executable.ts";
-import { publishedBlocks, publishedSentence, type PublishedFacts } from "./published.ts";
-import { settingsTable, sourcesFromBuild, type PageSources } from "./registry-pages.ts";
 import type * as Help from "../../cli/help.js";
+import { ROOT } from "../release/executable.ts";
+import { type PublishedFacts, publishedBlocks, publishedSentence } from "./published.ts";
+import { type PageSources, settingsTable, sourcesFromBuild } from "./registry-pages.ts";
 
 /** What the blocks are written from: the registry pages' sources and the help's precedence phrase. */
 export interface ReadmeSources extends PageSources {

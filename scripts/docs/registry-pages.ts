@@ -21,11 +21,6 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { archiveEntries, archiveName } from "../release/release.ts";
-import { BUILDABLE_TARGETS, RELEASE_TARGETS, ROOT } from "../release/executable.ts";
-import { nodejsSdkTarball } from "../release/nodejs-sdk.ts";
-import { pythonArtefactNames } from "../release/python.ts";
-import { publishedSentence } from "./published.ts";
 import type { CLIENT_SETTING_NAMES } from "../../cli/settings.js";
 import type * as Config from "../../kernel/config.js";
 import type * as Names from "../../kernel/names.js";
@@ -33,6 +28,11 @@ import type * as PackageVersion from "../../kernel/package-version.js";
 import type * as Published from "../../kernel/published.js";
 import type * as Settings from "../../kernel/settings.js";
 import type { PackageSchema } from "../../provider/native/schema.js";
+import { BUILDABLE_TARGETS, RELEASE_TARGETS, ROOT } from "../release/executable.ts";
+import { nodejsSdkTarball } from "../release/nodejs-sdk.ts";
+import { pythonArtefactNames } from "../release/python.ts";
+import { archiveEntries, archiveName } from "../release/release.ts";
+import { publishedSentence } from "./published.ts";
 
 /** The project's modules the pages are written from: the sources (in the test) or their build. */
 

@@ -19,14 +19,14 @@ import { join } from "node:path";
 import { CLI_EXECUTABLE, PLUGIN_EXECUTABLE, releaseTag, SUMS_SIGNATURE } from "../../kernel/names.ts";
 import {
   digestOf,
-  onPath,
   oneLine,
+  onPath,
+  type PublishContext,
   PublishError,
   runTool,
+  type Target,
   tail,
   toolNeed,
-  type PublishContext,
-  type Target,
 } from "./common.ts";
 import { githubReleaseFlags } from "./prerelease.ts";
 

@@ -22,13 +22,13 @@ import { join } from "node:path";
 import { GO_SDK_DIR, goModulePath } from "../../kernel/names.ts";
 import {
   oneLine,
+  type PublishContext,
   PublishError,
   redactUrl,
   runTool,
+  type Target,
   tail,
   toolNeed,
-  type PublishContext,
-  type Target,
 } from "./common.ts";
 import { goVersion } from "./prerelease.ts";
 

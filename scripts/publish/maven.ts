@@ -29,7 +29,7 @@ import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { PublishError, runTool, tail, toolNeed, type Target } from "./common.ts";
+import { PublishError, runTool, type Target, tail, toolNeed } from "./common.ts";
 
 const NAME = "maven";
 

@@ -25,13 +25,13 @@ import { join } from "node:path";
 import {
   digestOf,
   oneLine,
+  type PublishContext,
   PublishError,
   runTool,
-  tail,
-  toolNeed,
-  type PublishContext,
   type Target,
   type ToolRun,
+  tail,
+  toolNeed,
 } from "./common.ts";
 import { npmDistTag } from "./prerelease.ts";
 

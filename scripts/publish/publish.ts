@@ -31,7 +31,7 @@ import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { factsOf, PACKAGE_NAME } from "../../kernel/package-version.ts";
-import { digestOf, PublishError, redactText, type PublishContext, type Target } from "./common.ts";
+import { digestOf, type PublishContext, PublishError, redactText, type Target } from "./common.ts";
 import { githubTarget } from "./github.ts";
 import { goTarget } from "./go.ts";
 import { mavenTarget } from "./maven.ts";

@@ -23,14 +23,14 @@ import {
   digestOf,
   fileNeed,
   oneLine,
+  type PublishContext,
   PublishError,
   redactUrl,
   runTool,
-  tail,
-  toolNeed,
-  type PublishContext,
   type Target,
   type ToolRun,
+  tail,
+  toolNeed,
 } from "./common.ts";
 import { pythonArtefactNamesOf } from "./prerelease.ts";
 

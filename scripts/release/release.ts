@@ -39,18 +39,18 @@ import {
 } from "node:fs";
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { packNodejsSdk } from "./nodejs-sdk.ts";
-import { buildPythonPackages } from "./python.ts";
 import { ANALYZER_EXECUTABLE, CLI_EXECUTABLE, PLUGIN_EXECUTABLE } from "../../dist/kernel/names.js"; // from the build, as executable.ts says
 import {
   BUILDABLE_TARGETS,
   buildExecutable,
   canBuild,
   executableName,
-  releaseFacts,
   ROOT,
+  releaseFacts,
   type Target,
 } from "./executable.ts";
+import { packNodejsSdk } from "./nodejs-sdk.ts";
+import { buildPythonPackages } from "./python.ts";
 
 /** Pulumi's operating system names (Go's GOOS) for Node.js's. */
 const PULUMI_OS: Record<Target["os"], string> = { linux: "linux", win32: "windows", darwin: "darwin" };

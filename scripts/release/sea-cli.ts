@@ -11,7 +11,7 @@
  * compiled from source instead. Source: Node.js 24 "Single executable applications" (`sea.getAsset`), `vm.Script`.
  */
 import { getAsset } from "node:sea";
-import { Script, constants } from "node:vm";
+import { constants, Script } from "node:vm";
 import { CLI_ASSET, CLI_CACHE_ASSET, commonJsWrapper } from "./sea-assets.ts";
 
 const cache = Buffer.from(getAsset(CLI_CACHE_ASSET));

@@ -4,15 +4,16 @@
  * under it must leave no grant revoked. Afterwards `pulumi-helpdesk refresh` (the built CLI, a real stack of a
  * file:// backend) stores the newest refresh token in the stack config. Run `bash scripts/build.sh` first.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { runCommand } from "../support/processes.js";
+
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../emulator/index.js";
 import { CONFIG_KEYS } from "../../kernel/config.js";
 import { createTestProject, runCli, type TestProject } from "../support/cli.js";
+import { runCommand } from "../support/processes.js";
 import { pulumiAvailable } from "../support/pulumi.js";
 import {
   accessTokenWorks,

@@ -4,16 +4,17 @@
  * `refresh` or provider run still has a usable token, and no grant is revoked. Also a damaged cache file through the
  * CLI and the provider: the clear error, the file named, nothing refreshed. Run `bash scripts/build.sh` first.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../emulator/index.js";
-import { webhookProvider } from "../../provider/dynamic/index.js";
-import { HelpdeskError } from "../../provider/core/errors.js";
 import { CONFIG_KEYS } from "../../kernel/config.js";
-import { heldWebhooks } from "../support/emulator.js";
+import { HelpdeskError } from "../../provider/core/errors.js";
+import { webhookProvider } from "../../provider/dynamic/index.js";
 import { createTestProject, runCli, type TestProject } from "../support/cli.js";
+import { heldWebhooks } from "../support/emulator.js";
 import { pulumiAvailable } from "../support/pulumi.js";
 import {
   accessTokenWorks,

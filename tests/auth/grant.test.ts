@@ -4,15 +4,16 @@
  * process's refresh, the interrupted-refresh marker, failures that settle it, and a damaged cache that stops
  * everything.
  */
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+
 import { spawnSync } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
-import type { RunningEmulator } from "../../emulator/index.js";
-import { OAuthError } from "../../auth/oauth.js";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { accessTokenExpired, Grant, loginConfigEntries, tokenConfigKeys } from "../../auth/grant.js";
-import { refreshTokenHash, TokenCacheError, type CacheEntry } from "../../auth/token-cache.js";
+import { OAuthError } from "../../auth/oauth.js";
+import { type CacheEntry, refreshTokenHash, TokenCacheError } from "../../auth/token-cache.js";
+import type { RunningEmulator } from "../../emulator/index.js";
 import { CONFIG_KEYS, ConfigNamespaceError } from "../../kernel/config.js";
 import { SETTINGS } from "../../kernel/settings.js";
 import {

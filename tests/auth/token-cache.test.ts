@@ -3,9 +3,8 @@
  * when they existed with wider modes), atomic durable writes, the index from every refresh token of a grant, and a
  * damaged file as a clear, typed error that names it, never a silent fallback.
  */
-import { afterEach, describe, expect, it } from "vitest";
+
 import { spawnSync } from "node:child_process";
-import { buildSync } from "esbuild";
 import {
   chmodSync,
   chownSync,
@@ -21,7 +20,10 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { buildSync } from "esbuild";
+import { afterEach, describe, expect, it } from "vitest";
 import {
+  type CacheEntry,
   entryFile,
   findEntry,
   grantIdOf,
@@ -30,7 +32,6 @@ import {
   TokenCacheError,
   withGrantLock,
   writeEntry,
-  type CacheEntry,
 } from "../../auth/token-cache.js";
 
 const dirs: string[] = [];

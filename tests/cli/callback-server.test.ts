@@ -3,18 +3,19 @@
  * that carries the expected `state` ends the wait; everything else gets a 4xx and the wait goes on; the browser's
  * request is held until the login says how it went.
  */
-import { afterEach, describe, expect, it } from "vitest";
+
 import { spawnSync } from "node:child_process";
 import { createServer, type Server } from "node:net";
 import { setTimeout as delay } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { request } from "undici";
+import { afterEach, describe, expect, it } from "vitest";
 import { OAuthError } from "../../auth/oauth.js";
 import {
-  listenForCallback,
   type CallbackOptions,
   type CallbackReceiver,
   type IgnoredReason,
+  listenForCallback,
 } from "../../cli/login/callback-server.js";
 import { CliError } from "../../cli/output.js";
 import { freePort } from "../support/cli.js";

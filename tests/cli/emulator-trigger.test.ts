@@ -3,22 +3,23 @@
  * printing what a newcomer needs to sign in (its client secret, the commands to type), a stack signed in to it by
  * exactly those commands, a receiver on 127.0.0.1, an event delivered to it.
  */
-import { afterAll, describe, expect, it } from "vitest";
+
 import { mkdirSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingHttpHeaders } from "node:http";
 import type { AddressInfo } from "node:net";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { request } from "undici";
+import { afterAll, describe, expect, it } from "vitest";
 import { shellWord } from "../../cli/emulator/emulator.js";
+import { NPX_LIFECYCLE_EVENT } from "../../cli/invocation.js";
 import { DEFAULT_CLIENT } from "../../emulator/index.js";
 import { completeAuthorizationAutoApproved } from "../../emulator-client/index.js";
-import { NPX_LIFECYCLE_EVENT } from "../../cli/invocation.js";
 import { CLI_EXECUTABLE } from "../../kernel/names.js";
 import { SETTINGS } from "../../kernel/settings.js";
-import { createTestProject, freePort, pulumiConfigGet, runCli, startCli, type CliRun } from "../support/cli.js";
-import { pulumiAvailable } from "../support/pulumi.js";
+import { type CliRun, createTestProject, freePort, pulumiConfigGet, runCli, startCli } from "../support/cli.js";
 import { runCommand, shown } from "../support/processes.js";
+import { pulumiAvailable } from "../support/pulumi.js";
 
 const project = createTestProject();
 

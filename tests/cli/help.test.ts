@@ -9,23 +9,23 @@ import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
+import { refreshableTokenOrigin } from "../../auth/grant.js";
+import { TOKEN_CACHE_DIR_VARIABLE } from "../../auth/token-cache.js";
+import { NO_COLOR_VARIABLE } from "../../cli/output.js";
+import { LAUNCHER_VARIABLES } from "../../cli/plugin/plugin.js";
+import { NON_INTERACTIVE_VARIABLE } from "../../cli/prompt.js";
+import { CLIENT_SETTING_NAMES } from "../../cli/settings.js";
+import { DEFAULT_CLIENT } from "../../emulator/index.js";
 import {
   pickSetting,
   SETTING_NAMES,
   SETTING_PRECEDENCE,
   SETTINGS,
-  settingReaderOf,
   type SettingName,
   type SettingSpec,
   type SourceOrigin,
+  settingReaderOf,
 } from "../../kernel/settings.js";
-import { refreshableTokenOrigin } from "../../auth/grant.js";
-import { TOKEN_CACHE_DIR_VARIABLE } from "../../auth/token-cache.js";
-import { LAUNCHER_VARIABLES } from "../../cli/plugin/plugin.js";
-import { CLIENT_SETTING_NAMES } from "../../cli/settings.js";
-import { NON_INTERACTIVE_VARIABLE } from "../../cli/prompt.js";
-import { NO_COLOR_VARIABLE } from "../../cli/output.js";
-import { DEFAULT_CLIENT } from "../../emulator/index.js";
 
 const bin = fileURLToPath(new URL("../../dist/bin/pulumi-helpdesk.js", import.meta.url));
 const launcher = fileURLToPath(new URL("../../plugin/pulumi-resource-helpdesk", import.meta.url));

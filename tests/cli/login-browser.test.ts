@@ -3,7 +3,7 @@
  * in Chromium (playwright-core), where the person signs in and clicks Approve or Deny.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
+import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import { chromiumAvailable, launchChromium } from "../support/browser.js";
 import { createTestProject, freePort, loginArgs, pulumiConfigGet, startCli, type TestProject } from "../support/cli.js";
 import { pulumiAvailable } from "../support/pulumi.js";

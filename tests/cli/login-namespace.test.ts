@@ -3,11 +3,13 @@
  * stack, under its own config namespace (`eu:*`), for an explicit provider of the native plugin. The built CLI as a
  * child process, the real Pulumi CLI underneath, two real emulators on 127.0.0.1 (the default help desk and "eu").
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { execFileSync } from "node:child_process";
-import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
-import { completeAuthorizationAutoApproved } from "../../emulator-client/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { refreshAccessToken } from "../../auth/oauth.js";
+import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
+import { completeAuthorizationAutoApproved } from "../../emulator-client/index.js";
+import { accessTokenWorks, stackConfig } from "../auth/support/helpers.js";
 import {
   createTestProject,
   freePort,
@@ -17,7 +19,6 @@ import {
   startCli,
   type TestProject,
 } from "../support/cli.js";
-import { accessTokenWorks, stackConfig } from "../auth/support/helpers.js";
 import { pulumiAvailable } from "../support/pulumi.js";
 
 const STACK = "dev";

@@ -2,11 +2,12 @@
  * `pulumi-helpdesk login`, `status`, `refresh`, `logout` as a person runs them: the built CLI as a child process,
  * the real Pulumi CLI underneath for the stack config, a real emulator on 127.0.0.1 as the help desk.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { createServer } from "node:net";
 import { request } from "undici";
-import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { refreshAccessToken } from "../../auth/oauth.js";
+import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import {
   createTestProject,
   freePort,

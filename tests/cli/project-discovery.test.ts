@@ -2,7 +2,7 @@
  * Where people run `pulumi-helpdesk`: outside a Pulumi project, in a subdirectory of one, with a wrong `--cwd`,
  * without the Pulumi CLI on PATH, and `--version`. The built CLI runs as a child process, as a person runs it.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { execFileSync } from "node:child_process";
 import {
   existsSync,
@@ -17,6 +17,7 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestProject, runCli, type TestProject } from "../support/cli.js";
 import { pulumiAvailable } from "../support/pulumi.js";
 

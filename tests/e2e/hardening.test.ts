@@ -3,16 +3,17 @@
  * rotation on and off), webhooks deleted behind Pulumi's back, provider upgrades, secret urls, and a scan for
  * credentials in everything a run leaves behind.
  */
-import { afterAll, afterEach, describe, expect, it } from "vitest";
+
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import type { ConfigMap } from "@pulumi/pulumi/automation/index.js";
-import { startEmulator, type EmulatorOptions } from "../../emulator/index.js";
+import { afterAll, afterEach, describe, expect, it } from "vitest";
+import { findEntry, refreshTokenHash } from "../../auth/token-cache.js";
+import { type EmulatorOptions, startEmulator } from "../../emulator/index.js";
 import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
 import { CONFIG_KEYS } from "../../kernel/config.js";
-import { findEntry, refreshTokenHash } from "../../auth/token-cache.js";
 import { heldWebhooks, setFaults } from "../support/emulator.js";
 import { createTestStack, pulumiAvailable, readStateFile, type TestStack } from "../support/pulumi.js";
 

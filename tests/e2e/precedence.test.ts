@@ -10,11 +10,12 @@
  *
  * Neither may touch the third help desk: it is checked on the emulators' side, after `up` and after `destroy`.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { fileURLToPath } from "node:url";
-import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
-import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TokenSet } from "../../auth/oauth.js";
+import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
+import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
 import { emulatorStats, heldWebhooks } from "../support/emulator.js";
 import { configAsLoginWrites, createTestStack, pulumiAvailable, type TestStack } from "../support/pulumi.js";
 

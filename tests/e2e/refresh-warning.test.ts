@@ -5,12 +5,13 @@
  * warning of the dynamic provider saying that the help desk cannot be asked and how many webhooks were kept as
  * recorded, no url anywhere in the output, and the state as it was.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { fileURLToPath } from "node:url";
 import type { EngineEvent } from "@pulumi/pulumi/automation/index.js";
-import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
-import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TokenSet } from "../../auth/oauth.js";
+import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
+import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
 import { heldWebhooks } from "../support/emulator.js";
 import { configAsLoginWrites, createTestStack, pulumiAvailable, type TestStack } from "../support/pulumi.js";
 

@@ -7,22 +7,23 @@
  * token renewal that fails and one that passes, a failing and a passing `destroy`, logout. Every output, the exported
  * state, the state file, the stack file and the token cache directory listing are scanned for every planted value.
  */
-import { runCommand } from "../support/processes.js";
+
+import { randomBytes } from "node:crypto";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { randomBytes } from "node:crypto";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
+import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import { completeAuthorizationAutoApproved } from "../../emulator-client/index.js";
 import { freePort } from "../support/cli.js";
 import { heldWebhooks } from "../support/emulator.js";
-import { pulumiEnv } from "../support/pulumi-cli.js";
+import { runCommand } from "../support/processes.js";
 import { pulumiAvailable } from "../support/pulumi.js";
+import { pulumiEnv } from "../support/pulumi-cli.js";
 
 const programDir = fileURLToPath(new URL("./program", import.meta.url));
 const cliPath = fileURLToPath(new URL("../../dist/bin/pulumi-helpdesk.js", import.meta.url));

@@ -5,10 +5,11 @@
  * `destroy` deletes every webhook on the help desk. The real Pulumi CLI (Automation API) runs the program of
  * tests/e2e/shim-upgrade against a real emulator on 127.0.0.1; results are checked on the emulator's side.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
 import { heldWebhooks } from "../support/emulator.js";
 import {

@@ -3,11 +3,12 @@
  * and deleted by the provider in Pulumi's dynamic provider process against a real emulator on 127.0.0.1.
  * Everything is checked on the emulator's side, never in Pulumi's view alone.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { fileURLToPath } from "node:url";
-import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
-import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TokenSet } from "../../auth/oauth.js";
+import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
+import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
 import { heldWebhooks as emulatorWebhooks } from "../support/emulator.js";
 import {
   configAsLoginWrites,

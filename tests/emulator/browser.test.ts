@@ -5,15 +5,16 @@
  *
  * Without Chromium the suite is skipped locally, and FAILS when `CI=true`.
  */
-import { afterAll, beforeAll, describe, expect, test } from "vitest";
+
 import { mkdir } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { BrowserContext, Page } from "playwright-core";
-import { startEmulator } from "../../emulator/index.js";
+import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { EmulatorClient, RunningEmulator } from "../../emulator/index.js";
-import { authorizeUrl, exchange, http, startReceiver, waitFor } from "./helpers.js";
+import { startEmulator } from "../../emulator/index.js";
 import { chromiumAvailable, launchChromium } from "../support/browser.js";
+import { authorizeUrl, exchange, http, startReceiver, waitFor } from "./helpers.js";
 
 const haveChromium = chromiumAvailable();
 

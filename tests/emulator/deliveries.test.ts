@@ -3,9 +3,9 @@
  * `kernel/records.ts` parser.
  */
 import { afterEach, describe, expect, test } from "vitest";
-import { EVENTS } from "../../kernel/events.js";
-import { Agent as AgentSchema, DeliveryParseError, EVENT_RECORD, Ticket, parseDelivery } from "../../kernel/records.js";
 import type { RunningEmulator } from "../../emulator/index.js";
+import { EVENTS } from "../../kernel/events.js";
+import { Agent as AgentSchema, DeliveryParseError, EVENT_RECORD, parseDelivery, Ticket } from "../../kernel/records.js";
 import { bearer, http, login, start, startReceiver, waitFor } from "./helpers.js";
 
 /** A delivery log entry as the inspection route sends it, read field by field. */

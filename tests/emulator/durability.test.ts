@@ -5,21 +5,24 @@
  * the delivery log is bounded per account, dead entries are purged at start, and a failed commit is never
  * acknowledged.
  */
-import { afterEach, describe, expect, test } from "vitest";
+
+import { readdir, readFile, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
-import { readFile, readdir, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
-import { DEFAULT_CLIENT, DataFileError, StoreError, startEmulator } from "../../emulator/index.js";
+import { afterEach, describe, expect, test } from "vitest";
 import type { EmulatorOptions, RunningEmulator } from "../../emulator/index.js";
-import { GroupCommit } from "../../emulator/store/commits.js";
-import { SCHEMA_VERSION } from "../../emulator/store/schema.js";
+import { DataFileError, DEFAULT_CLIENT, StoreError, startEmulator } from "../../emulator/index.js";
 import { hashPassword, sha256 } from "../../emulator/secrets.js";
 import { CODE_TTL_MS } from "../../emulator/store/codes.js";
+import { GroupCommit } from "../../emulator/store/commits.js";
+import { SCHEMA_VERSION } from "../../emulator/store/schema.js";
 import { DEAD_TOKEN_RETENTION_MS } from "../../emulator/store/tokens.js";
+import { testTempDir } from "../support/temp.js";
 import {
   bearer,
+  type EmulatorProcess,
   exchange,
   getCode,
   http,
@@ -27,9 +30,7 @@ import {
   loginAs,
   spawnEmulator,
   waitFor,
-  type EmulatorProcess,
 } from "./helpers.js";
-import { testTempDir } from "../support/temp.js";
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {

@@ -4,12 +4,12 @@
  * statuses, headers and bodies follow from the code (errors.ts).
  */
 import { describe, expect, it } from "vitest";
-import { PulumiHelpdeskError } from "../../kernel/errors.js";
-import { ApiError, BearerError, OAuthErrorResponse, PageError, asTokenEndpointError } from "../../emulator/errors.js";
-import { DataFileError, EmulatorOptionError, StoreError } from "../../emulator/index.js";
-import { EmulatorInspectionError } from "../../emulator-client/index.js";
 import { JsonLimitError } from "../../emulator/body.js";
+import { ApiError, asTokenEndpointError, BearerError, OAuthErrorResponse, PageError } from "../../emulator/errors.js";
+import { DataFileError, EmulatorOptionError, StoreError } from "../../emulator/index.js";
 import { SchemaError } from "../../emulator/store/schema.js";
+import { EmulatorInspectionError } from "../../emulator-client/index.js";
+import { PulumiHelpdeskError } from "../../kernel/errors.js";
 
 describe("the emulator's error classes", () => {
   const cause = new Error("underneath");

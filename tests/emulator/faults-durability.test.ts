@@ -1,13 +1,14 @@
 /**
  * Fault injection (429, 500, 503, drops, latency; runtime changes) and durability across restarts.
  */
-import { afterEach, describe, expect, test } from "vitest";
+
 import { readdir, readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { startEmulator } from "../../emulator/index.js";
+import { afterEach, describe, expect, test } from "vitest";
 import type { RunningEmulator } from "../../emulator/index.js";
-import { bearer, getCode, http, login, start, startReceiver, waitFor } from "./helpers.js";
+import { startEmulator } from "../../emulator/index.js";
 import { testTempDir } from "../support/temp.js";
+import { bearer, getCode, http, login, start, startReceiver, waitFor } from "./helpers.js";
 
 const running: RunningEmulator[] = [];
 afterEach(async () => {

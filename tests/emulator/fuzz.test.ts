@@ -16,14 +16,15 @@
  * and a refusal of the token endpoint has RFC 6749 §5.2's shape with `Cache-Control: no-store`. At the end the
  * emulator still answers.
  */
-import { afterAll, beforeAll, expect, test } from "vitest";
+
 import { isDeepStrictEqual } from "node:util";
 import fc from "fast-check";
-import { Agent, request } from "undici";
 import type { Dispatcher } from "undici";
-import { EVENTS } from "../../kernel/events.js";
-import { DEFAULT_CLIENT, startEmulator } from "../../emulator/index.js";
+import { Agent, request } from "undici";
+import { afterAll, beforeAll, expect, test } from "vitest";
 import type { EmulatorState, RunningEmulator } from "../../emulator/index.js";
+import { DEFAULT_CLIENT, startEmulator } from "../../emulator/index.js";
+import { EVENTS } from "../../kernel/events.js";
 import { bearer, cookiesOf, http, loginAs, rawExchange } from "./helpers.js";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_251_123);

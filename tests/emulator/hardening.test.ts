@@ -10,19 +10,21 @@
  * - 12: `X-Content-Type-Options: nosniff` everywhere; every token-endpoint failure in RFC 6749 §5.2's shape;
  *   dead tokens, codes and sessions are purged; deliveries have a total deadline.
  */
-import { afterEach, describe, expect, test } from "vitest";
-import { createServer } from "node:http";
+
 import type { Server } from "node:http";
+import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { request } from "undici";
-import { DEFAULT_CLIENT, DEFAULT_HTTP_TIMEOUTS, startEmulator } from "../../emulator/index.js";
-import type { EmulatorOptions, RunningEmulator } from "../../emulator/index.js";
+import { afterEach, describe, expect, test } from "vitest";
 import { JSON_LIMITS, parseJsonBounded } from "../../emulator/body.js";
-import { PURGE_INTERVAL_MS, Store } from "../../emulator/store/index.js";
+import type { EmulatorOptions, RunningEmulator } from "../../emulator/index.js";
+import { DEFAULT_CLIENT, DEFAULT_HTTP_TIMEOUTS, startEmulator } from "../../emulator/index.js";
 import { CODE_TTL_MS } from "../../emulator/store/codes.js";
+import { PURGE_INTERVAL_MS, Store } from "../../emulator/store/index.js";
 import { DEAD_TOKEN_RETENTION_MS, MAX_ACCESS_TOKENS_PER_GRANT } from "../../emulator/store/tokens.js";
+import { testTempDir } from "../support/temp.js";
 import type { HttpResponse } from "./helpers.js";
 import {
   bearer,
@@ -36,7 +38,6 @@ import {
   startReceiver,
   waitFor,
 } from "./helpers.js";
-import { testTempDir } from "../support/temp.js";
 
 const running: RunningEmulator[] = [];
 const servers: Server[] = [];

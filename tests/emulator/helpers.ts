@@ -3,17 +3,17 @@
  * receiver server, the emulator as a process of its own.
  */
 import type { ChildProcess } from "node:child_process";
-import { createServer } from "node:http";
-import type { IncomingHttpHeaders, Server } from "node:http";
-import { connect } from "node:net";
-import type { AddressInfo } from "node:net";
 import { createHash, randomBytes } from "node:crypto";
+import type { IncomingHttpHeaders, Server } from "node:http";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { connect } from "node:net";
 import { fileURLToPath } from "node:url";
-import { request } from "undici";
 import type { Dispatcher } from "undici";
+import { request } from "undici";
+import type { EmulatorClient, EmulatorOptions, RunningEmulator } from "../../emulator/index.js";
 import { DEFAULT_CLIENT, startEmulator } from "../../emulator/index.js";
 import { startProcess } from "../support/processes.js";
-import type { EmulatorClient, EmulatorOptions, RunningEmulator } from "../../emulator/index.js";
 
 /** A response with its body read: `json` is the parsed body when it is JSON, else `undefined`. */
 export interface HttpResponse {

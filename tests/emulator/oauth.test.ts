@@ -3,8 +3,8 @@
  * HTTP on 127.0.0.1.
  */
 import { afterEach, describe, expect, test } from "vitest";
-import { DEFAULT_CLIENT, startEmulator } from "../../emulator/index.js";
 import type { EmulatorClient, RunningEmulator } from "../../emulator/index.js";
+import { DEFAULT_CLIENT, startEmulator } from "../../emulator/index.js";
 import { authorizeUrl, bearer, exchange, getCode, http, login, pkce, start } from "./helpers.js";
 
 const running: RunningEmulator[] = [];

@@ -2,11 +2,12 @@
  * Contract tests of `/v1/webhooks` (docs/helpdesk-api.md §2.1, §3, §4.3, §4.4, §7) and the `/_emulator` inspection routes, over real
  * HTTP on 127.0.0.1.
  */
-import { afterEach, describe, expect, test } from "vitest";
+
 import { Readable } from "node:stream";
-import { request, Agent } from "undici";
-import { EVENTS } from "../../kernel/events.js";
+import { Agent, request } from "undici";
+import { afterEach, describe, expect, test } from "vitest";
 import type { RunningEmulator, WebhookIdShape } from "../../emulator/index.js";
+import { EVENTS } from "../../kernel/events.js";
 import { bearer, http, login, loginAs, start } from "./helpers.js";
 
 const running: RunningEmulator[] = [];

@@ -8,12 +8,13 @@
  *   requirements.txt) is the package's, and the YAML download URL is the schema's;
  * - the Pulumi CLI each README asks for is the one the tests run.
  */
-import { describe, expect, it } from "vitest";
+
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { archiveName } from "../../scripts/release/release.ts";
-import { nodejsSdkTarball } from "../../scripts/release/nodejs-sdk.ts";
+import { describe, expect, it } from "vitest";
 import { goModulePath, MAVEN_ARTIFACT_ID, mavenGroupId, pluginDownloadUrl } from "../../kernel/names.js";
+import { nodejsSdkTarball } from "../../scripts/release/nodejs-sdk.ts";
+import { archiveName } from "../../scripts/release/release.ts";
 import { EXAMPLES_DIR } from "../support/examples.js";
 import { repoRoot } from "../support/package.js";
 import { EXAMPLE_SPECS, SUPPLIED_VARIABLES } from "./example-specs.js";

@@ -35,8 +35,8 @@
  * with the ids of the stack's outputs; after the last one, nothing. The README's mirror must have been asked for this
  * machine's plugin archive, once (its request log), by every example that uses the native provider.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { spawn, type ChildProcessWithoutNullStreams } from "node:child_process";
+
+import { type ChildProcessWithoutNullStreams, spawn } from "node:child_process";
 import { randomBytes } from "node:crypto";
 import {
   cpSync,
@@ -54,30 +54,31 @@ import {
 import { connect } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { shellWord } from "../../cli/emulator/emulator.js";
-import { EmulatorInspectionClient, completeAuthorizationAutoApproved } from "../../emulator-client/index.js";
-import { SETTINGS } from "../../kernel/settings.js";
+import { completeAuthorizationAutoApproved, EmulatorInspectionClient } from "../../emulator-client/index.js";
 import { CLI_EXECUTABLE } from "../../kernel/names.js";
+import { SETTINGS } from "../../kernel/settings.js";
+import { ARCHIVE, linkTools, systemWithoutNode, VERSION } from "../no-node/no-node-desks.js";
 import { freePort } from "../support/cli.js";
 import { copyExample, EXAMPLES_DIR } from "../support/examples.js";
 import { goEnv } from "../support/go.js";
-import { mavenEnv, pulumiJavaSdkDownloaded, machineMavenRepository } from "../support/maven.js";
+import { machineMavenRepository, mavenEnv, pulumiJavaSdkDownloaded } from "../support/maven.js";
 import { packLikeACleanClone, repoRoot } from "../support/package.js";
 import { descendantsMatching, shown, waitFor } from "../support/processes.js";
 import { toolVenv, wheelhouse } from "../support/python.js";
 import { sharedRelease } from "../support/release.js";
 import { sharedCaches } from "../support/sandbox.js";
 import { onPath, toolAvailable } from "../support/tools.js";
-import { ARCHIVE, linkTools, systemWithoutNode, VERSION } from "../no-node/no-node-desks.js";
 import {
   EXAMPLE_SPECS,
+  type ExampleSpec,
   LOGIN_VARIABLES,
   MINUTE,
   SUPPLIED_VARIABLES,
-  type ExampleSpec,
   type Webhook,
 } from "./example-specs.js";
-import { MIRROR_COMMAND, readmeSteps, type ExportStep, type ReadmeStep } from "./readme-steps.js";
+import { type ExportStep, MIRROR_COMMAND, type ReadmeStep, readmeSteps } from "./readme-steps.js";
 
 /** The variables that name the certificate authorities a machine trusts (Node.js's, OpenSSL's). */
 const MACHINE_TRUST_VARIABLES = ["NODE_EXTRA_CA_CERTS", "SSL_CERT_FILE", "SSL_CERT_DIR"] as const;

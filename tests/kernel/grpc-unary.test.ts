@@ -10,8 +10,8 @@
 import { connect } from "node:http2";
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { serveUnary, type UnaryMethod, type UnaryServer } from "../../kernel/grpc-unary-server.js";
 import { unaryClient } from "../../kernel/grpc-unary-client.js";
+import { serveUnary, type UnaryMethod, type UnaryServer } from "../../kernel/grpc-unary-server.js";
 import { GRPC_STATUS, GrpcStatusError } from "../../kernel/grpc-wire.js";
 
 /** The largest request the server under test accepts. */

@@ -9,23 +9,24 @@
  * section the test adds to the copy's Pulumi.yaml (tests/support/examples.ts). Checks are made on the emulators' side and in the state file the backend
  * wrote (the Automation API's export would show secrets decrypted).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../emulator/index.js";
 import { heldWebhooks } from "../support/emulator.js";
 import { copyExampleWithLocalPlugin } from "../support/examples.js";
 import { go, goModuleOfRepositorySdk } from "../support/go.js";
+import { type Ran, runCommand, shown } from "../support/processes.js";
 import { pulumi, pulumiEnv, removeStack } from "../support/pulumi-cli.js";
-import { runCommand, shown, type Ran } from "../support/processes.js";
 import { onPath, toolAvailable } from "../support/tools.js";
 import {
+  type Desk,
   expectNoCredentialIn,
   expectOneWebhookEach,
   pluginBuilt,
   signInTwoHelpdesks,
-  type Desk,
 } from "./two-helpdesks.js";
 
 /** examples/go/Pulumi.yaml's `name`: the folder of the stack's state in the backend. */

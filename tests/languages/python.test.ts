@@ -7,9 +7,10 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
-import { describeTwoHelpdesks, pluginBuilt, repoRoot } from "./two-helpdesks.js";
 import { toolVenv as venv, withPythonSdk } from "../support/python.js";
 import { onPath, toolAvailable } from "../support/tools.js";
+import { describeTwoHelpdesks, pluginBuilt, repoRoot } from "./two-helpdesks.js";
+
 const sdk = join(repoRoot, "sdk", "python");
 
 describeTwoHelpdesks("a Python program with two help desks (examples/python)", {

@@ -9,21 +9,22 @@
  * repository's plugin launcher (tests/support/examples.ts): the examples name none. go.test.ts, whose program is not a `pulumi up` project but a Go program of its own (an Automation API
  * inline program), shares the help desks' set-up only ({@link signInTwoHelpdesks}).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
-import { signInAutoApproved } from "../../emulator-client/index.js";
-import type { TokenSet } from "../../auth/oauth.js";
 import type { ConfigMap } from "@pulumi/pulumi/automation/index.js";
-import { heldWebhooks } from "../support/emulator.js";
-import { configAsLoginWrites } from "../support/pulumi.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import type { TokenSet } from "../../auth/oauth.js";
+import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
+import { signInAutoApproved } from "../../emulator-client/index.js";
 import { freePort, loginAutoApproved } from "../support/cli.js";
+import { heldWebhooks } from "../support/emulator.js";
 import { copyExampleWithLocalPlugin } from "../support/examples.js";
-import { pulumi, pulumiEnv, removeStack } from "../support/pulumi-cli.js";
 import { shown } from "../support/processes.js";
+import { configAsLoginWrites } from "../support/pulumi.js";
+import { pulumi, pulumiEnv, removeStack } from "../support/pulumi-cli.js";
 
 export const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 

@@ -2,8 +2,9 @@
  * examples/yaml, a Pulumi program in YAML, run by the real `pulumi` with pulumi-language-yaml (built by
  * scripts/setup.sh --test from pulumi-yaml v1.19.1) against two emulators: see two-helpdesks.ts.
  */
-import { describeTwoHelpdesks, pluginBuilt } from "./two-helpdesks.js";
+
 import { onPath, toolAvailable } from "../support/tools.js";
+import { describeTwoHelpdesks, pluginBuilt } from "./two-helpdesks.js";
 
 describeTwoHelpdesks("a YAML program with two help desks (examples/yaml)", {
   example: "yaml",

@@ -7,14 +7,17 @@
  * the third with an expired access token that its provider instance must renew. Everything is checked on the emulators'
  * side. Then: adoption with the `import` option, `pulumi refresh`, `pulumi import` refused, and `pulumi destroy`.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { existsSync } from "node:fs";
 import { fileURLToPath } from "node:url";
-import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
-import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
+import type { EngineEvent } from "@pulumi/pulumi/automation/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TokenSet } from "../../auth/oauth.js";
+import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
+import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
 import { freePort, loginAutoApproved, runCli } from "../support/cli.js";
 import { emulatorStats, heldWebhooks } from "../support/emulator.js";
+import { runCommand, shown } from "../support/processes.js";
 import {
   cliEnvOf,
   configAsLoginWrites,
@@ -23,8 +26,6 @@ import {
   readStateFile,
   type TestStack,
 } from "../support/pulumi.js";
-import { runCommand, shown } from "../support/processes.js";
-import type { EngineEvent } from "@pulumi/pulumi/automation/index.js";
 
 const programDir = fileURLToPath(new URL("./program", import.meta.url));
 const projectName = "helpdesk-native";

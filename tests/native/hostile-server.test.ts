@@ -13,24 +13,24 @@
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type * as grpc from "@grpc/grpc-js";
-import { call, startPlugin, struct, webhookCalls, type RunningPlugin } from "../support/plugin.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { webhookIdProblem } from "../../kernel/webhook-rules.js";
+import { providerPb } from "../../provider/native/proto.js";
+import { call, type RunningPlugin, startPlugin, struct, webhookCalls } from "../support/plugin.js";
+import { waitFor } from "../support/processes.js";
 import * as hostile from "../support/response-server.js";
 import {
   ACCESS_TOKEN,
-  SPEC,
-  RECORDED,
-  OK_RESPONSE,
-  PEAK_RSS_CEILING_MIB,
-  ORPHAN_MESSAGE,
   HUGE_RESPONSES,
   hugeBody,
   json,
+  OK_RESPONSE,
+  ORPHAN_MESSAGE,
+  PEAK_RSS_CEILING_MIB,
+  RECORDED,
+  SPEC,
 } from "../support/response-server.js";
-import { waitFor } from "../support/processes.js";
-import { providerPb } from "../../provider/native/proto.js";
-import { webhookIdProblem } from "../../kernel/webhook-rules.js";
 
 /** The gRPC error of a call that must fail. */
 async function failure(promise: Promise<unknown>): Promise<grpc.ServiceError> {

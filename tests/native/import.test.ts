@@ -20,7 +20,8 @@
  * - `pulumi destroy`, after `pulumi state unprotect --all`, deletes exactly the adopted webhooks, each on its own help
  *   desk.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
+import { randomBytes } from "node:crypto";
 import {
   existsSync,
   lstatSync,
@@ -34,9 +35,9 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import { randomBytes } from "node:crypto";
 import type { EngineEvent } from "@pulumi/pulumi/automation/index.js";
-import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
 import { nodejsSdkPackage } from "../../kernel/names.js";
 import {
@@ -44,13 +45,15 @@ import {
   creations,
   csvOf,
   deletions,
-  expectAdoptedInState,
   type ExistingWebhook,
+  expectAdoptedInState,
 } from "../support/adoption.js";
 import { startCli } from "../support/cli.js";
 import { heldWebhooks } from "../support/emulator.js";
 import { localPluginIn } from "../support/examples.js";
 import { repoRoot } from "../support/package.js";
+import { runCommand, shown, waitFor } from "../support/processes.js";
+import { typescriptProviderBlock } from "../support/provider-programs.js";
 import {
   cliEnvOf,
   configAsLoginWrites,
@@ -59,8 +62,6 @@ import {
   readStateFile,
   type TestStack,
 } from "../support/pulumi.js";
-import { runCommand, shown, waitFor } from "../support/processes.js";
-import { typescriptProviderBlock } from "../support/provider-programs.js";
 
 const project = "helpdesk-adopt";
 

@@ -7,14 +7,15 @@
  * `Attach` engine addresses that are not loopback are ignored, so warnings keep going to the engine. Real plugin
  * process, real gRPC and HTTP on 127.0.0.1: a stand-in engine `Log` service and two help desks that record requests.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import * as grpc from "@grpc/grpc-js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WEBHOOK_TYPE } from "../../kernel/names.js";
 import { emptyPb, pluginPb, providerPb, structPb } from "../../provider/native/proto.js";
 import { engineGrpc } from "../support/grpc-services.js";
-import { call as callPlugin, startPlugin, webhookCalls, webhookUrn, type RunningPlugin } from "../support/plugin.js";
+import { call as callPlugin, type RunningPlugin, startPlugin, webhookCalls, webhookUrn } from "../support/plugin.js";
 import { waitFor } from "../support/processes.js";
 
 /** A help desk that answers every request 404 (a webhook already gone) and records what it received. */

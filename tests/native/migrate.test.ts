@@ -13,7 +13,7 @@
  *   deletes exactly the 20 webhooks;
  * - from the migration on, the emulator receives no request of the API at all until that destroy.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { execFileSync } from "node:child_process";
 import {
   chmodSync,
@@ -27,16 +27,18 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
 import { EVENTS } from "../../kernel/events.js";
-import { DYNAMIC_WEBHOOK_TYPE, WEBHOOK_TYPE, nodejsSdkPackage } from "../../kernel/names.js";
+import { DYNAMIC_WEBHOOK_TYPE, nodejsSdkPackage, WEBHOOK_TYPE } from "../../kernel/names.js";
 import { PACKAGE_NAME } from "../../kernel/package-version.js";
 import { createDirectly, type ExistingWebhook } from "../support/adoption.js";
 import { startCli } from "../support/cli.js";
 import { emulatorStats, heldWebhooks } from "../support/emulator.js";
 import { localPluginIn } from "../support/examples.js";
 import { repoRoot } from "../support/package.js";
+import { runCommand, shown } from "../support/processes.js";
 import {
   cliEnvOf,
   configAsLoginWrites,
@@ -45,7 +47,6 @@ import {
   readStateFile,
   type TestStack,
 } from "../support/pulumi.js";
-import { runCommand, shown } from "../support/processes.js";
 
 const project = "helpdesk-migrate";
 

@@ -4,18 +4,19 @@
  * `Handshake` and `GetPluginInfo`), the way the engine asks for it; and the same plugin's answers to Check,
  * CheckConfig, Diff and DiffConfig, built by one builder per message (`provider/native/proto.ts`).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { readFileSync } from "node:fs";
 import type * as grpc from "@grpc/grpc-js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SECRET_CONFIG_KEYS } from "../../kernel/config.js";
-import { PROVIDER_SETTING_NAMES, SETTINGS, type SettingSpec } from "../../kernel/settings.js";
 import { EVENT_DESCRIPTION, EVENTS } from "../../kernel/events.js";
-import { URL_RULE_DESCRIPTION } from "../../kernel/webhook-rules.js";
 import { githubRepository, LOGO_FILE, WEBHOOK_EVENT_TYPE, WEBHOOK_TYPE } from "../../kernel/names.js";
-import { buildSchema } from "../../provider/native/schema.js";
+import { PROVIDER_SETTING_NAMES, SETTINGS, type SettingSpec } from "../../kernel/settings.js";
+import { URL_RULE_DESCRIPTION } from "../../kernel/webhook-rules.js";
 import { emptyPb, providerPb } from "../../provider/native/proto.js";
+import { buildSchema } from "../../provider/native/schema.js";
 import { repoRoot } from "../support/package.js";
-import { startPlugin, struct, webhookCalls, type ProviderClient, type RunningPlugin } from "../support/plugin.js";
+import { type ProviderClient, type RunningPlugin, startPlugin, struct, webhookCalls } from "../support/plugin.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
   version: string;

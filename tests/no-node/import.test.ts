@@ -11,28 +11,29 @@
  * make `pulumi preview --expect-no-changes` pass; `pulumi destroy`, after `pulumi state unprotect --all` as the README
  * says, deletes exactly those three.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
-import { createDirectly, creations, csvOf, expectAdoptedInState, type ExistingWebhook } from "../support/adoption.js";
+import { createDirectly, creations, csvOf, type ExistingWebhook, expectAdoptedInState } from "../support/adoption.js";
 import { heldWebhooks } from "../support/emulator.js";
+import { type Ran, runCommand, shown } from "../support/processes.js";
 import { pulumi, removeStack } from "../support/pulumi-cli.js";
-import { runCommand, shown, type Ran } from "../support/processes.js";
 import { sharedRelease } from "../support/release.js";
 import {
   ARCHIVE,
+  cachedPlugins,
   linkTools,
+  type Mirror,
+  nodeOrNpmFound,
   pulumiToolsReady,
   releaseWheelVenv,
   serveRelease,
-  VERSION,
-  type Mirror,
-  cachedPlugins,
-  nodeOrNpmFound,
   unpackRelease,
+  VERSION,
 } from "./no-node-desks.js";
 
 /** A language of the suite: its hosts, its project file, and where the printed declarations go. */

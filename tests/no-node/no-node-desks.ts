@@ -17,10 +17,11 @@
  *
  * Every check is made on the emulators' side, in the server's log, in the plugin cache or in the state file.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { execFileSync } from "node:child_process";
 import {
   copyFileSync,
+  createReadStream,
   existsSync,
   mkdirSync,
   mkdtempSync,
@@ -30,18 +31,18 @@ import {
   rmSync,
   statSync,
   symlinkSync,
-  createReadStream,
 } from "node:fs";
 import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
+import { freePort, loginArgs, loginThrough } from "../support/cli.js";
 import { heldWebhooks } from "../support/emulator.js";
 import { EXAMPLES_DIR } from "../support/examples.js";
-import { freePort, loginArgs, loginThrough } from "../support/cli.js";
 import { repoRoot } from "../support/package.js";
-import { pulumi, removeStack } from "../support/pulumi-cli.js";
 import { processesRunning, runCommand, shown, waitFor } from "../support/processes.js";
+import { pulumi, removeStack } from "../support/pulumi-cli.js";
 import { mustRun, toolVenv, wheelhouse } from "../support/python.js";
 import { sharedRelease } from "../support/release.js";
 import { onPath, systemWithout, toolAvailable } from "../support/tools.js";

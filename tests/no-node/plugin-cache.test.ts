@@ -9,7 +9,7 @@
  * And `pulumi-helpdesk plugin install` run from the release's executable installs that executable alone, which is the
  * CLI under its first argument's name.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import {
   appendFileSync,
   copyFileSync,
@@ -26,11 +26,12 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import { signInAutoApproved } from "../../emulator-client/index.js";
-import { pulumi, removeStack } from "../support/pulumi-cli.js";
-import { runCommand, shown, type Ran } from "../support/processes.js";
 import { repoRoot } from "../support/package.js";
+import { type Ran, runCommand, shown } from "../support/processes.js";
+import { pulumi, removeStack } from "../support/pulumi-cli.js";
 import { sharedRelease } from "../support/release.js";
 import {
   ARCHIVE,

@@ -10,29 +10,30 @@
  * violation naming its resource, with no url, path, query or token in the output; `up` with the pack creates nothing;
  * the compliant program passes and `up` creates it; `destroy` removes it.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { cpSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import { signInAutoApproved } from "../../emulator-client/index.js";
 import { ANALYZER_EXECUTABLE, PULUMI_PACKAGE, WEBHOOK_TYPE } from "../../kernel/names.js";
 import { POLICY_NAMES } from "../../policy/policies.js";
-import { heldWebhooks } from "../support/emulator.js";
-import { repoRoot } from "../support/package.js";
-import { configAsLoginWrites } from "../support/pulumi.js";
-import { pulumi, removeStack } from "../support/pulumi-cli.js";
-import { runCommand, shown } from "../support/processes.js";
-import { sharedRelease } from "../support/release.js";
 import {
   COMPLIANT,
   FORBIDDEN_IN_OUTPUT,
   PACK_CONFIG,
+  type ProgramHook,
   SECRET_URL,
   VIOLATING,
   VIOLATORS,
-  type ProgramHook,
 } from "../policy/program-hooks.js";
+import { heldWebhooks } from "../support/emulator.js";
+import { repoRoot } from "../support/package.js";
+import { runCommand, shown } from "../support/processes.js";
+import { configAsLoginWrites } from "../support/pulumi.js";
+import { pulumi, removeStack } from "../support/pulumi-cli.js";
+import { sharedRelease } from "../support/release.js";
 import {
   ARCHIVE,
   linkTools,

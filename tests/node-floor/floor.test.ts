@@ -9,17 +9,18 @@
  * The two Node.js of each floor are `$HELPDESK_TEST_FLOOR_NODES/<floor>/{at,below}/bin/node` (scripts/test.sh sets
  * the variable); a missing one fails the suite, it never skips it.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { existsSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { NODE_FLOORS, nodeVersionProblem } from "../../kernel/node-support.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EmulatorInspectionClient } from "../../emulator-client/index.js";
-import { freePort, loginAutoApproved, runCli, startCli, type CliRun } from "../support/cli.js";
-import { cliEnvOf, createTestStack, pulumiAvailable, type TestStack } from "../support/pulumi.js";
+import { NODE_FLOORS, nodeVersionProblem } from "../../kernel/node-support.js";
+import { type CliRun, freePort, loginAutoApproved, runCli, startCli } from "../support/cli.js";
 import { rangeAdmits } from "../support/engines.js";
 import { runCommand, shown } from "../support/processes.js";
+import { cliEnvOf, createTestStack, pulumiAvailable, type TestStack } from "../support/pulumi.js";
 
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 const programDir = fileURLToPath(new URL("./program", import.meta.url));

@@ -11,15 +11,16 @@
  * without a base URL; configs setting each policy's level (advisory, mandatory, remediate, disabled), `allowedHosts`
  * and `events`.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import fc from "fast-check";
+
 import { join } from "node:path";
+import fc from "fast-check";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EVENTS } from "../../kernel/events.js";
-import { DYNAMIC_WEBHOOK_TYPE, PROVIDER_TYPE, WEBHOOK_TYPE, ANALYZER_EXECUTABLE } from "../../kernel/names.js";
+import { ANALYZER_EXECUTABLE, DYNAMIC_WEBHOOK_TYPE, PROVIDER_TYPE, WEBHOOK_TYPE } from "../../kernel/names.js";
 import { UNKNOWN } from "../../kernel/pulumi-wire.js";
-import { asSecret } from "../../provider/native/properties.js";
 import { POLICY_NAMES } from "../../policy/policies.js";
-import { startAnalyzer, type AnalyzedResource, type RunningAnalyzer } from "../support/analyzer.js";
+import { asSecret } from "../../provider/native/properties.js";
+import { type AnalyzedResource, type RunningAnalyzer, startAnalyzer } from "../support/analyzer.js";
 import { repoRoot } from "../support/package.js";
 
 /** The seed of the drawn cases: the same cases on every run. */

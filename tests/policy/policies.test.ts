@@ -7,27 +7,28 @@
  *
  * Every violation is checked to name its resource and event and to hold no url, path, query or user info.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
+  ANALYZER_EXECUTABLE,
   DYNAMIC_WEBHOOK_TYPE,
   PLUGIN_EXECUTABLE,
   POLICY_PACK,
   PROVIDER_TYPE,
   WEBHOOK_TYPE,
-  ANALYZER_EXECUTABLE,
 } from "../../kernel/names.js";
 import { packageVersion } from "../../kernel/package-version.js";
 import { UNKNOWN } from "../../kernel/pulumi-wire.js";
-import { asSecret } from "../../provider/native/properties.js";
-import { duplicateWebhooks, hostAllowed, hostEntries, hostEntry, webhookUrl } from "../../policy/rules.js";
 import { POLICY_NAMES } from "../../policy/policies.js";
+import { duplicateWebhooks, hostAllowed, hostEntries, hostEntry, webhookUrl } from "../../policy/rules.js";
+import { asSecret } from "../../provider/native/properties.js";
 import {
-  startAnalyzer,
-  urnOf,
   type AnalyzedResource,
   type Diagnostic,
   type RunningAnalyzer,
+  startAnalyzer,
+  urnOf,
 } from "../support/analyzer.js";
 import { repoRoot } from "../support/package.js";
 

@@ -14,21 +14,22 @@
  * token anywhere in the output; `pulumi up` with the pack creates nothing on the emulator; the compliant webhooks
  * alone pass preview and are created.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { LocalWorkspace } from "@pulumi/pulumi/automation/index.js";
+
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
+import type { LocalWorkspace } from "@pulumi/pulumi/automation/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
 import { ANALYZER_EXECUTABLE } from "../../kernel/names.js";
 import { POLICY_NAMES } from "../../policy/policies.js";
+import { unpackRelease } from "../no-node/no-node-desks.js";
 import { heldWebhooks } from "../support/emulator.js";
 import { repoRoot } from "../support/package.js";
-import { configAsLoginWrites, createTestStack, pulumiAvailable, type TestStack } from "../support/pulumi.js";
 import { runCommand } from "../support/processes.js";
-import { unpackRelease } from "../no-node/no-node-desks.js";
+import { configAsLoginWrites, createTestStack, pulumiAvailable, type TestStack } from "../support/pulumi.js";
 import { COMPLIANT, FORBIDDEN_IN_OUTPUT, PACK_CONFIG, SECRET_URL, VIOLATING, VIOLATORS } from "./program-hooks.js";
 
 const programDir = fileURLToPath(new URL("../e2e/program", import.meta.url));

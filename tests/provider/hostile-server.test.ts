@@ -7,34 +7,34 @@
  * tests/native/hostile-server.test.ts.
  */
 import dns from "node:dns";
-import { createServer, request as httpRequest, type Server } from "node:http";
 import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, request as httpRequest, type Server } from "node:http";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { webhookProvider } from "../../provider/dynamic/index.js";
-import { HelpdeskError } from "../../provider/core/errors.js";
 import { exchangeAuthorizationCode, OAuthError, refreshAccessToken, startAuthorization } from "../../auth/oauth.js";
-import { CONFIG_KEYS } from "../../kernel/config.js";
-import { SettingError } from "../../kernel/settings.js";
-import { webhookIdProblem } from "../../kernel/webhook-rules.js";
 import { EmulatorInspectionClient, EmulatorInspectionError } from "../../emulator-client/index.js";
 import { INSPECTION_DEADLINE_MS } from "../../emulator-client/inspection-client.js";
+import { CONFIG_KEYS } from "../../kernel/config.js";
 import { localhostLookup } from "../../kernel/loopback.js";
+import { SettingError } from "../../kernel/settings.js";
+import { webhookIdProblem } from "../../kernel/webhook-rules.js";
+import { HelpdeskError } from "../../provider/core/errors.js";
+import { webhookProvider } from "../../provider/dynamic/index.js";
+import { peakRssMiB, waitFor } from "../support/processes.js";
 import * as hostile from "../support/response-server.js";
 import {
   ACCESS_TOKEN,
-  SPEC,
-  RECORDED as OUTPUTS,
-  OK_RESPONSE,
-  PEAK_RSS_CEILING_MIB,
-  ORPHAN_MESSAGE,
   HUGE_RESPONSES,
   hugeBody,
   json,
+  OK_RESPONSE,
+  ORPHAN_MESSAGE,
+  RECORDED as OUTPUTS,
+  PEAK_RSS_CEILING_MIB,
+  SPEC,
 } from "../support/response-server.js";
-import { peakRssMiB, waitFor } from "../support/processes.js";
 
 /** A stack config for the dynamic provider: `helpdesk:*` keys. */
 function stackConfig(baseUrl: string) {

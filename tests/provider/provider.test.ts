@@ -2,19 +2,20 @@
  * The provider implementation against a real emulator over HTTP (in this process; the end-to-end suite runs it in
  * Pulumi's provider process): ids, retries, token renewal, idempotent delete, and the messages people see.
  */
-import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request } from "undici";
-import { startEmulator, type EmulatorOptions, type RunningEmulator } from "../../emulator/index.js";
-import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
-import { webhookProvider } from "../../provider/dynamic/index.js";
-import { HelpdeskError } from "../../provider/core/errors.js";
-import { CONFIG_KEYS } from "../../kernel/config.js";
-import { findEntry, refreshTokenHash } from "../../auth/token-cache.js";
+import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
 import type { TokenSet } from "../../auth/oauth.js";
+import { findEntry, refreshTokenHash } from "../../auth/token-cache.js";
+import { type EmulatorOptions, type RunningEmulator, startEmulator } from "../../emulator/index.js";
+import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
+import { CONFIG_KEYS } from "../../kernel/config.js";
 import type { WebhookInputs } from "../../kernel/provider-contract.js";
+import { HelpdeskError } from "../../provider/core/errors.js";
+import { webhookProvider } from "../../provider/dynamic/index.js";
 import { emulatorStats, heldWebhooks as held, setFaults } from "../support/emulator.js";
 
 const client = {

@@ -10,9 +10,9 @@ import type { AddressInfo } from "node:net";
 import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { OAuthError, refreshAccessToken } from "../../auth/oauth.js";
+import { CONFIG_KEYS } from "../../kernel/config.js";
 import { HelpdeskError } from "../../provider/core/errors.js";
 import { webhookProvider } from "../../provider/dynamic/index.js";
-import { CONFIG_KEYS } from "../../kernel/config.js";
 
 const SEED = 20261123;
 const PROVIDER_RUNS = 1000;

@@ -6,11 +6,12 @@
  * no credential planted in a setting shows in any output; and `npm publish` of the repository itself is refused
  * before anything is uploaded.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { execFileSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PYTHON_PACKAGE } from "../../kernel/names.js";
 import { SUPPORTED_NODE_RANGE } from "../../kernel/node-support.js";
 import { packageVersion } from "../../kernel/package-version.js";
@@ -20,13 +21,13 @@ import { repoRoot } from "../support/package.js";
 import { runCommand, shown } from "../support/processes.js";
 import { helpdeskCache } from "../support/python.js";
 import {
+  type LocalServer,
   PUBLISH_SCRIPT_TOOLS,
   publishCheckout,
   runPublish,
   serveFolder,
   smallRelease,
   toolsFolder,
-  type LocalServer,
 } from "../support/registries.js";
 
 const VERSION = packageVersion();

@@ -13,19 +13,20 @@
  * 4. none of these runs writes the account's Maven repository (`~/.m2/repository`), which `mvn deploy` would
  *    (its lifecycle runs `install`): Maven reads settings here that name no local repository of their own.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+
 import { createHash } from "node:crypto";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAVEN_ARTIFACT_ID, mavenCoordinates, mavenGroupId } from "../../kernel/names.js";
 import { CENTRAL_SETTINGS, PUBLISHER_API } from "../../scripts/publish/maven.ts";
+import { type CentralPortal, makeSigningKey, type SigningKey, startCentralPortal } from "../support/central-portal.js";
 import { freePort } from "../support/cli.js";
-import { makeSigningKey, startCentralPortal, type CentralPortal, type SigningKey } from "../support/central-portal.js";
 import { mavenSettingsFile } from "../support/maven.js";
 import { repoRoot } from "../support/package.js";
-import { runCommand, shown, type Ran } from "../support/processes.js";
-import { findTraces, listTree, type Listing } from "../support/sandbox.js";
+import { type Ran, runCommand, shown } from "../support/processes.js";
+import { findTraces, type Listing, listTree } from "../support/sandbox.js";
 
 /** The release's version (package.json's). */
 const VERSION = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string }).version;

@@ -5,11 +5,12 @@
  * version with other bytes is refused in one line, and a prerelease goes to the dist-tag `next`, `latest` unmoved.
  * (The release's own tarballs, installed by name: registries.test.ts.)
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nodejsSdkPackage } from "../../kernel/names.js";
 import { packageVersion } from "../../kernel/package-version.js";
 import { shown, waitFor } from "../support/processes.js";

@@ -3,10 +3,11 @@
  * release folder that is not one (no SHA256SUMS), and one whose files do not match it. Each is one line naming what
  * is wrong and what is allowed, and exit status 1. (Publishing itself: registries.test.ts.)
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../support/package.js";
 import { runCommand } from "../support/processes.js";
 

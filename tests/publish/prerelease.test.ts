@@ -3,13 +3,14 @@
  * and the redaction every target prints through (scripts/publish/common.ts): unit tests, and the CLI form the
  * release workflow's scripts call.
  */
-import { describe, expect, it } from "vitest";
+
 import { execFileSync, spawnSync } from "node:child_process";
 import { join } from "node:path";
+import { describe, expect, it } from "vitest";
 import { PYTHON_PACKAGE } from "../../kernel/names.js";
-import { npmRefusal } from "../../scripts/publish/npm.ts";
 import { redactText, redactUrl } from "../../scripts/publish/common.ts";
 import { goSdkTag } from "../../scripts/publish/go.ts";
+import { npmRefusal } from "../../scripts/publish/npm.ts";
 import {
   githubReleaseFlags,
   goVersion,

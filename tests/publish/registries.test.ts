@@ -21,7 +21,7 @@
  *
  * Verdaccio requires authentication: the publish has its user's token in NODE_AUTH_TOKEN, and no run prints it.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
@@ -38,6 +38,8 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import {
   goModulePath,
   MAVEN_ARTIFACT_ID,
@@ -46,29 +48,28 @@ import {
   nodejsSdkPackage,
   PYTHON_PACKAGE,
 } from "../../kernel/names.js";
+import { CENTRAL_SETTINGS } from "../../scripts/publish/maven.ts";
 import { nodejsSdkTarball } from "../../scripts/release/nodejs-sdk.ts";
-import { copyExample, EXAMPLES_DIR } from "../support/examples.js";
-import { mavenEnv, machineMavenRepository } from "../support/maven.js";
-import { packLikeACleanClone, repoRoot } from "../support/package.js";
-import { runCommand, shown, type Ran } from "../support/processes.js";
-import { pulumi, pulumiEnv, removeStack } from "../support/pulumi-cli.js";
-import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
+import { describeDownloadedPlugin, goExampleSteps, systemWithoutNode, VERSION } from "../no-node/no-node-desks.js";
+import { type CentralPortal, makeSigningKey, type SigningKey, startCentralPortal } from "../support/central-portal.js";
 import { freePort, loginArgs, loginThrough } from "../support/cli.js";
 import { heldWebhooks } from "../support/emulator.js";
+import { copyExample, EXAMPLES_DIR } from "../support/examples.js";
+import { machineMavenRepository, mavenEnv } from "../support/maven.js";
+import { packLikeACleanClone, repoRoot } from "../support/package.js";
+import { type Ran, runCommand, shown } from "../support/processes.js";
+import { pulumi, pulumiEnv, removeStack } from "../support/pulumi-cli.js";
 import { mustRun, toolVenv, wheelhouse } from "../support/python.js";
 import {
+  type LocalServer,
   publishCheckout,
   runPublish,
   serveFolder,
   startPypiserver,
   startVerdaccio,
-  type LocalServer,
   type Verdaccio,
 } from "../support/registries.js";
-import { makeSigningKey, startCentralPortal, type CentralPortal, type SigningKey } from "../support/central-portal.js";
-import { CENTRAL_SETTINGS } from "../../scripts/publish/maven.ts";
 import { sharedRelease } from "../support/release.js";
-import { describeDownloadedPlugin, goExampleSteps, systemWithoutNode, VERSION } from "../no-node/no-node-desks.js";
 
 /** The npm packages of the release. */
 const NPM_PACKAGES = ["pulumi-helpdesk", nodejsSdkPackage()];

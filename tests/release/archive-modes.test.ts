@@ -4,13 +4,14 @@
  * same bytes, the executable 0755 and LICENSE 0644. (A stand-in of a few bytes for the executable: the modes and the
  * tar headers are what is looked at, and the release's own archives are checked in tests/release/executable.test.ts.)
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { archiveEntries } from "../../scripts/release/release.ts";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { executableName } from "../../scripts/release/executable.ts";
+import { archiveEntries } from "../../scripts/release/release.ts";
 import { repoRoot } from "../support/package.js";
 import { runCommand, shown } from "../support/processes.js";
 

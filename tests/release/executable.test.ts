@@ -29,7 +29,7 @@
  * slower on PE; ~55 s more for the darwin one, its downloads included).
  * A missing tool (tar, npm, the registry, Python) fails the suite: nothing is skipped.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
@@ -45,28 +45,29 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import * as grpc from "@grpc/grpc-js";
-import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import { signInAutoApproved } from "../../emulator-client/index.js";
-import { emptyPb, type pluginPb, providerPb, structPb, type PropertyMap } from "../../provider/native/proto.js";
-import { providerGrpc } from "../support/grpc-services.js";
-import { isSecret } from "../../provider/native/properties.js";
-import { buildSchema } from "../../provider/native/schema.js";
 import {
   ANALYZER_EXECUTABLE,
   nodejsSdkPackage,
-  pluginDownloadUrlOf,
   POLICY_PACK,
+  pluginDownloadUrlOf,
   WEBHOOK_TYPE,
 } from "../../kernel/names.js";
 import { POLICY_NAMES } from "../../policy/policies.js";
-import { startAnalyzer } from "../support/analyzer.js";
-import { heldWebhooks } from "../support/emulator.js";
-import { repoRoot } from "../support/package.js";
-import { startProcess, type RunningProcess } from "../support/processes.js";
-import { sharedRelease } from "../support/release.js";
-import { nodejsSdkTarball } from "../../scripts/release/nodejs-sdk.ts";
+import { isSecret } from "../../provider/native/properties.js";
+import { emptyPb, type PropertyMap, type pluginPb, providerPb, structPb } from "../../provider/native/proto.js";
+import { buildSchema } from "../../provider/native/schema.js";
 import { FOREIGN_NODE_VERSIONS, MACHO_SEGMENT, nodeBinaryFor, SEA_FUSE } from "../../scripts/release/executable.ts";
 import { checkAdHocSignature, machoSection } from "../../scripts/release/macho.ts";
+import { nodejsSdkTarball } from "../../scripts/release/nodejs-sdk.ts";
+import { startAnalyzer } from "../support/analyzer.js";
+import { heldWebhooks } from "../support/emulator.js";
+import { providerGrpc } from "../support/grpc-services.js";
+import { repoRoot } from "../support/package.js";
+import { type RunningProcess, startProcess } from "../support/processes.js";
+import { sharedRelease } from "../support/release.js";
 
 const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {
   version: string;

@@ -8,7 +8,7 @@
  * and the running one matches its own. (A binary verified against Node.js's signed release instead of pinned:
  * tests/release/node-official.test.ts.)
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { createHash } from "node:crypto";
 import {
   appendFileSync,
@@ -23,6 +23,7 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   BUILDABLE_TARGETS,
   checkNodeBinary,

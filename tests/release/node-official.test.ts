@@ -9,7 +9,7 @@
  * with one line naming the platform, and nothing lands in the destination or the record. The repository's key folder
  * holds exactly the keys its README lists.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { execFileSync } from "node:child_process";
 import {
   appendFileSync,
@@ -23,10 +23,11 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { checkNodeBinary, nodeVersionFor, type Target } from "../../scripts/release/executable.ts";
 import { type NodeDist, officialFile, sha256, startNodeDist } from "../support/node-dist.js";
 import { repoRoot } from "../support/package.js";
-import { runCommand, shown, type Ran } from "../support/processes.js";
+import { type Ran, runCommand, shown } from "../support/processes.js";
 
 const VERIFIER = join(repoRoot, "scripts/release/node-official.sh");
 const KEY_FOLDER = join(repoRoot, "scripts/release/nodejs-release-keys");

@@ -9,8 +9,8 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { goModulePath } from "../../kernel/names.js";
 import { go } from "../support/go.js";
-import { expectSdkFresh } from "../support/tree.js";
 import { onPath, toolAvailable } from "../support/tools.js";
+import { expectSdkFresh } from "../support/tree.js";
 
 const root = new URL("../../", import.meta.url).pathname;
 const sdk = join(root, "sdk", "go");

@@ -12,12 +12,12 @@ import {
   machineMavenRepository,
   mavenEnv,
   mvn,
-  pulumiJavaSdkDownloaded,
   PULUMI_JAVA_VERSION,
+  pulumiJavaSdkDownloaded,
 } from "../support/maven.js";
 import { testTempDir } from "../support/temp.js";
-import { expectSdkFresh } from "../support/tree.js";
 import { onPath, toolAvailable } from "../support/tools.js";
+import { expectSdkFresh } from "../support/tree.js";
 
 const root = new URL("../../", import.meta.url).pathname;
 const sdk = join(root, "sdk", "java");

@@ -6,9 +6,9 @@
  */
 import * as grpc from "@grpc/grpc-js";
 import analyzerGrpcModule from "@pulumi/pulumi/proto/analyzer_grpc_pb.js";
-import analyzerPbModule from "@pulumi/pulumi/proto/analyzer_pb.js";
 import type * as AnalyzerPb from "@pulumi/pulumi/proto/analyzer_pb.js";
-import { emptyPb, structPb, type PropertyMap } from "../../provider/native/proto.js";
+import analyzerPbModule from "@pulumi/pulumi/proto/analyzer_pb.js";
+import { emptyPb, type PropertyMap, structPb } from "../../provider/native/proto.js";
 import { startProcess } from "./processes.js";
 
 const analyzerPb = analyzerPbModule;

@@ -7,8 +7,8 @@ import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { type BrowserContext, chromium } from "playwright-core";
 import { test } from "vitest";
-import { chromium, type BrowserContext } from "playwright-core";
 
 /** Path of the Chromium binary. */
 export const CHROMIUM = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";

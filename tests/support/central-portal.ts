@@ -21,13 +21,13 @@
  * Node's own parser (`Response.formData`).
  */
 import { execFile } from "node:child_process";
-import { randomUUID, createHash } from "node:crypto";
+import { createHash, randomUUID } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { dirname, join, relative } from "node:path";
 import { promisify } from "node:util";
 import { CENTRAL_POM_ELEMENTS, PUBLISHER_API, PUBLISHING_TYPES } from "../../scripts/publish/maven.ts";
-import { serveFolder, type LocalServer } from "./registries.js";
+import { type LocalServer, serveFolder } from "./registries.js";
 
 const run = promisify(execFile);
 

@@ -2,7 +2,7 @@
  * Test support: runs the built `pulumi-helpdesk` command as a child process (as a person would), in a throw-away
  * Pulumi project with a file:// backend.
  */
-import { execFileSync, type ChildProcessWithoutNullStreams } from "node:child_process";
+import { type ChildProcessWithoutNullStreams, execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { completeAuthorizationAutoApproved } from "../../emulator-client/index.js";
 import { settingFlag } from "../../kernel/settings.js";
-import { runCommand, startProcess, type Ran, type RunningProcess } from "./processes.js";
 import { withoutSettingVariables } from "./environment.js";
+import { type Ran, type RunningProcess, runCommand, startProcess } from "./processes.js";
 
 const cliPath = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
 /** The installed command's entry (`bin` in package.json): checks the Node.js version, then loads main.js. */

@@ -7,7 +7,7 @@
 import { join } from "node:path";
 import { GO_SDK_DIR, goModulePath } from "../../kernel/names.js";
 import { repoRoot } from "./package.js";
-import { runCommand, shown, type Ran } from "./processes.js";
+import { type Ran, runCommand, shown } from "./processes.js";
 
 /**
  * The environment of a `go` command on one of the repository's modules: the given one, with the module alone

@@ -3,7 +3,7 @@
  * descendants of one process (read from /proc), so a test only ever signals processes it started itself, never
  * those of another suite running on the same machine.
  */
-import { spawn, type ChildProcess } from "node:child_process";
+import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
 
 /** The end of a command. */

@@ -6,7 +6,7 @@ import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { withoutSettingVariables } from "./environment.js";
 import type { PostgresServer } from "./postgres.js";
-import { runCommand, type Ran } from "./processes.js";
+import { type Ran, runCommand } from "./processes.js";
 
 /**
  * The environment of a `pulumi` run on the given backend: offline settings, a passphrase for secrets, the

@@ -3,13 +3,13 @@
  * temporary directory. The provider runs in Pulumi's own process and talks to a real emulator on 127.0.0.1.
  */
 import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { randomBytes } from "node:crypto";
+import { type ConfigMap, LocalWorkspace, type Stack } from "@pulumi/pulumi/automation/index.js";
 import { loginConfigEntries } from "../../auth/grant.js";
 import { parseBaseUrl } from "../../kernel/base-url.js";
-import { LocalWorkspace, type ConfigMap, type Stack } from "@pulumi/pulumi/automation/index.js";
 import { withoutSettingVariables } from "./environment.js";
 
 /**

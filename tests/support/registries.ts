@@ -33,7 +33,7 @@ import { join, normalize, sep } from "node:path";
 import { PLUGIN_EXECUTABLE } from "../../kernel/names.js";
 import { freePort } from "./cli.js";
 import { workingTreeCopy } from "./package.js";
-import { runCommand, startProcess, waitFor, type Ran } from "./processes.js";
+import { type Ran, runCommand, startProcess, waitFor } from "./processes.js";
 import { helpdeskCache } from "./python.js";
 
 /** A running local registry or file server. */

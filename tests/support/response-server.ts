@@ -3,8 +3,9 @@
  * (a hostile or broken server): it counts every request and connection, and can stream a body of any length
  * without holding it in memory.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+
 import { writeFileSync } from "node:fs";
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 

@@ -19,7 +19,7 @@ import { cpSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
 import { repoRoot } from "./package.js";
-import { runCommand, type Ran } from "./processes.js";
+import { type Ran, runCommand } from "./processes.js";
 
 /** A step of a job, as the workflow file says. */
 export interface Step {

@@ -9,32 +9,32 @@ import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import type { ConfigMap } from "@pulumi/pulumi/automation/index.js";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type FaultOptions, type RunningEmulator } from "../../emulator/index.js";
+import type { TokenSet } from "../../auth/oauth.js";
+import { type FaultOptions, type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import { signInAutoApproved } from "../../emulator-client/index.js";
 import {
   destroyFleet,
   FLEET_PROGRAM_DIR,
-  upFleet,
   type FleetOptions,
   type FleetStack,
   type StackOutcome,
+  upFleet,
 } from "../../examples/fleet/fleet.ts";
-import type { ConfigMap } from "@pulumi/pulumi/automation/index.js";
 import { CONFIG_KEYS } from "../../kernel/config.js";
-import type { TokenSet } from "../../auth/oauth.js";
+import { EVENTS } from "../../kernel/events.js";
 import { emulatorStats, heldWebhooks } from "../support/emulator.js";
-import { postgresAvailable, startPostgres, type PostgresServer } from "../support/postgres.js";
+import { type PostgresServer, postgresAvailable, startPostgres } from "../support/postgres.js";
 import { pulumiAvailable } from "../support/pulumi.js";
 import {
   checkpointsInPostgres,
   pulumiEnv,
+  type RecordedWebhook,
   removeStack,
   webhookLines,
-  type RecordedWebhook,
 } from "../support/pulumi-cli.js";
-import { EVENTS } from "../../kernel/events.js";
 
 const STACKS = 10;
 const WEBHOOKS_PER_STACK = 30;

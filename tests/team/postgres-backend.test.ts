@@ -10,12 +10,13 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { DEFAULT_CLIENT, startEmulator, type RunningEmulator } from "../../emulator/index.js";
+import { DEFAULT_CLIENT, type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import { completeAuthorizationAutoApproved } from "../../emulator-client/index.js";
-import { FLEET_PROGRAM_DIR, WEBHOOKS_CONFIG_KEY, type FleetWebhook } from "../../examples/fleet/fleet.ts";
+import { FLEET_PROGRAM_DIR, type FleetWebhook, WEBHOOKS_CONFIG_KEY } from "../../examples/fleet/fleet.ts";
 import { freePort, loginArgs, startCli, type TestProject } from "../support/cli.js";
 import { emulatorStats, heldWebhooks, setFaults } from "../support/emulator.js";
-import { startPostgres, postgresAvailable, type PostgresServer } from "../support/postgres.js";
+import { type PostgresServer, postgresAvailable, startPostgres } from "../support/postgres.js";
+import { shown, waitFor } from "../support/processes.js";
 import { pulumiAvailable } from "../support/pulumi.js";
 import {
   checkpointsInPostgres,
@@ -26,7 +27,6 @@ import {
   removeStack,
   webhookLines,
 } from "../support/pulumi-cli.js";
-import { shown, waitFor } from "../support/processes.js";
 
 const project = "helpdesk-fleet"; // the name in examples/fleet/program/Pulumi.yaml
 const stack = `team-${randomBytes(4).toString("hex")}`;

@@ -20,22 +20,22 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
+import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import { signInAutoApproved } from "../../emulator-client/index.js";
-import { FLEET_PROGRAM_DIR, WEBHOOKS_CONFIG_KEY, type FleetWebhook } from "../../examples/fleet/fleet.ts";
-import { emulatorStats, heldWebhooks, setFaults, type HeldWebhook } from "../support/emulator.js";
-import { postgresAvailable, startPostgres, type PostgresServer } from "../support/postgres.js";
+import { FLEET_PROGRAM_DIR, type FleetWebhook, WEBHOOKS_CONFIG_KEY } from "../../examples/fleet/fleet.ts";
+import { emulatorStats, type HeldWebhook, heldWebhooks, setFaults } from "../support/emulator.js";
+import { type PostgresServer, postgresAvailable, startPostgres } from "../support/postgres.js";
+import { descendantsMatching, type Ran, shown, waitFor } from "../support/processes.js";
 import { pulumiAvailable } from "../support/pulumi.js";
 import {
   DIY_LOCK_ERROR,
   exportState,
   pulumi,
   pulumiEnv,
+  type RecordedState,
   removeStack,
   webhookLines,
-  type RecordedState,
 } from "../support/pulumi-cli.js";
-import { descendantsMatching, shown, waitFor, type Ran } from "../support/processes.js";
 
 const client = {
   clientId: "crash-client",

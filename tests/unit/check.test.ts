@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
+import { EVENTS, nearestEvent } from "../../kernel/events.js";
 import { UNKNOWN } from "../../kernel/pulumi-wire.js";
 import { checkWebhook } from "../../provider/core/webhooks.js";
-import { EVENTS, nearestEvent } from "../../kernel/events.js";
 
 describe("check (Webhook input validation)", () => {
   it("accepts every event of docs/helpdesk-api.md §6 with an https url", () => {

@@ -22,8 +22,8 @@ import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { SHIPPED_ROOMS } from "../support/rooms.js";
 import { describe, expect, it } from "vitest";
+import { SHIPPED_ROOMS } from "../support/rooms.js";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 

@@ -5,8 +5,8 @@
 import { describe, expect, it } from "vitest";
 import {
   CONFIG_KEYS,
-  configKeysFor,
   ConfigNamespaceError,
+  configKeysFor,
   configNamespaceProblem,
   SECRET_CONFIG_KEYS,
   secretConfigKeysFor,

@@ -5,7 +5,7 @@
  * the real CLI in tests/native/import.test.ts and tests/no-node/import.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { declarationLanguage, declarations, webhookUrlList, type Declared } from "../../cli/import/declarations.js";
+import { type Declared, declarationLanguage, declarations, webhookUrlList } from "../../cli/import/declarations.js";
 
 const webhooks: Declared[] = [
   { name: "ticket_opened-wh_1", event: "ticket_opened", urlIndex: 0 },

@@ -2,23 +2,24 @@
  * The error family (kernel/errors.ts): every error the package throws for a caller is a PulumiHelpdeskError with a
  * stable code, its class's own name, and the error it wraps kept as `cause`.
  */
-import { describe, expect, it } from "vitest";
+
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { messageOf, PulumiHelpdeskError } from "../../kernel/errors.js";
-import { HelpdeskError } from "../../provider/dynamic/index.js";
-import { resolveSettings, SettingError } from "../../kernel/settings.js";
-import { stackConfigSettings } from "../../kernel/config.js";
-import { connect } from "../../provider/core/connect.js";
+import { describe, expect, it } from "vitest";
 import { OAuthError } from "../../auth/oauth.js";
 import { TokenCacheError } from "../../auth/token-cache.js";
-import { UnsupportedNodeError } from "../../kernel/node-support.js";
-import { DeliveryParseError, parseDelivery } from "../../kernel/records.js";
 import { CliError } from "../../cli/output.js";
 import { EmulatorOptionError, startEmulator } from "../../emulator/index.js";
 import { EmulatorInspectionClient, EmulatorInspectionError } from "../../emulator-client/index.js";
+import { stackConfigSettings } from "../../kernel/config.js";
+import { messageOf, PulumiHelpdeskError } from "../../kernel/errors.js";
+import { UnsupportedNodeError } from "../../kernel/node-support.js";
+import { DeliveryParseError, parseDelivery } from "../../kernel/records.js";
+import { resolveSettings, SettingError } from "../../kernel/settings.js";
+import { connect } from "../../provider/core/connect.js";
+import { HelpdeskError } from "../../provider/dynamic/index.js";
 
 const config = (values: Record<string, string>) => ({ get: (key: string) => values[key] });
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));

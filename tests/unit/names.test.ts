@@ -8,7 +8,6 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { buildSchema } from "../../provider/native/schema.js";
 import {
   ANALYZER_EXECUTABLE,
   CLI_EXECUTABLE,
@@ -23,17 +22,18 @@ import {
   mavenCoordinates,
   mavenGroupId,
   PLUGIN_EXECUTABLE,
-  pluginCacheFolder,
   POLICY_PACK,
-  pluginExecutableFile,
   PROVIDER_TYPE,
   PULUMI_PACKAGE,
   PYTHON_PACKAGE,
+  pluginCacheFolder,
+  pluginExecutableFile,
   releaseTag,
   repositoryUrl,
   WEBHOOK_EVENT_TYPE,
   WEBHOOK_TYPE,
 } from "../../kernel/names.js";
+import { buildSchema } from "../../provider/native/schema.js";
 import { repoRoot } from "../support/package.js";
 import { SHIPPED_ROOMS } from "../support/rooms.js";
 

@@ -5,9 +5,9 @@ import { describe, expect, it } from "vitest";
 import {
   MINIMUM_NODE_VERSION,
   NODE_FLOORS,
+  nodeVersionProblem,
   SUPPORTED_NODE_RANGE,
   SUPPORTED_NODE_TEXT,
-  nodeVersionProblem,
 } from "../../kernel/node-support.js";
 import { installedDependencies, rangeAdmits } from "../support/engines.js";
 

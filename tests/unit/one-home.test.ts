@@ -10,18 +10,18 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { accessTokenExpired } from "../../auth/grant.js";
-import { redact, REDACTED } from "../../auth/redact.js";
-import { describeStatus } from "../../cli/status/status.js";
+import { REDACTED, redact } from "../../auth/redact.js";
 import { pickClientSettings } from "../../cli/settings.js";
-import { stackCommand, signInAgain } from "../../kernel/commands.js";
+import { describeStatus } from "../../cli/status/status.js";
+import { signInAgain, stackCommand } from "../../kernel/commands.js";
 import { stackConfigSettings } from "../../kernel/config.js";
 import {
   resolveSettings,
   SECRET_SETTING_NAMES,
   SETTING_NAMES,
   SETTINGS,
-  settingReaderOf,
   type SettingSpec,
+  settingReaderOf,
 } from "../../kernel/settings.js";
 import { checkProviderConfig, providerTarget } from "../../provider/native/config.js";
 import { SHIPPED_ROOMS } from "../support/rooms.js";

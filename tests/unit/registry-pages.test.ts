@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import * as config from "../../kernel/config.js";
 import * as names from "../../kernel/names.js";
 import * as settings from "../../kernel/settings.js";
-import { goProgramOf, javaCoordinatesOf, registryPages, type PageSources } from "../../scripts/docs/registry-pages.ts";
+import { goProgramOf, javaCoordinatesOf, type PageSources, registryPages } from "../../scripts/docs/registry-pages.ts";
 import { pageSources } from "../support/doc-sources.js";
 import { repoRoot } from "../support/package.js";
 

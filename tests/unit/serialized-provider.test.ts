@@ -4,11 +4,12 @@
  * transform would otherwise be serialized along with it), the way Pulumi does it: serialized like `dynamic.Resource`
  * does, evaluated with `require-from-string` in a program directory like the host does.
  */
-import { describe, expect, it } from "vitest";
+
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
+import { describe, expect, it } from "vitest";
 import { testTempDir } from "../support/temp.js";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));

@@ -4,21 +4,21 @@
  * the table.
  */
 import { describe, expect, it } from "vitest";
-import { parseBaseUrl, endpointUrl, baseUrlText } from "../../kernel/base-url.js";
+import { CliError } from "../../cli/output.js";
+import { pickClientSettings } from "../../cli/settings.js";
+import { baseUrlText, endpointUrl, parseBaseUrl } from "../../kernel/base-url.js";
 import { stackConfigSettings } from "../../kernel/config.js";
+import { isLoopbackHost } from "../../kernel/loopback.js";
 import {
   DEFAULT_LIMITS,
   pickSetting,
   resolveSettings,
-  settingReaderOf,
   SETTINGS,
   SettingError,
   settingProblem,
+  settingReaderOf,
 } from "../../kernel/settings.js";
-import { pickClientSettings } from "../../cli/settings.js";
-import { CliError } from "../../cli/output.js";
 import { checkProviderConfig, providerTarget } from "../../provider/native/config.js";
-import { isLoopbackHost } from "../../kernel/loopback.js";
 
 const config = (values: Record<string, string>) => ({ get: (key: string) => values[key] });
 

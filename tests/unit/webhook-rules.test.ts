@@ -4,11 +4,11 @@
  * the same verdict and the same reasons, so that a green `pulumi preview` is never followed by a refused `pulumi up`.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { UNKNOWN } from "../../kernel/pulumi-wire.js";
-import { checkWebhook } from "../../provider/core/webhooks.js";
-import { EVENTS } from "../../kernel/events.js";
-import { MAX_URL_LENGTH, webhookEventProblem, webhookProblems, webhookUrlProblem } from "../../kernel/webhook-rules.js";
 import type { RunningEmulator } from "../../emulator/index.js";
+import { EVENTS } from "../../kernel/events.js";
+import { UNKNOWN } from "../../kernel/pulumi-wire.js";
+import { MAX_URL_LENGTH, webhookEventProblem, webhookProblems, webhookUrlProblem } from "../../kernel/webhook-rules.js";
+import { checkWebhook } from "../../provider/core/webhooks.js";
 import { bearer, http, login, start } from "../emulator/helpers.js";
 
 /** Put in bad urls so that a reason echoing any part of them is caught, not only one echoing all of it. */

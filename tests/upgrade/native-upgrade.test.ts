@@ -9,17 +9,18 @@
  * `pulumi destroy` must delete both recorded webhooks from their help desks (refreshing the long-expired access
  * tokens on the way).
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { startEmulator, type RunningEmulator } from "../../emulator/index.js";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import { ARCHIVE } from "../no-node/no-node-desks.js";
 import { heldWebhooks } from "../support/emulator.js";
+import { runCommand, shown } from "../support/processes.js";
 import { pulumiAvailable } from "../support/pulumi.js";
 import { pulumi, pulumiEnv } from "../support/pulumi-cli.js";
-import { runCommand, shown } from "../support/processes.js";
 import { sharedRelease } from "../support/release.js";
 import { DESKS, PASSPHRASE, STACK } from "./fixture.js";
 

@@ -16,19 +16,19 @@
  * webhooks with the ids the state records), so the test can start the same help desks on the same ports.
  */
 import { execFile } from "node:child_process";
-import { promisify } from "node:util";
 import { copyFileSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { promisify } from "node:util";
 // The built package (run scripts/build.sh first): Node runs this file with type stripping, which resolves no `.js`
 // import of a `.ts` source.
 import { loginConfigEntries } from "../../dist/auth/grant.js";
-import { parseBaseUrl } from "../../dist/kernel/base-url.js";
 import { startEmulator } from "../../dist/emulator/index.js";
 import { signInAutoApproved } from "../../dist/emulator-client/index.js";
-import { DESKS, PASSPHRASE, STACK } from "./fixture.ts";
+import { parseBaseUrl } from "../../dist/kernel/base-url.js";
 import { withLocalPlugin } from "../support/examples.ts";
+import { DESKS, PASSPHRASE, STACK } from "./fixture.ts";
 
 const root = fileURLToPath(new URL("../../", import.meta.url));
 const fixture = join(root, "tests/upgrade/native-0.1.0");

@@ -32,22 +32,22 @@ import { join } from "node:path";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_CLIENT, startEmulator } from "../../emulator/index.js";
-import { SUPPORTED_NODE_RANGE, nodeVersionProblem } from "../../kernel/node-support.js";
-import { freePort, loginThrough } from "../support/cli.js";
-import { packLikeACleanClone, repoRoot, type PackedTarball } from "../support/package.js";
-import { runCommand as run, shown, type Ran } from "../support/processes.js";
-import { pulumiEnv } from "../support/pulumi-cli.js";
-import { pulumiAvailable } from "../support/pulumi.js";
-import { toolVenv, withPythonSdk } from "../support/python.js";
+import { nodeVersionProblem, SUPPORTED_NODE_RANGE } from "../../kernel/node-support.js";
 import { serveRelease } from "../no-node/no-node-desks.js";
+import { freePort, loginThrough } from "../support/cli.js";
+import { type PackedTarball, packLikeACleanClone, repoRoot } from "../support/package.js";
+import { type Ran, runCommand as run, shown } from "../support/processes.js";
+import { pulumiAvailable } from "../support/pulumi.js";
+import { pulumiEnv } from "../support/pulumi-cli.js";
+import { toolVenv, withPythonSdk } from "../support/python.js";
 import { onPath } from "../support/tools.js";
 import {
   DECLARED_WEBHOOKS,
+  type Desk,
   NATIVE_WEBHOOKS,
   nativeShapes,
-  projectShapes,
-  type Desk,
   type ProjectShape,
+  projectShapes,
 } from "./shapes.js";
 
 const manifest = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {

@@ -3,11 +3,12 @@
  * stops with one line that names what is wrong (and the platform, where one is at stake) before doing anything. What
  * they do when all is well: tests/workflows/release-jobs.test.ts plays the jobs.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PLUGIN_EXECUTABLE, PYTHON_PACKAGE } from "../../kernel/names.js";
 import { repoRoot } from "../support/package.js";
 import { runCommand } from "../support/processes.js";

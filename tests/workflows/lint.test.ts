@@ -5,10 +5,11 @@
  * an action pinned by a tag that can move, an image by a tag, an expression pasted into a `run:` (a commit message
  * an outsider writes), a `run:` of inline shell, and a script that does not exist.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { repoRoot } from "../support/package.js";
 import { runCommand } from "../support/processes.js";
 

@@ -19,7 +19,7 @@
  * Then the same jobs with one failure planted stop before anything is sent, naming it: a registry job without its
  * tool, and a registry that refuses the job's credential.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+
 import { execFileSync } from "node:child_process";
 import {
   copyFileSync,
@@ -33,43 +33,44 @@ import {
 } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   GO_SDK_DIR,
   githubRepository,
   goModulePath,
-  mavenGroupId,
   MAVEN_ARTIFACT_ID,
+  mavenGroupId,
   nodejsSdkPackage,
   PYTHON_PACKAGE,
 } from "../../kernel/names.js";
-import { CENTRAL_SETTINGS } from "../../scripts/publish/maven.ts";
-import { makeSigningKey, startCentralPortal, type CentralPortal, type SigningKey } from "../support/central-portal.js";
 import { PACKAGE_NAME } from "../../kernel/package-version.js";
-import { startNodeDist, type NodeDist } from "../support/node-dist.js";
+import { CENTRAL_SETTINGS } from "../../scripts/publish/maven.ts";
+import { type CentralPortal, makeSigningKey, type SigningKey, startCentralPortal } from "../support/central-portal.js";
+import { type NodeDist, startNodeDist } from "../support/node-dist.js";
 import { repoRoot } from "../support/package.js";
-import { runCommand, shown, type Ran } from "../support/processes.js";
+import { type Ran, runCommand, shown } from "../support/processes.js";
 import { toolVenv, wheelhouse } from "../support/python.js";
-import { systemWithout } from "../support/tools.js";
 import {
+  type LocalServer,
   serveFolder,
   startPypiserver,
   startVerdaccio,
-  type LocalServer,
   type Verdaccio,
 } from "../support/registries.js";
+import { systemWithout } from "../support/tools.js";
 import {
+  type Artifacts,
   actionOf,
   downloadArtifact,
+  type JobRun,
   jobOrder,
   prependPath,
   readWorkflow,
   runStep,
+  type Step,
   SYSTEM_PATH,
   uploadArtifact,
   withMatrix,
-  type Artifacts,
-  type JobRun,
-  type Step,
 } from "../support/workflow-jobs.js";
 
 const VERSION = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string }).version;

@@ -7,14 +7,14 @@ import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { Client, request } from "undici";
-import { startEmulator, type EmulatorOptions, type RunningEmulator } from "../../../emulator/index.js";
-import { signInAutoApproved } from "../../../emulator-client/index.js";
+import { loginConfigEntries } from "../../../auth/grant.js";
 import type { TokenSet } from "../../../auth/oauth.js";
 import type { CacheEntry } from "../../../auth/token-cache.js";
-import { loginConfigEntries } from "../../../auth/grant.js";
+import { type EmulatorOptions, type RunningEmulator, startEmulator } from "../../../emulator/index.js";
+import { signInAutoApproved } from "../../../emulator-client/index.js";
 import { isSecretSetting } from "../../../kernel/settings.js";
-import { emulatorStats } from "../../support/emulator.js";
 import type { TestProject } from "../../support/cli.js";
+import { emulatorStats } from "../../support/emulator.js";
 
 /** The OAuth client every suite registers. */
 export const client = {
