@@ -5,14 +5,14 @@
  * Each rule says what a room may not import; a room not named here may import any room below it.
  */
 
-/** The rooms of hand-written code that ships, each a top-level folder. */
-const ROOMS = ["bin", "kernel", "program", "auth", "provider", "policy", "cli", "emulator", "emulator-client"];
+/** The rooms of hand-written code that ships, and those that never do (scripts/lib/rooms.cjs, their one list). */
+const { SHIPPED_ROOMS: ROOMS, DEVELOPMENT_ROOMS } = require("./scripts/lib/rooms.cjs");
 
 /** A `to.path` matching the files of the top-level folders `rooms` (`emulator/` does not match `emulator-client/`). */
 const anyOf = (...rooms) => `^(${rooms.join("|")})/`;
 
-/** The rooms other than `allowed`, plus tests, bench and scripts (which no shipped room imports). */
-const allBut = (...allowed) => anyOf(...ROOMS.filter((room) => !allowed.includes(room)), "tests", "bench", "scripts");
+/** The rooms other than `allowed`, plus the development rooms (tests, bench, scripts, examples: no shipped room imports them). */
+const allBut = (...allowed) => anyOf(...ROOMS.filter((room) => !allowed.includes(room)), ...DEVELOPMENT_ROOMS);
 
 /**
  * One rule: imports from `from` to `to` are errors.
@@ -106,7 +106,7 @@ module.exports = {
     forbid(
       "cli-reaches-no-provider-no-policy",
       { path: "^cli/" },
-      { path: anyOf("bin", "program", "provider", "policy", "tests", "bench", "scripts") },
+      { path: anyOf("bin", "program", "provider", "policy", ...DEVELOPMENT_ROOMS) },
       "The CLI stands beside the provider and the policy pack; bin/ is what joins them in one executable.",
     ),
     forbid(

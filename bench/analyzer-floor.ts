@@ -22,16 +22,14 @@ import { execFileSync, spawn } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
 import { startEmulator } from "pulumi-helpdesk/emulator";
 import { ANALYZER_EXECUTABLE } from "../dist/kernel/names.js"; // from the build, as scripts/release/executable.ts says
+import { repoRoot } from "../scripts/lib/repo-root.ts";
 import { releaseFolder } from "./plugin-start.ts";
 import { governedStack, POLICY_COUNT } from "./policy.ts";
 import { median } from "./results.ts";
 import { BENCH_CLIENT } from "./stack-config.ts";
-
-const ROOT = resolve(fileURLToPath(new URL("..", import.meta.url)));
 
 /** The value after `--name`, or `fallback`. */
 function option(name: string, fallback: string | undefined): string | undefined {
@@ -92,7 +90,7 @@ const work = mkdtempSync(join(tmpdir(), "helpdesk-bench-analyzer-floor-"));
 const emulator = await startEmulator({ port: 0, autoApprove: true, clients: [BENCH_CLIENT] });
 try {
   const tool = join(work, "analyzer-floor");
-  execFileSync("go", ["build", "-o", tool, "."], { cwd: join(ROOT, "bench/analyzer-floor"), stdio: "inherit" });
+  execFileSync("go", ["build", "-o", tool, "."], { cwd: join(repoRoot, "bench/analyzer-floor"), stdio: "inherit" });
   const release = await releaseFolder(work);
   const info = join(work, "info");
   mkdirSync(info);
@@ -109,7 +107,7 @@ try {
     [tool, "serve"],
   );
 
-  const { stack, configFile } = await governedStack(ROOT, work, "analyzer-floor", emulator.url);
+  const { stack, configFile } = await governedStack(repoRoot, work, "analyzer-floor", emulator.url);
   try {
     await stack.preview(); // warms the plugin cache and the program's first compilation
     await stack.preview({ policyPacks: [recorder], policyPackConfigs: [configFile] });

@@ -37,12 +37,13 @@
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation/index.js";
 import { startEmulator } from "pulumi-helpdesk/emulator";
 import { signInAutoApproved as signIn } from "pulumi-helpdesk/emulator/client";
 // The type tokens from the build, as the project code above (kernel/names.ts is not a package entry).
 import { DYNAMIC_WEBHOOK_TYPE, WEBHOOK_TYPE } from "../dist/kernel/names.js";
+import { repoRoot } from "../scripts/lib/repo-root.ts";
 import { heldWebhookCount, readStats, resetStats } from "./emulator-stats.ts";
 import { type LoadRound, loadRound, startEmulatorProcess } from "./load.ts";
 import { PROVIDER_PROCESSES, ProviderMemorySampler, type ProviderProcessKind } from "./memory.ts";
@@ -56,7 +57,6 @@ import { checkpointPath, measureState } from "./state-size.ts";
 // ---------------------------------------------------------------------------------------------------------------
 // Settings
 
-const root = resolve(import.meta.dirname, "..");
 const quick = process.argv.includes("--quick");
 for (const arg of process.argv.slice(2)) {
   if (arg !== "--quick") {
@@ -95,7 +95,7 @@ interface Kind {
 const dynamic = { providerProcess: PROVIDER_PROCESSES.dynamic };
 const noop = {
   ...dynamic,
-  dir: join(root, "bench/programs/noop"),
+  dir: join(repoRoot, "bench/programs/noop"),
   project: "helpdesk-bench-noop",
   type: "pulumi-nodejs:dynamic/bench:Noop",
   createsWebhooks: false,
@@ -104,7 +104,7 @@ const KINDS: Kind[] = [
   {
     name: "webhook",
     ...dynamic,
-    dir: join(root, "bench/programs/webhook"),
+    dir: join(repoRoot, "bench/programs/webhook"),
     project: "helpdesk-bench-webhook",
     type: DYNAMIC_WEBHOOK_TYPE,
     stackSuffix: "",
@@ -114,7 +114,7 @@ const KINDS: Kind[] = [
   {
     name: "native",
     providerProcess: PROVIDER_PROCESSES.native,
-    dir: join(root, "bench/programs/native"),
+    dir: join(repoRoot, "bench/programs/native"),
     project: "helpdesk-bench-native",
     type: WEBHOOK_TYPE,
     stackSuffix: "",
@@ -126,7 +126,7 @@ const KINDS: Kind[] = [
   {
     name: "native-noop",
     providerProcess: PROVIDER_PROCESSES.nativeNoop,
-    dir: join(root, "bench/programs/native-noop"),
+    dir: join(repoRoot, "bench/programs/native-noop"),
     project: "helpdesk-bench-native",
     type: WEBHOOK_TYPE,
     stackSuffix: "",
@@ -137,7 +137,7 @@ const KINDS: Kind[] = [
   {
     name: "native-limit",
     providerProcess: PROVIDER_PROCESSES.native,
-    dir: join(root, "bench/programs/native"),
+    dir: join(repoRoot, "bench/programs/native"),
     project: "helpdesk-bench-native",
     type: WEBHOOK_TYPE,
     // The suffix the limit kind's stack has too: the two stand side by side in the report.
@@ -349,12 +349,12 @@ async function run(): Promise<void> {
       pulumiVersion,
       loadAverage: { before: loadAverageAtStart, after: readLoadAverage() },
     },
-    root,
+    repoRoot,
   );
-  const policy = await measurePolicyPreviews(root, emulator.url, REPS, log);
-  writeFileSync(join(root, "bench-results", "policy.json"), `${JSON.stringify(policy, null, 2)}\n`);
-  const pluginStart = await measurePluginStart(root, log);
-  writeFileSync(join(root, "bench-results", "plugin-start.json"), `${JSON.stringify(pluginStart, null, 2)}\n`);
+  const policy = await measurePolicyPreviews(repoRoot, emulator.url, REPS, log);
+  writeFileSync(join(repoRoot, "bench-results", "policy.json"), `${JSON.stringify(policy, null, 2)}\n`);
+  const pluginStart = await measurePluginStart(repoRoot, log);
+  writeFileSync(join(repoRoot, "bench-results", "plugin-start.json"), `${JSON.stringify(pluginStart, null, 2)}\n`);
   log(`load average at the end: ${readLoadAverage()}`);
 }
 

@@ -25,19 +25,19 @@ import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writ
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { cpus, loadavg, tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { EVENTS } from "pulumi-helpdesk";
 import { DEFAULT_CLIENT, type EmulatorOptions } from "pulumi-helpdesk/emulator";
 import { EmulatorInspectionClient, signInAutoApproved } from "pulumi-helpdesk/emulator/client";
 import { Pool } from "undici";
-import { startProcess } from "../tests/support/processes.ts";
+import { startProcess } from "../scripts/lib/processes.ts";
+import { repoRoot } from "../scripts/lib/repo-root.ts";
 import { type LoadRound, type LoadSettings, loadRound } from "./load.ts";
 import { median } from "./results.ts";
 
 // ---------------------------------------------------------------------------------------------------------------
 // Settings
 
-const root = resolve(import.meta.dirname, "..");
 const args = process.argv.slice(2);
 const quick = args.includes("--quick");
 const baseIndex = args.indexOf("--base");
@@ -74,7 +74,7 @@ const log = (message: string): void => void process.stderr.write(`${message}\n`)
  */
 function buildBase(rev: string): { commit: string; module: string } {
   const commit = execFileSync("git", ["rev-parse", "--verify", `${rev}^{commit}`], {
-    cwd: root,
+    cwd: repoRoot,
     encoding: "utf8",
   }).trim();
   const dir = join(tmpdir(), `helpdesk-emulator-${commit.slice(0, 12)}`);
@@ -84,15 +84,15 @@ function buildBase(rev: string): { commit: string; module: string } {
   rmSync(dir, { recursive: true, force: true });
   mkdirSync(dir, { recursive: true });
   // The rooms the emulator stands on, under the names they had at that commit (sdk/ held the kernel before kernel/).
-  const rooms = execFileSync("git", ["ls-tree", "--name-only", commit], { cwd: root, encoding: "utf8" })
+  const rooms = execFileSync("git", ["ls-tree", "--name-only", commit], { cwd: repoRoot, encoding: "utf8" })
     .split("\n")
     .filter((name) => ["emulator", "kernel", "sdk", "auth"].includes(name));
   const archive = execFileSync("git", ["archive", commit, ...rooms, "tsconfig.json", "package.json"], {
-    cwd: root,
+    cwd: repoRoot,
     maxBuffer: 256 * 1024 * 1024,
   });
   execFileSync("tar", ["-x", "-C", dir], { input: archive });
-  symlinkSync(join(root, "node_modules"), join(dir, "node_modules"));
+  symlinkSync(join(repoRoot, "node_modules"), join(dir, "node_modules"));
   writeFileSync(
     join(dir, "tsconfig.bench.json"),
     JSON.stringify({
@@ -101,7 +101,7 @@ function buildBase(rev: string): { commit: string; module: string } {
       include: ["emulator/**/*.ts"],
     }),
   );
-  execFileSync(process.execPath, [join(root, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.bench.json"], {
+  execFileSync(process.execPath, [join(repoRoot, "node_modules/typescript/bin/tsc"), "-p", "tsconfig.bench.json"], {
     cwd: dir,
     stdio: "inherit",
   });
@@ -286,7 +286,7 @@ async function size(variant: Variant): Promise<SizeResult> {
 const startedAt = new Date();
 const loadBefore = loadavg()[0]!;
 const base = buildBase(baseRev);
-const current = join(root, "dist/emulator/index.js");
+const current = join(repoRoot, "dist/emulator/index.js");
 if (!existsSync(current)) {
   console.error("dist/emulator/index.js is missing: run `bash scripts/build.sh` first");
   process.exit(1);
@@ -375,9 +375,9 @@ const lines = [
   `${cpus().length} CPUs, load average ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after; base ${baseRev} = ${base.commit}`,
 ];
 process.stdout.write(`${lines.join("\n")}\n`);
-mkdirSync(join(root, "bench-results"), { recursive: true });
+mkdirSync(join(repoRoot, "bench-results"), { recursive: true });
 writeFileSync(
-  join(root, "bench-results/emulator-durability.json"),
+  join(repoRoot, "bench-results/emulator-durability.json"),
   `${JSON.stringify({ startedAt, quick, base: { rev: baseRev, commit: base.commit }, load: LOAD, size: SIZE, throughput: throughputRows, sizes: Object.fromEntries(sizes), cpus: cpus().length, loadAverage: { before: loadBefore, after: loadavg()[0] } }, null, 2)}\n`,
 );
 log("JSON: bench-results/emulator-durability.json");

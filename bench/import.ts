@@ -8,13 +8,13 @@
  * Timings are printed, never asserted: a table on stdout, progress on stderr.
  */
 import { appendFileSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 // The built package, as stack-config.ts says why.
 import { CLI_EXECUTABLE } from "../dist/kernel/names.js";
+import { repoRoot } from "../scripts/lib/repo-root.ts";
 import { eachSize, pulumiImportDuration } from "./sizes.ts";
 import { timed } from "./timed.ts";
 
-const root = resolve(import.meta.dirname, "..");
 const sizes = process.argv.includes("--quick") ? [10, 100] : [10, 1000];
 const events = ["ticket_opened", "ticket_closed", "customer_replied", "note_added"];
 
@@ -22,7 +22,7 @@ const events = ["ticket_opened", "ticket_closed", "customer_replied", "note_adde
 function makeProject(dir: string): void {
   writeFileSync(
     join(dir, "Pulumi.yaml"),
-    `name: bench-import\nruntime: yaml\nplugins:\n  providers:\n    - name: helpdesk\n      path: ${join(root, "plugin")}\n`,
+    `name: bench-import\nruntime: yaml\nplugins:\n  providers:\n    - name: helpdesk\n      path: ${join(repoRoot, "plugin")}\n`,
   );
 }
 
@@ -49,7 +49,7 @@ const rows = await eachSize(
     const adopted = await timed(
       process.execPath,
       [
-        join(root, "dist", "bin", `${CLI_EXECUTABLE}.js`),
+        join(repoRoot, "dist", "bin", `${CLI_EXECUTABLE}.js`),
         "import",
         "--stack",
         "bench",

@@ -7,7 +7,7 @@ import type { ChildProcess } from "node:child_process";
 import { join } from "node:path";
 import type { EmulatorClient } from "pulumi-helpdesk/emulator";
 import { Pool } from "undici";
-import { startProcess } from "../tests/support/processes.ts";
+import { startProcess } from "../scripts/lib/processes.ts";
 import { readProc } from "./memory.ts";
 import { percentile } from "./results.ts";
 

@@ -10,14 +10,14 @@
  * progress on stderr.
  */
 import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
-import { join, resolve } from "node:path";
+import { join } from "node:path";
 import { CLI_EXECUTABLE, nodejsSdkPackage } from "../dist/kernel/names.js";
 // The built package (bench/run.sh builds it): type stripping resolves no `.js` import of a `.ts` source.
 import { PACKAGE_NAME } from "../dist/kernel/package-version.js";
+import { repoRoot } from "../scripts/lib/repo-root.ts";
 import { eachSize, pulumiImportDuration } from "./sizes.ts";
 import { timed } from "./timed.ts";
 
-const root = resolve(import.meta.dirname, "..");
 const sizes = process.argv.includes("--quick") ? [10, 50] : [10, 300];
 
 /** The dynamic program: `bench:count` webhooks of `pulumi-helpdesk`, every fourth url a secret. */
@@ -40,15 +40,16 @@ function makeProject(dir: string): void {
   const modules = join(dir, "node_modules");
   const scope = nodejsSdkPackage().split("/")[0]!;
   mkdirSync(join(modules, scope), { recursive: true });
-  for (const entry of readdirSync(join(root, "node_modules"))) {
-    if (entry !== scope && !entry.startsWith(".")) symlinkSync(join(root, "node_modules", entry), join(modules, entry));
+  for (const entry of readdirSync(join(repoRoot, "node_modules"))) {
+    if (entry !== scope && !entry.startsWith("."))
+      symlinkSync(join(repoRoot, "node_modules", entry), join(modules, entry));
   }
-  symlinkSync(join(root, "dist", "native"), join(modules, nodejsSdkPackage()));
-  symlinkSync(root, join(modules, PACKAGE_NAME));
+  symlinkSync(join(repoRoot, "dist", "native"), join(modules, nodejsSdkPackage()));
+  symlinkSync(repoRoot, join(modules, PACKAGE_NAME));
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "bench-migrate", private: true }));
   writeFileSync(
     join(dir, "Pulumi.yaml"),
-    `name: bench-migrate\nruntime:\n  name: nodejs\n  options:\n    typescript: false\nmain: index.ts\nplugins:\n  providers:\n    - name: helpdesk\n      path: ${join(root, "plugin")}\n`,
+    `name: bench-migrate\nruntime:\n  name: nodejs\n  options:\n    typescript: false\nmain: index.ts\nplugins:\n  providers:\n    - name: helpdesk\n      path: ${join(repoRoot, "plugin")}\n`,
   );
   writeFileSync(join(dir, "index.ts"), PROGRAM);
 }
@@ -61,7 +62,7 @@ const rows = await eachSize("bench:migrate", sizes, makeProject, async (n, { pro
   process.stderr.write(`bench:migrate: N=${n}: ${CLI_EXECUTABLE} migrate\n`);
   const migrated = await timed(
     process.execPath,
-    [join(root, "dist", "bin", `${CLI_EXECUTABLE}.js`), "migrate", "--stack", "bench"],
+    [join(repoRoot, "dist", "bin", `${CLI_EXECUTABLE}.js`), "migrate", "--stack", "bench"],
     program,
     env,
   );

@@ -37,11 +37,11 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation/index.js";
 import { startEmulator } from "pulumi-helpdesk/emulator";
+import { repoRoot } from "../scripts/lib/repo-root.ts";
 import { heldWebhookCount, readStats, resetStats } from "./emulator-stats.ts";
 import { median } from "./results.ts";
 import { BENCH_CLIENT, backendEnv, signedInConfig } from "./stack-config.ts";
 
-const root = resolve(import.meta.dirname, "..");
 const { values: options } = parseArgs({
   options: {
     n: { type: "string", default: "300" },
@@ -64,12 +64,12 @@ interface Kind {
   native: boolean;
   env: Record<string, string>;
 }
-const nativeDir = join(root, "bench/programs/native");
-const noopDir = join(root, "bench/programs/noop");
+const nativeDir = join(repoRoot, "bench/programs/native");
+const noopDir = join(repoRoot, "bench/programs/noop");
 const ALL_KINDS: Kind[] = [
   { name: "native", dir: nativeDir, native: true, env: {} },
   { name: "native-limit", dir: nativeDir, native: true, env: { PULUMI_SKIP_CHECKPOINTS: "true" } },
-  { name: "native-noop", dir: join(root, "bench/programs/native-noop"), native: true, env: {} },
+  { name: "native-noop", dir: join(repoRoot, "bench/programs/native-noop"), native: true, env: {} },
   { name: "noop", dir: noopDir, native: false, env: {} },
   { name: "limit", dir: noopDir, native: false, env: { PULUMI_SKIP_CHECKPOINTS: "true" } },
 ];
@@ -95,7 +95,7 @@ function pluginNode(kind: Kind): Record<string, string> {
   const out = join(scratch, "plugin", kind.name);
   mkdirSync(out, { recursive: true });
   const flags = [
-    ...(options.timing || options["cpu-prof"] ? ["--import", join(root, "bench/plugin-timing.ts")] : []),
+    ...(options.timing || options["cpu-prof"] ? ["--import", join(repoRoot, "bench/plugin-timing.ts")] : []),
     ...(options["cpu-prof"] ? ["--cpu-prof", `--cpu-prof-dir=${out}`] : []),
   ];
   const wrapper = join(out, "node");

@@ -26,8 +26,8 @@ import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ANALYZER_EXECUTABLE, CLI_EXECUTABLE, PLUGIN_EXECUTABLE } from "../dist/kernel/names.js"; // from the build, as scripts/release/executable.ts says
+import { startProcess } from "../scripts/lib/processes.ts";
 import { buildExecutable } from "../scripts/release/executable.ts";
-import { startProcess } from "../tests/support/processes.ts";
 import { readProc } from "./memory.ts";
 
 /** Starts of each kind (`npm run bench`; `--starts` when run alone). */

@@ -24,6 +24,7 @@ import { startEmulator } from "pulumi-helpdesk/emulator";
 import { EVENTS } from "../dist/kernel/events.js";
 import { ANALYZER_EXECUTABLE } from "../dist/kernel/names.js"; // from the build, as scripts/release/executable.ts says
 import { POLICY_NAMES } from "../dist/policy/policies.js";
+import { repoRoot } from "../scripts/lib/repo-root.ts";
 import { releaseFolder } from "./plugin-start.ts";
 import { median } from "./results.ts";
 import { BENCH_CLIENT, backendEnv, signedInConfig } from "./stack-config.ts";
@@ -146,10 +147,9 @@ export async function measurePolicyPreviews(
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
   const emulator = await startEmulator({ port: 0, autoApprove: true, clients: [BENCH_CLIENT] });
   try {
-    await measurePolicyPreviews(root, emulator.url, 3, (line) => void process.stderr.write(`${line}\n`));
+    await measurePolicyPreviews(repoRoot, emulator.url, 3, (line) => void process.stderr.write(`${line}\n`));
   } finally {
     await emulator.close();
   }

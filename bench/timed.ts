@@ -2,10 +2,10 @@
  * Runs one command of a benchmark and times it (bench/import.ts, bench/migrate.ts). Never synchronously: the
  * emulator those benchmarks start answers from the benchmark's own event loop.
  */
-import { runCommand } from "../tests/support/processes.ts";
+import { runCommand } from "../scripts/lib/processes.ts";
 
 /**
- * Runs a command (tests/support/processes.ts `runCommand`, the one spawn-and-collect loop), failing the benchmark
+ * Runs a command (scripts/lib/processes.ts `runCommand`, the one spawn-and-collect loop), failing the benchmark
  * when it fails.
  *
  * @param command the executable; @param args its arguments; @param cwd its working directory; @param env its

@@ -85,7 +85,7 @@ export function packageFacts(): PackageFacts {
 }
 
 /**
- * @home the version every artefact carries: npm package, plugin, SDKs, policy pack, the release's file names (from package.json; `tests/unit/readme.test.ts`, `tests/examples/` and `tests/sdk/` hold the READMEs, the changelog's newest section and the SDKs to it)
+ * @home the version every artefact carries: npm package, plugin, SDKs, policy pack, the release's file names (from package.json; `tests/repo/readme.test.ts`, `tests/examples/` and `tests/sdk/` hold the READMEs, the changelog's newest section and the SDKs to it)
  * @returns the package version, e.g. `"0.1.0"` (semver)
  * @throws Error as {@link packageFacts}
  */

@@ -3,8 +3,8 @@
  * Python Package Index (`pulumi-helpdesk`), Maven Central (the Java SDK), the Go SDK's tag `sdk/go/v<version>`, and
  * the GitHub release `v<version>` from which Pulumi downloads the plugin. The docs that tell a user what to install
  * (the README's top and install table, the Pulumi Registry pages, the examples' READMEs, the changelog's unreleased
- * section) say it from here (scripts/docs/published.ts writes their sentences; tests/unit/readme.test.ts and
- * tests/unit/registry-pages.test.ts fail while one differs).
+ * section) say it from here (scripts/docs/published.ts writes their sentences; tests/repo/readme.test.ts and
+ * tests/repo/registry-pages.test.ts fail while one differs).
  *
  * **Who changes it, and when.** The maintainer who releases, in the release commit: the commit the tag
  * `v<version>` (package.json's version) will point to. Set it to that version, run `npm run build && node

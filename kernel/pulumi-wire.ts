@@ -4,7 +4,7 @@
  * not load the Pulumi SDK for them (its index takes most of a second to load: the plugin's start time). Sources:
  * `@pulumi/pulumi` `runtime/rpc.js` (`unknownValue`, `specialSigKey`, `specialSecretSig`) and pulumi/pulumi
  * `sdk/go/common/resource/plugin/rpc.go` (`UnknownStringValue`, MarshalPropertyValue), `sdk/go/common/apitype`
- * (`SecretV1`). `tests/unit/pulumi-wire.test.ts` holds every one equal to the SDK's.
+ * (`SecretV1`). `tests/kernel/pulumi-wire.test.ts` holds every one equal to the SDK's.
  * @home Pulumi's wire sentinels: the unknown value, the secret signature, the state file's secret
  */
 

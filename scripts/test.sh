@@ -2,7 +2,7 @@
 # The README's test command (`npm test`): sets up the toolchain (cached), then runs every vitest suite:
 # unit, emulator contract and fuzz, provider, CLI, end-to-end with the real Pulumi CLI, and browser tests, after the
 # type-check and the lint.
-# Extra arguments go to vitest, e.g. `npm test -- tests/unit`.
+# Extra arguments go to vitest, e.g. `npm test -- tests/kernel`.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib/env.sh"
 bash "$ROOT/scripts/setup.sh" --test

@@ -2,7 +2,7 @@
  * Writes docs/design.md's table "One rule, one home" from the code: every docstring in the shipped rooms that holds a
  * line `@home <the rule>` makes a row, naming the file and the export the docstring stands on (the module, when it
  * opens the file). The table sits between the markers `<!-- generated: homes -->` and `<!-- /generated: homes -->`
- * (scripts/docs/readme.ts `fillBlocks`); tests/unit/homes.test.ts fails while it differs from what this writes. After
+ * (scripts/docs/readme.ts `fillBlocks`); tests/repo/homes.test.ts fails while it differs from what this writes. After
  * adding, moving or changing a home, run
  *
  *   node scripts/docs/homes.ts
@@ -12,13 +12,13 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import { SHIPPED_ROOMS } from "../../tests/support/rooms.ts";
+import { SHIPPED_ROOMS } from "../lib/rooms.cjs";
 import { fillBlocks } from "./readme.ts";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 
 /**
- * The rooms whose docstrings are read: the shipped rooms (tests/support/rooms.ts), in the order their rows appear
+ * The rooms whose docstrings are read: the shipped rooms (scripts/lib/rooms.cjs), in the order their rows appear
  * (kernel/ first: most homes are there; program/ and bin/ last).
  */
 export const HOME_ROOMS = [...SHIPPED_ROOMS.filter((room) => room !== "program" && room !== "bin"), "program", "bin"];

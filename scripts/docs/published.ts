@@ -14,7 +14,7 @@ import { archiveName } from "../release/release.ts";
 /**
  * The release workflow's file: its run at the tag `v<version>` signs `SHA256SUMS` keylessly (cosign, the bundle
  * `SUMS_SIGNATURE` of kernel/names.ts) and attests the release's files (actions/attest-build-provenance), so the signature's
- * certificate names this file at that tag (tests/unit/readme.test.ts checks that the file does both).
+ * certificate names this file at that tag (tests/repo/readme.test.ts checks that the file does both).
  */
 export const RELEASE_WORKFLOW = ".github/workflows/release.yml";
 

@@ -13,7 +13,7 @@
  * Each example's README (`examples/<name>/README.md`) has one block, `published`: the sentence on what the
  * registries hold (scripts/docs/published.ts `publishedSentence`), which the registry pages state too.
  *
- * The prose around them is hand-written; tests/unit/readme.test.ts fails while a block differs from what this writes,
+ * The prose around them is hand-written; tests/repo/readme.test.ts fails while a block differs from what this writes,
  * and holds the README's versions, Node.js floor and names to their homes. After a change to a home, run
  *
  *   npm run build && node scripts/docs/readme.ts

@@ -9,7 +9,7 @@
  * table (`kernel/settings.ts` `SETTINGS`, its config keys from `kernel/config.ts`, `login`'s flags from
  * `cli/settings.ts`), the schema (`provider/native/schema.ts`: display name, descriptions, events, version), the
  * release's file names (`scripts/release/`), the Java SDK's Maven coordinates (`sdk/java/pom.xml`) and the example
- * programs (`examples/`, shown as they are). tests/unit/registry-pages.test.ts renders them from the sources and fails
+ * programs (`examples/`, shown as they are). tests/repo/registry-pages.test.ts renders them from the sources and fails
  * while the committed pages differ: after a change to any of those, run
  *
  *   npm run build && node scripts/docs/registry-pages.ts
@@ -130,7 +130,7 @@ function frontMatter(title: string, metaDesc: string): string {
   return [
     "---",
     "# Written by scripts/docs/registry-pages.ts from the package's schema, names, settings and examples: do not edit by",
-    "# hand. tests/unit/registry-pages.test.ts fails while this file differs from what the script writes.",
+    "# hand. tests/repo/registry-pages.test.ts fails while this file differs from what the script writes.",
     `title: ${JSON.stringify(title)}`,
     `meta_desc: ${JSON.stringify(metaDesc)}`,
     "layout: package",

@@ -1,6 +1,6 @@
 // Which Node.js versions package.json's `engines.node` admits, for the shell scripts (scripts/setup.sh), which run
 // before `npm ci` and the build, so before kernel/node-support.ts (the rule's home, whose NODE_FLOORS `engines.node`
-// states; tests/unit/node-support.test.ts holds this reader to that rule) can run. Written for any Node.js, however
+// states; tests/kernel/node-support.test.ts holds this reader to that rule) can run. Written for any Node.js, however
 // old (ES5, no dependency): the machine's own Node.js runs it to decide whether to fetch a supported one.
 //
 //   node scripts/lib/node-supported.cjs [VERSION]   exit 0 when VERSION (default: the running Node.js, e.g. 22.20.0)

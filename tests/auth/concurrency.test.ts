@@ -12,8 +12,8 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../emulator/index.js";
 import { CONFIG_KEYS } from "../../kernel/config.js";
+import { runCommand } from "../../scripts/lib/processes.ts";
 import { createTestProject, runCli, type TestProject } from "../support/cli.js";
-import { runCommand } from "../support/processes.js";
 import { pulumiAvailable } from "../support/pulumi.js";
 import {
   accessTokenWorks,

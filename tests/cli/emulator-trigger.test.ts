@@ -17,8 +17,8 @@ import { DEFAULT_CLIENT } from "../../emulator/index.js";
 import { completeAuthorizationAutoApproved } from "../../emulator-client/index.js";
 import { CLI_EXECUTABLE } from "../../kernel/names.js";
 import { SETTINGS } from "../../kernel/settings.js";
+import { runCommand, shown } from "../../scripts/lib/processes.ts";
 import { type CliRun, createTestProject, freePort, pulumiConfigGet, runCli, startCli } from "../support/cli.js";
-import { runCommand, shown } from "../support/processes.js";
 import { pulumiAvailable } from "../support/pulumi.js";
 
 const project = createTestProject();

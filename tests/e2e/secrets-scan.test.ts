@@ -19,9 +19,9 @@ import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import { completeAuthorizationAutoApproved } from "../../emulator-client/index.js";
+import { runCommand } from "../../scripts/lib/processes.ts";
 import { freePort } from "../support/cli.js";
 import { heldWebhooks } from "../support/emulator.js";
-import { runCommand } from "../support/processes.js";
 import { pulumiAvailable } from "../support/pulumi.js";
 import { pulumiEnv } from "../support/pulumi-cli.js";
 

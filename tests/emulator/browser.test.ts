@@ -13,8 +13,9 @@ import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { EmulatorClient, RunningEmulator } from "../../emulator/index.js";
 import { startEmulator } from "../../emulator/index.js";
+import { waitFor } from "../../scripts/lib/processes.ts";
 import { chromiumAvailable, launchChromium } from "../support/browser.js";
-import { authorizeUrl, exchange, http, startReceiver, waitFor } from "./helpers.js";
+import { authorizeUrl, exchange, http, startReceiver } from "./helpers.js";
 
 const haveChromium = chromiumAvailable();
 
@@ -75,11 +76,12 @@ describe.skipIf(!haveChromium)("emulator pages in Chromium", () => {
 
       await page.selectOption("#trigger-event", "ticket_opened");
       await page.click("#send");
-      await waitFor(() => receiver.received.length === 1, 5000, "the delivery");
+      await waitFor("the delivery", () => receiver.received.length === 1, 5000);
       expect(receiver.received[0]!.headers["x-helpdesk-event"]).toBe("ticket_opened");
       // The receiver has the request before the emulator has its response: wait until the emulator has logged the
       // delivery as done, then one reload must show it (no re-rendering race, no 1 s expect.poll deadline).
       await waitFor(
+        "the delivery to be logged as done",
         async () => {
           const [delivery] = (await http(`${emulator.url}/_emulator/deliveries`)).json.deliveries as {
             done: boolean;
@@ -87,7 +89,6 @@ describe.skipIf(!haveChromium)("emulator pages in Chromium", () => {
           return delivery?.done;
         },
         5000,
-        "the delivery to be logged as done",
       );
       await page.reload();
       expect(await page.textContent("#deliveries tbody")).toContain("200 ok");

@@ -6,7 +6,8 @@ import { afterEach, describe, expect, test } from "vitest";
 import type { RunningEmulator } from "../../emulator/index.js";
 import { EVENTS } from "../../kernel/events.js";
 import { Agent as AgentSchema, DeliveryParseError, EVENT_RECORD, parseDelivery, Ticket } from "../../kernel/records.js";
-import { bearer, http, login, start, startReceiver, waitFor } from "./helpers.js";
+import { waitFor } from "../../scripts/lib/processes.ts";
+import { bearer, http, login, start, startReceiver } from "./helpers.js";
 
 /** A delivery log entry as the inspection route sends it, read field by field. */
 // biome-ignore lint/suspicious/noExplicitAny: the entries' fields are of every type, each asserted where it is read
@@ -35,6 +36,7 @@ async function setup(options: Parameters<typeof start>[0] = {}, statusFor?: (n: 
 
 const settled = (e: RunningEmulator) =>
   waitFor(
+    "deliveries to settle",
     async () => {
       const list = (await http(`${e.url}/_emulator/deliveries`)).json.deliveries as Array<{
         done: boolean;
@@ -43,7 +45,6 @@ const settled = (e: RunningEmulator) =>
       return list.length > 0 && list.every((d) => d.done) ? list : undefined;
     },
     5000,
-    "deliveries to settle",
   );
 
 describe("deliveries (docs/helpdesk-api.md §6)", () => {
@@ -54,7 +55,7 @@ describe("deliveries (docs/helpdesk-api.md §6)", () => {
       const res = await trigger({ event });
       expect(res.status).toBe(202);
       expect(res.json.deliveries).toHaveLength(1);
-      await waitFor(() => receiver.received.length === 1, 5000, "delivery");
+      await waitFor("delivery", () => receiver.received.length === 1, 5000);
       const got = receiver.received[0]!;
       expect(got.method).toBe("POST");
       expect(got.url).toBe("/hook");
@@ -86,7 +87,7 @@ describe("deliveries (docs/helpdesk-api.md §6)", () => {
     await hook("agent_invited");
     await trigger({ event: "ticket_opened" });
     await trigger({ event: "agent_invited" });
-    await waitFor(() => receiver.received.length === 2);
+    await waitFor("both deliveries", () => receiver.received.length === 2, 5000);
     const byEvent = Object.fromEntries(
       receiver.received.map((r) => [r.headers["x-helpdesk-event"], JSON.parse(r.body)]),
     );
@@ -112,7 +113,7 @@ describe("deliveries (docs/helpdesk-api.md §6)", () => {
     const none = await trigger({ event: "ticket_closed", account: "eve" });
     expect(none.json.deliveries).toEqual([]);
     await trigger({ event: "ticket_closed" });
-    await waitFor(() => receiver.received.length === 1);
+    await waitFor("the delivery", () => receiver.received.length === 1, 5000);
     await settled(e);
     expect(receiver.received.map((r) => r.url)).toEqual(["/hook"]);
   });
@@ -121,7 +122,7 @@ describe("deliveries (docs/helpdesk-api.md §6)", () => {
     const { receiver, hook, trigger } = await setup();
     await hook("customer_added");
     await trigger({ event: "customer_added", data: { first_name: "Linus", custom: { plan: "gold" } } });
-    await waitFor(() => receiver.received.length === 1);
+    await waitFor("the delivery", () => receiver.received.length === 1, 5000);
     expect(JSON.parse(receiver.received[0]!.body)).toMatchObject({ first_name: "Linus", custom: { plan: "gold" } });
     const bad = await trigger({ event: "customer_added", data: { email: 5 } });
     expect(bad.status).toBe(422);
@@ -180,7 +181,7 @@ describe("deliveries (docs/helpdesk-api.md §6)", () => {
       json: { event: "ticket_opened", url: receiver.url },
     });
     await http(`${e.url}/_emulator/events`, { method: "POST", json: { event: "ticket_opened" } });
-    await waitFor(() => receiver.received.length === 1);
+    await waitFor("the delivery", () => receiver.received.length === 1, 5000);
     const t0 = Date.now();
     await e.close();
     expect(Date.now() - t0).toBeLessThan(1500);

@@ -19,18 +19,9 @@ import { CODE_TTL_MS } from "../../emulator/store/codes.js";
 import { GroupCommit } from "../../emulator/store/commits.js";
 import { SCHEMA_VERSION } from "../../emulator/store/schema.js";
 import { DEAD_TOKEN_RETENTION_MS } from "../../emulator/store/tokens.js";
+import { waitFor } from "../../scripts/lib/processes.ts";
 import { testTempDir } from "../support/temp.js";
-import {
-  bearer,
-  type EmulatorProcess,
-  exchange,
-  getCode,
-  http,
-  login,
-  loginAs,
-  spawnEmulator,
-  waitFor,
-} from "./helpers.js";
+import { bearer, type EmulatorProcess, exchange, getCode, http, login, loginAs, spawnEmulator } from "./helpers.js";
 
 const cleanups: Array<() => Promise<unknown> | unknown> = [];
 afterEach(async () => {
@@ -105,7 +96,7 @@ describe("SIGKILL right after the last 201: every acknowledged change is there a
     expect((await http(`${a.url}/_emulator/events`, { method: "POST", json: { event: "ticket_opened" } })).status).toBe(
       202,
     );
-    await waitFor(() => silent.requests() === 1, 5000, "the delivery attempt");
+    await waitFor("the delivery attempt", () => silent.requests() === 1, 5000);
     await a.stop("SIGKILL");
     const b = await emulatorProcess(file);
     const [entry] = (await http(`${b.url}/_emulator/deliveries`)).json.deliveries;
@@ -466,16 +457,16 @@ describe("two emulators on one data file both work", () => {
     const token = (await login(a.url)).access_token;
     await createHook(a.url, token, slow.url);
     await http(`${a.url}/_emulator/events`, { method: "POST", json: { event: "ticket_opened" } });
-    await waitFor(() => slow.requests() === 1, 5000, "the delivery attempt");
+    await waitFor("the delivery attempt", () => slow.requests() === 1, 5000);
     const b = await emulatorProcess(file);
     expect((await http(`${b.url}/_emulator/deliveries`)).json.deliveries).toEqual([
       expect.objectContaining({ done: false }),
     ]);
     release();
     await waitFor(
+      "the delivery to end",
       async () => (await http(`${b.url}/_emulator/deliveries`)).json.deliveries[0].done,
       5000,
-      "the delivery to end",
     );
     expect((await http(`${b.url}/_emulator/deliveries`)).json.deliveries).toEqual([
       expect.objectContaining({ done: true, ok: true, status: 200 }),
@@ -502,7 +493,7 @@ describe("bounds and purging", () => {
     const demo: string[] = [];
     for (let i = 0; i < 5; i++) demo.push(await trigger("demo"));
     const other = [await trigger("other"), await trigger("other")];
-    await waitFor(() => sink.requests() === 7, 5000, "7 deliveries");
+    await waitFor("7 deliveries", () => sink.requests() === 7, 5000);
     const logged = async (base: string, account: string) =>
       ((await http(`${base}/_emulator/deliveries?account=${account}`)).json.deliveries as Array<{ id: string }>).map(
         (d) => d.id,

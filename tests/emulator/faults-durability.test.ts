@@ -7,8 +7,9 @@ import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import type { RunningEmulator } from "../../emulator/index.js";
 import { startEmulator } from "../../emulator/index.js";
+import { waitFor } from "../../scripts/lib/processes.ts";
 import { testTempDir } from "../support/temp.js";
-import { bearer, getCode, http, login, start, startReceiver, waitFor } from "./helpers.js";
+import { bearer, getCode, http, login, start, startReceiver } from "./helpers.js";
 
 const running: RunningEmulator[] = [];
 afterEach(async () => {
@@ -152,8 +153,12 @@ describe("durability (dataFile)", () => {
         json: { event: "ticket_closed", url: receiver.url },
       });
       await http(`${a.url}/_emulator/events`, { method: "POST", json: { event: "ticket_closed" } });
-      await waitFor(() => receiver.received.length === 1);
-      await waitFor(async () => (await http(`${a.url}/_emulator/deliveries`)).json.deliveries[0]?.done);
+      await waitFor("the delivery", () => receiver.received.length === 1, 5000);
+      await waitFor(
+        "the delivery to be logged as done",
+        async () => (await http(`${a.url}/_emulator/deliveries`)).json.deliveries[0]?.done,
+        5000,
+      );
       await a.close();
 
       const text = await readFile(dataFile, "utf8");

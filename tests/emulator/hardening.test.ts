@@ -24,20 +24,10 @@ import { DEFAULT_CLIENT, DEFAULT_HTTP_TIMEOUTS, startEmulator } from "../../emul
 import { CODE_TTL_MS } from "../../emulator/store/codes.js";
 import { PURGE_INTERVAL_MS, Store } from "../../emulator/store/index.js";
 import { DEAD_TOKEN_RETENTION_MS, MAX_ACCESS_TOKENS_PER_GRANT } from "../../emulator/store/tokens.js";
+import { waitFor } from "../../scripts/lib/processes.ts";
 import { testTempDir } from "../support/temp.js";
 import type { HttpResponse } from "./helpers.js";
-import {
-  bearer,
-  cookiesOf,
-  exchange,
-  getCode,
-  http,
-  login,
-  loginAs,
-  rawExchange,
-  startReceiver,
-  waitFor,
-} from "./helpers.js";
+import { bearer, cookiesOf, exchange, getCode, http, login, loginAs, rawExchange, startReceiver } from "./helpers.js";
 
 const running: RunningEmulator[] = [];
 const servers: Server[] = [];
@@ -371,7 +361,7 @@ describe("11: JSON nesting and size are bounded; no input produces a 5xx", () =>
       body: `{"event":"customer_added","data":{"custom":{"x":${deep(29)}}}}`,
     });
     expect(res.status).toBe(202);
-    await waitFor(() => receiver.received.length === 1, 5000, "the delivery");
+    await waitFor("the delivery", () => receiver.received.length === 1, 5000);
     expect(JSON.parse(receiver.received[0]!.body).custom.x).toEqual(JSON.parse(deep(29)));
     await receiver.close();
   });
@@ -600,9 +590,9 @@ describe("12: nosniff everywhere, RFC 6749 §5.2 at the token endpoint, purging,
     const started = performance.now();
     await http(`${e.url}/_emulator/events`, { method: "POST", json: { event: "ticket_opened" } });
     const done = await waitFor(
+      "the delivery to end",
       async () => (await http(`${e.url}/_emulator/deliveries`)).json.deliveries.find((d: { done: boolean }) => d.done),
       5000,
-      "the delivery to end",
     );
     return { delivery: done, ms: performance.now() - started };
   }

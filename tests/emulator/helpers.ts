@@ -13,7 +13,7 @@ import type { Dispatcher } from "undici";
 import { request } from "undici";
 import type { EmulatorClient, EmulatorOptions, RunningEmulator } from "../../emulator/index.js";
 import { DEFAULT_CLIENT, startEmulator } from "../../emulator/index.js";
-import { startProcess } from "../support/processes.js";
+import { startProcess } from "../../scripts/lib/processes.ts";
 
 /** A response with its body read: `json` is the parsed body when it is JSON, else `undefined`. */
 export interface HttpResponse {
@@ -209,21 +209,6 @@ export async function startReceiver(statusFor: (n: number) => number = () => 200
         server.close(() => resolve());
       }),
   };
-}
-
-/** Polls `check` every 20 ms until it returns a truthy value or `timeoutMs` passes (then throws). */
-export async function waitFor<T>(
-  check: () => Promise<T> | T,
-  timeoutMs = 5000,
-  what = "condition",
-): Promise<NonNullable<T>> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await check();
-    if (value) return value as NonNullable<T>;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 20));
-  }
 }
 
 /** What came back on a raw connection: every byte, the first status (or `undefined`), and when the socket closed. */

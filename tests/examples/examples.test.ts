@@ -13,10 +13,10 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { goModulePath, MAVEN_ARTIFACT_ID, mavenGroupId, pluginDownloadUrl } from "../../kernel/names.js";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { nodejsSdkTarball } from "../../scripts/release/nodejs-sdk.ts";
 import { archiveName } from "../../scripts/release/release.ts";
 import { EXAMPLES_DIR } from "../support/examples.js";
-import { repoRoot } from "../support/package.js";
 import { EXAMPLE_SPECS, SUPPLIED_VARIABLES } from "./example-specs.js";
 import { readmeSteps, shellWords, TESTED_MARKER } from "./readme-steps.js";
 

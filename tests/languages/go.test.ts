@@ -15,10 +15,10 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../emulator/index.js";
+import { type Ran, runCommand, shown } from "../../scripts/lib/processes.ts";
 import { heldWebhooks } from "../support/emulator.js";
 import { copyExampleWithLocalPlugin } from "../support/examples.js";
 import { go, goModuleOfRepositorySdk } from "../support/go.js";
-import { type Ran, runCommand, shown } from "../support/processes.js";
 import { pulumi, pulumiEnv, removeStack } from "../support/pulumi-cli.js";
 import { onPath, toolAvailable } from "../support/tools.js";
 import {

@@ -10,9 +10,10 @@
  */
 import { cpSync } from "node:fs";
 import { join } from "node:path";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { machineMavenRepository, mavenEnv, mvn, pulumiJavaSdkDownloaded } from "../support/maven.js";
 import { onPath, toolAvailable } from "../support/tools.js";
-import { describeTwoHelpdesks, pluginBuilt, repoRoot } from "./two-helpdesks.js";
+import { describeTwoHelpdesks, pluginBuilt } from "./two-helpdesks.js";
 
 const sdk = join(repoRoot, "sdk", "java");
 

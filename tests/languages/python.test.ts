@@ -7,9 +7,10 @@
  */
 import { existsSync } from "node:fs";
 import { join } from "node:path";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { toolVenv as venv, withPythonSdk } from "../support/python.js";
 import { onPath, toolAvailable } from "../support/tools.js";
-import { describeTwoHelpdesks, pluginBuilt, repoRoot } from "./two-helpdesks.js";
+import { describeTwoHelpdesks, pluginBuilt } from "./two-helpdesks.js";
 
 const sdk = join(repoRoot, "sdk", "python");
 

@@ -13,20 +13,18 @@
 import { existsSync, mkdirSync, mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import type { ConfigMap } from "@pulumi/pulumi/automation/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TokenSet } from "../../auth/oauth.js";
 import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import { signInAutoApproved } from "../../emulator-client/index.js";
+import { shown } from "../../scripts/lib/processes.ts";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { freePort, loginAutoApproved } from "../support/cli.js";
 import { heldWebhooks } from "../support/emulator.js";
 import { copyExampleWithLocalPlugin } from "../support/examples.js";
-import { shown } from "../support/processes.js";
 import { configAsLoginWrites } from "../support/pulumi.js";
 import { pulumi, pulumiEnv, removeStack } from "../support/pulumi-cli.js";
-
-export const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 
 /** What the plugin needs from the build: its launcher and the compiled entry it runs. */
 export function pluginBuilt(): boolean {

@@ -15,9 +15,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TokenSet } from "../../auth/oauth.js";
 import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
+import { runCommand, shown } from "../../scripts/lib/processes.ts";
 import { freePort, loginAutoApproved, runCli } from "../support/cli.js";
 import { emulatorStats, heldWebhooks } from "../support/emulator.js";
-import { runCommand, shown } from "../support/processes.js";
 import {
   cliEnvOf,
   configAsLoginWrites,

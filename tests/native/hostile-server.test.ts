@@ -17,8 +17,8 @@ import type * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { webhookIdProblem } from "../../kernel/webhook-rules.js";
 import { providerPb } from "../../provider/native/proto.js";
+import { waitFor } from "../../scripts/lib/processes.ts";
 import { call, type RunningPlugin, startPlugin, struct, webhookCalls } from "../support/plugin.js";
-import { waitFor } from "../support/processes.js";
 import * as hostile from "../support/response-server.js";
 import {
   ACCESS_TOKEN,

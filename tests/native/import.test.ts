@@ -40,6 +40,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
 import { nodejsSdkPackage } from "../../kernel/names.js";
+import { runCommand, shown, waitFor } from "../../scripts/lib/processes.ts";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import {
   createDirectly,
   creations,
@@ -51,8 +53,6 @@ import {
 import { startCli } from "../support/cli.js";
 import { heldWebhooks } from "../support/emulator.js";
 import { localPluginIn } from "../support/examples.js";
-import { repoRoot } from "../support/package.js";
-import { runCommand, shown, waitFor } from "../support/processes.js";
 import { typescriptProviderBlock } from "../support/provider-programs.js";
 import {
   cliEnvOf,

@@ -14,9 +14,9 @@ import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { WEBHOOK_TYPE } from "../../kernel/names.js";
 import { emptyPb, pluginPb, providerPb, structPb } from "../../provider/native/proto.js";
+import { waitFor } from "../../scripts/lib/processes.ts";
 import { engineGrpc } from "../support/grpc-services.js";
 import { call as callPlugin, type RunningPlugin, startPlugin, webhookCalls, webhookUrn } from "../support/plugin.js";
-import { waitFor } from "../support/processes.js";
 
 /** A help desk that answers every request 404 (a webhook already gone) and records what it received. */
 async function recordingHelpDesk(): Promise<{

@@ -33,12 +33,12 @@ import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
 import { EVENTS } from "../../kernel/events.js";
 import { DYNAMIC_WEBHOOK_TYPE, nodejsSdkPackage, WEBHOOK_TYPE } from "../../kernel/names.js";
 import { PACKAGE_NAME } from "../../kernel/package-version.js";
+import { runCommand, shown } from "../../scripts/lib/processes.ts";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { createDirectly, type ExistingWebhook } from "../support/adoption.js";
 import { startCli } from "../support/cli.js";
 import { emulatorStats, heldWebhooks } from "../support/emulator.js";
 import { localPluginIn } from "../support/examples.js";
-import { repoRoot } from "../support/package.js";
-import { runCommand, shown } from "../support/processes.js";
 import {
   cliEnvOf,
   configAsLoginWrites,

@@ -15,7 +15,7 @@ import { PROVIDER_SETTING_NAMES, SETTINGS, type SettingSpec } from "../../kernel
 import { URL_RULE_DESCRIPTION } from "../../kernel/webhook-rules.js";
 import { emptyPb, providerPb } from "../../provider/native/proto.js";
 import { buildSchema } from "../../provider/native/schema.js";
-import { repoRoot } from "../support/package.js";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { type ProviderClient, type RunningPlugin, startPlugin, struct, webhookCalls } from "../support/plugin.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {

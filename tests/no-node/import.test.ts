@@ -18,9 +18,9 @@ import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
+import { type Ran, runCommand, shown } from "../../scripts/lib/processes.ts";
 import { createDirectly, creations, csvOf, type ExistingWebhook, expectAdoptedInState } from "../support/adoption.js";
 import { heldWebhooks } from "../support/emulator.js";
-import { type Ran, runCommand, shown } from "../support/processes.js";
 import { pulumi, removeStack } from "../support/pulumi-cli.js";
 import { sharedRelease } from "../support/release.js";
 import {

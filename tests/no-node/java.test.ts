@@ -9,9 +9,9 @@
  */
 import { cpSync } from "node:fs";
 import { join } from "node:path";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { copyExample } from "../support/examples.js";
 import { mavenEnv, mvn } from "../support/maven.js";
-import { repoRoot } from "../support/package.js";
 import { describeDownloadedPlugin, systemWithoutNode } from "./no-node-desks.js";
 
 describeDownloadedPlugin("examples/java with no Node.js: the plugin downloaded by Pulumi from the SDK's plugin.json", {

@@ -29,8 +29,8 @@ import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import { signInAutoApproved } from "../../emulator-client/index.js";
-import { repoRoot } from "../support/package.js";
-import { type Ran, runCommand, shown } from "../support/processes.js";
+import { type Ran, runCommand, shown } from "../../scripts/lib/processes.ts";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { pulumi, removeStack } from "../support/pulumi-cli.js";
 import { sharedRelease } from "../support/release.js";
 import {

@@ -19,6 +19,8 @@ import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import { signInAutoApproved } from "../../emulator-client/index.js";
 import { ANALYZER_EXECUTABLE, PULUMI_PACKAGE, WEBHOOK_TYPE } from "../../kernel/names.js";
 import { POLICY_NAMES } from "../../policy/policies.js";
+import { runCommand, shown } from "../../scripts/lib/processes.ts";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import {
   COMPLIANT,
   FORBIDDEN_IN_OUTPUT,
@@ -29,8 +31,6 @@ import {
   VIOLATORS,
 } from "../policy/program-hooks.js";
 import { heldWebhooks } from "../support/emulator.js";
-import { repoRoot } from "../support/package.js";
-import { runCommand, shown } from "../support/processes.js";
 import { configAsLoginWrites } from "../support/pulumi.js";
 import { pulumi, removeStack } from "../support/pulumi-cli.js";
 import { sharedRelease } from "../support/release.js";

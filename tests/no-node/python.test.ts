@@ -8,7 +8,7 @@
  */
 import { cpSync } from "node:fs";
 import { join } from "node:path";
-import { repoRoot } from "../support/package.js";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { describeDownloadedPlugin, releaseWheelVenv } from "./no-node-desks.js";
 
 describeDownloadedPlugin("examples/python with no Node.js: the wheel alone, the plugin downloaded by Pulumi", {

@@ -17,12 +17,12 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EmulatorInspectionClient } from "../../emulator-client/index.js";
 import { NODE_FLOORS, nodeVersionProblem } from "../../kernel/node-support.js";
+import { runCommand, shown } from "../../scripts/lib/processes.ts";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { type CliRun, freePort, loginAutoApproved, runCli, startCli } from "../support/cli.js";
 import { rangeAdmits } from "../support/engines.js";
-import { runCommand, shown } from "../support/processes.js";
 import { cliEnvOf, createTestStack, pulumiAvailable, type TestStack } from "../support/pulumi.js";
 
-const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 const programDir = fileURLToPath(new URL("./program", import.meta.url));
 
 /**

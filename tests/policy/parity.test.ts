@@ -20,8 +20,8 @@ import { ANALYZER_EXECUTABLE, DYNAMIC_WEBHOOK_TYPE, PROVIDER_TYPE, WEBHOOK_TYPE 
 import { UNKNOWN } from "../../kernel/pulumi-wire.js";
 import { POLICY_NAMES } from "../../policy/policies.js";
 import { asSecret } from "../../provider/native/properties.js";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { type AnalyzedResource, type RunningAnalyzer, startAnalyzer } from "../support/analyzer.js";
-import { repoRoot } from "../support/package.js";
 
 /** The seed of the drawn cases: the same cases on every run. */
 const SEED = 20261127;

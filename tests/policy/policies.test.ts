@@ -23,6 +23,7 @@ import { UNKNOWN } from "../../kernel/pulumi-wire.js";
 import { POLICY_NAMES } from "../../policy/policies.js";
 import { duplicateWebhooks, hostAllowed, hostEntries, hostEntry, webhookUrl } from "../../policy/rules.js";
 import { asSecret } from "../../provider/native/properties.js";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import {
   type AnalyzedResource,
   type Diagnostic,
@@ -30,7 +31,6 @@ import {
   startAnalyzer,
   urnOf,
 } from "../support/analyzer.js";
-import { repoRoot } from "../support/package.js";
 
 /** Whether `url`'s host is allowed by `entries`. */
 const allows = (entries: string[], url: string): boolean => hostAllowed(webhookUrl(url)!, hostEntries(entries));

@@ -25,10 +25,10 @@ import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
 import { ANALYZER_EXECUTABLE } from "../../kernel/names.js";
 import { POLICY_NAMES } from "../../policy/policies.js";
+import { runCommand } from "../../scripts/lib/processes.ts";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { unpackRelease } from "../no-node/no-node-desks.js";
 import { heldWebhooks } from "../support/emulator.js";
-import { repoRoot } from "../support/package.js";
-import { runCommand } from "../support/processes.js";
 import { configAsLoginWrites, createTestStack, pulumiAvailable, type TestStack } from "../support/pulumi.js";
 import { COMPLIANT, FORBIDDEN_IN_OUTPUT, PACK_CONFIG, SECRET_URL, VIOLATING, VIOLATORS } from "./program-hooks.js";
 

@@ -22,7 +22,7 @@ import { SettingError } from "../../kernel/settings.js";
 import { webhookIdProblem } from "../../kernel/webhook-rules.js";
 import { HelpdeskError } from "../../provider/core/errors.js";
 import { webhookProvider } from "../../provider/dynamic/index.js";
-import { peakRssMiB, waitFor } from "../support/processes.js";
+import { peakRssMiB, waitFor } from "../../scripts/lib/processes.ts";
 import * as hostile from "../support/response-server.js";
 import {
   ACCESS_TOKEN,

@@ -15,10 +15,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PYTHON_PACKAGE } from "../../kernel/names.js";
 import { SUPPORTED_NODE_RANGE } from "../../kernel/node-support.js";
 import { packageVersion } from "../../kernel/package-version.js";
+import { runCommand, shown } from "../../scripts/lib/processes.ts";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { pythonArtefactNamesOf } from "../../scripts/publish/prerelease.ts";
 import { freePort } from "../support/cli.js";
-import { repoRoot } from "../support/package.js";
-import { runCommand, shown } from "../support/processes.js";
 import { helpdeskCache } from "../support/python.js";
 import {
   type LocalServer,

@@ -20,12 +20,12 @@ import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { MAVEN_ARTIFACT_ID, mavenCoordinates, mavenGroupId } from "../../kernel/names.js";
+import { type Ran, runCommand, shown } from "../../scripts/lib/processes.ts";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { CENTRAL_SETTINGS, PUBLISHER_API } from "../../scripts/publish/maven.ts";
 import { type CentralPortal, makeSigningKey, type SigningKey, startCentralPortal } from "../support/central-portal.js";
 import { freePort } from "../support/cli.js";
 import { mavenSettingsFile } from "../support/maven.js";
-import { repoRoot } from "../support/package.js";
-import { type Ran, runCommand, shown } from "../support/processes.js";
 import { findTraces, type Listing, listTree } from "../support/sandbox.js";
 
 /** The release's version (package.json's). */

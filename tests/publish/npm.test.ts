@@ -13,7 +13,7 @@ import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { nodejsSdkPackage } from "../../kernel/names.js";
 import { packageVersion } from "../../kernel/package-version.js";
-import { shown, waitFor } from "../support/processes.js";
+import { shown, waitFor } from "../../scripts/lib/processes.ts";
 import {
   npmTarball,
   publishCheckout,

@@ -8,8 +8,8 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { repoRoot } from "../support/package.js";
-import { runCommand } from "../support/processes.js";
+import { runCommand } from "../../scripts/lib/processes.ts";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 
 let work: string;
 

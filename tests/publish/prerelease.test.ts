@@ -8,6 +8,7 @@ import { execFileSync, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { PYTHON_PACKAGE } from "../../kernel/names.js";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { redactText, redactUrl } from "../../scripts/publish/common.ts";
 import { goSdkTag } from "../../scripts/publish/go.ts";
 import { npmRefusal } from "../../scripts/publish/npm.ts";
@@ -21,7 +22,6 @@ import {
 } from "../../scripts/publish/prerelease.ts";
 import { twineRefusal } from "../../scripts/publish/pypi.ts";
 import { pythonArtefactNames } from "../../scripts/release/python.ts";
-import { repoRoot } from "../support/package.js";
 
 describe("a version on each registry", () => {
   it("a release: npm latest, the same PEP 440 version, a GitHub release GitHub may mark latest, Go v<version>", () => {

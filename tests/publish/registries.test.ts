@@ -48,6 +48,8 @@ import {
   nodejsSdkPackage,
   PYTHON_PACKAGE,
 } from "../../kernel/names.js";
+import { type Ran, runCommand, shown } from "../../scripts/lib/processes.ts";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { CENTRAL_SETTINGS } from "../../scripts/publish/maven.ts";
 import { nodejsSdkTarball } from "../../scripts/release/nodejs-sdk.ts";
 import { describeDownloadedPlugin, goExampleSteps, systemWithoutNode, VERSION } from "../no-node/no-node-desks.js";
@@ -56,8 +58,7 @@ import { freePort, loginArgs, loginThrough } from "../support/cli.js";
 import { heldWebhooks } from "../support/emulator.js";
 import { copyExample, EXAMPLES_DIR } from "../support/examples.js";
 import { machineMavenRepository, mavenEnv } from "../support/maven.js";
-import { packLikeACleanClone, repoRoot } from "../support/package.js";
-import { type Ran, runCommand, shown } from "../support/processes.js";
+import { packLikeACleanClone } from "../support/package.js";
 import { pulumi, pulumiEnv, removeStack } from "../support/pulumi-cli.js";
 import { mustRun, toolVenv, wheelhouse } from "../support/python.js";
 import {

@@ -10,10 +10,10 @@ import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCommand, shown } from "../../scripts/lib/processes.ts";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { executableName } from "../../scripts/release/executable.ts";
 import { archiveEntries } from "../../scripts/release/release.ts";
-import { repoRoot } from "../support/package.js";
-import { runCommand, shown } from "../support/processes.js";
 
 const TARGET = { os: "linux", arch: "x64" } as const;
 let work: string;

@@ -13,7 +13,7 @@ const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.ur
 const RELEASES = "https://github.com/octo/helpdesk/releases/download/v${VERSION}/";
 
 describe("pluginDownloadURL", () => {
-  // Every form of package.json's repository is read by kernel/names.ts (tests/unit/names.test.ts): here, the URL
+  // Every form of package.json's repository is read by kernel/names.ts (tests/repo/names.test.ts): here, the URL
   // built from what it reads, and its refusals passed on.
   it("is the GitHub release URL of the repository", () => {
     expect(pluginDownloadUrlOf({ type: "git", url: "git+https://github.com/octo/helpdesk.git" })).toBe(RELEASES);

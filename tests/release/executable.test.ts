@@ -59,14 +59,14 @@ import { POLICY_NAMES } from "../../policy/policies.js";
 import { isSecret } from "../../provider/native/properties.js";
 import { emptyPb, type PropertyMap, type pluginPb, providerPb, structPb } from "../../provider/native/proto.js";
 import { buildSchema } from "../../provider/native/schema.js";
+import { type RunningProcess, startProcess } from "../../scripts/lib/processes.ts";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { FOREIGN_NODE_VERSIONS, MACHO_SEGMENT, nodeBinaryFor, SEA_FUSE } from "../../scripts/release/executable.ts";
 import { checkAdHocSignature, machoSection } from "../../scripts/release/macho.ts";
 import { nodejsSdkTarball } from "../../scripts/release/nodejs-sdk.ts";
 import { startAnalyzer } from "../support/analyzer.js";
 import { heldWebhooks } from "../support/emulator.js";
 import { providerGrpc } from "../support/grpc-services.js";
-import { repoRoot } from "../support/package.js";
-import { type RunningProcess, startProcess } from "../support/processes.js";
 import { sharedRelease } from "../support/release.js";
 
 const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as {

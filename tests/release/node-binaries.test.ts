@@ -24,14 +24,14 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { runCommand, shown } from "../../scripts/lib/processes.ts";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import {
   BUILDABLE_TARGETS,
   checkNodeBinary,
   NODE_BINARY_PINS,
   nodeVersionFor,
 } from "../../scripts/release/executable.ts";
-import { repoRoot } from "../support/package.js";
-import { runCommand, shown } from "../support/processes.js";
 
 const HOST = { os: "linux", arch: "x64" } as const;
 let work: string;

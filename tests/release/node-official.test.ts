@@ -24,10 +24,10 @@ import {
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type Ran, runCommand, shown } from "../../scripts/lib/processes.ts";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { checkNodeBinary, nodeVersionFor, type Target } from "../../scripts/release/executable.ts";
 import { type NodeDist, officialFile, sha256, startNodeDist } from "../support/node-dist.js";
-import { repoRoot } from "../support/package.js";
-import { type Ran, runCommand, shown } from "../support/processes.js";
 
 const VERIFIER = join(repoRoot, "scripts/release/node-official.sh");
 const KEY_FOLDER = join(repoRoot, "scripts/release/nodejs-release-keys");

@@ -13,9 +13,9 @@ import { execFileSync } from "node:child_process";
 import { copyFileSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { nodejsSdkPackage } from "../../kernel/names.js";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { nodejsSdkTarball } from "../../scripts/release/nodejs-sdk.ts";
 import { describeDownloadedPlugin, VERSION } from "../no-node/no-node-desks.js";
-import { repoRoot } from "../support/package.js";
 import { sharedRelease } from "../support/release.js";
 
 describeDownloadedPlugin("examples/typescript with the release's TypeScript SDK: the plugin downloaded by Pulumi", {

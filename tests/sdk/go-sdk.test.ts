@@ -8,13 +8,13 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { goModulePath } from "../../kernel/names.js";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { go } from "../support/go.js";
 import { onPath, toolAvailable } from "../support/tools.js";
 import { expectSdkFresh } from "../support/tree.js";
 
-const root = new URL("../../", import.meta.url).pathname;
-const sdk = join(root, "sdk", "go");
-const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string };
+const sdk = join(repoRoot, "sdk", "go");
+const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string };
 const codegen = join(
   process.env.HELPDESK_CACHE ?? join(process.env.HOME ?? "", ".cache", "pulumi-helpdesk"),
   "bin",
@@ -28,7 +28,7 @@ describe.skipIf(
   !(
     toolAvailable("go (Go >= 1.25)", onPath("go")) &&
     toolAvailable("the SDK generator helpdesk-codegen (scripts/setup.sh)", existsSync(codegen)) &&
-    toolAvailable("the build's dist/schema.json (scripts/build.sh)", existsSync(join(root, "dist", "schema.json")))
+    toolAvailable("the build's dist/schema.json (scripts/build.sh)", existsSync(join(repoRoot, "dist", "schema.json")))
   ),
 )("the Go SDK sdk/go", () => {
   it(

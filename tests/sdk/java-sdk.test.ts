@@ -8,6 +8,7 @@ import { cpSync, existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { javaBasePackage, MAVEN_ARTIFACT_ID, mavenGroupId } from "../../kernel/names.js";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import {
   machineMavenRepository,
   mavenEnv,
@@ -19,9 +20,8 @@ import { testTempDir } from "../support/temp.js";
 import { onPath, toolAvailable } from "../support/tools.js";
 import { expectSdkFresh } from "../support/tree.js";
 
-const root = new URL("../../", import.meta.url).pathname;
-const sdk = join(root, "sdk", "java");
-const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string };
+const sdk = join(repoRoot, "sdk", "java");
+const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string };
 const javaGen = join(
   process.env.HELPDESK_CACHE ?? join(process.env.HOME ?? "", ".cache", "pulumi-helpdesk"),
   "bin",
@@ -44,7 +44,7 @@ describe("the Java base package (the schema's language.java.basePackage)", () =>
 describe.skipIf(
   !(
     toolAvailable("the Java SDK generator pulumi-java-gen (scripts/setup.sh --test)", existsSync(javaGen)) &&
-    toolAvailable("the build's dist/schema.json (scripts/build.sh)", existsSync(join(root, "dist", "schema.json")))
+    toolAvailable("the build's dist/schema.json (scripts/build.sh)", existsSync(join(repoRoot, "dist", "schema.json")))
   ),
 )("the Java SDK sdk/java", () => {
   it("is what scripts/sdk/generate-java.sh writes from the schema, file for file", async () => {

@@ -8,18 +8,18 @@ import { existsSync, readFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { toolAvailable } from "../support/tools.js";
 import { expectSdkFresh } from "../support/tree.js";
 
-const root = new URL("../../", import.meta.url).pathname;
-const sdk = join(root, "sdk", "nodejs");
-const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string };
+const sdk = join(repoRoot, "sdk", "nodejs");
+const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string };
 const codegen = join(
   process.env.HELPDESK_CACHE ?? join(process.env.HOME ?? "", ".cache", "pulumi-helpdesk"),
   "bin",
   "helpdesk-codegen",
 );
-const schemaFile = join(root, "dist", "schema.json");
+const schemaFile = join(repoRoot, "dist", "schema.json");
 
 describe.skipIf(
   !(
@@ -52,14 +52,14 @@ describe.skipIf(
   });
 
   it('is pulumi-helpdesk/native once built: same version, its classes, no "pulumi" section in pulumi-helpdesk', () => {
-    const compiled = JSON.parse(readFileSync(join(root, "dist", "native", "package.json"), "utf8")) as Record<
+    const compiled = JSON.parse(readFileSync(join(repoRoot, "dist", "native", "package.json"), "utf8")) as Record<
       string,
       unknown
     >;
     expect(compiled).toEqual({ private: true, version: pkg.version, type: "commonjs" });
-    const native = createRequire(join(root, "package.json"))("pulumi-helpdesk/native") as Record<string, unknown>;
+    const native = createRequire(join(repoRoot, "package.json"))("pulumi-helpdesk/native") as Record<string, unknown>;
     expect(Object.keys(native).sort()).toEqual(["Provider", "Webhook", "WebhookEvent", "config", "types"]);
     expect(typeof native.Webhook).toBe("function");
-    expect(JSON.parse(readFileSync(join(root, "package.json"), "utf8"))).not.toHaveProperty("pulumi");
+    expect(JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8"))).not.toHaveProperty("pulumi");
   });
 });

@@ -7,12 +7,12 @@
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { toolAvailable } from "../support/tools.js";
 import { expectSdkFresh } from "../support/tree.js";
 
-const root = new URL("../../", import.meta.url).pathname;
-const sdk = join(root, "sdk", "python");
-const pkg = JSON.parse(readFileSync(join(root, "package.json"), "utf8")) as { version: string };
+const sdk = join(repoRoot, "sdk", "python");
+const pkg = JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string };
 const codegen = join(
   process.env.HELPDESK_CACHE ?? join(process.env.HOME ?? "", ".cache", "pulumi-helpdesk"),
   "bin",
@@ -22,7 +22,7 @@ const codegen = join(
 describe.skipIf(
   !(
     toolAvailable("the SDK generator helpdesk-codegen (scripts/setup.sh --test)", existsSync(codegen)) &&
-    toolAvailable("the build's dist/schema.json (scripts/build.sh)", existsSync(join(root, "dist", "schema.json")))
+    toolAvailable("the build's dist/schema.json (scripts/build.sh)", existsSync(join(repoRoot, "dist", "schema.json")))
   ),
 )("the Python SDK sdk/python", () => {
   it("is what scripts/sdk/python.sh writes from the schema, file for file", async () => {
@@ -30,7 +30,9 @@ describe.skipIf(
   });
 
   it("names the plugin helpdesk at the package's version, downloadable from the schema's pluginDownloadURL", () => {
-    const schema = JSON.parse(readFileSync(join(root, "dist", "schema.json"), "utf8")) as { pluginDownloadURL: string };
+    const schema = JSON.parse(readFileSync(join(repoRoot, "dist", "schema.json"), "utf8")) as {
+      pluginDownloadURL: string;
+    };
     expect(JSON.parse(readFileSync(join(sdk, "pulumi_helpdesk", "pulumi-plugin.json"), "utf8"))).toEqual({
       resource: true,
       name: "helpdesk",

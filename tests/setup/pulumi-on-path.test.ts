@@ -23,7 +23,7 @@ import {
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
-import { repoRoot } from "../support/package.js";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { pulumiAvailable } from "../support/pulumi.js";
 
 /** The pinned Pulumi version: package.json's `@pulumi/pulumi`, which setup.sh holds equal to its CLI pin. */

@@ -9,7 +9,7 @@ import analyzerGrpcModule from "@pulumi/pulumi/proto/analyzer_grpc_pb.js";
 import type * as AnalyzerPb from "@pulumi/pulumi/proto/analyzer_pb.js";
 import analyzerPbModule from "@pulumi/pulumi/proto/analyzer_pb.js";
 import { emptyPb, type PropertyMap, structPb } from "../../provider/native/proto.js";
-import { startProcess } from "./processes.js";
+import { startProcess } from "../../scripts/lib/processes.ts";
 
 const analyzerPb = analyzerPbModule;
 

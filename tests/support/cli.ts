@@ -10,8 +10,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { completeAuthorizationAutoApproved } from "../../emulator-client/index.js";
 import { settingFlag } from "../../kernel/settings.js";
+import { type Ran, type RunningProcess, runCommand, startProcess } from "../../scripts/lib/processes.ts";
 import { withoutSettingVariables } from "./environment.js";
-import { type Ran, type RunningProcess, runCommand, startProcess } from "./processes.js";
 
 const cliPath = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url));
 /** The installed command's entry (`bin` in package.json): checks the Node.js version, then loads main.js. */
@@ -74,7 +74,7 @@ export interface CliRun {
   authorizeUrl: Promise<string>;
   /** Settles when the process exits. */
   done: Promise<{ code: number | null; stdout: string; stderr: string }>;
-  /** Waits for something it prints (tests/support/processes.ts `RunningProcess.waitFor`). */
+  /** Waits for something it prints (scripts/lib/processes.ts `RunningProcess.waitFor`). */
   waitFor: RunningProcess["waitFor"];
 }
 

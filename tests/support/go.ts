@@ -6,8 +6,8 @@
  */
 import { join } from "node:path";
 import { GO_SDK_DIR, goModulePath } from "../../kernel/names.js";
-import { repoRoot } from "./package.js";
-import { type Ran, runCommand, shown } from "./processes.js";
+import { type Ran, runCommand, shown } from "../../scripts/lib/processes.ts";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 
 /**
  * The environment of a `go` command on one of the repository's modules: the given one, with the module alone

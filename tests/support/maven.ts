@@ -14,7 +14,7 @@ import { existsSync, mkdirSync, writeFileSync } from "node:fs";
 import { userInfo } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
-import { type Ran, runCommand, shown } from "./processes.js";
+import { type Ran, runCommand, shown } from "../../scripts/lib/processes.ts";
 
 /** The machine's Maven repository, which scripts/setup.sh --test fills; tests only read it. */
 export const machineMavenRepository = process.env.HELPDESK_MAVEN_REPO ?? join(userInfo().homedir, ".m2", "repository");

@@ -6,10 +6,7 @@ import { execFileSync } from "node:child_process";
 import { cpSync, mkdirSync, mkdtempSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
-
-/** The repository root. */
-export const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 
 /** What `npm pack --json` reports of one tarball. */
 export interface PackedTarball {

@@ -7,9 +7,9 @@ import type { ChildProcess } from "node:child_process";
 import * as grpc from "@grpc/grpc-js";
 import { WEBHOOK_TYPE } from "../../kernel/names.js";
 import { emptyPb, providerPb, structPb } from "../../provider/native/proto.js";
+import { peakRssMiB, startProcess } from "../../scripts/lib/processes.ts";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { providerGrpc } from "./grpc-services.js";
-import { repoRoot } from "./package.js";
-import { peakRssMiB, startProcess } from "./processes.js";
 
 /** A gRPC client of the plugin's `ResourceProvider` service. */
 export type ProviderClient = InstanceType<typeof providerGrpc.ResourceProviderClient>;

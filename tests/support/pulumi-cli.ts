@@ -4,9 +4,9 @@
  */
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import { type Ran, runCommand } from "../../scripts/lib/processes.ts";
 import { withoutSettingVariables } from "./environment.js";
 import type { PostgresServer } from "./postgres.js";
-import { type Ran, runCommand } from "./processes.js";
 
 /**
  * The environment of a `pulumi` run on the given backend: offline settings, a passphrase for secrets, the

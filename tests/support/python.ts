@@ -8,8 +8,8 @@ import { createHash } from "node:crypto";
 import { cpSync, existsSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { homedir } from "node:os";
 import { delimiter, join } from "node:path";
-import { repoRoot } from "./package.js";
-import { runCommand, shown } from "./processes.js";
+import { runCommand, shown } from "../../scripts/lib/processes.ts";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 
 /** The project's toolchain cache (scripts/lib/env.sh `HELPDESK_CACHE`). */
 export const helpdeskCache = process.env.HELPDESK_CACHE ?? join(homedir(), ".cache", "pulumi-helpdesk");

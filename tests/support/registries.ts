@@ -31,9 +31,9 @@ import { createServer, type Server } from "node:http";
 import { tmpdir } from "node:os";
 import { join, normalize, sep } from "node:path";
 import { PLUGIN_EXECUTABLE } from "../../kernel/names.js";
+import { type Ran, runCommand, startProcess, waitFor } from "../../scripts/lib/processes.ts";
 import { freePort } from "./cli.js";
 import { workingTreeCopy } from "./package.js";
-import { type Ran, runCommand, startProcess, waitFor } from "./processes.js";
 import { helpdeskCache } from "./python.js";
 
 /** A running local registry or file server. */

@@ -8,8 +8,8 @@
  */
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { repoRoot } from "./package.js";
-import { runCommand, shown, waitFor } from "./processes.js";
+import { runCommand, shown, waitFor } from "../../scripts/lib/processes.ts";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { RUN_FOLDER } from "./sandbox.js";
 
 /** How long a suite waits for another suite's build of the release. */

@@ -5,8 +5,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join, relative } from "node:path";
 import { expect } from "vitest";
-import { repoRoot } from "./package.js";
-import { runCommand, shown } from "./processes.js";
+import { runCommand, shown } from "../../scripts/lib/processes.ts";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { testTempDir } from "./temp.js";
 
 /**

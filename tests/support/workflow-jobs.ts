@@ -18,8 +18,8 @@
 import { cpSync, existsSync, mkdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { repoRoot } from "./package.js";
-import { type Ran, runCommand } from "./processes.js";
+import { type Ran, runCommand } from "../../scripts/lib/processes.ts";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 
 /** A step of a job, as the workflow file says. */
 export interface Step {

@@ -13,10 +13,10 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_CLIENT, type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import { completeAuthorizationAutoApproved } from "../../emulator-client/index.js";
 import { FLEET_PROGRAM_DIR, type FleetWebhook, WEBHOOKS_CONFIG_KEY } from "../../examples/fleet/fleet.ts";
+import { shown, waitFor } from "../../scripts/lib/processes.ts";
 import { freePort, loginArgs, startCli, type TestProject } from "../support/cli.js";
 import { emulatorStats, heldWebhooks, setFaults } from "../support/emulator.js";
 import { type PostgresServer, postgresAvailable, startPostgres } from "../support/postgres.js";
-import { shown, waitFor } from "../support/processes.js";
 import { pulumiAvailable } from "../support/pulumi.js";
 import {
   checkpointsInPostgres,

@@ -23,9 +23,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import { signInAutoApproved } from "../../emulator-client/index.js";
 import { FLEET_PROGRAM_DIR, type FleetWebhook, WEBHOOKS_CONFIG_KEY } from "../../examples/fleet/fleet.ts";
+import { descendantsMatching, type Ran, shown, waitFor } from "../../scripts/lib/processes.ts";
 import { emulatorStats, type HeldWebhook, heldWebhooks, setFaults } from "../support/emulator.js";
 import { type PostgresServer, postgresAvailable, startPostgres } from "../support/postgres.js";
-import { descendantsMatching, type Ran, shown, waitFor } from "../support/processes.js";
 import { pulumiAvailable } from "../support/pulumi.js";
 import {
   DIY_LOCK_ERROR,

@@ -27,18 +27,18 @@ import { loginConfigEntries } from "../../dist/auth/grant.js";
 import { startEmulator } from "../../dist/emulator/index.js";
 import { signInAutoApproved } from "../../dist/emulator-client/index.js";
 import { parseBaseUrl } from "../../dist/kernel/base-url.js";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { withLocalPlugin } from "../support/examples.ts";
 import { DESKS, PASSPHRASE, STACK } from "./fixture.ts";
 
-const root = fileURLToPath(new URL("../../", import.meta.url));
-const fixture = join(root, "tests/upgrade/native-0.1.0");
+const fixture = join(repoRoot, "tests/upgrade/native-0.1.0");
 
 /** @param baseline the checkout of 0.1.0 whose plugin (its `plugin/` launcher and built `dist/`) makes the stack */
 async function record(baseline: string): Promise<void> {
   rmSync(fixture, { recursive: true, force: true });
   mkdirSync(fixture, { recursive: true });
   const work = mkdtempSync(join(tmpdir(), "helpdesk-record-"));
-  const example = readFileSync(join(root, "examples/yaml/Pulumi.yaml"), "utf8");
+  const example = readFileSync(join(repoRoot, "examples/yaml/Pulumi.yaml"), "utf8");
   const program = withLocalPlugin(example, join(baseline, "plugin"));
   writeFileSync(join(work, "Pulumi.yaml"), program);
   const env = {

@@ -10,8 +10,8 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PLUGIN_EXECUTABLE, PYTHON_PACKAGE } from "../../kernel/names.js";
-import { repoRoot } from "../support/package.js";
-import { runCommand } from "../support/processes.js";
+import { runCommand } from "../../scripts/lib/processes.ts";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 
 const VERSION = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string }).version;
 let work: string;

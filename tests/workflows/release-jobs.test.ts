@@ -44,11 +44,11 @@ import {
   PYTHON_PACKAGE,
 } from "../../kernel/names.js";
 import { PACKAGE_NAME } from "../../kernel/package-version.js";
+import { type Ran, runCommand, shown } from "../../scripts/lib/processes.ts";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { CENTRAL_SETTINGS } from "../../scripts/publish/maven.ts";
 import { type CentralPortal, makeSigningKey, type SigningKey, startCentralPortal } from "../support/central-portal.js";
 import { type NodeDist, startNodeDist } from "../support/node-dist.js";
-import { repoRoot } from "../support/package.js";
-import { type Ran, runCommand, shown } from "../support/processes.js";
 import { toolVenv, wheelhouse } from "../support/python.js";
 import {
   type LocalServer,

@@ -10,8 +10,8 @@ import * as config from "../../kernel/config.js";
 import * as names from "../../kernel/names.js";
 import * as settings from "../../kernel/settings.js";
 import { goProgramOf, javaCoordinatesOf, type PageSources, registryPages } from "../../scripts/docs/registry-pages.ts";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { pageSources } from "../support/doc-sources.js";
-import { repoRoot } from "../support/package.js";
 
 const sources: PageSources = pageSources();
 const pages = registryPages(sources);

@@ -7,7 +7,6 @@
 import { mkdtempSync, readdirSync, readFileSync, rmSync, statSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterAll, describe, expect, it } from "vitest";
 import { accessTokenExpired } from "../../auth/grant.js";
 import { REDACTED, redact } from "../../auth/redact.js";
@@ -24,22 +23,21 @@ import {
   settingReaderOf,
 } from "../../kernel/settings.js";
 import { checkProviderConfig, providerTarget } from "../../provider/native/config.js";
-import { SHIPPED_ROOMS } from "../support/rooms.js";
-
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
+import { SHIPPED_ROOMS } from "../../scripts/lib/rooms.cjs";
 
 /** The TypeScript files under a folder of the repository, recursively. */
 function typescriptFiles(folder: string): string[] {
-  return readdirSync(join(ROOT, folder)).flatMap((name) => {
+  return readdirSync(join(repoRoot, folder)).flatMap((name) => {
     const path = join(folder, name);
-    if (statSync(join(ROOT, path)).isDirectory()) return typescriptFiles(path);
+    if (statSync(join(repoRoot, path)).isDirectory()) return typescriptFiles(path);
     return path.endsWith(".ts") ? [path] : [];
   });
 }
 
 /** A file's code without its comments (block and whole-line comments: what documents, not what runs or prints). */
 function codeOf(path: string): string {
-  return readFileSync(join(ROOT, path), "utf8")
+  return readFileSync(join(repoRoot, path), "utf8")
     .replace(/\/\*[\s\S]*?\*\//g, "")
     .replace(/^\s*\/\/.*$/gm, "");
 }

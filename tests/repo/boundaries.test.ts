@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { cruise, type ICruiseResult, type IForbiddenRuleType } from "dependency-cruiser";
 import { describe, expect, it } from "vitest";
-import { SHIPPED_ROOMS } from "../support/rooms.js";
+import { SHIPPED_ROOMS } from "../../scripts/lib/rooms.cjs";
 
 /** The rules of the lint configuration. */
 const RULES = (createRequire(import.meta.url)("../../.dependency-cruiser.cjs") as { forbidden: IForbiddenRuleType[] })

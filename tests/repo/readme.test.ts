@@ -22,8 +22,8 @@ import {
   publishedFactsOf,
   readmeBlocks,
 } from "../../scripts/docs/readme.ts";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { pageSources } from "../support/doc-sources.js";
-import { repoRoot } from "../support/package.js";
 
 const readme = readFileSync(join(repoRoot, "README.md"), "utf8");
 const version = packageVersion.packageVersion();

@@ -1,6 +1,5 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import {
   MINIMUM_NODE_VERSION,
@@ -9,9 +8,9 @@ import {
   SUPPORTED_NODE_RANGE,
   SUPPORTED_NODE_TEXT,
 } from "../../kernel/node-support.js";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { installedDependencies, rangeAdmits } from "../support/engines.js";
 
-const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 const enginesOf = (file: string): string =>
   (JSON.parse(readFileSync(new URL(`../../${file}`, import.meta.url), "utf8")) as { engines: { node: string } }).engines
     .node;

@@ -6,7 +6,6 @@
 import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { OAuthError } from "../../auth/oauth.js";
 import { TokenCacheError } from "../../auth/token-cache.js";
@@ -20,9 +19,9 @@ import { DeliveryParseError, parseDelivery } from "../../kernel/records.js";
 import { resolveSettings, SettingError } from "../../kernel/settings.js";
 import { connect } from "../../provider/core/connect.js";
 import { HelpdeskError } from "../../provider/dynamic/index.js";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 
 const config = (values: Record<string, string>) => ({ get: (key: string) => values[key] });
-const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
 
 /** What `run` threw (fails the test when it threw nothing). */
 async function thrown(run: () => unknown): Promise<unknown> {

@@ -34,8 +34,8 @@ import {
   WEBHOOK_TYPE,
 } from "../../kernel/names.js";
 import { buildSchema } from "../../provider/native/schema.js";
-import { repoRoot } from "../support/package.js";
-import { SHIPPED_ROOMS } from "../support/rooms.js";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
+import { SHIPPED_ROOMS } from "../../scripts/lib/rooms.cjs";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
   name: string;

@@ -1,7 +1,8 @@
 /**
- * Test support: child processes. Runs commands to completion, and finds processes by what they run among the
- * descendants of one process (read from /proc), so a test only ever signals processes it started itself, never
- * those of another suite running on the same machine.
+ * Child processes, for the tests and the benchmark (no shipped room imports this). Runs commands to completion,
+ * starts long-running ones and waits for what they print, and finds processes by what they run among the descendants
+ * of one process (read from /proc), so a test only ever signals processes it started itself, never those of another
+ * suite running on the same machine.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";

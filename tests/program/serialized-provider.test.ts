@@ -8,22 +8,22 @@
 import { execFileSync } from "node:child_process";
 import { writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath, pathToFileURL } from "node:url";
+import { pathToFileURL } from "node:url";
 import { describe, expect, it } from "vitest";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { testTempDir } from "../support/temp.js";
 
-const root = fileURLToPath(new URL("../..", import.meta.url));
 /** A program directory inside the package, as the host's working directory (the e2e suite's program). */
-const programDir = join(root, "tests/e2e/program");
+const programDir = join(repoRoot, "tests/e2e/program");
 
 /** Serializes the Webhook provider exactly as `dynamic.Resource` does: `serializeFunction(() => provider, ...)`. */
 function serializeProvider(): string {
   const script = `
     import * as pulumi from "@pulumi/pulumi";
-    const { webhookProviderShim: provider } = await import(${JSON.stringify(pathToFileURL(`${root}dist/program/webhook.js`).href)});
+    const { webhookProviderShim: provider } = await import(${JSON.stringify(pathToFileURL(`${repoRoot}dist/program/webhook.js`).href)});
     const { text } = await pulumi.runtime.serializeFunction(() => provider, { allowSecrets: true });
     process.stdout.write(text);`;
-  return execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: root, encoding: "utf8" });
+  return execFileSync(process.execPath, ["--input-type=module", "-e", script], { cwd: repoRoot, encoding: "utf8" });
 }
 
 /**
@@ -38,7 +38,7 @@ function inHost(text: string, cwd: string, body: string): unknown {
   const script = `
     const { readFileSync } = require("node:fs");
     const { registerHooks, createRequire } = require("node:module");
-    const fromPulumi = createRequire(${JSON.stringify(`${root}node_modules/@pulumi/pulumi/package.json`)});
+    const fromPulumi = createRequire(${JSON.stringify(`${repoRoot}node_modules/@pulumi/pulumi/package.json`)});
     const requireFromString = fromPulumi("require-from-string");
     fromPulumi("./runtime"); // loaded by the host before any provider
     const loaded = [];

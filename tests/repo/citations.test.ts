@@ -21,11 +21,9 @@
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { SHIPPED_ROOMS } from "../support/rooms.js";
-
-const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
+import { SHIPPED_ROOMS } from "../../scripts/lib/rooms.cjs";
 
 /** The top folders of this repository: a path starting with one of them names one of our files. */
 const TOP_FOLDERS = [...SHIPPED_ROOMS, "sdk", "bench", "examples", "tests", "scripts", "docs", "plugin"];
@@ -54,7 +52,7 @@ interface Finding {
 /** The repository's own source and documentation files, relative to the root, that exist in the working tree. */
 function scannedFiles(): string[] {
   const listed = execFileSync("git", ["ls-files", "-z", "--cached", "--others", "--exclude-standard"], {
-    cwd: ROOT,
+    cwd: repoRoot,
     encoding: "utf8",
   })
     .split("\0")
@@ -65,7 +63,7 @@ function scannedFiles(): string[] {
     if (file.startsWith("tests/fixtures/") || file.endsWith("package-lock.json")) return false;
     const extension = extname(file);
     const scanned = SCANNED_EXTENSIONS.has(extension) || (extension === "" && parts[0] === "plugin");
-    return scanned && existsSync(join(ROOT, file)) && statSync(join(ROOT, file)).isFile();
+    return scanned && existsSync(join(repoRoot, file)) && statSync(join(repoRoot, file)).isFile();
   });
 }
 
@@ -93,7 +91,7 @@ const headingCache = new Map<string, ReturnType<typeof headingsOf>>();
 function headings(doc: string): ReturnType<typeof headingsOf> {
   let found = headingCache.get(doc);
   if (!found) {
-    found = headingsOf(join(ROOT, doc));
+    found = headingsOf(join(repoRoot, doc));
     headingCache.set(doc, found);
   }
   return found;
@@ -149,13 +147,13 @@ function scan(): {
   const counts = { files: 0, citations: 0, paths: 0 };
   for (const file of scannedFiles()) {
     counts.files++;
-    const lines = readFileSync(join(ROOT, file), "utf8").split("\n");
+    const lines = readFileSync(join(repoRoot, file), "utf8").split("\n");
     lines.forEach((line, index) => {
       const where = `${file}:${index + 1}`;
       for (const match of line.matchAll(SECTION_CITATION)) {
         counts.citations++;
         const doc = match[1]!;
-        if (!existsSync(join(ROOT, doc))) {
+        if (!existsSync(join(repoRoot, doc))) {
           citations.push({ where, problem: `cites ${doc}, which does not exist` });
           continue;
         }
@@ -176,7 +174,7 @@ function scan(): {
       for (const match of headingCitations) {
         counts.citations++;
         const doc = match[1]!;
-        if (!existsSync(join(ROOT, doc))) citations.push({ where, problem: `cites ${doc}, which does not exist` });
+        if (!existsSync(join(repoRoot, doc))) citations.push({ where, problem: `cites ${doc}, which does not exist` });
         else if (!headings(doc).texts.has(match[2]!))
           citations.push({ where, problem: `cites ${doc} "${match[2]}", which is no heading of it` });
       }
@@ -188,7 +186,7 @@ function scan(): {
         counts.paths++;
         const path = match[1]!;
         if (EXTERNAL_PATHS.has(path)) continue;
-        if (!existsSync(join(ROOT, path))) paths.push({ where, problem: `names ${path}, which does not exist` });
+        if (!existsSync(join(repoRoot, path))) paths.push({ where, problem: `names ${path}, which does not exist` });
       }
     });
   }
