@@ -122,7 +122,9 @@ export function redact(text: string, secrets: readonly (string | undefined)[] = 
  * overrides, zero-width characters).
  */
 const ESCAPE_SEQUENCES =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the escape sequences to remove begin with ESC, CSI, OSC, ...
   /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|[\u001b\u009d\u0090\u0098\u009e\u009f][\]PX^_]?[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)|\u001b[@-Z\\-_]|\u001b/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters to remove
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\p{Cf}]/gu;
 
 /**

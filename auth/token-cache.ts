@@ -389,9 +389,10 @@ export function readEntry(dir: string, grant: string): StoredEntry | undefined {
     throw damagedError(file, entry.join("; "));
   }
   const hashes = entry.refreshTokenHashes;
-  if (hashes[hashes.length - 1] !== refreshTokenHash(entry.refreshToken))
+  const root = hashes[0];
+  if (root === undefined || hashes[hashes.length - 1] !== refreshTokenHash(entry.refreshToken))
     throw damagedError(file, "its newest refresh token hash does not match its refresh token");
-  if (entry.lineage !== grant || grantIdOf(hashes[0]!) !== grant)
+  if (entry.lineage !== grant || grantIdOf(root) !== grant)
     throw damagedError(file, "its grant id does not match its name or its root hash");
   return { file, entry };
 }

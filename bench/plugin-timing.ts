@@ -57,7 +57,9 @@ const createServer = http2.createServer;
 http2.createServer = function (this: unknown, ...args: Parameters<typeof createServer>) {
   const server = createServer.apply(this, args);
   server.prependListener("stream", (stream, headers) => {
-    const timing: MethodTiming = (methods[methodName(String(headers[":path"] ?? ""))] ??= { ms: [], startedAt: [] });
+    const method = methodName(String(headers[":path"] ?? ""));
+    const timing: MethodTiming = methods[method] ?? { ms: [], startedAt: [] };
+    methods[method] = timing;
     const started = performance.now();
     firstCall ??= started;
     inFlight++;

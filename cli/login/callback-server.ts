@@ -136,8 +136,8 @@ export async function listenForCallback(redirectUri: URL, options: CallbackOptio
       return ignore(req, res, path, 404, "not_found", `Not the ${CLI_EXECUTABLE} login callback.`);
     if (req.method !== "GET")
       return ignore(req, res, path, 405, "method_not_allowed", "The login callback accepts only GET.");
-    const states = received.searchParams.getAll("state");
-    if (states.length === 0)
+    const [state, ...otherStates] = received.searchParams.getAll("state");
+    if (state === undefined)
       return ignore(
         req,
         res,
@@ -146,7 +146,7 @@ export async function listenForCallback(redirectUri: URL, options: CallbackOptio
         "missing_state",
         "Ignored: this request carries no state, so it is not the sign-in redirect.",
       );
-    if (states.length > 1 || !sameState(states[0]!, expectedState)) {
+    if (otherStates.length > 0 || !sameState(state, expectedState)) {
       return ignore(
         req,
         res,
@@ -345,5 +345,8 @@ h1{color:${color};font-size:1.4rem}</style></head>
 }
 
 function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c,
+  );
 }

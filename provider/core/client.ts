@@ -156,7 +156,7 @@ export class HelpdeskClient {
    * Asks the grant for a token; what stops it (an expired token nothing can refresh, a refresh the server refused, a
    * token cache that stops it) becomes a {@link HelpdeskError} `credentials` that says to sign in again.
    */
-  private async token(ask: () => Promise<string | undefined>): Promise<string | undefined> {
+  private async token<Token extends string | undefined>(ask: () => Promise<Token>): Promise<Token> {
     try {
       return await ask();
     } catch (error) {
@@ -186,7 +186,7 @@ export class HelpdeskClient {
     const { limits, grant } = this.options;
     let mayRefresh = true;
     for (let retry = 0; ; retry++) {
-      const token = (await this.token(() => grant.accessToken()))!;
+      const token = await this.token(() => grant.accessToken());
       let result = await this.attempt(method, path, json, token);
       if (mayRefresh && result.kind === "response" && result.response.status === 401) {
         mayRefresh = false;

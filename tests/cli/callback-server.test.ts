@@ -125,6 +125,7 @@ describe("loopback callback receiver", () => {
     expect(status).toBe(200);
     expect(body).toContain("Sign-in failed");
     expect(body).toContain("invalid_grant: &lt;b&gt;bad&lt;/b&gt; code");
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the page must hold no ESC or BEL a server sent
     expect(body).not.toMatch(/signed in|\u001b|\u0007|<b>/);
   });
 
@@ -204,6 +205,7 @@ describe("loopback callback receiver", () => {
       (e: Error) => e.message,
     )) as string;
     expect(message).toMatch(/^authorization failed with server_error: red link evil nextline x+…$/);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the message must hold no control character
     expect(message).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e]/);
     expect(message.length).toBeLessThan(260);
   });

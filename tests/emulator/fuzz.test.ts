@@ -921,7 +921,10 @@ beforeAll(async () => {
   let seed = SEED;
   emulator = await startEmulator({
     // Deterministic fault draws; deliveries fail fast (the discard port) and end quickly.
-    random: () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31,
+    random: () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed / 2 ** 31;
+    },
     deliveryRetry: { attempts: 1, timeoutMs: 500, deadlineMs: 1000 },
   });
   // Two grants: requests use grant A's access token; refreshes use grant B's refresh token.

@@ -307,6 +307,7 @@ describe("the analyzer (the built executable under its name), asked as the engin
       `webhook "raw" ${quoted}: its url uses http, so every delivery would cross the network unencrypted; use an https url.`,
     );
     expect(reasons[1]).toContain(`webhook "raw-b" ${quoted} has the same event and url as webhook "raw-a"`);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: a reason must hold no ESC
     for (const reason of reasons) expect(reason).not.toMatch(/[\u001b\n]/);
   });
 });
