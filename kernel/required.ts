@@ -10,7 +10,7 @@
  * @returns `value`, narrowed to neither `undefined` nor `null`
  * @throws Error `missing <what>` when `value` is `undefined` or `null`
  */
-export function required<T>(value: T | null | undefined, what: string): T {
+export function required<T>(value: T, what: string): NonNullable<T> {
   if (value === undefined || value === null) throw new Error(`missing ${what}`);
   return value;
 }

@@ -143,10 +143,10 @@ describe("loopback callback receiver", () => {
   });
 
   it("close() answers a browser request still held, and stops listening", async () => {
-    const { callback } = await listen();
+    const listening = await listen();
     const page = get(at(`?code=c&state=${STATE}`));
-    await callback;
-    await receiver!.close();
+    await listening.callback;
+    await listening.close();
     expect((await page).body).toContain("Return to the terminal");
     await expect(get(at(`?code=c&state=${STATE}`))).rejects.toThrow();
   });

@@ -19,6 +19,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TokenSet } from "../../auth/oauth.js";
 import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import { signInAutoApproved } from "../../emulator-client/index.js";
+import { required } from "../../kernel/required.js";
 import { freePort, loginAutoApproved } from "../support/cli.js";
 import { heldWebhooks } from "../support/emulator.js";
 import { copyExampleWithLocalPlugin } from "../support/examples.js";
@@ -113,7 +114,10 @@ export async function signInTwoHelpdesks(
     {
       emulator: eu,
       client: euClient,
-      tokens: { accessToken: config["eu:accessToken"]!.value!, refreshToken: config["eu:refreshToken"]!.value },
+      tokens: {
+        accessToken: required(config["eu:accessToken"]?.value, "config eu:accessToken"),
+        refreshToken: required(config["eu:refreshToken"], "config eu:refreshToken").value,
+      },
     },
   ];
 }

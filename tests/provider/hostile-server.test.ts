@@ -6,6 +6,7 @@
  * that maps `localhost` elsewhere (audit N6, N10 of 256b0f9). The native plugin's side is
  * tests/native/hostile-server.test.ts.
  */
+
 import dns from "node:dns";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, request as httpRequest, type Server } from "node:http";
@@ -18,6 +19,7 @@ import { EmulatorInspectionClient, EmulatorInspectionError } from "../../emulato
 import { INSPECTION_DEADLINE_MS } from "../../emulator-client/inspection-client.js";
 import { CONFIG_KEYS } from "../../kernel/config.js";
 import { localhostLookup } from "../../kernel/loopback.js";
+import { required } from "../../kernel/required.js";
 import { SettingError } from "../../kernel/settings.js";
 import { webhookIdProblem } from "../../kernel/webhook-rules.js";
 import { HelpdeskError } from "../../provider/core/errors.js";
@@ -112,7 +114,7 @@ describe("the dynamic provider against a hostile help desk", () => {
     for (const id of hostile.BAD_IDS) {
       const error = await thrown(() => webhookProvider.delete(config, id, OUTPUTS));
       expect(error, id.slice(0, 12)).toMatchObject({ code: "operation" });
-      expect(error.message).toContain(`the recorded ${webhookIdProblem(id)!}`);
+      expect(error.message).toContain(`the recorded ${required(webhookIdProblem(id), "the id's problem")}`);
     }
     expect(server.requests.length - before).toBe(0);
   });

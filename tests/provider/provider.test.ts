@@ -14,6 +14,7 @@ import { type EmulatorOptions, type RunningEmulator, startEmulator } from "../..
 import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
 import { CONFIG_KEYS } from "../../kernel/config.js";
 import type { WebhookInputs } from "../../kernel/provider-contract.js";
+import { required } from "../../kernel/required.js";
 import { HelpdeskError } from "../../provider/core/errors.js";
 import { webhookProvider } from "../../provider/dynamic/index.js";
 import { emulatorStats, heldWebhooks as held, setFaults } from "../support/emulator.js";
@@ -215,13 +216,15 @@ describe("access tokens", () => {
     expect(stats.byRoute["POST /oauth/token"]).toBe(1);
     // The rotated refresh token went to the cache, never to a log; the old one is now revoked.
     // This test's sign-in only (the cache directory is shared by the tests of this file).
-    const entry = findEntry(refreshTokenHash(tokens.refreshToken!), cacheDir)?.entry;
-    expect(entry, "this test's cache entry").toBeDefined();
-    expect(entry!.refreshToken).not.toBe(tokens.refreshToken);
-    expect(credentials).not.toContain(entry!.accessToken);
-    credentials.push(entry!.accessToken, entry!.refreshToken);
+    const { entry } = required(
+      findEntry(refreshTokenHash(required(tokens.refreshToken, "the sign-in's refresh token")), cacheDir),
+      "this test's cache entry",
+    );
+    expect(entry.refreshToken).not.toBe(tokens.refreshToken);
+    expect(credentials).not.toContain(entry.accessToken);
+    credentials.push(entry.accessToken, entry.refreshToken);
     // A later operation (same process) goes on with the new tokens.
-    await webhookProvider.delete(config, created[0]!.id, { ...hook, state: "active" });
+    await webhookProvider.delete(config, required(created[0], "a created webhook").id, { ...hook, state: "active" });
     expect((await held(emu)).length).toBe(7);
   });
 

@@ -30,7 +30,10 @@ async function violations(files: Record<string, string>): Promise<string[]> {
       writeFileSync(join(scratch, path), text);
     }
     const result = await cruise(
-      Object.keys(files).map((path) => path.split("/")[0]!),
+      Object.keys(files).map((path) => {
+        const [room = path] = path.split("/");
+        return room;
+      }),
       { baseDir: scratch, tsPreCompilationDeps: true, validate: true, ruleSet: { forbidden: RULES } },
       { extensions: [".ts", ".js"], extensionAlias: { ".js": [".ts", ".js"] } },
     );

@@ -17,6 +17,7 @@ import { stackConfigSettings } from "../../kernel/config.js";
 import { messageOf, PulumiHelpdeskError } from "../../kernel/errors.js";
 import { UnsupportedNodeError } from "../../kernel/node-support.js";
 import { DeliveryParseError, parseDelivery } from "../../kernel/records.js";
+import { required } from "../../kernel/required.js";
 import { resolveSettings, SettingError } from "../../kernel/settings.js";
 import { connect } from "../../provider/core/connect.js";
 import { HelpdeskError } from "../../provider/dynamic/index.js";
@@ -94,11 +95,11 @@ describe("the error family", () => {
       expect(error).toBeInstanceOf(Error);
       expect([error.name, error.code]).toEqual([name, code]);
     }
-    expect(members[0]![0].cause).toBe(cause);
-    expect(members[1]![0].cause).toBe(cause);
-    expect(members[2]![0].cause).toBe(cause);
-    expect(members[6]![0]).toMatchObject({ setting: "baseUrl", cause });
-    expect(members[7]![0]).toMatchObject({ option: "port", cause });
+    expect(members[0]?.[0].cause).toBe(cause);
+    expect(members[1]?.[0].cause).toBe(cause);
+    expect(members[2]?.[0].cause).toBe(cause);
+    expect(members[6]?.[0]).toMatchObject({ setting: "baseUrl", cause });
+    expect(members[7]?.[0]).toMatchObject({ option: "port", cause });
     const delivery = (() => {
       try {
         parseDelivery("no_such_event", {});
@@ -131,11 +132,11 @@ describe("one constructor shape for every error class", () => {
       for (const match of source.matchAll(
         /class (\w+)(?:<[^>]*>)? extends (\w+Error|PulumiHelpdeskError|EmulatorHttpError)\b[^{]*\{/g,
       )) {
-        classes.push(match[1]!);
+        classes.push(required(match[1], "the class's name"));
         const body = source.slice(match.index + match[0].length);
         const declared = /\n {2}constructor\(([^)]*)/.exec(body.slice(0, body.search(/\n\}/)));
         if (!declared) continue; // inherits its parent's constructor
-        const params = declared[1]!.replace(/\s+/g, " ").trim();
+        const params = required(declared[1], "the constructor's parameters").replace(/\s+/g, " ").trim();
         if (params !== "" && !/^code\b[^,]*, message\b[^,]*(, options\b.*)?$/.test(params))
           offenders.push(`${file}: ${match[1]}(${params})`);
       }
