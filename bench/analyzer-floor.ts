@@ -27,7 +27,7 @@ import { fileURLToPath } from "node:url";
 import * as grpc from "@grpc/grpc-js";
 import { startEmulator } from "pulumi-helpdesk/emulator";
 import { ANALYZER_EXECUTABLE } from "../dist/kernel/names.js"; // from the build, as scripts/release/executable.ts says
-import { required } from "../dist/kernel/required.ts";
+import { required } from "../dist/kernel/required.js";
 import { releaseFolder } from "./plugin-start.ts";
 import { governedStack, POLICY_COUNT } from "./policy.ts";
 import { median } from "./results.ts";

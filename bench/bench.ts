@@ -44,7 +44,7 @@ import { startEmulator } from "pulumi-helpdesk/emulator";
 import { signInAutoApproved as signIn } from "pulumi-helpdesk/emulator/client";
 // The type tokens from the build, as the project code above (kernel/names.ts is not a package entry).
 import { DYNAMIC_WEBHOOK_TYPE, WEBHOOK_TYPE } from "../dist/kernel/names.js";
-import { required } from "../dist/kernel/required.ts";
+import { required } from "../dist/kernel/required.js";
 import { heldWebhookCount, readStats, resetStats } from "./emulator-stats.ts";
 import { type LoadRound, loadRound, startEmulatorProcess } from "./load.ts";
 import { PROVIDER_PROCESSES, ProviderMemorySampler, type ProviderProcessKind } from "./memory.ts";

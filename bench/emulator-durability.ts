@@ -31,7 +31,7 @@ import { EVENTS } from "pulumi-helpdesk";
 import { DEFAULT_CLIENT, type EmulatorOptions } from "pulumi-helpdesk/emulator";
 import { EmulatorInspectionClient, signInAutoApproved } from "pulumi-helpdesk/emulator/client";
 import { Pool } from "undici";
-import { required } from "../dist/kernel/required.ts";
+import { required } from "../dist/kernel/required.js";
 import { startProcess } from "../tests/support/processes.ts";
 import { type LoadRound, type LoadSettings, loadRound } from "./load.ts";
 import { median } from "./results.ts";

@@ -12,7 +12,7 @@ import { appendFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 // The built package, as stack-config.ts says why.
 import { CLI_EXECUTABLE } from "../dist/kernel/names.js";
-import { required } from "../dist/kernel/required.ts";
+import { required } from "../dist/kernel/required.js";
 import { eachSize, pulumiImportDuration } from "./sizes.ts";
 import { timed } from "./timed.ts";
 

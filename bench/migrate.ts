@@ -15,7 +15,7 @@ import { join, resolve } from "node:path";
 import { CLI_EXECUTABLE, nodejsSdkPackage } from "../dist/kernel/names.js";
 // The built package (bench/run.sh builds it): type stripping resolves no `.js` import of a `.ts` source.
 import { PACKAGE_NAME } from "../dist/kernel/package-version.js";
-import { required } from "../dist/kernel/required.ts";
+import { required } from "../dist/kernel/required.js";
 import { eachSize, pulumiImportDuration } from "./sizes.ts";
 import { timed } from "./timed.ts";
 

@@ -38,7 +38,7 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation/index.js";
 import { startEmulator } from "pulumi-helpdesk/emulator";
-import { required } from "../dist/kernel/required.ts";
+import { required } from "../dist/kernel/required.js";
 import { heldWebhookCount, readStats, resetStats } from "./emulator-stats.ts";
 import { median, rotated } from "./results.ts";
 import { BENCH_CLIENT, backendEnv, signedInConfig } from "./stack-config.ts";

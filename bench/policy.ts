@@ -24,7 +24,7 @@ import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation/index.js";
 import { startEmulator } from "pulumi-helpdesk/emulator";
 import { EVENTS } from "../dist/kernel/events.js";
 import { ANALYZER_EXECUTABLE } from "../dist/kernel/names.js"; // from the build, as scripts/release/executable.ts says
-import { required } from "../dist/kernel/required.ts";
+import { required } from "../dist/kernel/required.js";
 import { POLICY_NAMES } from "../dist/policy/policies.js";
 import { releaseFolder } from "./plugin-start.ts";
 import { median } from "./results.ts";

@@ -8,7 +8,7 @@ import { cpus } from "node:os";
 import { join } from "node:path";
 import { PLUGIN_EXECUTABLE } from "../dist/kernel/names.js";
 import { PACKAGE_NAME } from "../dist/kernel/package-version.js"; // from the build, as the benchmark's project code
-import { required } from "../dist/kernel/required.ts";
+import { required } from "../dist/kernel/required.js";
 import type { LoadRound, LoadSettings } from "./load.ts";
 import { SAMPLE_INTERVAL_MS } from "./memory.ts";
 import { type KindName, median, type Results, type Samples } from "./results.ts";

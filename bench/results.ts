@@ -2,7 +2,7 @@
  * What the benchmark collects per kind and size, and the two statistics it prints. Shared by the driver (bench.ts)
  * and the report (report.ts).
  */
-import { required } from "../dist/kernel/required.ts";
+import { required } from "../dist/kernel/required.js";
 import type { HttpCount } from "./emulator-stats.ts";
 import type { StateSize } from "./state-size.ts";
 
