@@ -83,7 +83,7 @@ function job(name: string): Job {
   return required(WORKFLOW.jobs[name], `the job ${name} of release.yml`);
 }
 
-/** The script a `run:` step runs: its second word (`bash scripts/ci/x.sh ...`). */
+/** The script a `run:` step runs: its second word (the first is `bash`). */
 function scriptOf(step: Step): string | undefined {
   return required(step.run, `the run: of step ${step.name ?? ""}`).split(" ")[1];
 }

@@ -8,7 +8,7 @@ const count = new pulumi.Config("bench").requireNumber("count");
 
 for (let i = 0; i < count; i++) {
   const event = EVENTS[i % EVENTS.length];
-  if (event === undefined) throw new Error("pulumi-helpdesk exports no event names");
+  if (event === undefined) throw new Error("EVENTS is empty");
   new Webhook(`hook-${i}`, { event, url: `https://hooks.example.test/bench/${i}` });
 }
 
