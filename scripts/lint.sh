@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# `npm run lint`: the format and lint rules (Biome) and the rooms' import boundaries (dependency-cruiser,
-# .dependency-cruiser.cjs). Run with the project's Node.js: dependency-cruiser refuses the machine's older one, so a
-# bare `npm run lint` on a fresh machine sets up first (scripts/setup.sh: cached, seconds when warm).
+# `npm run lint`: the format and lint rules (Biome), the rooms' import boundaries and the packages shipped code may
+# load (dependency-cruiser, .dependency-cruiser.cjs), and no unused `dependencies` entry (knip, knip.jsonc). Run with
+# the project's Node.js: dependency-cruiser refuses the machine's older one, so a bare `npm run lint` on a fresh
+# machine sets up first (scripts/setup.sh: cached, seconds when warm).
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib/env.sh"
 bash "$ROOT/scripts/setup.sh" >&2
@@ -10,3 +11,4 @@ cd "$ROOT"
 node node_modules/@biomejs/biome/bin/biome ci --error-on-warnings .
 node node_modules/dependency-cruiser/bin/dependency-cruiser.mjs --config .dependency-cruiser.cjs --output-type err \
   bin kernel program auth provider policy cli emulator emulator-client bench scripts tests examples vitest.config.ts
+npm run --silent lint:dependencies
