@@ -40,7 +40,7 @@ import {
   type SettingOrigin,
   secretSettingValues,
 } from "../kernel/settings.js";
-import { OAuthError, refreshAccessToken, type TokenSet } from "./oauth.js";
+import { OAUTH_ERROR_CODES, OAuthError, refreshAccessToken, type TokenSet } from "./oauth.js";
 import { registerSecret } from "./redact.js";
 import {
   type CacheEntry,
@@ -377,7 +377,7 @@ export class Grant {
     if (!this.client) {
       if (accessTokenExpired(this.configTokens)) {
         throw new OAuthError(
-          "invalid_token",
+          OAUTH_ERROR_CODES.INVALID_TOKEN,
           `the access token${this.tokenSource.name ? ` (${this.tokenSource.name})` : ""} expired at ${this.configTokens.expiresAt} and no refresh token ` +
             `and client credentials are configured to refresh it: ${this.expiredTokenRemedy()}.`,
         );

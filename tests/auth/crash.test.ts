@@ -12,7 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../emulator/index.js";
 import { CONFIG_KEYS } from "../../kernel/config.js";
 import { required } from "../../kernel/required.js";
-import { HelpdeskError } from "../../provider/core/errors.js";
+import { HELPDESK_ERROR_CODES, HelpdeskError } from "../../provider/core/errors.js";
 import { webhookProvider } from "../../provider/dynamic/index.js";
 import { createTestProject, runCli, type TestProject } from "../support/cli.js";
 import { heldWebhooks } from "../support/emulator.js";
@@ -208,7 +208,7 @@ describe.skipIf(!pulumiAvailable())("refresh killed at each step", () => {
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(HelpdeskError);
-    expect((error as HelpdeskError).code).toBe("credentials");
+    expect((error as HelpdeskError).code).toBe(HELPDESK_ERROR_CODES.CREDENTIALS);
     expect((error as HelpdeskError).message).toContain(file);
     expect(await tokenRequests(rotating)).toBe(0);
   });

@@ -11,7 +11,7 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { accessTokenExpired, Grant, loginConfigEntries, tokenConfigKeys } from "../../auth/grant.js";
-import { OAuthError } from "../../auth/oauth.js";
+import { OAUTH_ERROR_CODES, OAuthError } from "../../auth/oauth.js";
 import { type CacheEntry, refreshTokenHash, TokenCacheError } from "../../auth/token-cache.js";
 import type { RunningEmulator } from "../../emulator/index.js";
 import { CONFIG_KEYS, ConfigNamespaceError } from "../../kernel/config.js";
@@ -170,7 +170,7 @@ describe("Grant.fromStackConfig: the one mapping from stack config to a grant", 
       "the grant of the default namespace",
     );
     const error = await rejection(fixed.accessToken());
-    expect(error).toMatchObject({ code: "invalid_token", name: "OAuthError" });
+    expect(error).toMatchObject({ code: OAUTH_ERROR_CODES.INVALID_TOKEN, name: "OAuthError" });
     expect((error as Error).message).toContain("pulumi-helpdesk login --stack dev");
     expect(await fixed.rejected("access-token-value")).toBeUndefined();
   });
@@ -400,7 +400,7 @@ describe("the interrupted-refresh marker", () => {
     );
     const error = await rejection(grant.refresh({ because: "requested" }));
     expect(error).toBeInstanceOf(OAuthError);
-    expect((error as OAuthError).code).toBe("invalid_grant");
+    expect((error as OAuthError).code).toBe(OAUTH_ERROR_CODES.INVALID_GRANT);
     expect(cacheEntries(dir)).toEqual([]);
   });
 
@@ -411,7 +411,7 @@ describe("the interrupted-refresh marker", () => {
     const { tokens } = await grant.refresh({ because: "requested" });
     await emu.close();
     const error = await rejection(grant.refresh({ because: "requested" }));
-    expect((error as OAuthError).code).toBe("network");
+    expect((error as OAuthError).code).toBe(OAUTH_ERROR_CODES.NETWORK);
     const { entry } = onlyEntry(dir);
     expect(entry.pending).toBeNull();
     expect(entry.refreshToken).toBe(tokens.refreshToken);

@@ -10,7 +10,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
-import { OAuthError } from "../../auth/oauth.js";
+import { OAUTH_ERROR_CODES, OAuthError } from "../../auth/oauth.js";
 import {
   type CallbackOptions,
   type CallbackReceiver,
@@ -179,7 +179,7 @@ describe("loopback callback receiver", () => {
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(OAuthError);
-    expect(error).toMatchObject({ code: "access_denied" });
+    expect(error).toMatchObject({ code: OAUTH_ERROR_CODES.ACCESS_DENIED });
     expect((error as Error).message).toBe(
       "authorization failed with access_denied (you declined in the browser): The user denied the request",
     );
@@ -214,7 +214,7 @@ describe("loopback callback receiver", () => {
     const { callback } = await listen();
     expect((await get(at(`?state=${STATE}`))).body).toContain("Sign-in failed");
     await expect(callback).rejects.toMatchObject({
-      code: "bad_response",
+      code: OAUTH_ERROR_CODES.BAD_RESPONSE,
       message: "the redirect carried no authorization code",
     });
   });

@@ -6,7 +6,7 @@
 
 import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { refreshAccessToken } from "../../auth/oauth.js";
+import { OAUTH_ERROR_CODES, refreshAccessToken } from "../../auth/oauth.js";
 import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import { completeAuthorizationAutoApproved } from "../../emulator-client/index.js";
 import { required } from "../../kernel/required.js";
@@ -200,7 +200,7 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk --namespace: a second help 
     expect(await accessTokenWorks(desks.eu.emulator, after.access)).toBe(true);
     await expect(
       refreshAccessToken({ baseUrl: new URL(desks.eu.emulator.url), ...desks.eu.client }, before.refresh),
-    ).rejects.toMatchObject({ code: "invalid_grant" });
+    ).rejects.toMatchObject({ code: OAUTH_ERROR_CODES.INVALID_GRANT });
     expect(defaultConfig(project)).toEqual(homeBefore);
   });
 

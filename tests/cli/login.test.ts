@@ -6,7 +6,7 @@
 import { createServer } from "node:net";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { refreshAccessToken } from "../../auth/oauth.js";
+import { OAUTH_ERROR_CODES, refreshAccessToken } from "../../auth/oauth.js";
 import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import { required } from "../../kernel/required.js";
 import {
@@ -166,7 +166,7 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk login / status / refresh / 
     expect(after.refresh).not.toBe(before.refresh);
     await expect(
       refreshAccessToken({ baseUrl: new URL(emulator.url), ...client }, before.refresh),
-    ).rejects.toMatchObject({ code: "invalid_grant" });
+    ).rejects.toMatchObject({ code: OAUTH_ERROR_CODES.INVALID_GRANT });
   });
 
   it("logout removes the token keys and keeps the client settings", async () => {

@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { OAuthError } from "../../auth/oauth.js";
+import { OAUTH_ERROR_CODES, OAuthError } from "../../auth/oauth.js";
 import { TokenCacheError } from "../../auth/token-cache.js";
 import { CliError } from "../../cli/output.js";
 import { EmulatorOptionError, startEmulator } from "../../emulator/index.js";
@@ -20,7 +20,7 @@ import { DeliveryParseError, parseDelivery } from "../../kernel/records.js";
 import { required } from "../../kernel/required.js";
 import { resolveSettings, SettingError } from "../../kernel/settings.js";
 import { connect } from "../../provider/core/connect.js";
-import { HelpdeskError } from "../../provider/dynamic/index.js";
+import { HELPDESK_ERROR_CODES, HelpdeskError } from "../../provider/dynamic/index.js";
 
 const config = (values: Record<string, string>) => ({ get: (key: string) => values[key] });
 const repoRoot = fileURLToPath(new URL("../../", import.meta.url));
@@ -51,7 +51,7 @@ describe("the error family", () => {
     });
     const place = { describe: (name: string) => `config helpdesk:${name}`, namespace: "helpdesk" };
     expect(await thrown(() => connect({ settings: fromConfig({}), place }))).toMatchObject({
-      code: "credentials",
+      code: HELPDESK_ERROR_CODES.CREDENTIALS,
       name: "HelpdeskError",
     });
   });
@@ -77,8 +77,8 @@ describe("the error family", () => {
   it("every class is a PulumiHelpdeskError with a stable code and its own name", () => {
     const cause = new Error("underneath");
     const members: Array<[PulumiHelpdeskError, string, string]> = [
-      [new HelpdeskError("network", "m", { cause }), "HelpdeskError", "network"],
-      [new OAuthError("invalid_grant", "m", { status: 400, cause }), "OAuthError", "invalid_grant"],
+      [new HelpdeskError(HELPDESK_ERROR_CODES.NETWORK, "m", { cause }), "HelpdeskError", "network"],
+      [new OAuthError(OAUTH_ERROR_CODES.INVALID_GRANT, "m", { status: 400, cause }), "OAuthError", "invalid_grant"],
       [new TokenCacheError("cache_damaged", "m", { file: "/f", cause }), "TokenCacheError", "cache_damaged"],
       [new UnsupportedNodeError("unsupported_node", "m"), "UnsupportedNodeError", "unsupported_node"],
       [new CliError("usage", "m"), "CliError", "usage"],
