@@ -8,7 +8,7 @@ import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { OAUTH_ERROR_CODES, OAuthError } from "../../auth/oauth.js";
+import { OAUTH_ERROR_CODES, OAuthError, oauthErrorCodeOf } from "../../auth/oauth.js";
 import { TokenCacheError } from "../../auth/token-cache.js";
 import { CliError } from "../../cli/output.js";
 import { EmulatorOptionError, startEmulator } from "../../emulator/index.js";
@@ -72,6 +72,13 @@ describe("the error family", () => {
     expect(error).toBeInstanceOf(EmulatorInspectionError);
     expect(error).toMatchObject({ code: "unreachable" });
     expect((error as Error).cause).toBeInstanceOf(Error);
+  });
+
+  it("an OAuthError's code is a server's `error` when RFC 6749 or 6750 registers it, else unknown_error", () => {
+    expect(oauthErrorCodeOf("invalid_grant")).toBe(OAUTH_ERROR_CODES.INVALID_GRANT);
+    expect(oauthErrorCodeOf("access_denied")).toBe(OAUTH_ERROR_CODES.ACCESS_DENIED);
+    expect(oauthErrorCodeOf("slow_down")).toBe(OAUTH_ERROR_CODES.UNKNOWN_ERROR);
+    expect(oauthErrorCodeOf("")).toBe(OAUTH_ERROR_CODES.UNKNOWN_ERROR);
   });
 
   it("every class is a PulumiHelpdeskError with a stable code and its own name", () => {
