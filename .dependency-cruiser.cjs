@@ -2,11 +2,19 @@
  * The rooms' import boundaries (docs/design.md "Rooms", "Direction of dependencies"), checked by `npm run lint`
  * (`depcruise`) over the TypeScript source before compilation, type-only imports included (`tsPreCompilationDeps`).
  * Specifiers end in `.js` (NodeNext) and name `.ts` files: read with tsconfig.check.json, they resolve to them.
- * Each rule says what a room may not import; a room not named here may import any room below it.
+ * Each rule says what a room may not import; a room not named here may import any room below it. Two more hold the
+ * packages: shipped code loads no devDependency at run time, and nothing imports a package package.json does not
+ * list. (The third package rule, no `dependencies` entry that no shipped module loads, is knip's: knip.jsonc.)
  */
 
 /** The rooms of hand-written code that ships, and those that never do (scripts/lib/rooms.cjs, their one list). */
 const { SHIPPED_ROOMS: ROOMS, DEVELOPMENT_ROOMS } = require("./scripts/lib/rooms.cjs");
+
+/**
+ * The folders whose code ships: {@link ROOMS}, and `rpc/`, the executable's own gRPC transport (moving there from
+ * `kernel/grpc-*.ts`).
+ */
+const SHIPPED = [...ROOMS, "rpc"];
 
 /** A `to.path` matching the files of the top-level folders `rooms` (`emulator/` does not match `emulator-client/`). */
 const anyOf = (...rooms) => `^(${rooms.join("|")})/`;
@@ -110,6 +118,20 @@ module.exports = {
       "The CLI stands beside the provider and the policy pack; bin/ is what joins them in one executable.",
     ),
     forbid(
+      "not-to-dev-dep",
+      { path: anyOf(...SHIPPED) },
+      // A peer dependency (@pulumi/pulumi, @pulumi/policy) is listed among the devDependencies too, to be installed
+      // here: the user's project provides it. A type-only import loads nothing at run time (it is erased).
+      { dependencyTypes: ["npm-dev"], dependencyTypesNot: ["npm-peer", "type-only"] },
+      "Shipped code runs where only `dependencies` are installed: a devDependency it loads is missing there.",
+    ),
+    forbid(
+      "no-non-package-json",
+      {},
+      { dependencyTypes: ["npm-no-pkg", "npm-unknown"] },
+      "A package package.json does not list is there by chance (another package's dependency, hoisted): name it.",
+    ),
+    forbid(
       "bin-loads-programs-only",
       { path: "^bin/" },
       { path: allBut("bin", "kernel"), pathNot: "^(cli/main|provider/native/main|policy/analyzer)\\.ts$" },
@@ -119,10 +141,15 @@ module.exports = {
   options: {
     tsPreCompilationDeps: true,
     // node_modules is not followed (doNotFollow) but kept as leaves, so that rules can name packages.
-    exclude: { path: "(^|/)dist/|^sdk/" },
+    exclude: { path: "^(dist|sdk)/" },
     doNotFollow: { path: "node_modules" },
     includeOnly: "\\.(ts|mts|cts|js|mjs|cjs)$",
     tsConfig: { fileName: "tsconfig.check.json" },
-    enhancedResolveOptions: { extensions: [".ts", ".mts", ".cts", ".js", ".mjs", ".cjs", ".json"] },
+    enhancedResolveOptions: {
+      extensions: [".ts", ".mts", ".cts", ".js", ".mjs", ".cjs", ".json"],
+      // Packages' subpaths resolve through their package.json `exports` (`csv-parse/sync`), as Node.js and tsc do.
+      exportsFields: ["exports"],
+      conditionNames: ["import", "require", "node", "default", "types"],
+    },
   },
 };

@@ -40,7 +40,7 @@ import {
   type SettingOrigin,
   secretSettingValues,
 } from "../kernel/settings.js";
-import { OAuthError, refreshAccessToken, type TokenSet } from "./oauth.js";
+import { OAUTH_ERROR_CODES, OAuthError, refreshAccessToken, type TokenSet } from "./oauth.js";
 import { registerSecret } from "./redact.js";
 import {
   type CacheEntry,
@@ -377,7 +377,7 @@ export class Grant {
     if (!this.client) {
       if (accessTokenExpired(this.configTokens)) {
         throw new OAuthError(
-          "invalid_token",
+          OAUTH_ERROR_CODES.INVALID_TOKEN,
           `the access token${this.tokenSource.name ? ` (${this.tokenSource.name})` : ""} expired at ${this.configTokens.expiresAt} and no refresh token ` +
             `and client credentials are configured to refresh it: ${this.expiredTokenRemedy()}.`,
         );
@@ -435,12 +435,17 @@ export class Grant {
     options: { onStep?: (step: RefreshStep) => void } = {},
   ): Promise<RefreshOutcome> {
     const client = this.client;
-    if (!client) throw new TypeError("Grant.refresh: this grant has no refresh token and client credentials");
+    const rootToken = this.configTokens.refreshToken;
+    if (!client || rootToken === undefined)
+      throw new TypeError("Grant.refresh: this grant has no refresh token and client credentials");
     if (this.refreshing) return this.refreshing;
     const stillNeeded = this.stillNeeded(reason);
-    this.refreshing = this.refreshUnderLock(client, stillNeeded, options.onStep ?? (() => undefined)).finally(
-      () => (this.refreshing = undefined),
-    );
+    this.refreshing = this.refreshUnderLock(
+      client,
+      rootToken,
+      stillNeeded,
+      options.onStep ?? (() => undefined),
+    ).finally(() => (this.refreshing = undefined));
     return this.refreshing;
   }
 
@@ -527,20 +532,24 @@ export class Grant {
     }
   }
 
-  /** One refresh through the cache, under the grant's lock (module doc, rules 1 to 3). */
+  /**
+   * One refresh through the cache, under the grant's lock (module doc, rules 1 to 3).
+   *
+   * @param rootToken the configured refresh token, the root of the grant's lineage
+   */
   private async refreshUnderLock(
     client: GrantClient,
+    rootToken: string,
     stillNeeded: (newest: GrantTokens) => boolean,
     onStep: (step: RefreshStep) => void,
   ): Promise<RefreshOutcome> {
     const dir = this.dir();
-    const rootToken = this.configTokens.refreshToken!;
     const outcome = await this.named(async () => {
       const configHash = refreshTokenHash(rootToken);
       const id = findEntry(configHash, dir)?.entry.lineage ?? grantIdOf(configHash);
       return withGrantLock(dir, id, async () => {
         const stored = readEntry(dir, id); // re-read under the lock: another process may have refreshed meanwhile
-        const entry = stored?.entry ?? this.rootEntry(client, id, configHash);
+        const entry = stored?.entry ?? this.rootEntry(client, id, rootToken, configHash);
         refuseUnsettled(entry, stored);
         if (!stillNeeded(tokensOf(entry))) return { tokens: tokensOf(entry), refreshed: false };
         onStep("lock-acquired");
@@ -559,7 +568,7 @@ export class Grant {
   }
 
   /** The first entry of a grant the cache has not seen: the configured tokens, the configured refresh token as root. */
-  private rootEntry(client: GrantClient, id: string, rootHash: string): CacheEntry {
+  private rootEntry(client: GrantClient, id: string, rootToken: string, rootHash: string): CacheEntry {
     const tokens = this.configTokens;
     return {
       format: 1,
@@ -567,7 +576,7 @@ export class Grant {
       baseUrl: baseUrlText(client.baseUrl),
       clientId: client.clientId,
       accessToken: tokens.accessToken,
-      refreshToken: tokens.refreshToken!,
+      refreshToken: rootToken,
       expiresAt: tokens.expiresAt && Number.isFinite(Date.parse(tokens.expiresAt)) ? tokens.expiresAt : null,
       lifetimeSeconds: null,
       refreshTokenHashes: [rootHash],

@@ -52,21 +52,66 @@ export interface AuthorizationRequest {
 }
 
 /**
- * An OAuth failure with a stable `code`: an RFC 6749 error (`access_denied`, `invalid_grant`, `invalid_client`,
- * `invalid_request`, `unsupported_grant_type`, ...) or `state_mismatch`, `bad_response`, `network`.
- * The message never contains a code, token or secret.
+ * The codes of {@link OAuthError}, constants as oauth4webapi exports its own: the `error` values a server sends
+ * (RFC 6749 §4.1.2.1 from the authorization endpoint, §5.2 from the token endpoint; RFC 6750 §3.1 of a bearer token),
+ * and this client's: `state_mismatch` (a redirect whose `state` is not the sign-in's, RFC 6749 §10.12),
+ * `bad_response` (a response the client cannot use), `network` (no response), and `unknown_error` (a server's `error`
+ * that is none of these, or none at all; the message quotes what the server sent).
  */
-export class OAuthError extends PulumiHelpdeskError {
+export const OAUTH_ERROR_CODES = Object.freeze({
+  INVALID_REQUEST: "invalid_request",
+  INVALID_CLIENT: "invalid_client",
+  INVALID_GRANT: "invalid_grant",
+  UNAUTHORIZED_CLIENT: "unauthorized_client",
+  UNSUPPORTED_GRANT_TYPE: "unsupported_grant_type",
+  INVALID_SCOPE: "invalid_scope",
+  ACCESS_DENIED: "access_denied",
+  UNSUPPORTED_RESPONSE_TYPE: "unsupported_response_type",
+  SERVER_ERROR: "server_error",
+  TEMPORARILY_UNAVAILABLE: "temporarily_unavailable",
+  INVALID_TOKEN: "invalid_token",
+  INSUFFICIENT_SCOPE: "insufficient_scope",
+  STATE_MISMATCH: "state_mismatch",
+  BAD_RESPONSE: "bad_response",
+  NETWORK: "network",
+  UNKNOWN_ERROR: "unknown_error",
+} as const);
+
+/** A code of {@link OAUTH_ERROR_CODES}. */
+export type OAuthErrorCode = (typeof OAUTH_ERROR_CODES)[keyof typeof OAUTH_ERROR_CODES];
+
+const KNOWN_CODES: ReadonlySet<string> = new Set(Object.values(OAUTH_ERROR_CODES));
+
+/** Whether a text is one of {@link OAUTH_ERROR_CODES}. */
+function isOAuthErrorCode(text: string): text is OAuthErrorCode {
+  return KNOWN_CODES.has(text);
+}
+
+/**
+ * The code of an `error` a server sent (RFC 6749 §4.1.2.1, §5.2; RFC 6750 §3.1).
+ *
+ * @param error the server's value, as {@link serverText} made it fit to show
+ * @returns the value when it is one of {@link OAUTH_ERROR_CODES}, else `unknown_error`
+ */
+export function oauthErrorCodeOf(error: string): OAuthErrorCode {
+  return isOAuthErrorCode(error) ? error : OAUTH_ERROR_CODES.UNKNOWN_ERROR;
+}
+
+/**
+ * An OAuth failure with a stable `code` (one of {@link OAUTH_ERROR_CODES}). The message never contains a code, token
+ * or secret.
+ */
+export class OAuthError extends PulumiHelpdeskError<OAuthErrorCode> {
   /** HTTP status of the token endpoint's response, when there was one. */
   readonly status: number | undefined;
 
   /**
-   * @param code stable error code
+   * @param code one of {@link OAUTH_ERROR_CODES}
    * @param message human-readable, credential-free message
    * @param options `status`: the HTTP status when known; `cause`: the error this one wraps (oauth4webapi's or
    *   undici's), kept for debugging, never shown as such
    */
-  constructor(code: string, message: string, options: { status?: number; cause?: unknown } = {}) {
+  constructor(code: OAuthErrorCode, message: string, options: { status?: number; cause?: unknown } = {}) {
     super(code, message, options);
     this.status = options.status;
   }
@@ -160,7 +205,7 @@ async function boundedFetch(
           () => void stream.cancel().catch(() => undefined),
         );
   if (body === undefined)
-    throw new OAuthError("bad_response", tooLargeText("the token endpoint", MAX_RESPONSE_BYTES), {
+    throw new OAuthError(OAUTH_ERROR_CODES.BAD_RESPONSE, tooLargeText("the token endpoint", MAX_RESPONSE_BYTES), {
       status: response.status,
     });
   const init = { status: response.status, statusText: response.statusText, headers: response.headers };
@@ -287,33 +332,36 @@ function toOAuthError(error: unknown, what: string): OAuthError {
   if (error instanceof OAuthError)
     return new OAuthError(error.code, `${what} failed: ${error.message}`, { status: error.status, cause: error });
   if (error instanceof oauth.AuthorizationResponseError) {
-    const code = serverText(error.error, [], 64);
-    const hint = code === "access_denied" ? " (access was denied in the browser)" : "";
-    return new OAuthError(code, `authorization failed with ${code}${hint}${described(error.error_description)}`, {
+    const sent = serverText(error.error, [], 64);
+    const code = oauthErrorCodeOf(sent);
+    const hint = code === OAUTH_ERROR_CODES.ACCESS_DENIED ? " (access was denied in the browser)" : "";
+    return new OAuthError(code, `authorization failed with ${sent}${hint}${described(error.error_description)}`, {
       cause: error,
     });
   }
   if (error instanceof oauth.ResponseBodyError) {
-    const code = serverText(error.error, [], 64);
+    const sent = serverText(error.error, [], 64);
     return new OAuthError(
-      code,
-      `${what} failed: the token endpoint responded with ${error.status} ${code}${described(error.error_description)}`,
+      oauthErrorCodeOf(sent),
+      `${what} failed: the token endpoint responded with ${error.status} ${sent}${described(error.error_description)}`,
       { status: error.status, cause: error },
     );
   }
   if (error instanceof oauth.WWWAuthenticateChallengeError) {
-    const code = serverText(error.cause[0]?.parameters.error ?? "invalid_client", [], 64);
+    const sent = serverText(error.cause[0]?.parameters.error ?? OAUTH_ERROR_CODES.INVALID_CLIENT, [], 64);
     return new OAuthError(
-      code,
-      `${what} failed: the token endpoint responded with ${error.status} ${code} (check the client id and secret)`,
+      oauthErrorCodeOf(sent),
+      `${what} failed: the token endpoint responded with ${error.status} ${sent} (check the client id and secret)`,
       { status: error.status, cause: error },
     );
   }
   if (error instanceof oauth.OperationProcessingError) {
     const code =
-      error.code === oauth.INVALID_RESPONSE && /state/i.test(error.message) ? "state_mismatch" : "bad_response";
+      error.code === oauth.INVALID_RESPONSE && /state/i.test(error.message)
+        ? OAUTH_ERROR_CODES.STATE_MISMATCH
+        : OAUTH_ERROR_CODES.BAD_RESPONSE;
     return new OAuthError(code, `${what} failed: ${serverText(error.message)}`, { cause: error });
   }
   const message = messageOf(error);
-  return new OAuthError("network", `${what} failed: ${serverText(message)}`, { cause: error });
+  return new OAuthError(OAUTH_ERROR_CODES.NETWORK, `${what} failed: ${serverText(message)}`, { cause: error });
 }

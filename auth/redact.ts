@@ -13,7 +13,13 @@
  *    JSON inside JSON) and `name: value` text.
  *
  * Text a server wrote is untrusted: {@link serverText} also removes control characters and escape sequences (CSI,
- * OSC such as OSC 8 links, and the like), invisible format characters, and shortens it.
+ * OSC such as OSC 8 links, and the like), invisible format characters, the path, query and fragment of every url in
+ * it, with its scheme or without (a help desk may echo a webhook url as `hooks.slack.com/services/T…/B…/<secret>`),
+ * and shortens it.
+ *
+ * Nothing here throws on any string: a lone surrogate (a string that is not well-formed UTF-16) in a text or in a
+ * credential is redacted like any other character, so that one odd value cannot turn every later message into
+ * "URI malformed".
  */
 
 /** The replacement of a removed credential. */
@@ -60,12 +66,18 @@ export function registerSecret(value: string | undefined): void {
   if (value && value.length >= MIN_SECRET_LENGTH) registered.add(value);
 }
 
-/** The forms in which a server may echo `value`: raw, URL-, form- and JSON-encoded, base64 and base64url. */
+/**
+ * The forms in which a server may echo `value`: raw, URL-, form- and JSON-encoded, base64 and base64url. A lone
+ * surrogate travels as UTF-8 does (U+FFFD, `EF BF BD`), so the raw form is also taken well-formed, and the
+ * URL-encoded form only so (`encodeURIComponent` throws on a lone surrogate).
+ */
 function encodedForms(value: string): string[] {
+  const wellFormed = value.toWellFormed();
   const base64 = Buffer.from(value, "utf8").toString("base64");
   const forms = [
     value,
-    encodeURIComponent(value),
+    wellFormed,
+    encodeURIComponent(wellFormed),
     new URLSearchParams({ v: value }).toString().slice(2),
     JSON.stringify(value).slice(1, -1),
     base64,
@@ -92,7 +104,40 @@ const TEXT_NAMES = SECRET_FIELD_NAMES.filter((name) => !["code", "token", "secre
 const TEXT_FIELD = new RegExp(`((?<![\\w"\\\\-])(?:${TEXT_NAMES}):\\s*)([^\\s,;"'}]+)`, "gi");
 const BEARER = /\b(Bearer)(\s+)[A-Za-z0-9\-._~+/]+=*/gi;
 const BASIC = /\b(Basic)(\s+)[A-Za-z0-9+/]+=*/gi;
-const USERINFO = /\b([a-z][a-z0-9+.-]*:\/\/)[^/\s@?#]+@/gi;
+
+/** An RFC 3986 §3.1 scheme and its `:` (`https:`): where a url with a scheme starts. */
+const URL_SCHEME = "[a-z][a-z0-9+.-]*:";
+/** `/`, or `\/` as JSON may write it (PHP's `json_encode` does by default). */
+const URL_SLASH = String.raw`\\?/`;
+/** A url's userinfo (`https://user:pass@host`): group 1 the scheme and `//`, then the userinfo and `@`. */
+const USERINFO = new RegExp(String.raw`\b(${URL_SCHEME}//)[^/\s@?#]+@`, "gi");
+/**
+ * A url in text, with its scheme or without: group 1 where it points, kept; group 2 its path, query or fragment,
+ * which may carry a credential (a secret path, a `?token=`). What counts as a url:
+ * - a scheme, `//` and an authority (`https://hooks.example.com:8443`), then a `/`, `?` or `#` and the rest;
+ * - without a scheme, a host name of two or more dot-separated labels whose last is letters, as a name under a
+ *   top-level domain is (`hooks.slack.com`, not `v1.2` or `file.1`), or an IPv4 address, with an optional port,
+ *   then a `/` and at least one more character (`hooks.slack.com/services/...`; a bare `example.com` is no url here).
+ * The rest runs to white space or a quote or angle bracket (the url's end in JSON, HTML and prose).
+ */
+const URL_IN_TEXT = new RegExp(
+  String.raw`(\b${URL_SCHEME}${URL_SLASH}${URL_SLASH}[^\s/\\?#"'<>]+` +
+    String.raw`|(?<![\w./\\-])(?:(?:[a-z0-9](?:[a-z0-9-]*[a-z0-9])?\.)+[a-z]{2,63}|(?:\d{1,3}\.){3}\d{1,3})` +
+    String.raw`(?::\d{1,5})?(?=${URL_SLASH}[^\s"'<>]))((?:${URL_SLASH}|[?#])[^\s"'<>]*)`,
+  "gi",
+);
+
+/**
+ * Removes the path, query and fragment of every url in a text (see {@link URL_IN_TEXT} for what counts as one).
+ *
+ * @returns the text with each url cut to where it points, then `/[redacted]` (or `?[redacted]`, `#[redacted]`)
+ */
+function withoutUrlPaths(text: string): string {
+  return text.replace(URL_IN_TEXT, (_url, kept: string, rest: string) => {
+    const separator = rest.startsWith("\\") ? "\\/" : rest.charAt(0);
+    return `${kept}${separator}${REDACTED}`;
+  });
+}
 
 /**
  * Removes credentials from a text (see the module doc for what is removed).
@@ -122,7 +167,9 @@ export function redact(text: string, secrets: readonly (string | undefined)[] = 
  * overrides, zero-width characters).
  */
 const ESCAPE_SEQUENCES =
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the escape sequences to remove begin with ESC, CSI, OSC, ...
   /\u001b\[[0-?]*[ -/]*[@-~]|\u009b[0-?]*[ -/]*[@-~]|[\u001b\u009d\u0090\u0098\u009e\u009f][\]PX^_]?[^\u0007\u001b\u009c]*(?:\u0007|\u001b\\|\u009c)|\u001b[@-Z\\-_]|\u001b/g;
+// biome-ignore lint/suspicious/noControlCharactersInRegex: the control characters to remove
 const CONTROL = /[\u0000-\u0008\u000b-\u001f\u007f-\u009f\p{Cf}]/gu;
 
 /**
@@ -138,14 +185,15 @@ export function stripControl(text: string): string {
 
 /**
  * Makes text a server wrote fit to show: escape sequences and control characters removed, whitespace collapsed to
- * single spaces, credentials removed, at most `max` characters.
+ * single spaces, credentials removed, every url's path, query and fragment removed (with its scheme or without), at
+ * most `max` characters.
  *
  * @param text untrusted text (a response body, an `error_description`)
  * @param secrets further credential values to remove
  * @param max maximum length in characters (default 300); longer text ends with `…`
  */
 export function serverText(text: string, secrets: readonly (string | undefined)[] = [], max = 300): string {
-  const flat = redact(stripControl(text).replace(/\s+/g, " ").trim(), secrets);
+  const flat = withoutUrlPaths(redact(stripControl(text).replace(/\s+/g, " ").trim(), secrets));
   return flat.length > max ? `${flat.slice(0, max)}…` : flat;
 }
 

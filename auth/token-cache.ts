@@ -26,8 +26,9 @@
  * is a `cache_inaccessible` error, the write is not taken as done), so a crash leaves the old or the new entry, never
  * a torn one. Directories it creates are fsynced into their parents the same way. The directory is mode 0700 and files
  * 0600, like the Pulumi CLI's `~/.pulumi/credentials.json`, enforced with chmod on every open even when they already
- * existed with wider modes. Not on Windows (see {@link ENFORCE_MODES}). A directory that is a symbolic link, belongs
- * to another user, or is wider than 0700 and holds other files is refused, never chmodded (see `secureDirectory`).
+ * existed with wider modes. Not on Windows (see `./secure-directory.ts` `ENFORCE_MODES`). A directory that is a symbolic
+ * link, belongs to another user, or is wider than 0700 and holds other files is refused, never chmodded (the folder
+ * policy of `./secure-directory.ts`).
  *
  * One refresh at a time per grant, across processes: {@link withGrantLock} holds `<grant>.lock` (a directory,
  * `proper-lockfile`) around read-refresh-write; see {@link LOCK_OPTIONS} for its staleness and retry parameters.
@@ -37,42 +38,28 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import {
-  chmodSync,
   closeSync,
   fchmodSync,
   fstatSync,
   fsyncSync,
-  lstatSync,
-  mkdirSync,
   openSync,
   readdirSync,
   readFileSync,
-  realpathSync,
   renameSync,
   rmSync,
-  statSync,
   writeFileSync,
 } from "node:fs";
 import { homedir } from "node:os";
-import { dirname, join, resolve } from "node:path";
+import { join } from "node:path";
 import { lock } from "proper-lockfile";
 import { STACK_PLACEHOLDER, signInAgain, stackCommand } from "../kernel/commands.js";
 import { PulumiHelpdeskError } from "../kernel/errors.js";
 import { syncDirectory } from "../kernel/fsync.js";
 import { PACKAGE_NAME } from "../kernel/package-version.js";
+import { type DirectoryRefusal, ENFORCE_MODES, secureDirectory } from "./secure-directory.js";
 
-/** Mode of the cache directory: only its owner may list or enter it. */
-const DIRECTORY_MODE = 0o700;
-/** Mode of every cache file: only its owner may read or write it. */
+/** Mode of every cache file: only its owner may read or write it (enforced where `ENFORCE_MODES` says). */
 const FILE_MODE = 0o600;
-/**
- * Whether the modes above are enforced: not on Windows, where Node.js reports every writable file as 0666 (there is
- * no owner/group/other there) and chmod can only set or clear the read-only attribute, so the check would fail on
- * every open and each "fix" would be a no-op (`fchmod` of a handle opened for reading, at that). Privacy there comes
- * from the folder's access list: the default location is under the user's profile (`homedir()`, `%USERPROFILE%`),
- * which only its owner and administrators can read.
- */
-const ENFORCE_MODES = process.platform !== "win32";
 /** The entry format this code reads and writes; a file with another `format` is reported, never rewritten. */
 const ENTRY_FORMAT = 1;
 
@@ -338,7 +325,7 @@ export function entryFile(dir: string, grant: string): string {
  *   named); `cache_inaccessible` when the directory or a file cannot be secured or read
  */
 export function findEntry(hash: string, dir: string): StoredEntry | undefined {
-  if (!secureDirectory(dir, false)) return undefined;
+  if (!secureCacheDirectory(dir, false)) return undefined;
   let names: string[];
   try {
     names = readdirSync(dir)
@@ -389,9 +376,10 @@ export function readEntry(dir: string, grant: string): StoredEntry | undefined {
     throw damagedError(file, entry.join("; "));
   }
   const hashes = entry.refreshTokenHashes;
-  if (hashes[hashes.length - 1] !== refreshTokenHash(entry.refreshToken))
+  const root = hashes[0];
+  if (root === undefined || hashes[hashes.length - 1] !== refreshTokenHash(entry.refreshToken))
     throw damagedError(file, "its newest refresh token hash does not match its refresh token");
-  if (entry.lineage !== grant || grantIdOf(hashes[0]!) !== grant)
+  if (entry.lineage !== grant || grantIdOf(root) !== grant)
     throw damagedError(file, "its grant id does not match its name or its root hash");
   return { file, entry };
 }
@@ -406,7 +394,7 @@ export function readEntry(dir: string, grant: string): StoredEntry | undefined {
  * @throws TokenCacheError `cache_inaccessible` when the directory cannot be created or secured, or the write fails
  */
 export function writeEntry(dir: string, entry: CacheEntry): string {
-  secureDirectory(dir, true);
+  secureCacheDirectory(dir, true);
   const file = entryFile(dir, entry.lineage);
   const temp = join(dir, `.${entry.lineage}.${randomBytes(6).toString("hex")}.tmp`);
   try {
@@ -465,7 +453,7 @@ export function removeEntry(dir: string, grant: string): void {
  *   `cache_inaccessible` when the directory cannot be secured or the lock cannot be created; whatever `work` throws
  */
 export async function withGrantLock<T>(dir: string, grant: string, work: () => Promise<T>): Promise<T> {
-  secureDirectory(dir, true);
+  secureCacheDirectory(dir, true);
   const lockPath = join(dir, `${grant}.lock`);
   let release: () => Promise<void>;
   try {
@@ -509,103 +497,20 @@ function lockBudgetMs(): number {
 const CACHE_NAME = /^(?:[0-9a-f]{32}\.json|\.[0-9a-f]{32}\.[0-9a-f]{12}\.tmp|[0-9a-f]{32}\.lock)$/;
 
 /**
- * Creates (when asked) the directory, checks that it is a private folder of this user's, and enforces its mode 0700.
- *
- * Refused with `cache_inaccessible` (never chmodded): a symbolic link (the chmod and the files would land on whatever
- * it points at), a folder another user owns (they could read or swap the entries), a path that is not a directory.
- * A folder of this user's with a wider mode is tightened to 0700 when it holds only cache files (or nothing): it is
- * the cache's own folder (one created by an older version, or by a person with `mkdir` under umask 022), the chmod
- * changes only what other users may do with the user's own tokens, and failing instead would stop every `pulumi up`
- * over a mode. A wider folder that holds anything else (say `$HOME` named in {@link TOKEN_CACHE_DIR_VARIABLE}) is
- * refused: its mode is the person's choice, not the cache's. So is a folder inside a folder that someone else may
- * change ({@link unsafeParent}).
+ * Creates (when asked) the cache's directory and checks that the cache may trust it (`./secure-directory.ts`).
  *
  * @returns false when it does not exist and `create` is false
  * @throws TokenCacheError `cache_inaccessible` (the message says what is wrong and what to do)
- * @home which folders the token cache trusts (its own, not a link, not inside a folder others may change)
  */
-function secureDirectory(dir: string, create: boolean): boolean {
+function secureCacheDirectory(dir: string, create: boolean): boolean {
+  let secured: boolean | DirectoryRefusal;
   try {
-    const first = create ? mkdirSync(dir, { recursive: true, mode: DIRECTORY_MODE }) : undefined;
-    if (first !== undefined) {
-      // Each directory created, from `dir` up to the first one, is a new name in its parent.
-      const top = resolve(first);
-      for (let created = resolve(dir); ; created = dirname(created)) {
-        syncDirectory(dirname(created));
-        if (created === top || dirname(created) === created) break;
-      }
-    }
-    const stats = lstatSync(resolve(dir), { throwIfNoEntry: false }); // resolve: `link/` would follow the link
-    if (!stats) return false;
-    if (stats.isSymbolicLink())
-      throw refused(
-        dir,
-        "is a symbolic link, and the cache follows none (its files and mode 0700 would land on the link's target)",
-        "replace the link with a directory of your own",
-      );
-    if (!stats.isDirectory()) throw refused(dir, "is not a directory", "move it away");
-    // process.getuid is absent on Windows, where the folder's access list, not an owner id, makes it private.
-    const uid = process.getuid?.();
-    if (uid !== undefined && stats.uid !== uid) {
-      throw refused(
-        dir,
-        `belongs to another user (uid ${stats.uid}, not yours: ${uid}), who could read or replace the tokens in it`,
-        "use a directory of your own",
-      );
-    }
-    const parent = uid === undefined ? undefined : unsafeParent(dir, uid);
-    if (parent)
-      throw refused(
-        dir,
-        `is inside ${parent.path}, which ${parent.who}: they could rename the cache folder and put another (or a symbolic link) in its place`,
-        "use a folder inside folders only you or root can change",
-      );
-    if (ENFORCE_MODES && (stats.mode & 0o777) !== DIRECTORY_MODE) {
-      const others = readdirSync(dir).filter((name) => !CACHE_NAME.test(name));
-      if (others.length > 0) {
-        const wide = (stats.mode & 0o777).toString(8);
-        throw refused(
-          dir,
-          `is mode 0${wide} and holds other files (${others.length}, such as ${JSON.stringify(others[0])}), so it is not the cache's own folder to make private`,
-          "point it at a folder of its own",
-        );
-      }
-      chmodSync(dir, DIRECTORY_MODE);
-    }
-    return true;
+    secured = secureDirectory(dir, { create, ownFile: (name) => CACHE_NAME.test(name) });
   } catch (error) {
-    if (error instanceof TokenCacheError) throw error;
     throw inaccessibleError(dir, "cannot be created or made private (mode 0700)", error);
   }
-}
-
-/**
- * The first folder above `dir` in which another user could rename or replace what leads to it: one that others may
- * write to without the sticky bit (with it, as `/tmp` has, only an entry's owner may rename it), or one that belongs
- * to another user than `uid` and root. Both the path as named and its real path (symbolic links resolved) are
- * checked, from `dir`'s parent up to `/`. Group write is allowed: a user's private group is common.
- *
- * @param dir the cache folder (it exists); @param uid this process's user id
- * @returns the folder and why it is unsafe (for the message), or undefined when every folder above is safe
- */
-function unsafeParent(dir: string, uid: number): { path: string; who: string } | undefined {
-  const named = resolve(dir);
-  const folders = new Set<string>();
-  for (const start of [named, realpathSync(named)]) {
-    for (let folder = dirname(start); ; folder = dirname(folder)) {
-      folders.add(folder);
-      if (dirname(folder) === folder) break;
-    }
-  }
-  for (const folder of folders) {
-    const stats = statSync(folder);
-    const mode = stats.mode & 0o7777;
-    if ((mode & 0o002) !== 0 && (mode & 0o1000) === 0)
-      return { path: folder, who: `every user may write to (mode 0${(mode & 0o777).toString(8)}, no sticky bit)` };
-    if (stats.uid !== uid && stats.uid !== 0)
-      return { path: folder, who: `belongs to another user (uid ${stats.uid})` };
-  }
-  return undefined;
+  if (typeof secured === "object") throw refused(dir, secured.what, secured.remedy);
+  return secured;
 }
 
 /** A cache directory refused before any file in it is touched: what is wrong, and what to do. */

@@ -18,6 +18,7 @@
  *
  * Printed, never asserted.
  */
+
 import { execFileSync, spawn } from "node:child_process";
 import { chmodSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -25,6 +26,7 @@ import { join, resolve } from "node:path";
 import * as grpc from "@grpc/grpc-js";
 import { startEmulator } from "pulumi-helpdesk/emulator";
 import { ANALYZER_EXECUTABLE } from "../dist/kernel/names.js"; // from the build, as scripts/release/executable.ts says
+import { required } from "../dist/kernel/required.js";
 import { repoRoot } from "../scripts/lib/repo-root.ts";
 import { releaseFolder } from "./plugin-start.ts";
 import { governedStack, POLICY_COUNT } from "./policy.ts";
@@ -72,7 +74,7 @@ async function captureInfo(analyzer: string, dir: string): Promise<void> {
           (request: Buffer) => request,
           (response: Buffer) => response,
           Buffer.alloc(0),
-          (error, response) => (error ? fail(error) : done(response!)),
+          (error, response) => (error ? fail(error) : done(required(response, `the response of ${method}`))),
         ),
       );
       writeFileSync(join(dir, `${method}.bin`), bytes);
@@ -117,29 +119,35 @@ try {
       for (const [kind, analyzer] of Object.entries(analyzers))
         console.log(`${kind}: ${execFileSync(tool, ["replay", recorded, analyzer, "1"], { encoding: "utf8" }).trim()}`);
 
-    const kinds = ["without", ...Object.keys(analyzers)];
-    const times: Record<string, number[]> = Object.fromEntries(kinds.map((kind) => [kind, []]));
-    const cpus: Record<string, number[]> = Object.fromEntries(kinds.map((kind) => [kind, []]));
+    /** A kind of preview: its pack (none for `without`), and its samples: wall and CPU ms per rep. */
+    const kindOf = (kind: string, analyzer?: string) => ({
+      kind,
+      pack: analyzer === undefined ? {} : { policyPacks: [analyzer], policyPackConfigs: [configFile] },
+      times: [] as number[],
+      cpus: [] as number[],
+    });
+    const floor = kindOf("without");
+    const kinds = [floor, ...Object.entries(analyzers).map(([kind, analyzer]) => kindOf(kind, analyzer))];
     for (let rep = 0; rep < reps; rep++) {
-      for (const kind of kinds) {
-        const pack = kind === "without" ? {} : { policyPacks: [analyzers[kind]!], policyPackConfigs: [configFile] };
+      const walls: string[] = [];
+      for (const { kind, pack, times, cpus } of kinds) {
         const [began, cpuBefore] = [performance.now(), childrenCpuMs()];
         await stack.preview({ color: "never", ...pack });
-        times[kind]!.push(performance.now() - began);
-        cpus[kind]!.push(childrenCpuMs() - cpuBefore);
+        const wall = performance.now() - began;
+        times.push(wall);
+        cpus.push(childrenCpuMs() - cpuBefore);
+        walls.push(`${kind} ${(wall / 1000).toFixed(2)} s`);
       }
-      process.stderr.write(
-        `rep ${rep + 1}/${reps}: ${kinds.map((kind) => `${kind} ${(times[kind]!.at(-1)! / 1000).toFixed(2)} s`).join(", ")}\n`,
-      );
+      process.stderr.write(`rep ${rep + 1}/${reps}: ${walls.join(", ")}\n`);
     }
-    const without = median(times.without!);
-    const withoutCpu = median(cpus.without!);
+    const without = median(floor.times);
+    const withoutCpu = median(floor.cpus);
     console.log(
       `\npulumi preview of ${POLICY_COUNT} native webhooks, all four policies, all compliant (median of ${reps}, interleaved; wall, and CPU of pulumi and its processes):`,
     );
-    for (const kind of kinds)
+    for (const { kind, times, cpus } of kinds)
       console.log(
-        `  ${kind.padEnd(11)} wall ${(median(times[kind]!) / 1000).toFixed(2)} s, ratio ${(median(times[kind]!) / without).toFixed(3)} (${times[kind]!.map((ms) => (ms / 1000).toFixed(2)).join(" ")}); CPU ${(median(cpus[kind]!) / 1000).toFixed(2)} s, ratio ${(median(cpus[kind]!) / withoutCpu).toFixed(3)}`,
+        `  ${kind.padEnd(11)} wall ${(median(times) / 1000).toFixed(2)} s, ratio ${(median(times) / without).toFixed(3)} (${times.map((ms) => (ms / 1000).toFixed(2)).join(" ")}); CPU ${(median(cpus) / 1000).toFixed(2)} s, ratio ${(median(cpus) / withoutCpu).toFixed(3)}`,
       );
   } finally {
     await stack.workspace.removeStack("analyzer-floor", { force: true }).catch(() => undefined);

@@ -34,6 +34,7 @@
  * Runs with Node's type stripping: erasable TypeScript only; project code comes from the built package (dist/): do not
  * rebuild it while the benchmark runs.
  */
+
 import { randomBytes } from "node:crypto";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -43,6 +44,7 @@ import { startEmulator } from "pulumi-helpdesk/emulator";
 import { signInAutoApproved as signIn } from "pulumi-helpdesk/emulator/client";
 // The type tokens from the build, as the project code above (kernel/names.ts is not a package entry).
 import { DYNAMIC_WEBHOOK_TYPE, WEBHOOK_TYPE } from "../dist/kernel/names.js";
+import { required } from "../dist/kernel/required.js";
 import { repoRoot } from "../scripts/lib/repo-root.ts";
 import { heldWebhookCount, readStats, resetStats } from "./emulator-stats.ts";
 import { type LoadRound, loadRound, startEmulatorProcess } from "./load.ts";
@@ -50,7 +52,7 @@ import { PROVIDER_PROCESSES, ProviderMemorySampler, type ProviderProcessKind } f
 import { measurePluginStart } from "./plugin-start.ts";
 import { measurePolicyPreviews } from "./policy.ts";
 import { report } from "./report.ts";
-import { type KindName, type Results, samplesOf } from "./results.ts";
+import { type KindName, type Results, rotated, samplesOf } from "./results.ts";
 import { BENCH_CLIENT, backendEnv, signedInConfig } from "./stack-config.ts";
 import { checkpointPath, measureState } from "./state-size.ts";
 
@@ -208,7 +210,7 @@ for (const signal of ["SIGINT", "SIGTERM"] as const) {
 
 /** One stack per kind in one throw-away file:// backend, with the stack config `pulumi-helpdesk login` would write. */
 async function createStacks(emulatorUrl: string): Promise<BenchStack[]> {
-  const config = await signedInConfig(emulatorUrl, SIZES[0]!);
+  const config = await signedInConfig(emulatorUrl, required(SIZES[0], "a size"));
   log(`emulator on ${emulatorUrl}; signed in as ${BENCH_CLIENT.clientId}`);
   const stateDir = mkdtempSync(join(tmpdir(), "helpdesk-bench-state-"));
   cleanups.push(() => rmSync(stateDir, { recursive: true, force: true }));
@@ -297,7 +299,7 @@ async function measureOnce(
   }
   log(
     `rep ${rep + 1}/${REPS} N=${n} ${kind.name.padEnd(12)}: up ${seconds(up.ms)} s, preview ${seconds(preview.ms)} s, destroy ${seconds(destroy.ms)} s, ` +
-      `provider peak ${(samples.providerPeakKiB.at(-1)! / 1024).toFixed(0)} MiB`,
+      `provider peak ${(required(samples.providerPeakKiB.at(-1), "the provider's peak") / 1024).toFixed(0)} MiB`,
   );
 }
 
@@ -312,7 +314,12 @@ async function loadTest(): Promise<LoadRound[]> {
   const rounds: LoadRound[] = [];
   for (let round = 0; round < LOAD.rounds; round++) {
     if (abort.signal.aborted) throw abort.signal.reason;
-    const result = await loadRound(LOAD, emulator.url, tokens.accessToken, emulator.child.pid!);
+    const result = await loadRound(
+      LOAD,
+      emulator.url,
+      tokens.accessToken,
+      required(emulator.child.pid, "the emulator's pid"),
+    );
     rounds.push(result);
     log(
       `  round ${round + 1}: ${result.requestsPerSecond.toFixed(0)} req/s, p50 ${result.p50Ms.toFixed(1)} ms, p99 ${result.p99Ms.toFixed(1)} ms, non-201 ${result.non201}, errors ${result.errors}`,
@@ -326,12 +333,12 @@ async function run(): Promise<void> {
   const emulator = await startEmulator({ port: 0, autoApprove: true, clients: [BENCH_CLIENT] });
   cleanups.push(() => emulator.close());
   const stacks = await createStacks(emulator.url);
-  const pulumiVersion = (await stacks[0]!.stack.workspace.pulumiVersion) ?? "unknown";
+  const pulumiVersion = (await required(stacks[0], "a stack").stack.workspace.pulumiVersion) ?? "unknown";
 
   // Kinds interleaved; which goes first rotates from one repetition to the next.
   for (let rep = 0; rep < REPS; rep++) {
     for (const n of SIZES) {
-      const order = stacks.map((_, i) => stacks[(i + rep) % stacks.length]!);
+      const order = rotated(stacks, rep);
       for (const entry of order) await measureOnce(entry, n, results, emulator.url, rep);
     }
   }

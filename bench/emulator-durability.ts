@@ -20,6 +20,7 @@
  * Usage: node bench/emulator-durability.ts [--quick] [--base <git revision>]
  *   --quick: one throughput round of 2 s, and a tenth of the webhooks and deliveries (a smoke check).
  */
+
 import { type ChildProcess, execFileSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, rmSync, statSync, symlinkSync, writeFileSync } from "node:fs";
 import { createServer } from "node:http";
@@ -30,6 +31,7 @@ import { EVENTS } from "pulumi-helpdesk";
 import { DEFAULT_CLIENT, type EmulatorOptions } from "pulumi-helpdesk/emulator";
 import { EmulatorInspectionClient, signInAutoApproved } from "pulumi-helpdesk/emulator/client";
 import { Pool } from "undici";
+import { required } from "../dist/kernel/required.js";
 import { startProcess } from "../scripts/lib/processes.ts";
 import { repoRoot } from "../scripts/lib/repo-root.ts";
 import { type LoadRound, type LoadSettings, loadRound } from "./load.ts";
@@ -126,7 +128,7 @@ async function startEmulator(module: string, options: EmulatorOptions): Promise<
     [join(import.meta.dirname, "emulator-durability-process.ts"), module, JSON.stringify(options)],
     { stdin: "pipe" },
   );
-  const line = (await started.waitFor("stdout", /^(.*)\n/, "the emulator process's URL"))[1]!;
+  const [, line = ""] = await started.waitFor("stdout", /^(.*)\n/, "the emulator process's URL");
   return { url: (JSON.parse(line) as { url: string }).url, child: started.child, stop: () => started.stop() };
 }
 
@@ -211,8 +213,11 @@ async function withEmulator<T>(
 
 /** One throughput round of a variant (bench/load.ts), on a fresh data file. */
 async function throughput(variant: Variant): Promise<LoadRound> {
-  return (await withEmulator(variant, (emulator, token) => loadRound(LOAD, emulator.url, token, emulator.child.pid!)))
-    .result;
+  return (
+    await withEmulator(variant, (emulator, token) =>
+      loadRound(LOAD, emulator.url, token, required(emulator.child.pid, "the emulator's pid")),
+    )
+  ).result;
 }
 
 /** What the size run measured. */
@@ -284,7 +289,7 @@ async function size(variant: Variant): Promise<SizeResult> {
 // Run
 
 const startedAt = new Date();
-const loadBefore = loadavg()[0]!;
+const [loadBefore = Number.NaN] = loadavg();
 const base = buildBase(baseRev);
 const current = join(repoRoot, "dist/emulator/index.js");
 if (!existsSync(current)) {
@@ -312,7 +317,7 @@ const rounds = new Map<string, LoadRound[]>(VARIANTS.map((v) => [v.name, []]));
 for (let round = 0; round < LOAD.rounds; round++) {
   for (const variant of VARIANTS) {
     const result = await throughput(variant);
-    rounds.get(variant.name)!.push(result);
+    required(rounds.get(variant.name), `the rounds of ${variant.name}`).push(result);
     log(
       `  round ${round + 1} ${variant.name}: ${result.requestsPerSecond.toFixed(0)} req/s, p99 ${result.p99Ms.toFixed(1)} ms`,
     );
@@ -321,10 +326,13 @@ for (let round = 0; round < LOAD.rounds; round++) {
 
 log(`size: ${SIZE.webhooks} webhooks, ${DELIVERIES} deliveries`);
 const SIZE_VARIANTS: Variant[] = [
-  { ...VARIANTS[1]!, name: `${baseName}: JSON file (log: newest 1000 overall)` },
-  { ...VARIANTS[3]!, name: "this tree: SQLite (log: newest 1000 per account, the default)" },
+  { ...required(VARIANTS[1], "the base's JSON variant"), name: `${baseName}: JSON file (log: newest 1000 overall)` },
   {
-    ...VARIANTS[3]!,
+    ...required(VARIANTS[3], "this tree's SQLite variant"),
+    name: "this tree: SQLite (log: newest 1000 per account, the default)",
+  },
+  {
+    ...required(VARIANTS[3], "this tree's SQLite variant"),
     name: `this tree: SQLite (log limit ${DELIVERIES}: all kept)`,
     options: { deliveryLogLimit: DELIVERIES },
   },
@@ -345,7 +353,7 @@ const num = (value: number, digits = 0): string =>
     : "n/a";
 const width = Math.max(...[...VARIANTS, ...SIZE_VARIANTS].map((v) => v.name.length)) + 2;
 const throughputRows = VARIANTS.map((variant) => {
-  const results = rounds.get(variant.name)!;
+  const results = required(rounds.get(variant.name), `the rounds of ${variant.name}`);
   const of = (pick: (r: LoadRound) => number) => median(results.map(pick));
   return {
     variant: variant.name,
@@ -368,11 +376,11 @@ const lines = [
   `data file after ${num(SIZE.webhooks)} webhooks and ${num(DELIVERIES)} deliveries (after a clean stop)`,
   `${pad("emulator", width)}${"webhooks".padStart(10)}${"delivered".padStart(11)}${"log kept".padStart(10)}${"bytes".padStart(14)}${"seconds".padStart(9)}`,
   ...SIZE_VARIANTS.map((v) => {
-    const s = sizes.get(v.name)!;
+    const s = required(sizes.get(v.name), `the size of ${v.name}`);
     return `${pad(v.name, width)}${num(s.webhooks).padStart(10)}${num(s.deliveriesReceived).padStart(11)}${num(s.logEntriesKept).padStart(10)}${num(s.fileBytes).padStart(14)}${num(s.seconds, 1).padStart(9)}`;
   }),
   "",
-  `${cpus().length} CPUs, load average ${loadBefore.toFixed(1)} before, ${loadavg()[0]!.toFixed(1)} after; base ${baseRev} = ${base.commit}`,
+  `${cpus().length} CPUs, load average ${loadBefore.toFixed(1)} before, ${(loadavg()[0] ?? Number.NaN).toFixed(1)} after; base ${baseRev} = ${base.commit}`,
 ];
 process.stdout.write(`${lines.join("\n")}\n`);
 mkdirSync(join(repoRoot, "bench-results"), { recursive: true });

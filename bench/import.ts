@@ -7,10 +7,12 @@
  * preview` of the printed declarations, and the ratio of the largest N to the smallest in the same run (the floor).
  * Timings are printed, never asserted: a table on stdout, progress on stderr.
  */
+
 import { appendFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 // The built package, as stack-config.ts says why.
 import { CLI_EXECUTABLE } from "../dist/kernel/names.js";
+import { required } from "../dist/kernel/required.js";
 import { repoRoot } from "../scripts/lib/repo-root.ts";
 import { eachSize, pulumiImportDuration } from "./sizes.ts";
 import { timed } from "./timed.ts";
@@ -34,7 +36,7 @@ const rows = await eachSize(
     process.stderr.write(`bench:import: N=${n}: registering ${n} webhooks directly\n`);
     const lines = ["id,event,url"];
     for (let i = 0; i < n; i++) {
-      const event = events[i % events.length]!;
+      const event = required(events[i % events.length], "an event");
       const url = `https://hooks.example.test/bench/${n}/${i}?token=${i.toString(36)}`;
       const response = await fetch(`${baseUrl}/v1/webhooks`, {
         method: "POST",
@@ -76,7 +78,7 @@ const rows = await eachSize(
   },
 );
 
-const floor = rows[0]!;
+const floor = required(rows[0], "a measured size");
 process.stdout.write(
   `| N | ${CLI_EXECUTABLE} import (s) | ratio to N=${floor.n} | of it, the pulumi import run | preview of the declarations (s) | ratio to N=${floor.n} |\n|---|---|---|---|---|---|\n`,
 );

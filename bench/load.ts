@@ -121,6 +121,6 @@ export async function startEmulatorProcess(clients: EmulatorClient[]): Promise<E
     [join(import.meta.dirname, "emulator-process.ts"), JSON.stringify(clients)],
     { stdin: "pipe" },
   );
-  const line = (await started.waitFor("stdout", /^(.*)\n/, "the emulator process's URL"))[1]!;
+  const [, line = ""] = await started.waitFor("stdout", /^(.*)\n/, "the emulator process's URL");
   return { url: (JSON.parse(line) as { url: string }).url, child: started.child, stop: () => started.stop() };
 }

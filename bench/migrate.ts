@@ -9,11 +9,13 @@
  * largest N to the smallest in the same run (the floor). Timings are printed, never asserted: a table on stdout,
  * progress on stderr.
  */
+
 import { mkdirSync, readdirSync, symlinkSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { CLI_EXECUTABLE, nodejsSdkPackage } from "../dist/kernel/names.js";
 // The built package (bench/run.sh builds it): type stripping resolves no `.js` import of a `.ts` source.
 import { PACKAGE_NAME } from "../dist/kernel/package-version.js";
+import { required } from "../dist/kernel/required.js";
 import { repoRoot } from "../scripts/lib/repo-root.ts";
 import { eachSize, pulumiImportDuration } from "./sizes.ts";
 import { timed } from "./timed.ts";
@@ -38,7 +40,7 @@ for (let i = 0; i < count; i++) {
  */
 function makeProject(dir: string): void {
   const modules = join(dir, "node_modules");
-  const scope = nodejsSdkPackage().split("/")[0]!;
+  const [scope = ""] = nodejsSdkPackage().split("/");
   mkdirSync(join(modules, scope), { recursive: true });
   for (const entry of readdirSync(join(repoRoot, "node_modules"))) {
     if (entry !== scope && !entry.startsWith("."))
@@ -81,7 +83,7 @@ const rows = await eachSize("bench:migrate", sizes, makeProject, async (n, { pro
   return row;
 });
 
-const floor = rows[0]!;
+const floor = required(rows[0], "a measured size");
 process.stdout.write(
   `| N | pulumi up of the dynamic webhooks (s) | ${CLI_EXECUTABLE} migrate (s) | ratio to N=${floor.n} | of it, the pulumi import run | preview of the declarations (s) |\n|---|---|---|---|---|---|\n`,
 );

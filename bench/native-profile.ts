@@ -21,6 +21,7 @@
  * Timings are printed, never asserted. Run: `node bench/native-profile.ts --n 300 --reps 3 --timing`
  * (after `bash scripts/setup.sh` and `. scripts/lib/env.sh`).
  */
+
 import { randomBytes } from "node:crypto";
 import {
   chmodSync,
@@ -37,9 +38,10 @@ import { join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation/index.js";
 import { startEmulator } from "pulumi-helpdesk/emulator";
+import { required } from "../dist/kernel/required.js";
 import { repoRoot } from "../scripts/lib/repo-root.ts";
 import { heldWebhookCount, readStats, resetStats } from "./emulator-stats.ts";
-import { median } from "./results.ts";
+import { median, rotated } from "./results.ts";
 import { BENCH_CLIENT, backendEnv, signedInConfig } from "./stack-config.ts";
 
 const { values: options } = parseArgs({
@@ -194,7 +196,7 @@ async function run(): Promise<void> {
   );
   log(`N=${N}, ${REPS} reps, kinds ${kinds.map((k) => k.name).join(", ")}; scratch ${scratch}`);
   for (let rep = 0; rep < REPS; rep++) {
-    const order = stacks.map((_, i) => stacks[(i + rep) % stacks.length]!);
+    const order = rotated(stacks, rep);
     for (const entry of order) {
       const { kind, stack, stateDir } = entry;
       await resetStats(emulator.url);
@@ -218,8 +220,9 @@ async function run(): Promise<void> {
       entry.deployed = false;
       const destroyStats = await readStats(emulator.url);
       const destroyTimings = takeTimings(kind);
-      times.get(kind.name)!.up.push(up);
-      times.get(kind.name)!.destroy.push(destroy);
+      const samples = required(times.get(kind.name), `the samples of ${kind.name}`);
+      samples.up.push(up);
+      samples.destroy.push(destroy);
       log(
         `rep ${rep + 1} ${kind.name.padEnd(12)} up ${(up / 1000).toFixed(2)} s (${upStats.requests} req, ${upStats.connections} conn, driver cpu ${upDriverCpu} s), ` +
           `destroy ${(destroy / 1000).toFixed(2)} s (${destroyStats.requests} req, ${destroyStats.connections} conn, driver cpu ${destroyDriverCpu} s); load ${readFileSync("/proc/loadavg", "utf8").split(" ")[0]}`,

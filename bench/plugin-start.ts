@@ -20,15 +20,18 @@
  * build's release executable (e.g. main's: the file `node scripts/release/executable.ts` prints in its checkout) as
  * `plugin (base)` and `analyzer (base)`, interleaved with the rest: a before and after in one run.
  */
+
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { ANALYZER_EXECUTABLE, CLI_EXECUTABLE, PLUGIN_EXECUTABLE } from "../dist/kernel/names.js"; // from the build, as scripts/release/executable.ts says
+import { required } from "../dist/kernel/required.js";
 import { startProcess } from "../scripts/lib/processes.ts";
 import { buildExecutable } from "../scripts/release/executable.ts";
 import { readProc } from "./memory.ts";
+import { median } from "./results.ts";
 
 /** Starts of each kind (`npm run bench`; `--starts` when run alone). */
 export const STARTS = 10;
@@ -90,19 +93,13 @@ async function startOnce(kind: StartKind): Promise<Start> {
     await started.waitFor("stdout", /\n/, `${kind.name}'s first line`, 30_000);
     const ms = performance.now() - began;
     // VmRSS and CPU when it still runs (the plugin, the analyzer; `--version` may be gone already).
-    const rss = /VmRSS:\s+(\d+) kB/.exec(readProc(started.child.pid!, "status") ?? "");
-    const cpuMs = cpuMsOf(started.child.pid!);
+    const pid = required(started.child.pid, `the pid of ${kind.name}`);
+    const rss = /VmRSS:\s+(\d+) kB/.exec(readProc(pid, "status") ?? "");
+    const cpuMs = cpuMsOf(pid);
     return { ms, cpuMs, rssKiB: rss ? Number(rss[1]) : Number.NaN };
   } finally {
     await started.stop("SIGKILL");
   }
-}
-
-/** The median of a non-empty list. */
-function median(values: number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
 }
 
 /** The median resident memory in MiB of the starts that were still running when read (NaN when none was). */

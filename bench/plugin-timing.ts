@@ -14,8 +14,9 @@ import http2 from "node:http2";
 import { syncBuiltinESMExports } from "node:module";
 import { join } from "node:path";
 
-const dir = process.env.HELPDESK_PLUGIN_TIMING_DIR;
-if (!dir) throw new Error("plugin-timing.ts: HELPDESK_PLUGIN_TIMING_DIR is not set");
+const given = process.env.HELPDESK_PLUGIN_TIMING_DIR;
+if (!given) throw new Error("plugin-timing.ts: HELPDESK_PLUGIN_TIMING_DIR is not set");
+const dir: string = given;
 mkdirSync(dir, { recursive: true });
 
 /** One method's calls: wall times in ms, in arrival order, and the highest number in flight seen. */
@@ -39,7 +40,7 @@ function flush(): void {
     cpuMs: (process.cpuUsage().user + process.cpuUsage().system) / 1000,
     methods,
   };
-  writeFileSync(join(dir!, `timing-${process.pid}.json`), JSON.stringify(summary));
+  writeFileSync(join(dir, `timing-${process.pid}.json`), JSON.stringify(summary));
 }
 
 function scheduleFlush(): void {
@@ -57,15 +58,18 @@ const createServer = http2.createServer;
 http2.createServer = function (this: unknown, ...args: Parameters<typeof createServer>) {
   const server = createServer.apply(this, args);
   server.prependListener("stream", (stream, headers) => {
-    const timing: MethodTiming = (methods[methodName(String(headers[":path"] ?? ""))] ??= { ms: [], startedAt: [] });
+    const method = methodName(String(headers[":path"] ?? ""));
+    const timing: MethodTiming = methods[method] ?? { ms: [], startedAt: [] };
+    methods[method] = timing;
     const started = performance.now();
     firstCall ??= started;
+    const first = firstCall;
     inFlight++;
     maxInFlight = Math.max(maxInFlight, inFlight);
     stream.once("close", () => {
       inFlight--;
       timing.ms.push(performance.now() - started);
-      timing.startedAt.push(started - firstCall!);
+      timing.startedAt.push(started - first);
       scheduleFlush();
     });
   });

@@ -15,6 +15,7 @@
  * policy is evaluated on every webhook and on the stack, and the preview passes. Goal (issue 36): `executable` at most
  * 1.10 times `without`. Printed as median, min and max with ratios; never asserted.
  */
+
 import { chmodSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -23,6 +24,7 @@ import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation/index.js";
 import { startEmulator } from "pulumi-helpdesk/emulator";
 import { EVENTS } from "../dist/kernel/events.js";
 import { ANALYZER_EXECUTABLE } from "../dist/kernel/names.js"; // from the build, as scripts/release/executable.ts says
+import { required } from "../dist/kernel/required.js";
 import { POLICY_NAMES } from "../dist/policy/policies.js";
 import { repoRoot } from "../scripts/lib/repo-root.ts";
 import { releaseFolder } from "./plugin-start.ts";
@@ -124,7 +126,7 @@ export async function measurePolicyPreviews(
           results[kind].push(performance.now() - began);
         }
         log(
-          `policy rep ${rep + 1}/${reps}: ${PREVIEW_KINDS.map((kind) => `${kind} ${(results[kind].at(-1)! / 1000).toFixed(2)} s`).join(", ")}`,
+          `policy rep ${rep + 1}/${reps}: ${PREVIEW_KINDS.map((kind) => `${kind} ${(required(results[kind].at(-1), `a time of ${kind}`) / 1000).toFixed(2)} s`).join(", ")}`,
         );
       }
       const without = median(results.without);

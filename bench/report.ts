@@ -2,11 +2,13 @@
  * The benchmark's report: the table on stdout and the JSON in bench-results/bench.json. Figures are printed, never
  * asserted.
  */
+
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus } from "node:os";
 import { join } from "node:path";
 import { PLUGIN_EXECUTABLE } from "../dist/kernel/names.js";
 import { PACKAGE_NAME } from "../dist/kernel/package-version.js"; // from the build, as the benchmark's project code
+import { required } from "../dist/kernel/required.js";
 import type { LoadRound, LoadSettings } from "./load.ts";
 import { SAMPLE_INTERVAL_MS } from "./memory.ts";
 import { type KindName, median, type Results, type Samples } from "./results.ts";
@@ -108,12 +110,13 @@ const MEASURED: Array<{ kind: KindName; floor: KindName }> = [
  */
 export function report(results: Results, load: LoadRound[], info: RunInfo, root: string): void {
   const { sizes } = info;
-  const small = sizes[0]!;
-  const large = sizes[sizes.length - 1]!;
+  const small = required(sizes[0], "a size");
+  const large = required(sizes.at(-1), "a size");
   // The slope is taken between the two largest sizes: the fixed cost of starting the CLI, the program and the provider
   // cancels out, and so does most of the noise of the smallest N.
-  const middle = sizes[sizes.length - 2]!;
-  const of = (kind: KindName, n: number): Samples => results.get(`${kind}:${n}`)!;
+  const middle = required(sizes.at(-2), "two sizes");
+  const of = (kind: KindName, n: number): Samples =>
+    required(results.get(`${kind}:${n}`), `the samples of ${kind}:${n}`);
   const med = (kind: KindName, n: number, op: "up" | "preview" | "destroy"): number =>
     median(of(kind, n)[op].map((s) => seconds(s.ms)));
   const each = (value: (kind: KindName) => number | string): Record<KindName, number | string> =>
@@ -343,8 +346,9 @@ function largestCost(
   med: (kind: KindName, n: number, op: "up" | "preview" | "destroy") => number,
   fileMarginal: (kind: KindName) => number,
 ): string {
-  const large = sizes[sizes.length - 1]!;
-  const peak = (kind: KindName, n: number): number => mib(median(results.get(`${kind}:${n}`)!.providerPeakKiB));
+  const large = required(sizes.at(-1), "a size");
+  const peak = (kind: KindName, n: number): number =>
+    mib(median(required(results.get(`${kind}:${n}`), `the samples of ${kind}:${n}`).providerPeakKiB));
   const candidates = [
     ...(["up", "preview", "destroy"] as const).map((op) => ({
       name: `${op} at N=${large}`,

@@ -2,6 +2,7 @@
  * What the benchmark collects per kind and size, and the two statistics it prints. Shared by the driver (bench.ts)
  * and the report (report.ts).
  */
+import { required } from "../dist/kernel/required.js";
 import type { HttpCount } from "./emulator-stats.ts";
 import type { StateSize } from "./state-size.ts";
 
@@ -46,14 +47,23 @@ export function samplesOf(results: Results, kind: KindName, n: number): Samples 
 
 /** The median; NaN for no values. */
 export function median(values: number[]): number {
-  if (values.length === 0) return Number.NaN;
   const sorted = [...values].sort((a, b) => a - b);
   const middle = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[middle]! : (sorted[middle - 1]! + sorted[middle]!) / 2;
+  const upper = sorted[middle];
+  if (upper === undefined) return Number.NaN; // no values
+  return sorted.length % 2 === 1 ? upper : (required(sorted[middle - 1], "the lower middle value") + upper) / 2;
 }
 
 /** The p-th percentile (nearest rank) of values sorted ascending; NaN for none. */
 export function percentile(sorted: number[], p: number): number {
-  if (sorted.length === 0) return Number.NaN;
-  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))]!;
+  return sorted[Math.min(sorted.length - 1, Math.floor((p / 100) * sorted.length))] ?? Number.NaN; // none: index -1
+}
+
+/**
+ * `items` rotated left by `turn` places (`[a, b, c]` by 1: `[b, c, a]`): the order of one repetition, so that which
+ * kind goes first changes from one repetition to the next.
+ */
+export function rotated<T>(items: readonly T[], turn: number): T[] {
+  const at = items.length === 0 ? 0 : turn % items.length;
+  return [...items.slice(at), ...items.slice(0, at)];
 }

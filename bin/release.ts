@@ -34,12 +34,9 @@ function programNamed(name: string | undefined): Program | undefined {
  * @returns `plugin`, `analyzer` or `cli`, with `argv` minus a leading name argument
  */
 function programOf(argv: readonly string[]): { program: Program; argv: string[] } {
-  const invokedAs = (argv[1] ?? "")
-    .split(/[\\/]/)
-    .pop()!
-    .replace(/\.exe$/i, "");
+  const invokedAs = ((argv[1] ?? "").split(/[\\/]/).at(-1) ?? "").replace(/\.exe$/i, "");
   const named = programNamed(argv[2]);
-  if (named !== undefined) return { program: named, argv: [argv[0]!, argv[1]!, ...argv.slice(3)] };
+  if (named !== undefined) return { program: named, argv: [...argv.slice(0, 2), ...argv.slice(3)] };
   return { program: programNamed(invokedAs) ?? "cli", argv: [...argv] };
 }
 

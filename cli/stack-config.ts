@@ -285,8 +285,9 @@ export function runPulumi(args: readonly string[], cwd: string, options: PulumiR
       // With no listener left Node.js restores the default action: the process ends by the signal it got. Another
       // library's listener (signal-exit's) gets it asynchronously and ends the process itself; the timer keeps the
       // event loop alive until then, and ends it as a shell would report the signal should that listener not.
-      process.kill(process.pid, received);
-      setTimeout(() => process.exit(128 + (constants.signals[received!] ?? 0)), 2000);
+      const ended = received;
+      process.kill(process.pid, ended);
+      setTimeout(() => process.exit(128 + (constants.signals[ended] ?? 0)), 2000);
     };
     const stdout: Buffer[] = [];
     let stderr = "";

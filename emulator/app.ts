@@ -256,8 +256,8 @@ function routeKey(c: Context<AppEnv>): string {
  * @param port the port this emulator listens on
  */
 function namesThisEmulator(host: string, port: number): boolean {
-  const parts = /^(\[[^\]]*\]|[^:]*)(?::(\d+))?$/.exec(host);
-  return parts !== null && isLoopbackHost(parts[1]!) && Number(parts[2] ?? 80) === port;
+  const [, name, portText] = /^(\[[^\]]*\]|[^:]*)(?::(\d+))?$/.exec(host) ?? [];
+  return name !== undefined && isLoopbackHost(name) && Number(portText ?? 80) === port;
 }
 
 /**

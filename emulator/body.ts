@@ -91,7 +91,8 @@ export function parseJsonBounded(text: string, limits: { maxDepth: number; maxVa
 
 /** The media type of a `Content-Type` header, lower case, without parameters (`""` when absent). */
 export function mediaType(header: string | undefined): string {
-  return (header ?? "").split(";")[0]!.trim().toLowerCase();
+  const [type = ""] = (header ?? "").split(";");
+  return type.trim().toLowerCase();
 }
 
 /**

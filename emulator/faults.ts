@@ -82,11 +82,16 @@ export class FaultController {
     const { dropRate, rate429, rate500, rate503 } = this.config;
     if (dropRate + rate429 + rate500 + rate503 === 0) return undefined;
     const r = this.random();
-    let edge = dropRate;
-    if (r < edge) return "drop";
-    if (r < (edge += rate429)) return "429";
-    if (r < (edge += rate500)) return "500";
-    if (r < (edge += rate503)) return "503";
+    let edge = 0;
+    for (const [fault, rate] of [
+      ["drop", dropRate],
+      ["429", rate429],
+      ["500", rate500],
+      ["503", rate503],
+    ] as const) {
+      edge += rate;
+      if (r < edge) return fault;
+    }
     return undefined;
   }
 }

@@ -4,8 +4,10 @@
  *
  * | class | module | codes |
  * |---|---|---|
- * | `HelpdeskError` | `pulumi-helpdesk/provider` | `credentials`, `config`, `http`, `network`, `protocol`, `operation` |
- * | `OAuthError` | auth (CLI, provider) | RFC 6749 §5.2 `error` values, `state_mismatch`, `bad_response`, `network` |
+ * | `HelpdeskError` | `pulumi-helpdesk/provider` | `credentials`, `http`, `network`, `protocol`, `operation` (`HELPDESK_ERROR_CODES`) |
+ * | `OAuthError` | auth (CLI, provider) | RFC 6749 §4.1.2.1 and §5.2, RFC 6750 §3.1 `error` values, `state_mismatch`, `bad_response`, `network`, `unknown_error` (`OAUTH_ERROR_CODES`) |
+ * | `HttpExchangeError` | the provider's HTTP client (internal) | Node.js's network error codes, `TIMEOUT`, `TOO_LARGE`, `NETWORK` (`HTTP_EXCHANGE_ERROR_CODES`) |
+ * | `SettingError` | every settings reader | `config` |
  * | `TokenCacheError` | auth | `cache_damaged`, `cache_inaccessible`, `lock_timeout`, `refresh_interrupted`, `refresh_in_progress` |
  * | `UnsupportedNodeError` | every entry point | `unsupported_node` |
  * | `DeliveryParseError` | `pulumi-helpdesk/records` | `invalid_delivery` |

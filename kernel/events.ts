@@ -57,16 +57,26 @@ export function nearestEvent(input: string): string | undefined {
   return best && best.distance <= Math.max(2, Math.floor(input.length / 3)) ? best.name : undefined;
 }
 
-/** Levenshtein distance (insert, delete, substitute each cost 1). */
+/**
+ * Levenshtein distance (insert, delete, substitute each cost 1), one row of the table at a time: row `i` holds the
+ * distances from the first `i` code units of `a` to each prefix of `b`.
+ */
 function editDistance(a: string, b: string): number {
   let previous = Array.from({ length: b.length + 1 }, (_, j) => j);
+  let distance = b.length; // the last cell of the newest row
   for (let i = 1; i <= a.length; i++) {
     const current = [i];
-    for (let j = 1; j <= b.length; j++) {
+    let left = i; // current[j - 1]
+    let diagonal = i - 1; // previous[j - 1]
+    for (const [j, above] of previous.entries()) {
+      if (j === 0) continue;
       const cost = a[i - 1] === b[j - 1] ? 0 : 1;
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + cost);
+      left = Math.min(above + 1, left + 1, diagonal + cost);
+      diagonal = above;
+      current.push(left);
     }
     previous = current;
+    distance = left;
   }
-  return previous[b.length]!;
+  return distance;
 }

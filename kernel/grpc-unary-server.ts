@@ -123,7 +123,7 @@ function serveCall(
   });
   stream.on("end", () => {
     if (stream.headersSent) return;
-    const request = messageOfBody(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks));
+    const request = messageOfBody(chunks.length === 1 && chunks[0] !== undefined ? chunks[0] : Buffer.concat(chunks));
     if (request instanceof GrpcStatusError) return respondWithStatus(stream, request.code, request.message);
     let response: Uint8Array | Promise<Uint8Array>;
     try {

@@ -18,6 +18,7 @@
  */
 import dns from "node:dns";
 import type { LookupFunction } from "node:net";
+import { required } from "./required.js";
 
 /** The loopback hosts, for people (what a message says is allowed); {@link isLoopbackHost} decides. */
 export const LOOPBACK_HOSTS = "localhost, 127.0.0.1 (any 127.x.y.z) or [::1]";
@@ -67,13 +68,13 @@ export const localhostLookup: LookupFunction = (hostname, options, callback) => 
   }
   const family = options.family === "IPv4" ? 4 : options.family === "IPv6" ? 6 : (options.family ?? 0);
   const addresses = LOCALHOST_ADDRESSES.filter((entry) => family === 0 || entry.family === family);
-  const first = addresses[0]!;
-  process.nextTick(() =>
-    options.all
-      ? callback(
-          null,
-          addresses.map((entry) => ({ ...entry })),
-        )
-      : callback(null, first.address, first.family),
-  );
+  process.nextTick(() => {
+    if (options.all)
+      return callback(
+        null,
+        addresses.map((entry) => ({ ...entry })),
+      );
+    const first = required(addresses[0], `a localhost address of family ${family}`);
+    callback(null, first.address, first.family);
+  });
 };

@@ -124,12 +124,12 @@ export function githubRepositoryOf(repository: PackageFacts["repository"]): GitH
     given,
   );
   const scp = /^git@github\.com:([\w.-]+)\/([\w.-]+?)(?:\.git)?$/.exec(given);
-  const match = shorthand ?? url ?? scp;
-  if (!match)
+  const [, owner, name] = shorthand ?? url ?? scp ?? [];
+  if (owner === undefined || name === undefined)
     throw new Error(
       `package.json's repository ${JSON.stringify(given)} is not a GitHub repository: the Go module path and the plugin's download URL cannot be derived from it`,
     );
-  return { owner: match[1]!, name: match[2]!.replace(/\.git$/, "") };
+  return { owner, name: name.replace(/\.git$/, "") };
 }
 
 /**

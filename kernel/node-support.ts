@@ -17,13 +17,14 @@
  *   23.7 lack `createZstdDecompress` (undici); Node.js 23 is past its end of life.
  * - 24.7.0: the `?1` fix reached the 24 line in 24.7.0 (24.6.0 fails as 22.19.0 does).
  *
- * This module imports no dependency (only the error family's root, plain ES2022), so every entry point (the CLI, the
+ * This module imports no dependency (only the error family's root and `required`, plain ES2022), so every entry point (the CLI, the
  * provider, the emulator, the program-facing SDK) can run it before any dependency is loaded and stop with one
  * readable line instead of a dependency's stack trace.
  * @home the supported Node.js versions
  */
 import { PulumiHelpdeskError } from "./errors.js";
 import { PACKAGE_NAME } from "./package-version.js";
+import { required } from "./required.js";
 
 /**
  * The oldest supported release of each supported Node.js major line, `major.minor.patch`, oldest line first. A version
@@ -77,7 +78,7 @@ function compareVersions(a: string, b: string): number {
  */
 export function nodeVersionProblem(version: string = process.versions.node): string | undefined {
   const major = (v: string): number => Number.parseInt(v, 10) || 0;
-  const last = NODE_FLOORS[NODE_FLOORS.length - 1]!;
+  const last = required(NODE_FLOORS.at(-1), "a Node.js floor");
   const supported =
     compareVersions(version, last) >= 0 ||
     NODE_FLOORS.some((floor) => major(floor) === major(version) && compareVersions(version, floor) >= 0);

@@ -67,7 +67,10 @@ function locate(): PackageFacts & { root: string } {
     } catch {
       // no package.json here (or not readable or not JSON): go on upwards
     }
-    if (facts) return (cached = { ...facts, root: dir });
+    if (facts) {
+      cached = { ...facts, root: dir };
+      return cached;
+    }
     const parent = dirname(dir);
     if (parent === dir)
       throw new Error(`${PACKAGE_NAME}: cannot find its own package.json above ${fileURLToPath(import.meta.url)}`);

@@ -230,7 +230,7 @@ export function parseDelivery(event: string, body: unknown): Delivery {
       message: issue.message,
     }));
     const first = issues[0] ?? { field: "", message: "invalid" };
-    const recordName = kind[0]!.toUpperCase() + kind.slice(1);
+    const recordName = kind.charAt(0).toUpperCase() + kind.slice(1);
     const where = first.field === "" ? "the body" : `field ${JSON.stringify(first.field)}`;
     throw new DeliveryParseError(
       "invalid_delivery",

@@ -15,6 +15,7 @@ import { parseBaseUrl } from "./base-url.js";
 import { PulumiHelpdeskError } from "./errors.js";
 import { LOOPBACK_HOSTS } from "./loopback.js";
 import { CLI_EXECUTABLE } from "./names.js";
+import { required } from "./required.js";
 
 /** What a setting's value is. */
 export type SettingType = "string" | "url" | "redirect_uri" | "timestamp" | "integer";
@@ -194,15 +195,14 @@ export function settingDocumentation(name: SettingName): string {
   const spec: SettingSpec = SETTINGS[name];
   let text = spec.description;
   if (spec.range)
-    text = `${text.replace(/\.$/, "")}: ${rangeText(spec)}${spec.default !== undefined ? ` (default ${spec.default})` : ""}.`;
+    text = `${text.replace(/\.$/, "")}: ${rangeText(spec.range)}${spec.default !== undefined ? ` (default ${spec.default})` : ""}.`;
   if (spec.env)
     text += ` When neither the program nor the stack config sets it, the environment variable \`${spec.env}\` fills it.`;
   return text;
 }
 
 /** "a whole number of seconds from 1 to 600" */
-function rangeText(spec: SettingSpec): string {
-  const range = spec.range!;
+function rangeText(range: NonNullable<SettingSpec["range"]>): string {
   return `a whole number${range.unit ? ` of ${range.unit}` : ""} from ${range.min} to ${range.max}`;
 }
 
@@ -451,10 +451,10 @@ export function settingProblem(name: SettingName, text: string, where: string = 
     }
     case "integer": {
       const value = /^\s*-?\d+\s*$/.test(text) ? Number(text) : Number.NaN;
-      const range = spec.range!;
+      const range = required(spec.range, `the range of integer setting ${name}`);
       return Number.isSafeInteger(value) && value >= range.min && value <= range.max
         ? undefined
-        : `${where} must be ${rangeText(spec)}, got ${shown}`;
+        : `${where} must be ${rangeText(range)}, got ${shown}`;
     }
     case "redirect_uri": {
       const url = URL.canParse(text) ? new URL(text) : undefined;

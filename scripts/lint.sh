@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# `npm run lint`: the format and lint rules (Biome) and the rooms' import boundaries (dependency-cruiser,
-# .dependency-cruiser.cjs). Run with the project's Node.js: dependency-cruiser refuses the machine's older one, so a
-# bare `npm run lint` on a fresh machine sets up first (scripts/setup.sh: cached, seconds when warm).
+# `npm run lint`: the format and lint rules (Biome), the rooms' import boundaries and the packages shipped code may
+# load (dependency-cruiser, .dependency-cruiser.cjs), and no unused `dependencies` entry (knip, knip.jsonc). Run with
+# the project's Node.js: dependency-cruiser refuses the machine's older one, so a bare `npm run lint` on a fresh
+# machine sets up first (scripts/setup.sh: cached, seconds when warm).
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/lib/env.sh"
 bash "$ROOT/scripts/setup.sh" >&2
@@ -12,3 +13,4 @@ node node_modules/@biomejs/biome/bin/biome ci --error-on-warnings .
 mapfile -t rooms < <(node -e 'const r = require("./scripts/lib/rooms.cjs"); for (const x of [...r.SHIPPED_ROOMS, ...r.DEVELOPMENT_ROOMS]) console.log(x)')
 node node_modules/dependency-cruiser/bin/dependency-cruiser.mjs --config .dependency-cruiser.cjs --output-type err \
   "${rooms[@]}" vitest.config.ts
+npm run --silent lint:dependencies

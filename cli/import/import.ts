@@ -200,7 +200,7 @@ function adoptedRows(
   const webhooks = resources.filter(
     (resource) => resource.type === WEBHOOK_TYPE || resource.type === DYNAMIC_WEBHOOK_TYPE,
   );
-  const byId = new Map(webhooks.filter((hook) => hook.id).map((hook) => [hook.id!, hook]));
+  const byId = new Map(webhooks.flatMap((hook) => (hook.id ? [[hook.id, hook] as const] : [])));
   const byName = new Map(webhooks.filter((hook) => hook.type === WEBHOOK_TYPE).map((hook) => [nameOf(hook.urn), hook]));
   const adopted = new Set<number>();
   const problems: string[] = [];

@@ -20,7 +20,7 @@
  */
 import { timingSafeEqual } from "node:crypto";
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import { OAuthError } from "../../auth/oauth.js";
+import { OAUTH_ERROR_CODES, OAuthError, oauthErrorCodeOf } from "../../auth/oauth.js";
 import { serverText } from "../../auth/redact.js";
 import { isLoopbackHost } from "../../kernel/loopback.js";
 import { CLI_EXECUTABLE } from "../../kernel/names.js";
@@ -136,8 +136,8 @@ export async function listenForCallback(redirectUri: URL, options: CallbackOptio
       return ignore(req, res, path, 404, "not_found", `Not the ${CLI_EXECUTABLE} login callback.`);
     if (req.method !== "GET")
       return ignore(req, res, path, 405, "method_not_allowed", "The login callback accepts only GET.");
-    const states = received.searchParams.getAll("state");
-    if (states.length === 0)
+    const [state, ...otherStates] = received.searchParams.getAll("state");
+    if (state === undefined)
       return ignore(
         req,
         res,
@@ -146,7 +146,7 @@ export async function listenForCallback(redirectUri: URL, options: CallbackOptio
         "missing_state",
         "Ignored: this request carries no state, so it is not the sign-in redirect.",
       );
-    if (states.length > 1 || !sameState(states[0]!, expectedState)) {
+    if (otherStates.length > 0 || !sameState(state, expectedState)) {
       return ignore(
         req,
         res,
@@ -281,15 +281,16 @@ function sameState(received: string, expected: Buffer): boolean {
 function redirectFailure(query: URLSearchParams): OAuthError | undefined {
   const error = query.get("error");
   if (error !== null) {
-    const code = serverText(error, [], 64) || "unknown_error";
-    const hint = code === "access_denied" ? " (you declined in the browser)" : "";
+    const sent = serverText(error, [], 64) || OAUTH_ERROR_CODES.UNKNOWN_ERROR;
+    const code = oauthErrorCodeOf(sent);
+    const hint = code === OAUTH_ERROR_CODES.ACCESS_DENIED ? " (you declined in the browser)" : "";
     const description = serverText(query.get("error_description") ?? "", [], 200);
-    return new OAuthError(code, `authorization failed with ${code}${hint}${description ? `: ${description}` : ""}`);
+    return new OAuthError(code, `authorization failed with ${sent}${hint}${description ? `: ${description}` : ""}`);
   }
   const codes = query.getAll("code");
   if (codes.length !== 1 || !codes[0]) {
     return new OAuthError(
-      "bad_response",
+      OAUTH_ERROR_CODES.BAD_RESPONSE,
       `the redirect carried ${codes.length > 1 ? "more than one" : "no"} authorization code`,
     );
   }
@@ -345,5 +346,8 @@ h1{color:${color};font-size:1.4rem}</style></head>
 }
 
 function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c]!);
+  return text.replace(
+    /[&<>"']/g,
+    (c) => ({ "&": "&amp;", "<": "&lt;", ">": "&gt;", '"': "&quot;", "'": "&#39;" })[c] ?? c,
+  );
 }

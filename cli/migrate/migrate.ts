@@ -308,9 +308,9 @@ function dependsOn(resource: ExportedResource, urn: string): boolean {
 function unusedDynamicProviders(resources: readonly ExportedResource[], moves: readonly Move[]): string[] {
   const leaving = new Set(moves.map((move) => move.urn));
   const used = new Set(
-    resources
-      .filter((resource) => !leaving.has(resource.urn) && resource.provider)
-      .map((resource) => providerUrn(resource.provider!)),
+    resources.flatMap((resource) =>
+      !leaving.has(resource.urn) && resource.provider ? [providerUrn(resource.provider)] : [],
+    ),
   );
   return resources
     .filter(

@@ -15,7 +15,7 @@ const ESCAPES: Record<string, string> = { "&": "&amp;", "<": "&lt;", ">": "&gt;"
 
 /** Escapes text for HTML element content and quoted attribute values (& < > " '). */
 export function escapeHtml(text: string): string {
-  return text.replace(/[&<>"']/g, (ch) => ESCAPES[ch]!);
+  return text.replace(/[&<>"']/g, (ch) => ESCAPES[ch] ?? ch);
 }
 
 /** Marks trusted markup as safe. Never pass user input. */

@@ -44,7 +44,7 @@ export class Codes {
    * {@link MEMORY_MAP_SOFT_LIMIT} codes the dead ones are dropped, and past {@link MEMORY_MAP_HARD_LIMIT} the oldest.
    */
   private bound(): void {
-    const count = () => this.database.one("SELECT count(*) FROM codes")![0] as number;
+    const count = () => this.database.count("codes");
     if (count() < MEMORY_MAP_SOFT_LIMIT) return;
     this.deleteDead(this.database.now());
     const excess = count() - MEMORY_MAP_HARD_LIMIT + 1;

@@ -7,6 +7,7 @@
  * be one atomic change.
  */
 import type { DatabaseSync, SQLInputValue } from "node:sqlite";
+import { required } from "../../kernel/required.js";
 import type { Synchronous } from "../types.js";
 import { GroupCommit } from "./commits.js";
 import { newOwnerTag, openDatabase, releaseOwnerTag } from "./data-file.js";
@@ -81,6 +82,16 @@ export class StoreDatabase {
   /** The first row of a query, or `undefined`. */
   one(sql: string, ...params: SQLInputValue[]): Values | undefined {
     return row(this.db, sql, ...params);
+  }
+
+  /**
+   * How many rows a table holds (`SELECT count(*)`, whose one row always comes).
+   *
+   * @param table the table's name, written in this code (never a value from a request)
+   */
+  count(table: "codes" | "deliveries"): number {
+    const [count] = required(this.one(`SELECT count(*) FROM ${table}`), `the row of SELECT count(*) FROM ${table}`);
+    return Number(count);
   }
 
   /** Runs a statement that changes rows (inside {@link write}); returns how many it changed. */

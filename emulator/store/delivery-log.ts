@@ -102,6 +102,6 @@ export class DeliveryLog {
 
   /** How many entries the log holds (every account). */
   count(): number {
-    return this.database.one("SELECT count(*) FROM deliveries")![0] as number;
+    return this.database.count("deliveries");
   }
 }

@@ -13,6 +13,7 @@
  */
 import type { DatabaseSync } from "node:sqlite";
 import { PulumiHelpdeskError } from "../../kernel/errors.js";
+import { required } from "../../kernel/required.js";
 
 /** `PRAGMA application_id` of an emulator data file: "HDEM" in ASCII. */
 export const APPLICATION_ID = 0x4844454d;
@@ -101,7 +102,7 @@ export const MIGRATIONS: readonly Migration[] = [
 ];
 
 /** The schema version this emulator writes: the last migration's. */
-export const SCHEMA_VERSION = MIGRATIONS[MIGRATIONS.length - 1]!.version;
+export const SCHEMA_VERSION = required(MIGRATIONS.at(-1), "a migration").version;
 
 /** Why a database cannot be used as it is: another program's, or a newer emulator's. */
 export type SchemaErrorCode = "foreign_database" | "newer_schema";

@@ -60,7 +60,10 @@ const statements = new WeakMap<DatabaseSync, Map<string, StatementSync>>();
  */
 export function statement(db: DatabaseSync, sql: string): StatementSync {
   let cache = statements.get(db);
-  if (cache === undefined) statements.set(db, (cache = new Map()));
+  if (cache === undefined) {
+    cache = new Map();
+    statements.set(db, cache);
+  }
   let prepared = cache.get(sql);
   if (prepared === undefined) {
     prepared = db.prepare(sql);

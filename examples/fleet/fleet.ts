@@ -153,11 +153,10 @@ async function runFleet(
     pulumiCommand,
   });
   await workspace.whoAmI();
-  let next = 0;
+  // One iterator that every worker takes its next stack from.
+  const pending = specs.entries();
   const worker = async (): Promise<void> => {
-    while (next < specs.length) {
-      const index = next++;
-      const spec = specs[index]!;
+    for (const [index, spec] of pending) {
       const started = performance.now();
       const seconds = () => (performance.now() - started) / 1000;
       try {

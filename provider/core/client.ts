@@ -1,5 +1,5 @@
 import type { Grant } from "../../auth/grant.js";
-import { OAuthError } from "../../auth/oauth.js";
+import { OAUTH_ERROR_CODES, OAuthError } from "../../auth/oauth.js";
 import { displayUrl, excerpt, serverText } from "../../auth/redact.js";
 import { TokenCacheError } from "../../auth/token-cache.js";
 import { baseUrlText, endpointUrl } from "../../kernel/base-url.js";
@@ -7,8 +7,8 @@ import { type SignInPlace, signInAgain, stackCommand } from "../../kernel/comman
 import { PACKAGE_NAME } from "../../kernel/package-version.js";
 import type { RequestLimits } from "../../kernel/settings.js";
 import { webhookIdPath, webhookIdProblem } from "../../kernel/webhook-rules.js";
-import { HelpdeskError } from "./errors.js";
-import { exchange, HttpExchangeError, type HttpResponse } from "./http.js";
+import { HELPDESK_ERROR_CODES, HelpdeskError } from "./errors.js";
+import { exchange, HTTP_EXCHANGE_ERROR_CODES, HttpExchangeError, type HttpResponse } from "./http.js";
 import { type AttemptOutcome, mayHaveCreated, retryDelay } from "./retry.js";
 import type { SettingsPlace } from "./target.js";
 import type { Webhook, WebhookSpec } from "./webhook-types.js";
@@ -137,7 +137,7 @@ export class HelpdeskClient {
       undefined,
       (failure) =>
         new HelpdeskError(
-          "protocol",
+          HELPDESK_ERROR_CODES.PROTOCOL,
           `delete webhook failed: DELETE ${path} responded with ${failure.status} but its body was not read: ${failure.message}. ` +
             "Whether the webhook was deleted is unknown: run the command again (a webhook already gone counts as deleted).",
           { status: failure.status, cause: failure },
@@ -156,7 +156,7 @@ export class HelpdeskClient {
    * Asks the grant for a token; what stops it (an expired token nothing can refresh, a refresh the server refused, a
    * token cache that stops it) becomes a {@link HelpdeskError} `credentials` that says to sign in again.
    */
-  private async token(ask: () => Promise<string | undefined>): Promise<string | undefined> {
+  private async token<Token extends string | undefined>(ask: () => Promise<Token>): Promise<Token> {
     try {
       return await ask();
     } catch (error) {
@@ -186,14 +186,18 @@ export class HelpdeskClient {
     const { limits, grant } = this.options;
     let mayRefresh = true;
     for (let retry = 0; ; retry++) {
-      const token = (await this.token(() => grant.accessToken()))!;
+      const token = await this.token(() => grant.accessToken());
       let result = await this.attempt(method, path, json, token);
       if (mayRefresh && result.kind === "response" && result.response.status === 401) {
         mayRefresh = false;
         const refreshed = await this.token(() => grant.rejected(token));
         if (refreshed !== undefined) result = await this.attempt(method, path, json, refreshed);
       }
-      if (result.kind === "failure" && result.error instanceof HttpExchangeError && result.error.code === "TOO_LARGE") {
+      if (
+        result.kind === "failure" &&
+        result.error instanceof HttpExchangeError &&
+        result.error.code === HTTP_EXCHANGE_ERROR_CODES.TOO_LARGE
+      ) {
         throw unread(result.error);
       }
       const delay = retry < limits.maxRetries ? retryDelay(method, outcomeOf(result), retry) : undefined;
@@ -243,7 +247,7 @@ export class HelpdeskClient {
       ? " The request may have reached the API: a webhook may have been created without Pulumi knowing; check the help desk's webhook page."
       : "";
     return new HelpdeskError(
-      "network",
+      HELPDESK_ERROR_CODES.NETWORK,
       `${operation} failed: ${method} ${path} got no response from ${baseUrlText(this.options.baseUrl)} after ${attempts} attempt(s) ` +
         `(${serverText(reason, this.secrets())}).${mayExist} Check that the API is reachable and ${this.options.describe("baseUrl")} is right.`,
       { cause: error },
@@ -252,7 +256,7 @@ export class HelpdeskClient {
 
   private httpError(operation: string, method: string, path: string, status: number, body: string): HelpdeskError {
     return new HelpdeskError(
-      "http",
+      HELPDESK_ERROR_CODES.HTTP,
       `${operation} failed: ${method} ${path} responded with ${status}: ${excerpt(body, this.secrets()) || "(empty body)"}. ${hintFor(status, this.options.describe, this.options.grant)}`,
       { status },
     );
@@ -260,7 +264,7 @@ export class HelpdeskClient {
 
   private orphanError(inputs: WebhookSpec, status: number, why: string, cause?: unknown): HelpdeskError {
     return new HelpdeskError(
-      "protocol",
+      HELPDESK_ERROR_CODES.PROTOCOL,
       `create webhook: POST /v1/webhooks responded with ${status} but ${why}. A webhook for event ${JSON.stringify(inputs.event)} ` +
         `and url ${displayUrl(inputs.url)} may have been created and is not in Pulumi state: ` +
         "find it in the help desk's webhook page and delete it there, then run `pulumi up` again.",
@@ -272,12 +276,13 @@ export class HelpdeskClient {
 /** The error a person sees when the grant cannot give a token: what happened and that `login` fixes it. */
 function refreshFailure(error: unknown, grant: Pick<Grant, "stack" | "namespace">): unknown {
   if (error instanceof HelpdeskError) return error;
-  if (error instanceof TokenCacheError) return new HelpdeskError("credentials", error.message, { cause: error });
-  if (error instanceof OAuthError && error.code === "invalid_token")
-    return new HelpdeskError("credentials", error.message, { cause: error });
+  if (error instanceof TokenCacheError)
+    return new HelpdeskError(HELPDESK_ERROR_CODES.CREDENTIALS, error.message, { cause: error });
+  if (error instanceof OAuthError && error.code === OAUTH_ERROR_CODES.INVALID_TOKEN)
+    return new HelpdeskError(HELPDESK_ERROR_CODES.CREDENTIALS, error.message, { cause: error });
   const why = error instanceof OAuthError ? error.message : String(error);
   return new HelpdeskError(
-    "credentials",
+    HELPDESK_ERROR_CODES.CREDENTIALS,
     `the access token expired and refreshing it failed (${why}): ${signInAgain(grant)}.`,
     { cause: error },
   );

@@ -8,7 +8,7 @@ import { Grant } from "../../auth/grant.js";
 import { stackCommand } from "../../kernel/commands.js";
 import { type SettingName, settingSourceName } from "../../kernel/settings.js";
 import { HelpdeskClient } from "./client.js";
-import { HelpdeskError } from "./errors.js";
+import { HELPDESK_ERROR_CODES, HelpdeskError } from "./errors.js";
 import type { Target } from "./target.js";
 
 /**
@@ -50,7 +50,7 @@ export function connect(target: Target): HelpdeskClient {
         `${REQUIRED_SETTING_WORDS[name]} (${place.describe(name)}, or ${settingSourceName(name, "environment")})`,
     );
     throw new HelpdeskError(
-      "credentials",
+      HELPDESK_ERROR_CODES.CREDENTIALS,
       `helpdesk credentials are missing: ${named.join(" and ")} ${named.length > 1 ? "are" : "is"} not set. ` +
         `Run ${stackCommand("login", { namespace: place.namespace })} in the project directory, or set the environment variables.`,
     );

@@ -1,12 +1,11 @@
 import { PulumiHelpdeskError } from "../../kernel/errors.js";
 
 /**
- * Stable error codes of the provider, for programs and tests that want to branch on a failure kind.
+ * The stable codes of {@link HelpdeskError}, for programs and tests that branch on a failure kind (exported as
+ * constants, as oauth4webapi exports its codes; compare `error.code === HELPDESK_ERROR_CODES.CREDENTIALS`):
  *
  * - `credentials`: no access token, or no base URL, or a token that expired and could not be refreshed (run
  *   `pulumi-helpdesk login`).
- * - `config`: a setting has a value that is not allowed (a base URL that is not an absolute http(s) URL,
- *   `helpdesk:maxRetries` out of range, ...); the message names the key and the allowed values.
  * - `http`: the API responded with a non-success status.
  * - `network`: no response (connection refused, reset, timeout).
  * - `protocol`: the API responded 2xx with a body this provider cannot use (e.g. no webhook id, or one that breaks the
@@ -14,8 +13,20 @@ import { PulumiHelpdeskError } from "../../kernel/errors.js";
  * - `operation`: Pulumi asked for something the API cannot do (`pulumi import` of a webhook: there is no read
  *   endpoint; an in-place update: there is no update endpoint), or for an id that breaks the id rule
  *   (kernel/webhook-rules.ts: an import's id, a recorded id to delete).
+ *
+ * A setting whose value is not allowed is no `HelpdeskError`: it is a `SettingError` (`kernel/settings.ts`, code
+ * `config`), which names the key and the allowed values.
  */
-export type HelpdeskErrorCode = "credentials" | "config" | "http" | "network" | "protocol" | "operation";
+export const HELPDESK_ERROR_CODES = Object.freeze({
+  CREDENTIALS: "credentials",
+  HTTP: "http",
+  NETWORK: "network",
+  PROTOCOL: "protocol",
+  OPERATION: "operation",
+} as const);
+
+/** A code of {@link HELPDESK_ERROR_CODES}. */
+export type HelpdeskErrorCode = (typeof HELPDESK_ERROR_CODES)[keyof typeof HELPDESK_ERROR_CODES];
 
 /**
  * An error the person running Pulumi can act on. Pulumi shows only `message`, so the message carries everything:

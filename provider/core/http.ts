@@ -34,22 +34,48 @@ export interface HttpExchange {
 }
 
 /**
- * A failed exchange: no usable response. `code` is Node's network error code (`ECONNREFUSED`, `ECONNRESET`,
- * `ENOTFOUND`, ...), `TIMEOUT` when the deadline passed, `NETWORK`, or `TOO_LARGE` when the response's body was longer
- * than {@link MAX_RESPONSE_BYTES} (then `status` is the response's status; the body was not kept). The retry policy
- * (retry.ts) decides on the network codes. Internal to the provider: the client turns it into a `HelpdeskError`
- * that keeps it as `cause`.
+ * The codes of {@link HttpExchangeError} this module makes (constants, as oauth4webapi exports its codes): `TIMEOUT`
+ * when the deadline passed, `TOO_LARGE` when the response's body was longer than {@link MAX_RESPONSE_BYTES},
+ * `NETWORK` when the failure carried no code of Node.js's.
  */
-export class HttpExchangeError extends PulumiHelpdeskError {
+export const HTTP_EXCHANGE_ERROR_CODES = Object.freeze({
+  TIMEOUT: "TIMEOUT",
+  TOO_LARGE: "TOO_LARGE",
+  NETWORK: "NETWORK",
+} as const);
+
+/**
+ * An error code of Node.js or undici, as its error carries it: a system error's (`ECONNREFUSED`, `ECONNRESET`,
+ * `ENOTFOUND`), Node.js's own (`ERR_…`), its HTTP parser's (`HPE_…`, a malformed response), undici's (`UND_ERR_…`).
+ */
+type NodeErrorCode = `E${string}` | `HPE_${string}` | `UND_ERR_${string}`;
+
+/** A code of {@link HttpExchangeError}: one of {@link HTTP_EXCHANGE_ERROR_CODES}, or Node.js's. */
+export type HttpExchangeErrorCode =
+  | (typeof HTTP_EXCHANGE_ERROR_CODES)[keyof typeof HTTP_EXCHANGE_ERROR_CODES]
+  | NodeErrorCode;
+
+/** Whether a failure's `code` is one of Node.js's or undici's ({@link NodeErrorCode}). */
+function isNodeErrorCode(code: unknown): code is NodeErrorCode {
+  return typeof code === "string" && /^(?:E|HPE_|UND_ERR_)/.test(code);
+}
+
+/**
+ * A failed exchange: no usable response. `code` is Node's network error code (`ECONNREFUSED`, `ECONNRESET`,
+ * `ENOTFOUND`, ...), or one of {@link HTTP_EXCHANGE_ERROR_CODES} (for `TOO_LARGE`, `status` is the response's status;
+ * the body was not kept). The retry policy (retry.ts) decides on the network codes. Internal to the provider: the
+ * client turns it into a `HelpdeskError` that keeps it as `cause`.
+ */
+export class HttpExchangeError extends PulumiHelpdeskError<HttpExchangeErrorCode> {
   /** The response's HTTP status, for `TOO_LARGE`; else undefined (no response came). */
   readonly status: number | undefined;
 
   /**
-   * @param code Node's network error code, `TIMEOUT`, `TOO_LARGE`, or `NETWORK` when Node gave none
+   * @param code Node's network error code, or one of {@link HTTP_EXCHANGE_ERROR_CODES}
    * @param message what happened (may quote Node's message; never a header value)
    * @param options `cause`: Node's error; `status`: the response's status, for `TOO_LARGE`
    */
-  constructor(code: string, message: string, options: { cause?: unknown; status?: number } = {}) {
+  constructor(code: HttpExchangeErrorCode, message: string, options: { cause?: unknown; status?: number } = {}) {
     super(code, message, options);
     this.status = options.status;
   }
@@ -86,15 +112,23 @@ export function exchange(request: HttpExchange): Promise<HttpResponse> {
       }
       if (signal.aborted) {
         reject(
-          new HttpExchangeError("TIMEOUT", `no complete response within ${request.timeoutMs / 1000} s`, {
-            cause: error,
-          }),
+          new HttpExchangeError(
+            HTTP_EXCHANGE_ERROR_CODES.TIMEOUT,
+            `no complete response within ${request.timeoutMs / 1000} s`,
+            {
+              cause: error,
+            },
+          ),
         );
         return;
       }
       const code = (error as { code?: unknown }).code;
       const message = messageOf(error);
-      reject(new HttpExchangeError(typeof code === "string" ? code : "NETWORK", message, { cause: error }));
+      reject(
+        new HttpExchangeError(isNodeErrorCode(code) ? code : HTTP_EXCHANGE_ERROR_CODES.NETWORK, message, {
+          cause: error,
+        }),
+      );
     };
     const headers =
       request.body === undefined
@@ -126,7 +160,9 @@ async function readResponse(response: IncomingMessage): Promise<HttpResponse> {
     response.destroy(),
   );
   if (body === undefined)
-    throw new HttpExchangeError("TOO_LARGE", tooLargeText("the API", MAX_RESPONSE_BYTES), { status });
+    throw new HttpExchangeError(HTTP_EXCHANGE_ERROR_CODES.TOO_LARGE, tooLargeText("the API", MAX_RESPONSE_BYTES), {
+      status,
+    });
   const flat: Record<string, string> = {};
   for (const [name, value] of Object.entries(response.headers)) {
     if (value !== undefined) flat[name] = Array.isArray(value) ? value.join(", ") : value;

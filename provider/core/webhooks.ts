@@ -15,7 +15,7 @@
 import { registerSecret } from "../../auth/redact.js";
 import { UNKNOWN } from "../../kernel/pulumi-wire.js";
 import { ADOPTED_STATE, webhookIdProblem, webhookProblems } from "../../kernel/webhook-rules.js";
-import { HelpdeskError } from "./errors.js";
+import { HELPDESK_ERROR_CODES, HelpdeskError } from "./errors.js";
 import type { Target } from "./target.js";
 import { warn } from "./warnings.js";
 import type { Webhook, WebhookField, WebhookSpec } from "./webhook-types.js";
@@ -101,7 +101,7 @@ export async function deleteWebhook(target: Target, webhook: Pick<Webhook, "id" 
   const problem = webhookIdProblem(webhook.id);
   if (problem !== undefined) {
     throw new HelpdeskError(
-      "operation",
+      HELPDESK_ERROR_CODES.OPERATION,
       `delete webhook: refused to send a request: the recorded ${problem}. Delete the webhook in the help desk's webhook page, ` +
         "then remove the resource from the stack with `pulumi state delete <urn>` (`pulumi stack --show-urns` lists the URNs).",
     );

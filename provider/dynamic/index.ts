@@ -24,7 +24,7 @@ import type { Target } from "../core/target.js";
 import { warn } from "../core/warnings.js";
 import { checkWebhook, createWebhook, deleteWebhook, replacedFields } from "../core/webhooks.js";
 
-export { HelpdeskError, type HelpdeskErrorCode } from "../core/errors.js";
+export { HELPDESK_ERROR_CODES, HelpdeskError, type HelpdeskErrorCode } from "../core/errors.js";
 
 /**
  * Runs one provider operation so that whatever it throws is fit for a person: the message (and the stack, which

@@ -35,8 +35,8 @@ let clientAddress: string | undefined;
  * send the warnings (webhook ids, events) off the machine.
  */
 function isLoopbackAddress(address: string): boolean {
-  const parts = /^(\[[0-9a-fA-F:.]+\]|[^:]+):(\d{1,5})$/.exec(address);
-  return parts !== null && isLoopbackHost(parts[1]!);
+  const [, host] = /^(\[[0-9a-fA-F:.]+\]|[^:]+):(\d{1,5})$/.exec(address) ?? [];
+  return host !== undefined && isLoopbackHost(host);
 }
 
 /**

@@ -27,9 +27,10 @@ import { serve } from "./server.js";
  */
 export function engineAddressOf(args: readonly string[]): string | undefined {
   const positional: string[] = [];
-  for (let i = 0; i < args.length; i++) {
-    const arg = args[i]!;
-    if (arg === "--tracing") i++;
+  const rest = args.values();
+  for (const arg of rest) {
+    if (arg === "--tracing")
+      rest.next(); // the flag's value, skipped
     else if (!arg.startsWith("-")) positional.push(arg);
   }
   return positional.at(-1);

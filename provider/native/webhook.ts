@@ -14,7 +14,7 @@ import type { WebhookEvent } from "../../kernel/events.js";
 import { CLI_EXECUTABLE } from "../../kernel/names.js";
 import { UNKNOWN } from "../../kernel/pulumi-wire.js";
 import { webhookIdProblem } from "../../kernel/webhook-rules.js";
-import { HelpdeskError } from "../core/errors.js";
+import { HELPDESK_ERROR_CODES, HelpdeskError } from "../core/errors.js";
 import type { Target } from "../core/target.js";
 import * as core from "../core/webhooks.js";
 import { reveal, unwrapProperties, wrapSecrets } from "./properties.js";
@@ -39,7 +39,7 @@ const IMPORT_MARKER_VALUE = "the help-desk API has no read endpoint: event and u
 export function checkWebhook(news: PropertyMap): CheckOutcome {
   if (IMPORT_MARKER in news) {
     throw new HelpdeskError(
-      "operation",
+      HELPDESK_ERROR_CODES.OPERATION,
       "a help-desk webhook cannot be imported with `pulumi import`: the help-desk API has no endpoint to read a webhook, so its " +
         `event and url cannot be found. Adopt existing webhooks with \`${CLI_EXECUTABLE} import --from <file>\` (a CSV of id,event,url: ` +
         "one `pulumi import` run that takes event and url from the file, and prints the declarations for your program), or declare one " +
@@ -127,7 +127,7 @@ export function readWebhook(id: string, properties: PropertyMap, inputs: Propert
     const problem = webhookIdProblem(id);
     if (problem !== undefined)
       throw new HelpdeskError(
-        "operation",
+        HELPDESK_ERROR_CODES.OPERATION,
         `cannot import the webhook: its ${problem}. Give the id the help desk shows for the webhook.`,
       );
     const marker = { [IMPORT_MARKER]: IMPORT_MARKER_VALUE };
@@ -147,7 +147,7 @@ export function readWebhook(id: string, properties: PropertyMap, inputs: Propert
 export function updateWebhook(olds: PropertyMap, news: PropertyMap): PropertyMap {
   if (!(IMPORT_MARKER in olds)) {
     throw new HelpdeskError(
-      "operation",
+      HELPDESK_ERROR_CODES.OPERATION,
       "a help-desk webhook cannot be updated in place (the API has no update endpoint): a change of event or url replaces it",
     );
   }

@@ -9,9 +9,11 @@
  *
  * It reads the TypeScript source as text (no build needed).
  */
+
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
+import { required } from "../../kernel/required.ts";
 import { SHIPPED_ROOMS } from "../lib/rooms.cjs";
 import { fillBlocks } from "./readme.ts";
 
@@ -36,7 +38,9 @@ export interface Home {
 export function homesIn(file: string, text: string): Home[] {
   const homes: Home[] = [];
   for (const match of text.matchAll(/\/\*\*[\s\S]*?\*\//g)) {
-    const rules = [...match[0].matchAll(/^\s*\*\s*@home\s+(.+?)\s*$/gm)].map((found) => found[1]!);
+    const rules = [...match[0].matchAll(/^\s*\*\s*@home\s+(.+?)\s*$/gm)].map(([, rule]) =>
+      required(rule, "a @home rule"),
+    );
     if (rules.length === 0) continue;
     const after = text.slice(match.index + match[0].length);
     const name = /^\s*export\s+(?:async\s+)?(?:const|function|class|interface|type)\s+(\w+)/.exec(after)?.[1];

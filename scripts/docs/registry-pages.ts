@@ -18,6 +18,7 @@
  * sources import each other by `.js` names that Node does not map to `.ts` files. {@link registryPages} itself takes
  * them as arguments, so the test can hand it the sources.
  */
+
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -26,6 +27,7 @@ import type * as Config from "../../kernel/config.js";
 import type * as Names from "../../kernel/names.js";
 import type * as PackageVersion from "../../kernel/package-version.js";
 import type * as Published from "../../kernel/published.js";
+import { required } from "../../kernel/required.ts";
 import type * as Settings from "../../kernel/settings.js";
 import type { PackageSchema } from "../../provider/native/schema.js";
 import { BUILDABLE_TARGETS, RELEASE_TARGETS, ROOT } from "../release/executable.ts";
@@ -94,7 +96,7 @@ export function goProgramOf(source: string): string {
     throw new Error(
       "examples/go/main.go has no top-level `func program(...)` ending in a line `}`: the registry page shows that function",
     );
-  while (start > 0 && lines[start - 1]!.startsWith("//")) start--;
+  while (start > 0 && lines[start - 1]?.startsWith("//")) start--;
   return lines.slice(start, end + 1).join("\n");
 }
 
@@ -204,6 +206,8 @@ export function registryPages(sources: PageSources, root: string = ROOT): Regist
     packageName: npmPackage,
   });
 
+  const webhook = required(schema.resources[names.WEBHOOK_TYPE], `the schema's resource ${names.WEBHOOK_TYPE}`);
+  const events = required(schema.types[names.WEBHOOK_EVENT_TYPE], `the schema's type ${names.WEBHOOK_EVENT_TYPE}`);
   const index = [
     frontMatter(schema.displayName, schema.description),
     "",
@@ -223,9 +227,9 @@ export function registryPages(sources: PageSources, root: string = ROOT): Regist
     "",
     `${schema.description} ${schema.provider.description}`,
     "",
-    `\`${names.WEBHOOK_TYPE}\`: ${schema.resources[names.WEBHOOK_TYPE]!.description}`,
+    `\`${names.WEBHOOK_TYPE}\`: ${webhook.description}`,
     "",
-    `${schema.types[names.WEBHOOK_EVENT_TYPE]!.description} The events: ${schema.types[names.WEBHOOK_EVENT_TYPE]!.enum.map((member) => `\`${member.value}\``).join(", ")}.`,
+    `${events.description} The events: ${events.enum.map((member) => `\`${member.value}\``).join(", ")}.`,
     "",
     `Paths such as \`docs/helpdesk-api.md\` name files of [the repository](${repository}).`,
     "",

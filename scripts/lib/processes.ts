@@ -4,8 +4,10 @@
  * of one process (read from /proc), so a test only ever signals processes it started itself, never those of another
  * suite running on the same machine.
  */
+
 import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { required } from "../../kernel/required.js";
 
 /** The end of a command. */
 export interface Ran {
@@ -37,13 +39,14 @@ export function runCommand(
     if (options.input !== undefined) {
       // A command that exits without reading all its input closes the pipe: that is its business (its exit code
       // and output say how it went), not an error of the run.
-      child.stdin!.on("error", () => undefined);
-      child.stdin!.end(options.input);
+      const stdin = required(child.stdin, "the child's stdin pipe");
+      stdin.on("error", () => undefined);
+      stdin.end(options.input);
     }
     let stdout = "";
     let stderr = "";
-    child.stdout!.on("data", (chunk: Buffer) => (stdout += chunk.toString()));
-    child.stderr!.on("data", (chunk: Buffer) => {
+    required(child.stdout, "the child's stdout pipe").on("data", (chunk: Buffer) => (stdout += chunk.toString()));
+    required(child.stderr, "the child's stderr pipe").on("data", (chunk: Buffer) => {
       stderr += chunk.toString();
       options.onStderr?.(stderr);
     });
@@ -104,7 +107,7 @@ export function startProcess(
   const printed = { stdout: "", stderr: "", output: "" };
   const listeners = new Set<() => void>();
   for (const stream of ["stdout", "stderr"] as const)
-    child[stream]!.on("data", (chunk: Buffer) => {
+    required(child[stream], `the child's ${stream} pipe`).on("data", (chunk: Buffer) => {
       printed[stream] += chunk.toString();
       printed.output += chunk.toString();
       for (const listener of listeners) listener();
@@ -246,5 +249,6 @@ export async function waitFor<T>(
  * @param pid the process, or `self` for this one
  */
 export function peakRssMiB(pid: number | "self"): number {
-  return Number(/^VmHWM:\s+(\d+) kB$/m.exec(readFileSync(`/proc/${pid}/status`, "utf8"))![1]) / 1024;
+  const status = readFileSync(`/proc/${pid}/status`, "utf8");
+  return Number(required(/^VmHWM:\s+(\d+) kB$/m.exec(status)?.[1], `VmHWM in /proc/${pid}/status`)) / 1024;
 }

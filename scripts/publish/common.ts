@@ -133,13 +133,17 @@ export function redactText(text: string, env: NodeJS.ProcessEnv = process.env): 
   return redacted;
 }
 
+/** An ANSI colour code as tools print them: CSI, `ESC [`, parameters, a final letter. */
+// biome-ignore lint/suspicious/noControlCharactersInRegex: ESC is what begins the code to remove
+export const ANSI_COLOUR = /\u001b\[[0-9;]*[A-Za-z]/g;
+
 /**
  * Text of a tool's output made into one line: ANSI colour codes removed, HTML entities of the usual five decoded,
  * white space runs made one space.
  */
 export function oneLine(text: string): string {
   return text
-    .replace(/\u001b\[[0-9;]*[A-Za-z]/g, "")
+    .replace(ANSI_COLOUR, "")
     .replace(/&#0?39;|&apos;/g, "'")
     .replace(/&quot;/g, '"')
     .replace(/&lt;/g, "<")

@@ -14,9 +14,11 @@
  *   `PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES=.*=<server>/v${VERSION}`). A file there with the same bytes is present;
  *   with other bytes it is refused, as GitHub refuses an asset name that exists.
  */
+
 import { copyFileSync, existsSync, mkdirSync, readdirSync, renameSync } from "node:fs";
 import { join } from "node:path";
 import { CLI_EXECUTABLE, PLUGIN_EXECUTABLE, releaseTag, SUMS_SIGNATURE } from "../../kernel/names.ts";
+import { required } from "../../kernel/required.ts";
 import {
   digestOf,
   oneLine,
@@ -54,7 +56,7 @@ export function githubAssets(context: PublishContext): string[] {
 
 /** The release's download folder under `--github-release-folder`. */
 function folderOf(context: PublishContext): string {
-  return join(context.githubReleaseFolder!, releaseTag(context.version));
+  return join(required(context.githubReleaseFolder, "--github-release-folder"), releaseTag(context.version));
 }
 
 /** Runs `gh`; throws a PublishError with its output when it fails. */

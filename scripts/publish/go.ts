@@ -16,10 +16,12 @@
  *
  * The version is scripts/publish/prerelease.ts `goVersion`: a prerelease keeps its semver form (`v0.4.0-rc.1`).
  */
+
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { GO_SDK_DIR, goModulePath } from "../../kernel/names.ts";
+import { required } from "../../kernel/required.ts";
 import {
   oneLine,
   type PublishContext,
@@ -108,7 +110,7 @@ export const goTarget: Target = {
       return { where: context.goProxy, items: [{ what, state: state === "present" ? "present" : "missing" }] };
     }
     const tag = goSdkTag(context.version);
-    const remote = context.goRemote!; // its needs refuse a run with neither --go-proxy nor --go-remote
+    const remote = required(context.goRemote, "--go-remote"); // its needs refuse a run with neither --go-proxy nor --go-remote
     const shown = await remoteShown(context, remote);
     const listed = await git(context, ["ls-remote", "--tags", remote, `refs/tags/${tag}`]);
     const head = await git(context, ["rev-parse", "HEAD"]);
@@ -127,6 +129,6 @@ export const goTarget: Target = {
     }
     const tag = goSdkTag(context.version);
     await git(context, ["tag", "--force", tag, "HEAD"]);
-    await git(context, ["push", context.goRemote!, `refs/tags/${tag}`]);
+    await git(context, ["push", required(context.goRemote, "--go-remote"), `refs/tags/${tag}`]);
   },
 };

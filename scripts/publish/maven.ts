@@ -25,10 +25,12 @@
  * No Maven run writes the account's Maven repository (`~/.m2/repository`: `deploy` runs the lifecycle through
  * `install`): each has a local repository of its own in a temporary folder (`-Dmaven.repo.local`), removed after.
  */
+
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
+import { required } from "../../kernel/required.ts";
 import { PublishError, runTool, type Target, tail, toolNeed } from "./common.ts";
 
 const NAME = "maven";
@@ -89,9 +91,10 @@ function portalSettings(): PortalSettings {
       NAME,
       `${missing.join(", ")} not set: ${CENTRAL_SETTINGS.url} is the Central Portal's address, ${CENTRAL_SETTINGS.username} and ${CENTRAL_SETTINGS.password} a Portal user token (Account, Generate User Token)`,
     );
+  const given = required(env[CENTRAL_SETTINGS.url], CENTRAL_SETTINGS.url);
   let url: URL;
   try {
-    url = new URL(env[CENTRAL_SETTINGS.url]!);
+    url = new URL(given);
   } catch (error) {
     throw new PublishError(NAME, `${CENTRAL_SETTINGS.url} is not a URL (the Central Portal's address)`, {
       cause: error,

@@ -125,13 +125,13 @@ export function githubReleaseFlags(version: string): string[] {
 }
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
-  const args = process.argv.slice(2);
-  if (args.length !== 1) {
+  const [version, ...others] = process.argv.slice(2);
+  if (version === undefined || others.length > 0) {
     process.stderr.write("usage: node scripts/publish/prerelease.ts <version>  (prints next or latest)\n");
     process.exitCode = 1;
   } else {
     try {
-      process.stdout.write(`${npmDistTag(args[0]!)}\n`);
+      process.stdout.write(`${npmDistTag(version)}\n`);
     } catch (error) {
       process.stderr.write(`error: ${(error as Error).message}\n`);
       process.exitCode = 1;

@@ -19,6 +19,7 @@ import { join } from "node:path";
 import { PYTHON_PACKAGE } from "../../kernel/names.ts";
 import { pinnedVenvPython } from "../release/cache.ts";
 import {
+  ANSI_COLOUR,
   ask,
   digestOf,
   fileNeed,
@@ -61,7 +62,7 @@ function repository(): string {
  * @param ran twine's run
  */
 export function twineRefusal(ran: ToolRun): string {
-  const text = `${ran.stdout}\n${ran.stderr}`.replace(/\u001b\[[0-9;]*[A-Za-z]/g, "");
+  const text = `${ran.stdout}\n${ran.stderr}`.replace(ANSI_COLOUR, "");
   const status = /HTTPError: (\d{3}[^\n]*?) from \S+/.exec(text)?.[1];
   const page = /<pre>([\s\S]*?)<\/pre>/i.exec(text)?.[1] ?? /<h1>([\s\S]*?)<\/h1>/i.exec(text)?.[1];
   if (status) return oneLine(page && !page.includes(status) ? `${status}: ${page}` : status);

@@ -38,6 +38,7 @@
  * Run by `scripts/release/release.ts`; also directly: `node scripts/release/executable.ts [--target linux-x64]`
  * prints the executable's path.
  */
+
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
@@ -69,6 +70,7 @@ import * as esbuild from "esbuild";
 // stripping does not map to the `.ts` sources (kernel/package-version.ts imports nothing of the project's).
 import { CLI_EXECUTABLE, pluginExecutableFile } from "../../dist/kernel/names.js";
 import { factsOf, PACKAGE_NAME, type PackageFacts } from "../../kernel/package-version.ts";
+import { required } from "../../kernel/required.ts";
 import { cacheDir } from "./cache.ts";
 import { checkAdHocSignature, removeMachoSignature, signAdHoc } from "./macho.ts";
 import { CLI_ASSET, CLI_CACHE_ASSET, commonJsWrapper } from "./sea-assets.ts";
@@ -319,13 +321,11 @@ export function nodeBinaryFor(target: Target, version: string = nodeVersionFor(t
   const tmp = mkdtempSync(join(tmpdir(), "helpdesk-node-"));
   let sha256: string;
   try {
-    const tarball = execFileSync("npm", ["pack", "--silent", nodePackage(target, version)], {
+    const packed = execFileSync("npm", ["pack", "--silent", nodePackage(target, version)], {
       cwd: tmp,
       encoding: "utf8",
-    })
-      .trim()
-      .split("\n")
-      .pop()!;
+    });
+    const tarball = required(packed.trim().split("\n").at(-1), "the file npm pack wrote");
     mkdirSync(`${home}.partial`, { recursive: true });
     execFileSync("tar", ["-xzf", join(tmp, tarball), "-C", `${home}.partial`, "--strip-components=1"]);
     if (!existsSync(join(`${home}.partial`, nodeBinaryIn(target))))
@@ -549,10 +549,9 @@ export async function buildExecutable(target: Target = HOST_TARGET): Promise<Bui
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const wanted = process.argv.indexOf("--target");
-  const [os, arch] = (wanted > 0 ? process.argv[wanted + 1]! : `${process.platform}-${process.arch}`).split("-") as [
-    Target["os"],
-    Target["arch"],
-  ];
+  const [os, arch] = (
+    wanted > 0 ? required(process.argv[wanted + 1], "the value of --target") : `${process.platform}-${process.arch}`
+  ).split("-") as [Target["os"], Target["arch"]];
   const built = await buildExecutable({ os, arch });
   process.stdout.write(`${built.path}\n`);
 }

@@ -8,9 +8,11 @@
  * The modules are the build's `dist/native/` (scripts/build.sh compiles the generated sdk/nodejs there for the entry
  * `pulumi-helpdesk/native`): one compilation serves both. The package.json is sdk/nodejs's, unchanged.
  */
+
 import { execFileSync } from "node:child_process";
 import { cpSync, existsSync, mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
+import { required } from "../../kernel/required.ts";
 import { ROOT } from "./executable.ts";
 
 /** The generated SDK's folder (scripts/sdk/nodejs.sh). */
@@ -82,7 +84,7 @@ export function packNodejsSdk(out: string): string {
       encoding: "utf8",
       stdio: ["ignore", "pipe", "inherit"],
     });
-    return packed.trim().split("\n").pop()!;
+    return required(packed.trim().split("\n").at(-1), "the file npm pack wrote");
   } finally {
     rmSync(staging, { recursive: true, force: true });
   }

@@ -22,6 +22,7 @@
  * {@link BUILDABLE_TARGETS}; the machine's own platform too, as the release workflow builds darwin-arm64 on a Mac); `--no-npm-package` (skip `npm pack`, which rebuilds dist/, as tests running beside
  * others must; the TypeScript SDK is then packed from the dist/ already built); `--no-python` (no wheel and sdist). Prints one line per artefact: name, size, sha256.
  */
+
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import {
@@ -40,6 +41,7 @@ import {
 import { basename, dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ANALYZER_EXECUTABLE, CLI_EXECUTABLE, PLUGIN_EXECUTABLE } from "../../dist/kernel/names.js"; // from the build, as executable.ts says
+import { required } from "../../kernel/required.ts";
 import {
   BUILDABLE_TARGETS,
   buildExecutable,
@@ -115,7 +117,7 @@ export function writeArchive(executable: string, archive: string, target: Target
     // The executable is archived from where it was built (no 130 MB copy); the rest comes from the staging folder.
     const [name, ...rest] = archiveEntries(target);
     if (basename(executable) !== name) throw new Error(`${executable} must be named ${name}`);
-    for (const link of LINKED_NAMES.filter((linked) => rest.includes(linked))) symlinkSync(name!, join(staging, link));
+    for (const link of LINKED_NAMES.filter((linked) => rest.includes(linked))) symlinkSync(name, join(staging, link));
     copyFileSync(join(ROOT, "LICENSE"), join(staging, "LICENSE"));
     // The archive's bytes must not depend on the builder's machine: modes set here, whatever the umask (LICENSE
     // 0644; the executable is 0755 from buildExecutable, and `u=rwX,go=rX` records 0755/0644 whatever the files
@@ -139,7 +141,7 @@ export function writeArchive(executable: string, archive: string, target: Target
       ...common,
       "-C",
       dirname(executable),
-      name!,
+      name,
       "-C",
       staging,
       ...rest,
@@ -209,7 +211,7 @@ export async function release(options: {
       encoding: "utf8",
       stdio: ["ignore", "pipe", "inherit"],
     });
-    files.push(packed.trim().split("\n").pop()!);
+    files.push(required(packed.trim().split("\n").at(-1), "the file npm pack wrote"));
   }
   files.push(packNodejsSdk(out));
   if (options.python ?? true) files.push(...buildPythonPackages(out, version, entryTime()));

@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../emulator/index.js";
 import { CONFIG_KEYS } from "../../kernel/config.js";
+import { required } from "../../kernel/required.js";
 import { runCommand } from "../../scripts/lib/processes.ts";
 import { createTestProject, runCli, type TestProject } from "../support/cli.js";
 import { pulumiAvailable } from "../support/pulumi.js";
@@ -114,8 +115,12 @@ describe.skipIf(!pulumiAvailable())("two processes refreshing one grant", () => 
     expect(await tokenRequests(emulator)).toBe(1);
     const after = stackConfig(project, "dev");
     expect(after[CONFIG_KEYS.refreshToken]).not.toBe(entry.refreshToken);
-    expect(after[CONFIG_KEYS.refreshToken]).toBe(cacheEntries(cacheDir)[0]!.entry.refreshToken);
-    expect(await accessTokenWorks(emulator, after[CONFIG_KEYS.accessToken]!)).toBe(true);
+    expect(after[CONFIG_KEYS.refreshToken]).toBe(
+      required(cacheEntries(cacheDir)[0], "a cache entry").entry.refreshToken,
+    );
+    expect(await accessTokenWorks(emulator, required(after[CONFIG_KEYS.accessToken], "the stored access token"))).toBe(
+      true,
+    );
   });
 
   it(`${REFRESHES_PER_PROCESS} renewals each after a "401", concurrently: one renews, the other reuses; 0 revoked grants`, async () => {
@@ -134,7 +139,10 @@ describe.skipIf(!pulumiAvailable())("two processes refreshing one grant", () => 
     expect(await tokenRequests(emulator)).toBe(renewals);
     expect(renewals).toBeGreaterThanOrEqual(REFRESHES_PER_PROCESS);
     expect(renewals).toBeLessThanOrEqual(2 * REFRESHES_PER_PROCESS);
-    const newest = cacheEntries(cacheDir).find((e) => e.entry.refreshTokenHashes.length === 1 + renewals)!;
+    const newest = required(
+      cacheEntries(cacheDir).find((e) => e.entry.refreshTokenHashes.length === 1 + renewals),
+      `the entry after ${renewals} renewals`,
+    );
     expect(await accessTokenWorks(emulator, newest.entry.accessToken)).toBe(true);
     console.log(
       `  2 processes x ${REFRESHES_PER_PROCESS} renewals (reuse when another renewed): ${seconds.toFixed(2)} s, ${renewals} token requests, ${2 * REFRESHES_PER_PROCESS - renewals} reused`,

@@ -11,7 +11,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../emulator/index.js";
 import { CONFIG_KEYS } from "../../kernel/config.js";
-import { HelpdeskError } from "../../provider/core/errors.js";
+import { required } from "../../kernel/required.js";
+import { HELPDESK_ERROR_CODES, HelpdeskError } from "../../provider/core/errors.js";
 import { webhookProvider } from "../../provider/dynamic/index.js";
 import { createTestProject, runCli, type TestProject } from "../support/cli.js";
 import { heldWebhooks } from "../support/emulator.js";
@@ -114,9 +115,11 @@ describe.skipIf(!pulumiAvailable())("refresh killed at each step", () => {
     expect(later.stderr).toMatch(/sent its request and never stored the response/);
     expect(later.stderr).toContain("pulumi-helpdesk login --stack crash-answer");
     expect(later.stderr).toContain(cacheDir);
-    expect(later.stderr).not.toContain(config[CONFIG_KEYS.refreshToken]!);
+    expect(later.stderr).not.toContain(required(config[CONFIG_KEYS.refreshToken], "the configured refresh token"));
     expect(await tokenRequests(rotating)).toBe(1); // the spent token was never presented: the grant stands
-    expect(await accessTokenWorks(rotating, config[CONFIG_KEYS.accessToken]!)).toBe(true);
+    expect(
+      await accessTokenWorks(rotating, required(config[CONFIG_KEYS.accessToken], "the configured access token")),
+    ).toBe(true);
     expect(stackConfig(project, "crash-answer")[CONFIG_KEYS.refreshToken]).toBe(config[CONFIG_KEYS.refreshToken]);
     await providerRun("crash-answer");
     const status = await runCli(["status", "--stack", "crash-answer", "--json"], project, env());
@@ -176,7 +179,10 @@ describe.skipIf(!pulumiAvailable())("refresh killed at each step", () => {
     const config = await signedInStack("damaged");
     expect((await laterRefresh("damaged")).code).toBe(0);
     const stored = stackConfig(project, "damaged");
-    const { file } = cacheEntries(cacheDir).find((e) => e.entry.refreshToken === stored[CONFIG_KEYS.refreshToken])!;
+    const { file } = required(
+      cacheEntries(cacheDir).find((e) => e.entry.refreshToken === stored[CONFIG_KEYS.refreshToken]),
+      "the entry of the stored refresh token",
+    );
     writeFileSync(file, "{ this is not an entry");
     await resetStats(rotating);
 
@@ -185,9 +191,9 @@ describe.skipIf(!pulumiAvailable())("refresh killed at each step", () => {
     expect(later.stderr).toContain(`the token cache file ${file} is damaged`);
     expect(later.stderr).toContain("pulumi-helpdesk login --stack damaged");
     for (const token of [
-      config[CONFIG_KEYS.refreshToken]!,
-      stored[CONFIG_KEYS.refreshToken]!,
-      stored[CONFIG_KEYS.accessToken]!,
+      required(config[CONFIG_KEYS.refreshToken], "the configured refresh token"),
+      required(stored[CONFIG_KEYS.refreshToken], "the stored refresh token"),
+      required(stored[CONFIG_KEYS.accessToken], "the stored access token"),
     ])
       expect(later.stderr).not.toContain(token);
 
@@ -202,7 +208,7 @@ describe.skipIf(!pulumiAvailable())("refresh killed at each step", () => {
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(HelpdeskError);
-    expect((error as HelpdeskError).code).toBe("credentials");
+    expect((error as HelpdeskError).code).toBe(HELPDESK_ERROR_CODES.CREDENTIALS);
     expect((error as HelpdeskError).message).toContain(file);
     expect(await tokenRequests(rotating)).toBe(0);
   });

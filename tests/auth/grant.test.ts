@@ -11,10 +11,11 @@ import { hostname, tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, afterEach, describe, expect, it } from "vitest";
 import { accessTokenExpired, Grant, loginConfigEntries, tokenConfigKeys } from "../../auth/grant.js";
-import { OAuthError } from "../../auth/oauth.js";
+import { OAUTH_ERROR_CODES, OAuthError } from "../../auth/oauth.js";
 import { type CacheEntry, refreshTokenHash, TokenCacheError } from "../../auth/token-cache.js";
 import type { RunningEmulator } from "../../emulator/index.js";
 import { CONFIG_KEYS, ConfigNamespaceError } from "../../kernel/config.js";
+import { required } from "../../kernel/required.js";
 import { SETTINGS } from "../../kernel/settings.js";
 import {
   accessTokenWorks,
@@ -66,7 +67,7 @@ async function rejection(promise: Promise<unknown>): Promise<unknown> {
 }
 
 afterEach(() => {
-  while (dirs.length) rmSync(dirs.pop()!, { recursive: true, force: true });
+  for (const dir of dirs.splice(0).reverse()) rmSync(dir, { recursive: true, force: true });
 });
 
 afterAll(async () => {
@@ -110,7 +111,11 @@ describe("Grant.fromStackConfig: the one mapping from stack config to a grant", 
       namespace: "eu",
     });
     expect(
-      grant!.configEntries({ accessToken: "a", refreshToken: "r", expiresAt: "2030-01-01T00:00:00.000Z" }),
+      required(grant, "the grant").configEntries({
+        accessToken: "a",
+        refreshToken: "r",
+        expiresAt: "2030-01-01T00:00:00.000Z",
+      }),
     ).toEqual([
       { key: "eu:accessToken", value: "a", secret: true },
       { key: "eu:refreshToken", value: "r", secret: true },
@@ -157,12 +162,15 @@ describe("Grant.fromStackConfig: the one mapping from stack config to a grant", 
       { env: {}, stack: "dev", namespace: "eu" },
     );
     expect(grant).toBeUndefined(); // eu:* is empty
-    const fixed = grantOf(
-      { ...config, [CONFIG_KEYS.refreshToken]: undefined, [CONFIG_KEYS.tokenExpiresAt]: "2001-01-01T00:00:00Z" },
-      { env: {}, stack: "dev" },
-    )!;
+    const fixed = required(
+      grantOf(
+        { ...config, [CONFIG_KEYS.refreshToken]: undefined, [CONFIG_KEYS.tokenExpiresAt]: "2001-01-01T00:00:00Z" },
+        { env: {}, stack: "dev" },
+      ),
+      "the grant of the default namespace",
+    );
     const error = await rejection(fixed.accessToken());
-    expect(error).toMatchObject({ code: "invalid_token", name: "OAuthError" });
+    expect(error).toMatchObject({ code: OAUTH_ERROR_CODES.INVALID_TOKEN, name: "OAuthError" });
     expect((error as Error).message).toContain("pulumi-helpdesk login --stack dev");
     expect(await fixed.rejected("access-token-value")).toBeUndefined();
   });
@@ -175,16 +183,16 @@ describe("Grant.fromStackConfig: the one mapping from stack config to a grant", 
       [CONFIG_KEYS.tokenExpiresAt]: "2001-01-01T00:00:00Z",
     };
     const fromConfig = (await rejection(
-      grantOf(expired, { env: { [env]: "env-token" }, stack: "dev" })!.accessToken(),
+      required(grantOf(expired, { env: { [env]: "env-token" }, stack: "dev" }), "the grant").accessToken(),
     )) as Error;
     expect(fromConfig.message).toContain(`the access token (config ${CONFIG_KEYS.accessToken}) expired`);
     expect(fromConfig.message).toContain("run `pulumi-helpdesk login --stack dev` to sign in again");
     expect(fromConfig.message).not.toMatch(new RegExp(`set ${env}`));
     const fromEnv = (await rejection(
-      grantOf(
-        { ...expired, [CONFIG_KEYS.accessToken]: undefined },
-        { env: { [env]: "env-token" }, stack: "dev" },
-      )!.accessToken(),
+      required(
+        grantOf({ ...expired, [CONFIG_KEYS.accessToken]: undefined }, { env: { [env]: "env-token" }, stack: "dev" }),
+        "the grant",
+      ).accessToken(),
     )) as Error;
     expect(fromEnv.message).toContain(`the access token (env ${env}) expired`);
     expect(fromEnv.message).toContain(`set ${env} to a valid token`);
@@ -192,7 +200,7 @@ describe("Grant.fromStackConfig: the one mapping from stack config to a grant", 
 
   it("names the token keys logout removes and refresh writes: the access and refresh token and the expiry", () => {
     expect(tokenConfigKeys("eu")).toEqual(["eu:accessToken", "eu:refreshToken", "eu:tokenExpiresAt"]);
-    const grant = grantOf(config, { env: {} })!;
+    const grant = required(grantOf(config, { env: {} }), "the grant");
     expect(
       grant
         .configEntries({ accessToken: "a", refreshToken: "r", expiresAt: "2030-01-01T00:00:00.000Z" })
@@ -311,9 +319,9 @@ describe("a grant shared by two stacks, across rotation", () => {
 describe("the interrupted-refresh marker", () => {
   /** A pid that existed a moment ago and is gone now. */
   function deadPid(): number {
-    const pid = spawnSync(process.execPath, ["-e", ""]).pid;
+    const pid = required(spawnSync(process.execPath, ["-e", ""]).pid, "the pid of a process that ran");
     expect(pid).toBeGreaterThan(0);
-    return pid!;
+    return pid;
   }
 
   /** Leaves the grant's entry as a process that died mid-request would. */
@@ -392,7 +400,7 @@ describe("the interrupted-refresh marker", () => {
     );
     const error = await rejection(grant.refresh({ because: "requested" }));
     expect(error).toBeInstanceOf(OAuthError);
-    expect((error as OAuthError).code).toBe("invalid_grant");
+    expect((error as OAuthError).code).toBe(OAUTH_ERROR_CODES.INVALID_GRANT);
     expect(cacheEntries(dir)).toEqual([]);
   });
 
@@ -403,7 +411,7 @@ describe("the interrupted-refresh marker", () => {
     const { tokens } = await grant.refresh({ because: "requested" });
     await emu.close();
     const error = await rejection(grant.refresh({ because: "requested" }));
-    expect((error as OAuthError).code).toBe("network");
+    expect((error as OAuthError).code).toBe(OAUTH_ERROR_CODES.NETWORK);
     const { entry } = onlyEntry(dir);
     expect(entry.pending).toBeNull();
     expect(entry.refreshToken).toBe(tokens.refreshToken);

@@ -33,10 +33,11 @@ import {
   withGrantLock,
   writeEntry,
 } from "../../auth/token-cache.js";
+import { required } from "../../kernel/required.js";
 
 const dirs: string[] = [];
 afterEach(() => {
-  while (dirs.length) rmSync(dirs.pop()!, { recursive: true, force: true });
+  for (const dir of dirs.splice(0).reverse()) rmSync(dir, { recursive: true, force: true });
 });
 
 /** A fresh parent directory; the cache directory inside it does not exist yet. */
@@ -53,11 +54,11 @@ function entryOf(tokens: string[], accessToken = "access-token-newest-0001"): Ca
   const hashes = tokens.map(refreshTokenHash);
   return {
     format: 1,
-    lineage: grantIdOf(hashes[0]!),
+    lineage: grantIdOf(required(hashes[0], "a refresh token")),
     baseUrl: "http://127.0.0.1:1",
     clientId: "c",
     accessToken,
-    refreshToken: tokens[tokens.length - 1]!,
+    refreshToken: required(tokens.at(-1), "a refresh token"),
     expiresAt: "2030-01-01T00:00:00.000Z",
     lifetimeSeconds: 7200,
     refreshTokenHashes: hashes,
@@ -139,7 +140,8 @@ describe("permissions", () => {
 
   it("refuses a directory another user owns, and leaves its mode alone", () => {
     // As root (how the suite runs here), a fresh folder given to nobody (65534); as anyone else, `/` is root's.
-    const asRoot = process.getuid!() === 0;
+    const uid = required(process.getuid, "process.getuid (POSIX)").call(process);
+    const asRoot = uid === 0;
     const dir = asRoot ? cacheDir() : "/";
     if (asRoot) {
       mkdirSync(dir, { mode: 0o755 });
@@ -149,7 +151,7 @@ describe("permissions", () => {
     const error = cacheError(() => writeEntry(dir, entryOf(["refresh-token-root-0006"])));
     expect(error.code).toBe("cache_inaccessible");
     expect(error.message).toContain(
-      `the token cache ${dir} belongs to another user (uid ${statSync(dir).uid}, not yours: ${process.getuid!()})`,
+      `the token cache ${dir} belongs to another user (uid ${statSync(dir).uid}, not yours: ${uid})`,
     );
     expect(error.message).toContain("use a directory of your own, or set HELPDESK_TOKEN_CACHE_DIR");
     expect(statSync(dir).mode).toBe(before);

@@ -10,7 +10,7 @@ import { setTimeout as delay } from "node:timers/promises";
 import { fileURLToPath } from "node:url";
 import { request } from "undici";
 import { afterEach, describe, expect, it } from "vitest";
-import { OAuthError } from "../../auth/oauth.js";
+import { OAUTH_ERROR_CODES, OAuthError } from "../../auth/oauth.js";
 import {
   type CallbackOptions,
   type CallbackReceiver,
@@ -125,6 +125,7 @@ describe("loopback callback receiver", () => {
     expect(status).toBe(200);
     expect(body).toContain("Sign-in failed");
     expect(body).toContain("invalid_grant: &lt;b&gt;bad&lt;/b&gt; code");
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the page must hold no ESC or BEL a server sent
     expect(body).not.toMatch(/signed in|\u001b|\u0007|<b>/);
   });
 
@@ -142,10 +143,10 @@ describe("loopback callback receiver", () => {
   });
 
   it("close() answers a browser request still held, and stops listening", async () => {
-    const { callback } = await listen();
+    const listening = await listen();
     const page = get(at(`?code=c&state=${STATE}`));
-    await callback;
-    await receiver!.close();
+    await listening.callback;
+    await listening.close();
     expect((await page).body).toContain("Return to the terminal");
     await expect(get(at(`?code=c&state=${STATE}`))).rejects.toThrow();
   });
@@ -178,7 +179,7 @@ describe("loopback callback receiver", () => {
       (e: unknown) => e,
     );
     expect(error).toBeInstanceOf(OAuthError);
-    expect(error).toMatchObject({ code: "access_denied" });
+    expect(error).toMatchObject({ code: OAUTH_ERROR_CODES.ACCESS_DENIED });
     expect((error as Error).message).toBe(
       "authorization failed with access_denied (you declined in the browser): The user denied the request",
     );
@@ -204,6 +205,7 @@ describe("loopback callback receiver", () => {
       (e: Error) => e.message,
     )) as string;
     expect(message).toMatch(/^authorization failed with server_error: red link evil nextline x+…$/);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: the message must hold no control character
     expect(message).not.toMatch(/[\u0000-\u001f\u007f-\u009f\u202a-\u202e]/);
     expect(message.length).toBeLessThan(260);
   });
@@ -212,7 +214,7 @@ describe("loopback callback receiver", () => {
     const { callback } = await listen();
     expect((await get(at(`?state=${STATE}`))).body).toContain("Sign-in failed");
     await expect(callback).rejects.toMatchObject({
-      code: "bad_response",
+      code: OAUTH_ERROR_CODES.BAD_RESPONSE,
       message: "the redirect carried no authorization code",
     });
   });

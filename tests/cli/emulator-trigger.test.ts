@@ -16,6 +16,7 @@ import { NPX_LIFECYCLE_EVENT } from "../../cli/invocation.js";
 import { DEFAULT_CLIENT } from "../../emulator/index.js";
 import { completeAuthorizationAutoApproved } from "../../emulator-client/index.js";
 import { CLI_EXECUTABLE } from "../../kernel/names.js";
+import { required } from "../../kernel/required.js";
 import { SETTINGS } from "../../kernel/settings.js";
 import { runCommand, shown } from "../../scripts/lib/processes.ts";
 import { type CliRun, createTestProject, freePort, pulumiConfigGet, runCli, startCli } from "../support/cli.js";
@@ -41,7 +42,7 @@ describe("pulumi-helpdesk emulator + trigger", () => {
     printed = (
       await emulator.waitFor("stdout", new RegExp(`^  ${CLI_EXECUTABLE} login .*\\n`, "m"), "the commands to sign in")
     ).input;
-    baseUrl = /^base URL:\s+(\S+)$/m.exec(printed)![1]!;
+    baseUrl = required(/^base URL:\s+(\S+)$/m.exec(printed)?.[1], "the base URL line");
     expect(baseUrl).toMatch(/^http:\/\/127\.0\.0\.1:\d+$/);
     expect(printed).toMatch(new RegExp(`^client id:\\s+${DEFAULT_CLIENT.clientId}$`, "m"));
     expect(printed).toMatch(
@@ -52,12 +53,15 @@ describe("pulumi-helpdesk emulator + trigger", () => {
     );
     expect(printed).toContain(`redirect URI:  ${redirectUri}\n`);
     // The link works (a redacted token would not): it opens a session on the web page, once.
-    const link = /^sign-in link:\s+(\S+) \(one use, 10 minutes\)$/m.exec(printed)![1]!;
+    const link = required(
+      /^sign-in link:\s+(\S+) \(one use, 10 minutes\)$/m.exec(printed)?.[1],
+      "the sign-in link line",
+    );
     expect(link.startsWith(`${baseUrl}/`)).toBe(true);
     const opened = await request(link);
     await opened.body.dump();
     expect(opened.statusCode).toBe(303);
-    const session = /^[^;]+/.exec(String(opened.headers["set-cookie"]))![0];
+    const session = required(/^[^;]+/.exec(String(opened.headers["set-cookie"]))?.[0], "the session cookie");
     expect(session).toMatch(/\S+=\S+/);
     // Following the 303 with the session it set, as a browser does: the web page, signed in as the demo account.
     const home = await request(new URL(String(opened.headers.location), link), { headers: { cookie: session } });
@@ -127,7 +131,10 @@ describe("pulumi-helpdesk emulator + trigger", () => {
         `${baseUrl}/oauth/authorize?client_id=${DEFAULT_CLIENT.clientId}&response_type=code&redirect_uri=${encodeURIComponent(redirectUri)}`,
       );
       await authorize.body.dump();
-      const code = new URL(authorize.headers.location as string).searchParams.get("code")!;
+      const code = required(
+        new URL(authorize.headers.location as string).searchParams.get("code"),
+        "the code of the authorize redirect",
+      );
       const tokenResponse = await request(`${baseUrl}/oauth/token`, {
         method: "POST",
         headers: { "content-type": "application/x-www-form-urlencoded" },
@@ -152,8 +159,11 @@ describe("pulumi-helpdesk emulator + trigger", () => {
       expect(exit).toBe(0);
       expect(stdout).toMatch(new RegExp(`dlv_\\S+\\s+${hookUrl.replace(/[.]/g, "\\.")}\\s+204 ok\\s+attempts: 1`));
       expect(received).toHaveLength(1);
-      expect(received[0]!.headers["x-helpdesk-event"]).toBe("ticket_closed");
-      expect(JSON.parse(received[0]!.body)).toMatchObject({ href: expect.stringContaining(`${baseUrl}/v1/tickets/`) });
+      const [delivery] = received;
+      expect(delivery?.headers["x-helpdesk-event"]).toBe("ticket_closed");
+      expect(JSON.parse(required(delivery, "the delivery").body)).toMatchObject({
+        href: expect.stringContaining(`${baseUrl}/v1/tickets/`),
+      });
     } finally {
       receiver.close();
     }

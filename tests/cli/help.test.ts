@@ -5,6 +5,7 @@
  * cache, the plugin's launcher script, `CI`, `NO_COLOR`). The expected texts are derived here from those homes, and the
  * help is read from `node dist/bin/pulumi-helpdesk.js`, as a person runs it; a closed stdout ends the CLI quietly.
  */
+
 import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
@@ -16,6 +17,7 @@ import { LAUNCHER_VARIABLES } from "../../cli/plugin/plugin.js";
 import { NON_INTERACTIVE_VARIABLE } from "../../cli/prompt.js";
 import { CLIENT_SETTING_NAMES } from "../../cli/settings.js";
 import { DEFAULT_CLIENT } from "../../emulator/index.js";
+import { required } from "../../kernel/required.js";
 import {
   pickSetting,
   SETTING_NAMES,
@@ -89,7 +91,7 @@ function expectPrecedence(sentence: string): void {
 /** The variables with a row in the top-level help's "Environment:" block, in order. */
 function environmentRows(help: string): string[] {
   const block = help.slice(help.indexOf("\nEnvironment:\n") + "\nEnvironment:\n".length);
-  return [...block.matchAll(/^ {2}(\S+)/gm)].map((match) => match[1]!);
+  return [...block.matchAll(/^ {2}(\S+)/gm)].map(([, name]) => required(name, "a variable's name"));
 }
 
 describe("pulumi-helpdesk --help", () => {
@@ -101,18 +103,17 @@ describe("pulumi-helpdesk --help", () => {
   });
 
   it("states the settings' precedence: flag, then the stack's config, then the environment", () => {
-    const paragraph = help.stdout
-      .slice(help.stdout.indexOf("Settings: each comes from "))
-      .split("\n\n")[0]!
-      .replace(/\s+/g, " ");
+    const [settings = ""] = help.stdout.slice(help.stdout.indexOf("Settings: each comes from ")).split("\n\n");
+    const paragraph = settings.replace(/\s+/g, " ");
     const sentence = paragraph.slice("Settings: each comes from ".length, paragraph.indexOf("; the first"));
     expectPrecedence(sentence);
   });
 
   it("lists every variable the settings table, the token cache, the plugin's launcher and the CLI read, and no other", () => {
-    const fromTable = SETTING_NAMES.flatMap((name) =>
-      (SETTINGS[name] as SettingSpec).env ? [(SETTINGS[name] as SettingSpec).env!] : [],
-    );
+    const fromTable = SETTING_NAMES.flatMap((name) => {
+      const env = (SETTINGS[name] as SettingSpec).env;
+      return env ? [env] : [];
+    });
     const expected = [
       ...fromTable,
       TOKEN_CACHE_DIR_VARIABLE.name,
@@ -128,14 +129,20 @@ describe("pulumi-helpdesk --help", () => {
     for (const name of SETTING_NAMES) {
       const env = (SETTINGS[name] as SettingSpec).env;
       if (!env) continue;
-      const row = help.stdout.split("\n").find((line) => line.startsWith(`  ${env} `))!;
+      const row = required(
+        help.stdout.split("\n").find((line) => line.startsWith(`  ${env} `)),
+        `the row of ${env}`,
+      );
       expect(row, env).toContain(`${name}${SETTINGS[name].secret ? " (secret)" : ""}:`);
       if ((CLIENT_SETTING_NAMES as readonly SettingName[]).includes(name))
         expect(row).toContain(`login ${flagOf(name)}`);
       expect(row.includes("the provider"), env).toBe(SETTINGS[name].provider);
     }
     // An access token from the environment is never refreshed (auth/grant.ts), so refresh is no reader of it.
-    const tokenRow = help.stdout.split("\n").find((line) => line.startsWith(`  ${SETTINGS.accessToken.env} `))!;
+    const tokenRow = required(
+      help.stdout.split("\n").find((line) => line.startsWith(`  ${SETTINGS.accessToken.env} `)),
+      "the access token's row",
+    );
     expect(refreshableTokenOrigin("environment")).toBe(false);
     expect(tokenRow).toContain("never refreshed");
     expect(tokenRow).not.toContain("and refresh");
@@ -146,7 +153,9 @@ describe("pulumi-helpdesk --help", () => {
       .split("\n")
       .filter((line) => !line.startsWith("#"))
       .join("\n");
-    const read = new Set([...script.matchAll(/\$\{?(PULUMI_HELPDESK_[A-Z_]+)/g)].map((match) => match[1]!));
+    const read = new Set(
+      [...script.matchAll(/\$\{?(PULUMI_HELPDESK_[A-Z_]+)/g)].map(([, name]) => required(name, "a variable's name")),
+    );
     expect([...read].sort()).toEqual(LAUNCHER_VARIABLES.map((variable) => variable.name).sort());
   });
 });
@@ -156,8 +165,10 @@ describe("pulumi-helpdesk login --help", () => {
 
   it("states the same precedence for login's settings", () => {
     expect(help.code, help.stderr).toBe(0);
-    const line = help.stdout.split("\n").find((text) => text.startsWith("Settings come from "))!;
-    expect(line).toBeDefined();
+    const line = required(
+      help.stdout.split("\n").find((text) => text.startsWith("Settings come from ")),
+      "the line of the settings' precedence",
+    );
     expectPrecedence(line.slice("Settings come from ".length).replace(/\.$/, ""));
   });
 

@@ -2,8 +2,10 @@
  * `pulumi-helpdesk login` with a person at the browser: the emulator's real consent page (auto-approve off), shown
  * in Chromium (playwright-core), where the person signs in and clicks Approve or Deny.
  */
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
+import { required } from "../../kernel/required.js";
 import { chromiumAvailable, launchChromium } from "../support/browser.js";
 import { createTestProject, freePort, loginArgs, pulumiConfigGet, startCli, type TestProject } from "../support/cli.js";
 import { pulumiAvailable } from "../support/pulumi.js";
@@ -62,10 +64,10 @@ describe.skipIf(!haveChromium || !pulumiAvailable())("login through the consent 
     expect(code, stderr).toBe(0);
     const file = project.stackFile("approved");
     for (const key of ["helpdesk:clientSecret", "helpdesk:accessToken", "helpdesk:refreshToken"]) {
-      const value = pulumiConfigGet(project, "approved", key);
+      const value = required(pulumiConfigGet(project, "approved", key), key);
       expect(value, key).toBeTruthy();
-      expect(file).not.toContain(value!);
-      expect(stdout + stderr).not.toContain(value!);
+      expect(file).not.toContain(value);
+      expect(stdout + stderr).not.toContain(value);
     }
     expect(pulumiConfigGet(project, "approved", "helpdesk:clientSecret")).toBe(client.clientSecret);
   });

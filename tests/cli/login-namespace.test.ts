@@ -6,9 +6,10 @@
 
 import { execFileSync } from "node:child_process";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { refreshAccessToken } from "../../auth/oauth.js";
+import { OAUTH_ERROR_CODES, refreshAccessToken } from "../../auth/oauth.js";
 import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import { completeAuthorizationAutoApproved } from "../../emulator-client/index.js";
+import { required } from "../../kernel/required.js";
 import { accessTokenWorks, stackConfig } from "../auth/support/helpers.js";
 import {
   createTestProject,
@@ -119,19 +120,31 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk --namespace: a second help 
 
     const file = project.stackFile(STACK);
     for (const key of EU_SECRET_KEYS) {
-      const value = pulumiConfigGet(project, STACK, key);
+      const value = required(pulumiConfigGet(project, STACK, key), `config ${key}`);
       expect(value, key).toBeTruthy();
-      expect(file).not.toContain(value!);
-      expect(stdout + stderr).not.toContain(value!);
+      expect(file).not.toContain(value);
+      expect(stdout + stderr).not.toContain(value);
       expect(file).toMatch(new RegExp(`${key}:\\s*\\n\\s*secure: v1:`));
     }
     expect(pulumiConfigGet(project, STACK, "eu:baseUrl")).toBe(desks.eu.emulator.url);
     expect(pulumiConfigGet(project, STACK, "eu:clientId")).toBe("ns-eu");
     expect(pulumiConfigGet(project, STACK, "eu:clientSecret")).toBe(desks.eu.client.clientSecret);
     expect(pulumiConfigGet(project, STACK, "eu:redirectUri")).toBe(desks.eu.client.redirectUri);
-    expect(Date.parse(pulumiConfigGet(project, STACK, "eu:tokenExpiresAt")!)).toBeGreaterThan(Date.now());
-    expect(await accessTokenWorks(desks.eu.emulator, pulumiConfigGet(project, STACK, "eu:accessToken")!)).toBe(true);
-    expect(await accessTokenWorks(desks.home.emulator, pulumiConfigGet(project, STACK, "eu:accessToken")!)).toBe(false);
+    expect(
+      Date.parse(required(pulumiConfigGet(project, STACK, "eu:tokenExpiresAt"), "config eu:tokenExpiresAt")),
+    ).toBeGreaterThan(Date.now());
+    expect(
+      await accessTokenWorks(
+        desks.eu.emulator,
+        required(pulumiConfigGet(project, STACK, "eu:accessToken"), "config eu:accessToken"),
+      ),
+    ).toBe(true);
+    expect(
+      await accessTokenWorks(
+        desks.home.emulator,
+        required(pulumiConfigGet(project, STACK, "eu:accessToken"), "config eu:accessToken"),
+      ),
+    ).toBe(false);
     expect(defaultConfig(project)).toEqual(homeBefore);
   });
 
@@ -148,7 +161,8 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk --namespace: a second help 
       accessToken: { present: true, expired: false, expiresAt: pulumiConfigGet(project, STACK, "eu:tokenExpiresAt") },
       refreshToken: { present: true },
     });
-    for (const key of EU_SECRET_KEYS) expect(eu.stdout).not.toContain(pulumiConfigGet(project, STACK, key)!);
+    for (const key of EU_SECRET_KEYS)
+      expect(eu.stdout).not.toContain(required(pulumiConfigGet(project, STACK, key), `config ${key}`));
     const home = await runCli(["status", "--stack", STACK, "--json"], project);
     expect(JSON.parse(home.stdout)).toMatchObject({
       namespace: "helpdesk",
@@ -163,8 +177,8 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk --namespace: a second help 
 
   it("refresh --namespace eu renews eu's tokens at eu's help desk only", async () => {
     const before = {
-      access: pulumiConfigGet(project, STACK, "eu:accessToken")!,
-      refresh: pulumiConfigGet(project, STACK, "eu:refreshToken")!,
+      access: required(pulumiConfigGet(project, STACK, "eu:accessToken"), "config eu:accessToken"),
+      refresh: required(pulumiConfigGet(project, STACK, "eu:refreshToken"), "config eu:refreshToken"),
     };
     const { code, stdout, stderr } = await runCli(["refresh", "--stack", STACK, "--namespace", "eu"], project);
     expect(code, stderr).toBe(0);
@@ -177,8 +191,8 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk --namespace: a second help 
       "  eu:tokenExpiresAt",
     ]);
     const after = {
-      access: pulumiConfigGet(project, STACK, "eu:accessToken")!,
-      refresh: pulumiConfigGet(project, STACK, "eu:refreshToken")!,
+      access: required(pulumiConfigGet(project, STACK, "eu:accessToken"), "config eu:accessToken"),
+      refresh: required(pulumiConfigGet(project, STACK, "eu:refreshToken"), "config eu:refreshToken"),
     };
     expect(after.access).not.toBe(before.access);
     expect(after.refresh).not.toBe(before.refresh);
@@ -186,7 +200,7 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk --namespace: a second help 
     expect(await accessTokenWorks(desks.eu.emulator, after.access)).toBe(true);
     await expect(
       refreshAccessToken({ baseUrl: new URL(desks.eu.emulator.url), ...desks.eu.client }, before.refresh),
-    ).rejects.toMatchObject({ code: "invalid_grant" });
+    ).rejects.toMatchObject({ code: OAUTH_ERROR_CODES.INVALID_GRANT });
     expect(defaultConfig(project)).toEqual(homeBefore);
   });
 

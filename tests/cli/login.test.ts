@@ -6,8 +6,9 @@
 import { createServer } from "node:net";
 import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { refreshAccessToken } from "../../auth/oauth.js";
+import { OAUTH_ERROR_CODES, refreshAccessToken } from "../../auth/oauth.js";
 import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
+import { required } from "../../kernel/required.js";
 import {
   createTestProject,
   freePort,
@@ -88,17 +89,19 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk login / status / refresh / 
     expect(code).toBe(0);
     const file = project.stackFile("dev");
     for (const key of SECRET_KEYS) {
-      const value = pulumiConfigGet(project, "dev", key);
+      const value = required(pulumiConfigGet(project, "dev", key), `config ${key}`);
       expect(value, key).toBeTruthy();
-      expect(file).not.toContain(value!); // only ciphertext on disk
-      expect(stdout + stderr).not.toContain(value!); // and never printed
+      expect(file).not.toContain(value); // only ciphertext on disk
+      expect(stdout + stderr).not.toContain(value); // and never printed
       expect(file).toMatch(new RegExp(`${key}:\\s*\\n\\s*secure: v1:`));
     }
     expect(pulumiConfigGet(project, "dev", "helpdesk:clientSecret")).toBe(client.clientSecret);
     expect(pulumiConfigGet(project, "dev", "helpdesk:baseUrl")).toBe(emulator.url);
     // The token lives 7200 s (the emulator's default) from when the CLI received it, i.e. during the login run; the
     // bounds come from that run, not from the clock now, so slow `pulumi config get` calls above cannot matter.
-    const expiresAt = Date.parse(pulumiConfigGet(project, "dev", "helpdesk:tokenExpiresAt")!);
+    const expiresAt = Date.parse(
+      required(pulumiConfigGet(project, "dev", "helpdesk:tokenExpiresAt"), "config helpdesk:tokenExpiresAt"),
+    );
     expect(expiresAt).toBeGreaterThanOrEqual(started + 7200 * 1000);
     expect(expiresAt).toBeLessThanOrEqual(ended + 7200 * 1000);
   });
@@ -106,7 +109,10 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk login / status / refresh / 
   it("status --json reports presence and expiry, never a value", async () => {
     // How long the token has left depends on when status runs (the previous test takes seconds to a minute on a busy
     // machine), so the expected remaining time is bracketed by the clock just before and just after each run.
-    const expiresAt = pulumiConfigGet(project, "dev", "helpdesk:tokenExpiresAt")!;
+    const expiresAt = required(
+      pulumiConfigGet(project, "dev", "helpdesk:tokenExpiresAt"),
+      "config helpdesk:tokenExpiresAt",
+    );
     const at = Date.parse(expiresAt);
     const secondsLeft = (time: number) => Math.round((at - time) / 1000);
     let before = Date.now();
@@ -129,36 +135,38 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk login / status / refresh / 
     expect(status.accessToken.expiresAt).toBe(expiresAt);
     expect(status.accessToken.expiresInSeconds).toBeGreaterThanOrEqual(secondsLeft(after));
     expect(status.accessToken.expiresInSeconds).toBeLessThanOrEqual(secondsLeft(before));
-    for (const key of SECRET_KEYS) expect(stdout).not.toContain(pulumiConfigGet(project, "dev", key)!);
+    for (const key of SECRET_KEYS)
+      expect(stdout).not.toContain(required(pulumiConfigGet(project, "dev", key), `config ${key}`));
     before = Date.now();
     const text = await runCli(["status", "--stack", "dev"], project);
     after = Date.now();
     const shown = /access token:\s+present \(secret\), expires in (\d+) h (\d+) min \(([^)]+)\)/.exec(text.stdout);
     expect(shown, text.stdout).not.toBeNull();
-    expect(shown![3]).toBe(expiresAt);
-    const minutesShown = Number(shown![1]) * 60 + Number(shown![2]);
-    expect(Number(shown![2])).toBeLessThan(60);
+    const [, hours, minutes, until] = shown ?? [];
+    expect(until).toBe(expiresAt);
+    const minutesShown = Number(hours) * 60 + Number(minutes);
+    expect(Number(minutes)).toBeLessThan(60);
     expect(minutesShown).toBeGreaterThanOrEqual(Math.floor(secondsLeft(after) / 60));
     expect(minutesShown).toBeLessThanOrEqual(Math.floor(secondsLeft(before) / 60));
   });
 
   it("refresh (rotation on) stores the new tokens, and the old refresh token stops working", async () => {
     const before = {
-      access: pulumiConfigGet(project, "dev", "helpdesk:accessToken")!,
-      refresh: pulumiConfigGet(project, "dev", "helpdesk:refreshToken")!,
+      access: required(pulumiConfigGet(project, "dev", "helpdesk:accessToken"), "config helpdesk:accessToken"),
+      refresh: required(pulumiConfigGet(project, "dev", "helpdesk:refreshToken"), "config helpdesk:refreshToken"),
     };
     const { code, stderr } = await runCli(["refresh", "--stack", "dev"], project);
     expect(stderr).toContain("the server issued a new refresh token");
     expect(code).toBe(0);
     const after = {
-      access: pulumiConfigGet(project, "dev", "helpdesk:accessToken")!,
-      refresh: pulumiConfigGet(project, "dev", "helpdesk:refreshToken")!,
+      access: required(pulumiConfigGet(project, "dev", "helpdesk:accessToken"), "config helpdesk:accessToken"),
+      refresh: required(pulumiConfigGet(project, "dev", "helpdesk:refreshToken"), "config helpdesk:refreshToken"),
     };
     expect(after.access).not.toBe(before.access);
     expect(after.refresh).not.toBe(before.refresh);
     await expect(
       refreshAccessToken({ baseUrl: new URL(emulator.url), ...client }, before.refresh),
-    ).rejects.toMatchObject({ code: "invalid_grant" });
+    ).rejects.toMatchObject({ code: OAUTH_ERROR_CODES.INVALID_GRANT });
   });
 
   it("logout removes the token keys and keeps the client settings", async () => {
@@ -215,7 +223,11 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk login / status / refresh / 
     const callback = new URL(redirectUri);
     const strays: ["GET" | "POST" | "HEAD", string, number][] = [
       ["GET", callback.href, 400], // a prefetch: no state
-      ["GET", `${callback.href}?code=bogus&state=${"x".repeat(location.searchParams.get("state")!.length)}`, 400],
+      [
+        "GET",
+        `${callback.href}?code=bogus&state=${"x".repeat(required(location.searchParams.get("state"), "the state").length)}`,
+        400,
+      ],
       ["GET", forged.href, 400],
       ["GET", `${callback.origin}/favicon.ico`, 404],
       ["POST", location.href, 405],
@@ -257,7 +269,7 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk login / status / refresh / 
 
   it("with the right state but a code the server rejects, the page shows the failure and login exits 1", async () => {
     const run = startCli(argsFor("badcode"), project, { HELPDESK_CLIENT_SECRET: client.clientSecret });
-    const state = new URL(await run.authorizeUrl).searchParams.get("state")!;
+    const state = required(new URL(await run.authorizeUrl).searchParams.get("state"), "the state");
     const page = await follow(`${redirectUri}?code=bogus-code-0123&state=${encodeURIComponent(state)}`);
     expect(page.status).toBe(200);
     expect(page.body).toContain("Sign-in failed");

@@ -32,7 +32,7 @@ const runningIn = (project: TestProject, dir: string): TestProject => ({ ...proj
 /** Every directory from `dir` up to the root (what the CLI searches for Pulumi.yaml). */
 function selfAndParents(dir: string): string[] {
   const dirs = [dir];
-  while (dirname(dirs.at(-1)!) !== dirs.at(-1)) dirs.push(dirname(dirs.at(-1)!));
+  for (let at = dir; dirname(at) !== at; at = dirname(at)) dirs.push(dirname(at));
   return dirs;
 }
 

@@ -14,6 +14,7 @@ import { findEntry, refreshTokenHash } from "../../auth/token-cache.js";
 import { type EmulatorOptions, startEmulator } from "../../emulator/index.js";
 import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
 import { CONFIG_KEYS } from "../../kernel/config.js";
+import { required } from "../../kernel/required.js";
 import { heldWebhooks, setFaults } from "../support/emulator.js";
 import { createTestStack, pulumiAvailable, readStateFile, type TestStack } from "../support/pulumi.js";
 
@@ -48,16 +49,21 @@ async function setUp(emulatorOptions: EmulatorOptions, hooks: HookSpec[], extraC
     log: (line) => emulatorLog.push(line),
     ...emulatorOptions,
   });
-  const tokens = await signIn({ baseUrl: emulator.url, ...client });
+  const signedIn = await signIn({ baseUrl: emulator.url, ...client });
+  const tokens = {
+    ...signedIn,
+    refreshToken: required(signedIn.refreshToken, "the sign-in's refresh token"),
+    expiresAt: required(signedIn.expiresAt, "the sign-in's expiry"),
+  };
   credentials.add(tokens.accessToken);
-  credentials.add(tokens.refreshToken!);
+  credentials.add(tokens.refreshToken);
   const test = await createTestStack(programDir, {
     [CONFIG_KEYS.baseUrl]: { value: emulator.url },
     [CONFIG_KEYS.clientId]: { value: client.clientId },
     [CONFIG_KEYS.clientSecret]: { value: client.clientSecret, secret: true },
     [CONFIG_KEYS.accessToken]: { value: tokens.accessToken, secret: true },
-    [CONFIG_KEYS.refreshToken]: { value: tokens.refreshToken!, secret: true },
-    [CONFIG_KEYS.tokenExpiresAt]: { value: tokens.expiresAt! },
+    [CONFIG_KEYS.refreshToken]: { value: tokens.refreshToken, secret: true },
+    [CONFIG_KEYS.tokenExpiresAt]: { value: tokens.expiresAt },
     "e2e:hooks": { value: JSON.stringify(hooks) },
     ...extraConfig,
   });
@@ -86,7 +92,7 @@ function hooks(count: number, prefix = "h"): HookSpec[] {
   const events = ["ticket_started", "ticket_opened", "ticket_closed", "customer_replied", "note_added"];
   return Array.from({ length: count }, (_, i) => ({
     name: `${prefix}${i}`,
-    event: events[i % events.length]!,
+    event: required(events[i % events.length], "an event"),
     url: `https://hooks.example.test/${prefix}/${i}`,
   }));
 }
@@ -97,11 +103,11 @@ function stateWebhookIds(test: TestStack): string[] {
   };
   return (state.checkpoint.latest?.resources ?? [])
     .filter((r) => r.type === "pulumi-nodejs:dynamic/helpdesk:Webhook")
-    .map((r) => r.id!);
+    .map((r) => required(r.id, `the id of ${r.type}`));
 }
 
 afterEach(async () => {
-  while (cleanup.length) await cleanup.pop()!();
+  for (const clean of cleanup.splice(0).reverse()) await clean();
 });
 
 afterAll(() => {
@@ -144,12 +150,11 @@ describe.skipIf(!pulumiAvailable())("the hardened provider through the real Pulu
       // The renewed tokens are in the local cache; with rotation, a new refresh token the stack config lacks.
       // This test's sign-in only (the cache directory is shared by the tests of this file): found through the hash of
       // the refresh token the stack config holds.
-      const stored = findEntry(refreshTokenHash(tokens.refreshToken!), cacheDir);
-      expect(stored, "this test's cache entry").toBeDefined();
-      credentials.add(stored!.entry.accessToken);
-      credentials.add(stored!.entry.refreshToken);
-      expect(stored!.entry.accessToken).not.toBe(tokens.accessToken);
-      expect(stored!.entry.refreshToken !== tokens.refreshToken).toBe(rotate);
+      const stored = required(findEntry(refreshTokenHash(tokens.refreshToken), cacheDir), "this test's cache entry");
+      credentials.add(stored.entry.accessToken);
+      credentials.add(stored.entry.refreshToken);
+      expect(stored.entry.accessToken).not.toBe(tokens.accessToken);
+      expect(stored.entry.refreshToken !== tokens.refreshToken).toBe(rotate);
     });
   }
 
@@ -157,14 +162,15 @@ describe.skipIf(!pulumiAvailable())("the hardened provider through the real Pulu
     const { emulator, tokens, test } = await setUp({}, hooks(2, "d"));
     await run(test.stack.up());
     const [gone] = await heldWebhooks(emulator);
-    const response = await fetch(`${emulator.url}/v1/webhooks/${gone!.id}`, {
+    const goneId = required(gone, "a held webhook").id;
+    const response = await fetch(`${emulator.url}/v1/webhooks/${goneId}`, {
       method: "DELETE",
       headers: { authorization: `Bearer ${tokens.accessToken}` },
     });
     expect(response.status).toBe(204);
     const destroyed = await run(test.stack.destroy());
     expect(destroyed.summary.result).toBe("succeeded");
-    expect(destroyed.stdout).toContain(`webhook ${gone!.id}`);
+    expect(destroyed.stdout).toContain(`webhook ${goneId}`);
     expect(destroyed.stdout).toContain("already gone");
     expect(await heldWebhooks(emulator)).toEqual([]);
   });
@@ -188,7 +194,10 @@ describe.skipIf(!pulumiAvailable())("the hardened provider through the real Pulu
     const { test } = await setUp({}, declared);
     await run(test.stack.up());
     await test.stack.setConfig("e2e:hooks", {
-      value: JSON.stringify([declared[0], { ...declared[1]!, url: "http://hooks.example.test/moved" }]),
+      value: JSON.stringify([
+        declared[0],
+        { ...required(declared[1], "the second hook"), url: "http://hooks.example.test/moved" },
+      ]),
     });
     const preview = await run(test.stack.preview({ diff: true }));
     expect(preview.changeSummary).toEqual({ same: 2, replace: 1 });

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TokenSet } from "../../auth/oauth.js";
 import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
+import { required } from "../../kernel/required.js";
 import { heldWebhooks } from "../support/emulator.js";
 import { configAsLoginWrites, createTestStack, pulumiAvailable, type TestStack } from "../support/pulumi.js";
 
@@ -62,7 +63,10 @@ describe.skipIf(!pulumiAvailable())("pulumi refresh of dynamic Webhooks: one war
     });
     const up = await test.stack.up();
     expect(up.summary.result).toBe("succeeded");
-    const gone = (up.outputs.ids!.value as Record<string, string>).closed!;
+    const gone = required(
+      (required(up.outputs.ids, "the output ids").value as Record<string, string>).closed,
+      "the id of the closed webhook",
+    );
     const deleted = await fetch(`${emulator.url}/v1/webhooks/${gone}`, {
       method: "DELETE",
       headers: { authorization: `Bearer ${tokens.accessToken}` },

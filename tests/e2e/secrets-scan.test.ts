@@ -295,6 +295,7 @@ describe.skipIf(!pulumiAvailable())("credentials never reach a person, whatever 
           if (text.includes(form)) leaks.push(`${place}: ${form.slice(0, 12)}…`);
         }
       }
+      // biome-ignore lint/suspicious/noControlCharactersInRegex: an escape sequence begins with ESC or CSI, or ends with BEL
       if (/[\u001b\u009b\u0007]/.test(text)) leaks.push(`${place}: an escape sequence`);
     }
     console.log(

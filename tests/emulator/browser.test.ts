@@ -13,6 +13,7 @@ import type { BrowserContext, Page } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, test } from "vitest";
 import type { EmulatorClient, RunningEmulator } from "../../emulator/index.js";
 import { startEmulator } from "../../emulator/index.js";
+import { required } from "../../kernel/required.js";
 import { waitFor } from "../../scripts/lib/processes.ts";
 import { chromiumAvailable, launchChromium } from "../support/browser.js";
 import { authorizeUrl, exchange, http, startReceiver } from "./helpers.js";
@@ -77,7 +78,7 @@ describe.skipIf(!haveChromium)("emulator pages in Chromium", () => {
       await page.selectOption("#trigger-event", "ticket_opened");
       await page.click("#send");
       await waitFor("the delivery", () => receiver.received.length === 1, 5000);
-      expect(receiver.received[0]!.headers["x-helpdesk-event"]).toBe("ticket_opened");
+      expect(receiver.received[0]?.headers["x-helpdesk-event"]).toBe("ticket_opened");
       // The receiver has the request before the emulator has its response: wait until the emulator has logged the
       // delivery as done, then one reload must show it (no re-rendering race, no 1 s expect.poll deadline).
       await waitFor(
@@ -255,9 +256,9 @@ describe.skipIf(!haveChromium)("emulator pages in Chromium", () => {
         await Promise.all([page.waitForURL((u) => u.href.startsWith(callback.url)), page.click("#approve")]);
         const landed = new URL(page.url());
         expect(landed.searchParams.get("state")).toBe("approve-state");
-        const code = landed.searchParams.get("code");
+        const code = required(landed.searchParams.get("code"), "the code of the redirect");
         expect(code).toBeTruthy();
-        const token = await exchange(emulator.url, code!, client);
+        const token = await exchange(emulator.url, code, client);
         expect(token.status).toBe(200);
         expect(token.json.token_type).toBe("bearer");
       } finally {

@@ -2,10 +2,12 @@
  * Event deliveries (docs/helpdesk-api.md §6, records of §2.3–2.6) to a real receiver on 127.0.0.1, with retries, plus the public
  * `kernel/records.ts` parser.
  */
+
 import { afterEach, describe, expect, test } from "vitest";
 import type { RunningEmulator } from "../../emulator/index.js";
 import { EVENTS } from "../../kernel/events.js";
 import { Agent as AgentSchema, DeliveryParseError, EVENT_RECORD, parseDelivery, Ticket } from "../../kernel/records.js";
+import { required } from "../../kernel/required.js";
 import { waitFor } from "../../scripts/lib/processes.ts";
 import { bearer, http, login, start, startReceiver } from "./helpers.js";
 
@@ -56,7 +58,7 @@ describe("deliveries (docs/helpdesk-api.md §6)", () => {
       expect(res.status).toBe(202);
       expect(res.json.deliveries).toHaveLength(1);
       await waitFor("delivery", () => receiver.received.length === 1, 5000);
-      const got = receiver.received[0]!;
+      const got = required(receiver.received[0], "the delivery");
       expect(got.method).toBe("POST");
       expect(got.url).toBe("/hook");
       expect(got.headers["x-helpdesk-event"]).toBe(event);
@@ -77,7 +79,8 @@ describe("deliveries (docs/helpdesk-api.md §6)", () => {
         attempts: 1,
         ok: true,
       });
-      expect(new Date(d!.time).toISOString()).toBe(d!.time);
+      const { time } = required(d, "the settled delivery");
+      expect(new Date(time).toISOString()).toBe(time);
     });
   }
 
@@ -123,7 +126,10 @@ describe("deliveries (docs/helpdesk-api.md §6)", () => {
     await hook("customer_added");
     await trigger({ event: "customer_added", data: { first_name: "Linus", custom: { plan: "gold" } } });
     await waitFor("the delivery", () => receiver.received.length === 1, 5000);
-    expect(JSON.parse(receiver.received[0]!.body)).toMatchObject({ first_name: "Linus", custom: { plan: "gold" } });
+    expect(JSON.parse(required(receiver.received[0], "the delivery").body)).toMatchObject({
+      first_name: "Linus",
+      custom: { plan: "gold" },
+    });
     const bad = await trigger({ event: "customer_added", data: { email: 5 } });
     expect(bad.status).toBe(422);
     expect(bad.json.errors[0].field).toBe("data.email");

@@ -19,6 +19,7 @@ import { CODE_TTL_MS } from "../../emulator/store/codes.js";
 import { GroupCommit } from "../../emulator/store/commits.js";
 import { SCHEMA_VERSION } from "../../emulator/store/schema.js";
 import { DEAD_TOKEN_RETENTION_MS } from "../../emulator/store/tokens.js";
+import { required } from "../../kernel/required.js";
 import { waitFor } from "../../scripts/lib/processes.ts";
 import { testTempDir } from "../support/temp.js";
 import { bearer, type EmulatorProcess, exchange, getCode, http, login, loginAs, spawnEmulator } from "./helpers.js";
@@ -218,7 +219,7 @@ describe("a version-1 JSON data file is imported once and kept", () => {
     ]);
     expect(await readFile(`${file}.v1.json`, "utf8")).toBe(original);
     expect((await readFile(file)).subarray(0, 16).toString("latin1")).toBe("SQLite format 3\0");
-    expect(query<{ user_version: number }>(file, "PRAGMA user_version")[0]!.user_version).toBe(SCHEMA_VERSION);
+    expect(query<{ user_version: number }>(file, "PRAGMA user_version")[0]?.user_version).toBe(SCHEMA_VERSION);
     // Everything came along: the webhook, the tokens (a clear token still works), the passwords, the delivery log.
     expect(await heldIds(a.url)).toEqual(["wh_v1v1v1v1v1v1v1v1"]);
     const created = await createHook(a.url, access);
@@ -442,8 +443,11 @@ describe("two emulators on one data file both work", () => {
       const code = await getCode(a.url);
       const answers = await Promise.all([exchange(a.url, code), exchange(b.url, code)]);
       expect(answers.map((r) => r.status).sort()).toEqual([200, 400]);
-      const winner = answers.find((r) => r.status === 200)!.json.access_token as string;
-      expect(answers.find((r) => r.status === 400)!.json.error).toBe("invalid_grant");
+      const winner = required(
+        answers.find((r) => r.status === 200),
+        "the response that won",
+      ).json.access_token as string;
+      expect(answers.find((r) => r.status === 400)?.json.error).toBe("invalid_grant");
       for (const e of [a, b])
         expect((await createHook(e.url, winner)).json.error_description).toBe("The access token has been revoked");
     }
@@ -521,7 +525,7 @@ describe("bounds and purging", () => {
     for (let i = 0; i < 3; i++) await login(a.url);
     await getCode(a.url); // never exchanged
     await a.close();
-    const count = (sql: string) => query<{ n: number }>(file, sql)[0]!.n;
+    const count = (sql: string) => required(query<{ n: number }>(file, sql)[0], `the row of ${sql}`).n;
     expect([
       count("SELECT count(*) AS n FROM tokens WHERE kind = 'access'"),
       count("SELECT count(*) AS n FROM codes"),
@@ -624,10 +628,10 @@ describe("GroupCommit", () => {
     commits.write(() => db.prepare("INSERT INTO t VALUES ('a')").run());
     commits.write(() => db.prepare("INSERT INTO t VALUES ('b')").run());
     expect(db.isTransaction).toBe(true);
-    expect(other.prepare("SELECT count(*) AS n FROM t").get()!.n).toBe(0);
+    expect(other.prepare("SELECT count(*) AS n FROM t").get()?.n).toBe(0);
     await commits.committed(mark);
     expect(db.isTransaction).toBe(false);
-    expect(other.prepare("SELECT count(*) AS n FROM t").get()!.n).toBe(2);
+    expect(other.prepare("SELECT count(*) AS n FROM t").get()?.n).toBe(2);
     other.close();
     db.close();
   });
@@ -670,7 +674,7 @@ describe("GroupCommit", () => {
       message: expect.stringMatching(/^test db: the changes could not be committed/),
     });
     expect(failures).toEqual([error]);
-    expect(db.prepare("SELECT count(*) AS n FROM t").get()!.n).toBe(0);
+    expect(db.prepare("SELECT count(*) AS n FROM t").get()?.n).toBe(0);
     const later = commits.mark();
     commits.write(() => db.prepare("INSERT INTO t VALUES ('next')").run());
     await expect(commits.committed(later)).resolves.toBeUndefined();
@@ -690,7 +694,7 @@ describe("GroupCommit", () => {
     holder.exec("ROLLBACK");
     commits.write(() => db.prepare("INSERT INTO t VALUES ('x')").run());
     commits.flush();
-    expect(holder.prepare("SELECT count(*) AS n FROM t").get()!.n).toBe(1);
+    expect(holder.prepare("SELECT count(*) AS n FROM t").get()?.n).toBe(1);
     holder.close();
     db.close();
   });

@@ -7,6 +7,7 @@ import { join } from "node:path";
 import { afterEach, describe, expect, test } from "vitest";
 import type { RunningEmulator } from "../../emulator/index.js";
 import { startEmulator } from "../../emulator/index.js";
+import { required } from "../../kernel/required.js";
 import { waitFor } from "../../scripts/lib/processes.ts";
 import { testTempDir } from "../support/temp.js";
 import { bearer, getCode, http, login, start, startReceiver } from "./helpers.js";
@@ -107,7 +108,7 @@ describe("fault injection", () => {
     let i = 0;
     const e = await emulator({
       faults: { dropRate: 0.1, rate429: 0.1, rate500: 0.1, rate503: 0.1 },
-      random: () => draws[i++ % draws.length]!,
+      random: () => required(draws[i++ % draws.length], "a draw"),
     });
     await expect(http(`${e.url}/v1/webhooks`, { method: "POST", json: hook })).rejects.toThrow();
     expect((await http(`${e.url}/v1/webhooks`, { method: "POST", json: hook })).status).toBe(429);

@@ -25,6 +25,7 @@ import { afterAll, beforeAll, expect, test } from "vitest";
 import type { EmulatorState, RunningEmulator } from "../../emulator/index.js";
 import { DEFAULT_CLIENT, startEmulator } from "../../emulator/index.js";
 import { EVENTS } from "../../kernel/events.js";
+import { required } from "../../kernel/required.js";
 import { bearer, cookiesOf, http, loginAs, rawExchange } from "./helpers.js";
 
 const SEED = Number(process.env.FUZZ_SEED ?? 20_251_123);
@@ -573,9 +574,13 @@ class Live {
     const values = new Map<string, string>();
     return async (text) => {
       let out = text;
-      for (const name of new Set([...text.matchAll(/\{\{(\w+)\}\}/g)].map((m) => m[1]!))) {
-        if (!values.has(name)) values.set(name, await this.value(name));
-        out = out.split(`{{${name}}}`).join(values.get(name)!);
+      for (const name of new Set([...text.matchAll(/\{\{(\w+)\}\}/g)].map(([, name]) => required(name, "a name")))) {
+        let value = values.get(name);
+        if (value === undefined) {
+          value = await this.value(name);
+          values.set(name, value);
+        }
+        out = out.split(`{{${name}}}`).join(value);
       }
       return out;
     };
@@ -607,7 +612,7 @@ class Live {
       case "code":
         return this.code();
       case "loginLink":
-        return new URL(await this.loginLink()).searchParams.get("token")!;
+        return required(new URL(await this.loginLink()).searchParams.get("token"), "the sign-in link's token");
       case "webhookId":
         return this.webhookId();
       default:
@@ -630,7 +635,7 @@ class Live {
       const answer = await this.get(link.pathname + link.search);
       const cookie = cookiesOf(answer);
       const home = await this.get("/", { cookie });
-      this.session = { cookie, csrf: /name="csrf" value="([^"]+)"/.exec(home.text)![1]! };
+      this.session = { cookie, csrf: required(/name="csrf" value="([^"]+)"/.exec(home.text)?.[1], "the page's csrf") };
     }
     return this.session;
   }
@@ -639,14 +644,14 @@ class Live {
     if (!this.anon) {
       const home = await this.get("/");
       const cookie = cookiesOf(home);
-      this.anon = { cookie, csrf: /name="csrf" value="([^"]+)"/.exec(home.text)![1]! };
+      this.anon = { cookie, csrf: required(/name="csrf" value="([^"]+)"/.exec(home.text)?.[1], "the page's csrf") };
     }
     return this.anon;
   }
 
   private async pending(): Promise<string> {
     const page = await this.get(`/oauth/authorize?${authorizeQuery}`, { cookie: (await this.signedIn()).cookie });
-    return /name="request" value="([^"]+)"/.exec(page.text)![1]!;
+    return required(/name="request" value="([^"]+)"/.exec(page.text)?.[1], "the consent page's request");
   }
 
   private async code(): Promise<string> {
@@ -658,7 +663,7 @@ class Live {
       headers: { cookie, origin: this.e.url },
       form: { csrf, request, decision: "approve" },
     });
-    return new URL(String(answer.headers.location)).searchParams.get("code")!;
+    return required(new URL(String(answer.headers.location)).searchParams.get("code"), "the code of the redirect");
   }
 
   private async webhookId(): Promise<string> {
@@ -887,7 +892,7 @@ function verdict(
   const refused = outcome.statuses.every((s) => s >= 400);
   if (refused && !isDeepStrictEqual(before, after))
     return `refused with ${outcome.statuses.join(",")}, yet the state changed: ${describeChange(before, after)}`;
-  const status = outcome.statuses[0]!;
+  const status = required(outcome.statuses[0], "a status");
   if (req.path.split("?")[0] === "/oauth/token" && status >= 400) {
     if (outcome.headers["cache-control"] !== "no-store")
       return `token endpoint refusal ${status} without Cache-Control: no-store`;
@@ -921,7 +926,10 @@ beforeAll(async () => {
   let seed = SEED;
   emulator = await startEmulator({
     // Deterministic fault draws; deliveries fail fast (the discard port) and end quickly.
-    random: () => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) / 2 ** 31,
+    random: () => {
+      seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31;
+      return seed / 2 ** 31;
+    },
     deliveryRetry: { attempts: 1, timeoutMs: 500, deadlineMs: 1000 },
   });
   // Two grants: requests use grant A's access token; refreshes use grant B's refresh token.

@@ -24,6 +24,7 @@ import { DEFAULT_CLIENT, DEFAULT_HTTP_TIMEOUTS, startEmulator } from "../../emul
 import { CODE_TTL_MS } from "../../emulator/store/codes.js";
 import { PURGE_INTERVAL_MS, Store } from "../../emulator/store/index.js";
 import { DEAD_TOKEN_RETENTION_MS, MAX_ACCESS_TOKENS_PER_GRANT } from "../../emulator/store/tokens.js";
+import { required } from "../../kernel/required.js";
 import { waitFor } from "../../scripts/lib/processes.ts";
 import { testTempDir } from "../support/temp.js";
 import type { HttpResponse } from "./helpers.js";
@@ -362,7 +363,7 @@ describe("11: JSON nesting and size are bounded; no input produces a 5xx", () =>
     });
     expect(res.status).toBe(202);
     await waitFor("the delivery", () => receiver.received.length === 1, 5000);
-    expect(JSON.parse(receiver.received[0]!.body).custom.x).toEqual(JSON.parse(deep(29)));
+    expect(JSON.parse(required(receiver.received[0], "the delivery").body).custom.x).toEqual(JSON.parse(deep(29)));
     await receiver.close();
   });
 
@@ -470,7 +471,7 @@ describe("12: nosniff everywhere, RFC 6749 §5.2 at the token endpoint, purging,
     const grant = { clientId: "c", redirectUri: "http://127.0.0.1/cb", account: "demo" };
     const deadCode = store.codes.issue(grant);
     const revoked = store.tokens.issue({ ...grant, grantId: "g1" }, 60);
-    store.tokens.revoke(store.tokens.find(revoked.refreshToken, "refresh")!);
+    store.tokens.revoke(required(store.tokens.find(revoked.refreshToken, "refresh"), "the refresh token issued"));
     store.browser.createSession("demo");
     store.browser.issueLoginLink("demo");
     store.browser.addPending({ clientId: "c", redirectUri: "http://127.0.0.1/cb" });
@@ -536,7 +537,7 @@ describe("12: nosniff everywhere, RFC 6749 §5.2 at the token endpoint, purging,
       .prepare("SELECT kind FROM tokens")
       .all()
       .map((row) => row.kind);
-    const codes = db.prepare("SELECT count(*) AS n FROM codes").get()!.n;
+    const codes = required(db.prepare("SELECT count(*) AS n FROM codes").get(), "the row of count(*)").n;
     db.close();
     // The five refresh tokens never expire; of the access tokens only the new one is left; only the new (used) code.
     expect(kinds.filter((kind) => kind === "access")).toHaveLength(1);

@@ -2,6 +2,7 @@
  * Helpers for the emulator test suites: real HTTP over 127.0.0.1 with undici (and raw sockets), the OAuth dance, a
  * receiver server, the emulator as a process of its own.
  */
+
 import type { ChildProcess } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
 import type { IncomingHttpHeaders, Server } from "node:http";
@@ -13,6 +14,7 @@ import type { Dispatcher } from "undici";
 import { request } from "undici";
 import type { EmulatorClient, EmulatorOptions, RunningEmulator } from "../../emulator/index.js";
 import { DEFAULT_CLIENT, startEmulator } from "../../emulator/index.js";
+import { required } from "../../kernel/required.js";
 import { startProcess } from "../../scripts/lib/processes.ts";
 
 /** A response with its body read: `json` is the parsed body when it is JSON, else `undefined`. */
@@ -57,6 +59,12 @@ export async function http(
   return { status: res.statusCode, headers: res.headers, text, json };
 }
 
+/** The name of a cookie's `name=value` pair. */
+function cookieName(pair: string): string {
+  const [name = ""] = pair.split("=");
+  return name;
+}
+
 /**
  * The `Cookie` header a browser sends after `res`: the `name=value` pairs of its `Set-Cookie` headers, over those of
  * `before` (a `Cookie` header; a name set again replaces the old pair).
@@ -66,11 +74,11 @@ export function cookiesOf(res: HttpResponse, before = ""): string {
     before
       .split("; ")
       .filter(Boolean)
-      .map((pair) => [pair.split("=")[0]!, pair] as const),
+      .map((pair) => [cookieName(pair), pair] as const),
   );
   for (const line of [res.headers["set-cookie"] ?? []].flat()) {
-    const pair = line.split(";")[0]!;
-    jar.set(pair.split("=")[0]!, pair);
+    const [pair = ""] = line.split(";");
+    jar.set(cookieName(pair), pair);
   }
   return [...jar.values()].join("; ");
 }
@@ -273,7 +281,9 @@ const cliMain = fileURLToPath(new URL("../../dist/cli/main.js", import.meta.url)
 export async function spawnEmulator(args: string[], umask?: string): Promise<EmulatorProcess> {
   const command = [process.execPath, cliMain, "emulator", "--port", "0", "--auto-approve", ...args];
   const [file, ...rest] = umask === undefined ? command : ["sh", "-c", `umask ${umask} && exec "$@"`, "sh", ...command];
-  const started = startProcess(file!, rest, { env: { ...process.env, NO_COLOR: "1" } });
-  const url = (await started.waitFor("stdout", /^base URL:\s+(\S+)/m, "the emulator's base URL"))[1]!;
+  const started = startProcess(required(file, "the emulator's command"), rest, {
+    env: { ...process.env, NO_COLOR: "1" },
+  });
+  const [, url = ""] = await started.waitFor("stdout", /^base URL:\s+(\S+)/m, "the emulator's base URL");
   return { url, child: started.child, stderr: started.stderr, stop: (signal) => started.stop(signal) };
 }

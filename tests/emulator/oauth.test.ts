@@ -2,9 +2,11 @@
  * Contract tests of the emulator's OAuth endpoints (docs/helpdesk-api.md §4.1, §4.2, §5, §7; RFC 6749, RFC 6750, RFC 7636) over real
  * HTTP on 127.0.0.1.
  */
+
 import { afterEach, describe, expect, test } from "vitest";
 import type { EmulatorClient, RunningEmulator } from "../../emulator/index.js";
 import { DEFAULT_CLIENT, startEmulator } from "../../emulator/index.js";
+import { required } from "../../kernel/required.js";
 import { authorizeUrl, bearer, exchange, getCode, http, login, pkce, start } from "./helpers.js";
 
 const running: RunningEmulator[] = [];
@@ -29,9 +31,9 @@ class Jar {
   private cookies = new Map<string, string>();
   take(setCookie: string | string[] | undefined): void {
     for (const line of [setCookie ?? []].flat()) {
-      const [pair] = line.split(";");
-      const eq = pair!.indexOf("=");
-      this.cookies.set(pair!.slice(0, eq).trim(), pair!.slice(eq + 1).trim());
+      const [pair = ""] = line.split(";");
+      const eq = pair.indexOf("=");
+      this.cookies.set(pair.slice(0, eq).trim(), pair.slice(eq + 1).trim());
     }
   }
   header(): Record<string, string> {
@@ -53,7 +55,7 @@ describe("GET /oauth/authorize (docs/helpdesk-api.md §4.1, RFC 6749 §4.1.1)", 
     const loc = new URL(String(res.headers.location));
     expect(`${loc.origin}${loc.pathname}`).toBe(DEFAULT_CLIENT.redirectUri);
     expect(loc.searchParams.get("state")).toBe("xyz 1/2");
-    expect(loc.searchParams.get("code")!.length).toBeGreaterThanOrEqual(43);
+    expect(loc.searchParams.get("code")?.length).toBeGreaterThanOrEqual(43);
   });
 
   test("no state → redirect without state", async () => {
@@ -177,7 +179,7 @@ describe("consent page (autoApprove off)", () => {
     expect(res.status).toBe(302);
     const loc = new URL(String(res.headers.location));
     expect(loc.searchParams.get("state")).toBe("abc");
-    expect((await exchange(e.url, loc.searchParams.get("code")!)).status).toBe(200);
+    expect((await exchange(e.url, required(loc.searchParams.get("code"), "the code"))).status).toBe(200);
     jar.take(res.headers["set-cookie"]);
     const again = await openConsent(e, jar);
     expect(again.text).toContain("Signed in as");

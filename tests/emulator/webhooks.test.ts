@@ -337,10 +337,10 @@ describe("web page forms over HTTP (CSRF, sessions, escaping)", () => {
     const cookies = new Map<string, string>();
     const jar = (res: { headers: Record<string, unknown> }) => {
       for (const line of [res.headers["set-cookie"] ?? []].flat() as string[]) {
-        const [pair] = line.split(";");
-        const [name, ...value] = pair!.split("=");
-        if (/Max-Age=0/i.test(line)) cookies.delete(name!.trim());
-        else cookies.set(name!.trim(), value.join("="));
+        const [pair = ""] = line.split(";");
+        const [name = "", ...value] = pair.split("=");
+        if (/Max-Age=0/i.test(line)) cookies.delete(name.trim());
+        else cookies.set(name.trim(), value.join("="));
       }
     };
     // What a browser sends with a form of the emulator's own page: its cookies and the page's Origin.

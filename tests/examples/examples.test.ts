@@ -13,6 +13,7 @@ import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { goModulePath, MAVEN_ARTIFACT_ID, mavenGroupId, pluginDownloadUrl } from "../../kernel/names.js";
+import { required } from "../../kernel/required.ts";
 import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { nodejsSdkTarball } from "../../scripts/release/nodejs-sdk.ts";
 import { archiveName } from "../../scripts/release/release.ts";
@@ -29,7 +30,7 @@ const VERSION = PACKAGE.version;
  * The Pulumi CLI the tests run: scripts/lib/env.sh pins it, and scripts/setup.sh refuses to run unless the
  * `@pulumi/pulumi` of package.json's devDependencies is that same version.
  */
-const TESTED_PULUMI_CLI = PACKAGE.devDependencies["@pulumi/pulumi"]!;
+const TESTED_PULUMI_CLI = required(PACKAGE.devDependencies["@pulumi/pulumi"], "the devDependency @pulumi/pulumi");
 /** The examples that are not a user's project: examples/fleet is the team tests' Automation API module and its program. */
 const NOT_USER_EXAMPLES = new Set(["fleet"]);
 const folders = readdirSync(EXAMPLES_DIR).filter(
@@ -67,9 +68,9 @@ describe("the examples as users write them", () => {
       const exported = new Set(steps.flatMap((step) => (step.kind === "export" ? [...step.values.keys()] : [])));
       for (const step of steps) {
         if (step.kind !== "run") continue;
-        for (const [, name] of step.commands.matchAll(/\$\{?([A-Za-z_][A-Za-z0-9_]*)/g)) {
+        for (const [, name = ""] of step.commands.matchAll(/\$\{?([A-Za-z_][A-Za-z0-9_]*)/g)) {
           expect(
-            exported.has(name!) || ["HOME", "PATH"].includes(name!),
+            exported.has(name) || ["HOME", "PATH"].includes(name),
             `$${name} in the block of line ${step.line}`,
           ).toBe(true);
         }
@@ -78,7 +79,10 @@ describe("the examples as users write them", () => {
 
     it("serves the release folder it named, when Pulumi downloads the plugin: its mirror line, which readmes.test.ts runs", () => {
       const mirrors = steps.flatMap((step) => (step.kind === "mirror" ? [step.command] : []));
-      const plugin = EXAMPLE_SPECS.find((spec) => spec.name === example)!.plugin;
+      const plugin = required(
+        EXAMPLE_SPECS.find((spec) => spec.name === example),
+        `the spec of example ${example}`,
+      ).plugin;
       expect(mirrors).toEqual(
         plugin ? [`python3 -m http.server 8000 --bind 127.0.0.1 --directory "$HELPDESK_RELEASE"`] : [],
       );

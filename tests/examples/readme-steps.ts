@@ -13,6 +13,8 @@
  *   {@link IgnoredLine}s, which the test shows but does not run.
  */
 
+import { required } from "../../kernel/required.js";
+
 /** The line that marks the next ```sh block as run by the test, as it is written. */
 export const TESTED_MARKER = "<!-- tested: tests/examples/readmes.test.ts -->";
 
@@ -100,13 +102,12 @@ export function shellWords(line: string): string[] {
 /** A line without its shell comment (a `#` that starts a word, outside quotes), trimmed. */
 function withoutComment(line: string): string {
   let quote: string | undefined;
-  for (let i = 0; i < line.length; i++) {
-    const char = line[i]!;
+  for (const [i, char] of line.split("").entries()) {
     if (quote) {
       if (char === quote) quote = undefined;
     } else if (char === "'" || char === '"') {
       quote = char;
-    } else if (char === "#" && (i === 0 || /\s/.test(line[i - 1]!))) {
+    } else if (char === "#" && (i === 0 || /\s/.test(line.charAt(i - 1)))) {
       return line.slice(0, i).trim();
     }
   }
@@ -134,7 +135,7 @@ export function readmeSteps(text: string, name: string): ReadmeSteps {
   const ignored: IgnoredLine[] = [];
   let marked = false;
   for (let i = 0; i < lines.length; i++) {
-    const line = lines[i]!;
+    const line = required(lines[i], `line ${i + 1} of ${name}`);
     if (line.trim() === TESTED_MARKER) {
       if (!/^```sh\s*$/.test(lines[i + 1] ?? ""))
         throw new Error(`${name}:${i + 1}: the marker must be followed by a \`\`\`sh block`);
@@ -159,16 +160,18 @@ export function readmeSteps(text: string, name: string): ReadmeSteps {
         if (words[0] === "export") {
           const values = new Map<string, string>();
           for (const word of words.slice(1)) {
-            const assignment = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(word);
-            if (!assignment) throw new Error(`${name}:${at}: \`${word}\` is no NAME=value assignment`);
-            values.set(assignment[1]!, assignment[2]!);
+            const [, variable, value] = /^([A-Za-z_][A-Za-z0-9_]*)=(.*)$/s.exec(word) ?? [];
+            if (variable === undefined || value === undefined)
+              throw new Error(`${name}:${at}: \`${word}\` is no NAME=value assignment`);
+            values.set(variable, value);
           }
           if (values.size === 0) throw new Error(`${name}:${at}: an export of nothing`);
           steps.push({ kind: "export", values, line: at });
         } else if (EMULATOR_COMMAND.test(command)) {
           steps.push({ kind: "emulator", command, line: at });
         } else if (MIRROR_COMMAND.test(command)) {
-          steps.push({ kind: "mirror", command, port: Number(MIRROR_COMMAND.exec(command)![2]), line: at });
+          const [, , port] = MIRROR_COMMAND.exec(command) ?? [];
+          steps.push({ kind: "mirror", command, port: Number(port), line: at });
         } else {
           ignored.push({ text: command, line: at });
         }

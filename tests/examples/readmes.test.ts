@@ -58,6 +58,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { shellWord } from "../../cli/emulator/emulator.js";
 import { completeAuthorizationAutoApproved, EmulatorInspectionClient } from "../../emulator-client/index.js";
 import { CLI_EXECUTABLE } from "../../kernel/names.js";
+import { required } from "../../kernel/required.js";
 import { SETTINGS } from "../../kernel/settings.js";
 import { descendantsMatching, shown, waitFor } from "../../scripts/lib/processes.ts";
 import { repoRoot } from "../../scripts/lib/repo-root.ts";
@@ -237,7 +238,7 @@ class UserShell {
   /** Ends the shell (`exit`), or kills it and what it still runs when it does not end. */
   async close(): Promise<void> {
     if (this.child.exitCode === null && this.child.signalCode === null) {
-      for (const { pid } of descendantsMatching(this.child.pid!, /./)) stop(pid);
+      for (const { pid } of descendantsMatching(required(this.child.pid, "the shell's pid"), /./)) stop(pid);
       this.child.stdin.end("exit 0\n");
       await Promise.race([this.ended, new Promise((resolve) => setTimeout(resolve, 5000))]);
       if (this.child.exitCode === null) this.child.kill("SIGKILL");
@@ -291,12 +292,18 @@ async function followReadme(spec: ExampleSpec, shared: Shared): Promise<void> {
   ]);
   if (spec.python) symlinkSync(realpathSync(join(toolVenv, "bin", "python")), join(bin, "python3"));
   const caches = Object.fromEntries(
-    Object.keys(sharedCaches({ HOME: "/" })).flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])),
+    Object.keys(sharedCaches({ HOME: "/" })).flatMap((name) => {
+      const value = process.env[name];
+      return value ? [[name, value]] : [];
+    }),
   );
   // The machine's own trust of TLS certificates (a proxy's authority, as a person's shell has it), so that npm and
   // pip reach their registries as they do outside the test.
   const trust = Object.fromEntries(
-    MACHINE_TRUST_VARIABLES.flatMap((name) => (process.env[name] ? [[name, process.env[name]!]] : [])),
+    MACHINE_TRUST_VARIABLES.flatMap((name) => {
+      const value = process.env[name];
+      return value ? [[name, value]] : [];
+    }),
   );
   let env: NodeJS.ProcessEnv = {
     PATH: [bin, systemWithoutNode(join(work, "system"))].join(delimiter),
@@ -338,10 +345,10 @@ async function followReadme(spec: ExampleSpec, shared: Shared): Promise<void> {
   const opened = new Set<string>();
   const browsing: Promise<void>[] = [];
   const shell = new UserShell(project, env, scripts, (stderr) => {
-    for (const [, url] of stderr.matchAll(/(http:\/\/127\.0\.0\.1:\d+\/oauth\/authorize\?\S+)/g)) {
-      if (opened.has(url!)) continue;
-      opened.add(url!);
-      browsing.push(completeAuthorizationAutoApproved(url!));
+    for (const [url] of stderr.matchAll(/http:\/\/127\.0\.0\.1:\d+\/oauth\/authorize\?\S+/g)) {
+      if (opened.has(url)) continue;
+      opened.add(url);
+      browsing.push(completeAuthorizationAutoApproved(url));
     }
   });
 
@@ -416,15 +423,18 @@ async function followReadme(spec: ExampleSpec, shared: Shared): Promise<void> {
       if (step.kind === "export") {
         // What the emulator printed, shown by the README after it: the same, but for the ports.
         if (previous?.kind === "emulator") {
-          const emulator = emulators.at(-1)!;
-          if (step.values.has("EU_HELPDESK_BASE_URL")) {
-            expect(anyPort(step.values.get("EU_HELPDESK_BASE_URL")!), where).toBe(anyPort(emulator.baseUrl));
+          const emulator = required(emulators.at(-1), "the emulator the README started");
+          const euBaseUrl = step.values.get("EU_HELPDESK_BASE_URL");
+          if (euBaseUrl !== undefined) {
+            expect(anyPort(euBaseUrl), where).toBe(anyPort(emulator.baseUrl));
           } else {
             expect([...step.values.keys()], `${where}: the emulator prints these`).toEqual([
               ...emulator.exported.keys(),
             ]);
             for (const [name, value] of step.values)
-              expect(anyPort(value), `${where}: ${name}`).toBe(anyPort(emulator.exported.get(name)!));
+              expect(anyPort(value), `${where}: ${name}`).toBe(
+                anyPort(required(emulator.exported.get(name), `${name} as the emulator printed it`)),
+              );
           }
         }
         for (const [name, value] of step.values) {
@@ -457,7 +467,7 @@ async function followReadme(spec: ExampleSpec, shared: Shared): Promise<void> {
         );
         const exported = printedExport(printed);
         emulators.push({
-          baseUrl: exported.get(SETTINGS.baseUrl.env!)!,
+          baseUrl: required(exported.get(SETTINGS.baseUrl.env), `${SETTINGS.baseUrl.env} as the emulator printed it`),
           exported,
           pid: Number(readFileSync(pidFile, "utf8").trim()),
         });
@@ -549,7 +559,7 @@ describe("the examples' READMEs, typed as written by a new user, against the emu
       `examples/${spec.name}`,
       async () => {
         const started = Date.now();
-        await followReadme(spec, shared!);
+        await followReadme(spec, required(shared, "the release (beforeAll)"));
         console.info(`${readmeOf(spec)}: followed in ${((Date.now() - started) / 1000).toFixed(1)} s`);
       },
       spec.timeout,

@@ -7,7 +7,7 @@ import { execFileSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { OAuthError } from "../../auth/oauth.js";
+import { OAUTH_ERROR_CODES, OAuthError, oauthErrorCodeOf } from "../../auth/oauth.js";
 import { TokenCacheError } from "../../auth/token-cache.js";
 import { CliError } from "../../cli/output.js";
 import { EmulatorOptionError, startEmulator } from "../../emulator/index.js";
@@ -16,9 +16,10 @@ import { stackConfigSettings } from "../../kernel/config.js";
 import { messageOf, PulumiHelpdeskError } from "../../kernel/errors.js";
 import { UnsupportedNodeError } from "../../kernel/node-support.js";
 import { DeliveryParseError, parseDelivery } from "../../kernel/records.js";
+import { required } from "../../kernel/required.js";
 import { resolveSettings, SettingError } from "../../kernel/settings.js";
 import { connect } from "../../provider/core/connect.js";
-import { HelpdeskError } from "../../provider/dynamic/index.js";
+import { HELPDESK_ERROR_CODES, HelpdeskError } from "../../provider/dynamic/index.js";
 import { repoRoot } from "../../scripts/lib/repo-root.ts";
 
 const config = (values: Record<string, string>) => ({ get: (key: string) => values[key] });
@@ -49,7 +50,7 @@ describe("the error family", () => {
     });
     const place = { describe: (name: string) => `config helpdesk:${name}`, namespace: "helpdesk" };
     expect(await thrown(() => connect({ settings: fromConfig({}), place }))).toMatchObject({
-      code: "credentials",
+      code: HELPDESK_ERROR_CODES.CREDENTIALS,
       name: "HelpdeskError",
     });
   });
@@ -72,11 +73,18 @@ describe("the error family", () => {
     expect((error as Error).cause).toBeInstanceOf(Error);
   });
 
+  it("an OAuthError's code is a server's `error` when RFC 6749 or 6750 registers it, else unknown_error", () => {
+    expect(oauthErrorCodeOf("invalid_grant")).toBe(OAUTH_ERROR_CODES.INVALID_GRANT);
+    expect(oauthErrorCodeOf("access_denied")).toBe(OAUTH_ERROR_CODES.ACCESS_DENIED);
+    expect(oauthErrorCodeOf("slow_down")).toBe(OAUTH_ERROR_CODES.UNKNOWN_ERROR);
+    expect(oauthErrorCodeOf("")).toBe(OAUTH_ERROR_CODES.UNKNOWN_ERROR);
+  });
+
   it("every class is a PulumiHelpdeskError with a stable code and its own name", () => {
     const cause = new Error("underneath");
     const members: Array<[PulumiHelpdeskError, string, string]> = [
-      [new HelpdeskError("network", "m", { cause }), "HelpdeskError", "network"],
-      [new OAuthError("invalid_grant", "m", { status: 400, cause }), "OAuthError", "invalid_grant"],
+      [new HelpdeskError(HELPDESK_ERROR_CODES.NETWORK, "m", { cause }), "HelpdeskError", "network"],
+      [new OAuthError(OAUTH_ERROR_CODES.INVALID_GRANT, "m", { status: 400, cause }), "OAuthError", "invalid_grant"],
       [new TokenCacheError("cache_damaged", "m", { file: "/f", cause }), "TokenCacheError", "cache_damaged"],
       [new UnsupportedNodeError("unsupported_node", "m"), "UnsupportedNodeError", "unsupported_node"],
       [new CliError("usage", "m"), "CliError", "usage"],
@@ -93,11 +101,11 @@ describe("the error family", () => {
       expect(error).toBeInstanceOf(Error);
       expect([error.name, error.code]).toEqual([name, code]);
     }
-    expect(members[0]![0].cause).toBe(cause);
-    expect(members[1]![0].cause).toBe(cause);
-    expect(members[2]![0].cause).toBe(cause);
-    expect(members[6]![0]).toMatchObject({ setting: "baseUrl", cause });
-    expect(members[7]![0]).toMatchObject({ option: "port", cause });
+    expect(members[0]?.[0].cause).toBe(cause);
+    expect(members[1]?.[0].cause).toBe(cause);
+    expect(members[2]?.[0].cause).toBe(cause);
+    expect(members[6]?.[0]).toMatchObject({ setting: "baseUrl", cause });
+    expect(members[7]?.[0]).toMatchObject({ option: "port", cause });
     const delivery = (() => {
       try {
         parseDelivery("no_such_event", {});
@@ -130,11 +138,11 @@ describe("one constructor shape for every error class", () => {
       for (const match of source.matchAll(
         /class (\w+)(?:<[^>]*>)? extends (\w+Error|PulumiHelpdeskError|EmulatorHttpError)\b[^{]*\{/g,
       )) {
-        classes.push(match[1]!);
+        classes.push(required(match[1], "the class's name"));
         const body = source.slice(match.index + match[0].length);
         const declared = /\n {2}constructor\(([^)]*)/.exec(body.slice(0, body.search(/\n\}/)));
         if (!declared) continue; // inherits its parent's constructor
-        const params = declared[1]!.replace(/\s+/g, " ").trim();
+        const params = required(declared[1], "the constructor's parameters").replace(/\s+/g, " ").trim();
         if (params !== "" && !/^code\b[^,]*, message\b[^,]*(, options\b.*)?$/.test(params))
           offenders.push(`${file}: ${match[1]}(${params})`);
       }

@@ -7,12 +7,14 @@
  * (kernel/grpc-unary-client.ts), calling a real grpc-js server: responses, statuses and messages, UNAVAILABLE when
  * nothing listens, DEADLINE_EXCEEDED when the server does not respond in time.
  */
+
 import { connect } from "node:http2";
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { unaryClient } from "../../kernel/grpc-unary-client.js";
 import { serveUnary, type UnaryMethod, type UnaryServer } from "../../kernel/grpc-unary-server.js";
 import { GRPC_STATUS, GrpcStatusError } from "../../kernel/grpc-wire.js";
+import { required } from "../../kernel/required.js";
 
 /** The largest request the server under test accepts. */
 const MAX = 2 * 1024 * 1024;
@@ -28,7 +30,8 @@ function call(path: string, request: Uint8Array): Promise<Buffer | { code: numbe
       (bytes: Uint8Array) => Buffer.from(bytes),
       (bytes: Buffer) => bytes,
       request,
-      (error, response) => resolve(error ? { code: error.code, details: error.details } : response!),
+      (error, response) =>
+        resolve(error ? { code: error.code, details: error.details } : required(response, "the response")),
     );
   });
 }

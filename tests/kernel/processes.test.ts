@@ -2,14 +2,16 @@
  * Whether a process lives (kernel/processes.ts), asked of real processes: this one, a child that has ended, and ids
  * that name no single process.
  */
+
 import { spawnSync } from "node:child_process";
 import { describe, expect, it } from "vitest";
 import { processExists } from "../../kernel/processes.js";
+import { required } from "../../kernel/required.js";
 
 describe("processExists", () => {
   it("is true for a live process and false once it has ended and been reaped", () => {
     expect(processExists(process.pid)).toBe(true);
-    const ended = spawnSync(process.execPath, ["-e", ""]).pid!;
+    const ended = required(spawnSync(process.execPath, ["-e", ""]).pid, "the pid of a process that ran");
     expect(processExists(ended)).toBe(false); // ESRCH (the pid is not reused that fast)
   });
 

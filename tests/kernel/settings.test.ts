@@ -3,12 +3,14 @@
  * environment, default), one base URL rule that `login` and both providers apply alike, the ranges and defaults of
  * the table.
  */
+
 import { describe, expect, it } from "vitest";
 import { CliError } from "../../cli/output.js";
 import { pickClientSettings } from "../../cli/settings.js";
 import { baseUrlText, endpointUrl, parseBaseUrl } from "../../kernel/base-url.js";
 import { stackConfigSettings } from "../../kernel/config.js";
 import { isLoopbackHost } from "../../kernel/loopback.js";
+import { required } from "../../kernel/required.js";
 import {
   DEFAULT_LIMITS,
   pickSetting,
@@ -170,7 +172,7 @@ describe("one base URL rule: login and the providers accept and refuse the same 
       const parsed = parseBaseUrl(row.raw);
       expect("url" in parsed).toBe(row.ok);
       if ("url" in parsed) expect(parsed.url.href).toBe(row.href);
-      else expect(parsed.problem).toMatch(row.why!);
+      else expect(parsed.problem).toMatch(required(row.why, "the reason of a refused row"));
 
       // login (pulumi-helpdesk login --base-url <raw>)
       const login = (() => {
@@ -199,7 +201,7 @@ describe("one base URL rule: login and the providers accept and refuse the same 
         }
       })();
       expect(resolved instanceof SettingError).toBe(!row.ok);
-      if (!row.ok) expect(failures[0]!.reason).toContain((parsed as { problem: string }).problem);
+      if (!row.ok) expect(failures[0]?.reason).toContain((parsed as { problem: string }).problem);
     });
   }
 

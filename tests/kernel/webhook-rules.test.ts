@@ -3,10 +3,12 @@
  * provider's `check` and the real emulator over HTTP on 127.0.0.1 (`POST /v1/webhooks`, 201 or 422). Both must give
  * the same verdict and the same reasons, so that a green `pulumi preview` is never followed by a refused `pulumi up`.
  */
+
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { RunningEmulator } from "../../emulator/index.js";
 import { EVENTS } from "../../kernel/events.js";
 import { UNKNOWN } from "../../kernel/pulumi-wire.js";
+import { required } from "../../kernel/required.js";
 import { MAX_URL_LENGTH, webhookEventProblem, webhookProblems, webhookUrlProblem } from "../../kernel/webhook-rules.js";
 import { checkWebhook } from "../../provider/core/webhooks.js";
 import { bearer, http, login, start } from "../emulator/helpers.js";
@@ -178,7 +180,7 @@ describe("the reasons", () => {
   });
 
   it("echo at most 100 characters of a bad event name", () => {
-    const reason = webhookEventProblem("e".repeat(5000))!;
+    const reason = required(webhookEventProblem("e".repeat(5000)), "the problem of a long event name");
     expect(reason).toContain(`"${"e".repeat(100)}"…`);
     expect(reason).not.toContain("e".repeat(101));
   });

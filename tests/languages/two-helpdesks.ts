@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TokenSet } from "../../auth/oauth.js";
 import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import { signInAutoApproved } from "../../emulator-client/index.js";
+import { required } from "../../kernel/required.js";
 import { shown } from "../../scripts/lib/processes.ts";
 import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { freePort, loginAutoApproved } from "../support/cli.js";
@@ -111,7 +112,10 @@ export async function signInTwoHelpdesks(
     {
       emulator: eu,
       client: euClient,
-      tokens: { accessToken: config["eu:accessToken"]!.value!, refreshToken: config["eu:refreshToken"]!.value },
+      tokens: {
+        accessToken: required(config["eu:accessToken"]?.value, "config eu:accessToken"),
+        refreshToken: required(config["eu:refreshToken"], "config eu:refreshToken").value,
+      },
     },
   ];
 }

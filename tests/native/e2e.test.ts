@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { TokenSet } from "../../auth/oauth.js";
 import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
+import { required } from "../../kernel/required.js";
 import { runCommand, shown } from "../../scripts/lib/processes.ts";
 import { freePort, loginAutoApproved, runCli } from "../support/cli.js";
 import { emulatorStats, heldWebhooks } from "../support/emulator.js";
@@ -64,7 +65,7 @@ async function createOutsidePulumi(desk: Desk, event: string, url: string): Prom
   expect(response.status).toBe(201);
   const body = (await response.json()) as { webhook: { id?: string } };
   expect(body.webhook.id).toBeTruthy();
-  return body.webhook.id!;
+  return required(body.webhook.id, "the created webhook's id");
 }
 
 /** The count of token-endpoint requests an emulator answered. */
@@ -84,7 +85,11 @@ describe.skipIf(!pulumiAvailable())(
     let ids: Record<string, string> = {};
     /** The environment of `pulumi-helpdesk` runs on the test's stack (its backend, passphrase and token cache). */
     let cliEnv: NodeJS.ProcessEnv;
-    const desk = (name: string): Desk => desks.find((d) => d.name === name)!;
+    const desk = (name: string): Desk =>
+      required(
+        desks.find((d) => d.name === name),
+        `help desk ${name}`,
+      );
     const setHooks = async (next: HookSpec[]): Promise<void> => {
       hooks = next;
       await test.stack.setConfig("native:hooks", { value: JSON.stringify(next) });
@@ -131,11 +136,12 @@ describe.skipIf(!pulumiAvailable())(
           { stack: test.stack.name, baseUrl: d.emulator.url, client: d.client, namespace: d.name },
         );
         const stored = await test.stack.getAllConfig();
+        const accessToken = required(stored[`${d.name}:accessToken`], `config ${d.name}:accessToken`);
         d.tokens = {
-          accessToken: stored[`${d.name}:accessToken`]!.value,
-          refreshToken: stored[`${d.name}:refreshToken`]!.value,
+          accessToken: accessToken.value,
+          refreshToken: required(stored[`${d.name}:refreshToken`], `config ${d.name}:refreshToken`).value,
         };
-        expect(stored[`${d.name}:accessToken`]!.secret).toBe(true);
+        expect(accessToken.secret).toBe(true);
       }
       // Provider b's access token "expired" long ago: its instance must renew it with the refresh grant.
       await test.stack.setConfig("b:tokenExpiresAt", { value: "2000-01-01T00:00:00Z" });
@@ -179,11 +185,12 @@ describe.skipIf(!pulumiAvailable())(
       expect(refreshed.stderr).toContain('(namespace "b") from the local token cache');
       expect(await tokenRequests(desk("b").emulator)).toBe(before); // stored from the cache, nothing spent
       const stored = await test.stack.getAllConfig();
-      expect(stored["b:accessToken"]!.value).not.toBe(desk("b").tokens.accessToken);
-      expect(Date.parse(stored["b:tokenExpiresAt"]!.value)).toBeGreaterThan(Date.now());
-      expect(stored["a:accessToken"]!.value).toBe(desk("a").tokens.accessToken);
-      expect(stored["helpdesk:accessToken"]!.value).toBe(desk("default").tokens.accessToken);
-      desk("b").tokens = { accessToken: stored["b:accessToken"]!.value, refreshToken: stored["b:refreshToken"]!.value };
+      const value = (key: string): string => required(stored[key], `config ${key}`).value;
+      expect(value("b:accessToken")).not.toBe(desk("b").tokens.accessToken);
+      expect(Date.parse(value("b:tokenExpiresAt"))).toBeGreaterThan(Date.now());
+      expect(value("a:accessToken")).toBe(desk("a").tokens.accessToken);
+      expect(value("helpdesk:accessToken")).toBe(desk("default").tokens.accessToken);
+      desk("b").tokens = { accessToken: value("b:accessToken"), refreshToken: value("b:refreshToken") };
     });
 
     it("a second up changes nothing", async () => {
@@ -215,7 +222,10 @@ describe.skipIf(!pulumiAvailable())(
         };
       };
       const resources = deployment.checkpoint.latest.resources;
-      const a = resources.find((r) => r.urn.endsWith("::a-closed"))!;
+      const a = required(
+        resources.find((r) => r.urn.endsWith("::a-closed")),
+        "the resource a-closed",
+      );
       expect(a.type).toBe("helpdesk:index:Webhook");
       expect(JSON.stringify(a.outputs?.url)).toContain("ciphertext");
       const providers = resources.filter((r) => r.type === "pulumi:providers:helpdesk");
@@ -239,8 +249,8 @@ describe.skipIf(!pulumiAvailable())(
       expect(result.summary.result).toBe("succeeded");
       expect(result.summary.resourceChanges?.import).toBe(1);
       const outputs = result.outputs;
-      expect((outputs.ids!.value as Record<string, string>).adopted).toBe(id);
-      expect((outputs.states!.value as Record<string, string>).adopted).toBe("unknown");
+      expect((outputs.ids?.value as Record<string, string> | undefined)?.adopted).toBe(id);
+      expect((outputs.states?.value as Record<string, string> | undefined)?.adopted).toBe("unknown");
       const held = await heldWebhooks(desk("a").emulator);
       expect(held.filter((hook) => hook.id === id)).toHaveLength(1);
       expect(held).toHaveLength(2);

@@ -10,11 +10,13 @@
  * - a plain-http base URL to a host that is not loopback: refused by CheckConfig and before any connection on
  *   Create (the name is made to resolve to the server, so zero connections means nothing was sent).
  */
+
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { required } from "../../kernel/required.js";
 import { webhookIdProblem } from "../../kernel/webhook-rules.js";
 import { providerPb } from "../../provider/native/proto.js";
 import { waitFor } from "../../scripts/lib/processes.ts";
@@ -172,7 +174,7 @@ describe("the plugin against a hostile help desk", () => {
   it("refuses an import (Read) and a Delete of an id that breaks the id rule, before any request", async () => {
     const before = server.requests.length;
     for (const id of hostile.BAD_IDS) {
-      const problem = webhookIdProblem(id)!;
+      const problem = required(webhookIdProblem(id), `the problem of id ${id.slice(0, 12)}`);
       const imported = await failure(calls.importRead(id));
       expect(imported.details, `import ${id.slice(0, 12)}`).toBe(
         `cannot import the webhook: its ${problem}. Give the id the help desk shows for the webhook.`,
@@ -224,8 +226,8 @@ describe("the plugin and a plain-http base URL", () => {
     );
     const failures = checked.getFailuresList().map((failure) => [failure.getProperty(), failure.getReason()]);
     expect(failures).toHaveLength(1);
-    expect(failures[0]![0]).toBe("baseUrl");
-    expect(failures[0]![1]).toMatch(
+    expect(failures[0]?.[0]).toBe("baseUrl");
+    expect(failures[0]?.[1]).toMatch(
       /uses plain http to a host that is not this machine, so the access token would cross the network unencrypted: use https/,
     );
 

@@ -40,6 +40,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
 import { nodejsSdkPackage } from "../../kernel/names.js";
+import { required } from "../../kernel/required.js";
 import { runCommand, shown, waitFor } from "../../scripts/lib/processes.ts";
 import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import {
@@ -94,7 +95,10 @@ function adoptedResources(state: string): Map<string, { urn: string; protect: bo
   return new Map(
     resources
       .filter((resource) => resource.type === "helpdesk:index:Webhook")
-      .map((resource) => [resource.id!, { urn: resource.urn, protect: resource.protect ?? false }]),
+      .map((resource) => [
+        required(resource.id, `the id of ${resource.urn}`),
+        { urn: resource.urn, protect: resource.protect ?? false },
+      ]),
   );
 }
 
@@ -125,10 +129,10 @@ const importFolders = (): string[] => readdirSync(tmpdir()).filter((name) => nam
  */
 function makeProject(dir: string): void {
   const modules = join(dir, "node_modules");
-  mkdirSync(join(modules, nodejsSdkPackage().split("/")[0]!), { recursive: true });
+  const [scope = ""] = nodejsSdkPackage().split("/");
+  mkdirSync(join(modules, scope), { recursive: true });
   for (const entry of readdirSync(join(repoRoot, "node_modules"))) {
-    if (entry !== nodejsSdkPackage().split("/")[0])
-      symlinkSync(join(repoRoot, "node_modules", entry), join(modules, entry));
+    if (entry !== scope) symlinkSync(join(repoRoot, "node_modules", entry), join(modules, entry));
   }
   symlinkSync(join(repoRoot, "dist", "native"), join(modules, nodejsSdkPackage()));
   writeFileSync(join(dir, "package.json"), JSON.stringify({ name: project, private: true }));
@@ -141,14 +145,17 @@ function makeProject(dir: string): void {
 }
 
 describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScript project (native SDK)", () => {
-  const clients = ["home", "eu"].map((name) => ({
+  const clientNamed = (name: string) => ({
     clientId: `${name}-client`,
     clientSecret: `${name}-client-secret-value`,
     redirectUri: "http://127.0.0.1:1/callback",
     name,
-  }));
+  });
+  const clients = [clientNamed("home"), clientNamed("eu")] as const;
   const emulators: RunningEmulator[] = [];
-  const tokens: string[] = [];
+  /** The two help desks, the default provider's and eu's: an emulator and its client's access token (beforeAll). */
+  let homeDesk: { emulator: RunningEmulator; token: string };
+  let euDesk: { emulator: RunningEmulator; token: string };
   let dir: string;
   let test: TestStack;
   let env: NodeJS.ProcessEnv;
@@ -169,28 +176,29 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
   const state = (): string => readStateFile(test, project);
 
   beforeAll(async () => {
-    for (const client of clients) {
+    const deskOf = async (client: (typeof clients)[number]) => {
       const emulator = await startEmulator({ port: 0, autoApprove: true, clients: [client] });
       emulators.push(emulator);
-      tokens.push((await signIn({ baseUrl: emulator.url, ...client })).accessToken);
-    }
+      return { emulator, token: (await signIn({ baseUrl: emulator.url, ...client })).accessToken };
+    };
+    homeDesk = await deskOf(clients[0]);
+    euDesk = await deskOf(clients[1]);
     dir = mkdtempSync(join(tmpdir(), "helpdesk-adopt-"));
     makeProject(dir);
-    const [first, second] = emulators as [RunningEmulator, RunningEmulator];
     test = await createTestStack(dir, {
-      ...configAsLoginWrites(first.url, clients[0]!, { accessToken: tokens[0]! }),
-      ...configAsLoginWrites(second.url, clients[1]!, { accessToken: tokens[1]! }, "eu"),
+      ...configAsLoginWrites(homeDesk.emulator.url, clients[0], { accessToken: homeDesk.token }),
+      ...configAsLoginWrites(euDesk.emulator.url, clients[1], { accessToken: euDesk.token }, "eu"),
     });
     env = cliEnvOf(test);
-    home = await createDirectly(first, tokens[0]!, [
+    home = await createDirectly(homeDesk.emulator, homeDesk.token, [
       { event: "ticket_opened", url: "https://hooks.example.test/home/opened?token=adopt-secret-1" },
       { event: "ticket_closed", url: "https://user:adopt-secret-2@hooks.example.test/home/closed" },
       { event: "customer_replied", url: "https://hooks.example.test/home/adopt-secret-3" },
     ]);
-    [bystander] = (await createDirectly(first, tokens[0]!, [
+    [bystander] = (await createDirectly(homeDesk.emulator, homeDesk.token, [
       { event: "note_added", url: "https://hooks.example.test/home/not-listed" },
     ])) as [ExistingWebhook];
-    eu = await createDirectly(second, tokens[1]!, [
+    eu = await createDirectly(euDesk.emulator, euDesk.token, [
       { event: "agent_invited", url: "https://hooks.example.test/eu/adopt-secret-4" },
       { event: "ticket_started", url: "https://hooks.example.test/eu/adopt-secret-5" },
     ]);
@@ -217,13 +225,13 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
   });
 
   it("adopts three webhooks from a CSV file under the default provider: no POST, ids in the state, no url in plain text", async () => {
-    const posts = await creations(emulators[0]!);
+    const posts = await creations(homeDesk.emulator);
     writeFileSync(join(dir, "webhooks.csv"), csvOf(home));
     const ran = await cli(["import", "--stack", test.stack.name, "--from", "webhooks.csv"]);
     expect(ran.code, ran.stderr).toBe(0);
     expect(ran.stderr).toContain("= 3 imported");
     expect(ran.stderr).toContain("adopted 3 webhooks, protected; the help desk received no request");
-    expect(await creations(emulators[0]!)).toBe(posts);
+    expect(await creations(homeDesk.emulator)).toBe(posts);
     expectAdoptedInState(state(), home);
     // The urls went to secret stack config, not into the printed code.
     const config = await test.stack.getAllConfig();
@@ -240,13 +248,14 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
 
     // A pulumi up before the declarations are in the program (CI on the main branch) fails, naming them; the help
     // desk gets no DELETE and keeps them.
-    const deletes = await deletions(emulators[0]!);
+    const deletes = await deletions(homeDesk.emulator);
     const up = await pulumi(["up", "--yes", "--skip-preview"]);
     expect(up.code, shown("pulumi up", up)).not.toBe(0);
-    for (const hook of home) expect(`${up.stdout}${up.stderr}`).toContain(adopted.get(hook.id)!.urn);
+    for (const hook of home)
+      expect(`${up.stdout}${up.stderr}`).toContain(required(adopted.get(hook.id), `the adopted ${hook.id}`).urn);
     expect(`${up.stdout}${up.stderr}`).toMatch(/protect/);
-    expect(await deletions(emulators[0]!)).toBe(deletes);
-    const held = (await heldWebhooks(emulators[0]!)).map((hook) => hook.id);
+    expect(await deletions(homeDesk.emulator)).toBe(deletes);
+    const held = (await heldWebhooks(homeDesk.emulator)).map((hook) => hook.id);
     for (const hook of home) expect(held).toContain(hook.id);
     expectAdoptedInState(state(), home);
 
@@ -257,14 +266,14 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
   });
 
   it("adopts two webhooks of the second help desk from JSON on stdin under the explicit provider (--namespace eu)", async () => {
-    const posts = await creations(emulators[1]!);
+    const posts = await creations(euDesk.emulator);
     const ran = await cli(
       ["import", "--stack", test.stack.name, "--namespace", "eu", "--no-protect", "--from", "-"],
       JSON.stringify(eu.map(({ id, event, url }, at) => ({ id, event, url, name: `eu-${at}` }))),
     );
     expect(ran.code, ran.stderr).toBe(0);
     expect(ran.stderr).toContain("adopted 2 webhooks; the help desk received no request");
-    expect(await creations(emulators[1]!)).toBe(posts);
+    expect(await creations(euDesk.emulator)).toBe(posts);
     expect(ran.stdout).toContain(
       'const eu0 = new Webhook("eu-0", { event: "agent_invited", url: helpdeskWebhookUrls.apply((urls) => urls[3]!) }, { provider: eu });',
     );
@@ -308,7 +317,7 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
       ],
       [
         "id already in the stack under another name",
-        `id,event,url,name\n${home[0]!.id},ticket_opened,${home[0]!.url},renamed\n`,
+        `id,event,url,name\n${required(home[0], "a home webhook").id},ticket_opened,${required(home[0], "a home webhook").url},renamed\n`,
         /row 1: id "[^"]+" is already in stack "[^"]+" as helpdesk:index:Webhook "ticket_opened-/,
       ],
       ["empty file", "", /the file is empty/],
@@ -376,10 +385,13 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
   });
 
   it("refresh after a webhook was deleted in the help desk: exit 0, one warning per provider, no url, the state as it was", async () => {
-    const deleted = await fetch(`${emulators[0]!.url}/v1/webhooks/${home[1]!.id}`, {
-      method: "DELETE",
-      headers: { authorization: `Bearer ${tokens[0]}` },
-    });
+    const deleted = await fetch(
+      `${homeDesk.emulator.url}/v1/webhooks/${required(home[1], "the second home webhook").id}`,
+      {
+        method: "DELETE",
+        headers: { authorization: `Bearer ${homeDesk.token}` },
+      },
+    );
     expect(deleted.status).toBe(204);
     // The webhooks, which the provider's Read answers for (the engine itself drops an explicit provider's
     // propertyDependencies when it refreshes the provider resource).
@@ -449,17 +461,17 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
     };
 
     beforeAll(async () => {
-      interrupted.SIGINT = await createDirectly(emulators[0]!, tokens[0]!, [
+      interrupted.SIGINT = await createDirectly(homeDesk.emulator, homeDesk.token, [
         { event: "agent_replied", url: "https://hooks.example.test/home/interrupt-secret-int?token=intr-query-int" },
         { event: "ticket_tagged", url: "https://hooks.example.test/home/interrupt-secret-int-2" },
       ]);
-      interrupted.SIGTERM = await createDirectly(emulators[0]!, tokens[0]!, [
+      interrupted.SIGTERM = await createDirectly(homeDesk.emulator, homeDesk.token, [
         { event: "ticket_moved", url: "https://hooks.example.test/home/interrupt-secret-term?token=intr-query-term" },
       ]);
-      interrupted.SIGHUP = await createDirectly(emulators[0]!, tokens[0]!, [
+      interrupted.SIGHUP = await createDirectly(homeDesk.emulator, homeDesk.token, [
         { event: "ticket_assigned", url: "https://hooks.example.test/home/interrupt-secret-hup" },
       ]);
-      failedMidway = await createDirectly(emulators[0]!, tokens[0]!, [
+      failedMidway = await createDirectly(homeDesk.emulator, homeDesk.token, [
         { event: "customer_added", url: "https://hooks.example.test/home/interrupt-secret-failed" },
       ]);
     });
@@ -484,7 +496,7 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
           // The import file is a FIFO: what pulumi import read of it never was on a disk.
           const [folder] = importFolders();
           expect(folder).toMatch(new RegExp(`^helpdesk-import-${run.child.pid}-`));
-          expect(lstatSync(join(tmpdir(), folder!, "import.json")).isFIFO()).toBe(true);
+          expect(lstatSync(join(tmpdir(), required(folder, "the import folder"), "import.json")).isFIFO()).toBe(true);
           run.child.kill(signal);
           await waitFor("the import folder removed", () => importFolders().length === 0, 30_000);
         } finally {
@@ -501,7 +513,7 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
         // Whatever the interrupted import wrote is protected, --no-protect or not.
         const adopted = adoptedResources(state());
         for (const hook of interrupted[signal])
-          if (adopted.has(hook.id)) expect(adopted.get(hook.id)!.protect, hook.id).toBe(true);
+          if (adopted.has(hook.id)) expect(adopted.get(hook.id)?.protect, hook.id).toBe(true);
       });
     }
 
@@ -524,7 +536,7 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
       const ran = await run.done;
       expect(ran.code, ran.stderr).toBe(1);
       expect(ran.stderr).toContain("any webhook it adopted before it failed is protected in the state");
-      expect(adoptedResources(state()).get(failedMidway[0]!.id)?.protect).toBe(true);
+      expect(adoptedResources(state()).get(required(failedMidway[0], "the failed webhook").id)?.protect).toBe(true);
       expect(importFolders()).toEqual([]);
     });
 
@@ -557,7 +569,7 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
     expect(unprotect.code, shown("pulumi state unprotect --all", unprotect)).toBe(0);
     const result = await test.stack.destroy();
     expect(result.summary.result).toBe("succeeded");
-    expect((await heldWebhooks(emulators[0]!)).map((hook) => hook.id)).toEqual([bystander.id]);
-    expect(await heldWebhooks(emulators[1]!)).toEqual([]);
+    expect((await heldWebhooks(homeDesk.emulator)).map((hook) => hook.id)).toEqual([bystander.id]);
+    expect(await heldWebhooks(euDesk.emulator)).toEqual([]);
   });
 });

@@ -33,6 +33,7 @@ import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
 import { EVENTS } from "../../kernel/events.js";
 import { DYNAMIC_WEBHOOK_TYPE, nodejsSdkPackage, WEBHOOK_TYPE } from "../../kernel/names.js";
 import { PACKAGE_NAME } from "../../kernel/package-version.js";
+import { required } from "../../kernel/required.js";
 import { runCommand, shown } from "../../scripts/lib/processes.ts";
 import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { createDirectly, type ExistingWebhook } from "../support/adoption.js";
@@ -53,7 +54,7 @@ const project = "helpdesk-migrate";
 /** The 20 webhooks of the dynamic program: every fourth url a secret. */
 const HOOKS = Array.from({ length: 20 }, (_, at) => ({
   name: `hook-${at}`,
-  event: EVENTS[at % EVENTS.length]!,
+  event: required(EVENTS[at % EVENTS.length], "an event"),
   url: `https://hooks.example.test/migrate/${at}?token=migrate-secret-${at}`,
   secret: at % 4 === 0,
 }));
@@ -75,7 +76,7 @@ for (const hook of hooks) {
  */
 function makeProject(dir: string): void {
   const modules = join(dir, "node_modules");
-  const scope = nodejsSdkPackage().split("/")[0]!;
+  const [scope = ""] = nodejsSdkPackage().split("/");
   mkdirSync(join(modules, scope), { recursive: true });
   for (const entry of readdirSync(join(repoRoot, "node_modules"))) {
     if (entry !== scope && !entry.startsWith("."))
@@ -153,7 +154,10 @@ describe.skipIf(!pulumiAvailable())(
       expect(up.summary.result).toBe("succeeded");
       for (const resource of await resources())
         if (resource.type === DYNAMIC_WEBHOOK_TYPE)
-          ids.set(resource.urn.slice(resource.urn.lastIndexOf("::") + 2), resource.id!);
+          ids.set(
+            resource.urn.slice(resource.urn.lastIndexOf("::") + 2),
+            required(resource.id, `the id of ${resource.urn}`),
+          );
       expect(ids.size).toBe(HOOKS.length);
       // A `pulumi` that fails its first `state delete` (the second step of the migration), and runs the real one otherwise.
       shimDir = mkdtempSync(join(tmpdir(), "helpdesk-migrate-shim-"));
@@ -230,7 +234,7 @@ describe.skipIf(!pulumiAvailable())(
       expect(printed).toContain(`import { Webhook } from "${nodejsSdkPackage()}";`);
       expect(printed).toContain("// Webhooks adopted by `pulumi-helpdesk migrate`.");
       expect(printed).toContain(
-        `new Webhook("hook-0", { event: "${HOOKS[0]!.event}", url: helpdeskWebhookUrls.apply((urls) => urls[`,
+        `new Webhook("hook-0", { event: "${required(HOOKS[0], "hook-0").event}", url: helpdeskWebhookUrls.apply((urls) => urls[`,
       );
       for (const hook of HOOKS)
         expect(`${ran.stdout}${ran.stderr}${failed.stdout}${failed.stderr}`).not.toContain(hook.url);
@@ -246,7 +250,10 @@ describe.skipIf(!pulumiAvailable())(
         natives.map((resource) => [resource.urn.slice(resource.urn.lastIndexOf("::") + 2), resource.id]).sort(),
       ).toEqual([...ids.entries()].sort());
       for (const native of natives) {
-        const hook = HOOKS.find((candidate) => native.urn.endsWith(`::${candidate.name}`))!;
+        const hook = required(
+          HOOKS.find((candidate) => native.urn.endsWith(`::${candidate.name}`)),
+          `the hook of ${native.urn}`,
+        );
         expect(native.protect).toBe(true);
         expect(native.outputs?.event).toBe(hook.event);
         // exportStack shows secrets decrypted, in the state's secret form: the url is one.
@@ -297,8 +304,10 @@ describe.skipIf(!pulumiAvailable())(
       expect(up.code, shown("pulumi up", up)).toBe(0);
       const after = await resources();
       const byId = (id: string) => after.find((resource) => resource.type === WEBHOOK_TYPE && resource.id === id)?.urn;
-      expect(byId(ids.get("hook-0")!)).toMatch(/::helpdesk:index:Webhook::hook-zero$/);
-      expect(byId(ids.get("hook-1")!)).toMatch(/::examples:index:Group\$helpdesk:index:Webhook::hook-1$/);
+      expect(byId(required(ids.get("hook-0"), "the id of hook-0"))).toMatch(/::helpdesk:index:Webhook::hook-zero$/);
+      expect(byId(required(ids.get("hook-1"), "the id of hook-1"))).toMatch(
+        /::examples:index:Group\$helpdesk:index:Webhook::hook-1$/,
+      );
       expect(await apiRequests(emulator)).toEqual(requestsBefore);
       const preview = await pulumi(["preview", "--expect-no-changes"]);
       expect(preview.code, shown("pulumi preview --expect-no-changes", preview)).toBe(0);

@@ -11,6 +11,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SECRET_CONFIG_KEYS } from "../../kernel/config.js";
 import { EVENT_DESCRIPTION, EVENTS } from "../../kernel/events.js";
 import { githubRepository, LOGO_FILE, WEBHOOK_EVENT_TYPE, WEBHOOK_TYPE } from "../../kernel/names.js";
+import { required } from "../../kernel/required.js";
 import { PROVIDER_SETTING_NAMES, SETTINGS, type SettingSpec } from "../../kernel/settings.js";
 import { URL_RULE_DESCRIPTION } from "../../kernel/webhook-rules.js";
 import { emptyPb, providerPb } from "../../provider/native/proto.js";
@@ -46,7 +47,7 @@ describe("native provider schema", () => {
   it("offers exactly the 14 events of kernel/events.ts as the event enum", () => {
     expect(schema.types[WEBHOOK_EVENT_TYPE]?.enum.map((entry) => entry.value)).toEqual([...EVENTS]);
     expect(schema.types[WEBHOOK_EVENT_TYPE]?.description).toBe(EVENT_DESCRIPTION);
-    const webhook = schema.resources["helpdesk:index:Webhook"]!;
+    const webhook = required(schema.resources["helpdesk:index:Webhook"], "the schema's Webhook resource");
     expect(webhook.inputProperties.event?.$ref).toBe(`#/types/${WEBHOOK_EVENT_TYPE}`);
     expect(webhook.inputProperties.url?.description).toContain(URL_RULE_DESCRIPTION);
     expect(webhook.requiredInputs).toEqual(["event", "url"]);

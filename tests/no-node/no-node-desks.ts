@@ -37,6 +37,7 @@ import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
+import { required } from "../../kernel/required.js";
 import { processesRunning, runCommand, shown, waitFor } from "../../scripts/lib/processes.ts";
 import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { freePort, loginArgs, loginThrough } from "../support/cli.js";
@@ -114,7 +115,8 @@ export async function serveRelease(dir: string): Promise<Mirror> {
   const requests: string[] = [];
   const server: Server = createServer((request, response) => {
     requests.push(`${request.method} ${request.url}`);
-    const name = decodeURIComponent((request.url ?? "/").split("?")[0]!.slice(1));
+    const [path = ""] = (request.url ?? "/").split("?");
+    const name = decodeURIComponent(path.slice(1));
     if (!files.has(name) || (request.method !== "GET" && request.method !== "HEAD")) {
       response.writeHead(404).end();
       return;
@@ -377,7 +379,7 @@ export function describeDownloadedPlugin(title: string, language: Language): voi
       );
       const values = secrets.map((key) => {
         expect(config[key]?.secret, key).toBe(true);
-        return config[key]!.value!;
+        return required(config[key]?.value, `config ${key}`);
       });
       expect(values.every((value) => value.length >= 8)).toBe(true);
       const state = readFileSync(join(work, "state", ".pulumi", "stacks", language.project, `${stack}.json`), "utf8");

@@ -17,6 +17,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EmulatorInspectionClient } from "../../emulator-client/index.js";
 import { NODE_FLOORS, nodeVersionProblem } from "../../kernel/node-support.js";
+import { required } from "../../kernel/required.js";
 import { runCommand, shown } from "../../scripts/lib/processes.ts";
 import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { type CliRun, freePort, loginAutoApproved, runCli, startCli } from "../support/cli.js";
@@ -155,9 +156,9 @@ describe("the Node.js floor", () => {
     });
 
     it("the emulator stops cleanly on SIGTERM", async () => {
-      expect(emulator, "the emulator runs").toBeDefined();
-      emulator!.child.kill("SIGTERM");
-      const { code, stderr } = await emulator!.done;
+      const running = required(emulator, "the emulator, running");
+      running.child.kill("SIGTERM");
+      const { code, stderr } = await running.done;
       expect(code, stderr).toBe(0);
       expect(stderr).toContain("emulator stopped");
     });
@@ -216,7 +217,7 @@ describe("the Node.js floor", () => {
           (error: unknown) => error as Error,
         );
         expect(failed, "preview succeeded on an unsupported Node.js").toBeInstanceOf(Error);
-        expect(failed!.message).toContain(problem);
+        expect(failed?.message).toContain(problem);
       } finally {
         await test.dispose();
       }

@@ -18,6 +18,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { EVENTS } from "../../kernel/events.js";
 import { ANALYZER_EXECUTABLE, DYNAMIC_WEBHOOK_TYPE, PROVIDER_TYPE, WEBHOOK_TYPE } from "../../kernel/names.js";
 import { UNKNOWN } from "../../kernel/pulumi-wire.js";
+import { required } from "../../kernel/required.js";
 import { POLICY_NAMES } from "../../policy/policies.js";
 import { asSecret } from "../../provider/native/properties.js";
 import { repoRoot } from "../../scripts/lib/repo-root.ts";
@@ -204,9 +205,10 @@ describe("the policy pack's two forms, asked the same questions", () => {
           seen.add(`${diagnostic.policyname} ${diagnostic.enforcementlevel}`);
         for (const policy of fromFolder.notApplicableList) seen.add(`not applicable: ${policy.policyName}`);
       }
+      const first = required(stack[0], "the stack's first resource");
       const [remediatedByFolder, remediatedByExecutable] = await Promise.all([
-        folder.raw.remediate(stack[0]!),
-        executable.raw.remediate(stack[0]!),
+        folder.raw.remediate(first),
+        executable.raw.remediate(first),
       ]);
       expect(remediatedByExecutable, `${where}, Remediate`).toEqual(remediatedByFolder);
       for (const policy of remediatedByFolder.notApplicableList) seen.add(`not remediated: ${policy.policyName}`);

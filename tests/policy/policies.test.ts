@@ -20,6 +20,7 @@ import {
 } from "../../kernel/names.js";
 import { packageVersion } from "../../kernel/package-version.js";
 import { UNKNOWN } from "../../kernel/pulumi-wire.js";
+import { required } from "../../kernel/required.js";
 import { POLICY_NAMES } from "../../policy/policies.js";
 import { duplicateWebhooks, hostAllowed, hostEntries, hostEntry, webhookUrl } from "../../policy/rules.js";
 import { asSecret } from "../../provider/native/properties.js";
@@ -33,7 +34,8 @@ import {
 } from "../support/analyzer.js";
 
 /** Whether `url`'s host is allowed by `entries`. */
-const allows = (entries: string[], url: string): boolean => hostAllowed(webhookUrl(url)!, hostEntries(entries));
+const allows = (entries: string[], url: string): boolean =>
+  hostAllowed(required(webhookUrl(url), `a webhook url: ${url}`), hostEntries(entries));
 
 describe("the allowedHosts rule", () => {
   it("matches exact names in any case, on any port, with or without a trailing dot", () => {
@@ -139,7 +141,8 @@ function dynamicHook(name: string, event: unknown, url: unknown): AnalyzedResour
 }
 
 /** Asserts a violation names its webhook and event and holds none of the url. */
-function expectSafe(diagnostic: Diagnostic, name: string, event: string): void {
+function expectSafe(found: Diagnostic | undefined, name: string, event: string): void {
+  const diagnostic = required(found, `the diagnostic of ${name}`);
   expect(diagnostic.message).toContain(`"${name}"`);
   expect(diagnostic.message).toContain(event);
   for (const part of URL_PARTS) expect(diagnostic.message).not.toContain(part);
@@ -174,7 +177,7 @@ describe("the analyzer (the built executable under its name), asked as the engin
       expect(found.map(({ policy, level }) => ({ policy, level }))).toEqual([
         { policy: POLICY_NAMES.https, level: "mandatory" },
       ]);
-      expectSafe(found[0]!, "plain", "ticket_opened");
+      expectSafe(found[0], "plain", "ticket_opened");
       expect(await analyzer.analyze(make("tls", "ticket_opened", "https://hooks.example.com/secret-path"))).toEqual([]);
     }
   });
@@ -184,7 +187,7 @@ describe("the analyzer (the built executable under its name), asked as the engin
     const found = await analyzer.analyze(nativeHook("secret", "customer_added", asSecret(secretUrl)));
     expect(found.map(({ policy }) => policy).sort()).toEqual([POLICY_NAMES.https, POLICY_NAMES.allowedHosts].sort());
     for (const diagnostic of found) expectSafe(diagnostic, "secret", "customer_added");
-    expect(found.find(({ policy }) => policy === POLICY_NAMES.allowedHosts)!.message).toContain('"hooks.example.com"');
+    expect(found.find(({ policy }) => policy === POLICY_NAMES.allowedHosts)?.message).toContain('"hooks.example.com"');
   });
 
   it("finds no violation in a url or event unknown until apply (checked again by pulumi up)", async () => {
@@ -214,8 +217,8 @@ describe("the analyzer (the built executable under its name), asked as the engin
       dynamicHook("outside", "ticket_closed", "https://user:s3cr3t@corp.example/secret-path?token=abc"),
     );
     expect(outside.map(({ policy }) => policy)).toEqual([POLICY_NAMES.allowedHosts]);
-    expectSafe(outside[0]!, "outside", "ticket_closed");
-    expect(outside[0]!.message).toContain('"corp.example"');
+    expectSafe(outside[0], "outside", "ticket_closed");
+    expect(outside[0]?.message).toContain('"corp.example"');
   });
 
   it("webhook-event-allowed: not enforced while unset; then refuses other events", async () => {
@@ -227,7 +230,7 @@ describe("the analyzer (the built executable under its name), asked as the engin
       dynamicHook("other", "agent_invited", "https://hooks.example.com/secret-path"),
     );
     expect(found.map(({ policy }) => policy)).toEqual([POLICY_NAMES.allowedEvents]);
-    expectSafe(found[0]!, "other", "agent_invited");
+    expectSafe(found[0], "other", "agent_invited");
   });
 
   it("takes enforcement levels from the config: advisory reports without failing, disabled is silent", async () => {
@@ -285,9 +288,9 @@ describe("the analyzer (the built executable under its name), asked as the engin
       { policy: POLICY_NAMES.noDuplicates, level: "mandatory", urn: urnOf(WEBHOOK_TYPE, "again") },
       { policy: POLICY_NAMES.noDuplicates, level: "mandatory", urn: urnOf(DYNAMIC_WEBHOOK_TYPE, "dyn-b") },
     ]);
-    expectSafe(found[0]!, "again", "ticket_opened");
-    expect(found[0]!.message).toContain('"first"');
-    expectSafe(found[1]!, "dyn-b", "note_added");
+    expectSafe(found[0], "again", "ticket_opened");
+    expect(found[0]?.message).toContain('"first"');
+    expectSafe(found[1], "dyn-b", "note_added");
   });
 
   it("quotes the event as JSON in every message: an escape sequence or a line break in it cannot forge terminal output", async () => {
@@ -307,6 +310,7 @@ describe("the analyzer (the built executable under its name), asked as the engin
       `webhook "raw" ${quoted}: its url uses http, so every delivery would cross the network unencrypted; use an https url.`,
     );
     expect(reasons[1]).toContain(`webhook "raw-b" ${quoted} has the same event and url as webhook "raw-a"`);
+    // biome-ignore lint/suspicious/noControlCharactersInRegex: a reason must hold no ESC
     for (const reason of reasons) expect(reason).not.toMatch(/[\u001b\n]/);
   });
 });

@@ -19,7 +19,7 @@ export interface ProgramHook {
 }
 
 /** The compliant webhooks. */
-export const COMPLIANT: ProgramHook[] = [
+export const COMPLIANT: [ProgramHook, ...ProgramHook[]] = [
   { name: "compliant", event: "ticket_started", url: "https://hooks.example.com/compliant" },
   { name: "compliant-too", event: "note_added", url: "https://HOOKS.example.com:8443/compliant" },
 ];
@@ -30,7 +30,7 @@ export const VIOLATING: ProgramHook[] = [
   { name: "outside", event: "ticket_closed", url: "https://elsewhere.example.net/outside-path" },
   { name: "twin-a", event: "customer_added", url: SECRET_URL, secretUrl: true },
   { name: "twin-b", event: "customer_added", url: SECRET_URL, secretUrl: true },
-  COMPLIANT[0]!,
+  COMPLIANT[0],
 ];
 
 /** Which webhook of {@link VIOLATING} breaks which policy. */

@@ -52,7 +52,8 @@ describe.skipIf(!pulumiAvailable())(
     let emulator: RunningEmulator;
     let test: TestStack;
     let work: string;
-    const packs: Record<string, string> = {};
+    /** The pack in each form, made by beforeAll. */
+    const packs: Record<"executable" | "folder", string> = { executable: "", folder: "" };
     let configFile: string;
 
     /**
@@ -123,7 +124,7 @@ describe.skipIf(!pulumiAvailable())(
       describe(`as the ${form === "executable" ? "release's executable" : "npm package's folder"}`, () => {
         it("fails preview of the violating program, naming each violation's resource and no url", async () => {
           await test.stack.setConfig("e2e:hooks", { value: JSON.stringify(VIOLATING) });
-          const outcome = await run("preview", packs[form]!);
+          const outcome = await run("preview", packs[form]);
           expect(outcome.ok, outcome.output).toBe(false);
           for (const { name, policy } of VIOLATORS) {
             expect(outcome.output, `${policy} on ${name}`).toMatch(new RegExp(`${policy}[\\s\\S]*"${name}"`));
@@ -133,7 +134,7 @@ describe.skipIf(!pulumiAvailable())(
         });
 
         it("up with the pack creates nothing", async () => {
-          const outcome = await run("up", packs[form]!);
+          const outcome = await run("up", packs[form]);
           expect(outcome.ok, outcome.output).toBe(false);
           expect(outcome.output).toContain(POLICY_NAMES.https); // stopped by the pack, not by anything else
           expect(await heldWebhooks(emulator)).toEqual([]);
@@ -142,9 +143,9 @@ describe.skipIf(!pulumiAvailable())(
 
         it("passes the compliant program, which up creates", async () => {
           await test.stack.setConfig("e2e:hooks", { value: JSON.stringify(COMPLIANT) });
-          const previewed = await run("preview", packs[form]!);
+          const previewed = await run("preview", packs[form]);
           expect(previewed.ok, previewed.output).toBe(true);
-          const created = await run("up", packs[form]!);
+          const created = await run("up", packs[form]);
           expect(created.ok, created.output).toBe(true);
           expect(
             (await heldWebhooks(emulator))

@@ -6,6 +6,7 @@
  * that maps `localhost` elsewhere (audit N6, N10 of 256b0f9). The native plugin's side is
  * tests/native/hostile-server.test.ts.
  */
+
 import dns from "node:dns";
 import { mkdtempSync, rmSync } from "node:fs";
 import { createServer, request as httpRequest, type Server } from "node:http";
@@ -13,14 +14,21 @@ import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { exchangeAuthorizationCode, OAuthError, refreshAccessToken, startAuthorization } from "../../auth/oauth.js";
+import {
+  exchangeAuthorizationCode,
+  OAUTH_ERROR_CODES,
+  OAuthError,
+  refreshAccessToken,
+  startAuthorization,
+} from "../../auth/oauth.js";
 import { EmulatorInspectionClient, EmulatorInspectionError } from "../../emulator-client/index.js";
 import { INSPECTION_DEADLINE_MS } from "../../emulator-client/inspection-client.js";
 import { CONFIG_KEYS } from "../../kernel/config.js";
 import { localhostLookup } from "../../kernel/loopback.js";
+import { required } from "../../kernel/required.js";
 import { SettingError } from "../../kernel/settings.js";
 import { webhookIdProblem } from "../../kernel/webhook-rules.js";
-import { HelpdeskError } from "../../provider/core/errors.js";
+import { HELPDESK_ERROR_CODES, HelpdeskError } from "../../provider/core/errors.js";
 import { webhookProvider } from "../../provider/dynamic/index.js";
 import { peakRssMiB, waitFor } from "../../scripts/lib/processes.ts";
 import * as hostile from "../support/response-server.js";
@@ -78,7 +86,7 @@ describe("the dynamic provider against a hostile help desk", () => {
       const before = server.requests.length;
       const error = await thrown(() => webhookProvider.create(config, SPEC));
       expect(error, huge.what).toBeInstanceOf(HelpdeskError);
-      expect(error).toMatchObject({ code: "protocol", status: 201 });
+      expect(error).toMatchObject({ code: HELPDESK_ERROR_CODES.PROTOCOL, status: 201 });
       expect(error.message, huge.what).toMatch(
         /^create webhook: POST \/v1\/webhooks responded with 201 but its body was not read: the API sent a response of more than 1048576 bytes \(1 MiB\)/,
       );
@@ -101,7 +109,7 @@ describe("the dynamic provider against a hostile help desk", () => {
       server.respondWith(json(201, answer.body, answer.headers));
       const before = server.requests.length;
       const error = await thrown(() => webhookProvider.create(config, SPEC));
-      expect(error, answer.what).toMatchObject({ code: "protocol" });
+      expect(error, answer.what).toMatchObject({ code: HELPDESK_ERROR_CODES.PROTOCOL });
       expect(error.message, answer.what).toMatch(ORPHAN_MESSAGE);
       expect(server.requests.length - before, answer.what).toBe(1);
     }
@@ -111,8 +119,8 @@ describe("the dynamic provider against a hostile help desk", () => {
     const before = server.requests.length;
     for (const id of hostile.BAD_IDS) {
       const error = await thrown(() => webhookProvider.delete(config, id, OUTPUTS));
-      expect(error, id.slice(0, 12)).toMatchObject({ code: "operation" });
-      expect(error.message).toContain(`the recorded ${webhookIdProblem(id)!}`);
+      expect(error, id.slice(0, 12)).toMatchObject({ code: HELPDESK_ERROR_CODES.OPERATION });
+      expect(error.message).toContain(`the recorded ${required(webhookIdProblem(id), "the id's problem")}`);
     }
     expect(server.requests.length - before).toBe(0);
   });
@@ -133,7 +141,7 @@ describe("the OAuth client against a huge token endpoint answer", () => {
       server.respondWith(hugeBody(200, huge.bytes, huge.declare, log));
       const refreshed = await thrown(() => refreshAccessToken(settings, "rt-hostile"));
       expect(refreshed, huge.what).toBeInstanceOf(OAuthError);
-      expect(refreshed).toMatchObject({ code: "bad_response", status: 200 });
+      expect(refreshed).toMatchObject({ code: OAUTH_ERROR_CODES.BAD_RESPONSE, status: 200 });
       expect(refreshed.message).toBe(
         "refresh failed: the token endpoint sent a response of more than 1048576 bytes (1 MiB), the most read of one response",
       );
@@ -141,7 +149,7 @@ describe("the OAuth client against a huge token endpoint answer", () => {
       const authorization = await startAuthorization(settings);
       const callback = new URLSearchParams({ code: "code-hostile", state: authorization.state });
       const exchanged = await thrown(() => exchangeAuthorizationCode(settings, callback, authorization));
-      expect(exchanged).toMatchObject({ code: "bad_response" });
+      expect(exchanged).toMatchObject({ code: OAUTH_ERROR_CODES.BAD_RESPONSE });
       expect(exchanged.message).toBe(
         "authorization code exchange failed: the token endpoint sent a response of more than 1048576 bytes (1 MiB), the most read of one response",
       );

@@ -14,7 +14,8 @@ import { type EmulatorOptions, type RunningEmulator, startEmulator } from "../..
 import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
 import { CONFIG_KEYS } from "../../kernel/config.js";
 import type { WebhookInputs } from "../../kernel/provider-contract.js";
-import { HelpdeskError } from "../../provider/core/errors.js";
+import { required } from "../../kernel/required.js";
+import { HELPDESK_ERROR_CODES, HelpdeskError } from "../../provider/core/errors.js";
 import { webhookProvider } from "../../provider/dynamic/index.js";
 import { emulatorStats, heldWebhooks as held, setFaults } from "../support/emulator.js";
 
@@ -96,7 +97,7 @@ describe("webhook ids (docs/helpdesk-api.md §2.1 does not show the id field)", 
   it("without any id, fails saying a webhook may exist and how to remove it", async () => {
     const emu = await emulator({ webhookIdShape: "none" });
     const error = await failureOf(webhookProvider.create(fullConfig(emu, await login(emu)), hook));
-    expect(error.code).toBe("protocol");
+    expect(error.code).toBe(HELPDESK_ERROR_CODES.PROTOCOL);
     expect(error.message).toMatch(/ticket_opened.*may have been created.*delete it there/);
   });
 });
@@ -166,7 +167,7 @@ describe("retries", () => {
     const config = fullConfig(emu, tokens, { [CONFIG_KEYS.maxRetries]: "1" });
     await emu.close();
     const error = await failureOf(webhookProvider.create(config, hook));
-    expect(error.code).toBe("network");
+    expect(error.code).toBe(HELPDESK_ERROR_CODES.NETWORK);
     expect(error.message).toMatch(/POST \/v1\/webhooks got no response .* after 2 attempt\(s\) \(ECONNREFUSED/);
     expect(error.message).not.toMatch(/may have been created/);
   });
@@ -177,12 +178,12 @@ describe("retries", () => {
     const { id } = await webhookProvider.create(config, hook);
     await setFaults(emu, { dropRate: 1 });
     const createError = await failureOf(webhookProvider.create(config, hook));
-    expect(createError.code).toBe("network");
+    expect(createError.code).toBe(HELPDESK_ERROR_CODES.NETWORK);
     expect(createError.message).toMatch(
       /POST \/v1\/webhooks got no response .* after 1 attempt\(s\).*may have been created/,
     );
     const deleteError = await failureOf(webhookProvider.delete(config, id, { ...hook, state: "active" }));
-    expect(deleteError.code).toBe("network");
+    expect(deleteError.code).toBe(HELPDESK_ERROR_CODES.NETWORK);
     expect(deleteError.message).toMatch(/DELETE \/v1\/webhooks\/.* got no response .* after 3 attempt\(s\)/);
     expect(deleteError.message).not.toMatch(/may have been created/);
   });
@@ -215,13 +216,15 @@ describe("access tokens", () => {
     expect(stats.byRoute["POST /oauth/token"]).toBe(1);
     // The rotated refresh token went to the cache, never to a log; the old one is now revoked.
     // This test's sign-in only (the cache directory is shared by the tests of this file).
-    const entry = findEntry(refreshTokenHash(tokens.refreshToken!), cacheDir)?.entry;
-    expect(entry, "this test's cache entry").toBeDefined();
-    expect(entry!.refreshToken).not.toBe(tokens.refreshToken);
-    expect(credentials).not.toContain(entry!.accessToken);
-    credentials.push(entry!.accessToken, entry!.refreshToken);
+    const { entry } = required(
+      findEntry(refreshTokenHash(required(tokens.refreshToken, "the sign-in's refresh token")), cacheDir),
+      "this test's cache entry",
+    );
+    expect(entry.refreshToken).not.toBe(tokens.refreshToken);
+    expect(credentials).not.toContain(entry.accessToken);
+    credentials.push(entry.accessToken, entry.refreshToken);
     // A later operation (same process) goes on with the new tokens.
-    await webhookProvider.delete(config, created[0]!.id, { ...hook, state: "active" });
+    await webhookProvider.delete(config, required(created[0], "a created webhook").id, { ...hook, state: "active" });
     expect((await held(emu)).length).toBe(7);
   });
 
@@ -242,7 +245,7 @@ describe("access tokens", () => {
     const error = await failureOf(
       webhookProvider.create(fullConfig(emu, tokens, { [CONFIG_KEYS.refreshToken]: "not-a-real-refresh-token" }), hook),
     );
-    expect(error.code).toBe("credentials");
+    expect(error.code).toBe(HELPDESK_ERROR_CODES.CREDENTIALS);
     expect(error.message).toMatch(/refreshing it failed .*invalid_grant.*pulumi-helpdesk login/);
   });
 });
@@ -262,7 +265,7 @@ describe("messages for API errors", () => {
 
   it("missing credentials say what to set", async () => {
     const error = await failureOf(webhookProvider.create(configOf({}), hook));
-    expect(error.code).toBe("credentials");
+    expect(error.code).toBe(HELPDESK_ERROR_CODES.CREDENTIALS);
     expect(error.message).toMatch(/HELPDESK_BASE_URL.*pulumi-helpdesk login/);
   });
 });

@@ -154,6 +154,7 @@ function assertPrintable(message: string, context: string): void {
     expect(message.includes(form), `${context}: planted credential in ${JSON.stringify(message)}`).toBe(false);
   for (const fragment of fragments)
     expect(message.includes(fragment), `${context}: credential fragment in ${JSON.stringify(message)}`).toBe(false);
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: the message must hold no control character
   expect(message, context).not.toMatch(/[\u0000-\u0008\u000b-\u001f\u007f-\u009f\u202e\u200b]/);
   expect(message.length, context).toBeLessThan(2000);
 }

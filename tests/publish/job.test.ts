@@ -15,6 +15,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PYTHON_PACKAGE } from "../../kernel/names.js";
 import { SUPPORTED_NODE_RANGE } from "../../kernel/node-support.js";
 import { packageVersion } from "../../kernel/package-version.js";
+import { required } from "../../kernel/required.ts";
 import { runCommand, shown } from "../../scripts/lib/processes.ts";
 import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { pythonArtefactNamesOf } from "../../scripts/publish/prerelease.ts";
@@ -149,7 +150,7 @@ describe("the Go module's tag goes only where --go-remote says", () => {
     const ran = await runPublish(
       checkout,
       ["--dry-run", "--only", "go", "--release", release],
-      jobEnv(process.env.PATH!),
+      jobEnv(required(process.env.PATH, "PATH")),
     );
     expect(ran.code).toBe(1);
     expect(ran.stderr).toBe(
@@ -161,7 +162,7 @@ describe("the Go module's tag goes only where --go-remote says", () => {
     const remote = join(work, "remote.git");
     execFileSync("git", ["init", "--quiet", "--bare", remote]);
     const tag = `sdk/go/v${VERSION}`;
-    const env = jobEnv(process.env.PATH!);
+    const env = jobEnv(required(process.env.PATH, "PATH"));
     const args = ["--only", "go", "--go-remote", remote, "--release", release];
     const dry = await runPublish(checkout, ["--dry-run", ...args], env);
     expect(dry.code, shown("publish --dry-run --only go", dry)).toBe(0);

@@ -48,8 +48,8 @@ let otherKey: SigningKey;
 let portal: CentralPortal;
 let env: NodeJS.ProcessEnv;
 let accountBefore: Listing;
-const runs: Partial<Record<"dryRun" | "first" | "second", Ran>> = {};
-const logs: Partial<Record<"afterDryRun" | "afterFirst", string>> = {};
+let runs: Record<"dryRun" | "first" | "second", Ran>;
+let logs: Record<"afterDryRun" | "afterFirst", string>;
 
 /** `npm run publish -- --only maven` of the test's release folder, with `env` and `extra` on top. */
 function publish(args: string[], extra: NodeJS.ProcessEnv = {}): Promise<Ran> {
@@ -92,11 +92,12 @@ beforeAll(async () => {
     [CENTRAL_SETTINGS.username]: ACCOUNT.username,
     [CENTRAL_SETTINGS.password]: ACCOUNT.password,
   };
-  runs.dryRun = await publish(["--dry-run"]);
-  logs.afterDryRun = portal.log();
-  runs.first = await publish([]);
-  logs.afterFirst = portal.log();
-  runs.second = await publish([]);
+  const dryRun = await publish(["--dry-run"]);
+  const afterDryRun = portal.log();
+  const first = await publish([]);
+  const afterFirst = portal.log();
+  runs = { dryRun, first, second: await publish([]) };
+  logs = { afterDryRun, afterFirst };
 }, 600_000);
 
 afterAll(async () => {
@@ -108,8 +109,8 @@ afterAll(async () => {
 
 describe("npm run publish -- --only maven through the Central Portal's Publisher API", () => {
   it("--dry-run asks the Portal whether the version is published, and sends nothing", () => {
-    expect(runs.dryRun!.code, shown("npm run publish -- --dry-run", runs.dryRun!)).toBe(0);
-    expect(runs.dryRun!.stdout).toBe(`maven: ${WHAT} -> ${portal.url}: would publish\n`);
+    expect(runs.dryRun.code, shown("npm run publish -- --dry-run", runs.dryRun)).toBe(0);
+    expect(runs.dryRun.stdout).toBe(`maven: ${WHAT} -> ${portal.url}: would publish\n`);
     const [group, artifact] = [mavenGroupId(), MAVEN_ARTIFACT_ID];
     expect(requestsAfter("", logs.afterDryRun)).toEqual([
       `GET /${PUBLISHER_API.published}?namespace=${group}&name=${artifact}&version=${VERSION}`,
@@ -117,9 +118,9 @@ describe("npm run publish -- --only maven through the Central Portal's Publisher
   });
 
   it("uploads the bundle, follows the deployment to PUBLISHED, and the repository serves the signed files", async () => {
-    expect(runs.first!.code, shown("npm run publish", runs.first!)).toBe(0);
-    expect(runs.first!.stdout).toBe(`maven: ${WHAT} -> ${portal.url}: published\n`);
-    const requests = requestsAfter(logs.afterDryRun!, logs.afterFirst);
+    expect(runs.first.code, shown("npm run publish", runs.first)).toBe(0);
+    expect(runs.first.stdout).toBe(`maven: ${WHAT} -> ${portal.url}: published\n`);
+    const requests = requestsAfter(logs.afterDryRun, logs.afterFirst);
     expect(requests[0]).toMatch(new RegExp(`^GET /${PUBLISHER_API.published}\\?`));
     expect(requests[1]).toBe(
       `POST /${PUBLISHER_API.upload}?name=${MAVEN_ARTIFACT_ID}-${VERSION}&publishingType=AUTOMATIC`,
@@ -142,9 +143,9 @@ describe("npm run publish -- --only maven through the Central Portal's Publisher
   });
 
   it("a second run finds the version published and sends nothing", () => {
-    expect(runs.second!.code, shown("npm run publish (again)", runs.second!)).toBe(0);
-    expect(runs.second!.stdout).toBe(`maven: ${WHAT} -> ${portal.url}: present, skipped\n`);
-    const requests = requestsAfter(logs.afterFirst!);
+    expect(runs.second.code, shown("npm run publish (again)", runs.second)).toBe(0);
+    expect(runs.second.stdout).toBe(`maven: ${WHAT} -> ${portal.url}: present, skipped\n`);
+    const requests = requestsAfter(logs.afterFirst);
     expect(requests).toHaveLength(1);
     expect(requests[0]).toMatch(new RegExp(`^GET /${PUBLISHER_API.published}\\?`));
   });

@@ -37,7 +37,7 @@ import {
   writeFileSync,
 } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import {
@@ -48,6 +48,7 @@ import {
   nodejsSdkPackage,
   PYTHON_PACKAGE,
 } from "../../kernel/names.js";
+import { required } from "../../kernel/required.ts";
 import { type Ran, runCommand, shown } from "../../scripts/lib/processes.ts";
 import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { CENTRAL_SETTINGS } from "../../scripts/publish/maven.ts";
@@ -72,6 +73,9 @@ import {
 } from "../support/registries.js";
 import { sharedRelease } from "../support/release.js";
 
+/** The registries the release is published to, one local server each. */
+type RegistryName = "npm" | "pypi" | "maven" | "go";
+
 /** The npm packages of the release. */
 const NPM_PACKAGES = ["pulumi-helpdesk", nodejsSdkPackage()];
 /** The Java SDK's folder in a Maven repository, from its coordinates (kernel/names.ts, sdk/java/pom.xml). */
@@ -85,16 +89,17 @@ let goFolder: string;
 let githubFolder: string;
 let signingKey: SigningKey;
 let portal: CentralPortal;
-const servers: Partial<Record<"npm" | "pypi" | "maven" | "go", LocalServer>> = {};
+/** The registries' servers, each set by beforeAll once started (the ones started are closed by afterAll). */
+const servers: Partial<Record<RegistryName, LocalServer>> = {};
 let verdaccio: Verdaccio;
 /** Every run's output, to show no credential is in any. */
 const outputs: Ran[] = [];
 let publishEnv: NodeJS.ProcessEnv;
-const runs: Partial<Record<"dryRun" | "first" | "second", Ran>> = {};
+let runs: Record<"dryRun" | "first" | "second", Ran>;
 /** What the folder targets held right after the dry run. */
 let foldersAfterDryRun: { go: string[]; github: boolean };
 /** Each registry's log right after the dry run, and after the first publish. */
-const logs: Partial<Record<"afterDryRun" | "afterFirst", Record<string, string>>> = {};
+let logs: Record<"afterDryRun" | "afterFirst", Record<RegistryName, string>>;
 
 /** `npm run publish` of `dir` (default: the test's release) to the test's registries. */
 async function publishTo(args: string[], dir = release): Promise<Ran> {
@@ -119,9 +124,14 @@ async function publishTo(args: string[], dir = release): Promise<Ran> {
   return ran;
 }
 
+/** The registry server `name`, started by beforeAll. */
+function server(name: RegistryName): LocalServer {
+  return required(servers[name], `the ${name} server`);
+}
+
 /** What each registry logged so far. */
-function registryLogs(): Record<string, string> {
-  return Object.fromEntries(Object.entries(servers).map(([name, server]) => [name, server!.log()]));
+function registryLogs(): Record<RegistryName, string> {
+  return { npm: server("npm").log(), pypi: server("pypi").log(), maven: server("maven").log(), go: server("go").log() };
 }
 
 /**
@@ -133,7 +143,7 @@ function registryLogs(): Record<string, string> {
 function releaseFolder(dir: string, files: string[]): string {
   mkdirSync(dir, { recursive: true });
   const sums = files.map((file) => {
-    const name = file.split("/").pop()!;
+    const name = basename(file);
     symlinkSync(file, join(dir, name));
     return `${execFileSync("sha256sum", [file], { encoding: "utf8" }).slice(0, 64)}  ${name}\n`;
   });
@@ -200,12 +210,13 @@ beforeAll(async () => {
     [CENTRAL_SETTINGS.username]: "helpdesk-publisher",
     [CENTRAL_SETTINGS.password]: "portal-user-token-password",
   };
-  runs.dryRun = await publishTo(["--dry-run"]);
-  logs.afterDryRun = registryLogs();
+  const dryRun = await publishTo(["--dry-run"]);
+  const afterDryRun = registryLogs();
   foldersAfterDryRun = { go: readdirSync(goFolder), github: existsSync(githubFolder) };
-  runs.first = await publishTo([]);
-  logs.afterFirst = registryLogs();
-  runs.second = await publishTo([]);
+  const first = await publishTo([]);
+  const afterFirst = registryLogs();
+  runs = { dryRun, first, second: await publishTo([]) };
+  logs = { afterDryRun, afterFirst };
 }, 900_000);
 
 afterAll(async () => {
@@ -219,20 +230,20 @@ function items(): string[] {
   const archives = readdirSync(release).filter((name) => name.startsWith("pulumi-resource-helpdesk-"));
   return [
     ...[...archives, "SHA256SUMS"].map((name) => `github: ${name} -> ${join(githubFolder, `v${VERSION}`)}`),
-    ...NPM_PACKAGES.map((name) => `npm: ${name}@${VERSION} -> ${servers.npm!.url}`),
+    ...NPM_PACKAGES.map((name) => `npm: ${name}@${VERSION} -> ${server("npm").url}`),
     ...[`${PYTHON_PACKAGE}-${VERSION}-py3-none-any.whl`, `${PYTHON_PACKAGE}-${VERSION}.tar.gz`].map(
-      (name) => `pypi: ${name} -> ${servers.pypi!.url}`,
+      (name) => `pypi: ${name} -> ${server("pypi").url}`,
     ),
-    `maven: ${mavenCoordinates()}:${VERSION} -> ${servers.maven!.url}`,
+    `maven: ${mavenCoordinates()}:${VERSION} -> ${server("maven").url}`,
     `go: ${goModulePath()}@v${VERSION} -> ${goFolder}`,
   ];
 }
 
 describe("npm run publish to local registries", () => {
   it("--dry-run says what would be sent where, and no registry's log shows an upload", () => {
-    expect(runs.dryRun!.code, shown("npm run publish -- --dry-run", runs.dryRun!)).toBe(0);
-    expect(runs.dryRun!.stdout.trim().split("\n")).toEqual(items().map((item) => `${item}: would publish`));
-    const log = logs.afterDryRun!;
+    expect(runs.dryRun.code, shown("npm run publish -- --dry-run", runs.dryRun)).toBe(0);
+    expect(runs.dryRun.stdout.trim().split("\n")).toEqual(items().map((item) => `${item}: would publish`));
+    const log = logs.afterDryRun;
     expect(log.npm).not.toMatch(/'PUT \/(?!-\/user\/)/); // the only PUT: the test's user, made at the start
     expect(log.pypi).not.toMatch(/"POST /);
     expect(log.maven).not.toMatch(/^POST /m);
@@ -240,11 +251,11 @@ describe("npm run publish to local registries", () => {
   });
 
   it("publishes every package: both npm packages, the wheel and sdist, the Java SDK with its sources and javadoc, the Go module, the plugin archives", () => {
-    expect(runs.first!.code, shown("npm run publish", runs.first!)).toBe(0);
-    expect(runs.first!.stdout.trim().split("\n")).toEqual(items().map((item) => `${item}: published`));
-    const log = logs.afterFirst!;
+    expect(runs.first.code, shown("npm run publish", runs.first)).toBe(0);
+    expect(runs.first.stdout.trim().split("\n")).toEqual(items().map((item) => `${item}: published`));
+    const log = logs.afterFirst;
     for (const name of NPM_PACKAGES) expect(log.npm).toContain(`'PUT /${name.replace("/", "%2f")}'`);
-    expect(log.pypi!.match(/"POST \/ HTTP\/1\.1" 200/g)).toHaveLength(2);
+    expect(log.pypi.match(/"POST \/ HTTP\/1\.1" 200/g)).toHaveLength(2);
     const deployed = readdirSync(join(portal.repositoryDir, JAVA.path, VERSION));
     for (const suffix of [".jar", "-sources.jar", "-javadoc.jar", ".pom"])
       expect(deployed).toContain(`${JAVA.artifact}-${VERSION}${suffix}`);
@@ -261,13 +272,13 @@ describe("npm run publish to local registries", () => {
   });
 
   it("a second run finds everything there and sends nothing", () => {
-    expect(runs.second!.code, shown("npm run publish (again)", runs.second!)).toBe(0);
-    expect(runs.second!.stdout.trim().split("\n")).toEqual(items().map((item) => `${item}: present, skipped`));
-    const before = logs.afterFirst!;
+    expect(runs.second.code, shown("npm run publish (again)", runs.second)).toBe(0);
+    expect(runs.second.stdout.trim().split("\n")).toEqual(items().map((item) => `${item}: present, skipped`));
+    const before = logs.afterFirst;
     const after = registryLogs();
-    expect(after.npm!.slice(before.npm!.length)).not.toMatch(/'PUT /);
-    expect(after.pypi!.slice(before.pypi!.length)).not.toMatch(/"POST /);
-    expect(after.maven!.slice(before.maven!.length)).not.toMatch(/^POST /m);
+    expect(after.npm.slice(before.npm.length)).not.toMatch(/'PUT /);
+    expect(after.pypi.slice(before.pypi.length)).not.toMatch(/"POST /);
+    expect(after.maven.slice(before.maven.length)).not.toMatch(/^POST /m);
   });
 });
 
@@ -286,7 +297,7 @@ describe("by name from the local npm registry: examples/basic's dynamic Webhook 
       ...pulumiEnv(`file://${join(work, "basic-state")}`, join(work, "basic-tokens")),
       PULUMI_HOME: join(work, "basic-pulumi-home"),
       PULUMI_NODEJS_TYPESCRIPT: "false",
-      npm_config_registry: servers.npm!.url,
+      npm_config_registry: server("npm").url,
     };
     mkdirSync(join(work, "basic-state"));
     const installed = await runCommand(
@@ -317,7 +328,7 @@ describe("by name from the local npm registry: examples/basic's dynamic Webhook 
       readFileSync(join(dir, "node_modules", "pulumi-helpdesk", "package.json"), "utf8"),
     ) as { version: string };
     expect(installed.version).toBe(VERSION);
-    expect(servers.npm!.log()).toContain("'GET /pulumi-helpdesk'");
+    expect(server("npm").log()).toContain("'GET /pulumi-helpdesk'");
     expect(lockedIntegrity(dir, "pulumi-helpdesk")).toBe(integrityOf(join(release, `pulumi-helpdesk-${VERSION}.tgz`)));
     const up = await pulumi(["up", "--yes", "--skip-preview", "--stack", stack], dir, env);
     expect(up.code, shown("pulumi up", up)).toBe(0);
@@ -351,7 +362,7 @@ describeDownloadedPlugin(
         ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error"],
         {
           cwd: programDir,
-          env: { ...process.env, npm_config_registry: servers.npm!.url },
+          env: { ...process.env, npm_config_registry: server("npm").url },
         },
       );
       if (ran.code !== 0) throw new Error(shown("npm install (examples/typescript)", ran));
@@ -360,7 +371,7 @@ describeDownloadedPlugin(
       ) as { version: string };
       expect(installed.version).toBe(VERSION);
       // Resolved by the local registry (a random port: no earlier run's packument in npm's cache), the release's bytes.
-      expect(servers.npm!.log()).toContain(`'GET /${nodejsSdkPackage().replace("/", "%2f")}'`);
+      expect(server("npm").log()).toContain(`'GET /${nodejsSdkPackage().replace("/", "%2f")}'`);
       expect(lockedIntegrity(programDir, nodejsSdkPackage())).toBe(
         integrityOf(join(release, nodejsSdkTarball(VERSION))),
       );
@@ -387,7 +398,7 @@ describeDownloadedPlugin(
           cwd: work,
           env: {
             ...process.env,
-            PIP_INDEX_URL: `${servers.pypi!.url}simple/`,
+            PIP_INDEX_URL: `${server("pypi").url}simple/`,
             PIP_FIND_LINKS: await wheelhouse(python),
             PIP_DISABLE_PIP_VERSION_CHECK: "1",
             PIP_NO_INPUT: "1",
@@ -395,7 +406,7 @@ describeDownloadedPlugin(
         },
       );
       if (ran.code !== 0) throw new Error(shown("pip install pulumi-helpdesk", ran));
-      expect(servers.pypi!.log()).toMatch(
+      expect(server("pypi").log()).toMatch(
         new RegExp(`"GET /packages/${PYTHON_PACKAGE}-${VERSION}-py3-none-any\\.whl HTTP`),
       );
       cpSync(join(repoRoot, "tests", "no-node", "python"), programDir, { recursive: true });
@@ -426,7 +437,7 @@ describeDownloadedPlugin(
       const env = {
         ...process.env,
         GOMODCACHE: join(work, "gomodcache"),
-        GOPROXY: `${servers.go!.url},file://${join(gomodcache, "cache", "download")},${upstream}`,
+        GOPROXY: `${server("go").url},file://${join(gomodcache, "cache", "download")},${upstream}`,
         GONOSUMDB: goModulePath(),
         GOFLAGS: "-mod=mod -modcacherw -p=1 -buildvcs=false",
         GOWORK: "off",
@@ -439,7 +450,7 @@ describeDownloadedPlugin(
         const ran = await runCommand("go", args, { cwd: source, env });
         if (ran.code !== 0) throw new Error(shown(`go ${args.join(" ")}`, ran));
       }
-      expect(servers.go!.log()).toContain(`GET /${GO_MODULE_DIR}/v${VERSION}.zip`);
+      expect(server("go").log()).toContain(`GET /${GO_MODULE_DIR}/v${VERSION}.zip`);
       return join(work, "helpdesk-go");
     }),
   },
@@ -499,7 +510,7 @@ describe("a version a registry already holds with other bytes", () => {
     const ran = await publishTo(["--only", "npm"], releaseWith(tarball, join(unpacked, "out", tarball)));
     expect(ran.code).toBe(1);
     expect(ran.stderr).toBe(
-      `error: npm: ${servers.npm!.url} refused ${nodejsSdkPackage()}@${VERSION}: You cannot publish over the previously published versions: ${VERSION}. (a registry never replaces a published version, and needs a token: NODE_AUTH_TOKEN or npm login)\n`,
+      `error: npm: ${server("npm").url} refused ${nodejsSdkPackage()}@${VERSION}: You cannot publish over the previously published versions: ${VERSION}. (a registry never replaces a published version, and needs a token: NODE_AUTH_TOKEN or npm login)\n`,
     );
   });
 
@@ -516,7 +527,7 @@ describe("a version a registry already holds with other bytes", () => {
     expect(ran.code).toBe(1);
     // pypiserver's answer, out of the HTML page twine prints: "Package '<file>' already exists!"
     expect(ran.stderr).toBe(
-      `error: pypi: ${servers.pypi!.url} refused ${wheel}: 400 Bad Request: Package '${wheel}' already exists! You may start server with \`--overwrite\` option. (an index never replaces a file, and needs TWINE_USERNAME and TWINE_PASSWORD or trusted publishing)\n`,
+      `error: pypi: ${server("pypi").url} refused ${wheel}: 400 Bad Request: Package '${wheel}' already exists! You may start server with \`--overwrite\` option. (an index never replaces a file, and needs TWINE_USERNAME and TWINE_PASSWORD or trusted publishing)\n`,
     );
   });
 
@@ -536,7 +547,10 @@ describe("a version a registry already holds with other bytes", () => {
     const go = await publishTo(["--only", "go"]);
     expect(go.code).toBe(1);
     expect(go.stderr).toContain(`error: go: ${goFolder} refused ${goModulePath()}@v${VERSION}`);
-    const archive = readdirSync(release).find((name) => name.endsWith("-linux-amd64.tar.gz"))!;
+    const archive = required(
+      readdirSync(release).find((name) => name.endsWith("-linux-amd64.tar.gz")),
+      "the linux-amd64 archive",
+    );
     writeFileSync(join(githubFolder, `v${VERSION}`, archive), "other bytes");
     const github = await publishTo(["--only", "github"]);
     expect(github.code).toBe(1);
@@ -548,8 +562,8 @@ describe("a version a registry already holds with other bytes", () => {
 
 describe("a prerelease of the next version", () => {
   it("goes to npm's dist-tag next from a checkout of that version; latest stays the release", async () => {
-    const [major, minor] = VERSION.split(".").map(Number);
-    const rc = `${major}.${minor! + 1}.0-rc.1`;
+    const [major, minor = Number.NaN] = VERSION.split(".").map(Number);
+    const rc = `${major}.${minor + 1}.0-rc.1`;
     const folder = mkdtempSync(join(work, "rc-release-"));
     const tarballs = readdirSync(release).filter((name) => name.endsWith(".tgz"));
     for (const name of tarballs) {
@@ -569,13 +583,13 @@ describe("a prerelease of the next version", () => {
     outputs.push(ran);
     expect(ran.code, shown("npm run publish of the prerelease", ran)).toBe(0);
     expect(ran.stdout.trim().split("\n")).toEqual(
-      NPM_PACKAGES.map((name) => `npm: ${name}@${rc} -> ${servers.npm!.url}: published`),
+      NPM_PACKAGES.map((name) => `npm: ${name}@${rc} -> ${server("npm").url}: published`),
     );
     for (const name of NPM_PACKAGES) {
       const tags = execFileSync("npm", ["view", name, "dist-tags", "--json"], {
         cwd: work,
         encoding: "utf8",
-        env: { ...process.env, npm_config_registry: servers.npm!.url },
+        env: { ...process.env, npm_config_registry: server("npm").url },
       });
       expect(JSON.parse(tags)).toEqual({ latest: VERSION, next: rc });
     }
@@ -586,7 +600,7 @@ describe("credentials", () => {
   it("no run printed the npm token or the PyPI password", () => {
     expect(outputs.length).toBeGreaterThan(5);
     for (const ran of outputs)
-      for (const secret of [verdaccio.token, publishEnv.TWINE_PASSWORD!])
+      for (const secret of [verdaccio.token, required(publishEnv.TWINE_PASSWORD, "TWINE_PASSWORD")])
         expect(`${ran.stdout}${ran.stderr}`).not.toContain(secret);
   });
 });

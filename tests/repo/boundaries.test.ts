@@ -1,15 +1,19 @@
 /**
- * The rooms' import boundaries are lint rules (.dependency-cruiser.cjs, run by `npm run lint` and so by `npm test`);
- * this holds that the rules bite and cover every room: in a scratch tree laid out as the repository's rooms, each
- * planted import that crosses a boundary, type-only ones included, and a planted cycle (reported once), is reported by
- * its rule, while the imports the rooms may make are not.
+ * The rooms' import boundaries and the rules of packages are lint rules (.dependency-cruiser.cjs, and knip.jsonc for
+ * unused dependencies, run by `npm run lint` and so by `npm test`); this holds that the rules bite and cover every
+ * room: in a scratch tree laid out as the repository's rooms, each planted import that crosses a boundary, type-only
+ * ones included, a planted cycle (reported once), a devDependency loaded by shipped code, a package package.json does
+ * not list, and a dependency no shipped module loads are reported by their rule, while the imports the rooms may make
+ * are not.
  */
+import { spawnSync } from "node:child_process";
 import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { cruise, type ICruiseResult, type IForbiddenRuleType } from "dependency-cruiser";
 import { describe, expect, it } from "vitest";
+import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { SHIPPED_ROOMS } from "../../scripts/lib/rooms.cjs";
 
 /** The rules of the lint configuration. */
@@ -17,30 +21,74 @@ const RULES = (createRequire(import.meta.url)("../../.dependency-cruiser.cjs") a
   .forbidden;
 
 /**
- * The violations the lint rules find among `files` written to a scratch folder.
+ * Runs `check` on `files` written to a scratch folder, which is removed afterwards.
  *
- * @param files repository-relative path -> TypeScript source
- * @returns `<rule>: <from> -> <to>`, sorted
+ * @param files path in the scratch folder -> its text
  */
-async function violations(files: Record<string, string>): Promise<string[]> {
+async function inScratch<T>(files: Record<string, string>, check: (scratch: string) => Promise<T> | T): Promise<T> {
   const scratch = mkdtempSync(join(tmpdir(), "helpdesk-boundaries-"));
   try {
     for (const [path, text] of Object.entries(files)) {
       mkdirSync(dirname(join(scratch, path)), { recursive: true });
       writeFileSync(join(scratch, path), text);
     }
+    return await check(scratch);
+  } finally {
+    rmSync(scratch, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The violations the lint rules find among `files` written to a scratch folder.
+ *
+ * @param files repository-relative path -> TypeScript source; `package.json` and `node_modules/` (see {@link packages})
+ *   are read, not cruised
+ * @returns `<rule>: <from> -> <to>`, sorted
+ */
+async function violations(files: Record<string, string>): Promise<string[]> {
+  const roots = new Set(
+    Object.keys(files).map((path) => {
+      const [room = path] = path.split("/");
+      return room;
+    }),
+  );
+  roots.delete("package.json");
+  roots.delete("node_modules");
+  return inScratch(files, async (scratch) => {
     const result = await cruise(
-      Object.keys(files).map((path) => path.split("/")[0]!),
-      { baseDir: scratch, tsPreCompilationDeps: true, validate: true, ruleSet: { forbidden: RULES } },
+      [...roots],
+      {
+        baseDir: scratch,
+        tsPreCompilationDeps: true,
+        validate: true,
+        ruleSet: { forbidden: RULES },
+        doNotFollow: { path: "node_modules" },
+      },
       { extensions: [".ts", ".js"], extensionAlias: { ".js": [".ts", ".js"] } },
     );
     return (result.output as ICruiseResult).summary.violations
       .map((v) => `${v.rule.name}: ${v.from} -> ${v.to}`)
       .sort();
-  } finally {
-    rmSync(scratch, { recursive: true, force: true });
-  }
+  });
 }
+
+/**
+ * Installed packages for a scratch folder: each `node_modules/<name>/` with a package.json, a value and a type.
+ *
+ * @param names the packages
+ */
+function packages(...names: string[]): Record<string, string> {
+  return Object.fromEntries(
+    names.flatMap((name) => [
+      [`node_modules/${name}/package.json`, JSON.stringify({ name, version: "1.0.0", main: "index.js" })],
+      [`node_modules/${name}/index.js`, "export const value = 1;\n"],
+      [`node_modules/${name}/index.d.ts`, "export declare const value: number;\nexport type Shape = number;\n"],
+    ]),
+  );
+}
+
+/** A module that loads `name`'s value at run time. */
+const loads = (name: string): string => `import { value } from "${name}";\nexport const used = value;\n`;
 
 const EXPORT = "export interface Shape { readonly name: string }\n";
 const uses = (path: string): string => `import type { Shape } from "${path}";\nexport type Used = Shape;\n`;
@@ -89,5 +137,70 @@ describe("the rooms' import boundaries", () => {
       "bin/pulumi-resource-helpdesk.ts": uses("../provider/native/main.js"),
     });
     expect(found).toEqual([]);
+  });
+
+  it("a planted devDependency loaded by shipped code, and a package package.json does not list, are reported", async () => {
+    const found = await violations({
+      "package.json": JSON.stringify({
+        dependencies: { dep: "1.0.0" },
+        devDependencies: { dev: "1.0.0", peer: "1.0.0" },
+        peerDependencies: { peer: "1.0.0" },
+      }),
+      ...packages("dep", "dev", "peer", "stray"),
+      "provider/native/server.ts": loads("dev"),
+      "rpc/unary-server.ts": loads("dev"),
+      "cli/main.ts": loads("stray"),
+      // What may be: a dependency, a peer dependency (also a devDependency, installed here for the tests), a
+      // devDependency named by a type-only import, and any devDependency outside the shipped rooms.
+      "kernel/errors.ts": loads("dep"),
+      "program/index.ts": loads("peer"),
+      "provider/native/proto.ts": uses("dev"),
+      "tests/repo/boundaries.test.ts": loads("dev"),
+    });
+    expect(found).toEqual([
+      "no-non-package-json: cli/main.ts -> node_modules/stray/index.js",
+      "not-to-dev-dep: provider/native/server.ts -> node_modules/dev/index.js",
+      "not-to-dev-dep: rpc/unary-server.ts -> node_modules/dev/index.js",
+    ]);
+  });
+});
+
+describe("no unused dependency (knip.jsonc, npm run lint:dependencies)", () => {
+  it("reports a planted dependency nothing loads and one only a type-only import names, not one a shipped module loads", async () => {
+    const run = await inScratch(
+      {
+        "package.json": JSON.stringify({
+          name: "scratch",
+          type: "module",
+          dependencies: { loaded: "1.0.0", unused: "1.0.0", "only-typed": "1.0.0" },
+          devDependencies: { "tests-only": "1.0.0" },
+        }),
+        ...packages("loaded", "unused", "only-typed", "tests-only"),
+        "bin/start.ts": `${loads("loaded")}${uses("only-typed")}`,
+        "tests/repo/boundaries.test.ts": loads("tests-only"),
+      },
+      (scratch) =>
+        spawnSync(
+          "npm",
+          [
+            "run",
+            "--silent",
+            "lint:dependencies",
+            "--",
+            "--directory",
+            scratch,
+            "--config",
+            join(repoRoot, "knip.jsonc"),
+          ],
+          { cwd: repoRoot, encoding: "utf8" },
+        ),
+    );
+    expect(run.status, run.stderr).toBe(1);
+    expect(run.stdout).toMatch(/^Unused dependencies \(2\)\n/);
+    const reported = run.stdout
+      .split("\n")
+      .slice(1)
+      .map((line) => line.split(/\s+/)[0]);
+    expect(reported.filter(Boolean).sort()).toEqual(["only-typed", "unused"]);
   });
 });

@@ -18,10 +18,12 @@
  *
  * Every failure names file:line and what is missing, so the fix is one look away.
  */
+
 import { execFileSync } from "node:child_process";
 import { existsSync, readFileSync, statSync } from "node:fs";
 import { extname, join } from "node:path";
 import { describe, expect, it } from "vitest";
+import { required } from "../../kernel/required.js";
 import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { SHIPPED_ROOMS } from "../../scripts/lib/rooms.cjs";
 
@@ -76,12 +78,12 @@ function headingsOf(file: string): { texts: Set<string>; numbers: Set<string> } 
     if (/^\s*```/.test(line)) fenced = !fenced;
     const heading = fenced ? null : /^#{1,6}\s+(.+?)\s*#*\s*$/.exec(line);
     if (!heading) continue;
-    const text = heading[1]!;
+    const text = required(heading[1], "a heading's text");
     texts.add(text);
-    const numbered = /^(\d+(?:\.\d+)*)\.?\s+(.*)$/.exec(text);
-    if (numbered) {
-      numbers.add(numbered[1]!);
-      texts.add(numbered[2]!);
+    const [, number, title] = /^(\d+(?:\.\d+)*)\.?\s+(.*)$/.exec(text) ?? [];
+    if (number !== undefined && title !== undefined) {
+      numbers.add(number);
+      texts.add(title);
     }
   }
   return { texts, numbers };
@@ -130,7 +132,8 @@ const REPO_PATH = new RegExp(
 /** Splits `2.3–2.6` and the chain `, §4.2 and §4.4` into the section numbers cited. */
 function sectionsCited(first: string, chain: string): string[] {
   const sections = first.split(/[–-]/);
-  for (const match of chain.matchAll(new RegExp(`${S}(\\d+(?:\\.\\d+)*)`, "g"))) sections.push(match[1]!);
+  for (const [, section] of chain.matchAll(new RegExp(`${S}(\\d+(?:\\.\\d+)*)`, "g")))
+    sections.push(required(section, "a section number"));
   return sections;
 }
 
@@ -152,12 +155,12 @@ function scan(): {
       const where = `${file}:${index + 1}`;
       for (const match of line.matchAll(SECTION_CITATION)) {
         counts.citations++;
-        const doc = match[1]!;
+        const doc = required(match[1], "the cited document");
         if (!existsSync(join(repoRoot, doc))) {
           citations.push({ where, problem: `cites ${doc}, which does not exist` });
           continue;
         }
-        for (const section of sectionsCited(match[2]!, match[3] ?? "")) {
+        for (const section of sectionsCited(required(match[2], "the cited section"), match[3] ?? "")) {
           if (!headings(doc).numbers.has(section))
             citations.push({ where, problem: `cites ${doc} ${S}${section}, which is no heading of it` });
         }
@@ -173,9 +176,9 @@ function scan(): {
       ];
       for (const match of headingCitations) {
         counts.citations++;
-        const doc = match[1]!;
+        const doc = required(match[1], "the cited document");
         if (!existsSync(join(repoRoot, doc))) citations.push({ where, problem: `cites ${doc}, which does not exist` });
-        else if (!headings(doc).texts.has(match[2]!))
+        else if (!headings(doc).texts.has(required(match[2], "the cited heading")))
           citations.push({ where, problem: `cites ${doc} "${match[2]}", which is no heading of it` });
       }
       for (const { pattern, what } of BARE_CITATIONS) {
@@ -184,7 +187,7 @@ function scan(): {
       }
       for (const match of line.matchAll(REPO_PATH)) {
         counts.paths++;
-        const path = match[1]!;
+        const path = required(match[1], "the named path");
         if (EXTERNAL_PATHS.has(path)) continue;
         if (!existsSync(join(repoRoot, path))) paths.push({ where, problem: `names ${path}, which does not exist` });
       }
@@ -220,10 +223,11 @@ describe("citations and file references", () => {
     expect(sectionsCited("2.3–2.6", `, ${S}6 and ${S}4.4`)).toEqual(["2.3", "2.6", "6", "4.4"]);
     expect(
       [...`see ${doc} ${S}4.1, ${S}4.2 and ${S}9.`.matchAll(SECTION_CITATION)].map((m) =>
-        sectionsCited(m[2]!, m[3] ?? ""),
+        sectionsCited(required(m[2], "the cited section"), m[3] ?? ""),
       ),
     ).toEqual([["4.1", "4.2", "9"]]);
-    const paths = (text: string): string[] => [...text.matchAll(REPO_PATH)].map((m) => m[1]!);
+    const paths = (text: string): string[] =>
+      [...text.matchAll(REPO_PATH)].map(([, path]) => required(path, "the named path"));
     expect(paths("see `provider/native/config.ts` and kernel/webhook-rules.ts.")).toEqual([
       "provider/native/config.ts",
       "kernel/webhook-rules.ts",

@@ -5,6 +5,7 @@
  * what they say is published is `kernel/published.ts`'s (the README's and the examples' generated blocks), and
  * CHANGELOG.md's one unreleased section is package.json's version.
  */
+
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -13,6 +14,7 @@ import * as names from "../../kernel/names.js";
 import { NODE_FLOORS, SUPPORTED_NODE_TEXT } from "../../kernel/node-support.js";
 import * as packageVersion from "../../kernel/package-version.js";
 import * as published from "../../kernel/published.js";
+import { required } from "../../kernel/required.ts";
 import * as settings from "../../kernel/settings.js";
 import { RELEASE_WORKFLOW, unreleasedHeading } from "../../scripts/docs/published.ts";
 import {
@@ -149,14 +151,15 @@ describe("README.md states the rules as their homes do", () => {
 
   it("CHANGELOG.md has one unreleased section, package.json's version, on top; the others are published versions", () => {
     const changelog = readFileSync(join(repoRoot, "CHANGELOG.md"), "utf8");
-    const headings = [...changelog.matchAll(/^## (.+)$/gm)].map((match) => match[1]!);
+    const headings = [...changelog.matchAll(/^## (.+)$/gm)].map(([, heading]) => required(heading, "a heading"));
     const facts = publishedFactsOf(pageSources());
     expect(headings[0], "the newest section names the version package.json ships").toBe(unreleasedHeading(facts));
     const newest = facts.published?.split(".").map(Number);
     const publishedBefore = (heading: string): boolean => {
       const parts = /^(\d+)\.(\d+)\.(\d+)$/.exec(heading)?.slice(1).map(Number);
       if (!parts || !newest) return false;
-      const order = parts.map((part, index) => part - newest[index]!).find((difference) => difference !== 0) ?? 0;
+      const order =
+        parts.map((part, index) => part - (newest[index] ?? Number.NaN)).find((difference) => difference !== 0) ?? 0;
       return order <= 0;
     };
     expect(
@@ -167,7 +170,9 @@ describe("README.md states the rules as their homes do", () => {
 
   it("the Node.js it asks for is the floor of kernel/node-support.ts, stated as the guard states it", () => {
     expect(readme).toContain(SUPPORTED_NODE_TEXT.replace(/^Node\.js /, ""));
-    const named = found(/Node\.js (\d+\.\d+(?:\.\d+)?)/g).map((entry) => entry.split(": ")[1]!);
+    const named = found(/Node\.js (\d+\.\d+(?:\.\d+)?)/g).map((entry) =>
+      required(entry.split(": ")[1], `the version in ${entry}`),
+    );
     expect(named.filter((stated) => !NODE_FLOORS.some((floor) => floor.startsWith(stated)))).toEqual([]);
   });
 

@@ -3,11 +3,13 @@
  * writes from the sources now: a change to a setting's row, a name, the schema or an example fails here until the
  * pages are regenerated. And they say what the Registry reads, and every setting.
  */
+
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import * as config from "../../kernel/config.js";
 import * as names from "../../kernel/names.js";
+import { required } from "../../kernel/required.ts";
 import * as settings from "../../kernel/settings.js";
 import { goProgramOf, javaCoordinatesOf, type PageSources, registryPages } from "../../scripts/docs/registry-pages.ts";
 import { repoRoot } from "../../scripts/lib/repo-root.ts";
@@ -48,12 +50,14 @@ describe("the registry pages", () => {
     const page = pages["installation-configuration.md"];
     for (const name of settings.SETTING_NAMES) {
       const spec: settings.SettingSpec = settings.SETTINGS[name];
-      const line = page.split("\n").find((row) => row.startsWith(`| \`${config.CONFIG_KEYS[name]}\` |`));
-      expect(line, name).toBeDefined();
-      const [, env, secret, byDefault] = line!.split(" | ");
+      const line = required(
+        page.split("\n").find((row) => row.startsWith(`| \`${config.CONFIG_KEYS[name]}\` |`)),
+        `the row of ${name}`,
+      );
+      const [, env, secret, byDefault] = line.split(" | ");
       expect(env, name).toBe(spec.env ? `\`${spec.env}\`` : "none");
       expect(secret, name).toBe(spec.secret ? "yes" : "no");
-      expect(byDefault!.startsWith(spec.default === undefined ? "none" : String(spec.default)), name).toBe(true);
+      expect(byDefault?.startsWith(spec.default === undefined ? "none" : String(spec.default)), name).toBe(true);
     }
   });
 

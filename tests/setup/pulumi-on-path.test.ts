@@ -7,6 +7,7 @@
  * `go` and `curl` are replaced on `PATH` by scripts that record their call and fail, so a download or a build shows.
  * The real CLI is the one the suite runs (`npm test` sets it up).
  */
+
 import { execFileSync, spawnSync } from "node:child_process";
 import {
   chmodSync,
@@ -23,13 +24,16 @@ import {
 import { tmpdir } from "node:os";
 import { delimiter, dirname, join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
+import { required } from "../../kernel/required.js";
 import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { pulumiAvailable } from "../support/pulumi.js";
 
 /** The pinned Pulumi version: package.json's `@pulumi/pulumi`, which setup.sh holds equal to its CLI pin. */
-const version = (
-  JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { devDependencies: Record<string, string> }
-).devDependencies["@pulumi/pulumi"]!;
+const version = required(
+  (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { devDependencies: Record<string, string> })
+    .devDependencies["@pulumi/pulumi"],
+  "the devDependency @pulumi/pulumi",
+);
 
 const work = mkdtempSync(join(tmpdir(), "helpdesk-setup-"));
 afterAll(() => rmSync(work, { recursive: true, force: true }));

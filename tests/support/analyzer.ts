@@ -4,10 +4,12 @@
  * executable, or the folder form's `dist/policy/pack.js` on `@pulumi/policy`), configure it, and ask it about
  * resources and stacks.
  */
+
 import * as grpc from "@grpc/grpc-js";
 import analyzerGrpcModule from "@pulumi/pulumi/proto/analyzer_grpc_pb.js";
 import type * as AnalyzerPb from "@pulumi/pulumi/proto/analyzer_pb.js";
 import analyzerPbModule from "@pulumi/pulumi/proto/analyzer_pb.js";
+import { required } from "../../kernel/required.js";
 import { emptyPb, type PropertyMap, structPb } from "../../provider/native/proto.js";
 import { startProcess } from "../../scripts/lib/processes.ts";
 
@@ -68,7 +70,11 @@ export function urnOf(type: string, name: string): string {
 
 /** A unary call as a promise. */
 function ask<T>(call: (done: (error: grpc.ServiceError | null, response?: T) => void) => unknown): Promise<T> {
-  return new Promise((resolve, reject) => call((error, response) => (error ? reject(error) : resolve(response!))));
+  return new Promise((resolve, reject) =>
+    call((error, response) =>
+      error ? reject(error) : resolve(required(response, "the response of a call that did not fail")),
+    ),
+  );
 }
 
 /** Fills a request or stack resource from a test's resource. */
@@ -119,8 +125,10 @@ export async function startAnalyzer(
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<RunningAnalyzer> {
   const began = performance.now();
-  const started = startProcess(command[0]!, [...command.slice(1), "127.0.0.1:1"], { env });
-  const line = (await started.waitFor("stdout", /^(.*)\n/, "the analyzer's port", 30_000))[1]!;
+  const started = startProcess(required(command[0], "the analyzer's command"), [...command.slice(1), "127.0.0.1:1"], {
+    env,
+  });
+  const [, line = ""] = await started.waitFor("stdout", /^(.*)\n/, "the analyzer's port", 30_000);
   const startMs = performance.now() - began;
   const client = new analyzerGrpcModule.AnalyzerClient(`127.0.0.1:${line.trim()}`, grpc.credentials.createInsecure());
   const analyzeStack = (resources: AnalyzedResource[]): Promise<InstanceType<typeof analyzerPb.AnalyzeResponse>> => {

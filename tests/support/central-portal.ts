@@ -20,12 +20,14 @@
  * Written here because no library plays the Portal; the zip is read with the JDK's `jar` and the multipart body with
  * Node's own parser (`Response.formData`).
  */
+
 import { execFile } from "node:child_process";
 import { createHash, randomUUID } from "node:crypto";
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import { dirname, join, relative } from "node:path";
 import { promisify } from "node:util";
+import { required } from "../../kernel/required.ts";
 import { CENTRAL_POM_ELEMENTS, PUBLISHER_API, PUBLISHING_TYPES } from "../../scripts/publish/maven.ts";
 import { type LocalServer, serveFolder } from "./registries.js";
 
@@ -229,7 +231,10 @@ export async function startCentralPortal(
       const id = url.searchParams.get("id") ?? "";
       const deployment = deployments.get(id);
       if (!deployment) return answer(response, 404, { error: { message: `No deployment ${id}` } });
-      const state = deployment.states[Math.min(deployment.polls++, deployment.states.length - 1)]!;
+      const state = required(
+        deployment.states[Math.min(deployment.polls++, deployment.states.length - 1)],
+        `a state of deployment ${id}`,
+      );
       if (state === "PUBLISHED" && deployment.polls === deployment.states.length)
         cpSync(deployment.files, repositoryDir, { recursive: true });
       return answer(response, 200, {

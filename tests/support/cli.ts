@@ -2,6 +2,7 @@
  * Test support: runs the built `pulumi-helpdesk` command as a child process (as a person would), in a throw-away
  * Pulumi project with a file:// backend.
  */
+
 import { type ChildProcessWithoutNullStreams, execFileSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { createServer } from "node:net";
@@ -9,6 +10,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { completeAuthorizationAutoApproved } from "../../emulator-client/index.js";
+import { required } from "../../kernel/required.js";
 import { settingFlag } from "../../kernel/settings.js";
 import { type Ran, type RunningProcess, runCommand, startProcess } from "../../scripts/lib/processes.ts";
 import { withoutSettingVariables } from "./environment.js";
@@ -101,7 +103,7 @@ export function startCli(
   // Settles only when the CLI prints the URL: most runs never do, and nobody waits for it then.
   const authorizeUrl = new Promise<string>((resolve) => {
     started.waitFor("stderr", AUTHORIZE_URL, "the authorize URL", 3_600_000).then(
-      (match) => resolve(match[1]!),
+      (match) => resolve(required(match[1], "the authorize URL")),
       () => undefined,
     );
   });

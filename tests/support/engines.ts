@@ -68,14 +68,19 @@ type Partial3 = [number | undefined, number | undefined, number | undefined];
 
 const parsePartial = (text: string): Partial3 => {
   const parts = text.replace(/^v/, "").split(".");
-  const part = (i: number): number | undefined =>
-    parts[i] === undefined || /^[x*X]$/.test(parts[i]!) ? undefined : Number(parts[i]);
+  const part = (i: number): number | undefined => {
+    const text = parts[i];
+    return text === undefined || /^[x*X]$/.test(text) ? undefined : Number(text);
+  };
   const parsed: Partial3 = [part(0), part(1), part(2)];
   if (parsed.some((p) => p !== undefined && !Number.isInteger(p))) throw new Error(`not a version: "${text}"`);
   return parsed;
 };
 
-const compare = (a: number[], b: number[]): number => a[0]! - b[0]! || a[1]! - b[1]! || a[2]! - b[2]!;
+/** A version as three numbers, `major.minor.patch`. */
+type Version = readonly [number, number, number];
+
+const compare = ([a0, a1, a2]: Version, [b0, b1, b2]: Version): number => a0 - b0 || a1 - b1 || a2 - b2;
 
 /**
  * Whether an `engines.node` range admits a version, with npm's semver rules for the forms packages use: alternatives
@@ -88,7 +93,8 @@ const compare = (a: number[], b: number[]): number => a[0]! - b[0]! || a[1]! - b
  * @throws Error on a form it does not read, so that a new form is looked at rather than passed
  */
 export function rangeAdmits(range: string, version: string): boolean {
-  const v = version.split(".").map(Number);
+  const [vMajor = Number.NaN, vMinor = Number.NaN, vPatch = Number.NaN] = version.split(".").map(Number);
+  const v: Version = [vMajor, vMinor, vPatch];
   return range.split("||").some((alternative) => {
     const comparators = alternative
       .trim()
@@ -97,14 +103,14 @@ export function rangeAdmits(range: string, version: string): boolean {
       .filter(Boolean);
     if (comparators.length === 0) return true; // "" and "*" admit everything
     return comparators.every((comparator) => {
-      const match = /^(>=|<=|>|<|=|\^|~)?(.+)$/.exec(comparator);
-      if (!match || /-/.test(match[2]!)) throw new Error(`engines.node "${range}": cannot read "${comparator}"`);
-      const op = match[1] ?? "";
-      const [major, minor, patch] = parsePartial(match[2]!);
+      const [, op = "", partial] = /^(>=|<=|>|<|=|\^|~)?(.+)$/.exec(comparator) ?? [];
+      if (partial === undefined || /-/.test(partial))
+        throw new Error(`engines.node "${range}": cannot read "${comparator}"`);
+      const [major, minor, patch] = parsePartial(partial);
       if (major === undefined) return true; // "*", "x"
-      const low = [major, minor ?? 0, patch ?? 0];
+      const low: Version = [major, minor ?? 0, patch ?? 0];
       // The first version past a partial version: 18 -> 19.0.0, 14.16 -> 14.17.0.
-      const pastPartial =
+      const pastPartial: Version | undefined =
         minor === undefined ? [major + 1, 0, 0] : patch === undefined ? [major, minor + 1, 0] : undefined;
       switch (op) {
         case ">=":
@@ -117,7 +123,7 @@ export function rangeAdmits(range: string, version: string): boolean {
           return pastPartial ? compare(v, pastPartial) < 0 : compare(v, low) <= 0;
         case "^": {
           // Up to the next change of the first non-zero part: ^22.20.0 < 23.0.0, ^0.2.3 < 0.3.0, ^0.0.3 < 0.0.4.
-          const high =
+          const high: Version =
             major > 0 || minor === undefined
               ? [major + 1, 0, 0]
               : minor > 0 || patch === undefined

@@ -4,10 +4,12 @@
  * `win-x64/node.exe`), signed by a key made in a GNUPGHOME of its own. The verifier reads it with
  * `HELPDESK_NODE_DIST_URL=<url><mirror>` and trusts its key with `HELPDESK_NODE_RELEASE_KEYS=<releaseKeys>`.
  */
+
 import { execFileSync } from "node:child_process";
 import { createHash } from "node:crypto";
 import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
+import { required } from "../../kernel/required.js";
 import { type LocalServer, serveFolder } from "./registries.js";
 
 /** A running stand-in of Node.js's dist. */
@@ -67,7 +69,10 @@ export async function startNodeDist(dir: string): Promise<NodeDist> {
     execFileSync("gpg", ["--batch", "--quiet", ...args], { env: gpgEnv, encoding: "utf8" });
   const makeKey = (uid: string): string => {
     gpg(["--passphrase", "", "--quick-gen-key", uid, "ed25519", "sign", "never"]);
-    return /^fpr:(?::*)([0-9A-F]{40}):/m.exec(gpg(["--with-colons", "--list-keys", uid]))![1]!;
+    return required(
+      /^fpr:(?::*)([0-9A-F]{40}):/m.exec(gpg(["--with-colons", "--list-keys", uid]))?.[1],
+      `the fingerprint of the new key ${uid}`,
+    );
   };
   const releaserFpr = makeKey("Test Releaser <releaser@example.invalid>");
   const otherFpr = makeKey("Someone Else <other@example.invalid>");

@@ -3,9 +3,11 @@
  * `dist/bin/pulumi-resource-helpdesk.js`) as a child process, and a gRPC client of it, the way the Pulumi engine talks to it:
  * the plugin prints its port on stdout, then serves `pulumirpc.ResourceProvider` on 127.0.0.1.
  */
+
 import type { ChildProcess } from "node:child_process";
 import * as grpc from "@grpc/grpc-js";
 import { WEBHOOK_TYPE } from "../../kernel/names.js";
+import { required } from "../../kernel/required.js";
 import { emptyPb, providerPb, structPb } from "../../provider/native/proto.js";
 import { peakRssMiB, startProcess } from "../../scripts/lib/processes.ts";
 import { repoRoot } from "../../scripts/lib/repo-root.ts";
@@ -39,13 +41,14 @@ export interface RunningPlugin {
 export async function startPlugin(env: NodeJS.ProcessEnv = process.env): Promise<RunningPlugin> {
   const started = startProcess(`${repoRoot}plugin/pulumi-resource-helpdesk`, [], { env });
   const child = started.child;
-  const port = (await started.waitFor("stdout", /^(.*)\n/, "the plugin's port"))[1]!.trim();
+  const [, printed = ""] = await started.waitFor("stdout", /^(.*)\n/, "the plugin's port");
+  const port = printed.trim();
   if (!/^\d+$/.test(port)) throw new Error(`the plugin printed ${JSON.stringify(port)}, not a port`);
   const client = new providerGrpc.ResourceProviderClient(`127.0.0.1:${port}`, grpc.credentials.createInsecure());
   return {
     process: child,
     client,
-    peakRssMiB: () => peakRssMiB(child.pid!),
+    peakRssMiB: () => peakRssMiB(required(child.pid, "the plugin's pid")),
     alive: () => child.exitCode === null && child.signalCode === null,
     stderr: started.stderr,
     close: async () => {

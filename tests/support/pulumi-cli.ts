@@ -2,8 +2,10 @@
  * Test support for suites that run the `pulumi` command itself (as a person or a CI job does) against a given state
  * backend, and read what the backend recorded with `pulumi stack export`.
  */
+
 import { rmSync } from "node:fs";
 import { join } from "node:path";
+import { required } from "../../kernel/required.js";
 import { type Ran, runCommand } from "../../scripts/lib/processes.ts";
 import { withoutSettingVariables } from "./environment.js";
 import type { PostgresServer } from "./postgres.js";
@@ -99,7 +101,7 @@ export function recordedState(deployment: Deployment | undefined): RecordedState
     .filter((r) => r.type.endsWith(":Webhook"))
     .map((r) => ({
       urn: r.urn,
-      name: r.urn.split("::").pop()!,
+      name: required(r.urn.split("::").at(-1), `the name in ${r.urn}`),
       id: r.id ?? "",
       event: String(r.outputs?.event),
       url: String(r.outputs?.url),

@@ -154,8 +154,8 @@ export async function serveFolder(dir: string): Promise<LocalServer> {
   const requests: string[] = [];
   const server: Server = createServer((request, response) => {
     requests.push(`${request.method} ${request.url}`);
-    const path = decodeURIComponent((request.url ?? "/").split("?")[0]!);
-    const file = normalize(join(dir, path));
+    const [path = ""] = (request.url ?? "/").split("?");
+    const file = normalize(join(dir, decodeURIComponent(path)));
     if (!file.startsWith(dir + sep)) {
       response.writeHead(400).end();
       return;

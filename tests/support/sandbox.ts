@@ -70,6 +70,10 @@ export function sandboxEnv(root: string): Record<(typeof SANDBOXED)[number], str
   return env;
 }
 
+/** The caches and settings {@link sharedCaches} always names, and those it adds when the person has them. */
+type SharedCaches = Record<"npm_config_cache" | "GOPATH" | "GOMODCACHE" | "GOCACHE" | "GOENV", string> &
+  Record<string, string>;
+
 /**
  * Where the caches live that tests share with the machine on purpose, as the variables that name them, computed from
  * the real home folder before any sandbox replaces `HOME`. Each is set explicitly, so a sandboxed `HOME` does not
@@ -87,18 +91,19 @@ export function sandboxEnv(root: string): Record<(typeof SANDBOXED)[number], str
  *
  * @param env the environment with the real `HOME`
  */
-export function sharedCaches(env: NodeJS.ProcessEnv = process.env): Record<string, string> {
+export function sharedCaches(env: NodeJS.ProcessEnv = process.env): SharedCaches {
   const home = env.HOME || homedir();
   const cacheHome = env.XDG_CACHE_HOME || join(home, ".cache");
   const configHome = env.XDG_CONFIG_HOME || join(home, ".config");
   const helpdeskCache = env.HELPDESK_CACHE || join(cacheHome, "pulumi-helpdesk");
   const gopath = env.GOPATH || join(home, "go");
-  const shared: Record<string, string> = {
+  const [firstGopath = gopath] = gopath.split(":");
+  const shared: SharedCaches = {
     npm_config_cache: env.npm_config_cache || join(home, ".npm"),
     HELPDESK_CACHE: helpdeskCache,
     HELPDESK_PYTHON_VENV: env.HELPDESK_PYTHON_VENV || join(helpdeskCache, "python-venv"),
     GOPATH: gopath,
-    GOMODCACHE: env.GOMODCACHE || join(gopath.split(":")[0]!, "pkg", "mod"),
+    GOMODCACHE: env.GOMODCACHE || join(firstGopath, "pkg", "mod"),
     GOCACHE: env.GOCACHE || join(cacheHome, "go-build"),
     GOENV: env.GOENV || join(configHome, "go", "env"),
   };
@@ -219,11 +224,11 @@ export function legitimateChanges(env: NodeJS.ProcessEnv = process.env): string[
   const shared = sharedCaches(env);
   const home = env.HOME || homedir();
   return [
-    shared.npm_config_cache!,
-    shared.GOMODCACHE!,
-    shared.GOCACHE!,
-    join(shared.GOENV!, ".."),
-    ...shared.GOPATH!.split(":"),
+    shared.npm_config_cache,
+    shared.GOMODCACHE,
+    shared.GOCACHE,
+    join(shared.GOENV, ".."),
+    ...shared.GOPATH.split(":"),
     join(env.XDG_DATA_HOME || join(home, ".local", "share"), "vitest"),
   ];
 }

@@ -5,6 +5,7 @@
  * sides: every webhook a checkpoint records exists on the emulator with its event and url, none exists that no
  * checkpoint records, and none is left after destroy. Prints the wall times and the API requests per webhook.
  */
+
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -25,6 +26,7 @@ import {
 } from "../../examples/fleet/fleet.ts";
 import { CONFIG_KEYS } from "../../kernel/config.js";
 import { EVENTS } from "../../kernel/events.js";
+import { required } from "../../kernel/required.ts";
 import { emulatorStats, heldWebhooks } from "../support/emulator.js";
 import { type PostgresServer, postgresAvailable, startPostgres } from "../support/postgres.js";
 import { pulumiAvailable } from "../support/pulumi.js";
@@ -74,7 +76,7 @@ const stacks: FleetStack[] = Array.from({ length: STACKS }, (_, s) => ({
   name: `fleet-${run}-${String(s).padStart(2, "0")}`,
   webhooks: Array.from({ length: WEBHOOKS_PER_STACK }, (_, w) => ({
     name: `hook-${String(w).padStart(2, "0")}`,
-    event: EVENTS[(s + w) % EVENTS.length]!,
+    event: required(EVENTS[(s + w) % EVENTS.length], "an event"),
     url: `https://hooks.example.test/team-${s}/${w}`,
   })),
 }));

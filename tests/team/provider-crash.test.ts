@@ -14,6 +14,7 @@
  *    pending create (found by its url); `pulumi refresh --clear-pending-creates`; `pulumi up`: state and help desk
  *    agree, with no orphan.
  */
+
 import { randomBytes } from "node:crypto";
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -23,6 +24,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import { signInAutoApproved } from "../../emulator-client/index.js";
 import { FLEET_PROGRAM_DIR, type FleetWebhook, WEBHOOKS_CONFIG_KEY } from "../../examples/fleet/fleet.ts";
+import { required } from "../../kernel/required.ts";
 import { descendantsMatching, type Ran, shown, waitFor } from "../../scripts/lib/processes.ts";
 import { emulatorStats, type HeldWebhook, heldWebhooks, setFaults } from "../support/emulator.js";
 import { type PostgresServer, postgresAvailable, startPostgres } from "../support/postgres.js";
@@ -130,8 +132,7 @@ describe.skipIf(!(pulumiAvailable() && postgresAvailable())).concurrent("a crash
           120_000,
         );
         const [upProcess] = descendantsMatching(process.pid, new RegExp(`^pulumi up .*--stack ${stack}\\b`));
-        expect(upProcess, "the pulumi up process").toBeDefined();
-        const pids = victims(upProcess!.pid);
+        const pids = victims(required(upProcess, "the pulumi up process").pid);
         expect(pids.length).toBeGreaterThan(0);
         for (const pid of pids) process.kill(pid, "SIGKILL");
         const ran = await up;
@@ -190,7 +191,7 @@ describe.skipIf(!(pulumiAvailable() && postgresAvailable())).concurrent("a crash
     // began after the crash fails with "connection refused" and never reached the help desk.
     const failed = [
       ...output.matchAll(/dynamic\/helpdesk:Webhook \((hook-\d+)\):\n\s+error: error reading from server: /g),
-    ].map((m) => m[1]!);
+    ].map(([, name]) => required(name, "a resource's name"));
     const state = await desk.state();
     expect(state.pendingOperations, "the engine survived and closed every operation").toEqual([]);
 
@@ -254,7 +255,12 @@ describe.skipIf(!(pulumiAvailable() && postgresAvailable())).concurrent("a crash
     // the API), then drop the pending creates. (`--import-pending-creates <urn> <id>` would be the way to keep them,
     // but Pulumi v3.259 drops imported pending creates from the state instead of importing them: measured.)
     for (const op of state.pendingOperations)
-      await desk.deleteWebhook(orphans.find((hook) => hook.url === op.inputs.url)!.id);
+      await desk.deleteWebhook(
+        required(
+          orphans.find((hook) => hook.url === op.inputs.url),
+          "the webhook of a pending create",
+        ).id,
+      );
     const refresh = await desk.cli([
       "refresh",
       "--yes",

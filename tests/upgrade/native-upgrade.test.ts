@@ -16,6 +16,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
+import { required } from "../../kernel/required.js";
 import { runCommand, shown } from "../../scripts/lib/processes.ts";
 import { ARCHIVE } from "../no-node/no-node-desks.js";
 import { heldWebhooks } from "../support/emulator.js";
@@ -36,6 +37,8 @@ describe.skipIf(!pulumiAvailable())(
   "a stack recorded with the native provider 0.1.0, run with today's plugin executable",
   () => {
     const emulators: Record<string, RunningEmulator> = {};
+    /** The emulator of help desk `name` (beforeAll starts `home` and `eu`). */
+    const emulator = (name: string): RunningEmulator => required(emulators[name], `the ${name} emulator`);
     let work: string;
     let env: NodeJS.ProcessEnv;
     const recorded = JSON.parse(readFileSync(join(fixture, "state.json"), "utf8")) as {
@@ -43,7 +46,7 @@ describe.skipIf(!pulumiAvailable())(
     };
     const webhookIds = recorded.deployment.resources
       .filter((resource) => resource.type === "helpdesk:index:Webhook")
-      .map((resource) => resource.id!);
+      .map((resource) => required(resource.id, `the id of ${resource.type}`));
 
     const run = async (args: string[]): Promise<string> => {
       const ran = await pulumi([...args, "--stack", STACK], work, env);
@@ -91,7 +94,7 @@ describe.skipIf(!pulumiAvailable())(
 
     it("the recorded help desks hold the recorded webhooks", async () => {
       expect(webhookIds).toHaveLength(2);
-      const held = [...(await heldWebhooks(emulators.home!)), ...(await heldWebhooks(emulators.eu!))].map(
+      const held = [...(await heldWebhooks(emulator("home"))), ...(await heldWebhooks(emulator("eu")))].map(
         (hook) => hook.id,
       );
       expect(held.sort()).toEqual([...webhookIds].sort());
@@ -105,8 +108,8 @@ describe.skipIf(!pulumiAvailable())(
 
     it("destroy deletes both recorded webhooks from their help desks", async () => {
       await run(["destroy", "--yes", "--skip-preview"]);
-      expect(await heldWebhooks(emulators.home!)).toEqual([]);
-      expect(await heldWebhooks(emulators.eu!)).toEqual([]);
+      expect(await heldWebhooks(emulator("home"))).toEqual([]);
+      expect(await heldWebhooks(emulator("eu"))).toEqual([]);
     });
   },
 );

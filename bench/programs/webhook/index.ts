@@ -7,7 +7,9 @@ import { EVENTS, Webhook } from "pulumi-helpdesk";
 const count = new pulumi.Config("bench").requireNumber("count");
 
 for (let i = 0; i < count; i++) {
-  new Webhook(`hook-${i}`, { event: EVENTS[i % EVENTS.length]!, url: `https://hooks.example.test/bench/${i}` });
+  const event = EVENTS[i % EVENTS.length];
+  if (event === undefined) throw new Error("EVENTS is empty");
+  new Webhook(`hook-${i}`, { event, url: `https://hooks.example.test/bench/${i}` });
 }
 
 export const declared = count;

@@ -126,7 +126,8 @@ export function cacheEntries(dir: string): { file: string; entry: CacheEntry }[]
  * @throws Error when the directory holds no entry or several
  */
 export function onlyEntry(dir: string): { file: string; entry: CacheEntry } {
-  const entries = cacheEntries(dir);
-  if (entries.length !== 1) throw new Error(`expected one cache entry in ${dir}, found ${entries.length}`);
-  return entries[0]!;
+  const [entry, ...others] = cacheEntries(dir);
+  if (entry === undefined || others.length > 0)
+    throw new Error(`expected one cache entry in ${dir}, found ${others.length + (entry === undefined ? 0 : 1)}`);
+  return entry;
 }
