@@ -45,7 +45,13 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { Stack } from "@pulumi/pulumi/automation/index.js";
 import { stackCommand } from "../../kernel/commands.js";
 import { configKeysFor, DEFAULT_CONFIG_NAMESPACE } from "../../kernel/config.js";
-import { DYNAMIC_WEBHOOK_TYPE, PROVIDER_TYPE, pluginDownloadUrl, WEBHOOK_TYPE } from "../../kernel/names.js";
+import {
+  DYNAMIC_WEBHOOK_TYPE,
+  PROVIDER_TYPE,
+  pluginDownloadUrl,
+  pluginDownloadUrlFor,
+  WEBHOOK_TYPE,
+} from "../../kernel/names.js";
 import { packageVersion } from "../../kernel/package-version.js";
 import { processExists } from "../../kernel/processes.js";
 import { stateSecret } from "../../kernel/pulumi-wire.js";
@@ -173,7 +179,7 @@ export async function importWebhooks(options: ImportOptions): Promise<void> {
       provider: provider?.name,
       protect,
       version,
-      pluginDownloadUrl: pluginDownloadUrl().replace("${VERSION}", version),
+      pluginDownloadUrl: pluginDownloadUrlFor(version),
     }),
   );
 }

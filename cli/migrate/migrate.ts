@@ -29,7 +29,7 @@
 import { stackCommand } from "../../kernel/commands.js";
 import { DEFAULT_CONFIG_NAMESPACE, stackConfigSettings } from "../../kernel/config.js";
 import type { WebhookEvent } from "../../kernel/events.js";
-import { DYNAMIC_WEBHOOK_TYPE, pluginDownloadUrl, WEBHOOK_TYPE } from "../../kernel/names.js";
+import { DYNAMIC_WEBHOOK_TYPE, pluginDownloadUrlFor, WEBHOOK_TYPE } from "../../kernel/names.js";
 import { PACKAGE_NAME, packageVersion } from "../../kernel/package-version.js";
 import { stateValue } from "../../kernel/pulumi-wire.js";
 import { collectSettings, SETTING_NAMES } from "../../kernel/settings.js";
@@ -185,7 +185,7 @@ export async function migrate(options: MigrateOptions): Promise<void> {
     declarations(language, declared, {
       protect: true,
       version,
-      pluginDownloadUrl: pluginDownloadUrl().replace("${VERSION}", version),
+      pluginDownloadUrl: pluginDownloadUrlFor(version),
       command: "migrate",
     }),
   );

@@ -44,8 +44,10 @@ describe("the declarations of adopted webhooks", () => {
       'new Webhook("new", WebhookArgs.builder().event(WebhookEvent.NoteAdded).url(helpdeskWebhookUrls.applyValue(urls -> urls[1])).build());',
     );
     const yaml = declarations("yaml", webhooks, plain);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: Pulumi YAML's interpolation, as the declarations print it
     expect(yaml).toContain('        fn::select: [3, {"fn::split": [" ", "${helpdeskWebhookUrls}"]}]');
     expect(yaml).toContain("      pluginDownloadURL: https://github.com/o/r/releases/download/v0.2.0/");
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: Pulumi YAML's interpolation, as the declarations print it
     expect(declarations("yaml", webhooks, { ...plain, provider: "euDesk" })).toContain("      provider: ${euDesk}");
   });
 

@@ -51,6 +51,7 @@ import { signInAutoApproved } from "../../emulator-client/index.js";
 import {
   ANALYZER_EXECUTABLE,
   nodejsSdkPackage,
+  PLUGIN_VERSION_PLACEHOLDER,
   POLICY_PACK,
   pluginDownloadUrlOf,
   WEBHOOK_TYPE,
@@ -377,7 +378,7 @@ describe("the executable, with no Node.js on PATH", () => {
       expect(schema.version).toBe(pkg.version);
       expect(schema.pluginDownloadURL).toBe(pluginDownloadUrlOf(pkg.repository));
       // The engine's download URL for this archive: the schema's URL, version filled in, plus the archive's name.
-      expect(`${schema.pluginDownloadURL.replace("${VERSION}", pkg.version)}${ARCHIVES[0]}`).toMatch(
+      expect(`${schema.pluginDownloadURL.replaceAll(PLUGIN_VERSION_PLACEHOLDER, pkg.version)}${ARCHIVES[0]}`).toMatch(
         new RegExp(`/releases/download/v${pkg.version.replace(/\./g, "\\.")}/pulumi-resource-helpdesk-v`),
       );
     });
