@@ -60,6 +60,7 @@ import { STACK_PLACEHOLDER, signInAgain, stackCommand } from "../kernel/commands
 import { PulumiHelpdeskError } from "../kernel/errors.js";
 import { syncDirectory } from "../kernel/fsync.js";
 import { PACKAGE_NAME } from "../kernel/package-version.js";
+import { TOKEN_CACHE_DIR_VARIABLE } from "./environment.js";
 
 /** Mode of the cache directory: only its owner may list or enter it. */
 const DIRECTORY_MODE = 0o700;
@@ -277,12 +278,6 @@ export interface StoredEntry {
   /** The validated entry. */
   entry: CacheEntry;
 }
-
-/** The environment variable that names the cache directory (see the module doc); the CLI's help lists it. */
-export const TOKEN_CACHE_DIR_VARIABLE = {
-  name: "HELPDESK_TOKEN_CACHE_DIR",
-  meaning: `the folder of the local token cache (default $XDG_CACHE_HOME/${PACKAGE_NAME}/tokens, else ~/.cache/${PACKAGE_NAME}/tokens)`,
-} as const;
 
 /**
  * The cache directory (see the module doc).

@@ -5,8 +5,7 @@
  * `CI`, `NO_COLOR`). tests/cli/help.test.ts holds the built CLI's `--help` to them.
  * @home the help text's precedence sentence and environment list, built from the homes above
  */
-import { refreshableTokenOrigin } from "../auth/grant.js";
-import { TOKEN_CACHE_DIR_VARIABLE } from "../auth/token-cache.js";
+import { refreshableTokenOrigin, TOKEN_CACHE_DIR_VARIABLE } from "../auth/environment.js";
 import { NAMESPACE_FLAG } from "../kernel/commands.js";
 import { DEFAULT_CONFIG_NAMESPACE } from "../kernel/config.js";
 import { CLI_EXECUTABLE } from "../kernel/names.js";
@@ -84,7 +83,7 @@ function settingsParagraph(): string {
 
 /**
  * Who reads a setting's environment variable: `login --base-url`, `trigger --base-url`, the provider, `refresh`. An
- * access token from the environment is the provider's alone: it is never refreshed (auth/grant.ts
+ * access token from the environment is the provider's alone: it is never refreshed (auth/environment.ts
  * `refreshableTokenOrigin`), so `refresh` has nothing to do with it.
  */
 function readersOf(name: SettingName): string {
