@@ -1,7 +1,7 @@
 /**
  * What the environment decides in a sign-in: the folder of the token cache (`./token-cache.ts`) and that an access
  * token from the environment is never refreshed (`./grant.ts`). A module of its own, importing no OAuth client and no
- * lock library, because the CLI's help states both (cli/help.ts) and loads nothing heavy to print it.
+ * lock library, because the CLI's help states both (cli/shared/help.ts) and loads nothing heavy to print it.
  */
 import { PACKAGE_NAME } from "../kernel/package-version.js";
 import type { SettingOrigin } from "../kernel/settings.js";

@@ -79,7 +79,7 @@ export interface GrantTokens {
   readonly lifetimeSeconds: number | undefined;
 }
 
-/** One stack config entry to write (the shape of `cli/stack-config.ts`'s `ConfigEntry`). */
+/** One stack config entry to write (the shape of `cli/shared/stack-config.ts`'s `ConfigEntry`). */
 export interface GrantConfigEntry {
   /** Namespaced key, e.g. `helpdesk:accessToken` or `eu:accessToken`. */
   readonly key: string;

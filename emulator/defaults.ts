@@ -2,7 +2,7 @@
  * The emulator's demo client and account: what it registers when its options name none, and what
  * `pulumi-helpdesk emulator`'s options show as their defaults. A module of its own that imports nothing of the
  * emulator's server (the store, `node:sqlite`, hono): the CLI builds its options and help from it without loading
- * the server.
+ * the server (tests/cli/lazy-loading.test.ts).
  */
 import { PACKAGE_NAME } from "../kernel/package-version.js";
 import type { EmulatorAccount, EmulatorClient } from "./types.js";

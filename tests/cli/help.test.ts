@@ -10,10 +10,10 @@ import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { refreshableTokenOrigin, TOKEN_CACHE_DIR_VARIABLE } from "../../auth/environment.js";
-import { NO_COLOR_VARIABLE } from "../../cli/output.js";
-import { LAUNCHER_VARIABLES } from "../../cli/plugin/plugin.js";
-import { NON_INTERACTIVE_VARIABLE } from "../../cli/prompt.js";
-import { CLIENT_SETTING_NAMES } from "../../cli/settings.js";
+import { LAUNCHER_VARIABLES } from "../../cli/plugin/command.js";
+import { NO_COLOR_VARIABLE } from "../../cli/shared/output.js";
+import { NON_INTERACTIVE_VARIABLE } from "../../cli/shared/prompt.js";
+import { CLIENT_SETTING_NAMES } from "../../cli/shared/settings.js";
 import { DEFAULT_CLIENT } from "../../emulator/index.js";
 import {
   pickSetting,
