@@ -2,7 +2,7 @@
  * How fast the release executable is ready under each of its names: the time from starting it to its first line on
  * stdout (for the plugin and the analyzer, their port: what the Pulumi engine waits for before its first call,
  * pulumi/pulumi `sdk/go/common/resource/plugin/plugin.go`), and its resident memory at that moment. Seven kinds of
- * start are measured, interleaved, `STARTS` times each (nine with a base: below):
+ * start are measured, interleaved, `STARTS` times each (eleven with a base: below):
  *
  * - `plugin`: the self-contained release executable (`scripts/release/executable.ts`, Node SEA) as
  *   `pulumi-resource-helpdesk`, run with an empty `PATH`, as Pulumi runs it from its plugin cache;
@@ -20,7 +20,8 @@
  *
  * Run alone: `node bench/plugin-start.ts [--base <executable>] [--starts N]` (after `. scripts/lib/env.sh`); `--base` adds another
  * build's release executable (e.g. main's: the file `node scripts/release/executable.ts` prints in its checkout) as
- * `plugin (base)` and `analyzer (base)`, interleaved with the rest: a before and after in one run.
+ * `plugin (base)`, `analyzer (base)`, `cli --version (base)` and `cli --help (base)`, interleaved with the rest: a before
+ * and after in one run.
  */
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -46,7 +47,9 @@ interface StartKind {
     | "launcher"
     | "floor"
     | "plugin (base)"
-    | "analyzer (base)";
+    | "analyzer (base)"
+    | "cli --version (base)"
+    | "cli --help (base)";
   command: string;
   args: string[];
   env: NodeJS.ProcessEnv;
@@ -137,11 +140,11 @@ export type PluginStartResults = Partial<
 >;
 
 /**
- * Measures the seven kinds of start (nine with a base), interleaved, and prints the table.
+ * Measures the seven kinds of start (eleven with a base), interleaved, and prints the table.
  *
  * @param root the repository root (the launcher is `<root>/plugin/pulumi-resource-helpdesk`, the build in `<root>/dist`)
  * @param log progress lines (stderr)
- * @param base another build's release executable, measured as the plugin and the analyzer beside this one's
+ * @param base another build's release executable, measured as the plugin, the analyzer and the CLI beside this one's
  * @param starts starts of each kind
  * @returns every start's time, CPU time and memory
  */
@@ -188,10 +191,12 @@ export async function measurePluginStart(
       const baseFolder = join(work, "base");
       mkdirSync(baseFolder);
       copyFileSync(base, join(baseFolder, PLUGIN_EXECUTABLE));
-      symlinkSync(PLUGIN_EXECUTABLE, join(baseFolder, ANALYZER_EXECUTABLE));
+      for (const name of [ANALYZER_EXECUTABLE, CLI_EXECUTABLE]) symlinkSync(PLUGIN_EXECUTABLE, join(baseFolder, name));
       kinds.push(
         { name: "plugin (base)", command: join(baseFolder, PLUGIN_EXECUTABLE), args: [engine], env: bare },
         { name: "analyzer (base)", command: join(baseFolder, ANALYZER_EXECUTABLE), args: [engine], env: bare },
+        { name: "cli --version (base)", command: join(baseFolder, CLI_EXECUTABLE), args: ["--version"], env: bare },
+        { name: "cli --help (base)", command: join(baseFolder, CLI_EXECUTABLE), args: ["--help"], env: bare },
       );
     }
     const results: PluginStartResults = {};
