@@ -2,8 +2,9 @@
  * `pulumi-helpdesk --version`, `--help` and every command's `--help` load only the program and the commands' own
  * definitions (cli/main.ts, each wing's `command.ts`, cli/shared/): no action of a command, no emulator server (only
  * its defaults, emulator/defaults.ts), no provider, policy pack or emulator client, no Pulumi Automation API, no hono
- * and no `node:sqlite`. Read from the built CLI as a person runs it (dist/bin/pulumi-helpdesk.js), with a module hook
- * (`module.registerHooks`, given by `--import`) that records every module Node.js resolves.
+ * and no `node:sqlite`. Every command the help lists is walked, subcommands too, so a new command is held to this
+ * without a change here. Read from the built CLI as a person runs it (dist/bin/pulumi-helpdesk.js), with a module
+ * hook (`module.registerHooks`, given by `--import`) that records every module Node.js resolves.
  */
 import { spawnSync } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -44,10 +45,15 @@ afterAll(() => rmSync(folder, { recursive: true, force: true }));
 /**
  * Runs the built CLI with the hook.
  *
- * @returns its exit code, and the modules it loaded: files of dist/ by their path there (`cli/main.js`), the others by
+ * @returns its exit code, its output, and the modules it loaded: files of dist/ by their path there (`cli/main.js`), the others by
  *   their URL (`node:sqlite`, `file:///.../node_modules/commander/...`)
  */
-function modulesLoadedBy(...args: string[]): { code: number | null; stderr: string; modules: string[] } {
+function modulesLoadedBy(...args: string[]): {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+  modules: string[];
+} {
   const hook = join(folder, "hook.mjs");
   const list = join(folder, `loaded-${++runs}.txt`);
   const ran = spawnSync(process.execPath, ["--import", pathToFileURL(hook).href, bin, ...args], {
@@ -58,7 +64,7 @@ function modulesLoadedBy(...args: string[]): { code: number | null; stderr: stri
     .split("\n")
     .filter(Boolean)
     .map((url) => (url.startsWith(dist) ? url.slice(dist.length) : url));
-  return { code: ran.status, stderr: ran.stderr, modules };
+  return { code: ran.status, stdout: ran.stdout, stderr: ran.stderr, modules };
 }
 
 /** What no help and no version may load, each with why it is heavy. */
@@ -78,41 +84,49 @@ const HEAVY: readonly { what: string; pattern: RegExp }[] = [
  */
 const DEFINITIONS = /^cli\/(main|shared\/[\w-]+|[\w-]+\/command|import\/columns|adopt\/declarations)\.js$/;
 
-/** Every command and subcommand. */
-const COMMANDS = [
-  ["login"],
-  ["status"],
-  ["refresh"],
-  ["logout"],
-  ["import"],
-  ["migrate"],
-  ["emulator"],
-  ["trigger"],
-  ["plugin"],
-  ["plugin", "path"],
-  ["plugin", "install"],
-];
+/**
+ * Checks what one run loaded: the program (so the hook saw it), nothing of {@link HEAVY}, and of the CLI only
+ * {@link DEFINITIONS}.
+ */
+function expectOnlyDefinitions(args: readonly string[]): { stdout: string } {
+  const { code, stderr, stdout, modules } = modulesLoadedBy(...args);
+  expect(code, `${args.join(" ")}: ${stderr}`).toBe(0);
+  expect(modules, args.join(" ")).toContain("cli/main.js");
+  for (const { what, pattern } of HEAVY)
+    expect(
+      modules.filter((url) => pattern.test(url)),
+      `${args.join(" ")}: ${what}`,
+    ).toEqual([]);
+  const ours = modules.filter((url) => url.startsWith("cli/"));
+  expect(
+    ours.filter((path) => !DEFINITIONS.test(path)),
+    `${args.join(" ")}: the CLI's modules beyond the definitions`,
+  ).toEqual([]);
+  return { stdout };
+}
+
+/** The commands a help lists (its "Commands:" block), but `help`. */
+function commandsListed(help: string): string[] {
+  const block = help.slice(help.indexOf("\nCommands:\n") + 1).split("\n\n")[0]!;
+  return [...block.matchAll(/^ {2}([a-z][\w-]*)/gm)].map((match) => match[1]!).filter((name) => name !== "help");
+}
 
 describe("what the CLI loads to print its version and help", () => {
-  it.each([[["--version"]], [["--help"]], [["help", "login"]], ...COMMANDS.map((command) => [[...command, "--help"]])])(
-    "%j loads no action, no emulator, no provider, no Automation API, no hono, no node:sqlite",
-    (args) => {
-      const { code, stderr, modules } = modulesLoadedBy(...args);
-      expect(code, stderr).toBe(0);
-      // The hook saw the program: what it did not report was not loaded.
-      expect(modules).toContain("cli/main.js");
-      for (const { what, pattern } of HEAVY)
-        expect(
-          modules.filter((url) => pattern.test(url)),
-          what,
-        ).toEqual([]);
-      const ours = modules.filter((url) => url.startsWith("cli/"));
-      expect(
-        ours.filter((path) => !DEFINITIONS.test(path)),
-        "modules of the CLI beyond the definitions",
-      ).toEqual([]);
-    },
-  );
+  it.each([[["--version"]], [["help", "login"]]])("%j loads only the definitions of the commands", (args) => {
+    expectOnlyDefinitions(args);
+  });
+
+  it("--help, and every command's and subcommand's --help, load only the definitions of the commands", () => {
+    const seen: string[] = [];
+    const walk = (path: readonly string[]): void => {
+      const { stdout } = expectOnlyDefinitions([...path, "--help"]);
+      seen.push(path.join(" "));
+      for (const name of commandsListed(stdout)) walk([...path, name]);
+    };
+    walk([]);
+    // The walk found the commands (so an empty list is not taken for a pass).
+    expect(seen).toEqual(expect.arrayContaining(["", "login", "import", "emulator", "plugin", "plugin install"]));
+  });
 
   it("a command's action is loaded when it runs (`trigger` with an unknown event loads trigger.ts)", () => {
     const { code, modules } = modulesLoadedBy("trigger", "no_such_event");
