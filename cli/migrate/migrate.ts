@@ -13,9 +13,9 @@
  *    anything changes.
  * 2. The urls go to the secret stack config `<project>:helpdeskWebhookUrls`, as `import` writes them
  *    (`../adopt/webhook-urls.ts`).
- * 3. The native webhooks are adopted by the `import` command's route (`../adopt/pulumi-import.ts` `runImport`: one `pulumi import
- *    --file`, inputs and outputs given, each url a secret, under the default provider, which reads the same
- *    `helpdesk:*` config as the dynamic `Webhook`), protected as Pulumi's import protects. A native URN differs from
+ * 3. The native webhooks are adopted by the `import` command's route (`../adopt/pulumi-import.ts` `runImport`: one
+ *    `pulumi import --file`, inputs and outputs given, each url a secret, under the default provider, which reads the
+ *    same `helpdesk:*` config as the dynamic `Webhook`), protected as Pulumi's import protects. A native URN differs from
  *    the dynamic one by its type, so both live in the state for a moment under the same name. If this fails, nothing
  *    is removed.
  * 4. The dynamic webhooks leave the state with `pulumi state delete` (never `destroy`: no delete reaches the help

@@ -83,8 +83,8 @@ function commandsUnder(parent: Command): Command[] {
 /**
  * Who reads a setting's environment variable: each command with the setting's flag (`login --base-url`,
  * `trigger --base-url`: the options of `./options.ts` `settingOption`), then the provider and `refresh`. An access
- * token from the environment is the provider's alone: it is never refreshed (auth/environment.ts `refreshableTokenOrigin`),
- * so `refresh` has nothing to do with it.
+ * token from the environment is the provider's alone: it is never refreshed (auth/environment.ts
+ * `refreshableTokenOrigin`), so `refresh` has nothing to do with it.
  */
 function readersOf(name: SettingName, program: Command): string {
   const readers = commandsUnder(program).flatMap((command) =>

@@ -55,7 +55,7 @@ export function cwdOption(): Option {
   );
 }
 
-/** The settings each {@link settingOption} stands for, read by the help (`cli/shared/help.ts`) to list who reads what. */
+/** The setting each option of {@link settingOption} stands for: the help (`./help.ts`) lists who reads what by it. */
 const SETTING_OF_OPTION = new WeakMap<Option, SettingName>();
 
 /**

@@ -8,7 +8,10 @@
 export interface ScriptAsset {
   /** The bundle's asset. */
   readonly script: string;
-  /** V8's code cache of the {@link script} wrapped by {@link commonJsWrapper}; empty when there is none (another architecture). */
+  /**
+   * V8's code cache of the {@link script} wrapped by {@link commonJsWrapper}; empty when there is none (another
+   * architecture).
+   */
   readonly cache: string;
 }
 

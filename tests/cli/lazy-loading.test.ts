@@ -45,8 +45,8 @@ afterAll(() => rmSync(folder, { recursive: true, force: true }));
 /**
  * Runs the built CLI with the hook.
  *
- * @returns its exit code, its output, and the modules it loaded: files of dist/ by their path there (`cli/main.js`), the others by
- *   their URL (`node:sqlite`, `file:///.../node_modules/commander/...`)
+ * @returns its exit code, its output, and the modules it loaded: files of dist/ by their path there (`cli/main.js`),
+ *   the others by their URL (`node:sqlite`, `file:///.../node_modules/commander/...`)
  */
 function modulesLoadedBy(...args: string[]): {
   code: number | null;
