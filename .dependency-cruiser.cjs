@@ -132,6 +132,29 @@ module.exports = {
       "A package package.json does not list is there by chance (another package's dependency, hoisted): name it.",
     ),
     forbid(
+      "cli-wings-reach-no-other-wing",
+      { path: "^cli/([^/]+)/", pathNot: "^cli/shared/" },
+      { path: "^cli/[^/]+/", pathNot: "^cli/($1|shared|adopt)/" },
+      "A command is one folder (cli/<command>/): it uses its own modules, cli/shared/ and the adoption of cli/adopt/.",
+    ),
+    forbid(
+      "cli-adopt-serves-import-and-migrate",
+      { path: "^cli/", pathNot: "^cli/(import|migrate|adopt)/" },
+      { path: "^cli/adopt/" },
+    ),
+    forbid(
+      "cli-shared-uses-no-wing",
+      { path: "^cli/shared/" },
+      { path: "^cli/", pathNot: "^cli/shared/" },
+      "cli/shared/ serves every command and belongs to none.",
+    ),
+    forbid(
+      "cli-main-adds-commands-only",
+      { path: "^cli/main\\.ts$" },
+      { path: "^cli/[^/]+/", pathNot: "^cli/([^/]+/command|shared/[^/]+)\\.ts$" },
+      "The program adds each wing's command (cli/<command>/command.ts), whose action loads only when it runs.",
+    ),
+    forbid(
       "bin-loads-programs-only",
       { path: "^bin/" },
       { path: allBut("bin", "kernel"), pathNot: "^(cli/main|provider/native/main|policy/analyzer)\\.ts$" },

@@ -40,6 +40,7 @@ import {
   type SettingOrigin,
   secretSettingValues,
 } from "../kernel/settings.js";
+import { refreshableTokenOrigin } from "./environment.js";
 import { OAUTH_ERROR_CODES, OAuthError, refreshAccessToken, type TokenSet } from "./oauth.js";
 import { registerSecret } from "./redact.js";
 import {
@@ -55,18 +56,6 @@ import {
   withGrantLock,
   writeEntry,
 } from "./token-cache.js";
-
-/**
- * Whether an access token from this source may be refreshed: one from the environment is used as given, never
- * refreshed (the refresh token of the config does not belong to it) and never written to the token cache
- * (docs/design.md "Settings precedence"). The one home of that rule: the grant follows it, and the CLI's help states it.
- * @home an access token from the environment is used as given, never refreshed (the grant, the help's environment list)
- *
- * @param origin where the access token came from
- */
-export function refreshableTokenOrigin(origin: SettingOrigin | undefined): boolean {
-  return origin !== "environment";
-}
 
 /** The client registration that may use the refresh grant (RFC 6749 §2, §6; `client_secret_post`, §2.3.1). */
 export interface GrantClient {
@@ -90,7 +79,7 @@ export interface GrantTokens {
   readonly lifetimeSeconds: number | undefined;
 }
 
-/** One stack config entry to write (the shape of `cli/stack-config.ts`'s `ConfigEntry`). */
+/** One stack config entry to write (the shape of `cli/shared/stack-config.ts`'s `ConfigEntry`). */
 export interface GrantConfigEntry {
   /** Namespaced key, e.g. `helpdesk:accessToken` or `eu:accessToken`. */
   readonly key: string;

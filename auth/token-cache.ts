@@ -56,6 +56,7 @@ import { STACK_PLACEHOLDER, signInAgain, stackCommand } from "../kernel/commands
 import { PulumiHelpdeskError } from "../kernel/errors.js";
 import { syncDirectory } from "../kernel/fsync.js";
 import { PACKAGE_NAME } from "../kernel/package-version.js";
+import { TOKEN_CACHE_DIR_VARIABLE } from "./environment.js";
 import { type DirectoryRefusal, ENFORCE_MODES, secureDirectory } from "./secure-directory.js";
 
 /** Mode of every cache file: only its owner may read or write it (enforced where `ENFORCE_MODES` says). */
@@ -264,12 +265,6 @@ export interface StoredEntry {
   /** The validated entry. */
   entry: CacheEntry;
 }
-
-/** The environment variable that names the cache directory (see the module doc); the CLI's help lists it. */
-export const TOKEN_CACHE_DIR_VARIABLE = {
-  name: "HELPDESK_TOKEN_CACHE_DIR",
-  meaning: `the folder of the local token cache (default $XDG_CACHE_HOME/${PACKAGE_NAME}/tokens, else ~/.cache/${PACKAGE_NAME}/tokens)`,
-} as const;
 
 /**
  * The cache directory (see the module doc).

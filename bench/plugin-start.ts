@@ -1,24 +1,27 @@
 /**
  * How fast the release executable is ready under each of its names: the time from starting it to its first line on
  * stdout (for the plugin and the analyzer, their port: what the Pulumi engine waits for before its first call,
- * pulumi/pulumi `sdk/go/common/resource/plugin/plugin.go`), and its resident memory at that moment. Five starts are
- * measured, interleaved, `STARTS` times each (seven kinds with a base: below):
+ * pulumi/pulumi `sdk/go/common/resource/plugin/plugin.go`), and its resident memory at that moment. Seven kinds of
+ * start are measured, interleaved, `STARTS` times each (eleven with a base: below):
  *
  * - `plugin`: the self-contained release executable (`scripts/release/executable.ts`, Node SEA) as
  *   `pulumi-resource-helpdesk`, run with an empty `PATH`, as Pulumi runs it from its plugin cache;
  * - `analyzer`: the same executable as `pulumi-analyzer-helpdesk` (the policy pack), as `--policy-pack` runs it;
- * - `cli`: the same executable as `pulumi-helpdesk --version`;
+ * - `cli --version`, `cli --help`: the same executable as `pulumi-helpdesk --version` and `pulumi-helpdesk --help`;
+ * - `npm cli --version`: the npm package's CLI, `node dist/bin/pulumi-helpdesk.js --version`;
  * - `launcher`: the npm package's launcher (`plugin/pulumi-resource-helpdesk`), which runs `node` on the built
  *   `dist/bin/pulumi-resource-helpdesk.js`;
  * - `floor`: the same Node.js printing a line and nothing else, what any program written for Node.js costs at least.
  *
  * Each start's CPU time at its first line is read too (`utime` + `stime` of `/proc/<pid>/stat`, Linux): on a busy
  * machine it varies less than the wall time. Printed as median, min and max with ratios to the floor; never asserted
- * (issue 36's goal, plugin and analyzer at most 2 times the floor, is read off the table).
+ * (the goals, plugin and analyzer (issue 36) and the CLI's `--version` and `--help` (issue 43) at most 2 times the
+ * floor, are read off the table).
  *
  * Run alone: `node bench/plugin-start.ts [--base <executable>] [--starts N]` (after `. scripts/lib/env.sh`); `--base` adds another
  * build's release executable (e.g. main's: the file `node scripts/release/executable.ts` prints in its checkout) as
- * `plugin (base)` and `analyzer (base)`, interleaved with the rest: a before and after in one run.
+ * `plugin (base)`, `analyzer (base)`, `cli --version (base)` and `cli --help (base)`, interleaved with the rest: a before
+ * and after in one run.
  */
 
 import { copyFileSync, mkdirSync, mkdtempSync, rmSync, symlinkSync } from "node:fs";
@@ -33,12 +36,23 @@ import { buildExecutable } from "../scripts/release/executable.ts";
 import { readProc } from "./memory.ts";
 import { median } from "./results.ts";
 
-/** Starts of each kind (`npm run bench`; `--starts` when run alone). */
-export const STARTS = 10;
+/** Starts of each kind (`npm run bench`; `--starts` when run alone): odd, so that the median is one of them. */
+export const STARTS = 11;
 
 /** One kind of start: what to run and with which environment. */
 interface StartKind {
-  name: "plugin" | "analyzer" | "cli" | "launcher" | "floor" | "plugin (base)" | "analyzer (base)";
+  name:
+    | "plugin"
+    | "analyzer"
+    | "cli --version"
+    | "cli --help"
+    | "npm cli --version"
+    | "launcher"
+    | "floor"
+    | "plugin (base)"
+    | "analyzer (base)"
+    | "cli --version (base)"
+    | "cli --help (base)";
   command: string;
   args: string[];
   env: NodeJS.ProcessEnv;
@@ -123,11 +137,11 @@ export type PluginStartResults = Partial<
 >;
 
 /**
- * Measures the five kinds of start (seven with a base), interleaved, and prints the table.
+ * Measures the seven kinds of start (eleven with a base), interleaved, and prints the table.
  *
  * @param root the repository root (the launcher is `<root>/plugin/pulumi-resource-helpdesk`, the build in `<root>/dist`)
  * @param log progress lines (stderr)
- * @param base another build's release executable, measured as the plugin and the analyzer beside this one's
+ * @param base another build's release executable, measured as the plugin, the analyzer and the CLI beside this one's
  * @param starts starts of each kind
  * @returns every start's time, CPU time and memory
  */
@@ -155,7 +169,14 @@ export async function measurePluginStart(
       },
       { name: "plugin", command: join(release, PLUGIN_EXECUTABLE), args: [engine], env: bare },
       { name: "analyzer", command: join(release, ANALYZER_EXECUTABLE), args: [engine], env: bare },
-      { name: "cli", command: join(release, CLI_EXECUTABLE), args: ["--version"], env: bare },
+      { name: "cli --version", command: join(release, CLI_EXECUTABLE), args: ["--version"], env: bare },
+      { name: "cli --help", command: join(release, CLI_EXECUTABLE), args: ["--help"], env: bare },
+      {
+        name: "npm cli --version",
+        command: process.execPath,
+        args: [join(root, "dist", "bin", `${CLI_EXECUTABLE}.js`), "--version"],
+        env: process.env,
+      },
       {
         name: "launcher",
         command: join(root, "plugin", PLUGIN_EXECUTABLE),
@@ -167,10 +188,12 @@ export async function measurePluginStart(
       const baseFolder = join(work, "base");
       mkdirSync(baseFolder);
       copyFileSync(base, join(baseFolder, PLUGIN_EXECUTABLE));
-      symlinkSync(PLUGIN_EXECUTABLE, join(baseFolder, ANALYZER_EXECUTABLE));
+      for (const name of [ANALYZER_EXECUTABLE, CLI_EXECUTABLE]) symlinkSync(PLUGIN_EXECUTABLE, join(baseFolder, name));
       kinds.push(
         { name: "plugin (base)", command: join(baseFolder, PLUGIN_EXECUTABLE), args: [engine], env: bare },
         { name: "analyzer (base)", command: join(baseFolder, ANALYZER_EXECUTABLE), args: [engine], env: bare },
+        { name: "cli --version (base)", command: join(baseFolder, CLI_EXECUTABLE), args: ["--version"], env: bare },
+        { name: "cli --help (base)", command: join(baseFolder, CLI_EXECUTABLE), args: ["--help"], env: bare },
       );
     }
     const results: PluginStartResults = {};
@@ -200,8 +223,9 @@ export async function measurePluginStart(
     }
     console.log(
       `plugin, analyzer, cli: the release's self-contained executable (Node SEA, PATH empty) as ${PLUGIN_EXECUTABLE} and\n` +
-        `${ANALYZER_EXECUTABLE} (to their port), ${CLI_EXECUTABLE} --version; launcher: the npm package's plugin/${PLUGIN_EXECUTABLE}\n` +
-        "running node on dist/; floor: the same Node.js printing one line. Goal (issue 36): plugin and analyzer <= 2.00 x floor.\n" +
+        `${ANALYZER_EXECUTABLE} (to their port), ${CLI_EXECUTABLE} --version and --help; npm cli: node dist/bin/${CLI_EXECUTABLE}.js;\n` +
+        `launcher: the npm package's plugin/${PLUGIN_EXECUTABLE} running node on dist/; floor: the same Node.js printing one\n` +
+        "line. Goals: plugin and analyzer (issue 36), cli --version and --help (issue 43) <= 2.00 x floor.\n" +
         "CPU: the process's user + system time at its first line (mean; /proc/<pid>/stat, 10 ms ticks).",
     );
     return results;

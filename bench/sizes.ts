@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { startEmulator } from "pulumi-helpdesk/emulator";
 import { signInAutoApproved } from "pulumi-helpdesk/emulator/client";
 // The built package, as stack-config.ts says why.
-import { TOKEN_CACHE_DIR_VARIABLE } from "../dist/auth/token-cache.js";
+import { TOKEN_CACHE_DIR_VARIABLE } from "../dist/auth/environment.js";
 import { CONFIG_KEYS } from "../dist/kernel/config.js";
 import { BENCH_CLIENT, backendEnv } from "./stack-config.ts";
 import { timed } from "./timed.ts";

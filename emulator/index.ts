@@ -20,9 +20,10 @@
 // First: stop with one line on an unsupported Node.js, before any dependency is evaluated.
 import "../kernel/node-guard.js";
 
+export { DEFAULT_ACCOUNT, DEFAULT_CLIENT } from "./defaults.js";
 export { EmulatorOptionError } from "./options.js";
 export { DEFAULT_HTTP_TIMEOUTS } from "./server.js";
-export { DEFAULT_ACCOUNT, DEFAULT_BODY_LIMIT_BYTES, DEFAULT_CLIENT, startEmulator } from "./start.js";
+export { DEFAULT_BODY_LIMIT_BYTES, startEmulator } from "./start.js";
 export { StoreError } from "./store/commits.js";
 export { DataFileError } from "./store/data-file.js";
 export type {

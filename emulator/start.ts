@@ -7,10 +7,10 @@
 import "../kernel/node-guard.js";
 import type { AddressInfo } from "node:net";
 import { messageOf } from "../kernel/errors.js";
-import { PACKAGE_NAME } from "../kernel/package-version.js";
 import { createApp } from "./app.js";
 import type { EmulatorContext, ResolvedOptions } from "./context.js";
 import { newCsrfKey } from "./cookies.js";
+import { DEFAULT_ACCOUNT, DEFAULT_CLIENT } from "./defaults.js";
 import { DeliveryEngine } from "./deliveries.js";
 import { FaultController } from "./faults.js";
 import { emulatorState, issueLoginLink } from "./inspect.js";
@@ -18,21 +18,7 @@ import { checkOptions, invalidOption } from "./options.js";
 import { createHttpServer, DEFAULT_HTTP_TIMEOUTS } from "./server.js";
 import { Stats } from "./stats.js";
 import { PURGE_INTERVAL_MS, Store } from "./store/index.js";
-import type { EmulatorAccount, EmulatorClient, EmulatorOptions, RunningEmulator } from "./types.js";
-
-/**
- * The demo OAuth client registered when `clients` is not given. Its secret is a fixed, public demo value (this is a
- * local emulator; never reuse it elsewhere).
- */
-export const DEFAULT_CLIENT: EmulatorClient = Object.freeze({
-  clientId: "helpdesk-demo",
-  clientSecret: "demo-client-secret",
-  redirectUri: "http://127.0.0.1:8976/callback",
-  name: `${PACKAGE_NAME} demo`,
-});
-
-/** The demo account registered when `accounts` is not given: `demo` / `demo`. */
-export const DEFAULT_ACCOUNT: EmulatorAccount = Object.freeze({ username: "demo", password: "demo" });
+import type { EmulatorOptions, RunningEmulator } from "./types.js";
 
 /** Default request body limit: 1 MiB. */
 export const DEFAULT_BODY_LIMIT_BYTES = 1024 * 1024;

@@ -155,7 +155,7 @@ export function repositoryUrl(repository: GitHubRepository = githubRepository())
  * The git tag of a release: the tag whose GitHub release holds the plugin archives, and at which the Pulumi Registry
  * reads a package's files.
  *
- * @param version e.g. `"0.1.0"`, or the engine's placeholder `"${VERSION}"`
+ * @param version e.g. `"0.1.0"`, or the engine's placeholder {@link PLUGIN_VERSION_PLACEHOLDER}
  * @returns e.g. `"v0.1.0"`
  */
 export function releaseTag(version: string): string {
@@ -200,8 +200,15 @@ export function logoUrl(
  * @throws Error when there is no repository, or it is not on GitHub (no release URL scheme is known for it)
  */
 export function pluginDownloadUrlOf(repository: PackageFacts["repository"]): string {
-  return `${repositoryUrl(githubRepositoryOf(repository))}/releases/download/${releaseTag("${VERSION}")}/`;
+  return `${repositoryUrl(githubRepositoryOf(repository))}/releases/download/${releaseTag(PLUGIN_VERSION_PLACEHOLDER)}/`;
 }
+
+/**
+ * The placeholder in {@link pluginDownloadUrlOf}'s URL that the Pulumi engine replaces with the plugin's version
+ * (pulumi/pulumi `sdk/go/common/workspace/plugins.go`): a literal `${VERSION}` in the schema and the SDKs.
+ */
+// biome-ignore lint/suspicious/noTemplateCurlyInString: the engine's literal placeholder, not a template of ours
+export const PLUGIN_VERSION_PLACEHOLDER = "${VERSION}";
 
 /**
  * @returns {@link pluginDownloadUrlOf} this package's `repository`
@@ -209,6 +216,23 @@ export function pluginDownloadUrlOf(repository: PackageFacts["repository"]): str
  */
 export function pluginDownloadUrl(): string {
   return pluginDownloadUrlOf(packageFacts().repository);
+}
+
+/**
+ * The download URL of one version of the plugin, as the engine makes it of {@link pluginDownloadUrl}: the
+ * placeholder filled in. What a resource option `pluginDownloadURL` names (the declarations `import` and `migrate`
+ * print), and where a mirror's folder stands for.
+ *
+ * @param version e.g. `"0.3.0"`
+ * @param repository package.json's `repository`, in any form {@link githubRepositoryOf} reads; default this package's
+ * @returns e.g. `"https://github.com/o/r/releases/download/v0.3.0/"`
+ * @throws Error as {@link pluginDownloadUrlOf}, and when the package's facts cannot be read (`kernel/package-version.ts`)
+ */
+export function pluginDownloadUrlFor(
+  version: string,
+  repository: PackageFacts["repository"] = packageFacts().repository,
+): string {
+  return pluginDownloadUrlOf(repository).replaceAll(PLUGIN_VERSION_PLACEHOLDER, version);
 }
 
 /** Where the generated Go SDK lives in the repository: its `go.mod` is there, its package in `<GO_SDK_DIR>/<package>`. */

@@ -7,9 +7,9 @@
 import { DEFAULT_ACCOUNT, DEFAULT_CLIENT, type EmulatorOptions, startEmulator } from "../../emulator/index.js";
 import { CLI_EXECUTABLE } from "../../kernel/names.js";
 import { SETTINGS } from "../../kernel/settings.js";
-import { invokedCommand } from "../invocation.js";
-import { info, result } from "../output.js";
-import { CLIENT_SETTING_NAMES, type ClientSettingName } from "../settings.js";
+import { invokedCommand } from "../shared/invocation.js";
+import { info, result } from "../shared/output.js";
+import { CLIENT_SETTING_NAMES, type ClientSettingName } from "../shared/settings.js";
 
 /** Options of `emulator` as parsed by commander. */
 export interface EmulatorCommandOptions {
@@ -57,7 +57,7 @@ export function shellWord(word: string): string {
  * and `login` asks for it (or reads `HELPDESK_CLIENT_SECRET`).
  *
  * @param settings the emulator's base URL and the registered client, as `login` takes them
- * @param command how the CLI is typed (cli/invocation.ts `invokedCommand`): `pulumi-helpdesk` (the default) or
+ * @param command how the CLI is typed (cli/shared/invocation.ts `invokedCommand`): `pulumi-helpdesk` (the default) or
  *   `npx pulumi-helpdesk`
  * @returns the lines, without indentation or line ends
  */

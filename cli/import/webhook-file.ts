@@ -19,15 +19,13 @@
 import { createReadStream, statSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import { parse as parseCsv } from "csv-parse/sync";
-import { isWebhookEvent, type WebhookEvent } from "../../kernel/events.js";
+import { isWebhookEvent } from "../../kernel/events.js";
 import { readAtMost } from "../../kernel/response-limit.js";
 import { looksLikeUrl, shownValue, URL_LIKE, webhookIdProblem, webhookProblems } from "../../kernel/webhook-rules.js";
-import { CliError } from "../output.js";
+import type { AdoptedWebhook } from "../adopt/pulumi-import.js";
+import { CliError } from "../shared/output.js";
+import { NAME_PATTERN, NAME_RULE, OPTIONAL_COLUMNS, REQUIRED_COLUMNS } from "./columns.js";
 
-/** The columns every row has: the webhook's id (docs/helpdesk-api.md §4.4 `:id`), event and url (§2.1). */
-export const REQUIRED_COLUMNS = ["id", "event", "url"] as const;
-/** The optional column: the Pulumi resource name (default {@link defaultResourceName}). */
-export const OPTIONAL_COLUMNS = ["name"] as const;
 type Column = (typeof REQUIRED_COLUMNS)[number] | (typeof OPTIONAL_COLUMNS)[number];
 const COLUMNS: readonly Column[] = [...REQUIRED_COLUMNS, ...OPTIONAL_COLUMNS];
 
@@ -56,23 +54,13 @@ function listedNames(names: readonly string[]): string {
   return `${shown.join(", ")}${names.length > MAX_LISTED_NAMES ? ` and ${names.length - MAX_LISTED_NAMES} more` : ""}`;
 }
 
-/** What a resource name may be: a letter or digit, then letters, digits, `_`, `-` or `.`, at most 100 characters. */
-const NAME_PATTERN = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,99}$/;
-/** The name rule in words, for problems. */
-export const NAME_RULE = 'a name is 1 to 100 letters, digits, "_", "-" or ".", starting with a letter or digit';
-
-/** One webhook of the file, checked. */
-export interface WebhookRow {
+/**
+ * One webhook of the file, checked: what adoption takes (its resource name the file's `name`, else
+ * {@link defaultResourceName}), and its row.
+ */
+export interface WebhookRow extends AdoptedWebhook {
   /** The row's number: 1 for the first webhook (the CSV header is not counted; in JSON, the array's first element). */
   row: number;
-  /** The webhook id in the help desk. */
-  id: string;
-  /** The subscribed event (docs/helpdesk-api.md §6). */
-  event: WebhookEvent;
-  /** The url that receives deliveries: secret, never shown. */
-  url: string;
-  /** The Pulumi resource name: the file's `name`, else {@link defaultResourceName}. */
-  name: string;
 }
 
 /**

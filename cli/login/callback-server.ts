@@ -24,7 +24,7 @@ import { OAUTH_ERROR_CODES, OAuthError, oauthErrorCodeOf } from "../../auth/oaut
 import { serverText } from "../../auth/redact.js";
 import { isLoopbackHost } from "../../kernel/loopback.js";
 import { CLI_EXECUTABLE } from "../../kernel/names.js";
-import { CliError } from "../output.js";
+import { CliError } from "../shared/output.js";
 
 /** Default of {@link CallbackOptions.responseTimeoutSeconds}: how long the browser waits for the result, in seconds. */
 export const DEFAULT_RESPONSE_TIMEOUT_SECONDS = 60;

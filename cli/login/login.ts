@@ -16,9 +16,9 @@ import {
 import { baseUrlText } from "../../kernel/base-url.js";
 import { DEFAULT_CONFIG_NAMESPACE } from "../../kernel/config.js";
 import { SETTINGS, settingSourceName } from "../../kernel/settings.js";
-import { commandNamespace, foreignKeysIn, namespaceNote, programHint } from "../namespace.js";
-import { CliError, info, result, success, warn } from "../output.js";
-import { ask, isInteractive, readLineFromStdin } from "../prompt.js";
+import { commandNamespace, foreignKeysIn, namespaceNote, programHint } from "../shared/namespace.js";
+import { CliError, info, result, success, warn } from "../shared/output.js";
+import { ask, isInteractive, readLineFromStdin } from "../shared/prompt.js";
 import {
   type ClientFlags,
   type ClientSettingName,
@@ -27,8 +27,8 @@ import {
   clientSettingsOf,
   missingSettingsError,
   pickClientSettings,
-} from "../settings.js";
-import { spinner } from "../spinner.js";
+} from "../shared/settings.js";
+import { spinner } from "../shared/spinner.js";
 import {
   type ConfigEntry,
   openStack,
@@ -36,7 +36,7 @@ import {
   readStackConfig,
   resolveStackRef,
   writeStackConfig,
-} from "../stack-config.js";
+} from "../shared/stack-config.js";
 import {
   type AuthorizationCallback,
   type CallbackOptions,
@@ -74,7 +74,7 @@ function question(name: ClientSettingName): string {
 }
 
 /**
- * Runs the login: reads the client settings (`cli/settings.ts` `pickClientSettings`, by the settings' one precedence,
+ * Runs the login: reads the client settings (`cli/shared/settings.ts` `pickClientSettings`, by the settings' one precedence,
  * in the namespace), signs in, and writes what `auth/grant.ts` `loginConfigEntries` gives (the settings the table marks
  * `writtenByLogin`, secret ones as Pulumi secrets) to the stack config; no other key is touched. Prints the keys
  * written (never a value) and, for a namespace other than `helpdesk`, how a program declares a provider with them.

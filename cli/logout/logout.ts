@@ -6,9 +6,9 @@
  */
 import { Grant, tokenConfigKeys } from "../../auth/grant.js";
 import { TokenCacheError } from "../../auth/token-cache.js";
-import { commandNamespace, namespaceNote } from "../namespace.js";
-import { info, success, warn } from "../output.js";
-import { openStack, readStackConfig, removeStackConfig, resolveStackRef } from "../stack-config.js";
+import { commandNamespace, namespaceNote } from "../shared/namespace.js";
+import { info, success, warn } from "../shared/output.js";
+import { openStack, readStackConfig, removeStackConfig, resolveStackRef } from "../shared/stack-config.js";
 
 /** Options of `logout`. */
 export interface LogoutOptions {

@@ -12,10 +12,10 @@
  *    native provider's `CheckConfig` runs on the same values). Any problem ends the command with exit code 2 before
  *    anything changes.
  * 2. The urls go to the secret stack config `<project>:helpdeskWebhookUrls`, as `import` writes them
- *    (`../declarations.ts`).
- * 3. The native webhooks are adopted by the `import` command's route (`./import.ts` `runImport`: one `pulumi import
- *    --file`, inputs and outputs given, each url a secret, under the default provider, which reads the same
- *    `helpdesk:*` config as the dynamic `Webhook`), protected as Pulumi's import protects. A native URN differs from
+ *    (`../adopt/webhook-urls.ts`).
+ * 3. The native webhooks are adopted by the `import` command's route (`../adopt/pulumi-import.ts` `runImport`: one
+ *    `pulumi import --file`, inputs and outputs given, each url a secret, under the default provider, which reads the
+ *    same `helpdesk:*` config as the dynamic `Webhook`), protected as Pulumi's import protects. A native URN differs from
  *    the dynamic one by its type, so both live in the state for a moment under the same name. If this fails, nothing
  *    is removed.
  * 4. The dynamic webhooks leave the state with `pulumi state delete` (never `destroy`: no delete reaches the help
@@ -29,15 +29,15 @@
 import { stackCommand } from "../../kernel/commands.js";
 import { DEFAULT_CONFIG_NAMESPACE, stackConfigSettings } from "../../kernel/config.js";
 import type { WebhookEvent } from "../../kernel/events.js";
-import { DYNAMIC_WEBHOOK_TYPE, pluginDownloadUrl, WEBHOOK_TYPE } from "../../kernel/names.js";
+import { DYNAMIC_WEBHOOK_TYPE, pluginDownloadUrlFor, WEBHOOK_TYPE } from "../../kernel/names.js";
 import { PACKAGE_NAME, packageVersion } from "../../kernel/package-version.js";
 import { stateValue } from "../../kernel/pulumi-wire.js";
 import { collectSettings, SETTING_NAMES } from "../../kernel/settings.js";
 import { webhookProblems } from "../../kernel/webhook-rules.js";
-import { declarationLanguage, declarations } from "../import/declarations.js";
-import { existingUrls, nameOf, placeUrls, runImport, type StateResource, webhookUrlsKey } from "../import/import.js";
-import type { WebhookRow } from "../import/webhook-file.js";
-import { CliError, info, result, success, warn } from "../output.js";
+import { declarationLanguage, declarations } from "../adopt/declarations.js";
+import { type AdoptedWebhook, nameOf, runImport, type StateResource } from "../adopt/pulumi-import.js";
+import { existingUrls, placeUrls, webhookUrlsKey } from "../adopt/webhook-urls.js";
+import { CliError, info, result, success, warn } from "../shared/output.js";
 import {
   openStack,
   readProjectFacts,
@@ -45,7 +45,7 @@ import {
   resolveStackRef,
   runPulumi,
   type StackRef,
-} from "../stack-config.js";
+} from "../shared/stack-config.js";
 
 /** Options of `migrate`. */
 export interface MigrateOptions {
@@ -71,8 +71,8 @@ interface ExportedResource extends StateResource {
   delete?: boolean;
 }
 
-/** A dynamic `Webhook` to move: the row `runImport` takes, and what its removal from the state needs. */
-interface Move extends WebhookRow {
+/** A dynamic `Webhook` to move: the webhook `runImport` takes, and what its removal from the state needs. */
+interface Move extends AdoptedWebhook {
   /** The dynamic webhook's URN. */
   urn: string;
   /** Adopted as a native webhook by an earlier run (its native twin of the same name and id is in the state). */
@@ -97,8 +97,8 @@ const STATE_DELETE_BATCH = 500;
  */
 export async function migrate(options: MigrateOptions): Promise<void> {
   const ref = await resolveStackRef(options.stack, options.cwd);
-  const project = readProjectFacts(ref.workDir);
   const stack = await openStack(ref, false);
+  const project = await readProjectFacts(stack.workspace);
   const exported = JSON.parse(
     await runPulumi(["stack", "export", "--show-secrets", "--stack", ref.stackName], ref.workDir),
   ) as {
@@ -185,7 +185,7 @@ export async function migrate(options: MigrateOptions): Promise<void> {
     declarations(language, declared, {
       protect: true,
       version,
-      pluginDownloadUrl: pluginDownloadUrl().replace("${VERSION}", version),
+      pluginDownloadUrl: pluginDownloadUrlFor(version),
       command: "migrate",
     }),
   );
@@ -231,7 +231,7 @@ function plannedMoves(resources: readonly ExportedResource[], stackName: string,
   const names = new Map<string, number>();
   for (const dynamic of dynamics) names.set(nameOf(dynamic.urn), (names.get(nameOf(dynamic.urn)) ?? 0) + 1);
   const moves: Move[] = [];
-  for (const [at, dynamic] of dynamics.entries()) {
+  for (const dynamic of dynamics) {
     const name = nameOf(dynamic.urn);
     const what = `dynamic Webhook ${JSON.stringify(name)}`;
     const outputs = dynamic.outputs ?? {};
@@ -266,7 +266,6 @@ function plannedMoves(resources: readonly ExportedResource[], stackName: string,
     }
     if (failures.length > 0 || !dynamic.id) continue;
     moves.push({
-      row: at + 1,
       id: dynamic.id,
       event: inputs.event as WebhookEvent, // the webhook rule has passed it: one of the events, the url a string
       url: inputs.url as string,

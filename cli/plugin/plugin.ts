@@ -22,22 +22,7 @@ import { homedir, tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { PLUGIN_EXECUTABLE, PULUMI_PACKAGE, pluginCacheFolder, pluginExecutableFile } from "../../kernel/names.js";
 import { builtInFacts, PACKAGE_NAME, packageRoot, packageVersion } from "../../kernel/package-version.js";
-import { CliError, info, result, success } from "../output.js";
-
-/**
- * The environment variables the npm package's launcher (`plugin/pulumi-resource-helpdesk`, a shell script) reads, as
- * the CLI's help lists them; tests/cli/help.test.ts holds this list to the script.
- */
-export const LAUNCHER_VARIABLES = [
-  {
-    name: "PULUMI_HELPDESK_NODE",
-    meaning: "the Node.js the plugin's launcher runs the provider with (default: node on PATH)",
-  },
-  {
-    name: "PULUMI_HELPDESK_PACKAGE_ROOT",
-    meaning: `the ${PACKAGE_NAME} package the plugin's launcher runs (default: the one it belongs to)`,
-  },
-] as const;
+import { CliError, info, result, success } from "../shared/output.js";
 
 /**
  * @returns the absolute path of the folder holding the launcher in the installed package, e.g.

@@ -12,9 +12,9 @@ import { Grant, type RefreshOutcome } from "../../auth/grant.js";
 import { OAuthError } from "../../auth/oauth.js";
 import { TokenCacheError } from "../../auth/token-cache.js";
 import { signInAgain } from "../../kernel/commands.js";
-import { commandNamespace, namespaceNote } from "../namespace.js";
-import { CliError, info, result, success } from "../output.js";
-import { openStack, readStackConfig, resolveStackRef, writeStackConfig } from "../stack-config.js";
+import { commandNamespace, namespaceNote } from "../shared/namespace.js";
+import { CliError, info, result, success } from "../shared/output.js";
+import { openStack, readStackConfig, resolveStackRef, writeStackConfig } from "../shared/stack-config.js";
 
 /** Options of `refresh`. */
 export interface RefreshOptions {

@@ -7,9 +7,9 @@ import { accessTokenExpired, Grant } from "../../auth/grant.js";
 import { TokenCacheError, tokenCacheDir } from "../../auth/token-cache.js";
 import { type SignInPlace, signInAgain, stackCommand } from "../../kernel/commands.js";
 import { configKeysFor, DEFAULT_CONFIG_NAMESPACE } from "../../kernel/config.js";
-import { commandNamespace } from "../namespace.js";
-import { info, result, warn } from "../output.js";
-import { openStack, readStackConfig, resolveStackRef } from "../stack-config.js";
+import { commandNamespace } from "../shared/namespace.js";
+import { info, result, warn } from "../shared/output.js";
+import { openStack, readStackConfig, resolveStackRef } from "../shared/stack-config.js";
 
 /** Options of `status`. */
 export interface StatusOptions {

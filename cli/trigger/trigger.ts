@@ -9,10 +9,8 @@ import { EmulatorInspectionClient, EmulatorInspectionError } from "../../emulato
 import { parseBaseUrl } from "../../kernel/base-url.js";
 import { EVENTS, isWebhookEvent, nearestEvent } from "../../kernel/events.js";
 import { collectSettings, type SettingName, settingReaderOf } from "../../kernel/settings.js";
-import { CliError, info, result } from "../output.js";
-
-/** Where `pulumi-helpdesk emulator` listens by default, and so where `trigger` looks when nothing says otherwise. */
-export const DEFAULT_EMULATOR_URL = "http://127.0.0.1:8080";
+import { DEFAULT_EMULATOR_URL } from "../shared/options.js";
+import { CliError, info, result } from "../shared/output.js";
 
 /**
  * The settings `trigger` reads, as every command reads them (`kernel/settings.ts` `collectSettings`): its flag, else

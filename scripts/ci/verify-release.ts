@@ -27,6 +27,7 @@ import {
   goModulePath,
   mavenCoordinates,
   nodejsSdkPackage,
+  PLUGIN_VERSION_PLACEHOLDER,
   PYTHON_PACKAGE,
   pluginDownloadUrl,
 } from "../../dist/kernel/names.js";
@@ -62,8 +63,8 @@ function tool(command: string, args: string[], cwd: string, env: NodeJS.ProcessE
 
 /**
  * The URL a plugin download URL is fetched from, with Pulumi's `PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES`
- * (`<regexp>=<url>` pairs, comma-separated; the first whose regexp matches the URL replaces it) and `${VERSION}`
- * replaced by the version.
+ * (`<regexp>=<url>` pairs, comma-separated; the first whose regexp matches the URL replaces it) and the engine's
+ * placeholder (`PLUGIN_VERSION_PLACEHOLDER`, in the override too) replaced by the version.
  */
 function downloadUrl(url: string, version: string, overrides = process.env.PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES) {
   for (const pair of (overrides ?? "").split(",").filter(Boolean)) {
@@ -73,7 +74,7 @@ function downloadUrl(url: string, version: string, overrides = process.env.PULUM
       break;
     }
   }
-  return url.replaceAll("${VERSION}", version).replace(/\/?$/, "/");
+  return url.replaceAll(PLUGIN_VERSION_PLACEHOLDER, version).replace(/\/?$/, "/");
 }
 
 /** Fetches a URL's body, or throws naming the URL and the status. */

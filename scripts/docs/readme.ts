@@ -5,7 +5,7 @@
  * - `settings`: the table of every setting (the same table as the registry's Installation & Configuration page,
  *   `settingsTable` of scripts/docs/registry-pages.ts, from `kernel/settings.ts` `SETTINGS`);
  * - `precedence`: where a setting's value comes from, in the order of `kernel/settings.ts` `SETTING_PRECEDENCE`
- *   (`precedencePhrase` of cli/help.ts, which the CLI's help uses too), with the environment variables of the table;
+ *   (`precedencePhrase` of cli/shared/help.ts, which the CLI's help uses too), with the environment variables of the table;
  * - `published`, `install`, `verify`: whether the version is on the registries (`kernel/published.ts`), the install
  *   table and the CLI's install, and how to check a download against the release workflow's signature
  *   (scripts/docs/published.ts `publishedBlocks`).
@@ -24,14 +24,14 @@
 import { readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type * as Help from "../../cli/help.js";
+import type * as Help from "../../cli/shared/help.js";
 import { ROOT } from "../release/executable.ts";
 import { type PublishedFacts, publishedBlocks, publishedSentence } from "./published.ts";
 import { type PageSources, settingsTable, sourcesFromBuild } from "./registry-pages.ts";
 
 /** What the blocks are written from: the registry pages' sources and the help's precedence phrase. */
 export interface ReadmeSources extends PageSources {
-  /** cli/help.ts `precedencePhrase` */
+  /** cli/shared/help.ts `precedencePhrase` */
   precedencePhrase: typeof Help.precedencePhrase;
 }
 
@@ -137,7 +137,7 @@ export function fillBlocks(readme: string, blocks: Readonly<Record<string, strin
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const dist = (module: string): string => new URL(`../../dist/${module}.js`, import.meta.url).href;
-  const { precedencePhrase } = (await import(dist("cli/help"))) as typeof Help;
+  const { precedencePhrase } = (await import(dist("cli/shared/help"))) as typeof Help;
   const sources = await sourcesFromBuild();
   const file = join(ROOT, "README.md");
   writeFileSync(file, fillBlocks(readFileSync(file, "utf8"), readmeBlocks({ ...sources, precedencePhrase })));

@@ -7,7 +7,7 @@
  *
  * Every fact on them is taken from its home, so the pages cannot drift: the names (`kernel/names.ts`), the settings
  * table (`kernel/settings.ts` `SETTINGS`, its config keys from `kernel/config.ts`, `login`'s flags from
- * `cli/settings.ts`), the schema (`provider/native/schema.ts`: display name, descriptions, events, version), the
+ * `cli/shared/settings.ts`), the schema (`provider/native/schema.ts`: display name, descriptions, events, version), the
  * release's file names (`scripts/release/`), the Java SDK's Maven coordinates (`sdk/java/pom.xml`) and the example
  * programs (`examples/`, shown as they are). tests/repo/registry-pages.test.ts renders them from the sources and fails
  * while the committed pages differ: after a change to any of those, run
@@ -22,7 +22,7 @@
 import { readFileSync, writeFileSync } from "node:fs";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { CLIENT_SETTING_NAMES } from "../../cli/settings.js";
+import type { CLIENT_SETTING_NAMES } from "../../cli/shared/settings.js";
 import type * as Config from "../../kernel/config.js";
 import type * as Names from "../../kernel/names.js";
 import type * as PackageVersion from "../../kernel/package-version.js";
@@ -47,14 +47,14 @@ export interface PageSources {
   packageVersion: typeof PackageVersion;
   /** which version the registries hold (`PUBLISHED_VERSION`) */
   published: typeof Published;
-  /** `login`'s flag of each client setting (cli/settings.ts `CLIENT_SETTING_NAMES`, each `settingFlag` of kernel/settings.ts) */
+  /** `login`'s flag of each client setting (cli/shared/settings.ts `CLIENT_SETTING_NAMES`, each `settingFlag` of kernel/settings.ts) */
   clientFlags: Readonly<Partial<Record<(typeof CLIENT_SETTING_NAMES)[number], string>>>;
 }
 
 /**
  * `login`'s flag of each client setting.
  *
- * @param names cli/settings.ts `CLIENT_SETTING_NAMES`
+ * @param names cli/shared/settings.ts `CLIENT_SETTING_NAMES`
  * @param flagOf kernel/settings.ts `settingFlag`
  * @returns e.g. `{ baseUrl: "--base-url", ... }`
  */
@@ -361,7 +361,7 @@ export async function sourcesFromBuild(): Promise<PageSources> {
     packageVersion: (await import(dist("kernel/package-version"))) as typeof PackageVersion,
     published: (await import(dist("kernel/published"))) as typeof Published,
     clientFlags: clientFlagsOf(
-      ((await import(dist("cli/settings"))) as { CLIENT_SETTING_NAMES: typeof CLIENT_SETTING_NAMES })
+      ((await import(dist("cli/shared/settings"))) as { CLIENT_SETTING_NAMES: typeof CLIENT_SETTING_NAMES })
         .CLIENT_SETTING_NAMES,
       settings.settingFlag,
     ),

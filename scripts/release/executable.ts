@@ -8,12 +8,13 @@
  * How (Node.js single executable applications, Node 24):
  * 1. esbuild bundles `bin/release.ts` (the dispatch, the plugin and the analyzer) and everything it imports into one
  *    CommonJS file, the main script, and the CLI (`bin/pulumi-helpdesk.ts`) into another, which the executable carries as an asset
- *    and loads only when it is the CLI (scripts/release/sea-cli.ts; {@link bundle}). A SEA's
+ *    and loads only when it is the CLI (scripts/release/sea-cli.ts; {@link bundle}); the Automation API, which the
+ *    CLI imports only when a command needs it, into a third asset, read only then. A SEA's
  *    `require()` loads built-in modules only, so nothing may be left to resolve at run time; the package's version and
  *    repository are built in (`define __PULUMI_HELPDESK_PACKAGE__`, read by `kernel/package-version.ts`). The bundler's
  *    warnings are checked against a short list of known, harmless ones ({@link EXPECTED_WARNINGS}); any other fails.
  * 2. The Node.js that runs this script writes the SEA blob (`node --experimental-sea-config`), with V8's code cache
- *    of both scripts (the CLI's made here with `vm.Script`, {@link cliCodeCache}) for the host's own architecture
+ *    of every script (the assets' made here with `vm.Script`, {@link codeCacheOf}) for the host's own architecture
  *    (it halves the start time: ~0.19 s instead of ~0.42 s to print the port).
  * 3. postject injects the blob into a copy of a Node.js binary of the SAME version (the blob's format is tied to it):
  *    the running one for the host, `node-<os>-<arch>@<version>` from the npm registry for another architecture
@@ -61,6 +62,7 @@ import {
   writeFileSync,
   writeSync,
 } from "node:fs";
+import { createRequire } from "node:module";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -73,7 +75,14 @@ import { factsOf, PACKAGE_NAME, type PackageFacts } from "../../kernel/package-v
 import { required } from "../../kernel/required.ts";
 import { cacheDir } from "./cache.ts";
 import { checkAdHocSignature, removeMachoSignature, signAdHoc } from "./macho.ts";
-import { CLI_ASSET, CLI_CACHE_ASSET, commonJsWrapper } from "./sea-assets.ts";
+import {
+  AUTOMATION,
+  AUTOMATION_MODULE,
+  AUTOMATION_REQUIRE_ID,
+  CLI,
+  commonJsWrapper,
+  type ScriptAsset,
+} from "./sea-assets.ts";
 
 /** The repository's root. */
 export const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
@@ -170,19 +179,21 @@ export function releaseFacts(): PackageFacts {
   return { version: facts.version, repository: facts.repository };
 }
 
-/** What {@link bundle} writes: the executable's main script and the CLI's bundle (an asset of the executable). */
+/** What {@link bundle} writes: the executable's main script and the bundles it carries as assets. */
 export interface Bundles {
-  /** `bin/release.ts` with the plugin and the analyzer; the CLI is loaded from the {@link CLI_ASSET} asset */
+  /** `bin/release.ts` with the plugin and the analyzer; the CLI is loaded from the {@link CLI} asset */
   main: Buffer;
-  /** `bin/pulumi-helpdesk.ts` (the CLI) and all it imports */
+  /** `bin/pulumi-helpdesk.ts` (the CLI) and all it imports but the Automation API */
   cli: Buffer;
+  /** Pulumi's Automation API and all it imports ({@link AUTOMATION}) */
+  automation: Buffer;
 }
 
 /** The options both bundles share: one CommonJS file for Node.js, the package's facts built in. */
 function bundleOptions(entry: string, outFile: string): esbuild.BuildOptions {
   return {
     absWorkingDir: ROOT,
-    entryPoints: [join(ROOT, entry)],
+    entryPoints: [resolve(ROOT, entry)],
     outfile: outFile,
     bundle: true,
     platform: "node",
@@ -216,18 +227,50 @@ const CLI_FROM_ASSET: esbuild.Plugin = {
 };
 
 /**
- * Bundles the executable's main script (the entry `bin/release.ts`: the dispatch, the plugin and the analyzer) and the
- * CLI (`bin/pulumi-helpdesk.ts`), each into one CommonJS file.
+ * In the CLI's bundle, the Automation API (cli/shared/stack-config.ts's `import("@pulumi/pulumi/automation/index.js")`)
+ * is a CommonJS module that `require`s {@link AUTOMATION_REQUIRE_ID}, which scripts/release/sea-cli.ts serves from the
+ * {@link AUTOMATION} asset: the module and the asset are read and run only when that `import()` runs. (esbuild has no
+ * code splitting for CommonJS; a dynamic import of a module in the bundle defers running it, not reading it.)
+ */
+const AUTOMATION_FROM_ASSET: esbuild.Plugin = {
+  name: "automation-from-asset",
+  setup(build) {
+    /** A filter matching `text` exactly. */
+    const exactly = (text: string): RegExp => new RegExp(`^${text.replace(/[.*+?^${}()|[\]\\/]/g, "\\$&")}$`);
+    build.onResolve({ filter: exactly(AUTOMATION_MODULE) }, () => ({
+      path: AUTOMATION_MODULE,
+      namespace: "sea-asset",
+    }));
+    build.onLoad({ filter: /.*/, namespace: "sea-asset" }, () => ({
+      contents: `module.exports = require(${JSON.stringify(AUTOMATION_REQUIRE_ID)});`,
+      loader: "js",
+    }));
+    build.onResolve({ filter: exactly(AUTOMATION_REQUIRE_ID) }, (args) => ({ path: args.path, external: true }));
+  },
+};
+
+/**
+ * Bundles the executable's main script (the entry `bin/release.ts`: the dispatch, the plugin and the analyzer), the
+ * CLI (`bin/pulumi-helpdesk.ts`) and the Automation API, each into one CommonJS file.
  *
- * @param dir where to write `bundle.cjs` (the main script) and {@link CLI_ASSET} (the folder is created)
- * @returns both bundles' bytes
+ * @param dir where to write `bundle.cjs` (the main script), {@link CLI} and {@link AUTOMATION} (the folder is created)
+ * @returns the bundles' bytes
  * @throws Error on a bundling error or on a warning not in {@link EXPECTED_WARNINGS}
  */
 export async function bundle(dir: string): Promise<Bundles> {
   mkdirSync(dir, { recursive: true });
   const results = await Promise.all([
     esbuild.build({ ...bundleOptions("bin/release.ts", join(dir, "bundle.cjs")), plugins: [CLI_FROM_ASSET] }),
-    esbuild.build(bundleOptions(`bin/${CLI_EXECUTABLE}.ts`, join(dir, CLI_ASSET))),
+    esbuild.build({
+      ...bundleOptions(`bin/${CLI_EXECUTABLE}.ts`, join(dir, CLI.script)),
+      plugins: [AUTOMATION_FROM_ASSET],
+    }),
+    esbuild.build({
+      ...bundleOptions(
+        createRequire(join(ROOT, "package.json")).resolve(AUTOMATION_MODULE),
+        join(dir, AUTOMATION.script),
+      ),
+    }),
   ]);
   const warnings = results.flatMap((result) => result.warnings);
   const unexpected = warnings.filter(
@@ -239,17 +282,22 @@ export async function bundle(dir: string): Promise<Bundles> {
       `the bundle has warnings no one has checked (see scripts/release/executable.ts EXPECTED_WARNINGS):\n${text.join("\n")}`,
     );
   }
-  return { main: readFileSync(join(dir, "bundle.cjs")), cli: readFileSync(join(dir, CLI_ASSET)) };
+  return {
+    main: readFileSync(join(dir, "bundle.cjs")),
+    cli: readFileSync(join(dir, CLI.script)),
+    automation: readFileSync(join(dir, AUTOMATION.script)),
+  };
 }
 
 /**
- * V8's code cache of the CLI's bundle as scripts/release/sea-cli.ts compiles it, made by the Node.js that runs this
- * script (the one the host's executable is made of: the same V8, so the executable accepts it).
+ * V8's code cache of a bundle as scripts/release/sea-cli.ts compiles it, made by the Node.js that runs this script
+ * (the one the host's executable is made of: the same V8, so the executable accepts it).
  *
- * @param cli the CLI's bundle
+ * @param bundled the bundle's bytes
+ * @param asset its asset (the file name V8 is given)
  */
-function cliCodeCache(cli: Buffer): Buffer {
-  return new Script(commonJsWrapper(cli.toString("utf8")), { filename: CLI_ASSET }).createCachedData();
+function codeCacheOf(bundled: Buffer, asset: ScriptAsset): Buffer {
+  return new Script(commonJsWrapper(bundled.toString("utf8")), { filename: asset.script }).createCachedData();
 }
 
 /**
@@ -475,6 +523,7 @@ export async function buildExecutable(target: Target = HOST_TARGET): Promise<Bui
     const key = createHash("sha256")
       .update(bundled.main)
       .update(bundled.cli)
+      .update(bundled.automation)
       .update(
         `\0node ${nodeVersion} ${node.sha256} ${writer.sha256} ${target.os}-${target.arch} codeCache=${codeCache}\0`,
       )
@@ -505,10 +554,16 @@ export async function buildExecutable(target: Target = HOST_TARGET): Promise<Bui
         useSnapshot: false,
         useCodeCache: codeCache,
         execArgvExtension: "none",
-        assets: { [CLI_ASSET]: CLI_ASSET, [CLI_CACHE_ASSET]: CLI_CACHE_ASSET },
+        assets: Object.fromEntries(
+          [CLI, AUTOMATION].flatMap((asset) => [asset.script, asset.cache].map((file) => [file, file])),
+        ),
       }),
     );
-    writeFileSync(join(work, CLI_CACHE_ASSET), codeCache ? cliCodeCache(bundled.cli) : Buffer.alloc(0));
+    for (const [asset, bytes] of [
+      [CLI, bundled.cli],
+      [AUTOMATION, bundled.automation],
+    ] as const)
+      writeFileSync(join(work, asset.cache), codeCache ? codeCacheOf(bytes, asset) : Buffer.alloc(0));
     run(writer.path, ["--experimental-sea-config", "sea-config.json"], work);
     const exe = join(work, executableName(target));
     copyFileSync(node.path, exe);

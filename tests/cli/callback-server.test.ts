@@ -17,7 +17,7 @@ import {
   type IgnoredReason,
   listenForCallback,
 } from "../../cli/login/callback-server.js";
-import { CliError } from "../../cli/output.js";
+import { CliError } from "../../cli/shared/output.js";
 import { freePort } from "../support/cli.js";
 
 const STATE = "s3cr3t-state-0123456789abcdefghij";

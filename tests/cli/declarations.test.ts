@@ -1,11 +1,11 @@
 /**
- * The declarations `pulumi-helpdesk import` prints (cli/import/declarations.ts): one per adopted webhook in the stack's
+ * The declarations `pulumi-helpdesk import` prints (cli/adopt/declarations.ts): one per adopted webhook in the stack's
  * language, each reading its url from the secret stack config by position, with the provider and protect options
  * the adoption used; identifiers unique and valid; never a url. The TypeScript, Python and YAML forms run against
  * the real CLI in tests/native/import.test.ts and tests/no-node/import.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { type Declared, declarationLanguage, declarations, webhookUrlList } from "../../cli/import/declarations.js";
+import { type Declared, declarationLanguage, declarations, webhookUrlList } from "../../cli/adopt/declarations.js";
 
 const webhooks: Declared[] = [
   { name: "ticket_opened-wh_1", event: "ticket_opened", urlIndex: 0 },
@@ -44,8 +44,10 @@ describe("the declarations of adopted webhooks", () => {
       'new Webhook("new", WebhookArgs.builder().event(WebhookEvent.NoteAdded).url(helpdeskWebhookUrls.applyValue(urls -> urls[1])).build());',
     );
     const yaml = declarations("yaml", webhooks, plain);
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: Pulumi YAML's interpolation, as the declarations print it
     expect(yaml).toContain('        fn::select: [3, {"fn::split": [" ", "${helpdeskWebhookUrls}"]}]');
     expect(yaml).toContain("      pluginDownloadURL: https://github.com/o/r/releases/download/v0.2.0/");
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: Pulumi YAML's interpolation, as the declarations print it
     expect(declarations("yaml", webhooks, { ...plain, provider: "euDesk" })).toContain("      provider: ${euDesk}");
   });
 

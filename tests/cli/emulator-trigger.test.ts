@@ -12,7 +12,7 @@ import { fileURLToPath } from "node:url";
 import { request } from "undici";
 import { afterAll, describe, expect, it } from "vitest";
 import { shellWord } from "../../cli/emulator/emulator.js";
-import { NPX_LIFECYCLE_EVENT } from "../../cli/invocation.js";
+import { NPX_LIFECYCLE_EVENT } from "../../cli/shared/invocation.js";
 import { DEFAULT_CLIENT } from "../../emulator/index.js";
 import { completeAuthorizationAutoApproved } from "../../emulator-client/index.js";
 import { CLI_EXECUTABLE } from "../../kernel/names.js";

@@ -10,12 +10,11 @@ import { spawn, spawnSync } from "node:child_process";
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { refreshableTokenOrigin } from "../../auth/grant.js";
-import { TOKEN_CACHE_DIR_VARIABLE } from "../../auth/token-cache.js";
-import { NO_COLOR_VARIABLE } from "../../cli/output.js";
-import { LAUNCHER_VARIABLES } from "../../cli/plugin/plugin.js";
-import { NON_INTERACTIVE_VARIABLE } from "../../cli/prompt.js";
-import { CLIENT_SETTING_NAMES } from "../../cli/settings.js";
+import { refreshableTokenOrigin, TOKEN_CACHE_DIR_VARIABLE } from "../../auth/environment.js";
+import { LAUNCHER_VARIABLES } from "../../cli/plugin/command.js";
+import { NO_COLOR_VARIABLE } from "../../cli/shared/output.js";
+import { NON_INTERACTIVE_VARIABLE } from "../../cli/shared/prompt.js";
+import { CLIENT_SETTING_NAMES } from "../../cli/shared/settings.js";
 import { DEFAULT_CLIENT } from "../../emulator/index.js";
 import { required } from "../../kernel/required.js";
 import {
@@ -138,7 +137,7 @@ describe("pulumi-helpdesk --help", () => {
         expect(row).toContain(`login ${flagOf(name)}`);
       expect(row.includes("the provider"), env).toBe(SETTINGS[name].provider);
     }
-    // An access token from the environment is never refreshed (auth/grant.ts), so refresh is no reader of it.
+    // An access token from the environment is never refreshed (auth/environment.ts), so refresh is no reader of it.
     const tokenRow = required(
       help.stdout.split("\n").find((line) => line.startsWith(`  ${SETTINGS.accessToken.env} `)),
       "the access token's row",

@@ -1,6 +1,7 @@
 /**
  * Where people run `pulumi-helpdesk`: outside a Pulumi project, in a subdirectory of one, with a wrong `--cwd`,
- * without the Pulumi CLI on PATH, and `--version`. The built CLI runs as a child process, as a person runs it.
+ * without the Pulumi CLI on PATH, and `--version`. The built CLI runs as a child process, as a person runs it. And
+ * what `import` and `migrate` read of the project file (its name and runtime): whatever YAML Pulumi reads.
  */
 
 import { execFileSync } from "node:child_process";
@@ -17,7 +18,9 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { LocalWorkspace } from "@pulumi/pulumi/automation/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { type ProjectFacts, readProjectFacts } from "../../cli/shared/stack-config.js";
 import { createTestProject, runCli, type TestProject } from "../support/cli.js";
 import { pulumiAvailable } from "../support/pulumi.js";
 
@@ -176,5 +179,46 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk in a project, with the Pulu
     } finally {
       broken.dispose();
     }
+  });
+});
+
+describe.skipIf(!pulumiAvailable())("the project's name and runtime, read as Pulumi reads its project file", () => {
+  let folder: string;
+
+  beforeAll(() => {
+    folder = mkdtempSync(join(tmpdir(), "helpdesk-project-files-"));
+  });
+
+  afterAll(() => rmSync(folder, { recursive: true, force: true }));
+
+  /** The facts `import` and `migrate` read from a project whose Pulumi.yaml is `text`. */
+  async function factsOf(text: string): Promise<ProjectFacts> {
+    const dir = mkdtempSync(join(folder, "project-"));
+    writeFileSync(join(dir, "Pulumi.yaml"), text);
+    return readProjectFacts(await LocalWorkspace.create({ workDir: dir }));
+  }
+
+  it.each([
+    [
+      "a flow mapping",
+      "{ name: flow-mapped, runtime: { name: python, options: { virtualenv: venv } } }\n",
+      { name: "flow-mapped", runtime: "python" },
+    ],
+    ["block scalars", "name: >-\n  block-scalar\nruntime: |-\n  go\n", { name: "block-scalar", runtime: "go" }],
+    [
+      "an anchor and its alias",
+      "x-runtime: &runtime\n  name: java\nname: anchored # a comment\nruntime: *runtime\n",
+      { name: "anchored", runtime: "java" },
+    ],
+    ["quoted scalars", "name: 'quoted'\nruntime:\n  name: \"yaml\"\n", { name: "quoted", runtime: "yaml" }],
+  ])("%s", async (_, text, facts) => {
+    expect(await factsOf(text)).toEqual(facts);
+  });
+
+  it("a project file without a runtime: exit 2, saying which is missing", async () => {
+    await expect(factsOf("name: no-runtime\n")).rejects.toMatchObject({
+      exitCode: 2,
+      message: expect.stringMatching(/names no project runtime$/),
+    });
   });
 });

@@ -3,7 +3,7 @@
  * tools it needs, whether Pulumi downloads the plugin for it, what its help desks hold once deployed.
  */
 import { expect } from "vitest";
-import { CLIENT_SETTING_NAMES } from "../../cli/settings.js";
+import { CLIENT_SETTING_NAMES } from "../../cli/shared/settings.js";
 import { SETTINGS } from "../../kernel/settings.js";
 
 /** A webhook as an emulator holds it and the examples' outputs list it. */

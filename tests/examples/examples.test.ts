@@ -12,7 +12,7 @@
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { goModulePath, MAVEN_ARTIFACT_ID, mavenGroupId, pluginDownloadUrl } from "../../kernel/names.js";
+import { goModulePath, MAVEN_ARTIFACT_ID, mavenGroupId, pluginDownloadUrlFor } from "../../kernel/names.js";
 import { required } from "../../kernel/required.ts";
 import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { nodejsSdkTarball } from "../../scripts/release/nodejs-sdk.ts";
@@ -141,7 +141,7 @@ describe("the examples as users write them", () => {
 
   it("the YAML program gives the plugin's version and the release's download URL on each resource that needs it", () => {
     const program = read("yaml", "Pulumi.yaml");
-    const options = `    options:\n      version: ${VERSION}\n      pluginDownloadURL: ${pluginDownloadUrl().replace("${VERSION}", VERSION)}\n`;
+    const options = `    options:\n      version: ${VERSION}\n      pluginDownloadURL: ${pluginDownloadUrlFor(VERSION)}\n`;
     expect(program).toContain(`  ticketsOpened:\n    type: helpdesk:index:Webhook\n${options}`);
     expect(program).toContain(`  euHelpdesk:\n    type: pulumi:providers:helpdesk\n${options}`);
   });

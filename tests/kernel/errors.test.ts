@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { OAUTH_ERROR_CODES, OAuthError, oauthErrorCodeOf } from "../../auth/oauth.js";
 import { TokenCacheError } from "../../auth/token-cache.js";
-import { CliError } from "../../cli/output.js";
+import { CliError } from "../../cli/shared/output.js";
 import { EmulatorOptionError, startEmulator } from "../../emulator/index.js";
 import { EmulatorInspectionClient, EmulatorInspectionError } from "../../emulator-client/index.js";
 import { stackConfigSettings } from "../../kernel/config.js";

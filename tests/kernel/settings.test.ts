@@ -5,8 +5,8 @@
  */
 
 import { describe, expect, it } from "vitest";
-import { CliError } from "../../cli/output.js";
-import { pickClientSettings } from "../../cli/settings.js";
+import { CliError } from "../../cli/shared/output.js";
+import { pickClientSettings } from "../../cli/shared/settings.js";
 import { baseUrlText, endpointUrl, parseBaseUrl } from "../../kernel/base-url.js";
 import { stackConfigSettings } from "../../kernel/config.js";
 import { isLoopbackHost } from "../../kernel/loopback.js";

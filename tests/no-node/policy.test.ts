@@ -58,6 +58,7 @@ function yamlProgram(hooks: ProgramHook[]): string {
   const resources = Object.fromEntries(
     hooks.map((hook) => [
       hook.name,
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: Pulumi YAML's interpolation of the program's variable
       { type: WEBHOOK_TYPE, properties: { event: hook.event, url: hook.secretUrl ? "${secretUrl}" : hook.url } },
     ]),
   );

@@ -4,13 +4,18 @@
  */
 import { readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
-import { pluginDownloadUrl, pluginDownloadUrlOf } from "../../kernel/names.js";
+import {
+  PLUGIN_VERSION_PLACEHOLDER,
+  pluginDownloadUrl,
+  pluginDownloadUrlFor,
+  pluginDownloadUrlOf,
+} from "../../kernel/names.js";
 import { buildSchema } from "../../provider/native/schema.js";
 
 const pkg = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as {
   repository: { type: string; url: string };
 };
-const RELEASES = "https://github.com/octo/helpdesk/releases/download/v${VERSION}/";
+const RELEASES = `https://github.com/octo/helpdesk/releases/download/v${PLUGIN_VERSION_PLACEHOLDER}/`;
 
 describe("pluginDownloadURL", () => {
   // Every form of package.json's repository is read by kernel/names.ts (tests/repo/names.test.ts): here, the URL
@@ -21,7 +26,14 @@ describe("pluginDownloadURL", () => {
     expect(() => pluginDownloadUrlOf("gitlab:octo/helpdesk")).toThrow(/not a GitHub repository/);
   });
 
-  it("is in the schema, https, with ${VERSION}, from this package's repository", () => {
+  it("of one version is that URL with the version filled in, as the engine fills it", () => {
+    expect(pluginDownloadUrlFor("0.3.0", "octo/helpdesk")).toBe(
+      "https://github.com/octo/helpdesk/releases/download/v0.3.0/",
+    );
+    expect(pluginDownloadUrlFor("0.3.0")).toBe(pluginDownloadUrl().replaceAll(PLUGIN_VERSION_PLACEHOLDER, "0.3.0"));
+  });
+
+  it(`is in the schema, https, with ${PLUGIN_VERSION_PLACEHOLDER}, from this package's repository`, () => {
     const url = buildSchema().pluginDownloadURL;
     expect(url).toBe(pluginDownloadUrl());
     expect(url).toBe(pluginDownloadUrlOf(pkg.repository));

@@ -6,8 +6,9 @@
  * - as `pulumi-resource-helpdesk` it is the plugin: GetPluginInfo, GetSchema, CheckConfig, Configure, Create and
  *   Delete of a Webhook against an emulator, over gRPC as the engine calls them;
  * - as `pulumi-helpdesk` (the archive's link) it is the CLI: `--version` (and `NODE_OPTIONS=--require <file>` does
- *   not run the file in it: the SEA ignores NODE_OPTIONS), and the emulator (node:sqlite, HTTP, OAuth) with a data
- *   file, signed in to;
+ *   not run the file in it: the SEA ignores NODE_OPTIONS), the help as the npm package's CLI prints it, a command
+ *   that runs the Automation API (its own asset), and the emulator (node:sqlite, HTTP, OAuth) with a data file,
+ *   signed in to;
  * - the archives' names and layout, SHA256SUMS, and the one version in all of them, GetPluginInfo and the schema;
  * - the windows-amd64 archive's executable, by its format only (it cannot run here: no Windows, no wine): an x86-64
  *   PE file with Node's SEA fuse flipped and the blob, holding the bundle, in its `NODE_SEA_BLOB` resource;
@@ -51,6 +52,7 @@ import { signInAutoApproved } from "../../emulator-client/index.js";
 import {
   ANALYZER_EXECUTABLE,
   nodejsSdkPackage,
+  PLUGIN_VERSION_PLACEHOLDER,
   POLICY_PACK,
   pluginDownloadUrlOf,
   WEBHOOK_TYPE,
@@ -386,7 +388,7 @@ describe("the executable, with no Node.js on PATH", () => {
       expect(schema.version).toBe(pkg.version);
       expect(schema.pluginDownloadURL).toBe(pluginDownloadUrlOf(pkg.repository));
       // The engine's download URL for this archive: the schema's URL, version filled in, plus the archive's name.
-      expect(`${schema.pluginDownloadURL.replace("${VERSION}", pkg.version)}${ARCHIVES[0]}`).toMatch(
+      expect(`${schema.pluginDownloadURL.replaceAll(PLUGIN_VERSION_PLACEHOLDER, pkg.version)}${ARCHIVES[0]}`).toMatch(
         new RegExp(`/releases/download/v${pkg.version.replace(/\./g, "\\.")}/pulumi-resource-helpdesk-v`),
       );
     });
@@ -504,6 +506,26 @@ describe("the executable, with no Node.js on PATH", () => {
       const run = start("pulumi-helpdesk", ["--version"]);
       expect((await run.exited).code).toBe(0);
       expect(run.stdout().trim()).toBe(pkg.version);
+    });
+
+    it("prints the help, and a command's, as the npm package's CLI does", async () => {
+      for (const args of [["--help"], ["login", "--help"]]) {
+        const run = start("pulumi-helpdesk", args);
+        expect((await run.exited).code, run.stderr()).toBe(0);
+        const npm = spawnSync(process.execPath, [join(repoRoot, "dist/bin/pulumi-helpdesk.js"), ...args], {
+          encoding: "utf8",
+        });
+        expect(run.stdout(), args.join(" ")).toBe(npm.stdout);
+      }
+    });
+
+    it("runs Pulumi's Automation API, an asset of its own, when a command needs it: status finds no pulumi on PATH", async () => {
+      const project = join(work, "automation-project");
+      mkdirSync(project, { recursive: true });
+      writeFileSync(join(project, "Pulumi.yaml"), "name: release-cli\nruntime: nodejs\n");
+      const run = start("pulumi-helpdesk", ["status", "--cwd", project]);
+      expect((await run.exited).code, run.stderr()).toBe(1);
+      expect(run.stderr()).toMatch(/^error: the Pulumi CLI \(`pulumi`\) was not found on PATH: install it/);
     });
 
     it("plugin path prints the folder holding pulumi-resource-helpdesk, itself (it has no package folder)", async () => {

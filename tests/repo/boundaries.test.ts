@@ -124,6 +124,26 @@ describe("the rooms' import boundaries", () => {
     ]);
   });
 
+  it("a command is one folder: a planted import of another wing, or of an action by the program, is reported", async () => {
+    const found = await violations({
+      "cli/shared/output.ts": uses("../login/login.js"),
+      "cli/login/login.ts": EXPORT,
+      "cli/login/command.ts": uses("../status/status.js"),
+      "cli/status/status.ts": uses("../adopt/pulumi-import.js"),
+      "cli/adopt/pulumi-import.ts": uses("../import/webhook-file.js"),
+      "cli/import/webhook-file.ts": uses("../adopt/declarations.js"),
+      "cli/adopt/declarations.ts": EXPORT,
+      "cli/main.ts": uses("./login/login.js"),
+    });
+    expect(found).toEqual([
+      "cli-adopt-serves-import-and-migrate: cli/status/status.ts -> cli/adopt/pulumi-import.ts",
+      "cli-main-adds-commands-only: cli/main.ts -> cli/login/login.ts",
+      "cli-shared-uses-no-wing: cli/shared/output.ts -> cli/login/login.ts",
+      "cli-wings-reach-no-other-wing: cli/adopt/pulumi-import.ts -> cli/import/webhook-file.ts",
+      "cli-wings-reach-no-other-wing: cli/login/command.ts -> cli/status/status.ts",
+    ]);
+  });
+
   it("the imports the rooms may make are not reported", async () => {
     const found = await violations({
       "kernel/errors.ts": EXPORT,
@@ -133,7 +153,11 @@ describe("the rooms' import boundaries", () => {
       "policy/analyzer.ts": uses("../kernel/errors.js"),
       "emulator/types.ts": EXPORT,
       "emulator-client/index.ts": uses("../emulator/types.js"),
-      "cli/main.ts": uses("../emulator-client/index.js"),
+      "cli/main.ts": uses("./login/command.js"),
+      "cli/login/command.ts": uses("../shared/options.js"),
+      "cli/shared/options.ts": uses("../../emulator-client/index.js"),
+      "cli/import/import.ts": uses("../adopt/pulumi-import.js"),
+      "cli/adopt/pulumi-import.ts": uses("../shared/options.js"),
       "bin/pulumi-resource-helpdesk.ts": uses("../provider/native/main.js"),
     });
     expect(found).toEqual([]);

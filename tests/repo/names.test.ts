@@ -194,6 +194,7 @@ describe("one home for the names", () => {
   it("the check finds a name spelled out in a literal, and not in a comment", () => {
     const texts = literalsIn(
       "x.ts",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a planted source text whose template literal the check reads
       '// helpdesk:index:Webhook\nconst a = "helpdesk"; const b = `x ${a} pulumi-resource-helpdesk`;',
     );
     expect(texts.filter((text) => SPELLED_NAME.test(text))).toEqual(["helpdesk", " pulumi-resource-helpdesk"]);

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { afterAll, describe, expect, it } from "vitest";
 import { accessTokenExpired } from "../../auth/grant.js";
 import { REDACTED, redact } from "../../auth/redact.js";
-import { pickClientSettings } from "../../cli/settings.js";
+import { pickClientSettings } from "../../cli/shared/settings.js";
 import { describeStatus } from "../../cli/status/status.js";
 import { signInAgain, stackCommand } from "../../kernel/commands.js";
 import { stackConfigSettings } from "../../kernel/config.js";

@@ -9,7 +9,7 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { precedencePhrase } from "../../cli/help.js";
+import { precedencePhrase } from "../../cli/shared/help.js";
 import * as names from "../../kernel/names.js";
 import { NODE_FLOORS, SUPPORTED_NODE_TEXT } from "../../kernel/node-support.js";
 import * as packageVersion from "../../kernel/package-version.js";

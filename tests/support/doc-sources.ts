@@ -2,7 +2,7 @@
  * Test support: the sources of the generated documents (the README's blocks, the Pulumi Registry pages), read from
  * the source modules as the tests load them, where scripts/docs/registry-pages.ts `sourcesFromBuild` reads the build.
  */
-import { CLIENT_SETTING_NAMES } from "../../cli/settings.js";
+import { CLIENT_SETTING_NAMES } from "../../cli/shared/settings.js";
 import * as config from "../../kernel/config.js";
 import * as names from "../../kernel/names.js";
 import * as packageVersion from "../../kernel/package-version.js";

@@ -52,16 +52,19 @@ describe("npm run lint:workflows", () => {
   });
 
   it("fails on an expression naming a matrix key that does not exist, saying where", async () => {
+    // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, planted in a workflow
     const file = planted("ci.yml", "node-version: ${{ matrix.node }}", "node-version: ${{ matrix.nodes }}");
     const ran = await lint([file]);
     expect(ran.code).toBe(1);
     expect(ran.stdout).toMatch(/ci\.yml:\d+:\d+: property "nodes" is not defined/);
   });
 
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: the test's name quotes a GitHub Actions expression
   it("fails on a ${{ github.event... }} expression in a run: line, saying which line and what to do", async () => {
     const file = planted(
       "release.yml",
       "run: bash scripts/ci/release-build.sh",
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: a GitHub Actions expression, planted in a workflow
       "run: bash scripts/ci/release-build.sh ${{ github.event.head_commit.message }}",
     );
     const ran = await lint([file]);

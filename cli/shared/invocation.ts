@@ -4,7 +4,7 @@
  * name (the release executable, or the package installed globally).
  * @home how the person typed the CLI, for a command it prints to be typed next (`npx pulumi-helpdesk` or `pulumi-helpdesk`)
  */
-import { CLI_EXECUTABLE } from "../kernel/names.js";
+import { CLI_EXECUTABLE } from "../../kernel/names.js";
 
 /**
  * The `npm_lifecycle_event` npm gives a command it runs for `npx` and `npm exec` (npm's libnpmexec runs the package's

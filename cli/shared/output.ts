@@ -3,8 +3,8 @@
  * when `NO_COLOR` is set (no-color.org). Every line passes through the redaction registry (auth/redact.ts) before
  * the colour is added: no credential and no escape sequence from a server reaches the terminal.
  */
-import { forPerson } from "../auth/redact.js";
-import { PulumiHelpdeskError } from "../kernel/errors.js";
+import { forPerson } from "../../auth/redact.js";
+import { PulumiHelpdeskError } from "../../kernel/errors.js";
 
 /** The environment variable that turns colour off when set to anything (no-color.org); the CLI's help lists it. */
 export const NO_COLOR_VARIABLE = { name: "NO_COLOR", meaning: "plain output, no colour" } as const;

@@ -6,8 +6,8 @@
  * variable.
  */
 
-import { parseBaseUrl } from "../kernel/base-url.js";
-import { stackConfigSettings } from "../kernel/config.js";
+import { parseBaseUrl } from "../../kernel/base-url.js";
+import { stackConfigSettings } from "../../kernel/config.js";
 import {
   collectSettings,
   type SettingName,
@@ -15,7 +15,7 @@ import {
   settingProblem,
   settingReaderOf,
   settingSourceName,
-} from "../kernel/settings.js";
+} from "../../kernel/settings.js";
 import { CliError } from "./output.js";
 
 /** The settings `login` needs before it can sign in. */

@@ -1,17 +1,28 @@
 /**
- * Reads and writes a stack's config for the CLI, through Pulumi's Automation API (the real `pulumi` CLI).
+ * Reads and writes a stack's config for the CLI, through Pulumi's Automation API (the real `pulumi` CLI), which is
+ * loaded on first use ({@link automation}).
  *
  * Secrets are written with `pulumi config set --secret <key>` and the value on stdin, never on a command line: a
  * process's arguments are readable by every user of the machine (`/proc/<pid>/cmdline`, `ps`).
  */
 import { spawn } from "node:child_process";
-import { readFileSync, type Stats, statSync } from "node:fs";
+import { type Stats, statSync } from "node:fs";
 import { constants } from "node:os";
 import { dirname, join, resolve as resolvePath } from "node:path";
-import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation/index.js";
-import { messageOf } from "../kernel/errors.js";
-import { CLI_EXECUTABLE } from "../kernel/names.js";
+import type { Stack, Workspace } from "@pulumi/pulumi/automation/index.js";
+import { messageOf } from "../../kernel/errors.js";
+import { CLI_EXECUTABLE } from "../../kernel/names.js";
 import { CliError } from "./output.js";
+
+/**
+ * Pulumi's Automation API, imported when a command first needs it: with what it loads (npm's libraries, TypeScript)
+ * it is most of the CLI's code, which `--version`, `--help`, `emulator` and `trigger` never use
+ * (tests/cli/lazy-loading.test.ts). The release executable serves it from an asset of its own
+ * (scripts/release/executable.ts).
+ */
+function automation(): Promise<typeof import("@pulumi/pulumi/automation/index.js")> {
+  return import("@pulumi/pulumi/automation/index.js");
+}
 
 /**
  * The names the `pulumi` CLI accepts for a project file, in the order it tries them in each directory (the Go SDK's
@@ -97,42 +108,27 @@ export interface ProjectFacts {
 }
 
 /**
- * Reads the `name` and `runtime` of the project file in `workDir` ({@link findProjectDir}'s), without a YAML library:
- * both are top-level scalars (`runtime` possibly a mapping with a `name:` line under it), which a line-wise reading
- * finds; quotes around a value are dropped.
+ * Reads the `name` and `runtime` of a project file, as Pulumi's Automation API reads it (`Workspace.projectSettings`:
+ * JSON, or YAML by a YAML parser, so flow mappings, block scalars and anchors too).
  *
- * @param workDir the project directory
- * @throws CliError (exit 2) when the file lacks either
+ * @param workspace the project's workspace, e.g. the `workspace` of a stack of {@link openStack}
+ * @throws CliError (exit 2) when the file lacks either, or cannot be read (the message carries the parser's first line)
  */
-export function readProjectFacts(workDir: string): ProjectFacts {
-  for (const file of PROJECT_FILES) {
-    const path = join(workDir, file);
-    if (!statOrUndefined(path)?.isFile()) continue;
-    const text = readFileSync(path, "utf8");
-    let name: string | undefined;
-    let runtime: string | undefined;
-    if (file.endsWith(".json")) {
-      const json = JSON.parse(text) as { name?: unknown; runtime?: unknown };
-      name = typeof json.name === "string" ? json.name : undefined;
-      const given = json.runtime;
-      runtime =
-        typeof given === "string"
-          ? given
-          : typeof (given as { name?: unknown })?.name === "string"
-            ? (given as { name: string }).name
-            : undefined;
-    } else {
-      const unquote = (value: string | undefined): string | undefined =>
-        value?.trim().replace(/^(["'])(.*)\1$/, "$2") || undefined;
-      name = unquote(/^name:[ \t]*(\S[^#\n]*)/m.exec(text)?.[1]);
-      runtime =
-        unquote(/^runtime:[ \t]*([^\s#][^#\n]*)/m.exec(text)?.[1]) ??
-        unquote(/^runtime:[ \t]*(?:#.*)?\n(?:[ \t]+.*\n)*?[ \t]+name:[ \t]*([^#\n]+)/m.exec(text)?.[1]);
-    }
-    if (!name || !runtime) throw new CliError("usage", `${path} names no project ${name ? "runtime" : "name"}`);
-    return { name, runtime };
+export async function readProjectFacts(workspace: Workspace): Promise<ProjectFacts> {
+  const workDir = workspace.workDir;
+  let settings: { name?: unknown; runtime?: unknown };
+  try {
+    settings = (await workspace.projectSettings()) as { name?: unknown; runtime?: unknown };
+  } catch (error) {
+    throw new CliError("usage", `cannot read the project file in ${workDir}: ${firstLine(error)}`);
   }
-  throw new CliError("usage", `no Pulumi.yaml in ${workDir}`);
+  const name = typeof settings?.name === "string" && settings.name !== "" ? settings.name : undefined;
+  const given = settings?.runtime;
+  const runtimeName = typeof given === "object" && given !== null ? (given as { name?: unknown }).name : given;
+  const runtime = typeof runtimeName === "string" && runtimeName !== "" ? runtimeName : undefined;
+  if (!name || !runtime)
+    throw new CliError("usage", `the project file in ${workDir} names no project ${name ? "runtime" : "name"}`);
+  return { name, runtime };
 }
 
 /**
@@ -149,6 +145,7 @@ export function readProjectFacts(workDir: string): ProjectFacts {
 export async function resolveStackRef(stack: string | undefined, cwd: string | undefined): Promise<StackRef> {
   const workDir = findProjectDir(cwd);
   if (stack) return { stackName: stack, workDir };
+  const { LocalWorkspace } = await automation();
   let current: string | undefined;
   try {
     current = (await (await LocalWorkspace.create({ workDir })).stack())?.name;
@@ -169,6 +166,7 @@ export async function resolveStackRef(stack: string | undefined, cwd: string | u
  *   and not to be created, backend unreachable; the message carries the first line of Pulumi's error)
  */
 export async function openStack(ref: StackRef, create = true): Promise<Stack> {
+  const { LocalWorkspace } = await automation();
   try {
     const args = { stackName: ref.stackName, workDir: ref.workDir };
     return create ? await LocalWorkspace.createOrSelectStack(args) : await LocalWorkspace.selectStack(args);

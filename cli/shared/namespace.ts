@@ -1,36 +1,16 @@
 /**
- * The `--namespace <ns>` option of `login`, `status`, `refresh` and `logout`: which stack config namespace holds the
- * sign-in (`helpdesk`, the default provider's; or e.g. `eu`, read by an explicit provider of the native plugin through
- * `new pulumi.Config("eu")`). What a namespace may be, and which keys it holds, is decided in `kernel/config.ts`
- * (`configNamespaceProblem`, `configKeysFor`); this module turns its responses into CLI usage errors and hints.
+ * What the commands with `--namespace <ns>` (`./options.ts` `namespaceOption`) do with it: which stack config
+ * namespace holds the sign-in (`helpdesk`, the default provider's; or e.g. `eu`, read by an explicit provider of the
+ * native plugin through `new pulumi.Config("eu")`). What a namespace may be, and which keys it holds, is decided in
+ * `kernel/config.ts` (`configNamespaceProblem`, `configKeysFor`); this module turns its responses into CLI usage errors
+ * and hints.
  */
-import { InvalidArgumentError } from "commander";
-import { OPTIONAL_LOGIN_SETTINGS } from "../auth/grant.js";
-import { NAMESPACE_FLAG } from "../kernel/commands.js";
-import { configNamespaceProblem, DEFAULT_CONFIG_NAMESPACE } from "../kernel/config.js";
-import { nodejsSdkPackage } from "../kernel/names.js";
-import { LOGIN_SETTING_NAMES, SETTING_NAMES, SETTINGS, type SettingName } from "../kernel/settings.js";
+import { OPTIONAL_LOGIN_SETTINGS } from "../../auth/grant.js";
+import { NAMESPACE_FLAG } from "../../kernel/commands.js";
+import { configNamespaceProblem, DEFAULT_CONFIG_NAMESPACE } from "../../kernel/config.js";
+import { nodejsSdkPackage } from "../../kernel/names.js";
+import { LOGIN_SETTING_NAMES, SETTING_NAMES, SETTINGS, type SettingName } from "../../kernel/settings.js";
 import { CliError } from "./output.js";
-
-/** The option's flags, for commander's `.option(...)`. */
-export const NAMESPACE_FLAGS = `-n, ${NAMESPACE_FLAG} <ns>`;
-
-/** The option's help text. */
-export const NAMESPACE_HELP = `stack config namespace of the sign-in: e.g. eu (keys eu:*) for an explicit provider that reads new pulumi.Config("eu")`;
-
-/**
- * commander's parser of `--namespace`: checks the value as soon as the command line is read.
- *
- * @param value the flag's value
- * @returns the value unchanged when it is a valid namespace
- * @throws InvalidArgumentError (commander prints it with the option's name; exit 2) saying what is wrong and what a
- *   namespace may be
- */
-export function parseNamespaceOption(value: string): string {
-  const problem = configNamespaceProblem(value);
-  if (problem) throw new InvalidArgumentError(problem);
-  return value;
-}
 
 /**
  * The namespace a command works on: the option's value, else `helpdesk`, checked again for callers that bypass
