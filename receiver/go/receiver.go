@@ -254,14 +254,17 @@ func nestsTooDeep(value any) bool {
 	return false
 }
 
-// IsJSONContentType says whether a Content-Type names JSON: absent (nil), application/json, or a +json media type
-// (RFC 6839 §3.1); parameters are ignored. As receiver/nodejs/refusals.ts isJsonContentType.
+// IsJSONContentType says whether a Content-Type names JSON: absent (nil) or empty, application/json, or a +json media
+// type (RFC 6839 §3.1); parameters are ignored. As receiver/nodejs/refusals.ts isJsonContentType.
 func IsJSONContentType(contentType *string) bool {
 	if contentType == nil {
 		return true
 	}
-	mediaType, _, _ := strings.Cut(*contentType, ";")
+	mediaType, _, parameters := strings.Cut(*contentType, ";")
 	mediaType = strings.ToLower(strings.Trim(mediaType, " \t"))
+	if mediaType == "" && !parameters {
+		return true
+	}
 	kind, subtype, found := strings.Cut(mediaType, "/")
 	if !found || kind == "" || strings.Contains(subtype, "/") || strings.ContainsAny(mediaType, " \t") {
 		return false

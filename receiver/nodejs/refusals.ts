@@ -89,11 +89,12 @@ export function refusal(error: RefusalCode): Refusal {
 /**
  * Whether a Content-Type header names JSON: its media type (before any `;` parameter, case-insensitive, spaces and
  * tabs trimmed) is `application/json` or has the structured syntax suffix `+json` (RFC 6839 §3.1), e.g.
- * `application/problem+json`. Parameters, `charset` included, are ignored: JSON is UTF-8 (RFC 8259 §8.1).
+ * `application/problem+json`. Parameters, `charset` included, are ignored: JSON is UTF-8 (RFC 8259 §8.1). An absent or
+ * empty header names nothing, and any body is read as JSON: the help desk promises no header (docs/helpdesk-api.md
+ * §6), and WSGI cannot tell an empty header from none (PEP 3333, `CONTENT_TYPE`).
  *
- * @param contentType the header's value, or `undefined` when the request has none (then any body is read as JSON:
- *   the help desk promises no header, docs/helpdesk-api.md §6)
- * @returns `true` when absent or JSON's, `false` otherwise (an empty value included)
+ * @param contentType the header's value, or `undefined` when the request has none
+ * @returns `true` when absent, empty or JSON's; `false` otherwise
  */
 export function isJsonContentType(contentType: string | undefined): boolean {
   if (contentType === undefined) return true;
@@ -101,6 +102,7 @@ export function isJsonContentType(contentType: string | undefined): boolean {
   const mediaType = (semicolon === -1 ? contentType : contentType.slice(0, semicolon))
     .replace(/^[ \t]+|[ \t]+$/g, "")
     .toLowerCase();
+  if (mediaType === "" && semicolon === -1) return true;
   const slash = mediaType.indexOf("/");
   if (slash <= 0) return false;
   const type = mediaType.slice(0, slash);

@@ -210,11 +210,13 @@ def declared_too_large(content_length: Optional[str], cap: int) -> Optional[Refu
 
 
 def is_json_content_type(content_type: Optional[str]) -> bool:
-    """Whether a Content-Type names JSON: absent, ``application/json``, or a ``+json`` media type (RFC 6839 §3.1);
-    parameters are ignored. As receiver/nodejs/refusals.ts ``isJsonContentType``."""
+    """Whether a Content-Type names JSON: absent or empty, ``application/json``, or a ``+json`` media type (RFC 6839
+    §3.1); parameters are ignored. As receiver/nodejs/refusals.ts ``isJsonContentType``."""
     if content_type is None:
         return True
     media_type = content_type.split(";", 1)[0].strip(" \t").lower()
+    if media_type == "" and ";" not in content_type:
+        return True
     kind, slash, subtype = media_type.partition("/")
     if not slash or kind == "" or "/" in subtype or " " in media_type or "\t" in media_type:
         return False
