@@ -17,12 +17,15 @@ function bodyReadBefore(req: IncomingMessage): Uint8Array | string | undefined {
   return body instanceof Uint8Array || typeof body === "string" ? body : undefined;
 }
 
+/** The request broke off while its body was read (the client went away): no one is left to answer, nothing to report. */
+class RequestBrokeOff extends Error {}
+
 /**
  * Reads the request's body, stopping at the cap: past it, the chunks still coming are dropped unread (not kept), and
  * the connection closes once the 413 is sent.
  *
  * @returns the body, or `undefined` when it passed the cap
- * @throws Error when the request breaks off before its end
+ * @throws RequestBrokeOff when the request breaks off before its end
  */
 function readBody(req: IncomingMessage, cap: number): Promise<Uint8Array | undefined> {
   return new Promise((resolve, reject) => {
@@ -48,9 +51,9 @@ function readBody(req: IncomingMessage, cap: number): Promise<Uint8Array | undef
     };
     const onError = (error: Error): void => {
       stop();
-      reject(error);
+      reject(new RequestBrokeOff(error.message));
     };
-    const onClose = (): void => onError(new Error("the request closed before its body ended"));
+    const onClose = (): void => onError(new RequestBrokeOff("the request closed before its body ended"));
     req.on("data", onData).on("end", onEnd).on("error", onError).on("close", onClose);
   });
 }
@@ -120,7 +123,7 @@ export function createNodeHandler(options: ReceiverOptions): NodeDeliveryHandler
     } catch (error) {
       // The request broke off while its body was read (then there is no one to answer), or the server is set up
       // wrong: 500, and the reason to the service's error reporter, never to the sender.
-      if (!req.destroyed) report(receiver, error, event);
+      if (!(error instanceof RequestBrokeOff)) report(receiver, error, event);
       if (!res.headersSent) answer(res, refused("handler_failed"), true);
       else res.destroy();
     }

@@ -116,10 +116,11 @@ _REASONS = {400: "Bad Request", 401: "Unauthorized", 405: "Method Not Allowed", 
 
 
 class RequestHandler(WSGIRequestHandler):
-    """``wsgiref``'s request handler with two changes for receivers: a request without Content-Type has none in the
+    """``wsgiref``'s request handler with three changes for receivers: a request without Content-Type has none in the
     environ (``wsgiref`` writes ``text/plain`` there, which a receiver would refuse with 415: the help desk promises no
-    header, docs/helpdesk-api.md §6), and no log line (an access line, or an error line that quotes a bad request
-    line, would show the url, whose query holds the token)."""
+    header, docs/helpdesk-api.md §6); no log line (an access line, or an error line that quotes a bad request line,
+    would show the url, whose query holds the token); and an error page of the server's own (a malformed request)
+    that does not quote the request line either."""
 
     def get_environ(self) -> Dict[str, Any]:
         environ = super().get_environ()
@@ -129,6 +130,11 @@ class RequestHandler(WSGIRequestHandler):
 
     def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the name is BaseHTTPRequestHandler's
         """No log: the request line holds the token."""
+
+    def send_error(self, code: int, message: Optional[str] = None, explain: Optional[str] = None) -> None:
+        """The error page without its message, which may quote the request line (``Bad request syntax ('POST
+        /hooks?helpdesk_token=...')``): the status's own words only."""
+        super().send_error(code)
 
 
 def make_server(host: str, port: int, app: WSGIApp) -> WSGIServer:
