@@ -501,7 +501,7 @@ export function pyproject(sources: ReceiverSources): string {
     'requires-python = ">=3.9"',
     'license = "Apache-2.0"',
     "dependencies = []",
-    'keywords = ["helpdesk", "webhooks", "receiver", "wsgi", "asgi"]',
+    `keywords = [${[names.PULUMI_PACKAGE, "webhooks", names.RECEIVER, "wsgi", "asgi"].map(py).join(", ")}]`,
     'classifiers = ["Programming Language :: Python :: 3", "Typing :: Typed"]',
     "",
     "[project.urls]",

@@ -27,7 +27,13 @@ import {
   writeFileSync,
 } from "node:fs";
 import { dirname, join, posix, relative } from "node:path";
-import { RECEIVER_PYTHON_PACKAGE, receiverNpmPackage, repositoryUrl } from "../../dist/kernel/names.js"; // from the build, as executable.ts says
+import {
+  PULUMI_PACKAGE,
+  RECEIVER,
+  RECEIVER_PYTHON_PACKAGE,
+  receiverNpmPackage,
+  repositoryUrl,
+} from "../../dist/kernel/names.js"; // from the build, as executable.ts says
 import { pythonArtefactNamesOf } from "../publish/prerelease.ts";
 import { run } from "./cache.ts";
 import { ROOT } from "./executable.ts";
@@ -86,7 +92,7 @@ export function receiverPackageJson(version: string = rootPackageJson().version)
     version,
     description:
       "Receives help-desk webhook deliveries: verifies their delivery token and parses their records, for Node.js http, Express, and Web-standard fetch handlers (serverless, edge).",
-    keywords: ["helpdesk", "webhooks", "receiver", "webhook-verification", "serverless", "edge"],
+    keywords: [PULUMI_PACKAGE, "webhooks", RECEIVER, "webhook-verification", "serverless", "edge"],
     license: root.license,
     repository: { type: "git", url: `git+${repositoryUrl()}.git`, directory: "receiver/nodejs" },
     type: "module",

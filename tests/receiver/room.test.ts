@@ -45,16 +45,16 @@ describe("the room receiver/'s import rules", () => {
       "kernel/package-version.ts": EXPORT,
       "kernel/record-schemas.ts": 'import { readFileSync } from "node:fs";\nexport const x = readFileSync;\n',
       "auth/grant.ts": EXPORT,
-      "receiver/nodejs/a.ts": uses("../../kernel/package-version.js"),
-      "receiver/nodejs/b.ts": uses("../../auth/grant.js"),
-      "receiver/nodejs/c.ts": 'import { createServer } from "node:http";\nexport const y = createServer;\n',
-      "receiver/nodejs/d.ts": uses("../../kernel/record-schemas.js"),
+      "receiver/nodejs/verify.ts": uses("../../kernel/package-version.js"),
+      "receiver/nodejs/receive.ts": uses("../../auth/grant.js"),
+      "receiver/nodejs/node.ts": 'import { createServer } from "node:http";\nexport const y = createServer;\n',
+      "receiver/nodejs/fetch.ts": uses("../../kernel/record-schemas.js"),
     });
     expect(found).toEqual([
       "receiver-loads-no-node-module: kernel/record-schemas.ts -> fs",
-      "receiver-loads-no-node-module: receiver/nodejs/c.ts -> http",
-      "receiver-uses-kernel-only: receiver/nodejs/b.ts -> auth/grant.ts",
-      "receiver-uses-the-delivery-modules-of-kernel: receiver/nodejs/a.ts -> kernel/package-version.ts",
+      "receiver-loads-no-node-module: receiver/nodejs/node.ts -> http",
+      "receiver-uses-kernel-only: receiver/nodejs/receive.ts -> auth/grant.ts",
+      "receiver-uses-the-delivery-modules-of-kernel: receiver/nodejs/verify.ts -> kernel/package-version.ts",
     ]);
   });
 
@@ -62,9 +62,9 @@ describe("the room receiver/'s import rules", () => {
     const found = await violations({
       "kernel/delivery-token.ts": EXPORT,
       "kernel/events.ts": EXPORT,
-      "receiver/nodejs/a.ts": uses("../../kernel/delivery-token.js"),
-      "receiver/nodejs/b.ts": `${uses("../../kernel/events.js")}import type { IncomingMessage } from "node:http";\nexport type M = IncomingMessage;\n`,
-      "receiver/nodejs/c.ts": uses("./a.js"),
+      "receiver/nodejs/verify.ts": uses("../../kernel/delivery-token.js"),
+      "receiver/nodejs/receive.ts": `${uses("../../kernel/events.js")}import type { IncomingMessage } from "node:http";\nexport type M = IncomingMessage;\n`,
+      "receiver/nodejs/node.ts": uses("./verify.js"),
     });
     expect(found).toEqual([]);
   });
