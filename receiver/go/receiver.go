@@ -44,6 +44,7 @@ type ConfigError struct {
 	Message string
 }
 
+// Error is the message: what is wrong and what is allowed, never a token.
 func (e *ConfigError) Error() string { return e.Message }
 
 // DeliveryTokenProblem says what is wrong with a delivery token, or "" when it is valid; the reason never contains
@@ -175,6 +176,7 @@ type DeliveryParseError struct {
 	Message string
 }
 
+// Error is the message, naming the event, the record and the first failing field.
 func (e *DeliveryParseError) Error() string { return e.Message }
 
 // ParseDelivery checks a decoded JSON body (encoding/json with UseNumber: see DecodeBody) against the record its

@@ -14,7 +14,7 @@ import { type AcceptedTokens, acceptedTokens, ReceiverConfigError } from "./veri
 /** The options of {@link createNodeHandler} and {@link createFetchHandler}. */
 export interface ReceiverOptions {
   /**
-   * The accepted delivery tokens: the webhook's token (its `deliveryToken` secret output), or several during a
+   * The accepted delivery tokens: the webhook's token (a secret output of the webhook), or several during a
    * rotation, or the tokens of several webhooks that deliver to this receiver. Each 22 to 256 characters of
    * `A-Za-z0-9._~-`.
    */
@@ -62,7 +62,8 @@ export function receiverOf(options: ReceiverOptions): Receiver {
     onDelivery: options.onDelivery,
     onError:
       options.onError ??
-      ((error, event) => console.error(`a ${event ?? "delivery"} delivery was answered 500: ${messageOf(error)}`)),
+      ((error, event) =>
+        console.error(`${event === undefined ? "a" : `a ${event}`} delivery was answered 500: ${messageOf(error)}`)),
   };
 }
 

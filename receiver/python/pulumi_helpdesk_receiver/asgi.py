@@ -116,4 +116,20 @@ def make_asgi_app(
     return app
 
 
-__all__ = ["ASGIApp", "make_asgi_app"]
+__all__ = ["ASGIApp", "make_asgi_app", "mount"]
+
+
+def mount(receiver: ASGIApp, path: str, app: ASGIApp) -> ASGIApp:
+    """ASGI middleware: the ``http`` requests for ``path`` (``scope["path"]``, exactly) go to ``receiver``, every other
+    scope (``lifespan`` and ``websocket`` included) to ``app``.
+
+    :param receiver: a receiver app (``make_asgi_app``)
+    :param path: where the webhooks deliver, e.g. ``"/hooks/helpdesk"`` (the registered url's path)
+    :param app: the service's own ASGI app
+    """
+
+    async def routed(scope: Scope, receive: Receive, send: Send) -> None:
+        chosen = receiver if scope["type"] == "http" and scope.get("path") == path else app
+        await chosen(scope, receive, send)
+
+    return routed

@@ -142,3 +142,17 @@ def make_server(host: str, port: int, app: WSGIApp) -> WSGIServer:
     WSGI server of its own, or for trying a receiver locally (``make_server("127.0.0.1", 8000, app).serve_forever()``).
     """
     return _make_server(host, port, app, handler_class=RequestHandler)
+
+
+def mount(receiver: WSGIApp, path: str, app: WSGIApp) -> WSGIApp:
+    """WSGI middleware: the requests for ``path`` (``PATH_INFO``, exactly) go to ``receiver``, every other to ``app``.
+
+    :param receiver: a receiver app (``make_wsgi_app``)
+    :param path: where the webhooks deliver, e.g. ``"/hooks/helpdesk"`` (the registered url's path)
+    :param app: the service's own WSGI app
+    """
+
+    def routed(environ: Dict[str, Any], start_response: StartResponse) -> Iterable[bytes]:
+        return (receiver if environ.get("PATH_INFO", "") == path else app)(environ, start_response)
+
+    return routed

@@ -266,6 +266,50 @@ class Asgi(unittest.TestCase):
         self.assertEqual(sent, ["lifespan.startup.complete", "lifespan.shutdown.complete"])
 
 
+class Mount(unittest.TestCase):
+    def test_wsgi_the_path_goes_to_the_receiver_the_rest_to_the_app(self) -> None:
+        from pulumi_helpdesk_receiver.wsgi import mount
+
+        seen = []
+
+        def service(environ, start_response):
+            start_response("200 OK", [])
+            return [b"service"]
+
+        app = mount(make_wsgi_app(TOKEN_A, lambda d, c: seen.append(d.event)), "/hooks", service)
+        for path, status in (("/hooks", "204 No Content"), ("/other", "200 OK"), ("/hooks/", "200 OK")):
+            environ = {"REQUEST_METHOD": "POST", "PATH_INFO": path, "QUERY_STRING": TICKET_QUERY,
+                       "CONTENT_LENGTH": str(len(TICKET)), "wsgi.input": io.BytesIO(TICKET)}
+            answered = {}
+            b"".join(app(environ, lambda s, h: answered.update(status=s)))
+            self.assertEqual(answered["status"], status, path)
+        self.assertEqual(seen, ["ticket_opened"])
+
+    def test_asgi_the_path_goes_to_the_receiver_every_other_scope_to_the_app(self) -> None:
+        from pulumi_helpdesk_receiver.asgi import mount
+
+        others = []
+
+        async def service(scope, receive, send):
+            others.append((scope["type"], scope.get("path")))
+
+        app = mount(make_asgi_app(TOKEN_A, lambda d, c: None), "/hooks", service)
+        sent = []
+
+        async def receive():
+            return {"type": "http.request", "body": TICKET, "more_body": False}
+
+        async def send(message):
+            sent.append(message)
+
+        query = TICKET_QUERY.encode()
+        asyncio.run(app({"type": "http", "method": "POST", "path": "/hooks", "query_string": query, "headers": []}, receive, send))
+        asyncio.run(app({"type": "http", "method": "POST", "path": "/other", "query_string": query, "headers": []}, receive, send))
+        asyncio.run(app({"type": "lifespan"}, receive, send))
+        self.assertEqual(sent[0]["status"], 204)
+        self.assertEqual(others, [("http", "/other"), ("lifespan", None)])
+
+
 class WsgirefServer(unittest.TestCase):
     def test_no_made_up_content_type_and_no_log(self) -> None:
         seen = []
