@@ -161,7 +161,7 @@ describe.skipIf(!toolAvailable("python3", onPath("python3")))("the Python kit's 
       "import sys",
       `from ${RECEIVER_PYTHON_PACKAGE} import make_wsgi_app`,
       `from ${RECEIVER_PYTHON_PACKAGE}.wsgi import make_server`,
-      "assert 'site-packages' in sys.modules['" + RECEIVER_PYTHON_PACKAGE + "'].__file__",
+      `assert 'site-packages' in sys.modules['${RECEIVER_PYTHON_PACKAGE}'].__file__`,
       "def on_delivery(delivery, context):",
       "    print('delivered', delivery.event, delivery.record.number, flush=True)",
       "server = make_server('127.0.0.1', 0, make_wsgi_app([sys.argv[1]], on_delivery))",
