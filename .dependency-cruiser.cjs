@@ -7,6 +7,8 @@
  * list. (The third package rule, no `dependencies` entry that no shipped module loads, is knip's: knip.jsonc.)
  */
 
+const { builtinModules } = require("node:module");
+
 /** The rooms of hand-written code that ships, and those that never do (scripts/lib/rooms.cjs, their one list). */
 const { SHIPPED_ROOMS: ROOMS, DEVELOPMENT_ROOMS } = require("./scripts/lib/rooms.cjs");
 
@@ -155,6 +157,24 @@ module.exports = {
       "The program adds each wing's command (cli/<command>/command.ts), whose action loads only when it runs.",
     ),
     forbid(
+      "receiver-uses-kernel-only",
+      { path: "^receiver/" },
+      { path: allBut("kernel", "receiver") },
+      "The receiver kits run in services with no Pulumi and no provider: the delivery's rules in kernel/, nothing else of ours.",
+    ),
+    forbid(
+      "receiver-uses-the-delivery-modules-of-kernel",
+      { path: "^receiver/" },
+      { path: "^kernel/", pathNot: "^kernel/(delivery-token|record-schemas|events|errors)\\.ts$" },
+      "The kits bundle what they import: the token, the records, the events and the error family, none of which loads node: or the Node.js guard.",
+    ),
+    forbid(
+      "receiver-loads-no-node-module",
+      { path: "^(receiver/|kernel/(delivery-token|record-schemas|events|errors)\\.ts$)" },
+      { dependencyTypes: ["core"], dependencyTypesNot: ["type-only"] },
+      "The fetch handler runs on serverless and edge runtimes, which have no node: modules; the Node.js handler needs only their types.",
+    ),
+    forbid(
       "bin-loads-programs-only",
       { path: "^bin/" },
       { path: allBut("bin", "kernel"), pathNot: "^(cli/main|provider/native/main|policy/analyzer)\\.ts$" },
@@ -166,7 +186,9 @@ module.exports = {
     // node_modules is not followed (doNotFollow) but kept as leaves, so that rules can name packages.
     exclude: { path: "^(dist|sdk)/" },
     doNotFollow: { path: "node_modules" },
-    includeOnly: "\\.(ts|mts|cts|js|mjs|cjs)$",
+    // Node.js's own modules are kept too, as leaves named without `node:` (`fs`), so that a rule can forbid them
+    // (`receiver-loads-no-node-module`).
+    includeOnly: `\\.(ts|mts|cts|js|mjs|cjs)$|^(${builtinModules.map((name) => name.replace(/^node:/, "")).join("|")})$`,
     tsConfig: { fileName: "tsconfig.check.json" },
     enhancedResolveOptions: {
       extensions: [".ts", ".mts", ".cts", ".js", ".mjs", ".cjs", ".json"],

@@ -338,3 +338,41 @@ export const MAVEN_ARTIFACT_ID = PULUMI_PACKAGE;
 export function mavenCoordinates(repository: GitHubRepository = githubRepository()): string {
   return `${mavenGroupId(repository)}:${MAVEN_ARTIFACT_ID}`;
 }
+
+/**
+ * The receiver kits (receiver/, issue 44): each its own package, since a service that receives deliveries installs no
+ * Pulumi. Named after the package and the field's word, "receiver".
+ */
+export const RECEIVER = "receiver";
+
+/** Where the Go receiver kit lives in the repository: its `go.mod` is there, its package `receiver` too. */
+export const RECEIVER_GO_DIR = `${RECEIVER}/go`;
+
+/** The Python receiver kit's distribution name on PyPI (PEP 503 form): `pulumi-helpdesk-receiver`. */
+export const RECEIVER_PYTHON_DISTRIBUTION = `${PACKAGE_NAME}-${RECEIVER}` as const;
+
+/** The Python receiver kit's import package, the distribution's name as an identifier: `pulumi_helpdesk_receiver`. */
+export const RECEIVER_PYTHON_PACKAGE = `${PYTHON_PACKAGE}_${RECEIVER}` as const;
+
+/**
+ * The npm name of the TypeScript receiver kit: beside the TypeScript SDK, under the scope of the repository's owner.
+ *
+ * @param repository default: this package's
+ * @returns e.g. `"@pulumi-helpdesk/receiver"` for the owner `pulumi-helpdesk`
+ * @throws Error as {@link githubRepositoryOf}
+ */
+export function receiverNpmPackage(repository: GitHubRepository = githubRepository()): string {
+  return `@${repository.owner.toLowerCase()}/${RECEIVER}`;
+}
+
+/**
+ * The Go module path of the Go receiver kit (its own module, so a service depends on no Pulumi module): the
+ * repository's path under `github.com` followed by {@link RECEIVER_GO_DIR}. Its package is named `receiver`.
+ *
+ * @param repository default: this package's
+ * @returns e.g. `"github.com/pulumi-helpdesk/pulumi-helpdesk/receiver/go"`
+ * @throws Error as {@link githubRepositoryOf}
+ */
+export function receiverGoModulePath(repository: GitHubRepository = githubRepository()): string {
+  return `github.com/${repository.owner}/${repository.name}/${RECEIVER_GO_DIR}`;
+}

@@ -8,7 +8,18 @@
  */
 
 /** The rooms of hand-written TypeScript that ships (the npm package, the release executable), lowest layer first. */
-const SHIPPED_ROOMS = ["bin", "kernel", "program", "auth", "provider", "policy", "cli", "emulator", "emulator-client"];
+const SHIPPED_ROOMS = [
+  "bin",
+  "kernel",
+  "program",
+  "auth",
+  "provider",
+  "policy",
+  "cli",
+  "emulator",
+  "emulator-client",
+  "receiver",
+];
 
 /** The rooms of hand-written TypeScript that never ships: the tests, the benchmark, the scripts and the examples. */
 const DEVELOPMENT_ROOMS = ["tests", "bench", "scripts", "examples"];

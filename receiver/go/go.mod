@@ -1,0 +1,3 @@
+module github.com/pulumi-helpdesk/pulumi-helpdesk/receiver/go
+
+go 1.21
