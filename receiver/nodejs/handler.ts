@@ -120,6 +120,16 @@ export async function readCapped(
     }
     chunks.push(chunk);
   }
+  return joined(chunks, size);
+}
+
+/**
+ * The chunks of a body as one array of `size` bytes (the one chunk itself when there is one).
+ *
+ * @param chunks the body's chunks, in order
+ * @param size their total length in bytes
+ */
+export function joined(chunks: readonly Uint8Array[], size: number): Uint8Array {
   if (chunks.length === 1 && chunks[0] !== undefined) return chunks[0];
   const body = new Uint8Array(size);
   let offset = 0;

@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { WebhookEvent } from "../../kernel/events.js";
-import { deliver, type ReceiverOptions, receiverOf, refusalResponse, report } from "./handler.js";
+import { deliver, joined, type ReceiverOptions, receiverOf, refusalResponse, report } from "./handler.js";
 import { admit, declaredTooLarge, parseBody, type Refused, refused } from "./receive.js";
 
 /** A Node.js request listener that receives deliveries; its promise never rejects. */
@@ -56,18 +56,6 @@ function readBody(req: IncomingMessage, cap: number): Promise<Uint8Array | undef
     const onClose = (): void => onError(new RequestBrokeOff("the request closed before its body ended"));
     req.on("data", onData).on("end", onEnd).on("error", onError).on("close", onClose);
   });
-}
-
-/** The chunks of a body as one array of `size` bytes. */
-function joined(chunks: readonly Uint8Array[], size: number): Uint8Array {
-  if (chunks.length === 1 && chunks[0] !== undefined) return chunks[0];
-  const body = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    body.set(chunk, offset);
-    offset += chunk.length;
-  }
-  return body;
 }
 
 /** Writes a refusal, or the 204 of an accepted delivery. */
