@@ -12,11 +12,8 @@ const { builtinModules } = require("node:module");
 /** The rooms of hand-written code that ships, and those that never do (scripts/lib/rooms.cjs, their one list). */
 const { SHIPPED_ROOMS: ROOMS, DEVELOPMENT_ROOMS } = require("./scripts/lib/rooms.cjs");
 
-/**
- * The folders whose code ships: {@link ROOMS}, and `rpc/`, the executable's own gRPC transport (moving there from
- * `kernel/grpc-*.ts`).
- */
-const SHIPPED = [...ROOMS, "rpc"];
+/** The folders whose code ships: {@link ROOMS} (`rpc/`, the executable's own gRPC transport, among them). */
+const SHIPPED = ROOMS;
 
 /** A `to.path` matching the files of the top-level folders `rooms` (`emulator/` does not match `emulator-client/`). */
 const anyOf = (...rooms) => `^(${rooms.join("|")})/`;
@@ -50,13 +47,30 @@ module.exports = {
       "kernel/ holds the rules every room stands on; it imports nothing of ours beyond itself.",
     ),
     forbid(
+      "rpc-uses-kernel-only",
+      { path: "^rpc/" },
+      { path: allBut("kernel", "rpc") },
+      "rpc/ is the release executable's own gRPC on node:http2: the transport, below every room that serves on it.",
+    ),
+    forbid(
+      "rpc-used-by-plugin-and-analyzer-only",
+      { pathNot: "^(rpc|provider/native|policy|tests|bench)/" },
+      { path: "^rpc/" },
+      "rpc/ has two users, the native plugin and the analyzer (and the tests and benchmark that drive them); every other room stays off the wire.",
+    ),
+    forbid(
       "program-uses-kernel-only",
       { path: "^program/" },
       { path: allBut("kernel", "program") },
       "A Pulumi program's import loads kernel/ only; the provider is reached through the serialized shim.",
     ),
     forbid("auth-uses-kernel-only", { path: "^auth/" }, { path: allBut("kernel", "auth") }),
-    forbid("provider-uses-kernel-and-auth", { path: "^provider/" }, { path: allBut("kernel", "auth", "provider") }),
+    forbid(
+      "provider-uses-kernel-auth-and-rpc",
+      { path: "^provider/" },
+      { path: allBut("kernel", "auth", "rpc", "provider") },
+      "Of the provider, only native/ serves gRPC (rpc-used-by-plugin-and-analyzer-only).",
+    ),
     forbid(
       "provider-core-reaches-no-front-end",
       { path: "^provider/core/" },
@@ -74,10 +88,10 @@ module.exports = {
       { path: "^provider/native/" },
     ),
     forbid(
-      "policy-uses-kernel-only",
+      "policy-uses-kernel-and-rpc-only",
       { path: "^policy/" },
-      { path: allBut("kernel", "policy") },
-      "The policy pack reaches no credential and no network: kernel/ and itself only.",
+      { path: allBut("kernel", "rpc", "policy") },
+      "The policy pack reaches no credential and no network: kernel/, the analyzer's gRPC (rpc/) and itself only.",
     ),
     forbid(
       "analyzer-loads-no-pulumi-sdk",

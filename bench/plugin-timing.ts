@@ -3,7 +3,7 @@
  * used by bench/native-profile.ts only: it watches every call of the plugin's gRPC server and records, per method, how
  * many calls came, their wall time (request headers received → the call's HTTP/2 stream closed, its response and
  * trailers written) and how many calls were in flight at once. The plugin's code is not changed: the watch sits on
- * `node:http2`'s `createServer` (`kernel/grpc-unary-server.ts` serves on it), replaced here and made visible to the
+ * `node:http2`'s `createServer` (`rpc/unary-server.ts` serves on it), replaced here and made visible to the
  * plugin's ES module import with `syncBuiltinESMExports`.
  *
  * The summary goes to `$HELPDESK_PLUGIN_TIMING_DIR/timing-<pid>.json`, rewritten at most every 200 ms while calls

@@ -4,7 +4,7 @@
  * methods (checked against the generated service's declarations, `analyzer_grpc_pb.d.ts`), and `google-protobuf`'s
  * `Struct`, `Value` and `Empty`: the same stubs the native provider plugin serves with (`provider/native/proto.ts`),
  * never `@pulumi/pulumi`'s index nor `@pulumi/policy`. The generated service itself (`analyzer_grpc_pb.js`) is not
- * loaded: it loads `@grpc/grpc-js`, which the analyzer does not serve with (`kernel/grpc-unary-server.ts` says why).
+ * loaded: it loads `@grpc/grpc-js`, which the analyzer does not serve with (`rpc/unary-server.ts` says why).
  *
  * Every import here is static, so a bundler follows them (the release executable is one bundled file). The stubs are
  * CommonJS: their default import is their `module.exports`. Messages must be built with the very `google-protobuf`

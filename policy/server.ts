@@ -1,6 +1,6 @@
 /**
  * The gRPC server of Pulumi's `pulumirpc.Analyzer` service (pulumi/pulumi `proto/pulumi/analyzer.proto`, v3.259) for
- * the `helpdesk` policy pack, on a unary gRPC server of node:http2 (`kernel/grpc-unary-server.ts`, which says why not grpc-js)
+ * the `helpdesk` policy pack, on a unary gRPC server of node:http2 (`rpc/unary-server.ts`, which says why not grpc-js)
  * with the messages shipped in `@pulumi/pulumi/proto/` (`./proto.ts`):
  * what the release executable serves as `pulumi-analyzer-helpdesk` (`./analyzer.ts`). It serves the table of
  * `./policies.ts` and responds as `@pulumi/policy` 1.21.0's server (`server.js`, `protoutil.js`) responds for the same
@@ -36,10 +36,10 @@
  */
 
 import { messageOf } from "../kernel/errors.js";
-import { serveUnary, type UnaryMethod, type UnaryServer } from "../kernel/grpc-unary-server.js";
 import { POLICY_PACK } from "../kernel/names.js";
 import { packageVersion } from "../kernel/package-version.js";
 import { SECRET_SIG, SIG_KEY } from "../kernel/pulumi-wire.js";
+import { serveUnary, type UnaryMethod, type UnaryServer } from "../rpc/unary-server.js";
 import {
   type EnforcementLevel,
   PACK_ENFORCEMENT_LEVEL,

@@ -12,10 +12,10 @@
  * Run by bench/noop-plugin/pulumi-resource-helpdesk with Node's type stripping; prints its port as every plugin does.
  */
 import { randomBytes } from "node:crypto";
-import { serveUnary } from "../../dist/kernel/grpc-unary-server.js";
 import { UNKNOWN } from "../../dist/kernel/pulumi-wire.js";
 import { emptyPb, PROVIDER_PATHS, providerPb, toProperties, toStruct } from "../../dist/provider/native/proto.js";
 import { resourceProviderService } from "../../dist/provider/native/server.js";
+import { serveUnary } from "../../dist/rpc/unary-server.js";
 
 /** Lower-case base32, as the emulator's ids (emulator/secrets.ts). */
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz234567";

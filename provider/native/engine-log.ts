@@ -4,11 +4,11 @@
  * passes as the plugin's argument and again in `Handshake`. The resource is tracked per operation with
  * `AsyncLocalStorage`, so parallel operations each name their own URN. Without an engine address (a plugin started
  * by hand), or when a `Log` call fails, the warning goes to stderr, which the engine also shows. The calls go through
- * the executable's own gRPC client (`kernel/grpc-unary-client.ts`, which says why not grpc-js).
+ * the executable's own gRPC client (`rpc/unary-client.ts`, which says why not grpc-js).
  */
 import { AsyncLocalStorage } from "node:async_hooks";
-import { type UnaryClient, unaryClient } from "../../kernel/grpc-unary-client.js";
 import { isLoopbackHost } from "../../kernel/loopback.js";
+import { type UnaryClient, unaryClient } from "../../rpc/unary-client.js";
 import { setWarningSink } from "../core/warnings.js";
 import { ENGINE_LOG_PATH, enginePb } from "./proto.js";
 

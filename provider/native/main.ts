@@ -14,9 +14,9 @@
 // First: stop with one line on an unsupported Node.js, before any dependency is evaluated.
 import "../../kernel/node-guard.js";
 import { messageOf } from "../../kernel/errors.js";
-import { unaryClient } from "../../kernel/grpc-unary-client.js";
-import { GRPC_STATUS, GrpcStatusError } from "../../kernel/grpc-wire.js";
 import { PLUGIN_EXECUTABLE } from "../../kernel/names.js";
+import { unaryClient } from "../../rpc/unary-client.js";
+import { GRPC_STATUS, GrpcStatusError } from "../../rpc/wire.js";
 import { serve } from "./server.js";
 
 /**

@@ -3,8 +3,8 @@
  * `@pulumi/pulumi/proto/` (`provider_pb.js`, `plugin_pb.js`, `engine_pb.js`), the paths of the provider's methods
  * and of the engine's `Log` (checked against the generated services' declarations), and `google-protobuf`'s `Struct`
  * and `Empty`. The generated services (`provider_grpc_pb.js`, `engine_grpc_pb.js`) are not loaded here: they load
- * `@grpc/grpc-js`, which the plugin neither serves with nor calls its engine with (`kernel/grpc-unary-server.ts` and
- * `kernel/grpc-unary-client.ts` say why).
+ * `@grpc/grpc-js`, which the plugin neither serves with nor calls its engine with (`rpc/unary-server.ts` and
+ * `rpc/unary-client.ts` say why).
  *
  * Only these modules are loaded, never `@pulumi/pulumi`'s index (which takes most of a second to load). Every import
  * here is static, so a bundler follows them (the release executable is one bundled file: `scripts/release/`).

@@ -1,6 +1,6 @@
 /**
  * The gRPC server of Pulumi's `pulumirpc.ResourceProvider` service (pulumi/pulumi `proto/pulumi/provider.proto`,
- * v3.259) for the `helpdesk` package, on the unary gRPC server of `node:http2` (`kernel/grpc-unary-server.ts`, which
+ * v3.259) for the `helpdesk` package, on the unary gRPC server of `node:http2` (`rpc/unary-server.ts`, which
  * says why not grpc-js) with the messages shipped in `@pulumi/pulumi/proto/` (`./proto.ts`).
  *
  * Why not `@pulumi/pulumi/provider`'s `main()`: its server responds with `Configure` without handing the provider its
@@ -23,10 +23,10 @@
  */
 import { forPerson } from "../../auth/redact.js";
 import { messageOf } from "../../kernel/errors.js";
-import { serveUnary, type UnaryCall, type UnaryMethod, type UnaryServer } from "../../kernel/grpc-unary-server.js";
-import { GRPC_STATUS, GrpcStatusError } from "../../kernel/grpc-wire.js";
 import { PULUMI_PACKAGE, WEBHOOK_TYPE } from "../../kernel/names.js";
 import { packageVersion } from "../../kernel/package-version.js";
+import { serveUnary, type UnaryCall, type UnaryMethod, type UnaryServer } from "../../rpc/unary-server.js";
+import { GRPC_STATUS, GrpcStatusError } from "../../rpc/wire.js";
 import { RefreshTally } from "../core/refresh.js";
 import type { Target } from "../core/target.js";
 import { checkProviderConfig, diffProviderConfig, providerTarget } from "./config.js";
@@ -244,7 +244,7 @@ function canonicalJson(value: unknown): string {
  * Builds the `ResourceProvider` service of one provider instance: each served method by its path.
  *
  * @param engineAddress the engine address given on the command line, if any (for warnings, see `engine-log.ts`)
- * @returns the methods to serve with `serveUnary` (`kernel/grpc-unary-server.ts`), by path
+ * @returns the methods to serve with `serveUnary` (`rpc/unary-server.ts`), by path
  */
 export function resourceProviderService(engineAddress: string | undefined): ReadonlyMap<string, UnaryMethod> {
   logToEngine(engineAddress);

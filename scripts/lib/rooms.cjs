@@ -11,6 +11,7 @@
 const SHIPPED_ROOMS = [
   "bin",
   "kernel",
+  "rpc",
   "program",
   "auth",
   "provider",

@@ -111,6 +111,10 @@ describe("the rooms' import boundaries", () => {
       "emulator/app.ts": uses("../emulator-client/index.js"),
       "emulator-client/index.ts": uses("../emulator/app.js"),
       "program/index.ts": uses("../auth/grant.js"),
+      "rpc/unary-server.ts": uses("../auth/grant.js"),
+      "rpc/wire.ts": EXPORT,
+      "provider/core/retry.ts": uses("../../rpc/wire.js"),
+      "cli/status/status.ts": uses("../../rpc/wire.js"),
     });
     expect(found).toEqual([
       "cli-reaches-no-provider-no-policy: cli/main.ts -> provider/dynamic/index.ts",
@@ -118,9 +122,12 @@ describe("the rooms' import boundaries", () => {
       "emulator-uses-kernel-only: emulator/app.ts -> emulator-client/index.ts",
       "native-front-end-never-loads-the-dynamic-one: provider/native/server.ts -> provider/dynamic/index.ts",
       "no-circular: emulator-client/index.ts -> emulator/app.ts",
-      "policy-uses-kernel-only: policy/policies.ts -> provider/dynamic/index.ts",
+      "policy-uses-kernel-and-rpc-only: policy/policies.ts -> provider/dynamic/index.ts",
       "program-uses-kernel-only: program/index.ts -> auth/grant.ts",
       "provider-core-reaches-no-front-end: provider/core/webhooks.ts -> provider/native/server.ts",
+      "rpc-used-by-plugin-and-analyzer-only: cli/status/status.ts -> rpc/wire.ts",
+      "rpc-used-by-plugin-and-analyzer-only: provider/core/retry.ts -> rpc/wire.ts",
+      "rpc-uses-kernel-only: rpc/unary-server.ts -> auth/grant.ts",
     ]);
   });
 
@@ -151,6 +158,10 @@ describe("the rooms' import boundaries", () => {
       "provider/core/webhooks.ts": uses("../../auth/grant.js"),
       "provider/native/main.ts": uses("../core/webhooks.js"),
       "policy/analyzer.ts": uses("../kernel/errors.js"),
+      "rpc/wire.ts": uses("../kernel/errors.js"),
+      "rpc/unary-server.ts": uses("./wire.js"),
+      "policy/server.ts": uses("../rpc/unary-server.js"),
+      "provider/native/server.ts": uses("../../rpc/wire.js"),
       "emulator/types.ts": EXPORT,
       "emulator-client/index.ts": uses("../emulator/types.js"),
       "cli/main.ts": uses("./login/command.js"),

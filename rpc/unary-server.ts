@@ -22,8 +22,8 @@
  * grpc-js responds: the same codes and messages for an unknown method, a message too large, a content type not gRPC's.
  */
 import { createServer, type IncomingHttpHeaders, type ServerHttp2Session, type ServerHttp2Stream } from "node:http2";
-import { messageOf } from "./errors.js";
-import { framedMessage, GRPC_STATUS, GrpcStatusError, messageOfBody, PREFIX_BYTES } from "./grpc-wire.js";
+import { messageOf } from "../kernel/errors.js";
+import { framedMessage, GRPC_STATUS, GrpcStatusError, messageOfBody, PREFIX_BYTES } from "./wire.js";
 
 /** What a method may know of its call besides the request. */
 export interface UnaryCall {

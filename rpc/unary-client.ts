@@ -3,7 +3,7 @@
  * it: `pulumirpc.Engine/Log` (its warnings, `provider/native/engine-log.ts`) and the health check that tells it the
  * engine is gone (`provider/native/main.ts`).
  *
- * Why not `@grpc/grpc-js`: the plugin serves on `./grpc-unary-server.ts` so as not to load grpc-js at start (every
+ * Why not `@grpc/grpc-js`: the plugin serves on `./unary-server.ts` so as not to load grpc-js at start (every
  * `pulumi` command waits for the plugin's port: docs/benchmark.md), and these two calls are all it would still load it
  * for (its index, channelz, the resolver and load-balancer machinery: about 13 ms of CPU of a plugin's 73). What they
  * need is small: one connection to a loopback address, reopened when it closes; unary calls without metadata,
@@ -14,8 +14,8 @@
  * engine.
  */
 import { type ClientHttp2Session, connect, constants, type IncomingHttpHeaders } from "node:http2";
-import { messageOf } from "./errors.js";
-import { framedMessage, GRPC_STATUS, GrpcStatusError, messageOfBody } from "./grpc-wire.js";
+import { messageOf } from "../kernel/errors.js";
+import { framedMessage, GRPC_STATUS, GrpcStatusError, messageOfBody } from "./wire.js";
 
 /** A client of one gRPC server. */
 export interface UnaryClient {

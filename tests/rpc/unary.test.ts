@@ -1,20 +1,20 @@
 /**
  * The release executable's own gRPC on node:http2, each half against grpc-js over 127.0.0.1. The server of unary methods
- * that the analyzer and the native provider plugin serve on (kernel/grpc-unary-server.ts), asked by a real gRPC client
+ * that the analyzer and the native provider plugin serve on (rpc/unary-server.ts), asked by a real gRPC client
  * (`@grpc/grpc-js`): messages through, at once and from a Promise, large ones across many HTTP/2 frames, the caller's
  * address, and the statuses and messages grpc-js's server gives for a method that throws or rejects (with a status of
  * its own or not), an unknown method and a message too large. The client the plugin calls its engine with
- * (kernel/grpc-unary-client.ts), calling a real grpc-js server: responses, statuses and messages, UNAVAILABLE when
+ * (rpc/unary-client.ts), calling a real grpc-js server: responses, statuses and messages, UNAVAILABLE when
  * nothing listens, DEADLINE_EXCEEDED when the server does not respond in time.
  */
 
 import { connect } from "node:http2";
 import * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { unaryClient } from "../../kernel/grpc-unary-client.js";
-import { serveUnary, type UnaryMethod, type UnaryServer } from "../../kernel/grpc-unary-server.js";
-import { GRPC_STATUS, GrpcStatusError } from "../../kernel/grpc-wire.js";
 import { required } from "../../kernel/required.js";
+import { unaryClient } from "../../rpc/unary-client.js";
+import { serveUnary, type UnaryMethod, type UnaryServer } from "../../rpc/unary-server.js";
+import { GRPC_STATUS, GrpcStatusError } from "../../rpc/wire.js";
 
 /** The largest request the server under test accepts. */
 const MAX = 2 * 1024 * 1024;

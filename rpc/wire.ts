@@ -1,12 +1,12 @@
 /**
- * What of gRPC's wire format the release executable's own gRPC server and client share (`./grpc-unary-server.ts`,
- * `./grpc-unary-client.ts`, which say why not grpc-js): the status codes, an error that carries one, and the framing of
+ * What of gRPC's wire format the release executable's own gRPC server and client share (`./unary-server.ts`,
+ * `./unary-client.ts`, which say why not grpc-js): the status codes, an error that carries one, and the framing of
  * one message (grpc/grpc `doc/PROTOCOL-HTTP2.md`: a flag byte, 0 for uncompressed, and a 4-byte big-endian length).
  */
 
 /**
  * The gRPC status codes the executable's server responds with and its client rejects with (grpc/grpc
- * `doc/statuscodes.md`; the same numbers as grpc-js's `status`, which tests/kernel/grpc-unary.test.ts holds).
+ * `doc/statuscodes.md`; the same numbers as grpc-js's `status`, which tests/rpc/unary.test.ts holds).
  */
 export const GRPC_STATUS = {
   OK: 0,
