@@ -40,6 +40,7 @@ import { POLICY_PACK } from "../kernel/names.js";
 import { packageVersion } from "../kernel/package-version.js";
 import { SECRET_SIG, SIG_KEY } from "../kernel/pulumi-wire.js";
 import { serveUnary, type UnaryMethod, type UnaryServer } from "../rpc/unary-server.js";
+import { PULUMI_MAX_MESSAGE_BYTES } from "../rpc/wire.js";
 import {
   type EnforcementLevel,
   PACK_ENFORCEMENT_LEVEL,
@@ -313,10 +314,11 @@ export function analyzerMethods(): AnalyzerMethods {
 }
 
 /**
- * The largest request accepted: AnalyzeStack carries every resource of the stack; Pulumi's own servers lift gRPC's
- * 4 MiB default the same way.
+ * The methods whose request may be larger than gRPC's 4 MiB default, up to the 400 MiB of `@pulumi/policy`'s server
+ * (`rpc/wire.ts` PULUMI_MAX_MESSAGE_BYTES): `AnalyzeStack` carries every resource of the stack, `Analyze` and
+ * `Remediate` one resource with all its properties. The others carry a config or nothing, and keep grpc-js's 4 MiB.
  */
-const MAX_REQUEST_BYTES = 400 * 1024 * 1024;
+const LARGE_REQUESTS: readonly AnalyzerMethod[] = ["analyze", "analyzeStack", "remediate"];
 
 /**
  * Starts the analyzer's server on 127.0.0.1 at a free port.
@@ -327,5 +329,7 @@ const MAX_REQUEST_BYTES = 400 * 1024 * 1024;
 export function serveAnalyzer(): Promise<UnaryServer> {
   const methods = analyzerMethods();
   const paths = Object.keys(ANALYZER_PATHS) as AnalyzerMethod[];
-  return serveUnary(new Map(paths.map((method) => [ANALYZER_PATHS[method], methods[method]])), MAX_REQUEST_BYTES);
+  return serveUnary(new Map(paths.map((method) => [ANALYZER_PATHS[method], methods[method]])), {
+    maxRequestBytes: new Map(LARGE_REQUESTS.map((method) => [ANALYZER_PATHS[method], PULUMI_MAX_MESSAGE_BYTES])),
+  });
 }

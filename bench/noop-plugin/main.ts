@@ -16,6 +16,7 @@ import { UNKNOWN } from "../../dist/kernel/pulumi-wire.js";
 import { emptyPb, PROVIDER_PATHS, providerPb, toProperties, toStruct } from "../../dist/provider/native/proto.js";
 import { resourceProviderService } from "../../dist/provider/native/server.js";
 import { serveUnary } from "../../dist/rpc/unary-server.js";
+import { PULUMI_MAX_MESSAGE_BYTES } from "../../dist/rpc/wire.js";
 
 /** Lower-case base32, as the emulator's ids (emulator/secrets.ts). */
 const ALPHABET = "abcdefghijklmnopqrstuvwxyz234567";
@@ -41,7 +42,9 @@ methods.set(PROVIDER_PATHS.create, (bytes) => {
 });
 methods.set(PROVIDER_PATHS.delete, () => new emptyPb.Empty().serializeBinary());
 
-serveUnary(methods, 400 * 1024 * 1024).then(
+serveUnary(methods, {
+  maxRequestBytes: new Map([...methods.keys()].map((path) => [path, PULUMI_MAX_MESSAGE_BYTES])),
+}).then(
   ({ port }) => process.stdout.write(`${port}\n`),
   (error: unknown) => {
     process.stderr.write(`no-op plugin: cannot serve: ${error instanceof Error ? error.message : String(error)}\n`);

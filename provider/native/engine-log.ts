@@ -25,6 +25,13 @@ export function withResource<T>(urn: string, operation: () => Promise<T>): Promi
   return currentUrn.run(urn, operation);
 }
 
+/**
+ * How long the engine may take to take a warning, in milliseconds; then it goes to stderr instead (audit M1: a `Log`
+ * that never settled held the call that warned). The engine's own `Log` answers at once; 3 s leaves `Cancel`, which
+ * waits for its refresh warning, time to answer within the 5 s the engine gives it (`provider/core/refresh.ts`).
+ */
+export const LOG_DEADLINE_MS = 3_000;
+
 let client: UnaryClient | undefined;
 let clientAddress: string | undefined;
 
@@ -76,7 +83,7 @@ export function logWarning(message: string, urn: string): Promise<void> {
   request.setSeverity(enginePb.LogSeverity.WARNING);
   request.setMessage(message);
   request.setUrn(urn);
-  return engine.call(ENGINE_LOG_PATH, request.serializeBinary()).then(
+  return engine.call(ENGINE_LOG_PATH, request.serializeBinary(), LOG_DEADLINE_MS).then(
     () => undefined,
     () => {
       process.stderr.write(`warning: ${message}\n`);

@@ -26,7 +26,7 @@ import { messageOf } from "../../kernel/errors.js";
 import { PULUMI_PACKAGE, WEBHOOK_TYPE } from "../../kernel/names.js";
 import { packageVersion } from "../../kernel/package-version.js";
 import { serveUnary, type UnaryCall, type UnaryMethod, type UnaryServer } from "../../rpc/unary-server.js";
-import { GRPC_STATUS, GrpcStatusError } from "../../rpc/wire.js";
+import { GRPC_STATUS, GrpcStatusError, PULUMI_MAX_MESSAGE_BYTES } from "../../rpc/wire.js";
 import { RefreshTally } from "../core/refresh.js";
 import type { Target } from "../core/target.js";
 import { checkProviderConfig, diffProviderConfig, providerTarget } from "./config.js";
@@ -364,8 +364,23 @@ export function resourceProviderService(engineAddress: string | undefined): Read
   return new Map(paths.map((method) => [PROVIDER_PATHS[method], methods[method]]));
 }
 
-/** The largest request accepted: a state with many properties; Pulumi's own servers lift gRPC's 4 MiB default so. */
-const MAX_REQUEST_BYTES = 400 * 1024 * 1024;
+/**
+ * The methods whose request may be larger than gRPC's 4 MiB default, up to Pulumi's 400 MiB
+ * (`rpc/wire.ts` PULUMI_MAX_MESSAGE_BYTES): the ones that carry a provider's config or a resource's state, which a
+ * state with many properties can make large, as Pulumi's own servers allow. Every other method's request is a name, a
+ * version or an address, and keeps grpc-js's 4 MiB: a local caller cannot make the plugin take in more for nothing.
+ */
+const LARGE_REQUESTS: readonly ProviderMethod[] = [
+  "checkConfig",
+  "diffConfig",
+  "configure",
+  "check",
+  "diff",
+  "create",
+  "read",
+  "update",
+  "delete",
+];
 
 /**
  * Starts the server on 127.0.0.1 at a free port.
@@ -375,5 +390,7 @@ const MAX_REQUEST_BYTES = 400 * 1024 * 1024;
  * @throws Error when no port can be bound
  */
 export function serve(engineAddress: string | undefined): Promise<UnaryServer> {
-  return serveUnary(resourceProviderService(engineAddress), MAX_REQUEST_BYTES);
+  return serveUnary(resourceProviderService(engineAddress), {
+    maxRequestBytes: new Map(LARGE_REQUESTS.map((method) => [PROVIDER_PATHS[method], PULUMI_MAX_MESSAGE_BYTES])),
+  });
 }
