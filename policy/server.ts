@@ -39,6 +39,7 @@ import { messageOf } from "../kernel/errors.js";
 import { POLICY_PACK } from "../kernel/names.js";
 import { packageVersion } from "../kernel/package-version.js";
 import { SECRET_SIG, SIG_KEY } from "../kernel/pulumi-wire.js";
+import { decodeMessage } from "../rpc/protobuf.js";
 import { serveUnary, type UnaryMethod, type UnaryServer } from "../rpc/unary-server.js";
 import { PULUMI_MAX_MESSAGE_BYTES } from "../rpc/wire.js";
 import {
@@ -279,7 +280,7 @@ export function analyzerMethods(): AnalyzerMethods {
     cancel: () => empty,
 
     configure: (bytes) => {
-      configured = configure(configOf(analyzerPb.ConfigureAnalyzerRequest.deserializeBinary(bytes)));
+      configured = configure(configOf(decodeMessage(analyzerPb.ConfigureAnalyzerRequest, bytes)));
       remediation = remediateResponse(configured);
       return empty;
     },
@@ -287,7 +288,7 @@ export function analyzerMethods(): AnalyzerMethods {
     remediate: () => remediation,
 
     analyze: (bytes) => {
-      const resource = policyResource(analyzerPb.AnalyzeRequest.deserializeBinary(bytes));
+      const resource = policyResource(decodeMessage(analyzerPb.AnalyzeRequest, bytes));
       const findings = new Findings(version);
       for (const { policy, level, prepared } of configured) {
         if (level === "disabled" || policy.kind !== "resource") continue;
@@ -300,7 +301,7 @@ export function analyzerMethods(): AnalyzerMethods {
     },
 
     analyzeStack: (bytes) => {
-      const request: AnalyzeStackRequest = analyzerPb.AnalyzeStackRequest.deserializeBinary(bytes);
+      const request: AnalyzeStackRequest = decodeMessage(analyzerPb.AnalyzeStackRequest, bytes);
       const resources = request.getResourcesList().map(policyResource);
       const findings = new Findings(version);
       for (const { policy, level, properties } of configured) {

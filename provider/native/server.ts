@@ -25,6 +25,7 @@ import { forPerson } from "../../auth/redact.js";
 import { messageOf } from "../../kernel/errors.js";
 import { PULUMI_PACKAGE, WEBHOOK_TYPE } from "../../kernel/names.js";
 import { packageVersion } from "../../kernel/package-version.js";
+import { decodeMessage } from "../../rpc/protobuf.js";
 import { serveUnary, type UnaryCall, type UnaryMethod, type UnaryServer } from "../../rpc/unary-server.js";
 import { GRPC_STATUS, GrpcStatusError, PULUMI_MAX_MESSAGE_BYTES } from "../../rpc/wire.js";
 import { RefreshTally } from "../core/refresh.js";
@@ -101,7 +102,7 @@ function unary<Method extends ProviderMethod>(
   const requestClass = PROVIDER_REQUESTS[method];
   return async (bytes, call) => {
     try {
-      const request = requestClass.deserializeBinary(bytes);
+      const request = decodeMessage(requestClass, bytes);
       const response = await withResource(urnOf(request), () => handler(request, call));
       return (response as { serializeBinary(): Uint8Array }).serializeBinary();
     } catch (error) {
