@@ -3,11 +3,18 @@
  * engine's `pulumirpc.Engine/Log` service (pulumi/pulumi `proto/pulumi/engine.proto`), at the address the engine
  * passes as the plugin's argument and again in `Handshake`. The resource is tracked per operation with
  * `AsyncLocalStorage`, so parallel operations each name their own URN. Without an engine address (a plugin started
- * by hand), or when a `Log` call fails, the warning goes to stderr, which the engine also shows. The calls go through
- * the executable's own gRPC client (`rpc/unary-client.ts`, which says why not grpc-js).
+ * by hand), or when a `Log` call fails or takes longer than {@link LOG_DEADLINE_MS}, the warning goes to stderr, which
+ * the engine also shows. The calls go through the executable's own gRPC client (`rpc/unary-client.ts`, which says why
+ * not grpc-js).
+ *
+ * Which engine: the one that started the plugin (its argument) and nothing else; for a plugin started by hand (an
+ * engine attaches to it: `PULUMI_DEBUG_PROVIDERS`), the first engine that introduces itself (`Handshake`, `Attach`),
+ * until it no longer answers. Another local process that sends its own address cannot take the warnings (webhook ids,
+ * events; audit M1) from a live engine.
  */
 import { AsyncLocalStorage } from "node:async_hooks";
 import { isLoopbackHost } from "../../kernel/loopback.js";
+import { answers } from "../../rpc/engine-watch.js";
 import { type UnaryClient, unaryClient } from "../../rpc/unary-client.js";
 import { setWarningSink } from "../core/warnings.js";
 import { ENGINE_LOG_PATH, enginePb } from "./proto.js";
@@ -32,8 +39,19 @@ export function withResource<T>(urn: string, operation: () => Promise<T>): Promi
  */
 export const LOG_DEADLINE_MS = 3_000;
 
-let client: UnaryClient | undefined;
-let clientAddress: string | undefined;
+/** How long an engine that introduced itself has to answer before another may replace it, in milliseconds. */
+const STILL_THERE_DEADLINE_MS = 1_000;
+
+/** The engine warnings go to: its address, a client of it, and whether it is the one that started the plugin. */
+interface Engine {
+  readonly address: string;
+  readonly client: UnaryClient;
+  readonly started: boolean;
+}
+
+let engine: Engine | undefined;
+/** The engine introductions in order: one settles before the next is weighed. */
+let introductions: Promise<void> = Promise.resolve();
 
 /**
  * Whether an engine address is `host:port` on this machine (`kernel/loopback.ts`). The engine's own server listens on
@@ -42,23 +60,46 @@ let clientAddress: string | undefined;
  * send the warnings (webhook ids, events) off the machine.
  */
 function isLoopbackAddress(address: string): boolean {
-  const [, host] = /^(\[[0-9a-fA-F:.]+\]|[^:]+):(\d{1,5})$/.exec(address) ?? [];
+  const parts = /^(\[[0-9a-fA-F:.]+\]|[^:]+):(\d{1,5})$/.exec(address);
+  const host = parts?.[1];
   return host !== undefined && isLoopbackHost(host);
 }
 
+/** Routes warnings to the engine at `address` from now on. */
+function useEngine(address: string, started: boolean): void {
+  engine?.client.close();
+  engine = { address, client: unaryClient(address), started };
+  setWarningSink(sendWarning);
+}
+
 /**
- * Routes the provider core's warnings (`provider/core/warnings.ts`) to the engine at `address`. Called with the address of
- * the plugin's argument and again with the one of `Handshake`/`Attach` (the same engine; a new address replaces the
- * connection). An address that is not loopback is ignored (see {@link isLoopbackAddress}).
+ * Routes the provider core's warnings (`provider/core/warnings.ts`) to the engine that started the plugin, at the
+ * address of its argument: that engine keeps them for the plugin's life (the plugin ends with it,
+ * `rpc/engine-watch.ts`). An address that is not loopback is ignored (see {@link isLoopbackAddress}).
  *
  * @param address the engine's gRPC address, `host:port`; empty or undefined keeps stderr
  */
 export function logToEngine(address: string | undefined): void {
-  if (!address || address === clientAddress || !isLoopbackAddress(address)) return;
-  client?.close();
-  client = unaryClient(address);
-  clientAddress = address;
-  setWarningSink(sendWarning);
+  if (!address || !isLoopbackAddress(address)) return;
+  useEngine(address, true);
+}
+
+/**
+ * Weighs an engine address a `Handshake` or an `Attach` gives (pulumi/pulumi v3.259 `provider_plugin.go` sends both
+ * with the engine's own address: `Handshake` first, then, for a plugin it attached to, `Attach`). The first one, when
+ * the plugin has no engine of its argument, is followed; a different one later only once the engine followed no longer
+ * answers (a plugin started by hand, serving one `pulumi` run after another). An address that is not loopback is
+ * ignored. Settles once weighed (at most {@link STILL_THERE_DEADLINE_MS} later).
+ *
+ * @param address the address the call gives, `host:port`; empty keeps what is
+ */
+export function engineIntroduced(address: string): Promise<void> {
+  introductions = introductions.then(async () => {
+    if (!address || !isLoopbackAddress(address) || address === engine?.address) return;
+    if (engine !== undefined && (engine.started || (await answers(engine.client, STILL_THERE_DEADLINE_MS)))) return;
+    useEngine(address, false);
+  });
+  return introductions;
 }
 
 /** Sends one warning to the engine's Log service, or to stderr when there is no engine or the call fails. */
@@ -74,8 +115,8 @@ function sendWarning(message: string): void {
  * @param urn the resource it belongs to (empty: the stack)
  */
 export function logWarning(message: string, urn: string): Promise<void> {
-  const engine = client;
-  if (!engine) {
+  const current = engine?.client;
+  if (!current) {
     process.stderr.write(`warning: ${message}\n`);
     return Promise.resolve();
   }
@@ -83,7 +124,7 @@ export function logWarning(message: string, urn: string): Promise<void> {
   request.setSeverity(enginePb.LogSeverity.WARNING);
   request.setMessage(message);
   request.setUrn(urn);
-  return engine.call(ENGINE_LOG_PATH, request.serializeBinary(), LOG_DEADLINE_MS).then(
+  return current.call(ENGINE_LOG_PATH, request.serializeBinary(), LOG_DEADLINE_MS).then(
     () => undefined,
     () => {
       process.stderr.write(`warning: ${message}\n`);

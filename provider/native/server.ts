@@ -15,8 +15,9 @@
  *
  * The port is loopback and unauthenticated, as every Pulumi provider's is, so any local process can call it: a resource
  * operation before `Configure` is refused (the engine configures first: {@link notConfiguredText}), a second `Configure`
- * with other inputs is refused (the engine configures once), and `Handshake`/`Attach` engine addresses that are not
- * loopback are ignored (`engine-log.ts`).
+ * with other inputs is refused (the engine configures once), and a `Handshake`/`Attach` engine address that is not
+ * loopback, or that would replace a live engine, is ignored (`engine-log.ts`). The server's bounds (request sizes,
+ * deadlines, streams) are `rpc/unary-server.ts`'s; a request is decoded with every length checked (`rpc/protobuf.ts`).
  *
  * Every error message passes through the redaction registry (`auth/redact.ts` `forPerson`), which knows the provider's
  * credentials from `Configure` on.
@@ -31,7 +32,7 @@ import { GRPC_STATUS, GrpcStatusError, PULUMI_MAX_MESSAGE_BYTES } from "../../rp
 import { RefreshTally } from "../core/refresh.js";
 import type { Target } from "../core/target.js";
 import { checkProviderConfig, diffProviderConfig, providerTarget } from "./config.js";
-import { logToEngine, logWarning, withResource } from "./engine-log.js";
+import { engineIntroduced, logToEngine, logWarning, withResource } from "./engine-log.js";
 import { containsUnknown } from "./properties.js";
 import {
   type ConfigureRequest,
@@ -260,7 +261,7 @@ export function resourceProviderService(engineAddress: string | undefined): Read
 
   const methods: { readonly [Method in ProviderMethod]: UnaryMethod } = {
     handshake: unary("handshake", noUrn, async (request) => {
-      logToEngine(request.getEngineAddress());
+      await engineIntroduced(request.getEngineAddress());
       const response = new providerPb.ProviderHandshakeResponse();
       response.setAcceptSecrets(true);
       response.setAcceptResources(true);
@@ -271,7 +272,7 @@ export function resourceProviderService(engineAddress: string | undefined): Read
     }),
 
     attach: unary("attach", noUrn, async (request) => {
-      logToEngine(request.getAddress());
+      await engineIntroduced(request.getAddress());
       return new emptyPb.Empty();
     }),
 

@@ -4,7 +4,9 @@
  * FAILED_PRECONDITION (the engine configures first; audit N5), while the calls the engine makes before it are served;
  * a second `Configure` with other settings is refused (the engine configures a plugin process once) and the first
  * settings stay, and the engine is warned with the caller's address; the same settings again pass; `Handshake` and
- * `Attach` engine addresses that are not loopback are ignored, so warnings keep going to the engine. Real plugin
+ * `Attach` engine addresses that are not loopback are ignored, so warnings keep going to the engine; and so is the
+ * address of another engine while the one the plugin follows still answers (its argument's, or the first to introduce
+ * itself), while a single `Attach` to a plugin started by hand is followed. Real plugin
  * process, real gRPC and HTTP on 127.0.0.1: a stand-in engine `Log` service and two help desks that record requests.
  */
 
@@ -259,5 +261,105 @@ describe("a local process calling the plugin before the engine configures it", (
     expect(helpDesk.requests.map((request) => [request.method, request.path, request.headers.authorization])).toEqual([
       ["DELETE", "/v1/webhooks/wh_1", "Bearer engine-token"],
     ]);
+  });
+});
+
+/** A stand-in engine: a grpc-js server of the `Engine` service that records each `Log` message. */
+async function recordingEngine(): Promise<{ address: string; logged: string[]; server: grpc.Server }> {
+  const logged: string[] = [];
+  const server = new grpc.Server();
+  server.addService(engineGrpc.EngineService, {
+    log: (request: { request: { getMessage(): string } }, callback: (error: null, response: unknown) => void) => {
+      logged.push(request.request.getMessage());
+      callback(null, new emptyPb.Empty());
+    },
+  } as unknown as grpc.UntypedServiceImplementation);
+  const port = await new Promise<number>((resolve, reject) =>
+    server.bindAsync("127.0.0.1:0", grpc.ServerCredentials.createInsecure(), (error, bound) =>
+      error ? reject(error) : resolve(bound),
+    ),
+  );
+  return { address: `127.0.0.1:${port}`, logged, server };
+}
+
+describe("another local engine address on the plugin's port", () => {
+  let helpDesk: Awaited<ReturnType<typeof recordingHelpDesk>>;
+  const engines: Awaited<ReturnType<typeof recordingEngine>>[] = [];
+  const plugins: RunningPlugin[] = [];
+
+  beforeAll(async () => {
+    helpDesk = await recordingHelpDesk();
+  });
+
+  afterAll(async () => {
+    for (const plugin of plugins) await plugin.close();
+    for (const engine of engines) engine.server.forceShutdown();
+    helpDesk?.server.close();
+  });
+
+  /** A plugin (with `args`), configured against the help desk, whose Delete of `id` warns that it was already gone. */
+  async function configuredPlugin(
+    args: string[],
+  ): Promise<{ warnAbout(id: string): Promise<void>; plugin: RunningPlugin }> {
+    const plugin = await startPlugin(process.env, args);
+    plugins.push(plugin);
+    await webhookCalls(plugin.client).configure({ baseUrl: helpDesk.url, accessToken: "engine-token" });
+    const warnAbout = (id: string) =>
+      callPlugin(
+        plugin.client.delete.bind(plugin.client),
+        new providerPb.DeleteRequest()
+          .setUrn(webhookUrn(id))
+          .setType(WEBHOOK_TYPE)
+          .setId(id)
+          .setProperties(struct({ event: "ticket_opened", url: "https://hooks.example.com/x" })),
+        emptyPb.Empty,
+      ).then(() => undefined);
+    return { warnAbout, plugin };
+  }
+  const handshake = (plugin: RunningPlugin, address: string) =>
+    callPlugin(
+      plugin.client.handshake.bind(plugin.client),
+      new providerPb.ProviderHandshakeRequest().setEngineAddress(address),
+      providerPb.ProviderHandshakeResponse,
+    );
+  const attach = (plugin: RunningPlugin, address: string) =>
+    callPlugin(
+      plugin.client.attach.bind(plugin.client),
+      new pluginPb.PluginAttach().setAddress(address),
+      emptyPb.Empty,
+    );
+  const warnedAt = (engine: { logged: string[] }, id: string) =>
+    waitFor(`the warning about ${id}`, () => engine.logged.find((line) => line.includes(`webhook ${id} `)), 20_000);
+
+  it("keeps the engine that started the plugin: an Attach or Handshake of another live engine takes no warning", async () => {
+    const [started, other] = [await recordingEngine(), await recordingEngine()];
+    engines.push(started, other);
+    const { plugin, warnAbout } = await configuredPlugin([started.address]);
+    await attach(plugin, other.address);
+    await handshake(plugin, other.address);
+    await warnAbout("wh_argument_1");
+    await warnedAt(started, "wh_argument_1");
+    expect(other.logged).toEqual([]);
+  });
+
+  it("follows a single Attach to a plugin started by hand, keeps it while it answers, and takes the next engine once it is gone", async () => {
+    const [first, second] = [await recordingEngine(), await recordingEngine()];
+    engines.push(first, second);
+    const { plugin, warnAbout } = await configuredPlugin([]);
+    await attach(plugin, first.address);
+    await warnAbout("wh_attach_1");
+    await warnedAt(first, "wh_attach_1");
+    // Another engine's address while the first answers: ignored.
+    await handshake(plugin, second.address);
+    await attach(plugin, second.address);
+    await warnAbout("wh_attach_2");
+    await warnedAt(first, "wh_attach_2");
+    expect(second.logged).toEqual([]);
+    // The first engine's run is over (a plugin started by hand serves one run after another): the next one is followed.
+    first.server.forceShutdown();
+    await handshake(plugin, second.address);
+    await warnAbout("wh_attach_3");
+    await warnedAt(second, "wh_attach_3");
+    expect(first.logged.some((line) => line.includes("wh_attach_3"))).toBe(false);
   });
 });

@@ -1,8 +1,9 @@
 /**
  * Test support: the policy pack's analyzer as the Pulumi engine speaks to it, over gRPC with the Analyzer service's own
  * stubs (`@pulumi/pulumi/proto/analyzer_grpc_pb.js`): start it (the built CLI under the analyzer's name, the release
- * executable, or the folder form's `dist/policy/pack.js` on `@pulumi/policy`), configure it, and ask it about
- * resources and stacks.
+ * executable, or the folder form's `dist/policy/pack.js` on `@pulumi/policy`) with the address of a stand-in engine
+ * that answers (the analyzer ends once its engine stops answering: rpc/engine-watch.ts), configure it, and ask it
+ * about resources and stacks.
  */
 
 import * as grpc from "@grpc/grpc-js";
@@ -11,6 +12,7 @@ import type * as AnalyzerPb from "@pulumi/pulumi/proto/analyzer_pb.js";
 import analyzerPbModule from "@pulumi/pulumi/proto/analyzer_pb.js";
 import { required } from "../../kernel/required.js";
 import { emptyPb, type PropertyMap, structPb } from "../../provider/native/proto.js";
+import { serveUnary } from "../../rpc/unary-server.js";
 import { startProcess } from "../../scripts/lib/processes.ts";
 
 const analyzerPb = analyzerPbModule;
@@ -124,10 +126,16 @@ export async function startAnalyzer(
   command: readonly string[],
   env: NodeJS.ProcessEnv = process.env,
 ): Promise<RunningAnalyzer> {
+  // The engine's stand-in: a gRPC server of no method, whose UNIMPLEMENTED to the health check means it is there.
+  const engine = await serveUnary(new Map());
   const began = performance.now();
-  const started = startProcess(required(command[0], "the analyzer's command"), [...command.slice(1), "127.0.0.1:1"], {
-    env,
-  });
+  const started = startProcess(
+    required(command[0], "the analyzer's command"),
+    [...command.slice(1), `127.0.0.1:${engine.port}`],
+    {
+      env,
+    },
+  );
   const [, line = ""] = await started.waitFor("stdout", /^(.*)\n/, "the analyzer's port", 30_000);
   const startMs = performance.now() - began;
   const client = new analyzerGrpcModule.AnalyzerClient(`127.0.0.1:${line.trim()}`, grpc.credentials.createInsecure());
@@ -196,6 +204,7 @@ export async function startAnalyzer(
     async close() {
       client.close();
       await started.stop();
+      await engine.close();
     },
   };
 }

@@ -36,10 +36,14 @@ export interface RunningPlugin {
  * Starts the plugin and connects a client to the port it prints.
  *
  * @param env the plugin's environment (default: this process's, which the test sandbox has pointed at its own HOME)
+ * @param args its arguments (default none: a plugin started by hand; the engine gives its address)
  * @throws Error when the plugin exits before printing a port
  */
-export async function startPlugin(env: NodeJS.ProcessEnv = process.env): Promise<RunningPlugin> {
-  const started = startProcess(`${repoRoot}plugin/pulumi-resource-helpdesk`, [], { env });
+export async function startPlugin(
+  env: NodeJS.ProcessEnv = process.env,
+  args: readonly string[] = [],
+): Promise<RunningPlugin> {
+  const started = startProcess(`${repoRoot}plugin/pulumi-resource-helpdesk`, args, { env });
   const child = started.child;
   const [, printed = ""] = await started.waitFor("stdout", /^(.*)\n/, "the plugin's port");
   const port = printed.trim();
