@@ -84,12 +84,16 @@ const NOT_ONE_MESSAGE = "a unary call's body is exactly one message";
  * a largest length the way grpc-js's `StreamDecoder` (`src/stream-decoder.ts`) does: the declared length is checked as
  * soon as the 5-byte prefix is in, so a message declared too large is refused before any of it is kept; and no byte
  * beyond the one message is kept either (a unary body holds one message; grpc-js fails a second one too).
+ *
+ * The message is copied into one buffer of its declared length as it arrives, where grpc-js keeps the frames and
+ * concatenates them at the end: a large message is held once, not twice at its end. The buffer is allocated unfilled
+ * (`Buffer.allocUnsafe`), so its memory becomes resident only as the bytes arrive; no byte of it is read before it is
+ * written (the message is handed on only once every declared byte has come).
  */
 export class UnaryMessageReader {
   private readonly prefix = Buffer.alloc(PREFIX_BYTES);
   private prefixBytes = 0;
-  private declared: number | undefined;
-  private readonly chunks: Buffer[] = [];
+  private message: Buffer | undefined;
   private received = 0;
   private failed = false;
 
@@ -98,7 +102,7 @@ export class UnaryMessageReader {
 
   /** The message's declared length in bytes, once its prefix is in (and accepted); undefined before. */
   get declaredBytes(): number | undefined {
-    return this.declared;
+    return this.message?.length;
   }
 
   /**
@@ -112,7 +116,7 @@ export class UnaryMessageReader {
   push(chunk: Buffer): GrpcStatusError | undefined {
     if (this.failed) return undefined;
     let rest = chunk;
-    if (this.declared === undefined) {
+    if (this.message === undefined) {
       const take = Math.min(PREFIX_BYTES - this.prefixBytes, rest.length);
       rest.copy(this.prefix, this.prefixBytes, 0, take);
       this.prefixBytes += take;
@@ -126,11 +130,11 @@ export class UnaryMessageReader {
           GRPC_STATUS.RESOURCE_EXHAUSTED,
           `Received message larger than max (${declared} vs ${this.maxMessageBytes})`,
         );
-      this.declared = declared;
+      this.message = Buffer.allocUnsafe(declared);
     }
     if (rest.length === 0) return undefined;
-    if (this.received + rest.length > this.declared) return this.fail(GRPC_STATUS.INTERNAL, NOT_ONE_MESSAGE);
-    this.chunks.push(rest);
+    if (this.received + rest.length > this.message.length) return this.fail(GRPC_STATUS.INTERNAL, NOT_ONE_MESSAGE);
+    rest.copy(this.message, this.received);
     this.received += rest.length;
     return undefined;
   }
@@ -141,16 +145,15 @@ export class UnaryMessageReader {
    * @returns the message's bytes, or INTERNAL when the body ended before one whole message
    */
   end(): Uint8Array | GrpcStatusError {
-    if (this.declared === undefined || this.received !== this.declared)
+    if (this.failed || this.message === undefined || this.received !== this.message.length)
       return new GrpcStatusError(GRPC_STATUS.INTERNAL, NOT_ONE_MESSAGE);
-    if (this.chunks.length === 1 && this.chunks[0] !== undefined) return this.chunks[0];
-    return Buffer.concat(this.chunks, this.received);
+    return this.message;
   }
 
   /** Drops what was kept and reports the error once. */
   private fail(code: GrpcStatus, message: string): GrpcStatusError {
     this.failed = true;
-    this.chunks.length = 0;
+    this.message = undefined;
     return new GrpcStatusError(code, message);
   }
 }
