@@ -27,8 +27,9 @@
  * process, or for native the plugin's (memory.ts), and the requests per second the emulator sustains for
  * `POST /v1/webhooks` (load.ts); then what the policy pack costs a preview of 300 (without a pack, the release
  * executable's analyzer, the npm folder pack: policy.ts), and how fast the release executable is ready as the plugin,
- * the analyzer and the CLI, with the npm launcher, against a Node.js floor (plugin-start.ts). Timings are printed,
- * never asserted (report.ts): tables on stdout, JSON in bench-results/bench.json, policy.json and plugin-start.json,
+ * the analyzer and the CLI, with the npm launcher, against a Node.js floor (plugin-start.ts), and what the security
+ * review's attacks on the plugin's and the analyzer's gRPC cost them (attacks.ts). Timings are printed, never asserted
+ * (report.ts): tables on stdout, JSON in bench-results/bench.json, policy.json, plugin-start.json and attacks.json,
  * progress on stderr.
  *
  * Runs with Node's type stripping: erasable TypeScript only; project code comes from the built package (dist/): do not
@@ -46,6 +47,7 @@ import { signInAutoApproved as signIn } from "pulumi-helpdesk/emulator/client";
 import { DYNAMIC_WEBHOOK_TYPE, WEBHOOK_TYPE } from "../dist/kernel/names.js";
 import { required } from "../dist/kernel/required.js";
 import { repoRoot } from "../scripts/lib/repo-root.ts";
+import { measureAttacks } from "./attacks.ts";
 import { heldWebhookCount, readStats, resetStats } from "./emulator-stats.ts";
 import { type LoadRound, loadRound, startEmulatorProcess } from "./load.ts";
 import { PROVIDER_PROCESSES, ProviderMemorySampler, type ProviderProcessKind } from "./memory.ts";
@@ -362,6 +364,8 @@ async function run(): Promise<void> {
   writeFileSync(join(repoRoot, "bench-results", "policy.json"), `${JSON.stringify(policy, null, 2)}\n`);
   const pluginStart = await measurePluginStart(repoRoot, log);
   writeFileSync(join(repoRoot, "bench-results", "plugin-start.json"), `${JSON.stringify(pluginStart, null, 2)}\n`);
+  const attacks = await measureAttacks(repoRoot, log);
+  writeFileSync(join(repoRoot, "bench-results", "attacks.json"), `${JSON.stringify(attacks, null, 2)}\n`);
   log(`load average at the end: ${readLoadAverage()}`);
 }
 
