@@ -1,7 +1,7 @@
 /**
  * How every executable of the package starts (`bin/pulumi-helpdesk.ts`, `bin/pulumi-resource-helpdesk.ts`,
  * `bin/pulumi-analyzer-helpdesk.ts`): the running Node.js is checked before the program is loaded, because the
- * programs' dependencies (undici, commander, `@pulumi/pulumi`, `@grpc/grpc-js`) fail on an old Node.js with stack traces
+ * programs' dependencies (undici, commander, `@pulumi/pulumi` and its `@grpc/grpc-js`) fail on an old Node.js with stack traces
  * that name none of the cause; then the program is loaded by a dynamic import, so that nothing of it is even linked
  * before the check. No top-level await: the release bundle is CommonJS.
  */

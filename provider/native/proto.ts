@@ -17,6 +17,8 @@
  * @home the plugin's `CheckResponse` and `DiffResponse`
  */
 
+// A type only, erased: `@grpc/grpc-js` is a development dependency (the tests' and the benchmark's gRPC), which nothing
+// shipped loads.
 import type { handleUnaryCall } from "@grpc/grpc-js";
 import type * as EngineGrpc from "@pulumi/pulumi/proto/engine_grpc_pb.js";
 import enginePbModule from "@pulumi/pulumi/proto/engine_pb.js";
