@@ -72,7 +72,7 @@ const UNCHECKED_READS = (prototype: object): string[] =>
   );
 
 /** Marks the prototype once wrapped, so that loading this module twice (two bundles, a test) wraps once. */
-const GUARDED = Symbol.for("pulumi-helpdesk.rpc.protobuf-lengths-checked");
+const GUARDED = Symbol.for("google-protobuf BinaryReader: every length checked");
 
 /** Wraps google-protobuf's unchecked reads with {@link assertLengthFits}. */
 function guardReads(): void {
