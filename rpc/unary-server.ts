@@ -60,6 +60,7 @@ export type UnaryMethod = (request: Uint8Array, call: UnaryCall) => Uint8Array |
 
 /** A running server: its port on 127.0.0.1, and how to stop it. */
 export interface UnaryServer {
+  /** The port it listens on, on 127.0.0.1. */
   readonly port: number;
   /** Stops accepting connections and ends the open ones; resolves once every connection is closed. */
   close(): Promise<void>;
