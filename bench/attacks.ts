@@ -21,6 +21,7 @@ import { connect, createServer, type ServerHttp2Stream } from "node:http2";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { ANALYZER_EXECUTABLE, PLUGIN_EXECUTABLE } from "../dist/kernel/names.js";
+import { required } from "../dist/kernel/required.js";
 import { ANALYZER_PATHS } from "../dist/policy/proto.js";
 import { PROVIDER_PATHS, providerPb, structPb } from "../dist/provider/native/proto.js";
 import { unaryClient } from "../dist/rpc/unary-client.js";
@@ -57,13 +58,13 @@ async function start(
   root: string,
   which: "plugin" | "analyzer",
   args: string[],
-): Promise<{ run: RunningProcess; address: string }> {
+): Promise<{ run: RunningProcess; address: string; pid: number }> {
   const run =
     which === "plugin"
       ? startProcess(join(root, "plugin", PLUGIN_EXECUTABLE), args)
       : startProcess(process.execPath, [join(root, "dist/bin/release.js"), ANALYZER_EXECUTABLE, ...args]);
   const port = (await run.waitFor("stdout", /^(\d+)\n/, `the ${which}'s port`))[1];
-  return { run, address: `127.0.0.1:${port}` };
+  return { run, address: `127.0.0.1:${port}`, pid: required(run.child.pid, `the ${which}'s pid`) };
 }
 
 /** A call's status in words: `OK`, or the gRPC code's number and the message's start. */
@@ -127,7 +128,7 @@ async function endlessLog(root: string): Promise<AttackResult> {
   const client = unaryClient(plugin.address);
   try {
     await client.call(PROVIDER_PATHS.configure, configureRequest("https://a.example.com"), 10_000);
-    const before = peakMiB(plugin.run.child.pid!);
+    const before = peakMiB(plugin.pid);
     const began = performance.now();
     const outcome = await settled(
       client.call(PROVIDER_PATHS.configure, configureRequest("https://b.example.com"), 60_000),
@@ -137,7 +138,7 @@ async function endlessLog(root: string): Promise<AttackResult> {
       attack: "M1: Log answered with a body declaring 4 GiB, never ending",
       outcome: `the second Configure: ${outcome.split(" (")[0]} (refused); the plugin took in ${(engine.flushed() / MiB).toFixed(1)} MiB of the answer`,
       peakMiBBefore: before,
-      peakMiBAfter: peakMiB(plugin.run.child.pid!),
+      peakMiBAfter: peakMiB(plugin.pid),
       answeredMs,
       goal: "plugin < 100 MiB",
     };
@@ -157,7 +158,7 @@ async function manyStreams(root: string, streams: number, declared: number, send
   const session = connect(`http://${plugin.address}`);
   session.on("error", () => undefined);
   try {
-    const before = peakMiB(plugin.run.child.pid!);
+    const before = peakMiB(plugin.pid);
     const began = performance.now();
     const chunk = Buffer.alloc(MiB);
     const outcomes = await Promise.all(
@@ -201,7 +202,7 @@ async function manyStreams(root: string, streams: number, declared: number, send
       attack: `L2: ${streams} streams to Configure declaring ${declared >= 0xffffffff ? "4 GiB" : `${declared / MiB} MiB`} each, sending up to ${send / MiB} MiB`,
       outcome: `grpc-status ${[...statuses].map(([status, count]) => `${status} x${count}`).join(", ")}; ${sent.toFixed(0)} MiB handed to the socket`,
       peakMiBBefore: before,
-      peakMiBAfter: peakMiB(plugin.run.child.pid!),
+      peakMiBAfter: peakMiB(plugin.pid),
       answeredMs,
       goal: declared >= 0xffffffff ? "plugin < 100 MiB" : "(comparison: within the method's limit)",
     };
@@ -220,7 +221,7 @@ async function elevenBytes(root: string, which: "plugin" | "analyzer"): Promise<
   const probe = which === "plugin" ? PROVIDER_PATHS.getPluginInfo : ANALYZER_PATHS.getPluginInfo;
   try {
     await client.call(probe, new Uint8Array(0), 10_000);
-    const before = peakMiB(attacked.run.child.pid!);
+    const before = peakMiB(attacked.pid);
     const attack = settled(client.call(path, Buffer.from("0affffffff0f", "hex"), 120_000));
     const began = performance.now();
     const probed = await settled(client.call(probe, new Uint8Array(0), 120_000));
@@ -229,7 +230,7 @@ async function elevenBytes(root: string, which: "plugin" | "analyzer"): Promise<
       attack: `L1: 0a ff ff ff ff 0f to the ${which}'s ${path.split("/").pop()}, then a probe`,
       outcome: `${(await attack).slice(0, 60)}; probe ${probed}`,
       peakMiBBefore: before,
-      peakMiBAfter: peakMiB(attacked.run.child.pid!),
+      peakMiBAfter: peakMiB(attacked.pid),
       answeredMs,
       goal: "probe answered < 1000 ms",
     };
