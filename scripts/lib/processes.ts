@@ -7,7 +7,7 @@
 
 import { type ChildProcess, spawn } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
-import { required } from "../../kernel/required.js";
+import { required } from "../../kernel/required.ts";
 
 /** The end of a command. */
 export interface Ran {
