@@ -12,9 +12,6 @@ const { builtinModules } = require("node:module");
 /** The rooms of hand-written code that ships, and those that never do (scripts/lib/rooms.cjs, their one list). */
 const { SHIPPED_ROOMS: ROOMS, DEVELOPMENT_ROOMS } = require("./scripts/lib/rooms.cjs");
 
-/** The folders whose code ships: {@link ROOMS} (`rpc/`, the executable's own gRPC transport, among them). */
-const SHIPPED = ROOMS;
-
 /** A `to.path` matching the files of the top-level folders `rooms` (`emulator/` does not match `emulator-client/`). */
 const anyOf = (...rooms) => `^(${rooms.join("|")})/`;
 
@@ -135,7 +132,7 @@ module.exports = {
     ),
     forbid(
       "not-to-dev-dep",
-      { path: anyOf(...SHIPPED) },
+      { path: anyOf(...ROOMS) },
       // A peer dependency (@pulumi/pulumi, @pulumi/policy) is listed among the devDependencies too, to be installed
       // here: the user's project provides it. A type-only import loads nothing at run time (it is erased).
       { dependencyTypes: ["npm-dev"], dependencyTypesNot: ["npm-peer", "type-only"] },
