@@ -28,8 +28,9 @@
  * `POST /v1/webhooks` (load.ts); then what the policy pack costs a preview of 300 (without a pack, the release
  * executable's analyzer, the npm folder pack: policy.ts), and how fast the release executable is ready as the plugin,
  * the analyzer and the CLI, with the npm launcher, against a Node.js floor (plugin-start.ts), and what the security
- * review's attacks on the plugin's and the analyzer's gRPC cost them (attacks.ts). Timings are printed, never asserted
- * (report.ts): tables on stdout, JSON in bench-results/bench.json, policy.json, plugin-start.json and attacks.json,
+ * review's attacks on the plugin's and the analyzer's gRPC cost them (attacks.ts), and what the TypeScript receiver kit
+ * costs a delivery against `JSON.parse` of its body (receiver.ts). Timings are printed, never asserted (report.ts):
+ * tables on stdout, JSON in bench-results/bench.json, policy.json, plugin-start.json, attacks.json and receiver.json,
  * progress on stderr.
  *
  * Runs with Node's type stripping: erasable TypeScript only; project code comes from the built package (dist/): do not
@@ -53,6 +54,7 @@ import { type LoadRound, loadRound, startEmulatorProcess } from "./load.ts";
 import { PROVIDER_PROCESSES, ProviderMemorySampler, type ProviderProcessKind } from "./memory.ts";
 import { measurePluginStart } from "./plugin-start.ts";
 import { measurePolicyPreviews } from "./policy.ts";
+import { measureReceiver } from "./receiver.ts";
 import { report } from "./report.ts";
 import { type KindName, type Results, rotated, samplesOf } from "./results.ts";
 import { BENCH_CLIENT, backendEnv, signedInConfig } from "./stack-config.ts";
@@ -366,6 +368,8 @@ async function run(): Promise<void> {
   writeFileSync(join(repoRoot, "bench-results", "plugin-start.json"), `${JSON.stringify(pluginStart, null, 2)}\n`);
   const attacks = await measureAttacks(repoRoot, log);
   writeFileSync(join(repoRoot, "bench-results", "attacks.json"), `${JSON.stringify(attacks, null, 2)}\n`);
+  const receiver = measureReceiver(repoRoot);
+  writeFileSync(join(repoRoot, "bench-results", "receiver.json"), `${JSON.stringify(receiver, null, 2)}\n`);
   log(`load average at the end: ${readLoadAverage()}`);
 }
 
