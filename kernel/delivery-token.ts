@@ -118,6 +118,24 @@ export function splitRegisteredUrl(url: string): { url: string; event: string | 
   return { url: kept.length > 0 ? `${base}?${kept.join("&")}` : base, event, token };
 }
 
+/** What {@link withTokenHidden} writes in place of a token's value. */
+export const HIDDEN_TOKEN = "(hidden)";
+
+/**
+ * A registered url as it may be shown to a person (the CLI's report of a delivery, say): the delivery token's value
+ * replaced by {@link HIDDEN_TOKEN}, everything else as it is. A url without the token comes back unchanged.
+ *
+ * @param url a url as the help desk holds it
+ * @returns e.g. `https://hooks.example.com/h?helpdesk_event=ticket_opened&helpdesk_token=(hidden)`
+ */
+export function withTokenHidden(url: string): string {
+  const split = splitRegisteredUrl(url);
+  if (split.token === undefined) return url;
+  const separator = split.url.includes("?") ? "&" : "?";
+  const event = split.event === undefined ? "" : `${DELIVERY_EVENT_PARAM}=${split.event}&`;
+  return `${split.url}${separator}${event}${DELIVERY_TOKEN_PARAM}=${HIDDEN_TOKEN}`;
+}
+
 /**
  * What a delivery's url says: its token and its event, read from the query of the request's url (a path with a
  * query, as Node.js's `req.url` has it, or an absolute url). Repeated parameters count as missing: the help desk

@@ -11,15 +11,23 @@ export interface WebhookInputs {
   event: WebhookEvent;
   /** Absolute http(s) URL that receives the deliveries (docs/helpdesk-api.md §2.1). */
   url: string;
+  /** True: the webhook gets a delivery token (kernel/delivery-token-inputs.ts); absent: no token, as before. */
+  useDeliveryToken?: boolean;
+  /** The user's own delivery token (kernel/delivery-token.ts's rule); giving it turns the token on. */
+  deliveryToken?: string;
+  /** Any text whose change replaces the webhook with a newly minted token. */
+  deliveryTokenRotation?: string;
 }
 
 /**
  * The outputs the provider records in state for a `Webhook` (docs/helpdesk-api.md §2.1 plus the id of §4.4's `:id`).
- * JSON-clean: every field is a string, none is `undefined`.
+ * JSON-clean: no field is `undefined` (an absent optional one is left out); `useDeliveryToken` is the one boolean.
  */
 export interface WebhookOutputs extends WebhookInputs {
   /** Webhook state reported by the service; `"active"` is the only value the spec states (docs/helpdesk-api.md §3). */
   state: string;
+  /** With a delivery token: the url the help desk holds (the declared url plus the token's query); a secret. */
+  registeredUrl?: string;
 }
 
 /**
@@ -79,7 +87,8 @@ export const WEBHOOK_DESCRIPTIONS = {
   resource:
     "A help-desk webhook: a URL registered for one event (docs/helpdesk-api.md §2.1). Create sends `POST /v1/webhooks` (docs/helpdesk-api.md §4.3); " +
     "delete sends `DELETE /v1/webhooks/:id` (docs/helpdesk-api.md §4.4), and a webhook already removed in the help desk counts as deleted. " +
-    "A change of `event` or `url` replaces the webhook (the API has no update endpoint). The API cannot read a webhook: " +
+    "A change of `event` or `url` replaces the webhook (the API has no update endpoint). Opt-in, a delivery token in the url's query " +
+    "lets the receiver tell a delivery from a forged POST (`useDeliveryToken`). The API cannot read a webhook: " +
     "`pulumi refresh` keeps the recorded state, and the `import` resource option adopts an existing id with the declared " +
     "`event` and `url` as given, without reading them.",
   state:

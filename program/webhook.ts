@@ -1,4 +1,5 @@
 import * as pulumi from "@pulumi/pulumi";
+import { DELIVERY_TOKEN_SECRET_OUTPUTS } from "../kernel/delivery-token-inputs.js";
 import type { WebhookEvent } from "../kernel/events.js";
 import { isLoopbackHost } from "../kernel/loopback.js";
 import { DYNAMIC_MODULE, DYNAMIC_WEBHOOK_NAME } from "../kernel/names.js";
@@ -56,6 +57,23 @@ export interface WebhookArgs {
   event: pulumi.Input<WebhookEvent>;
   /** Absolute http(s) URL that receives POSTed deliveries. Changing it replaces. May be a `pulumi.secret`. */
   url: pulumi.Input<string>;
+  /**
+   * True: the webhook gets a delivery token, minted by the provider (256 random bits) unless {@link deliveryToken}
+   * gives one, and the help desk is given `url` with `helpdesk_event=<event>&helpdesk_token=<token>` appended to its
+   * query: a receiver built with the receiver kit accepts a POST only when it carries the token. Off by default;
+   * turning it on or off replaces the webhook.
+   */
+  useDeliveryToken?: pulumi.Input<boolean>;
+  /**
+   * Your own delivery token instead of a minted one: 22 to 256 characters of `A-Za-z0-9._~-`. Giving it turns the
+   * token on; it is made a secret. Changing it replaces the webhook (create before delete).
+   */
+  deliveryToken?: pulumi.Input<string>;
+  /**
+   * Any text (at most 256 characters, e.g. a date): changing it replaces the webhook with one holding a newly minted
+   * token, created before the old one is deleted. Only with a minted token.
+   */
+  deliveryTokenRotation?: pulumi.Input<string>;
 }
 
 /**
@@ -74,6 +92,9 @@ export interface WebhookArgs {
  *
  * @example
  * new Webhook("ticket-opened", { event: "ticket_opened", url: "https://hooks.example.com/helpdesk" });
+ * // with a delivery token, for a receiver built with the receiver kit:
+ * const hook = new Webhook("ticket-closed", { event: "ticket_closed", url: "https://hooks.example.com/helpdesk", useDeliveryToken: true });
+ * export const deliveryToken = hook.deliveryToken; // a secret
  */
 export class Webhook extends pulumi.dynamic.Resource {
   /** The subscribed event (docs/helpdesk-api.md §6). */
@@ -82,18 +103,35 @@ export class Webhook extends pulumi.dynamic.Resource {
   declare public readonly url: pulumi.Output<string>;
   /** The webhook's state as reported on create; `"active"` (docs/helpdesk-api.md §2.1, §3). */
   declare public readonly state: pulumi.Output<string>;
+  /** Whether the webhook has a delivery token (as given; `undefined` when not set). */
+  declare public readonly useDeliveryToken: pulumi.Output<boolean | undefined>;
+  /** The delivery token in use, minted or given (a secret; `undefined` without a token): what the receiver accepts. */
+  declare public readonly deliveryToken: pulumi.Output<string | undefined>;
+  /** The rotation text as given. */
+  declare public readonly deliveryTokenRotation: pulumi.Output<string | undefined>;
+  /** The url the help desk holds: `url` plus the token's query (a secret; `undefined` without a token). */
+  declare public readonly registeredUrl: pulumi.Output<string | undefined>;
 
   /**
    * @param name the Pulumi resource name (unique within the stack)
-   * @param args the webhook's `event` and `url`
-   * @param opts standard Pulumi resource options
+   * @param args the webhook's `event` and `url`, and its delivery token's inputs
+   * @param opts standard Pulumi resource options; the token and the registered url are added to
+   *   `additionalSecretOutputs`
    */
   constructor(name: string, args: WebhookArgs, opts?: pulumi.CustomResourceOptions) {
     super(
       webhookProviderShim,
       name,
-      { event: args.event, url: args.url, state: undefined },
-      opts,
+      {
+        event: args.event,
+        url: args.url,
+        useDeliveryToken: args.useDeliveryToken,
+        deliveryToken: args.deliveryToken === undefined ? undefined : pulumi.secret(args.deliveryToken),
+        deliveryTokenRotation: args.deliveryTokenRotation,
+        state: undefined,
+        registeredUrl: undefined,
+      },
+      pulumi.mergeOptions(opts, { additionalSecretOutputs: [...DELIVERY_TOKEN_SECRET_OUTPUTS] }),
       DYNAMIC_MODULE,
       DYNAMIC_WEBHOOK_NAME,
     );

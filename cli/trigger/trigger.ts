@@ -7,6 +7,7 @@
 import type { DeliveryLogEntry } from "../../emulator/index.js";
 import { EmulatorInspectionClient, EmulatorInspectionError } from "../../emulator-client/index.js";
 import { parseBaseUrl } from "../../kernel/base-url.js";
+import { withTokenHidden } from "../../kernel/delivery-token.js";
 import { EVENTS, isWebhookEvent, nearestEvent } from "../../kernel/events.js";
 import { collectSettings, type SettingName, settingReaderOf } from "../../kernel/settings.js";
 import { DEFAULT_EMULATOR_URL } from "../shared/options.js";
@@ -72,7 +73,8 @@ export async function trigger(event: string, options: TriggerOptions): Promise<v
       : d.ok
         ? `${d.status} ok`
         : `failed${d.status ? ` (${d.status})` : ""}${d.error ? `: ${d.error}` : ""}`;
-    result(`${d.id}  ${d.url}  ${outcome}  attempts: ${d.attempts}`);
+    // A webhook's delivery token is in its url's query: the report shows where it went, never the token.
+    result(`${d.id}  ${withTokenHidden(d.url)}  ${outcome}  attempts: ${d.attempts}`);
   }
   if (deliveries.some((d) => d.done && !d.ok)) throw new CliError("failed", "some deliveries failed (see above)");
 }

@@ -11,7 +11,7 @@ import { HELPDESK_ERROR_CODES, HelpdeskError } from "./errors.js";
 import { exchange, HTTP_EXCHANGE_ERROR_CODES, HttpExchangeError, type HttpResponse } from "./http.js";
 import { type AttemptOutcome, mayHaveCreated, retryDelay } from "./retry.js";
 import type { SettingsPlace } from "./target.js";
-import type { Webhook, WebhookSpec } from "./webhook-types.js";
+import type { RegisteredWebhook, WebhookRegistration } from "./webhook-types.js";
 
 /**
  * The webhook of a create response (docs/helpdesk-api.md §4.3: `{webhook: {event, url, state, ...}}`). The id field is not shown in
@@ -83,11 +83,17 @@ export class HelpdeskClient {
    *   has no usable id or a body longer than kernel/response-limit.ts reads (the message then says a webhook may exist
    *   and how to remove it)
    */
-  async createWebhook(inputs: WebhookSpec): Promise<Webhook> {
+  async createWebhook(inputs: WebhookRegistration): Promise<RegisteredWebhook> {
     const path = "/v1/webhooks";
     const unread = (failure: HttpExchangeError): HelpdeskError =>
       this.orphanError(inputs, failure.status ?? 0, `its body was not read: ${failure.message}`, failure);
-    const { status, headers, body } = await this.send("create webhook", "POST", path, JSON.stringify(inputs), unread);
+    const { status, headers, body } = await this.send(
+      "create webhook",
+      "POST",
+      path,
+      JSON.stringify({ event: inputs.event, url: inputs.url }),
+      unread,
+    );
     if (status !== 201 && status !== 200) throw this.httpError("create webhook", "POST", path, status, body);
     const webhook = createdWebhook(body);
     if (!webhook)
@@ -112,7 +118,7 @@ export class HelpdeskClient {
       throw this.orphanError(inputs, status, `its webhook ${serverText(problem, this.secrets())}`);
     return {
       id,
-      event: (webhook.event ?? inputs.event) as WebhookSpec["event"],
+      event: (webhook.event ?? inputs.event) as WebhookRegistration["event"],
       url: webhook.url ?? inputs.url,
       state: webhook.state ?? "active",
     };
@@ -262,7 +268,7 @@ export class HelpdeskClient {
     );
   }
 
-  private orphanError(inputs: WebhookSpec, status: number, why: string, cause?: unknown): HelpdeskError {
+  private orphanError(inputs: WebhookRegistration, status: number, why: string, cause?: unknown): HelpdeskError {
     return new HelpdeskError(
       HELPDESK_ERROR_CODES.PROTOCOL,
       `create webhook: POST /v1/webhooks responded with ${status} but ${why}. A webhook for event ${JSON.stringify(inputs.event)} ` +

@@ -22,7 +22,7 @@ import { resolveSettings, settingSourceName } from "../../kernel/settings.js";
 import { RefreshTally } from "../core/refresh.js";
 import type { Target } from "../core/target.js";
 import { warn } from "../core/warnings.js";
-import { checkWebhook, createWebhook, deleteWebhook, replacedFields } from "../core/webhooks.js";
+import { checkWebhook, createWebhook, deleteWebhook, replacedFields, webhookSpec } from "../core/webhooks.js";
 
 export { HELPDESK_ERROR_CODES, HelpdeskError, type HelpdeskErrorCode } from "../core/errors.js";
 
@@ -78,14 +78,13 @@ export const webhookProvider: WebhookProviderImplementation = {
 
   async create(config, inputs: WebhookInputs): Promise<pulumi.dynamic.CreateResult> {
     return forPersonOnFailure(async () => {
-      const { id, event, url, state } = await createWebhook(targetOf(config), { event: inputs.event, url: inputs.url });
-      const outs: WebhookOutputs = { event, url, state };
-      return { id, outs };
+      const { id, ...outs } = await createWebhook(targetOf(config), webhookSpec(inputs));
+      return { id, outs: outs satisfies WebhookOutputs };
     });
   },
 
   async delete(config, id, outputs: WebhookOutputs): Promise<void> {
-    return forPersonOnFailure(() => deleteWebhook(targetOf(config), { id, event: outputs.event, url: outputs.url }));
+    return forPersonOnFailure(() => deleteWebhook(targetOf(config), { ...outputs, id }));
   },
 };
 

@@ -10,6 +10,7 @@
  */
 
 import { DEFAULT_CONFIG_NAMESPACE } from "../../kernel/config.js";
+import { DELIVERY_TOKEN_DESCRIPTIONS, DELIVERY_TOKEN_SECRET_OUTPUTS } from "../../kernel/delivery-token-inputs.js";
 import { EVENT_DESCRIPTION, EVENTS } from "../../kernel/events.js";
 import {
   CLI_EXECUTABLE,
@@ -33,7 +34,7 @@ import { URL_RULE_DESCRIPTION } from "../../kernel/webhook-rules.js";
 
 /** One property of the schema (the subset this package uses). */
 export interface SchemaProperty {
-  type?: "string" | "integer";
+  type?: "string" | "integer" | "boolean";
   $ref?: string;
   description: string;
   secret?: boolean;
@@ -110,6 +111,27 @@ export function buildSchema(): PackageSchema {
     type: "string",
     description: `${URL_RULE_DESCRIPTION} Changing it replaces the webhook.`,
   };
+  // The delivery token (kernel/delivery-token-inputs.ts): opt-in inputs; the token and the registered url are always
+  // secret outputs (`secret` makes the SDKs wrap a given token and name both in additionalSecretOutputs).
+  const secret = (name: string) =>
+    (DELIVERY_TOKEN_SECRET_OUTPUTS as readonly string[]).includes(name) ? { secret: true } : {};
+  const tokenInputs: Record<string, SchemaProperty> = {
+    useDeliveryToken: { type: "boolean", description: DELIVERY_TOKEN_DESCRIPTIONS.useDeliveryToken },
+    deliveryToken: {
+      type: "string",
+      description: DELIVERY_TOKEN_DESCRIPTIONS.deliveryToken,
+      ...secret("deliveryToken"),
+    },
+    deliveryTokenRotation: { type: "string", description: DELIVERY_TOKEN_DESCRIPTIONS.deliveryTokenRotation },
+  };
+  const tokenOutputs: Record<string, SchemaProperty> = {
+    ...tokenInputs,
+    registeredUrl: {
+      type: "string",
+      description: DELIVERY_TOKEN_DESCRIPTIONS.registeredUrl,
+      ...secret("registeredUrl"),
+    },
+  };
   // The SDKs' descriptions name the project and the plugin they run.
   const sdkOf = `the ${PACKAGE_NAME} native provider (\`${PLUGIN_EXECUTABLE}\`)`;
   return {
@@ -142,9 +164,9 @@ export function buildSchema(): PackageSchema {
     resources: {
       [WEBHOOK_TYPE]: {
         description: WEBHOOK_DESCRIPTIONS.resource,
-        inputProperties: { event, url },
+        inputProperties: { event, url, ...tokenInputs },
         requiredInputs: ["event", "url"],
-        properties: { event, url, state: { type: "string", description: WEBHOOK_DESCRIPTIONS.state } },
+        properties: { event, url, state: { type: "string", description: WEBHOOK_DESCRIPTIONS.state }, ...tokenOutputs },
         required: ["event", "url", "state"],
       },
     },

@@ -5,11 +5,18 @@
  * what the plugin protocol needs besides:
  *
  * - secrets: the engine sends secret inputs wrapped (the plugin accepts secrets), the core works on plain values, and
- *   every output whose input was secret is wrapped again (so `url` stays secret when it was given as one);
+ *   every output whose input was secret is wrapped again (so `url` stays secret when it was given as one); the
+ *   delivery token and the registered url are always wrapped (`DELIVERY_TOKEN_SECRET_OUTPUTS`), and so is a given
+ *   `deliveryToken` input;
  * - preview: `Create` with `preview` returns the inputs and an unknown `state` without a request;
  * - Read, which the API cannot serve (spec: no read endpoint): see {@link readWebhook} for what it does instead;
  * - Update, for one case only: adopting a webhook imported with the `import` resource option (see {@link updateWebhook}).
  */
+import {
+  DELIVERY_TOKEN_INPUTS,
+  DELIVERY_TOKEN_SECRET_OUTPUTS,
+  wantsDeliveryToken,
+} from "../../kernel/delivery-token-inputs.js";
 import type { WebhookEvent } from "../../kernel/events.js";
 import { CLI_EXECUTABLE } from "../../kernel/names.js";
 import { UNKNOWN } from "../../kernel/pulumi-wire.js";
@@ -30,7 +37,8 @@ const IMPORT_MARKER_VALUE = "the help-desk API has no read endpoint: event and u
 
 /**
  * Check: validates with the core's rule (`checkWebhook` of `provider/core/webhooks.ts`: 14 event names, the url rule of
- * `kernel/webhook-rules.ts`; unknowns pass in preview) and records `event` and `url` only, secret ones kept secret.
+ * `kernel/webhook-rules.ts`, and the delivery token's of `kernel/delivery-token-inputs.ts`; unknowns pass in preview)
+ * and records `event`, `url` and the token inputs only, secret ones kept secret and `deliveryToken` always secret.
  *
  * @param news the program's inputs, secrets wrapped
  * @throws HelpdeskError `operation` for `pulumi import` (the engine checks the read state itself as the new inputs, so
@@ -50,7 +58,7 @@ export function checkWebhook(news: PropertyMap): CheckOutcome {
   }
   const { plain, secretKeys } = unwrapProperties(news);
   const { inputs, failures } = core.checkWebhook(plain);
-  return { inputs: wrapSecrets({ ...inputs }, secretKeys), failures };
+  return { inputs: wrapSecrets({ ...inputs }, [...secretKeys, "deliveryToken"]), failures };
 }
 
 /**
@@ -62,7 +70,7 @@ export function checkWebhook(news: PropertyMap): CheckOutcome {
  */
 export function diffWebhook(olds: PropertyMap, news: PropertyMap): DiffOutcome {
   if (IMPORT_MARKER in olds) {
-    const diffs = (["event", "url"] as const).filter((key) => key in news);
+    const diffs = (["event", "url", ...DELIVERY_TOKEN_INPUTS] as const).filter((key) => key in news);
     return { changes: true, replaces: [], diffs };
   }
   const replaces = core.replacedFields(reveal(olds) as PropertyMap, reveal(news) as PropertyMap);
@@ -85,13 +93,15 @@ export async function createWebhook(
   preview: boolean,
 ): Promise<{ id: string; outputs: PropertyMap }> {
   const { plain, secretKeys } = unwrapProperties(inputs);
-  if (preview)
-    return { id: "", outputs: wrapSecrets({ event: plain.event, url: plain.url, state: UNKNOWN }, secretKeys) };
-  const { id, event, url, state } = await core.createWebhook(target(), {
-    event: plain.event as WebhookEvent,
-    url: String(plain.url),
-  });
-  return { id, outputs: wrapSecrets({ event, url, state }, secretKeys) };
+  const secret = [...secretKeys, ...DELIVERY_TOKEN_SECRET_OUTPUTS];
+  if (preview) {
+    // No token is minted in preview: the token and the url registered with it are unknown until `up`.
+    const wanted = wantsDeliveryToken(plain) !== false;
+    const token = wanted ? { deliveryToken: plain.deliveryToken ?? UNKNOWN, registeredUrl: UNKNOWN } : {};
+    return { id: "", outputs: wrapSecrets({ ...plain, ...token, state: UNKNOWN }, secret) };
+  }
+  const { id, ...outputs } = await core.createWebhook(target(), core.webhookSpec(plain));
+  return { id, outputs: wrapSecrets({ ...outputs }, secret) };
 }
 
 /** What {@link readWebhook} returns. */
@@ -152,8 +162,8 @@ export function updateWebhook(olds: PropertyMap, news: PropertyMap): PropertyMap
     );
   }
   const { plain, secretKeys } = unwrapProperties(news);
-  const { event, url, state } = core.adoptWebhook("", { event: plain.event as WebhookEvent, url: String(plain.url) });
-  return wrapSecrets({ event, url, state }, secretKeys);
+  const { id: _id, ...adopted } = core.adoptWebhook("", core.webhookSpec(plain));
+  return wrapSecrets({ ...adopted }, [...secretKeys, ...DELIVERY_TOKEN_SECRET_OUTPUTS]);
 }
 
 /**
@@ -164,10 +174,17 @@ export function updateWebhook(olds: PropertyMap, news: PropertyMap): PropertyMap
  * @param properties the recorded outputs
  */
 export async function deleteWebhook(target: () => Target, id: string, properties: PropertyMap): Promise<void> {
-  const plain = reveal(properties) as { event?: WebhookEvent; url?: string };
+  const plain = reveal(properties) as {
+    event?: WebhookEvent;
+    url?: string;
+    deliveryToken?: string;
+    registeredUrl?: string;
+  };
   await core.deleteWebhook(target(), {
     id,
     event: plain.event ?? ("(imported)" as WebhookEvent),
     url: plain.url ?? "",
+    ...(plain.deliveryToken !== undefined ? { deliveryToken: plain.deliveryToken } : {}),
+    ...(plain.registeredUrl !== undefined ? { registeredUrl: plain.registeredUrl } : {}),
   });
 }

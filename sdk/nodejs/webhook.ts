@@ -8,7 +8,7 @@ import * as enums from "./types/enums";
 import * as utilities from "./utilities";
 
 /**
- * A help-desk webhook: a URL registered for one event (docs/helpdesk-api.md §2.1). Create sends `POST /v1/webhooks` (docs/helpdesk-api.md §4.3); delete sends `DELETE /v1/webhooks/:id` (docs/helpdesk-api.md §4.4), and a webhook already removed in the help desk counts as deleted. A change of `event` or `url` replaces the webhook (the API has no update endpoint). The API cannot read a webhook: `pulumi refresh` keeps the recorded state, and the `import` resource option adopts an existing id with the declared `event` and `url` as given, without reading them.
+ * A help-desk webhook: a URL registered for one event (docs/helpdesk-api.md §2.1). Create sends `POST /v1/webhooks` (docs/helpdesk-api.md §4.3); delete sends `DELETE /v1/webhooks/:id` (docs/helpdesk-api.md §4.4), and a webhook already removed in the help desk counts as deleted. A change of `event` or `url` replaces the webhook (the API has no update endpoint). Opt-in, a delivery token in the url's query lets the receiver tell a delivery from a forged POST (`useDeliveryToken`). The API cannot read a webhook: `pulumi refresh` keeps the recorded state, and the `import` resource option adopts an existing id with the declared `event` and `url` as given, without reading them.
  */
 export class Webhook extends pulumi.CustomResource {
     /**
@@ -38,9 +38,21 @@ export class Webhook extends pulumi.CustomResource {
     }
 
     /**
+     * Your own delivery token instead of a minted one: 22 to 256 characters of A-Z, a-z, 0-9, ".", "_", "~" and "-" (a minted token is "hdt_" and 32 random bytes in base64url). Giving it turns the token on. Always a secret. As an output, the token in use (minted or given), for the receiver's configuration. Changing it replaces the webhook (create before delete).
+     */
+    declare public readonly deliveryToken: pulumi.Output<string | undefined>;
+    /**
+     * Any text (at most 256 characters, e.g. a date): changing it replaces the webhook with one holding a newly minted token, created before the old one is deleted, so a receiver that accepts both tokens loses no delivery. Only with a minted token.
+     */
+    declare public readonly deliveryTokenRotation: pulumi.Output<string | undefined>;
+    /**
      * The help-desk event a webhook subscribes to: one of the 14 names of docs/helpdesk-api.md §6, e.g. `ticket_opened`. Changing it replaces the webhook.
      */
     declare public readonly event: pulumi.Output<enums.WebhookEvent>;
+    /**
+     * The url the help desk holds: `url` with the delivery token's query appended (absent without a token). Always a secret: it carries the token.
+     */
+    declare public /*out*/ readonly registeredUrl: pulumi.Output<string | undefined>;
     /**
      * The webhook's state as the help desk reported it on create: `active` (docs/helpdesk-api.md §2.1, §3); `unknown` for a webhook adopted with the `import` option, which the API cannot read.
      */
@@ -49,6 +61,10 @@ export class Webhook extends pulumi.CustomResource {
      * An absolute http or https URL as typed, host present, at most 2048 characters, without spaces, control or invisible characters or backslashes (userinfo, IP literals, ports, queries and non-ASCII hosts are allowed). The help desk POSTs each delivery to it (docs/helpdesk-api.md §2.1). It may carry a credential: pass it as a secret and it stays one. Changing it replaces the webhook.
      */
     declare public readonly url: pulumi.Output<string>;
+    /**
+     * True: the webhook gets a delivery token, minted by the provider (256 random bits) unless `deliveryToken` gives one. The help desk is given `url` with `helpdesk_event=<event>&helpdesk_token=<token>` appended to its query, and a receiver accepts a POST only when it carries the token (the receiver kits verify it). Off by default; turning it on or off replaces the webhook.
+     */
+    declare public readonly useDeliveryToken: pulumi.Output<boolean | undefined>;
 
     /**
      * Create a Webhook resource with the given unique name, arguments, and options.
@@ -67,15 +83,25 @@ export class Webhook extends pulumi.CustomResource {
             if (args?.url === undefined && !opts.urn) {
                 throw new Error("Missing required property 'url'");
             }
+            resourceInputs["deliveryToken"] = args?.deliveryToken ? pulumi.secret(args.deliveryToken) : undefined;
+            resourceInputs["deliveryTokenRotation"] = args?.deliveryTokenRotation;
             resourceInputs["event"] = args?.event;
             resourceInputs["url"] = args?.url;
+            resourceInputs["useDeliveryToken"] = args?.useDeliveryToken;
+            resourceInputs["registeredUrl"] = undefined /*out*/;
             resourceInputs["state"] = undefined /*out*/;
         } else {
+            resourceInputs["deliveryToken"] = undefined /*out*/;
+            resourceInputs["deliveryTokenRotation"] = undefined /*out*/;
             resourceInputs["event"] = undefined /*out*/;
+            resourceInputs["registeredUrl"] = undefined /*out*/;
             resourceInputs["state"] = undefined /*out*/;
             resourceInputs["url"] = undefined /*out*/;
+            resourceInputs["useDeliveryToken"] = undefined /*out*/;
         }
         opts = pulumi.mergeOptions(utilities.resourceOptsDefaults(), opts);
+        const secretOpts = { additionalSecretOutputs: ["deliveryToken", "registeredUrl"] };
+        opts = pulumi.mergeOptions(opts, secretOpts);
         super(Webhook.__pulumiType, name, resourceInputs, opts);
     }
 }
@@ -85,6 +111,14 @@ export class Webhook extends pulumi.CustomResource {
  */
 export interface WebhookArgs {
     /**
+     * Your own delivery token instead of a minted one: 22 to 256 characters of A-Z, a-z, 0-9, ".", "_", "~" and "-" (a minted token is "hdt_" and 32 random bytes in base64url). Giving it turns the token on. Always a secret. As an output, the token in use (minted or given), for the receiver's configuration. Changing it replaces the webhook (create before delete).
+     */
+    deliveryToken?: pulumi.Input<string | undefined>;
+    /**
+     * Any text (at most 256 characters, e.g. a date): changing it replaces the webhook with one holding a newly minted token, created before the old one is deleted, so a receiver that accepts both tokens loses no delivery. Only with a minted token.
+     */
+    deliveryTokenRotation?: pulumi.Input<string | undefined>;
+    /**
      * The help-desk event a webhook subscribes to: one of the 14 names of docs/helpdesk-api.md §6, e.g. `ticket_opened`. Changing it replaces the webhook.
      */
     event: pulumi.Input<enums.WebhookEvent>;
@@ -92,4 +126,8 @@ export interface WebhookArgs {
      * An absolute http or https URL as typed, host present, at most 2048 characters, without spaces, control or invisible characters or backslashes (userinfo, IP literals, ports, queries and non-ASCII hosts are allowed). The help desk POSTs each delivery to it (docs/helpdesk-api.md §2.1). It may carry a credential: pass it as a secret and it stays one. Changing it replaces the webhook.
      */
     url: pulumi.Input<string>;
+    /**
+     * True: the webhook gets a delivery token, minted by the provider (256 random bits) unless `deliveryToken` gives one. The help desk is given `url` with `helpdesk_event=<event>&helpdesk_token=<token>` appended to its query, and a receiver accepts a POST only when it carries the token (the receiver kits verify it). Off by default; turning it on or off replaces the webhook.
+     */
+    useDeliveryToken?: pulumi.Input<boolean | undefined>;
 }

@@ -9,10 +9,12 @@ import {
   DELIVERY_TOKEN_PARAM,
   deliveryParams,
   deliveryTokenProblem,
+  HIDDEN_TOKEN,
   matchToken,
   registeredUrl,
   splitRegisteredUrl,
   tokenUrlProblem,
+  withTokenHidden,
 } from "../../kernel/delivery-token.js";
 import { EVENTS } from "../../kernel/events.js";
 
@@ -76,5 +78,21 @@ describe("the delivery token (kernel/delivery-token.ts)", () => {
       }),
     );
     expect(matchToken("", [""])).toBe(-1);
+  });
+
+  it("shows a registered url with the token's value hidden, and any other url as it is", () => {
+    fc.assert(
+      fc.property(
+        token,
+        fc.constantFrom(...EVENTS),
+        fc.constantFrom("https://h.example/p", "https://h.example/p?a=1"),
+        (t, event, declared) => {
+          const shown = withTokenHidden(registeredUrl(declared, event, t));
+          expect(shown).not.toContain(t);
+          expect(splitRegisteredUrl(shown)).toEqual({ url: declared, event, token: HIDDEN_TOKEN });
+        },
+      ),
+    );
+    expect(withTokenHidden("https://h.example/p?a=1")).toBe("https://h.example/p?a=1");
   });
 });

@@ -5,6 +5,7 @@
  * CheckConfig, Diff and DiffConfig, built by one builder per message (`provider/native/proto.ts`).
  */
 
+import { DELIVERY_TOKEN_INPUTS, DELIVERY_TOKEN_SECRET_OUTPUTS } from "../../kernel/delivery-token-inputs.js";
 import { readFileSync } from "node:fs";
 import type * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -51,7 +52,24 @@ describe("native provider schema", () => {
     expect(webhook.inputProperties.event?.$ref).toBe(`#/types/${WEBHOOK_EVENT_TYPE}`);
     expect(webhook.inputProperties.url?.description).toContain(URL_RULE_DESCRIPTION);
     expect(webhook.requiredInputs).toEqual(["event", "url"]);
-    expect(Object.keys(webhook.properties).sort()).toEqual(["event", "state", "url"]);
+    expect(Object.keys(webhook.properties).sort()).toEqual([
+      "deliveryToken",
+      "deliveryTokenRotation",
+      "event",
+      "registeredUrl",
+      "state",
+      "url",
+      "useDeliveryToken",
+    ]);
+  });
+
+  it("offers the delivery token as opt-in inputs, the token and the registered url always secret", () => {
+    const webhook = required(schema.resources["helpdesk:index:Webhook"], "the schema's Webhook resource");
+    expect(Object.keys(webhook.inputProperties).sort()).toEqual(["event", "url", ...DELIVERY_TOKEN_INPUTS].sort());
+    expect(webhook.inputProperties.useDeliveryToken?.type).toBe("boolean");
+    expect(webhook.inputProperties.deliveryToken?.secret).toBe(true);
+    const secretOutputs = Object.entries(webhook.properties).filter(([, property]) => property.secret);
+    expect(secretOutputs.map(([name]) => name).sort()).toEqual([...DELIVERY_TOKEN_SECRET_OUTPUTS].sort());
   });
 
   it("derives the provider config from the settings table: every setting but redirectUri, credentials secret, env vars, ranges and defaults named", () => {

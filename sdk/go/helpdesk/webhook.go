@@ -12,16 +12,24 @@ import (
 	"github.com/pulumi/pulumi/sdk/v3/go/pulumi"
 )
 
-// A help-desk webhook: a URL registered for one event (docs/helpdesk-api.md §2.1). Create sends `POST /v1/webhooks` (docs/helpdesk-api.md §4.3); delete sends `DELETE /v1/webhooks/:id` (docs/helpdesk-api.md §4.4), and a webhook already removed in the help desk counts as deleted. A change of `event` or `url` replaces the webhook (the API has no update endpoint). The API cannot read a webhook: `pulumi refresh` keeps the recorded state, and the `import` resource option adopts an existing id with the declared `event` and `url` as given, without reading them.
+// A help-desk webhook: a URL registered for one event (docs/helpdesk-api.md §2.1). Create sends `POST /v1/webhooks` (docs/helpdesk-api.md §4.3); delete sends `DELETE /v1/webhooks/:id` (docs/helpdesk-api.md §4.4), and a webhook already removed in the help desk counts as deleted. A change of `event` or `url` replaces the webhook (the API has no update endpoint). Opt-in, a delivery token in the url's query lets the receiver tell a delivery from a forged POST (`useDeliveryToken`). The API cannot read a webhook: `pulumi refresh` keeps the recorded state, and the `import` resource option adopts an existing id with the declared `event` and `url` as given, without reading them.
 type Webhook struct {
 	pulumi.CustomResourceState
 
+	// Your own delivery token instead of a minted one: 22 to 256 characters of A-Z, a-z, 0-9, ".", "_", "~" and "-" (a minted token is "hdt_" and 32 random bytes in base64url). Giving it turns the token on. Always a secret. As an output, the token in use (minted or given), for the receiver's configuration. Changing it replaces the webhook (create before delete).
+	DeliveryToken pulumi.StringPtrOutput `pulumi:"deliveryToken"`
+	// Any text (at most 256 characters, e.g. a date): changing it replaces the webhook with one holding a newly minted token, created before the old one is deleted, so a receiver that accepts both tokens loses no delivery. Only with a minted token.
+	DeliveryTokenRotation pulumi.StringPtrOutput `pulumi:"deliveryTokenRotation"`
 	// The help-desk event a webhook subscribes to: one of the 14 names of docs/helpdesk-api.md §6, e.g. `ticket_opened`. Changing it replaces the webhook.
 	Event WebhookEventOutput `pulumi:"event"`
+	// The url the help desk holds: `url` with the delivery token's query appended (absent without a token). Always a secret: it carries the token.
+	RegisteredUrl pulumi.StringPtrOutput `pulumi:"registeredUrl"`
 	// The webhook's state as the help desk reported it on create: `active` (docs/helpdesk-api.md §2.1, §3); `unknown` for a webhook adopted with the `import` option, which the API cannot read.
 	State pulumi.StringOutput `pulumi:"state"`
 	// An absolute http or https URL as typed, host present, at most 2048 characters, without spaces, control or invisible characters or backslashes (userinfo, IP literals, ports, queries and non-ASCII hosts are allowed). The help desk POSTs each delivery to it (docs/helpdesk-api.md §2.1). It may carry a credential: pass it as a secret and it stays one. Changing it replaces the webhook.
 	Url pulumi.StringOutput `pulumi:"url"`
+	// True: the webhook gets a delivery token, minted by the provider (256 random bits) unless `deliveryToken` gives one. The help desk is given `url` with `helpdesk_event=<event>&helpdesk_token=<token>` appended to its query, and a receiver accepts a POST only when it carries the token (the receiver kits verify it). Off by default; turning it on or off replaces the webhook.
+	UseDeliveryToken pulumi.BoolPtrOutput `pulumi:"useDeliveryToken"`
 }
 
 // NewWebhook registers a new resource with the given unique name, arguments, and options.
@@ -37,6 +45,14 @@ func NewWebhook(ctx *pulumi.Context,
 	if args.Url == nil {
 		return nil, errors.New("invalid value for required argument 'Url'")
 	}
+	if args.DeliveryToken != nil {
+		args.DeliveryToken = pulumi.ToSecret(args.DeliveryToken).(pulumi.StringPtrInput)
+	}
+	secrets := pulumi.AdditionalSecretOutputs([]string{
+		"deliveryToken",
+		"registeredUrl",
+	})
+	opts = append(opts, secrets)
 	opts = internal.PkgResourceDefaultOpts(opts)
 	var resource Webhook
 	err := ctx.RegisterResource("helpdesk:index:Webhook", name, args, &resource, opts...)
@@ -70,18 +86,30 @@ func (WebhookState) ElementType() reflect.Type {
 }
 
 type webhookArgs struct {
+	// Your own delivery token instead of a minted one: 22 to 256 characters of A-Z, a-z, 0-9, ".", "_", "~" and "-" (a minted token is "hdt_" and 32 random bytes in base64url). Giving it turns the token on. Always a secret. As an output, the token in use (minted or given), for the receiver's configuration. Changing it replaces the webhook (create before delete).
+	DeliveryToken *string `pulumi:"deliveryToken"`
+	// Any text (at most 256 characters, e.g. a date): changing it replaces the webhook with one holding a newly minted token, created before the old one is deleted, so a receiver that accepts both tokens loses no delivery. Only with a minted token.
+	DeliveryTokenRotation *string `pulumi:"deliveryTokenRotation"`
 	// The help-desk event a webhook subscribes to: one of the 14 names of docs/helpdesk-api.md §6, e.g. `ticket_opened`. Changing it replaces the webhook.
 	Event WebhookEvent `pulumi:"event"`
 	// An absolute http or https URL as typed, host present, at most 2048 characters, without spaces, control or invisible characters or backslashes (userinfo, IP literals, ports, queries and non-ASCII hosts are allowed). The help desk POSTs each delivery to it (docs/helpdesk-api.md §2.1). It may carry a credential: pass it as a secret and it stays one. Changing it replaces the webhook.
 	Url string `pulumi:"url"`
+	// True: the webhook gets a delivery token, minted by the provider (256 random bits) unless `deliveryToken` gives one. The help desk is given `url` with `helpdesk_event=<event>&helpdesk_token=<token>` appended to its query, and a receiver accepts a POST only when it carries the token (the receiver kits verify it). Off by default; turning it on or off replaces the webhook.
+	UseDeliveryToken *bool `pulumi:"useDeliveryToken"`
 }
 
 // The set of arguments for constructing a Webhook resource.
 type WebhookArgs struct {
+	// Your own delivery token instead of a minted one: 22 to 256 characters of A-Z, a-z, 0-9, ".", "_", "~" and "-" (a minted token is "hdt_" and 32 random bytes in base64url). Giving it turns the token on. Always a secret. As an output, the token in use (minted or given), for the receiver's configuration. Changing it replaces the webhook (create before delete).
+	DeliveryToken pulumi.StringPtrInput
+	// Any text (at most 256 characters, e.g. a date): changing it replaces the webhook with one holding a newly minted token, created before the old one is deleted, so a receiver that accepts both tokens loses no delivery. Only with a minted token.
+	DeliveryTokenRotation pulumi.StringPtrInput
 	// The help-desk event a webhook subscribes to: one of the 14 names of docs/helpdesk-api.md §6, e.g. `ticket_opened`. Changing it replaces the webhook.
 	Event WebhookEventInput
 	// An absolute http or https URL as typed, host present, at most 2048 characters, without spaces, control or invisible characters or backslashes (userinfo, IP literals, ports, queries and non-ASCII hosts are allowed). The help desk POSTs each delivery to it (docs/helpdesk-api.md §2.1). It may carry a credential: pass it as a secret and it stays one. Changing it replaces the webhook.
 	Url pulumi.StringInput
+	// True: the webhook gets a delivery token, minted by the provider (256 random bits) unless `deliveryToken` gives one. The help desk is given `url` with `helpdesk_event=<event>&helpdesk_token=<token>` appended to its query, and a receiver accepts a POST only when it carries the token (the receiver kits verify it). Off by default; turning it on or off replaces the webhook.
+	UseDeliveryToken pulumi.BoolPtrInput
 }
 
 func (WebhookArgs) ElementType() reflect.Type {
@@ -121,9 +149,24 @@ func (o WebhookOutput) ToWebhookOutputWithContext(ctx context.Context) WebhookOu
 	return o
 }
 
+// Your own delivery token instead of a minted one: 22 to 256 characters of A-Z, a-z, 0-9, ".", "_", "~" and "-" (a minted token is "hdt_" and 32 random bytes in base64url). Giving it turns the token on. Always a secret. As an output, the token in use (minted or given), for the receiver's configuration. Changing it replaces the webhook (create before delete).
+func (o WebhookOutput) DeliveryToken() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *Webhook) pulumi.StringPtrOutput { return v.DeliveryToken }).(pulumi.StringPtrOutput)
+}
+
+// Any text (at most 256 characters, e.g. a date): changing it replaces the webhook with one holding a newly minted token, created before the old one is deleted, so a receiver that accepts both tokens loses no delivery. Only with a minted token.
+func (o WebhookOutput) DeliveryTokenRotation() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *Webhook) pulumi.StringPtrOutput { return v.DeliveryTokenRotation }).(pulumi.StringPtrOutput)
+}
+
 // The help-desk event a webhook subscribes to: one of the 14 names of docs/helpdesk-api.md §6, e.g. `ticket_opened`. Changing it replaces the webhook.
 func (o WebhookOutput) Event() WebhookEventOutput {
 	return o.ApplyT(func(v *Webhook) WebhookEventOutput { return v.Event }).(WebhookEventOutput)
+}
+
+// The url the help desk holds: `url` with the delivery token's query appended (absent without a token). Always a secret: it carries the token.
+func (o WebhookOutput) RegisteredUrl() pulumi.StringPtrOutput {
+	return o.ApplyT(func(v *Webhook) pulumi.StringPtrOutput { return v.RegisteredUrl }).(pulumi.StringPtrOutput)
 }
 
 // The webhook's state as the help desk reported it on create: `active` (docs/helpdesk-api.md §2.1, §3); `unknown` for a webhook adopted with the `import` option, which the API cannot read.
@@ -134,6 +177,11 @@ func (o WebhookOutput) State() pulumi.StringOutput {
 // An absolute http or https URL as typed, host present, at most 2048 characters, without spaces, control or invisible characters or backslashes (userinfo, IP literals, ports, queries and non-ASCII hosts are allowed). The help desk POSTs each delivery to it (docs/helpdesk-api.md §2.1). It may carry a credential: pass it as a secret and it stays one. Changing it replaces the webhook.
 func (o WebhookOutput) Url() pulumi.StringOutput {
 	return o.ApplyT(func(v *Webhook) pulumi.StringOutput { return v.Url }).(pulumi.StringOutput)
+}
+
+// True: the webhook gets a delivery token, minted by the provider (256 random bits) unless `deliveryToken` gives one. The help desk is given `url` with `helpdesk_event=<event>&helpdesk_token=<token>` appended to its query, and a receiver accepts a POST only when it carries the token (the receiver kits verify it). Off by default; turning it on or off replaces the webhook.
+func (o WebhookOutput) UseDeliveryToken() pulumi.BoolPtrOutput {
+	return o.ApplyT(func(v *Webhook) pulumi.BoolPtrOutput { return v.UseDeliveryToken }).(pulumi.BoolPtrOutput)
 }
 
 func init() {

@@ -21,15 +21,27 @@ __all__ = ['WebhookArgs', 'Webhook']
 class WebhookArgs:
     def __init__(__self__, *,
                  event: pulumi.Input['WebhookEvent'],
-                 url: pulumi.Input[_builtins.str]):
+                 url: pulumi.Input[_builtins.str],
+                 delivery_token: pulumi.Input[Optional[_builtins.str]] = None,
+                 delivery_token_rotation: pulumi.Input[Optional[_builtins.str]] = None,
+                 use_delivery_token: pulumi.Input[Optional[_builtins.bool]] = None):
         """
         The set of arguments for constructing a Webhook resource.
 
         :param pulumi.Input['WebhookEvent'] event: The help-desk event a webhook subscribes to: one of the 14 names of docs/helpdesk-api.md §6, e.g. `ticket_opened`. Changing it replaces the webhook.
         :param pulumi.Input[_builtins.str] url: An absolute http or https URL as typed, host present, at most 2048 characters, without spaces, control or invisible characters or backslashes (userinfo, IP literals, ports, queries and non-ASCII hosts are allowed). The help desk POSTs each delivery to it (docs/helpdesk-api.md §2.1). It may carry a credential: pass it as a secret and it stays one. Changing it replaces the webhook.
+        :param pulumi.Input[_builtins.str] delivery_token: Your own delivery token instead of a minted one: 22 to 256 characters of A-Z, a-z, 0-9, ".", "_", "~" and "-" (a minted token is "hdt_" and 32 random bytes in base64url). Giving it turns the token on. Always a secret. As an output, the token in use (minted or given), for the receiver's configuration. Changing it replaces the webhook (create before delete).
+        :param pulumi.Input[_builtins.str] delivery_token_rotation: Any text (at most 256 characters, e.g. a date): changing it replaces the webhook with one holding a newly minted token, created before the old one is deleted, so a receiver that accepts both tokens loses no delivery. Only with a minted token.
+        :param pulumi.Input[_builtins.bool] use_delivery_token: True: the webhook gets a delivery token, minted by the provider (256 random bits) unless `deliveryToken` gives one. The help desk is given `url` with `helpdesk_event=<event>&helpdesk_token=<token>` appended to its query, and a receiver accepts a POST only when it carries the token (the receiver kits verify it). Off by default; turning it on or off replaces the webhook.
         """
         pulumi.set(__self__, "event", event)
         pulumi.set(__self__, "url", url)
+        if delivery_token is not None:
+            pulumi.set(__self__, "delivery_token", delivery_token)
+        if delivery_token_rotation is not None:
+            pulumi.set(__self__, "delivery_token_rotation", delivery_token_rotation)
+        if use_delivery_token is not None:
+            pulumi.set(__self__, "use_delivery_token", use_delivery_token)
 
     @_builtins.property
     @pulumi.getter
@@ -55,6 +67,42 @@ class WebhookArgs:
     def url(self, value: pulumi.Input[_builtins.str]):
         pulumi.set(self, "url", value)
 
+    @_builtins.property
+    @pulumi.getter(name="deliveryToken")
+    def delivery_token(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Your own delivery token instead of a minted one: 22 to 256 characters of A-Z, a-z, 0-9, ".", "_", "~" and "-" (a minted token is "hdt_" and 32 random bytes in base64url). Giving it turns the token on. Always a secret. As an output, the token in use (minted or given), for the receiver's configuration. Changing it replaces the webhook (create before delete).
+        """
+        return pulumi.get(self, "delivery_token")
+
+    @delivery_token.setter
+    def delivery_token(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "delivery_token", value)
+
+    @_builtins.property
+    @pulumi.getter(name="deliveryTokenRotation")
+    def delivery_token_rotation(self) -> pulumi.Input[Optional[_builtins.str]]:
+        """
+        Any text (at most 256 characters, e.g. a date): changing it replaces the webhook with one holding a newly minted token, created before the old one is deleted, so a receiver that accepts both tokens loses no delivery. Only with a minted token.
+        """
+        return pulumi.get(self, "delivery_token_rotation")
+
+    @delivery_token_rotation.setter
+    def delivery_token_rotation(self, value: pulumi.Input[Optional[_builtins.str]]):
+        pulumi.set(self, "delivery_token_rotation", value)
+
+    @_builtins.property
+    @pulumi.getter(name="useDeliveryToken")
+    def use_delivery_token(self) -> pulumi.Input[Optional[_builtins.bool]]:
+        """
+        True: the webhook gets a delivery token, minted by the provider (256 random bits) unless `deliveryToken` gives one. The help desk is given `url` with `helpdesk_event=<event>&helpdesk_token=<token>` appended to its query, and a receiver accepts a POST only when it carries the token (the receiver kits verify it). Off by default; turning it on or off replaces the webhook.
+        """
+        return pulumi.get(self, "use_delivery_token")
+
+    @use_delivery_token.setter
+    def use_delivery_token(self, value: pulumi.Input[Optional[_builtins.bool]]):
+        pulumi.set(self, "use_delivery_token", value)
+
 
 @pulumi.type_token("helpdesk:index:Webhook")
 class Webhook(pulumi.CustomResource):
@@ -62,16 +110,22 @@ class Webhook(pulumi.CustomResource):
     def __init__(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
+                 delivery_token: pulumi.Input[Optional[_builtins.str]] = None,
+                 delivery_token_rotation: pulumi.Input[Optional[_builtins.str]] = None,
                  event: pulumi.Input[Optional['WebhookEvent']] = None,
                  url: pulumi.Input[Optional[_builtins.str]] = None,
+                 use_delivery_token: pulumi.Input[Optional[_builtins.bool]] = None,
                  __props__=None):
         """
-        A help-desk webhook: a URL registered for one event (docs/helpdesk-api.md §2.1). Create sends `POST /v1/webhooks` (docs/helpdesk-api.md §4.3); delete sends `DELETE /v1/webhooks/:id` (docs/helpdesk-api.md §4.4), and a webhook already removed in the help desk counts as deleted. A change of `event` or `url` replaces the webhook (the API has no update endpoint). The API cannot read a webhook: `pulumi refresh` keeps the recorded state, and the `import` resource option adopts an existing id with the declared `event` and `url` as given, without reading them.
+        A help-desk webhook: a URL registered for one event (docs/helpdesk-api.md §2.1). Create sends `POST /v1/webhooks` (docs/helpdesk-api.md §4.3); delete sends `DELETE /v1/webhooks/:id` (docs/helpdesk-api.md §4.4), and a webhook already removed in the help desk counts as deleted. A change of `event` or `url` replaces the webhook (the API has no update endpoint). Opt-in, a delivery token in the url's query lets the receiver tell a delivery from a forged POST (`useDeliveryToken`). The API cannot read a webhook: `pulumi refresh` keeps the recorded state, and the `import` resource option adopts an existing id with the declared `event` and `url` as given, without reading them.
 
         :param str resource_name: The name of the resource.
         :param pulumi.ResourceOptions opts: Options for the resource.
+        :param pulumi.Input[_builtins.str] delivery_token: Your own delivery token instead of a minted one: 22 to 256 characters of A-Z, a-z, 0-9, ".", "_", "~" and "-" (a minted token is "hdt_" and 32 random bytes in base64url). Giving it turns the token on. Always a secret. As an output, the token in use (minted or given), for the receiver's configuration. Changing it replaces the webhook (create before delete).
+        :param pulumi.Input[_builtins.str] delivery_token_rotation: Any text (at most 256 characters, e.g. a date): changing it replaces the webhook with one holding a newly minted token, created before the old one is deleted, so a receiver that accepts both tokens loses no delivery. Only with a minted token.
         :param pulumi.Input['WebhookEvent'] event: The help-desk event a webhook subscribes to: one of the 14 names of docs/helpdesk-api.md §6, e.g. `ticket_opened`. Changing it replaces the webhook.
         :param pulumi.Input[_builtins.str] url: An absolute http or https URL as typed, host present, at most 2048 characters, without spaces, control or invisible characters or backslashes (userinfo, IP literals, ports, queries and non-ASCII hosts are allowed). The help desk POSTs each delivery to it (docs/helpdesk-api.md §2.1). It may carry a credential: pass it as a secret and it stays one. Changing it replaces the webhook.
+        :param pulumi.Input[_builtins.bool] use_delivery_token: True: the webhook gets a delivery token, minted by the provider (256 random bits) unless `deliveryToken` gives one. The help desk is given `url` with `helpdesk_event=<event>&helpdesk_token=<token>` appended to its query, and a receiver accepts a POST only when it carries the token (the receiver kits verify it). Off by default; turning it on or off replaces the webhook.
         """
         ...
     @overload
@@ -80,7 +134,7 @@ class Webhook(pulumi.CustomResource):
                  args: WebhookArgs,
                  opts: Optional[pulumi.ResourceOptions] = None):
         """
-        A help-desk webhook: a URL registered for one event (docs/helpdesk-api.md §2.1). Create sends `POST /v1/webhooks` (docs/helpdesk-api.md §4.3); delete sends `DELETE /v1/webhooks/:id` (docs/helpdesk-api.md §4.4), and a webhook already removed in the help desk counts as deleted. A change of `event` or `url` replaces the webhook (the API has no update endpoint). The API cannot read a webhook: `pulumi refresh` keeps the recorded state, and the `import` resource option adopts an existing id with the declared `event` and `url` as given, without reading them.
+        A help-desk webhook: a URL registered for one event (docs/helpdesk-api.md §2.1). Create sends `POST /v1/webhooks` (docs/helpdesk-api.md §4.3); delete sends `DELETE /v1/webhooks/:id` (docs/helpdesk-api.md §4.4), and a webhook already removed in the help desk counts as deleted. A change of `event` or `url` replaces the webhook (the API has no update endpoint). Opt-in, a delivery token in the url's query lets the receiver tell a delivery from a forged POST (`useDeliveryToken`). The API cannot read a webhook: `pulumi refresh` keeps the recorded state, and the `import` resource option adopts an existing id with the declared `event` and `url` as given, without reading them.
 
         :param str resource_name: The name of the resource.
         :param WebhookArgs args: The arguments to use to populate this resource's properties.
@@ -97,8 +151,11 @@ class Webhook(pulumi.CustomResource):
     def _internal_init(__self__,
                  resource_name: str,
                  opts: Optional[pulumi.ResourceOptions] = None,
+                 delivery_token: pulumi.Input[Optional[_builtins.str]] = None,
+                 delivery_token_rotation: pulumi.Input[Optional[_builtins.str]] = None,
                  event: pulumi.Input[Optional['WebhookEvent']] = None,
                  url: pulumi.Input[Optional[_builtins.str]] = None,
+                 use_delivery_token: pulumi.Input[Optional[_builtins.bool]] = None,
                  __props__=None):
         opts = pulumi.ResourceOptions.merge(_utilities.get_resource_opts_defaults(), opts)
         if not isinstance(opts, pulumi.ResourceOptions):
@@ -108,13 +165,19 @@ class Webhook(pulumi.CustomResource):
                 raise TypeError('__props__ is only valid when passed in combination with a valid opts.id to get an existing resource')
             __props__ = WebhookArgs.__new__(WebhookArgs)
 
+            __props__.__dict__["delivery_token"] = None if delivery_token is None else pulumi.Output.secret(delivery_token)
+            __props__.__dict__["delivery_token_rotation"] = delivery_token_rotation
             if event is None and not opts.urn:
                 raise TypeError("Missing required property 'event'")
             __props__.__dict__["event"] = event
             if url is None and not opts.urn:
                 raise TypeError("Missing required property 'url'")
             __props__.__dict__["url"] = url
+            __props__.__dict__["use_delivery_token"] = use_delivery_token
+            __props__.__dict__["registered_url"] = None
             __props__.__dict__["state"] = None
+        secret_opts = pulumi.ResourceOptions(additional_secret_outputs=["deliveryToken", "registeredUrl"])
+        opts = pulumi.ResourceOptions.merge(opts, secret_opts)
         super(Webhook, __self__).__init__(
             'helpdesk:index:Webhook',
             resource_name,
@@ -137,10 +200,30 @@ class Webhook(pulumi.CustomResource):
 
         __props__ = WebhookArgs.__new__(WebhookArgs)
 
+        __props__.__dict__["delivery_token"] = None
+        __props__.__dict__["delivery_token_rotation"] = None
         __props__.__dict__["event"] = None
+        __props__.__dict__["registered_url"] = None
         __props__.__dict__["state"] = None
         __props__.__dict__["url"] = None
+        __props__.__dict__["use_delivery_token"] = None
         return Webhook(resource_name, opts=opts, __props__=__props__)
+
+    @_builtins.property
+    @pulumi.getter(name="deliveryToken")
+    def delivery_token(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Your own delivery token instead of a minted one: 22 to 256 characters of A-Z, a-z, 0-9, ".", "_", "~" and "-" (a minted token is "hdt_" and 32 random bytes in base64url). Giving it turns the token on. Always a secret. As an output, the token in use (minted or given), for the receiver's configuration. Changing it replaces the webhook (create before delete).
+        """
+        return pulumi.get(self, "delivery_token")
+
+    @_builtins.property
+    @pulumi.getter(name="deliveryTokenRotation")
+    def delivery_token_rotation(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        Any text (at most 256 characters, e.g. a date): changing it replaces the webhook with one holding a newly minted token, created before the old one is deleted, so a receiver that accepts both tokens loses no delivery. Only with a minted token.
+        """
+        return pulumi.get(self, "delivery_token_rotation")
 
     @_builtins.property
     @pulumi.getter
@@ -149,6 +232,14 @@ class Webhook(pulumi.CustomResource):
         The help-desk event a webhook subscribes to: one of the 14 names of docs/helpdesk-api.md §6, e.g. `ticket_opened`. Changing it replaces the webhook.
         """
         return pulumi.get(self, "event")
+
+    @_builtins.property
+    @pulumi.getter(name="registeredUrl")
+    def registered_url(self) -> pulumi.Output[Optional[_builtins.str]]:
+        """
+        The url the help desk holds: `url` with the delivery token's query appended (absent without a token). Always a secret: it carries the token.
+        """
+        return pulumi.get(self, "registered_url")
 
     @_builtins.property
     @pulumi.getter
@@ -165,4 +256,12 @@ class Webhook(pulumi.CustomResource):
         An absolute http or https URL as typed, host present, at most 2048 characters, without spaces, control or invisible characters or backslashes (userinfo, IP literals, ports, queries and non-ASCII hosts are allowed). The help desk POSTs each delivery to it (docs/helpdesk-api.md §2.1). It may carry a credential: pass it as a secret and it stays one. Changing it replaces the webhook.
         """
         return pulumi.get(self, "url")
+
+    @_builtins.property
+    @pulumi.getter(name="useDeliveryToken")
+    def use_delivery_token(self) -> pulumi.Output[Optional[_builtins.bool]]:
+        """
+        True: the webhook gets a delivery token, minted by the provider (256 random bits) unless `deliveryToken` gives one. The help desk is given `url` with `helpdesk_event=<event>&helpdesk_token=<token>` appended to its query, and a receiver accepts a POST only when it carries the token (the receiver kits verify it). Off by default; turning it on or off replaces the webhook.
+        """
+        return pulumi.get(self, "use_delivery_token")
 

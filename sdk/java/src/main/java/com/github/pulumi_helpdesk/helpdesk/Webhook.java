@@ -10,15 +10,46 @@ import com.pulumi.core.Output;
 import com.pulumi.core.annotations.Export;
 import com.pulumi.core.annotations.ResourceType;
 import com.pulumi.core.internal.Codegen;
+import java.lang.Boolean;
 import java.lang.String;
+import java.util.List;
+import java.util.Optional;
 import javax.annotation.Nullable;
 
 /**
- * A help-desk webhook: a URL registered for one event (docs/helpdesk-api.md §2.1). Create sends `POST /v1/webhooks` (docs/helpdesk-api.md §4.3); delete sends `DELETE /v1/webhooks/:id` (docs/helpdesk-api.md §4.4), and a webhook already removed in the help desk counts as deleted. A change of `event` or `url` replaces the webhook (the API has no update endpoint). The API cannot read a webhook: `pulumi refresh` keeps the recorded state, and the `import` resource option adopts an existing id with the declared `event` and `url` as given, without reading them.
+ * A help-desk webhook: a URL registered for one event (docs/helpdesk-api.md §2.1). Create sends `POST /v1/webhooks` (docs/helpdesk-api.md §4.3); delete sends `DELETE /v1/webhooks/:id` (docs/helpdesk-api.md §4.4), and a webhook already removed in the help desk counts as deleted. A change of `event` or `url` replaces the webhook (the API has no update endpoint). Opt-in, a delivery token in the url&#39;s query lets the receiver tell a delivery from a forged POST (`useDeliveryToken`). The API cannot read a webhook: `pulumi refresh` keeps the recorded state, and the `import` resource option adopts an existing id with the declared `event` and `url` as given, without reading them.
  * 
  */
 @ResourceType(type="helpdesk:index:Webhook")
 public class Webhook extends com.pulumi.resources.CustomResource {
+    /**
+     * Your own delivery token instead of a minted one: 22 to 256 characters of A-Z, a-z, 0-9, &#34;.&#34;, &#34;_&#34;, &#34;~&#34; and &#34;-&#34; (a minted token is &#34;hdt_&#34; and 32 random bytes in base64url). Giving it turns the token on. Always a secret. As an output, the token in use (minted or given), for the receiver&#39;s configuration. Changing it replaces the webhook (create before delete).
+     * 
+     */
+    @Export(name="deliveryToken", refs={String.class}, tree="[0]")
+    private Output</* @Nullable */ String> deliveryToken;
+
+    /**
+     * @return Your own delivery token instead of a minted one: 22 to 256 characters of A-Z, a-z, 0-9, &#34;.&#34;, &#34;_&#34;, &#34;~&#34; and &#34;-&#34; (a minted token is &#34;hdt_&#34; and 32 random bytes in base64url). Giving it turns the token on. Always a secret. As an output, the token in use (minted or given), for the receiver&#39;s configuration. Changing it replaces the webhook (create before delete).
+     * 
+     */
+    public Output<Optional<String>> deliveryToken() {
+        return Codegen.optional(this.deliveryToken);
+    }
+    /**
+     * Any text (at most 256 characters, e.g. a date): changing it replaces the webhook with one holding a newly minted token, created before the old one is deleted, so a receiver that accepts both tokens loses no delivery. Only with a minted token.
+     * 
+     */
+    @Export(name="deliveryTokenRotation", refs={String.class}, tree="[0]")
+    private Output</* @Nullable */ String> deliveryTokenRotation;
+
+    /**
+     * @return Any text (at most 256 characters, e.g. a date): changing it replaces the webhook with one holding a newly minted token, created before the old one is deleted, so a receiver that accepts both tokens loses no delivery. Only with a minted token.
+     * 
+     */
+    public Output<Optional<String>> deliveryTokenRotation() {
+        return Codegen.optional(this.deliveryTokenRotation);
+    }
     /**
      * The help-desk event a webhook subscribes to: one of the 14 names of docs/helpdesk-api.md §6, e.g. `ticket_opened`. Changing it replaces the webhook.
      * 
@@ -32,6 +63,20 @@ public class Webhook extends com.pulumi.resources.CustomResource {
      */
     public Output<WebhookEvent> event() {
         return this.event;
+    }
+    /**
+     * The url the help desk holds: `url` with the delivery token&#39;s query appended (absent without a token). Always a secret: it carries the token.
+     * 
+     */
+    @Export(name="registeredUrl", refs={String.class}, tree="[0]")
+    private Output</* @Nullable */ String> registeredUrl;
+
+    /**
+     * @return The url the help desk holds: `url` with the delivery token&#39;s query appended (absent without a token). Always a secret: it carries the token.
+     * 
+     */
+    public Output<Optional<String>> registeredUrl() {
+        return Codegen.optional(this.registeredUrl);
     }
     /**
      * The webhook&#39;s state as the help desk reported it on create: `active` (docs/helpdesk-api.md §2.1, §3); `unknown` for a webhook adopted with the `import` option, which the API cannot read.
@@ -60,6 +105,20 @@ public class Webhook extends com.pulumi.resources.CustomResource {
      */
     public Output<String> url() {
         return this.url;
+    }
+    /**
+     * True: the webhook gets a delivery token, minted by the provider (256 random bits) unless `deliveryToken` gives one. The help desk is given `url` with `helpdesk_event=&lt;event&gt;&amp;helpdesk_token=&lt;token&gt;` appended to its query, and a receiver accepts a POST only when it carries the token (the receiver kits verify it). Off by default; turning it on or off replaces the webhook.
+     * 
+     */
+    @Export(name="useDeliveryToken", refs={Boolean.class}, tree="[0]")
+    private Output</* @Nullable */ Boolean> useDeliveryToken;
+
+    /**
+     * @return True: the webhook gets a delivery token, minted by the provider (256 random bits) unless `deliveryToken` gives one. The help desk is given `url` with `helpdesk_event=&lt;event&gt;&amp;helpdesk_token=&lt;token&gt;` appended to its query, and a receiver accepts a POST only when it carries the token (the receiver kits verify it). Off by default; turning it on or off replaces the webhook.
+     * 
+     */
+    public Output<Optional<Boolean>> useDeliveryToken() {
+        return Codegen.optional(this.useDeliveryToken);
     }
 
     /**
@@ -102,6 +161,10 @@ public class Webhook extends com.pulumi.resources.CustomResource {
         var defaultOptions = com.pulumi.resources.CustomResourceOptions.builder()
             .version(Utilities.getVersion())
             .pluginDownloadURL("https://github.com/pulumi-helpdesk/pulumi-helpdesk/releases/download/v${VERSION}/")
+            .additionalSecretOutputs(List.of(
+                "deliveryToken",
+                "registeredUrl"
+            ))
             .build();
         return com.pulumi.resources.CustomResourceOptions.merge(defaultOptions, options, id);
     }

@@ -7,13 +7,46 @@ import com.github.pulumi_helpdesk.helpdesk.enums.WebhookEvent;
 import com.pulumi.core.Output;
 import com.pulumi.core.annotations.Import;
 import com.pulumi.exceptions.MissingRequiredPropertyException;
+import java.lang.Boolean;
 import java.lang.String;
 import java.util.Objects;
+import java.util.Optional;
+import javax.annotation.Nullable;
 
 
 public final class WebhookArgs extends com.pulumi.resources.ResourceArgs {
 
     public static final WebhookArgs Empty = new WebhookArgs();
+
+    /**
+     * Your own delivery token instead of a minted one: 22 to 256 characters of A-Z, a-z, 0-9, &#34;.&#34;, &#34;_&#34;, &#34;~&#34; and &#34;-&#34; (a minted token is &#34;hdt_&#34; and 32 random bytes in base64url). Giving it turns the token on. Always a secret. As an output, the token in use (minted or given), for the receiver&#39;s configuration. Changing it replaces the webhook (create before delete).
+     * 
+     */
+    @Import(name="deliveryToken")
+    private @Nullable Output<String> deliveryToken;
+
+    /**
+     * @return Your own delivery token instead of a minted one: 22 to 256 characters of A-Z, a-z, 0-9, &#34;.&#34;, &#34;_&#34;, &#34;~&#34; and &#34;-&#34; (a minted token is &#34;hdt_&#34; and 32 random bytes in base64url). Giving it turns the token on. Always a secret. As an output, the token in use (minted or given), for the receiver&#39;s configuration. Changing it replaces the webhook (create before delete).
+     * 
+     */
+    public Optional<Output<String>> deliveryToken() {
+        return Optional.ofNullable(this.deliveryToken);
+    }
+
+    /**
+     * Any text (at most 256 characters, e.g. a date): changing it replaces the webhook with one holding a newly minted token, created before the old one is deleted, so a receiver that accepts both tokens loses no delivery. Only with a minted token.
+     * 
+     */
+    @Import(name="deliveryTokenRotation")
+    private @Nullable Output<String> deliveryTokenRotation;
+
+    /**
+     * @return Any text (at most 256 characters, e.g. a date): changing it replaces the webhook with one holding a newly minted token, created before the old one is deleted, so a receiver that accepts both tokens loses no delivery. Only with a minted token.
+     * 
+     */
+    public Optional<Output<String>> deliveryTokenRotation() {
+        return Optional.ofNullable(this.deliveryTokenRotation);
+    }
 
     /**
      * The help-desk event a webhook subscribes to: one of the 14 names of docs/helpdesk-api.md §6, e.g. `ticket_opened`. Changing it replaces the webhook.
@@ -45,11 +78,29 @@ public final class WebhookArgs extends com.pulumi.resources.ResourceArgs {
         return this.url;
     }
 
+    /**
+     * True: the webhook gets a delivery token, minted by the provider (256 random bits) unless `deliveryToken` gives one. The help desk is given `url` with `helpdesk_event=&lt;event&gt;&amp;helpdesk_token=&lt;token&gt;` appended to its query, and a receiver accepts a POST only when it carries the token (the receiver kits verify it). Off by default; turning it on or off replaces the webhook.
+     * 
+     */
+    @Import(name="useDeliveryToken")
+    private @Nullable Output<Boolean> useDeliveryToken;
+
+    /**
+     * @return True: the webhook gets a delivery token, minted by the provider (256 random bits) unless `deliveryToken` gives one. The help desk is given `url` with `helpdesk_event=&lt;event&gt;&amp;helpdesk_token=&lt;token&gt;` appended to its query, and a receiver accepts a POST only when it carries the token (the receiver kits verify it). Off by default; turning it on or off replaces the webhook.
+     * 
+     */
+    public Optional<Output<Boolean>> useDeliveryToken() {
+        return Optional.ofNullable(this.useDeliveryToken);
+    }
+
     private WebhookArgs() {}
 
     private WebhookArgs(WebhookArgs $) {
+        this.deliveryToken = $.deliveryToken;
+        this.deliveryTokenRotation = $.deliveryTokenRotation;
         this.event = $.event;
         this.url = $.url;
+        this.useDeliveryToken = $.useDeliveryToken;
     }
 
     public static Builder builder() {
@@ -68,6 +119,48 @@ public final class WebhookArgs extends com.pulumi.resources.ResourceArgs {
 
         public Builder(WebhookArgs defaults) {
             $ = new WebhookArgs(Objects.requireNonNull(defaults));
+        }
+
+        /**
+         * @param deliveryToken Your own delivery token instead of a minted one: 22 to 256 characters of A-Z, a-z, 0-9, &#34;.&#34;, &#34;_&#34;, &#34;~&#34; and &#34;-&#34; (a minted token is &#34;hdt_&#34; and 32 random bytes in base64url). Giving it turns the token on. Always a secret. As an output, the token in use (minted or given), for the receiver&#39;s configuration. Changing it replaces the webhook (create before delete).
+         * 
+         * @return builder
+         * 
+         */
+        public Builder deliveryToken(@Nullable Output<String> deliveryToken) {
+            $.deliveryToken = deliveryToken;
+            return this;
+        }
+
+        /**
+         * @param deliveryToken Your own delivery token instead of a minted one: 22 to 256 characters of A-Z, a-z, 0-9, &#34;.&#34;, &#34;_&#34;, &#34;~&#34; and &#34;-&#34; (a minted token is &#34;hdt_&#34; and 32 random bytes in base64url). Giving it turns the token on. Always a secret. As an output, the token in use (minted or given), for the receiver&#39;s configuration. Changing it replaces the webhook (create before delete).
+         * 
+         * @return builder
+         * 
+         */
+        public Builder deliveryToken(String deliveryToken) {
+            return deliveryToken(Output.of(deliveryToken));
+        }
+
+        /**
+         * @param deliveryTokenRotation Any text (at most 256 characters, e.g. a date): changing it replaces the webhook with one holding a newly minted token, created before the old one is deleted, so a receiver that accepts both tokens loses no delivery. Only with a minted token.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder deliveryTokenRotation(@Nullable Output<String> deliveryTokenRotation) {
+            $.deliveryTokenRotation = deliveryTokenRotation;
+            return this;
+        }
+
+        /**
+         * @param deliveryTokenRotation Any text (at most 256 characters, e.g. a date): changing it replaces the webhook with one holding a newly minted token, created before the old one is deleted, so a receiver that accepts both tokens loses no delivery. Only with a minted token.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder deliveryTokenRotation(String deliveryTokenRotation) {
+            return deliveryTokenRotation(Output.of(deliveryTokenRotation));
         }
 
         /**
@@ -110,6 +203,27 @@ public final class WebhookArgs extends com.pulumi.resources.ResourceArgs {
          */
         public Builder url(String url) {
             return url(Output.of(url));
+        }
+
+        /**
+         * @param useDeliveryToken True: the webhook gets a delivery token, minted by the provider (256 random bits) unless `deliveryToken` gives one. The help desk is given `url` with `helpdesk_event=&lt;event&gt;&amp;helpdesk_token=&lt;token&gt;` appended to its query, and a receiver accepts a POST only when it carries the token (the receiver kits verify it). Off by default; turning it on or off replaces the webhook.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder useDeliveryToken(@Nullable Output<Boolean> useDeliveryToken) {
+            $.useDeliveryToken = useDeliveryToken;
+            return this;
+        }
+
+        /**
+         * @param useDeliveryToken True: the webhook gets a delivery token, minted by the provider (256 random bits) unless `deliveryToken` gives one. The help desk is given `url` with `helpdesk_event=&lt;event&gt;&amp;helpdesk_token=&lt;token&gt;` appended to its query, and a receiver accepts a POST only when it carries the token (the receiver kits verify it). Off by default; turning it on or off replaces the webhook.
+         * 
+         * @return builder
+         * 
+         */
+        public Builder useDeliveryToken(Boolean useDeliveryToken) {
+            return useDeliveryToken(Output.of(useDeliveryToken));
         }
 
         public WebhookArgs build() {
