@@ -31,8 +31,11 @@ const VERSION = PACKAGE.version;
  * `@pulumi/pulumi` of package.json's devDependencies is that same version.
  */
 const TESTED_PULUMI_CLI = required(PACKAGE.devDependencies["@pulumi/pulumi"], "the devDependency @pulumi/pulumi");
-/** The examples that are not a user's project: examples/fleet is the team tests' Automation API module and its program. */
-const NOT_USER_EXAMPLES = new Set(["fleet"]);
+/**
+ * The examples that are not a user's Pulumi project: examples/fleet is the team tests' Automation API module and its
+ * program; examples/receivers holds services that receive deliveries, run by tests/e2e/receiving.test.ts.
+ */
+const NOT_USER_EXAMPLES = new Set(["fleet", "receivers"]);
 const folders = readdirSync(EXAMPLES_DIR).filter(
   (name) => statSync(join(EXAMPLES_DIR, name)).isDirectory() && !NOT_USER_EXAMPLES.has(name),
 );
