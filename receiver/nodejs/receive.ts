@@ -16,7 +16,7 @@ import {
   type RefusalCode,
   refusal,
 } from "./refusals.js";
-import { type AcceptedTokens, acceptedTokens, ReceiverConfigError, verifyWith } from "./verify.js";
+import { type AcceptedTokens, checkedTokens, ReceiverConfigError, verifyWith } from "./verify.js";
 
 /** A refused delivery: the status and the JSON body to answer with. */
 export interface Refused {
@@ -180,7 +180,7 @@ export interface DeliveryRequest {
  * @throws {ReceiverConfigError} when the tokens or the cap are not valid (never for anything of the request)
  */
 export function receiveDelivery(request: DeliveryRequest): Reception {
-  const tokens = acceptedTokens(request.tokens);
+  const tokens = checkedTokens(request.tokens);
   const cap = bodyCap(request.maxBodyBytes);
   const admitted = admit(request.method, request.requestUrl, tokens);
   if ("refusal" in admitted) return admitted;
