@@ -9,7 +9,7 @@
  * - `verify + parse`: `verifyDelivery` (the token matched in constant time against the accepted ones) and
  *   `parseDelivery` of the parsed body (its event's record schema, zod);
  * - `receiveDelivery`: what a handler does with a delivery whose body it has read: method, token, size, content type,
- *   JSON and record checks (it also checks the accepted tokens on each call, which a handler does once).
+ *   JSON and record checks (it also takes the accepted tokens on each call, checked once for the same tokens).
  *
  * Printed as the median of the rounds' nanoseconds per delivery, with ratios to the floor; never asserted. Run alone:
  * `node bench/receiver.ts` (after `npm run build`); `npm run bench` runs it and writes bench-results/receiver.json.

@@ -147,14 +147,57 @@ export function withTokenHidden(url: string): string {
 export function deliveryParams(requestUrl: string): { token: string | undefined; event: WebhookEvent | undefined } {
   const query = requestUrl.indexOf("?");
   if (query === -1) return { token: undefined, event: undefined };
-  const params = new URLSearchParams(requestUrl.slice(query + 1));
+  const text = requestUrl.slice(query + 1);
+  const { token, event } = NEEDS_DECODING.test(text) ? decodedParams(text) : plainParams(text);
+  return { token, event: isWebhookEvent(event) ? event : undefined };
+}
+
+/**
+ * What makes URLSearchParams's reading of a query differ from splitting it at `&` and `=`: a percent-escape, a `+`
+ * (a space), a lone surrogate (U+FFFD). A query with none of them (the one the help desk sends back, as
+ * {@link registeredUrl} wrote it) is read by {@link plainParams}, which finds what URLSearchParams would, without
+ * building it.
+ */
+const NEEDS_DECODING = /[%+\uD800-\uDFFF]/;
+
+/** The token and the event of a query as URLSearchParams reads it: each `undefined` when absent or repeated. */
+function decodedParams(query: string): { token: string | undefined; event: string | undefined } {
+  const params = new URLSearchParams(query);
   const tokens = params.getAll(DELIVERY_TOKEN_PARAM);
   const events = params.getAll(DELIVERY_EVENT_PARAM);
-  const event = events.length === 1 ? events[0] : undefined;
   return {
     token: tokens.length === 1 ? tokens[0] : undefined,
-    event: isWebhookEvent(event) ? event : undefined,
+    event: events.length === 1 ? events[0] : undefined,
   };
+}
+
+/**
+ * {@link decodedParams} of a query with nothing to decode (no `%`, `+` nor lone surrogate): the same split as the
+ * WHATWG form-urlencoded parser's (at each `&`, then at a pair's first `=`; a pair without one has an empty value),
+ * after URLSearchParams's dropping of a leading `?`.
+ */
+function plainParams(query: string): { token: string | undefined; event: string | undefined } {
+  let token: string | undefined;
+  let event: string | undefined;
+  let tokens = 0;
+  let events = 0;
+  // A leading "?" is dropped, as URLSearchParams drops it from a string (a url with "??" in it).
+  for (let start = query.startsWith("?") ? 1 : 0; start <= query.length; ) {
+    let end = query.indexOf("&", start);
+    if (end === -1) end = query.length;
+    const equals = query.indexOf("=", start);
+    const split = equals === -1 || equals > end ? end : equals;
+    const name = query.slice(start, split);
+    if (name === DELIVERY_TOKEN_PARAM) {
+      tokens++;
+      token = query.slice(split === end ? end : split + 1, end);
+    } else if (name === DELIVERY_EVENT_PARAM) {
+      events++;
+      event = query.slice(split === end ? end : split + 1, end);
+    }
+    start = end + 1;
+  }
+  return { token: tokens === 1 ? token : undefined, event: events === 1 ? event : undefined };
 }
 
 /**
@@ -174,7 +217,10 @@ export function matchToken(given: string | undefined, accepted: readonly string[
     // A length difference is folded into the same accumulator; the loop runs over the secret's length, so its time
     // says how long the secret is (which the minted form makes public anyway), never how much of it was guessed.
     let difference = text.length ^ secret.length;
-    for (let j = 0; j < secret.length; j++) difference |= secret.charCodeAt(j) ^ text.charCodeAt(j);
+    // A character past the given token's end counts as 0 (the length difference already tells them apart): a read
+    // past a string's end is JavaScript's slow path, and would make the loop slower for short given tokens.
+    for (let j = 0; j < secret.length; j++)
+      difference |= secret.charCodeAt(j) ^ (j < text.length ? text.charCodeAt(j) : 0);
     if (difference === 0 && given !== undefined && secret.length > 0 && found === -1) found = i;
   }
   return found;

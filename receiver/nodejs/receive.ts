@@ -16,7 +16,7 @@ import {
   type RefusalCode,
   refusal,
 } from "./refusals.js";
-import { type AcceptedTokens, acceptedTokens, ReceiverConfigError, verifyWith } from "./verify.js";
+import { type AcceptedTokens, checkedTokens, ReceiverConfigError, verifyWith } from "./verify.js";
 
 /** A refused delivery: the status and the JSON body to answer with. */
 export interface Refused {
@@ -154,6 +154,20 @@ export function parseBody(
   }
 }
 
+/**
+ * Whether a body is larger than the cap, its text counted in UTF-8 bytes. A text of at most cap / 3 UTF-16 units is
+ * within the cap without being encoded: a unit is at most 3 UTF-8 bytes (a surrogate pair 4 for 2, a lone one 3, as
+ * U+FFFD).
+ *
+ * @param body the body's bytes, or its text
+ * @param cap the body cap in bytes
+ */
+function passesCap(body: Uint8Array | string, cap: number): boolean {
+  if (typeof body !== "string") return body.length > cap;
+  if (body.length * 3 <= cap) return false;
+  return new TextEncoder().encode(body).length > cap;
+}
+
 /** A request as {@link receiveDelivery} reads it, whole. */
 export interface DeliveryRequest {
   /** e.g. `"POST"` */
@@ -180,11 +194,10 @@ export interface DeliveryRequest {
  * @throws {ReceiverConfigError} when the tokens or the cap are not valid (never for anything of the request)
  */
 export function receiveDelivery(request: DeliveryRequest): Reception {
-  const tokens = acceptedTokens(request.tokens);
+  const tokens = checkedTokens(request.tokens);
   const cap = bodyCap(request.maxBodyBytes);
   const admitted = admit(request.method, request.requestUrl, tokens);
   if ("refusal" in admitted) return admitted;
-  const size = typeof request.body === "string" ? new TextEncoder().encode(request.body).length : request.body.length;
-  if (size > cap) return refused("too_large");
+  if (passesCap(request.body, cap)) return refused("too_large");
   return parseBody(admitted, request.contentType, request.body);
 }

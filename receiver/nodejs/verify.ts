@@ -73,7 +73,38 @@ export type Verification =
  * @throws {ReceiverConfigError} as {@link acceptedTokens}, for the accepted tokens only
  */
 export function verifyDelivery(input: { requestUrl: string; tokens: AcceptedTokens }): Verification {
-  return verifyWith(input.requestUrl, acceptedTokens(input.tokens));
+  return verifyWith(input.requestUrl, checkedTokens(input.tokens));
+}
+
+/** The tokens last given to {@link checkedTokens}, as they were then (a list's own copy), and their checked list. */
+let lastChecked:
+  | { given: AcceptedTokens; copy: readonly unknown[] | undefined; checked: readonly string[] }
+  | undefined;
+
+/**
+ * {@link acceptedTokens}, remembered for the tokens of the last call: a service that calls {@link verifyDelivery} or
+ * `receiveDelivery` on each request with the same tokens has them checked once. The same string, or the same list
+ * holding the same strings as when it was checked (a list changed since is checked again), gives the list checked
+ * then; anything else is checked, and throws, as {@link acceptedTokens} does.
+ *
+ * @param tokens as {@link acceptedTokens}'s
+ * @returns as {@link acceptedTokens}
+ * @throws {ReceiverConfigError} as {@link acceptedTokens}
+ */
+export function checkedTokens(tokens: AcceptedTokens): readonly string[] {
+  const last = lastChecked;
+  if (last !== undefined && last.given === tokens && (last.copy === undefined || sameItems(last.copy, tokens)))
+    return last.checked;
+  const checked = acceptedTokens(tokens);
+  lastChecked = { given: tokens, copy: typeof tokens === "string" ? undefined : [...tokens], checked };
+  return checked;
+}
+
+/** Whether a list holds the same items, in the same order, as a copy of it made earlier. */
+function sameItems(copy: readonly unknown[], list: AcceptedTokens): boolean {
+  if (typeof list === "string" || list.length !== copy.length) return false;
+  for (let i = 0; i < copy.length; i++) if (list[i] !== copy[i]) return false;
+  return true;
 }
 
 /**

@@ -66,6 +66,43 @@ describe("the delivery token (kernel/delivery-token.ts)", () => {
     expect(deliveryParams("/h")).toEqual({ token: undefined, event: undefined });
   });
 
+  it("reads a query's token and event as URLSearchParams does, whatever the query", () => {
+    // The pieces of a query that matter to its reading: the two names, their separators, escapes, '+', surrogates.
+    const piece = fc.constantFrom(
+      DELIVERY_TOKEN_PARAM,
+      DELIVERY_EVENT_PARAM,
+      "helpdesk_token2",
+      "ticket_opened",
+      "note_added",
+      TOKEN,
+      "&",
+      "=",
+      "%5F",
+      "%",
+      "+",
+      "#",
+      "?",
+      "\uD800",
+      "\uD83D\uDE00",
+      "a",
+      "",
+    );
+    fc.assert(
+      fc.property(fc.array(piece, { maxLength: 12 }), (pieces) => {
+        const query = pieces.join("");
+        const params = new URLSearchParams(query);
+        const tokens = params.getAll(DELIVERY_TOKEN_PARAM);
+        const events = params.getAll(DELIVERY_EVENT_PARAM);
+        const event = events.length === 1 ? events[0] : undefined;
+        expect(deliveryParams(`/h?${query}`)).toEqual({
+          token: tokens.length === 1 ? tokens[0] : undefined,
+          event: event === "ticket_opened" || event === "note_added" ? event : undefined,
+        });
+      }),
+      { numRuns: 2000 },
+    );
+  });
+
   it("matches a token against every accepted one: the index of the equal one, else -1", () => {
     fc.assert(
       fc.property(fc.array(token, { minLength: 1, maxLength: 3 }), token, (accepted, other) => {
