@@ -1,7 +1,7 @@
 /**
  * The delivery token in the provider core, against a real emulator over HTTP: minted or given, registered in the url's
  * query, recorded as outputs, and never in a message; check's rules for the token inputs; which changes replace; the
- * adoption of a webhook that has a token. The Pulumi CLI runs of the same are in tests/e2e/delivery-tokens.test.ts.
+ * adoption of a webhook that has a token. The Pulumi CLI runs of the same are in tests/e2e/receiving.test.ts.
  */
 import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";

@@ -177,8 +177,10 @@ describe("README.md states the rules as their homes do", () => {
   });
 
   it("the package names it spells are those of kernel/names.ts", () => {
+    // The receiver kit's npm package is the one other scoped name the README spells (its section "Receiving deliveries").
     const expectations: [RegExp, string][] = [
-      [/(@[\w-]+\/[\w-]+)(?=[`"' ]|$)/gm, names.nodejsSdkPackage()],
+      [/(@[\w-]+\/(?!receiver\b)[\w-]+)(?=[`"' ]|$)/gm, names.nodejsSdkPackage()],
+      [/(@[\w-]+\/receiver)(?=[`"' ,]|$)/gm, names.receiverNpmPackage()],
       [/\b(pulumi_[a-z]+)\b/g, names.PYTHON_PACKAGE],
       [/\b(github\.com\/[\w-]+\/[\w-]+\/sdk\/go)\b/g, names.goModulePath()],
       // Maven coordinates under either GitHub namespace: the one Central no longer grants is caught too.
