@@ -31,6 +31,7 @@
  */
 import { EVENTS, isWebhookEvent } from "../kernel/events.js";
 import { DYNAMIC_WEBHOOK_TYPE, WEBHOOK_TYPE } from "../kernel/names.js";
+import { PACKAGE_NAME } from "../kernel/package-version.js";
 import { UNKNOWN } from "../kernel/pulumi-wire.js";
 import {
   ALLOWED_HOST_PATTERN,
@@ -301,7 +302,7 @@ const deliveryToken: ResourcePolicy<undefined> = {
     if (has === true) return undefined;
     if (has === UNKNOWN) return notKnownYet("useDeliveryToken");
     return {
-      violation: `${webhookTitle(resource.name, resource.property("event"))}: it has no delivery token, so its receiver cannot tell the help desk's deliveries from forged requests; set useDeliveryToken: true (the provider then mints a token and registers the url with it) or give your own deliveryToken, and verify each delivery in the receiver with a pulumi-helpdesk receiver kit.`,
+      violation: `${webhookTitle(resource.name, resource.property("event"))}: it has no delivery token, so its receiver cannot tell the help desk's deliveries from forged requests; set useDeliveryToken: true (the provider then mints a token and registers the url with it) or give your own deliveryToken, and verify each delivery in the receiver with a ${PACKAGE_NAME} receiver kit.`,
     };
   },
 };
