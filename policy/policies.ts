@@ -9,15 +9,19 @@
  * - `webhook-url-https`: the url uses https;
  * - `webhook-url-allowed-hosts`: the url's host is in the config's `allowedHosts` (enforced once it is set);
  * - `webhook-event-allowed`: the event is in the config's `events` (enforced once it is set);
- * - `webhook-no-duplicates` (a stack policy): no two webhooks with the same event and url on one help desk.
+ * - `webhook-no-duplicates` (a stack policy): no two webhooks with the same event and url on one help desk;
+ * - `webhook-has-delivery-token`: the webhook has a delivery token (`kernel/delivery-token.ts`), so its receiver can
+ *   refuse forged deliveries.
  *
- * Each checks the native `helpdesk:index:Webhook` and the dynamic `Webhook` alike (`kernel/names.ts`). All are
- * mandatory unless the config says otherwise (`enforcementLevel`: advisory, mandatory, disabled).
+ * Each checks the native `helpdesk:index:Webhook` and the dynamic `Webhook` alike (`kernel/names.ts`). Each states
+ * its own enforcement level, which the config's replaces (`enforcementLevel`: advisory, mandatory, disabled; or the
+ * level alone, `"webhook-has-delivery-token": "mandatory"`): all are mandatory but `webhook-has-delivery-token`,
+ * advisory (a delivery token is opt-in, and receivers need the receiver kit to verify it).
  *
- * A policy reads a resource's properties as deserialised (secrets unwrapped: a policy sees a secret url in plain text,
- * so no reason holds one; `policy/rules.ts`), with a value not known during preview left as Pulumi's unknown sentinel:
- * an unknown event or url is not a violation, the policy is not applicable until `pulumi up` knows it, and is checked
- * then. A policy's config is read once per `Configure` ({@link ResourcePolicy.prepare}), not per resource.
+ * A policy reads a resource's properties as deserialised (secrets unwrapped: a policy sees a secret url or delivery
+ * token in plain text, so no reason holds one; `policy/rules.ts`), with a value not known during preview left as
+ * Pulumi's unknown sentinel: an unknown event, url or `useDeliveryToken` is not a violation, the policy is not
+ * applicable until `pulumi up` knows it, and is checked then. A policy's config is read once per `Configure` ({@link ResourcePolicy.prepare}), not per resource.
  *
  * The shapes follow `@pulumi/policy` 1.21.0 `policy.d.ts` (`ResourceValidationPolicy`, `StackValidationPolicy`,
  * `PolicyConfigSchema`) so that `policy/pack.ts` is a thin adapter; how a violation is reported (the policy's
@@ -27,11 +31,13 @@
  */
 import { EVENTS, isWebhookEvent } from "../kernel/events.js";
 import { DYNAMIC_WEBHOOK_TYPE, WEBHOOK_TYPE } from "../kernel/names.js";
+import { PACKAGE_NAME } from "../kernel/package-version.js";
 import { UNKNOWN } from "../kernel/pulumi-wire.js";
 import {
   ALLOWED_HOST_PATTERN,
   duplicateWebhooks,
   type HostEntry,
+  hasDeliveryToken,
   helpDeskKey,
   hostAllowed,
   hostEntries,
@@ -45,6 +51,7 @@ export const POLICY_NAMES = {
   allowedHosts: "webhook-url-allowed-hosts",
   allowedEvents: "webhook-event-allowed",
   noDuplicates: "webhook-no-duplicates",
+  deliveryToken: "webhook-has-delivery-token",
 } as const;
 
 /** How a violation counts (pulumi/pulumi `analyzer.proto` `EnforcementLevel`): reported, failing the run, or not checked. */
@@ -134,7 +141,7 @@ interface Webhook {
 }
 
 /** Why a policy waits for `pulumi up`, when an input it needs is not known during preview. */
-function notKnownYet(input: "event" | "url"): ResourceVerdict {
+function notKnownYet(input: "event" | "url" | "useDeliveryToken"): ResourceVerdict {
   return { notApplicable: `the ${input} is not known until the webhook is created: pulumi up checks it then` };
 }
 
@@ -281,5 +288,24 @@ const noDuplicates: StackPolicy = {
   },
 };
 
+/** `webhook-has-delivery-token`: the webhook has a delivery token ({@link hasDeliveryToken}); advisory by default. */
+const deliveryToken: ResourcePolicy<undefined> = {
+  kind: "resource",
+  name: POLICY_NAMES.deliveryToken,
+  description:
+    "A webhook has a delivery token (useDeliveryToken: true, or its own deliveryToken), so its receiver can refuse requests that do not come from the help desk; advisory unless the config makes it mandatory.",
+  enforcementLevel: "advisory",
+  prepare: () => undefined,
+  validateResource: (resource) => {
+    if (!WEBHOOK_TYPES.includes(resource.type)) return undefined;
+    const has = hasDeliveryToken(resource.property("useDeliveryToken"), resource.property("deliveryToken"));
+    if (has === true) return undefined;
+    if (has === UNKNOWN) return notKnownYet("useDeliveryToken");
+    return {
+      violation: `${webhookTitle(resource.name, resource.property("event"))}: it has no delivery token, so its receiver cannot tell the help desk's deliveries from forged requests; set useDeliveryToken: true (the provider then mints a token and registers the url with it) or give your own deliveryToken, and verify each delivery in the receiver with a ${PACKAGE_NAME} receiver kit.`,
+    };
+  },
+};
+
 /** The pack's policies, in the order `pulumi preview` lists them. */
-export const POLICIES: readonly Policy[] = [urlHttps, urlAllowedHosts, eventAllowed, noDuplicates];
+export const POLICIES: readonly Policy[] = [urlHttps, urlAllowedHosts, eventAllowed, noDuplicates, deliveryToken];

@@ -1,8 +1,9 @@
 /**
- * What the webhook policies (`policy/policies.ts`) decide, as plain functions of a webhook's `event` and `url` and of
- * the pack's config, with no Pulumi in them: whether a url is https, whether its host is one the config allows, and
- * which webhooks of a stack duplicate each other. A url that breaks the url rule (`kernel/webhook-rules.ts`) is left
- * to the provider's `check`, which refuses it with its own reason: no policy reports it twice.
+ * What the webhook policies (`policy/policies.ts`) decide, as plain functions of a webhook's inputs and of the pack's
+ * config, with no Pulumi in them: whether a url is https, whether its host is one the config allows, which webhooks of
+ * a stack duplicate each other, and whether a webhook has a delivery token. A url that breaks the url rule
+ * (`kernel/webhook-rules.ts`) is left to the provider's `check`, which refuses it with its own reason: no policy
+ * reports it twice.
  *
  * Sources: docs/helpdesk-api.md §2.1 (a webhook's `event` and `url`), §6 (the event names); the host comparison
  * follows WHATWG URL's host parsing (lower case, IDNA to ASCII, IPv4 and IPv6 canonical forms); a `*.` wildcard
@@ -12,6 +13,7 @@
  * and policies see secret urls in plain text (docs/design.md "Rooms").
  */
 import { baseUrlText, parseBaseUrl } from "../kernel/base-url.js";
+import { UNKNOWN } from "../kernel/pulumi-wire.js";
 import { webhookUrlProblem } from "../kernel/webhook-rules.js";
 
 /**
@@ -157,4 +159,21 @@ export function duplicateWebhooks(webhooks: readonly StackWebhook[]): DuplicateW
     else firsts.set(key, webhook);
   }
   return duplicates;
+}
+
+/**
+ * Whether a webhook has a delivery token (`kernel/delivery-token.ts`), from its inputs as a policy reads them
+ * (secrets unwrapped, a value not known during preview as Pulumi's unknown sentinel): when `useDeliveryToken` is
+ * `true` (the provider mints the token) or a `deliveryToken` is present, whatever its value (the user's own token; a
+ * secret, or one not known until apply, is still a token). A `deliveryToken` of `null` counts as absent, as a null
+ * input means "not set" in a Pulumi program. Whether a token given is a valid one is the provider's `check`'s to say.
+ *
+ * @param useDeliveryToken the `useDeliveryToken` input (any type; undefined when absent)
+ * @param deliveryToken the `deliveryToken` input (any type; undefined when absent)
+ * @returns true or false; {@link UNKNOWN} when no `deliveryToken` is present and `useDeliveryToken` is not known
+ *   during preview (`pulumi up` knows it)
+ */
+export function hasDeliveryToken(useDeliveryToken: unknown, deliveryToken: unknown): boolean | typeof UNKNOWN {
+  if (useDeliveryToken === true || (deliveryToken !== undefined && deliveryToken !== null)) return true;
+  return useDeliveryToken === UNKNOWN ? UNKNOWN : false;
 }

@@ -7,9 +7,10 @@
  * description, message, enforcement level and URN; the not-applicable policies and why) and `Remediate`.
  *
  * The cases are drawn by fast-check from a fixed seed (a failure names the case): webhooks native, dynamic and of other
- * types; events and urls valid, invalid, unknown during preview, secret (however deep), absent; providers with and
- * without a base URL; configs setting each policy's level (advisory, mandatory, remediate, disabled), `allowedHosts`
- * and `events`.
+ * types; events and urls valid, invalid, unknown during preview, secret (however deep), absent; delivery-token
+ * inputs (`useDeliveryToken`, `deliveryToken`) of every kind the policy tells apart; providers with and without a
+ * base URL; configs setting each policy's level (advisory, mandatory, remediate, disabled), `allowedHosts` and
+ * `events`.
  */
 
 import { join } from "node:path";
@@ -70,6 +71,14 @@ const urls = maybeSecret(
 /** Events: every help-desk event, one that is none, unknown, not a string, absent. */
 const events = maybeSecret(fc.constantFrom<unknown>(...EVENTS, "no_such_event", UNKNOWN, 42, undefined));
 
+/** `useDeliveryToken`: true, false, unknown, not a boolean, absent. */
+const useDeliveryTokens = maybeSecret(fc.constantFrom<unknown>(true, false, UNKNOWN, "true", undefined, undefined));
+
+/** `deliveryToken`: a token, an empty one, unknown, null, absent (most often). */
+const deliveryTokens = maybeSecret(
+  fc.constantFrom<unknown>("hdt_the-users-own-token-s3cr3t", "", UNKNOWN, null, undefined, undefined, undefined),
+);
+
 /** A provider: none (the engine's default provider is still a provider, but a case without one is allowed), or one with a base URL. */
 const providers = fc.option(
   fc.record({
@@ -95,12 +104,16 @@ const resources: fc.Arbitrary<AnalyzedResource> = fc
     name: fc.oneof(fc.constantFrom("a", "b", "c", "twin"), fc.string({ maxLength: 12 })),
     event: events,
     url: urls,
+    useDeliveryToken: useDeliveryTokens,
+    deliveryToken: deliveryTokens,
     provider: providers,
   })
-  .map(({ type, name, event, url, provider }) => {
+  .map(({ type, name, event, url, useDeliveryToken, deliveryToken, provider }) => {
     const properties: Record<string, unknown> = {};
     if (event !== undefined) properties.event = event;
     if (url !== undefined) properties.url = url;
+    if (useDeliveryToken !== undefined) properties.useDeliveryToken = useDeliveryToken;
+    if (deliveryToken !== undefined) properties.deliveryToken = deliveryToken;
     if (type === DYNAMIC_WEBHOOK_TYPE) properties.__provider = "exports.handler = ...";
     const providerProperties: Record<string, unknown> = {};
     if (provider?.baseUrl !== undefined) providerProperties.baseUrl = provider.baseUrl;
@@ -146,8 +159,9 @@ const configs: fc.Arbitrary<Record<string, Record<string, unknown>>> = fc
     events: levels,
     allowedEvents: fc.option(fc.subarray([...EVENTS], { minLength: 1, maxLength: 4 }), { nil: undefined }),
     duplicates: levels,
+    token: levels,
   })
-  .map(({ https, hosts, allowedHosts, events: eventsLevel, allowedEvents, duplicates }) => {
+  .map(({ https, hosts, allowedHosts, events: eventsLevel, allowedEvents, duplicates, token }) => {
     const config: Record<string, Record<string, unknown>> = {};
     const set = (policy: string, level: string | undefined, properties: Record<string, unknown> = {}): void => {
       if (level === undefined && Object.keys(properties).length === 0) return;
@@ -157,6 +171,7 @@ const configs: fc.Arbitrary<Record<string, Record<string, unknown>>> = fc
     set(POLICY_NAMES.allowedHosts, hosts, allowedHosts ? { allowedHosts } : {});
     set(POLICY_NAMES.allowedEvents, eventsLevel, allowedEvents ? { events: allowedEvents } : {});
     set(POLICY_NAMES.noDuplicates, duplicates);
+    set(POLICY_NAMES.deliveryToken, token);
     return config;
   });
 
@@ -230,6 +245,13 @@ describe("the policy pack's two forms, asked the same questions", () => {
       [...seen].some((entry) => entry.startsWith("not applicable: ")),
       "a policy not applicable",
     ).toBe(true);
+    // The delivery-token policy was seen at its own level (advisory, 0) and at one the config set (mandatory, 1), and
+    // not applicable (its useDeliveryToken unknown).
+    for (const entry of ["0", "1"].map((level) => `${POLICY_NAMES.deliveryToken} ${level}`))
+      expect(seen.has(entry), entry).toBe(true);
+    expect(seen.has(`not applicable: ${POLICY_NAMES.deliveryToken}`), "the delivery-token policy not applicable").toBe(
+      true,
+    );
     expect(
       [...seen].some((entry) => entry.startsWith("not remediated: ")),
       "a policy at remediate",

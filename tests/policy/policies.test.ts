@@ -1,11 +1,13 @@
 /**
- * The policy pack's four policies (policy/policies.ts), each asked as the engine asks: over gRPC, of the built
+ * The policy pack's policies (policy/policies.ts), each asked as the engine asks: over gRPC, of the built
  * executable under the analyzer's name (`node dist/bin/release.js pulumi-analyzer-helpdesk`, the very code the release
  * bundles), with properties as the engine sends them (secrets wrapped in Pulumi's signature, unknowns as its
  * sentinel) and config as `--policy-pack-config` sets it. And the host rule of `allowedHosts` (policy/rules.ts) on its
- * own: wildcards, ports, case, trailing dots, IDNA and IP literals.
+ * own: wildcards, ports, case, trailing dots, IDNA and IP literals; and the delivery-token rule on its own.
  *
- * Every violation is checked to name its resource and event and to hold no url, path, query or user info.
+ * Every violation is checked to name its resource and event and to hold no url, path, query or user info. The
+ * webhooks of the cases have a delivery token (`useDeliveryToken: true`) unless a case is about it, so that each case
+ * sees only the policy it is about.
  */
 
 import { join } from "node:path";
@@ -22,7 +24,14 @@ import { packageVersion } from "../../kernel/package-version.js";
 import { UNKNOWN } from "../../kernel/pulumi-wire.js";
 import { required } from "../../kernel/required.js";
 import { POLICY_NAMES } from "../../policy/policies.js";
-import { duplicateWebhooks, hostAllowed, hostEntries, hostEntry, webhookUrl } from "../../policy/rules.js";
+import {
+  duplicateWebhooks,
+  hasDeliveryToken,
+  hostAllowed,
+  hostEntries,
+  hostEntry,
+  webhookUrl,
+} from "../../policy/rules.js";
 import { asSecret } from "../../provider/native/properties.js";
 import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import {
@@ -112,8 +121,38 @@ describe("the duplicates rule", () => {
   });
 });
 
+describe("the delivery-token rule", () => {
+  it("finds a token in useDeliveryToken: true or in any deliveryToken present: a string, a secret, one not known yet", () => {
+    expect(hasDeliveryToken(true, undefined)).toBe(true);
+    expect(hasDeliveryToken(undefined, "hdt_a-token-of-the-users-own-making")).toBe(true);
+    expect(hasDeliveryToken(false, "hdt_a-token-of-the-users-own-making")).toBe(true);
+    expect(hasDeliveryToken(undefined, asSecret("hdt_a-token-of-the-users-own-making"))).toBe(true);
+    expect(hasDeliveryToken(undefined, UNKNOWN)).toBe(true);
+    expect(hasDeliveryToken(UNKNOWN, UNKNOWN)).toBe(true);
+    expect(hasDeliveryToken(UNKNOWN, "")).toBe(true);
+  });
+
+  it("finds none when both are absent, useDeliveryToken is not true, or deliveryToken is null", () => {
+    expect(hasDeliveryToken(undefined, undefined)).toBe(false);
+    expect(hasDeliveryToken(false, undefined)).toBe(false);
+    expect(hasDeliveryToken("true", undefined)).toBe(false);
+    expect(hasDeliveryToken(1, null)).toBe(false);
+  });
+
+  it("waits for pulumi up when useDeliveryToken is not known and no deliveryToken is present", () => {
+    expect(hasDeliveryToken(UNKNOWN, undefined)).toBe(UNKNOWN);
+    expect(hasDeliveryToken(UNKNOWN, null)).toBe(UNKNOWN);
+  });
+});
+
 /** The parts of the test urls a message must never hold. */
 const URL_PARTS = ["/secret-path", "token=", "s3cr3t", "user:", "hooks.example.com/"];
+
+/** A webhook's delivery-token inputs: a delivery token minted by the provider, unless a case says otherwise. */
+type TokenInputs = { useDeliveryToken?: unknown; deliveryToken?: unknown };
+
+/** The token inputs of a webhook that has a delivery token. */
+const WITH_TOKEN: TokenInputs = { useDeliveryToken: true };
 
 /** A native webhook on a provider with a base URL. */
 function nativeHook(
@@ -121,21 +160,22 @@ function nativeHook(
   event: unknown,
   url: unknown,
   baseUrl = "https://desk.example/api",
+  token: TokenInputs = WITH_TOKEN,
 ): AnalyzedResource {
   return {
     type: WEBHOOK_TYPE,
     name,
-    properties: { event, url } as Record<string, unknown>,
+    properties: { event, url, ...token } as Record<string, unknown>,
     provider: { type: PROVIDER_TYPE, name: `desk-${baseUrl.length}`, properties: { baseUrl } },
   };
 }
 
 /** A dynamic Webhook, as the dynamic provider's resources look to the engine. */
-function dynamicHook(name: string, event: unknown, url: unknown): AnalyzedResource {
+function dynamicHook(name: string, event: unknown, url: unknown, token: TokenInputs = WITH_TOKEN): AnalyzedResource {
   return {
     type: DYNAMIC_WEBHOOK_TYPE,
     name,
-    properties: { event, url, __provider: "exports.handler = ..." } as Record<string, unknown>,
+    properties: { event, url, ...token, __provider: "exports.handler = ..." } as Record<string, unknown>,
     provider: { type: "pulumi:providers:pulumi-nodejs", name: "default", properties: {} },
   };
 }
@@ -159,13 +199,25 @@ describe("the analyzer (the built executable under its name), asked as the engin
     await analyzer?.close();
   });
 
-  it("is the helpdesk pack of this package's version, with the four policies", async () => {
+  it("is the helpdesk pack of this package's version, with its policies, each at its own level", async () => {
     expect(await analyzer.info()).toEqual({
       name: POLICY_PACK,
       version: packageVersion(),
       policies: Object.values(POLICY_NAMES),
     });
     expect(ANALYZER_EXECUTABLE).toBe(PLUGIN_EXECUTABLE.replace("resource", "analyzer"));
+    // analyzer.proto's EnforcementLevel: 0 advisory, 1 mandatory.
+    expect(
+      Object.fromEntries(
+        (await analyzer.raw.info()).policiesList.map(({ name, enforcementlevel }) => [name, enforcementlevel]),
+      ),
+    ).toEqual({
+      [POLICY_NAMES.https]: 1,
+      [POLICY_NAMES.allowedHosts]: 1,
+      [POLICY_NAMES.allowedEvents]: 1,
+      [POLICY_NAMES.noDuplicates]: 1,
+      [POLICY_NAMES.deliveryToken]: 0,
+    });
   });
 
   it("webhook-url-https: refuses http, native and dynamic alike, mandatory by default; passes https", async () => {
@@ -291,6 +343,79 @@ describe("the analyzer (the built executable under its name), asked as the engin
     expectSafe(found[0], "again", "ticket_opened");
     expect(found[0]?.message).toContain('"first"');
     expectSafe(found[1], "dyn-b", "note_added");
+  });
+
+  it("webhook-has-delivery-token: advisory by default, native and dynamic alike; mandatory or disabled by config", async () => {
+    await analyzer.configure({});
+    for (const make of [
+      (token: TokenInputs) =>
+        nativeHook("tokenless", "ticket_opened", "https://hooks.example.com/secret-path", undefined, token),
+      (token: TokenInputs) => dynamicHook("tokenless", "ticket_opened", "https://hooks.example.com/secret-path", token),
+    ]) {
+      for (const token of [
+        {},
+        { useDeliveryToken: false },
+        { useDeliveryToken: asSecret(false) },
+        { deliveryToken: null },
+      ]) {
+        const found = await analyzer.analyze(make(token));
+        expect(
+          found.map(({ policy, level }) => ({ policy, level })),
+          JSON.stringify(token),
+        ).toEqual([{ policy: POLICY_NAMES.deliveryToken, level: "advisory" }]);
+        expectSafe(found[0], "tokenless", "ticket_opened");
+        expect(found[0]?.message).toContain("set useDeliveryToken: true");
+        expect(found[0]?.message).toContain("receiver kit");
+      }
+      for (const token of [
+        { useDeliveryToken: true },
+        { useDeliveryToken: asSecret(true) },
+        { deliveryToken: asSecret("hdt_the-users-own-token-s3cr3t") },
+        { deliveryToken: "hdt_the-users-own-token-s3cr3t", useDeliveryToken: false },
+        { deliveryToken: UNKNOWN },
+        { deliveryToken: asSecret(UNKNOWN) },
+        { deliveryToken: asSecret(UNKNOWN), useDeliveryToken: UNKNOWN },
+      ]) {
+        const response = await analyzer.raw.analyze(make(token));
+        expect(response, JSON.stringify(token)).toEqual({ diagnosticsList: [], notApplicableList: [] });
+      }
+    }
+    await analyzer.configure({ [POLICY_NAMES.deliveryToken]: { enforcementLevel: "mandatory" } });
+    const mandatory = await analyzer.analyze(
+      nativeHook("tokenless", "note_added", "https://h.example/x", undefined, {}),
+    );
+    expect(mandatory.map(({ policy, level }) => ({ policy, level }))).toEqual([
+      { policy: POLICY_NAMES.deliveryToken, level: "mandatory" },
+    ]);
+    await analyzer.configure({ [POLICY_NAMES.deliveryToken]: { enforcementLevel: "disabled" } });
+    expect(await analyzer.analyze(nativeHook("tokenless", "note_added", "https://h.example/x", undefined, {}))).toEqual(
+      [],
+    );
+    // Another policy's config leaves this one at its own level.
+    await analyzer.configure({ [POLICY_NAMES.allowedEvents]: { events: ["note_added"] } });
+    expect(
+      (await analyzer.analyze(dynamicHook("tokenless", "note_added", "https://h.example/x", {}))).map(
+        ({ level }) => level,
+      ),
+    ).toEqual(["advisory"]);
+  });
+
+  it("webhook-has-delivery-token: not applicable while useDeliveryToken is not known and no deliveryToken is given", async () => {
+    await analyzer.configure({ [POLICY_NAMES.deliveryToken]: { enforcementLevel: "mandatory" } });
+    for (const useDeliveryToken of [UNKNOWN, asSecret(UNKNOWN)]) {
+      const response = await analyzer.raw.analyze(
+        dynamicHook("later", "ticket_opened", "https://h.example/x", { useDeliveryToken }),
+      );
+      expect(response).toEqual({
+        diagnosticsList: [],
+        notApplicableList: [
+          {
+            policyName: POLICY_NAMES.deliveryToken,
+            reason: "the useDeliveryToken is not known until the webhook is created: pulumi up checks it then",
+          },
+        ],
+      });
+    }
   });
 
   it("quotes the event as JSON in every message: an escape sequence or a line break in it cannot forge terminal output", async () => {

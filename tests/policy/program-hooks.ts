@@ -4,8 +4,20 @@
  */
 import { POLICY_NAMES } from "../../policy/policies.js";
 
-/** The `--policy-pack-config` of the suites: webhooks may go to hooks.example.com only. */
+/**
+ * The `--policy-pack-config` of the suites: webhooks may go to hooks.example.com only; `webhook-has-delivery-token`
+ * stays at its own level, advisory (none of these webhooks has a delivery token).
+ */
 export const PACK_CONFIG = { [POLICY_NAMES.allowedHosts]: { allowedHosts: ["hooks.example.com"] } };
+
+/**
+ * {@link PACK_CONFIG} with `webhook-has-delivery-token` made mandatory, in each of the config file's two forms: the
+ * level alone, and an object with `enforcementLevel`. Under either, the compliant webhooks fail preview.
+ */
+export const TOKEN_MANDATORY_CONFIGS = [
+  { ...PACK_CONFIG, [POLICY_NAMES.deliveryToken]: "mandatory" },
+  { ...PACK_CONFIG, [POLICY_NAMES.deliveryToken]: { enforcementLevel: "mandatory" } },
+];
 
 /** The url both webhooks of the duplicate pair take, as a Pulumi secret. */
 export const SECRET_URL = "https://hooks.example.com/twin-secret-path?token=twin-s3cr3t";
@@ -18,7 +30,7 @@ export interface ProgramHook {
   secretUrl?: boolean;
 }
 
-/** The compliant webhooks. */
+/** The compliant webhooks: each breaks only `webhook-has-delivery-token` (advisory under {@link PACK_CONFIG}). */
 export const COMPLIANT: [ProgramHook, ...ProgramHook[]] = [
   { name: "compliant", event: "ticket_started", url: "https://hooks.example.com/compliant" },
   { name: "compliant-too", event: "note_added", url: "https://HOOKS.example.com:8443/compliant" },

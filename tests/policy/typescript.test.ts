@@ -12,7 +12,9 @@
  * For each: a program with an http webhook, one on a host outside `allowedHosts`, a duplicate pair (url given as a
  * secret) and a compliant one fails `pulumi preview`, each violation naming its resource, and no url, path, query or
  * token anywhere in the output; `pulumi up` with the pack creates nothing on the emulator; the compliant webhooks
- * alone pass preview and are created.
+ * alone pass preview, `webhook-has-delivery-token` printed as advisory for each (they declare no delivery token),
+ * fail it when the config makes that policy mandatory, and are created. (That a webhook with a delivery token passes
+ * is tests/policy/policies.test.ts's: the Webhook of this branch has no token inputs yet.)
  */
 
 import { chmodSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
@@ -30,7 +32,15 @@ import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { unpackRelease } from "../no-node/no-node-desks.js";
 import { heldWebhooks } from "../support/emulator.js";
 import { configAsLoginWrites, createTestStack, pulumiAvailable, type TestStack } from "../support/pulumi.js";
-import { COMPLIANT, FORBIDDEN_IN_OUTPUT, PACK_CONFIG, SECRET_URL, VIOLATING, VIOLATORS } from "./program-hooks.js";
+import {
+  COMPLIANT,
+  FORBIDDEN_IN_OUTPUT,
+  PACK_CONFIG,
+  SECRET_URL,
+  TOKEN_MANDATORY_CONFIGS,
+  VIOLATING,
+  VIOLATORS,
+} from "./program-hooks.js";
 
 const programDir = fileURLToPath(new URL("../e2e/program", import.meta.url));
 const client = {
@@ -55,14 +65,18 @@ describe.skipIf(!pulumiAvailable())(
     /** The pack in each form, made by beforeAll. */
     const packs: Record<"executable" | "folder", string> = { executable: "", folder: "" };
     let configFile: string;
+    /** {@link TOKEN_MANDATORY_CONFIGS}' files, made by beforeAll. */
+    let tokenMandatoryFiles: string[];
 
     /**
      * Runs preview or up with a pack and the config file, never throwing for a failed run. `up` is the CLI's own
      * `pulumi up --yes`, which previews first as a person's `pulumi up` does (the Automation API's `up` passes
      * `--skip-preview`, under which Pulumi analyses resource by resource and may create a compliant webhook before a
      * violation stops the run: the README's "Governance" says so).
+     *
+     * @param config the `--policy-pack-config` file (default: {@link PACK_CONFIG}'s)
      */
-    async function run(operation: "preview" | "up", pack: string): Promise<Outcome> {
+    async function run(operation: "preview" | "up", pack: string, config = configFile): Promise<Outcome> {
       if (operation === "up") {
         const env = { ...process.env, ...(test.stack.workspace as LocalWorkspace).envVars };
         const args = [
@@ -74,7 +88,7 @@ describe.skipIf(!pulumiAvailable())(
           "--policy-pack",
           pack,
           "--policy-pack-config",
-          configFile,
+          config,
         ];
         const ran = await runCommand("pulumi", args, { cwd: programDir, env });
         return { ok: ran.code === 0, output: `${ran.stdout}\n${ran.stderr}` };
@@ -83,7 +97,7 @@ describe.skipIf(!pulumiAvailable())(
       try {
         await test.stack.preview({
           policyPacks: [pack],
-          policyPackConfigs: [configFile],
+          policyPackConfigs: [config],
           onOutput: (text: string) => (output += text),
         });
         return { ok: true, output };
@@ -105,6 +119,11 @@ describe.skipIf(!pulumiAvailable())(
       chmodSync(packs.folder, 0o755);
       configFile = join(work, "policy-config.json");
       writeFileSync(configFile, JSON.stringify(PACK_CONFIG));
+      tokenMandatoryFiles = TOKEN_MANDATORY_CONFIGS.map((config, index) => {
+        const file = join(work, `policy-config-token-mandatory-${index}.json`);
+        writeFileSync(file, JSON.stringify(config));
+        return file;
+      });
       emulator = await startEmulator({ port: 0, autoApprove: true, clients: [client] });
       const tokens = await signIn({ baseUrl: emulator.url, ...client });
       test = await createTestStack(programDir, {
@@ -141,10 +160,30 @@ describe.skipIf(!pulumiAvailable())(
           for (const part of FORBIDDEN_IN_OUTPUT) expect(outcome.output, part).not.toContain(part);
         });
 
-        it("passes the compliant program, which up creates", async () => {
+        it("fails preview of the compliant program when the config makes webhook-has-delivery-token mandatory", async () => {
+          await test.stack.setConfig("e2e:hooks", { value: JSON.stringify(COMPLIANT) });
+          for (const [index, file] of tokenMandatoryFiles.entries()) {
+            const outcome = await run("preview", packs[form], file);
+            expect(outcome.ok, `${JSON.stringify(TOKEN_MANDATORY_CONFIGS[index])}\n${outcome.output}`).toBe(false);
+            for (const { name } of COMPLIANT)
+              expect(outcome.output, name).toMatch(
+                new RegExp(`\\[mandatory\\]\\s+${POLICY_NAMES.deliveryToken}[^\\n]*: ${name}\\)`),
+              );
+            expect(outcome.output).not.toMatch(new RegExp(`\\[advisory\\]\\s+${POLICY_NAMES.deliveryToken}`));
+            for (const part of FORBIDDEN_IN_OUTPUT) expect(outcome.output, part).not.toContain(part);
+          }
+        });
+
+        it("passes the compliant program, printing webhook-has-delivery-token as advisory, which up creates", async () => {
           await test.stack.setConfig("e2e:hooks", { value: JSON.stringify(COMPLIANT) });
           const previewed = await run("preview", packs[form]);
           expect(previewed.ok, previewed.output).toBe(true);
+          for (const { name } of COMPLIANT)
+            expect(previewed.output, name).toMatch(
+              new RegExp(
+                `\\[advisory\\]\\s+${POLICY_NAMES.deliveryToken}[^\\n]*: ${name}\\)\\n[^\\n]*\\n[^\\n]*"${name}"[^\\n]*set useDeliveryToken: true`,
+              ),
+            );
           const created = await run("up", packs[form]);
           expect(created.ok, created.output).toBe(true);
           expect(

@@ -490,7 +490,7 @@ describe("the executable, with no Node.js on PATH", () => {
         const found = await analyzer.analyze({
           type: WEBHOOK_TYPE,
           name: "plain",
-          properties: { event: "ticket_opened", url: "http://h.example/x" },
+          properties: { event: "ticket_opened", url: "http://h.example/x", useDeliveryToken: true },
         });
         expect(found.map(({ policy, level }) => ({ policy, level }))).toEqual([
           { policy: POLICY_NAMES.https, level: "mandatory" },

@@ -2,8 +2,9 @@
  * The README's statements of a rule are the rule's: its generated blocks are what scripts/docs/readme.ts writes from
  * the homes (the settings table, their precedence), and the versions, the Node.js floor and the package's names it
  * (and each example's README) spells out are those of package.json, `kernel/node-support.ts` and `kernel/names.ts`;
- * what they say is published is `kernel/published.ts`'s (the README's and the examples' generated blocks), and
- * CHANGELOG.md's one unreleased section is package.json's version.
+ * what they say is published is `kernel/published.ts`'s (the README's and the examples' generated blocks),
+ * CHANGELOG.md's one unreleased section is package.json's version, and the policies its "Governance" table lists, with
+ * their default levels, are those of `policy/policies.ts`.
  */
 
 import { readdirSync, readFileSync } from "node:fs";
@@ -16,6 +17,7 @@ import * as packageVersion from "../../kernel/package-version.js";
 import * as published from "../../kernel/published.js";
 import { required } from "../../kernel/required.ts";
 import * as settings from "../../kernel/settings.js";
+import { POLICIES } from "../../policy/policies.js";
 import { RELEASE_WORKFLOW, unreleasedHeading } from "../../scripts/docs/published.ts";
 import {
   exampleBlocks,
@@ -174,6 +176,14 @@ describe("README.md states the rules as their homes do", () => {
       required(entry.split(": ")[1], `the version in ${entry}`),
     );
     expect(named.filter((stated) => !NODE_FLOORS.some((floor) => floor.startsWith(stated)))).toEqual([]);
+  });
+
+  it("its Governance table lists the policy pack's policies, in order, each with the level it states for itself", () => {
+    // A row: | `<policy name>` | what it asks | <default level>... |
+    const rows = [...readme.matchAll(/^\| `(webhook-[a-z-]+)` \|.*\| (advisory|mandatory|disabled)\b[^|]*\|$/gm)];
+    expect(rows.map(([, name, level]) => [name, level])).toEqual(
+      POLICIES.map(({ name, enforcementLevel }) => [name, enforcementLevel]),
+    );
   });
 
   it("the package names it spells are those of kernel/names.ts", () => {
