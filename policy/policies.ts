@@ -29,6 +29,7 @@
  *
  * Sources: docs/helpdesk-api.md §2.1 (`event`, `url`), §6 (event names); pulumi/pulumi v3.259 `proto/pulumi/analyzer.proto`.
  */
+import { wantsDeliveryToken } from "../kernel/delivery-token-inputs.js";
 import { EVENTS, isWebhookEvent } from "../kernel/events.js";
 import { DYNAMIC_WEBHOOK_TYPE, WEBHOOK_TYPE } from "../kernel/names.js";
 import { PACKAGE_NAME } from "../kernel/package-version.js";
@@ -37,7 +38,6 @@ import {
   ALLOWED_HOST_PATTERN,
   duplicateWebhooks,
   type HostEntry,
-  hasDeliveryToken,
   helpDeskKey,
   hostAllowed,
   hostEntries,
@@ -288,7 +288,11 @@ const noDuplicates: StackPolicy = {
   },
 };
 
-/** `webhook-has-delivery-token`: the webhook has a delivery token ({@link hasDeliveryToken}); advisory by default. */
+/**
+ * `webhook-has-delivery-token`: the webhook has a delivery token (kernel/delivery-token-inputs.ts `wantsDeliveryToken`,
+ * the provider's own reading: `useDeliveryToken: true` or a `deliveryToken` present, whatever its value); advisory by
+ * default.
+ */
 const deliveryToken: ResourcePolicy<undefined> = {
   kind: "resource",
   name: POLICY_NAMES.deliveryToken,
@@ -298,9 +302,12 @@ const deliveryToken: ResourcePolicy<undefined> = {
   prepare: () => undefined,
   validateResource: (resource) => {
     if (!WEBHOOK_TYPES.includes(resource.type)) return undefined;
-    const has = hasDeliveryToken(resource.property("useDeliveryToken"), resource.property("deliveryToken"));
+    const has = wantsDeliveryToken({
+      useDeliveryToken: resource.property("useDeliveryToken"),
+      deliveryToken: resource.property("deliveryToken"),
+    });
     if (has === true) return undefined;
-    if (has === UNKNOWN) return notKnownYet("useDeliveryToken");
+    if (has === "unknown") return notKnownYet("useDeliveryToken");
     return {
       violation: `${webhookTitle(resource.name, resource.property("event"))}: it has no delivery token, so its receiver cannot tell the help desk's deliveries from forged requests; set useDeliveryToken: true (the provider then mints a token and registers the url with it) or give your own deliveryToken, and verify each delivery in the receiver with a ${PACKAGE_NAME} receiver kit.`,
     };

@@ -13,7 +13,6 @@
  * and policies see secret urls in plain text (docs/design.md "Rooms").
  */
 import { baseUrlText, parseBaseUrl } from "../kernel/base-url.js";
-import { UNKNOWN } from "../kernel/pulumi-wire.js";
 import { webhookUrlProblem } from "../kernel/webhook-rules.js";
 
 /**
@@ -159,21 +158,4 @@ export function duplicateWebhooks(webhooks: readonly StackWebhook[]): DuplicateW
     else firsts.set(key, webhook);
   }
   return duplicates;
-}
-
-/**
- * Whether a webhook has a delivery token (`kernel/delivery-token.ts`), from its inputs as a policy reads them
- * (secrets unwrapped, a value not known during preview as Pulumi's unknown sentinel): when `useDeliveryToken` is
- * `true` (the provider mints the token) or a `deliveryToken` is present, whatever its value (the user's own token; a
- * secret, or one not known until apply, is still a token). A `deliveryToken` of `null` counts as absent, as a null
- * input means "not set" in a Pulumi program. Whether a token given is a valid one is the provider's `check`'s to say.
- *
- * @param useDeliveryToken the `useDeliveryToken` input (any type; undefined when absent)
- * @param deliveryToken the `deliveryToken` input (any type; undefined when absent)
- * @returns true or false; {@link UNKNOWN} when no `deliveryToken` is present and `useDeliveryToken` is not known
- *   during preview (`pulumi up` knows it)
- */
-export function hasDeliveryToken(useDeliveryToken: unknown, deliveryToken: unknown): boolean | typeof UNKNOWN {
-  if (useDeliveryToken === true || (deliveryToken !== undefined && deliveryToken !== null)) return true;
-  return useDeliveryToken === UNKNOWN ? UNKNOWN : false;
 }
