@@ -121,11 +121,7 @@ export function existingLists(
  *   would be kept in plain text in `Pulumi.<stack>.yaml`) or holds an empty item (two spaces in a row, a leading or
  *   trailing space: every position after it would name another webhook's url or token)
  */
-function existingUrls(
-  key: string,
-  entry: { value: string; secret: boolean } | undefined,
-  stackName: string,
-): string[] {
+function existingUrls(key: string, entry: { value: string; secret: boolean } | undefined, stackName: string): string[] {
   if (entry === undefined) return [];
   if (!entry.secret) {
     throw new CliError(

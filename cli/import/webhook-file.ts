@@ -350,10 +350,7 @@ function checkRows(raws: readonly RawRow[], source: string): WebhookRow[] {
  *   url's `helpdesk_event` missing, repeated or another than the row's event, or the token or the url without its query
  *   refused by the provider's check of the token inputs
  */
-function carriedToken(
-  url: string,
-  event: WebhookEvent,
-): { url: string; token?: AdoptedToken } | { problem: string } {
+function carriedToken(url: string, event: WebhookEvent): { url: string; token?: AdoptedToken } | { problem: string } {
   const split = splitRegisteredUrl(url);
   if (split.token === undefined) return { url };
   const carrying = `the url carries a delivery token (its ${DELIVERY_TOKEN_PARAM} query parameter), adopted with the webhook`;
