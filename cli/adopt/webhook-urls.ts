@@ -36,7 +36,7 @@ function deliveryTokensKey(projectName: string): string {
   return `${projectName}:${DELIVERY_TOKENS_KEY}`;
 }
 
-/** The two lists of a stack, as {@link existingUrls} read them, and their namespaced keys. */
+/** The two lists of a stack, as {@link existingLists} reads them, and their namespaced keys. */
 export interface AdoptedLists {
   urlsKey: string;
   urls: string[];
@@ -49,7 +49,7 @@ export interface AdoptedLists {
  * end; likewise its delivery token, when the program is to give one, in the token list; writes each list
  * (`pulumi config set --secret`, the value on stdin) that grew.
  *
- * @param lists the lists as {@link existingUrls} read them; extended in place
+ * @param lists the lists as {@link existingLists} reads them; extended in place
  * @param webhooks the webhooks to declare, in the order of their declarations
  * @returns each webhook's declaration: its name, event, url position and token inputs
  * @throws CliError (exit 1) when writing the config fails
