@@ -3,7 +3,10 @@
  * per row, in the stack's language (its `Pulumi.yaml` `runtime`), which, pasted into the program, makes `pulumi
  * preview` show no change. No url is written into the code: every declaration reads its url from the secret stack
  * config {@link WEBHOOK_URLS_KEY} that the command writes (the urls separated by single spaces, which the url rule
- * never lets a url hold, `kernel/webhook-rules.ts`), by its position there.
+ * never lets a url hold, `kernel/webhook-rules.ts`), by its position there. A webhook adopted with its delivery token
+ * (`kernel/delivery-token.ts`) declares `useDeliveryToken` and reads its `deliveryToken` the same way from the second
+ * secret list {@link DELIVERY_TOKENS_KEY} (a token holds no space either): both lists have the one format of
+ * {@link adoptedList}, and no url nor token is written into the code.
  *
  * Why one config value for all urls and not one key per webhook: the `pulumi` CLI encrypts one secret per `pulumi
  * config set --secret` run, about 0.8 s each here (a key derivation per run), so 1,000 keys would take 13 minutes;
@@ -23,23 +26,28 @@ import {
 
 /** The stack config key (in the project's namespace, as `new pulumi.Config()` reads it) holding the adopted urls. */
 export const WEBHOOK_URLS_KEY = "helpdeskWebhookUrls";
-/** What separates the urls in {@link WEBHOOK_URLS_KEY}'s value. */
+/**
+ * The stack config key (in the project's namespace) holding the delivery tokens of webhooks adopted with one, in the
+ * format of {@link WEBHOOK_URLS_KEY}; set only once a webhook with a token is adopted.
+ */
+export const DELIVERY_TOKENS_KEY = "helpdeskDeliveryTokens";
+/** What separates the items of {@link WEBHOOK_URLS_KEY}'s and {@link DELIVERY_TOKENS_KEY}'s values. */
 export const WEBHOOK_URLS_SEPARATOR = " ";
 
 /**
- * The urls of a {@link WEBHOOK_URLS_KEY} value by position, exactly as the printed code reads them
- * (`value.split(" ")[i]` in every language): an empty value holds none.
+ * The items of a {@link WEBHOOK_URLS_KEY} or {@link DELIVERY_TOKENS_KEY} value by position, exactly as the printed code
+ * reads them (`value.split(" ")[i]` in every language): an empty value holds none.
  *
  * @param value the config value
- * @returns the urls in their order, or the 1-based position of the first empty item (two spaces in a row, a leading
- *   or trailing space), which would shift the positions the code reads
- * @home how `helpdeskWebhookUrls` is read by position (as the printed code does: `split(" ")[i]`, an empty item refused)
+ * @returns the items (urls or tokens) in their order, or the 1-based position of the first empty item (two spaces in a
+ *   row, a leading or trailing space), which would shift the positions the code reads
+ * @home how `helpdeskWebhookUrls` and `helpdeskDeliveryTokens` are read by position (as the printed code does: `split(" ")[i]`, an empty item refused)
  */
-export function webhookUrlList(value: string): { urls: string[] } | { emptyItem: number } {
-  if (value === "") return { urls: [] };
-  const urls = value.split(WEBHOOK_URLS_SEPARATOR);
-  const empty = urls.indexOf("");
-  return empty < 0 ? { urls } : { emptyItem: empty + 1 };
+export function adoptedList(value: string): { items: string[] } | { emptyItem: number } {
+  if (value === "") return { items: [] };
+  const items = value.split(WEBHOOK_URLS_SEPARATOR);
+  const empty = items.indexOf("");
+  return empty < 0 ? { items } : { emptyItem: empty + 1 };
 }
 
 /** The languages declarations are printed in, by `Pulumi.yaml` runtime name. */
@@ -53,6 +61,18 @@ export interface Declared {
   event: string;
   /** The url's position in {@link WEBHOOK_URLS_KEY}'s list. */
   urlIndex: number;
+  /** The delivery-token inputs to declare, for a webhook adopted with its token; absent without one. */
+  token?: DeclaredToken;
+}
+
+/** The delivery-token inputs of one declaration (`kernel/delivery-token-inputs.ts`), each declared when set. */
+export interface DeclaredToken {
+  /** `useDeliveryToken` as declared (`import`: true; `migrate`: as the dynamic Webhook declared it, if it did). */
+  useDeliveryToken?: boolean | undefined;
+  /** The token's position in {@link DELIVERY_TOKENS_KEY}'s list, when the program gives `deliveryToken`. */
+  tokenIndex?: number | undefined;
+  /** `deliveryTokenRotation` as declared: plain text (a date, a counter), written into the code. */
+  rotation?: string | undefined;
 }
 
 /** How the declarations are to be made. */
@@ -163,16 +183,52 @@ export function declarations(
 }
 
 /** The comment that opens every language's declarations. */
-function preface(comment: string, options: DeclarationOptions): string[] {
+function preface(comment: string, webhooks: readonly Declared[], options: DeclarationOptions): string[] {
   const lines = [
     `Webhooks adopted by \`${CLI_EXECUTABLE} ${options.command ?? "import"}\`. Each url is read from the secret stack config ${WEBHOOK_URLS_KEY}, which the`,
     "command wrote (the urls separated by spaces): no url is written here. A program needs the import lines and the line that",
     "reads the urls once: leave them out when you paste the declarations of a later import.",
   ];
+  if (tokenIndexes(webhooks).length > 0) {
+    lines.push(
+      `A webhook adopted with its delivery token reads the token the same way from the secret stack config ${DELIVERY_TOKENS_KEY}:`,
+      "the help desk keeps the url it holds, and no token is written here either.",
+    );
+  }
   if (options.provider !== undefined) {
     lines.push(`${JSON.stringify(options.provider)} is the explicit provider your program declares under that name.`);
   }
   return lines.map((line) => `${comment} ${line}`);
+}
+
+/** The positions in {@link DELIVERY_TOKENS_KEY}'s list that the declarations read (none: the list is not read). */
+function tokenIndexes(webhooks: readonly Declared[]): number[] {
+  return webhooks.flatMap((hook) => (hook.token?.tokenIndex === undefined ? [] : [hook.token.tokenIndex]));
+}
+
+/**
+ * The delivery-token arguments of one declaration, in a language's syntax: `useDeliveryToken`, `deliveryToken` read
+ * from the token list by position, `deliveryTokenRotation` as written; each only when set.
+ *
+ * @param token the declaration's token inputs, if any
+ * @param syntax how the language writes an argument (`name: value`), a boolean, and the token at a position
+ */
+function tokenArguments(
+  token: DeclaredToken | undefined,
+  syntax: {
+    argument: (name: "useDeliveryToken" | "deliveryToken" | "deliveryTokenRotation", value: string) => string;
+    boolean: (value: boolean) => string;
+    text?: (value: string) => string;
+    tokenAt: (index: number) => string;
+  },
+): string[] {
+  if (token === undefined) return [];
+  const text = syntax.text ?? ((value: string) => JSON.stringify(value));
+  return [
+    token.useDeliveryToken !== undefined && syntax.argument("useDeliveryToken", syntax.boolean(token.useDeliveryToken)),
+    token.tokenIndex !== undefined && syntax.argument("deliveryToken", syntax.tokenAt(token.tokenIndex)),
+    token.rotation !== undefined && syntax.argument("deliveryTokenRotation", text(token.rotation)),
+  ].filter((argument): argument is string => typeof argument === "string");
 }
 
 function typescript(webhooks: readonly Declared[], options: DeclarationOptions): string {
@@ -184,15 +240,29 @@ function typescript(webhooks: readonly Declared[], options: DeclarationOptions):
   const resourceOptions = [providerId && `provider: ${providerId}`, options.protect && "protect: true"].filter(Boolean);
   const trailer = resourceOptions.length > 0 ? `, { ${resourceOptions.join(", ")} }` : "";
   return [
-    ...preface("//", options),
+    ...preface("//", webhooks, options),
     'import * as pulumi from "@pulumi/pulumi";',
     `import { Webhook } from ${JSON.stringify(nodejsSdkPackage())};`,
     "",
     `const ${camel(WEBHOOK_URLS_KEY)} = new pulumi.Config().requireSecret(${JSON.stringify(WEBHOOK_URLS_KEY)}).apply((urls) => urls.split(${JSON.stringify(WEBHOOK_URLS_SEPARATOR)}));`,
-    ...webhooks.map(
-      (hook, at) =>
-        `const ${ids[at]} = new Webhook(${JSON.stringify(hook.name)}, { event: ${JSON.stringify(hook.event)}, url: ${camel(WEBHOOK_URLS_KEY)}.apply((urls) => urls[${hook.urlIndex}]!) }${trailer});`,
-    ),
+    ...(tokenIndexes(webhooks).length > 0
+      ? [
+          `const ${camel(DELIVERY_TOKENS_KEY)} = new pulumi.Config().requireSecret(${JSON.stringify(DELIVERY_TOKENS_KEY)}).apply((tokens) => tokens.split(${JSON.stringify(WEBHOOK_URLS_SEPARATOR)}));`,
+        ]
+      : []),
+    ...webhooks.map((hook, at) => {
+      const token = tokenArguments(hook.token, {
+        argument: (name, value) => `${name}: ${value}`,
+        boolean: String,
+        tokenAt: (index) => `${camel(DELIVERY_TOKENS_KEY)}.apply((tokens) => tokens[${index}]!)`,
+      });
+      const args = [
+        `event: ${JSON.stringify(hook.event)}`,
+        `url: ${camel(WEBHOOK_URLS_KEY)}.apply((urls) => urls[${hook.urlIndex}]!)`,
+        ...token,
+      ];
+      return `const ${ids[at]} = new Webhook(${JSON.stringify(hook.name)}, { ${args.join(", ")} }${trailer});`;
+    }),
   ].join("\n");
 }
 
@@ -207,16 +277,31 @@ function python(webhooks: readonly Declared[], options: DeclarationOptions): str
   ].filter(Boolean);
   const trailer = resourceOptions.length > 0 ? `, opts=pulumi.ResourceOptions(${resourceOptions.join(", ")})` : "";
   const urls = snake(WEBHOOK_URLS_KEY);
+  const tokens = snake(DELIVERY_TOKENS_KEY);
   return [
-    ...preface("#", options),
+    ...preface("#", webhooks, options),
     "import pulumi",
     `import ${PYTHON_PACKAGE} as ${PULUMI_PACKAGE}`,
     "",
     `${urls} = pulumi.Config().require_secret(${JSON.stringify(WEBHOOK_URLS_KEY)}).apply(lambda urls: urls.split(${JSON.stringify(WEBHOOK_URLS_SEPARATOR)}))`,
-    ...webhooks.map(
-      (hook, at) =>
-        `${ids[at]} = ${PULUMI_PACKAGE}.Webhook(${JSON.stringify(hook.name)}, event=${JSON.stringify(hook.event)}, url=${urls}.apply(lambda urls: urls[${hook.urlIndex}])${trailer})`,
-    ),
+    ...(tokenIndexes(webhooks).length > 0
+      ? [
+          `${tokens} = pulumi.Config().require_secret(${JSON.stringify(DELIVERY_TOKENS_KEY)}).apply(lambda tokens: tokens.split(${JSON.stringify(WEBHOOK_URLS_SEPARATOR)}))`,
+        ]
+      : []),
+    ...webhooks.map((hook, at) => {
+      const token = tokenArguments(hook.token, {
+        argument: (name, value) => `${snake(name)}=${value}`,
+        boolean: (value) => (value ? "True" : "False"),
+        tokenAt: (index) => `${tokens}.apply(lambda tokens: tokens[${index}])`,
+      });
+      const args = [
+        `event=${JSON.stringify(hook.event)}`,
+        `url=${urls}.apply(lambda urls: urls[${hook.urlIndex}])`,
+        ...token,
+      ];
+      return `${ids[at]} = ${PULUMI_PACKAGE}.Webhook(${JSON.stringify(hook.name)}, ${args.join(", ")}${trailer})`;
+    }),
   ].join("\n");
 }
 
@@ -227,16 +312,34 @@ function go(webhooks: readonly Declared[], options: DeclarationOptions): string 
   ].filter(Boolean);
   const trailer = resourceOptions.length > 0 ? `, ${resourceOptions.join(", ")}` : "";
   return [
-    ...preface("//", options),
+    ...preface("//", webhooks, options),
     `// Imports: "strings", "github.com/pulumi/pulumi/sdk/v3/go/pulumi", "github.com/pulumi/pulumi/sdk/v3/go/pulumi/config", ${JSON.stringify(goImportPath())}`,
     `${camel(WEBHOOK_URLS_KEY)} := config.RequireSecret(ctx, ${JSON.stringify(WEBHOOK_URLS_KEY)})`,
     "adoptedUrl := func(i int) pulumi.StringOutput {",
     `\treturn ${camel(WEBHOOK_URLS_KEY)}.ApplyT(func(urls string) string { return strings.Split(urls, ${JSON.stringify(WEBHOOK_URLS_SEPARATOR)})[i] }).(pulumi.StringOutput)`,
     "}",
-    ...webhooks.map(
-      (hook) =>
-        `if _, err := ${PULUMI_PACKAGE}.NewWebhook(ctx, ${JSON.stringify(hook.name)}, &${PULUMI_PACKAGE}.WebhookArgs{Event: ${PULUMI_PACKAGE}.WebhookEvent${pascalEvent(hook.event)}, Url: adoptedUrl(${hook.urlIndex})}${trailer}); err != nil {\n\treturn err\n}`,
-    ),
+    ...(tokenIndexes(webhooks).length > 0
+      ? [
+          `${camel(DELIVERY_TOKENS_KEY)} := config.RequireSecret(ctx, ${JSON.stringify(DELIVERY_TOKENS_KEY)})`,
+          "adoptedToken := func(i int) pulumi.StringOutput {",
+          `\treturn ${camel(DELIVERY_TOKENS_KEY)}.ApplyT(func(tokens string) string { return strings.Split(tokens, ${JSON.stringify(WEBHOOK_URLS_SEPARATOR)})[i] }).(pulumi.StringOutput)`,
+          "}",
+        ]
+      : []),
+    ...webhooks.map((hook) => {
+      const token = tokenArguments(hook.token, {
+        argument: (name, value) => `${name.charAt(0).toUpperCase()}${name.slice(1)}: ${value}`,
+        boolean: (value) => `pulumi.Bool(${value})`,
+        text: (value) => `pulumi.String(${JSON.stringify(value)})`,
+        tokenAt: (index) => `adoptedToken(${index})`,
+      });
+      const args = [
+        `Event: ${PULUMI_PACKAGE}.WebhookEvent${pascalEvent(hook.event)}`,
+        `Url: adoptedUrl(${hook.urlIndex})`,
+        ...token,
+      ];
+      return `if _, err := ${PULUMI_PACKAGE}.NewWebhook(ctx, ${JSON.stringify(hook.name)}, &${PULUMI_PACKAGE}.WebhookArgs{${args.join(", ")}}${trailer}); err != nil {\n\treturn err\n}`;
+    }),
   ].join("\n");
 }
 
@@ -248,14 +351,24 @@ function java(webhooks: readonly Declared[], options: DeclarationOptions): strin
   ].filter(Boolean);
   const trailer = builder.length > 0 ? `, CustomResourceOptions.builder()${builder.join("")}.build()` : "";
   const urls = camel(WEBHOOK_URLS_KEY);
+  const tokens = camel(DELIVERY_TOKENS_KEY);
   return [
-    ...preface("//", options),
+    ...preface("//", webhooks, options),
     `// Imports: com.pulumi.resources.CustomResourceOptions, ${base}.Webhook, ${base}.WebhookArgs, ${base}.enums.WebhookEvent`,
     `var ${urls} = ctx.config().requireSecret(${JSON.stringify(WEBHOOK_URLS_KEY)}).applyValue(urls -> urls.split(${JSON.stringify(WEBHOOK_URLS_SEPARATOR)}));`,
-    ...webhooks.map(
-      (hook) =>
-        `new Webhook(${JSON.stringify(hook.name)}, WebhookArgs.builder().event(WebhookEvent.${pascalEvent(hook.event)}).url(${urls}.applyValue(urls -> urls[${hook.urlIndex}])).build()${trailer});`,
-    ),
+    ...(tokenIndexes(webhooks).length > 0
+      ? [
+          `var ${tokens} = ctx.config().requireSecret(${JSON.stringify(DELIVERY_TOKENS_KEY)}).applyValue(tokens -> tokens.split(${JSON.stringify(WEBHOOK_URLS_SEPARATOR)}));`,
+        ]
+      : []),
+    ...webhooks.map((hook) => {
+      const token = tokenArguments(hook.token, {
+        argument: (name, value) => `.${name}(${value})`,
+        boolean: String,
+        tokenAt: (index) => `${tokens}.applyValue(tokens -> tokens[${index}])`,
+      });
+      return `new Webhook(${JSON.stringify(hook.name)}, WebhookArgs.builder().event(WebhookEvent.${pascalEvent(hook.event)}).url(${urls}.applyValue(urls -> urls[${hook.urlIndex}]))${token.join("")}.build()${trailer});`;
+    }),
   ].join("\n");
 }
 
@@ -265,13 +378,12 @@ function yaml(webhooks: readonly Declared[], options: DeclarationOptions): strin
       ? [`      provider: \${${options.provider}}`]
       : [`      version: ${options.version}`, `      pluginDownloadURL: ${options.pluginDownloadUrl}`];
   if (options.protect) resourceOptions.push("      protect: true");
-  const split = `{"fn::split": [${JSON.stringify(WEBHOOK_URLS_SEPARATOR)}, "\${${WEBHOOK_URLS_KEY}}"]}`;
+  const split = (key: string) => `{"fn::split": [${JSON.stringify(WEBHOOK_URLS_SEPARATOR)}, "\${${key}}"]}`;
+  const keys = [WEBHOOK_URLS_KEY, ...(tokenIndexes(webhooks).length > 0 ? [DELIVERY_TOKENS_KEY] : [])];
   return [
-    ...preface("#", options),
+    ...preface("#", webhooks, options),
     "configuration:",
-    `  ${WEBHOOK_URLS_KEY}:`,
-    "    type: String",
-    "    secret: true",
+    ...keys.flatMap((key) => [`  ${key}:`, "    type: String", "    secret: true"]),
     "resources:",
     ...webhooks.flatMap((hook) => [
       `  ${hook.name}:`,
@@ -279,7 +391,12 @@ function yaml(webhooks: readonly Declared[], options: DeclarationOptions): strin
       "    properties:",
       `      event: ${hook.event}`,
       "      url:",
-      `        fn::select: [${hook.urlIndex}, ${split}]`,
+      `        fn::select: [${hook.urlIndex}, ${split(WEBHOOK_URLS_KEY)}]`,
+      ...tokenArguments(hook.token, {
+        argument: (name, value) => `      ${name}:${value.startsWith("\n") ? "" : " "}${value}`,
+        boolean: String,
+        tokenAt: (index) => `\n        fn::select: [${index}, ${split(DELIVERY_TOKENS_KEY)}]`,
+      }),
       "    options:",
       ...resourceOptions,
     ]),

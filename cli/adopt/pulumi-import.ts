@@ -2,7 +2,7 @@
  * How webhooks are adopted into a stack, for `import` and `migrate`: one `pulumi import --file` (CLI >= 3.259,
  * pulumi/pulumi#23987) with each webhook's `inputs` and `outputs` (the provider's Read is skipped, and the help desk,
  * which has no read endpoint, is never asked), the url a secret in the state's form. The file is a FIFO in a private
- * temporary folder (0700): the urls pass through the kernel's pipe and never reach a disk; the folder is removed
+ * temporary folder (0700): the urls (and the delivery tokens of webhooks adopted with one) pass through the kernel's pipe and never reach a disk; the folder is removed
  * afterwards, and at once on SIGINT, SIGTERM or SIGHUP. Under the default provider each entry names the plugin's
  * version and download URL, so Pulumi installs a missing plugin itself (PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES redirects
  * it to a mirror); or under an explicit provider of the stack. Adopted protected, as `pulumi import` protects by
@@ -41,6 +41,7 @@ export interface StateResource {
   type: string;
   id?: string;
   inputs?: Record<string, unknown>;
+  outputs?: Record<string, unknown>;
   protect?: boolean;
 }
 
@@ -55,8 +56,51 @@ export interface AdoptedWebhook {
   name: string;
   /** The subscribed event (docs/helpdesk-api.md §6). */
   event: WebhookEvent;
-  /** The url that receives deliveries: secret, never shown. */
+  /** The url that receives deliveries, as declared (without a delivery token's query): secret, never shown. */
   url: string;
+  /** The delivery token it was registered with (`kernel/delivery-token.ts`), kept; absent for a webhook without one. */
+  token?: AdoptedToken | undefined;
+}
+
+/**
+ * A delivery token an adopted webhook keeps: recorded as the provider records a token (`provider/core/webhooks.ts`:
+ * the secret outputs `deliveryToken` and `registeredUrl`, the token inputs as declared), so that the declarations'
+ * next `pulumi up` finds no change and the help desk keeps the url it holds.
+ */
+export interface AdoptedToken {
+  /** The token: secret, never shown. */
+  deliveryToken: string;
+  /** The url the help desk holds, `url` with the token's query: secret, never shown. */
+  registeredUrl: string;
+  /** Whether the program gives the token as its `deliveryToken` input (`import`: always; `migrate`: as the dynamic one did). */
+  given: boolean;
+  /** `useDeliveryToken` as declared, if declared. */
+  useDeliveryToken: boolean | undefined;
+  /** `deliveryTokenRotation` as declared, if declared (plain text, no secret). */
+  rotation: string | undefined;
+}
+
+/**
+ * The inputs and outputs of an adopted webhook, in the state's form (url, token and registered url secrets), as the
+ * provider records a webhook it created with the same inputs.
+ *
+ * @param hook the webhook
+ * @returns `inputs` (`event`, `url` and the declared token inputs) and `outputs` (those, `state` {@link ADOPTED_STATE},
+ *   and with a token `deliveryToken` and `registeredUrl`)
+ */
+function adoptedProperties(hook: AdoptedWebhook): {
+  inputs: Record<string, unknown>;
+  outputs: Record<string, unknown>;
+} {
+  const { event, url, token } = hook;
+  const declared: Record<string, unknown> = { event, url: stateSecret(url) };
+  if (token?.useDeliveryToken !== undefined) declared.useDeliveryToken = token.useDeliveryToken;
+  if (token?.given) declared.deliveryToken = stateSecret(token.deliveryToken);
+  if (token?.rotation !== undefined) declared.deliveryTokenRotation = token.rotation;
+  const recorded = token
+    ? { deliveryToken: stateSecret(token.deliveryToken), registeredUrl: stateSecret(token.registeredUrl) }
+    : {};
+  return { inputs: declared, outputs: { ...declared, ...recorded, state: ADOPTED_STATE } };
 }
 
 /** What {@link runImport} needs besides the webhooks. */
@@ -102,17 +146,13 @@ export async function runImport(webhooks: readonly AdoptedWebhook[], run: Import
     : { version: run.version, pluginDownloadUrl: pluginDownloadUrl() };
   const file = {
     ...(run.provider ? { nameTable: { [run.provider.name]: run.provider.urn } } : {}),
-    resources: webhooks.map((hook) => {
-      const { event, url } = hook;
-      return {
-        type: WEBHOOK_TYPE,
-        name: hook.name,
-        id: hook.id,
-        ...placement,
-        inputs: { event, url: stateSecret(url) },
-        outputs: { event, url: stateSecret(url), state: ADOPTED_STATE },
-      };
-    }),
+    resources: webhooks.map((hook) => ({
+      type: WEBHOOK_TYPE,
+      name: hook.name,
+      id: hook.id,
+      ...placement,
+      ...adoptedProperties(hook),
+    })),
   };
   removeStaleFolders();
   const dir = mkdtempSync(join(tmpdir(), `${FOLDER_PREFIX}${process.pid}-`));

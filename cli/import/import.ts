@@ -7,7 +7,10 @@
  *    (`pulumi stack export`, secrets left encrypted): a row whose id the stack holds under its name is skipped as
  *    adopted already; an id under another name, or a name taken by another webhook, is a problem of that row.
  *    Any problem ends the command with exit code 2 before anything changes.
- * 2. The urls are written to the secret stack config `<project>:helpdeskWebhookUrls` (`../adopt/webhook-urls.ts`).
+ * 2. The urls are written to the secret stack config `<project>:helpdeskWebhookUrls` (`../adopt/webhook-urls.ts`); a
+ *    url that carries a delivery token (`./webhook-file.ts`) goes there without the token's query, and the token to
+ *    `<project>:helpdeskDeliveryTokens`: the webhook is adopted with its token (the secret outputs `deliveryToken`
+ *    and `registeredUrl`, the url the help desk holds), and declared with `useDeliveryToken` and that `deliveryToken`.
  * 3. The webhooks are adopted (`../adopt/pulumi-import.ts` `runImport`): under the default provider, or with
  *    `--namespace` under the explicit provider of the stack configured from `<ns>:*`. Adopted protected, as
  *    `pulumi import` protects by default: the state is written before the declarations are printed, and a
@@ -21,7 +24,7 @@ import { DYNAMIC_WEBHOOK_TYPE, PROVIDER_TYPE, pluginDownloadUrlFor, WEBHOOK_TYPE
 import { packageVersion } from "../../kernel/package-version.js";
 import { declarationLanguage, declarations } from "../adopt/declarations.js";
 import { nameOf, runImport, type StateResource, stateResources, unprotect } from "../adopt/pulumi-import.js";
-import { existingUrls, placeUrls, webhookUrlsKey } from "../adopt/webhook-urls.js";
+import { existingLists, placeUrls } from "../adopt/webhook-urls.js";
 import { commandNamespace, namespaceNote, programHint } from "../shared/namespace.js";
 import { CliError, info, result, success, warn } from "../shared/output.js";
 import { openStack, readProjectFacts, readStackConfigEntries, resolveStackRef } from "../shared/stack-config.js";
@@ -68,9 +71,8 @@ export async function importWebhooks(options: ImportOptions): Promise<void> {
   const provider =
     namespace === DEFAULT_CONFIG_NAMESPACE ? undefined : explicitProvider(resources, config, namespace, ref.stackName);
 
-  const urlsKey = webhookUrlsKey(project.name);
-  const urls = existingUrls(urlsKey, config[urlsKey], ref.stackName);
-  const declared = await placeUrls(stack, ref, urlsKey, urls, rows);
+  const lists = existingLists(project.name, config, ref.stackName);
+  const declared = await placeUrls(stack, ref, lists, asAdoptedBefore(rows, adopted, resources));
 
   const version = packageVersion();
   const fresh = rows.filter((row) => !adopted.has(row.row));
@@ -119,6 +121,25 @@ export async function importWebhooks(options: ImportOptions): Promise<void> {
       pluginDownloadUrl: pluginDownloadUrlFor(version),
     }),
   );
+}
+
+/**
+ * The rows as their declarations must read: a row adopted before keeps the form the state holds, so that a row whose
+ * url carries a delivery token but which an earlier version adopted with the whole url (no `deliveryToken` output) is
+ * declared so too: its url as the file gives it, no token. Every other row as it is.
+ */
+function asAdoptedBefore(
+  rows: readonly WebhookRow[],
+  adopted: ReadonlySet<number>,
+  resources: readonly StateResource[],
+): WebhookRow[] {
+  return rows.map((row) => {
+    if (row.token === undefined || !adopted.has(row.row)) return row;
+    const held = resources.find((resource) => resource.type === WEBHOOK_TYPE && resource.id === row.id);
+    return held?.outputs?.deliveryToken === undefined
+      ? { ...row, url: row.token.registeredUrl, token: undefined }
+      : row;
+  });
 }
 
 /** Row numbers for a message: at most 20, then how many more. */

@@ -3,6 +3,12 @@
  * before anything happens. Every row is held to the one webhook rule (`kernel/webhook-rules.ts`: `webhookIdProblem`
  * for the id, `webhookProblems` for event and url), the rule of the provider's check and of the emulator.
  *
+ * A url that carries a delivery token (its `helpdesk_token` query parameter, `kernel/delivery-token.ts`: a url the
+ * provider registered, or one written by hand for a receiver kit) is adopted with it: the row's url becomes the url
+ * without the token's query, and the token is kept (`../adopt/pulumi-import.ts` `AdoptedToken`), when the url's
+ * `helpdesk_event` is the row's event and token and url pass the provider's own check of the token inputs
+ * (`kernel/delivery-token-inputs.ts` `deliveryTokenInputProblems`); otherwise the row is refused.
+ *
  * Two forms, told apart by the first character that is not whitespace (`[` or `{` is JSON):
  * - CSV (RFC 4180, parsed by `csv-parse`): a header naming the columns `id`, `event`, `url` and optionally `name`, in
  *   any order, then one record per webhook;
@@ -19,10 +25,12 @@
 import { createReadStream, statSync } from "node:fs";
 import { resolve as resolvePath } from "node:path";
 import { parse as parseCsv } from "csv-parse/sync";
-import { isWebhookEvent } from "../../kernel/events.js";
+import { DELIVERY_EVENT_PARAM, DELIVERY_TOKEN_PARAM, splitRegisteredUrl } from "../../kernel/delivery-token.js";
+import { deliveryTokenInputProblems } from "../../kernel/delivery-token-inputs.js";
+import { isWebhookEvent, type WebhookEvent } from "../../kernel/events.js";
 import { readAtMost } from "../../kernel/response-limit.js";
 import { looksLikeUrl, shownValue, URL_LIKE, webhookIdProblem, webhookProblems } from "../../kernel/webhook-rules.js";
-import type { AdoptedWebhook } from "../adopt/pulumi-import.js";
+import type { AdoptedToken, AdoptedWebhook } from "../adopt/pulumi-import.js";
 import { CliError } from "../shared/output.js";
 import { NAME_PATTERN, NAME_RULE, OPTIONAL_COLUMNS, REQUIRED_COLUMNS } from "./columns.js";
 
@@ -307,6 +315,11 @@ function checkRows(raws: readonly RawRow[], source: string): WebhookRow[] {
     const id = raw.id as string;
     const event = raw.event as string;
     if (!isWebhookEvent(event)) continue; // checked above; narrows the type
+    const carried = carriedToken(raw.url as string, event);
+    if ("problem" in carried) {
+      problems.push(`${at}: ${carried.problem}`);
+      continue;
+    }
     const name = named ? (raw.name as string) : defaultResourceName(event, id);
     const sameId = rowOfId.get(id);
     if (sameId !== undefined)
@@ -319,8 +332,47 @@ function checkRows(raws: readonly RawRow[], source: string): WebhookRow[] {
     }
     rowOfId.set(id, raw.row);
     rowOfName.set(name, raw.row);
-    rows.push({ row: raw.row, id, event, url: raw.url as string, name });
+    rows.push({ row: raw.row, id, event, name, ...carried });
   }
   if (problems.length > 0) throw fileProblems(source, problems);
   return rows;
+}
+
+/**
+ * A row's url and the delivery token it carries, if any: a url with a `helpdesk_token` query parameter is split into
+ * the declared url and the token (`kernel/delivery-token.ts` `splitRegisteredUrl`), the url as given recorded as the
+ * registered url (the one the help desk holds).
+ *
+ * @param url the row's url, valid by the webhook rule
+ * @param event the row's event
+ * @returns `{ url }` without a token; `{ url, token }` with one (`given` and `useDeliveryToken` true: the declarations
+ *   give it); or `{ problem }`, a reason that shows neither the url nor the token: the token parameter repeated, the
+ *   url's `helpdesk_event` missing, repeated or another than the row's event, or the token or the url without its query
+ *   refused by the provider's check of the token inputs
+ */
+function carriedToken(url: string, event: WebhookEvent): { url: string; token?: AdoptedToken } | { problem: string } {
+  const split = splitRegisteredUrl(url);
+  if (split.token === undefined) return { url };
+  const carrying = `the url carries a delivery token (its ${DELIVERY_TOKEN_PARAM} query parameter), adopted with the webhook`;
+  const query = url.slice(url.indexOf("?") + 1);
+  const count = (param: string) => query.split("&").filter((pair) => pair.split("=")[0] === param).length;
+  if (count(DELIVERY_TOKEN_PARAM) > 1)
+    return {
+      problem: `the url has more than one ${DELIVERY_TOKEN_PARAM} query parameter: give the url the help desk shows`,
+    };
+  if (count(DELIVERY_EVENT_PARAM) !== 1 || split.event !== event)
+    return {
+      problem: `${carrying}, so its ${DELIVERY_EVENT_PARAM} query parameter must be the row's event ${JSON.stringify(event)}, once; it is ${count(DELIVERY_EVENT_PARAM) === 0 ? "missing" : "not"} (a receiver would refuse the deliveries)`,
+    };
+  const problems = deliveryTokenInputProblems({
+    event,
+    url: split.url,
+    useDeliveryToken: true,
+    deliveryToken: split.token,
+  });
+  if (problems.length > 0) return { problem: `${carrying}: ${problems.map((problem) => problem.reason).join("; ")}` };
+  return {
+    url: split.url,
+    token: { deliveryToken: split.token, registeredUrl: url, given: true, useDeliveryToken: true, rotation: undefined },
+  };
 }

@@ -12,7 +12,10 @@
  *    native provider's `CheckConfig` runs on the same values). Any problem ends the command with exit code 2 before
  *    anything changes.
  * 2. The urls go to the secret stack config `<project>:helpdeskWebhookUrls`, as `import` writes them
- *    (`../adopt/webhook-urls.ts`).
+ *    (`../adopt/webhook-urls.ts`). A webhook with a delivery token keeps it: the native twin records the dynamic one's
+ *    secret outputs `deliveryToken` and `registeredUrl` and its token inputs as they were (`useDeliveryToken`,
+ *    `deliveryTokenRotation`; a `deliveryToken` of the user's own goes to `<project>:helpdeskDeliveryTokens`, a minted
+ *    one stays minted), so the same declarations find no change and the help desk keeps the url it holds.
  * 3. The native webhooks are adopted by the `import` command's route (`../adopt/pulumi-import.ts` `runImport`: one
  *    `pulumi import --file`, inputs and outputs given, each url a secret, under the default provider, which reads the
  *    same `helpdesk:*` config as the dynamic `Webhook`), protected as Pulumi's import protects. A native URN differs from
@@ -35,8 +38,14 @@ import { stateValue } from "../../kernel/pulumi-wire.js";
 import { collectSettings, SETTING_NAMES } from "../../kernel/settings.js";
 import { webhookProblems } from "../../kernel/webhook-rules.js";
 import { declarationLanguage, declarations } from "../adopt/declarations.js";
-import { type AdoptedWebhook, nameOf, runImport, type StateResource } from "../adopt/pulumi-import.js";
-import { existingUrls, placeUrls, webhookUrlsKey } from "../adopt/webhook-urls.js";
+import {
+  type AdoptedToken,
+  type AdoptedWebhook,
+  nameOf,
+  runImport,
+  type StateResource,
+} from "../adopt/pulumi-import.js";
+import { existingLists, placeUrls } from "../adopt/webhook-urls.js";
 import { CliError, info, result, success, warn } from "../shared/output.js";
 import {
   openStack,
@@ -108,9 +117,8 @@ export async function migrate(options: MigrateOptions): Promise<void> {
   const entries = await readStackConfigEntries(stack);
   const config = Object.fromEntries(Object.entries(entries).map(([key, entry]) => [key, entry.value]));
   const moves = plannedMoves(resources, ref.stackName, configProblems(config));
-  // The url list is checked before anything changes, the dry run too: a plain-text or gapped one is refused (exit 2).
-  const urlsKey = webhookUrlsKey(project.name);
-  const urls = existingUrls(urlsKey, entries[urlsKey], ref.stackName);
+  // The lists are checked before anything changes, the dry run too: a plain-text or gapped one is refused (exit 2).
+  const lists = existingLists(project.name, entries, ref.stackName);
 
   if (moves.length === 0) {
     success(`nothing to migrate: stack "${ref.stackName}" has no dynamic Webhook`);
@@ -129,7 +137,7 @@ export async function migrate(options: MigrateOptions): Promise<void> {
   }
 
   // Every url gets a place in the config list: the one it has from an earlier run or an import, else a new one.
-  const declared = await placeUrls(stack, ref, urlsKey, urls, moves);
+  const declared = await placeUrls(stack, ref, lists, moves);
 
   const version = packageVersion();
   if (fresh.length < moves.length)
@@ -264,11 +272,14 @@ function plannedMoves(resources: readonly ExportedResource[], stackName: string,
         `${what}: ${dependents.map((resource) => JSON.stringify(nameOf(resource.urn))).join(", ")} depend${dependents.length === 1 ? "s" : ""} on it; remove that dependency from your program and run \`pulumi up\` first`,
       );
     }
-    if (failures.length > 0 || !dynamic.id) continue;
+    const token = carriedToken(dynamic);
+    if (typeof token === "string") problems.push(`${what}: ${token}`);
+    if (failures.length > 0 || !dynamic.id || typeof token === "string") continue;
     moves.push({
       id: dynamic.id,
       event: inputs.event as WebhookEvent, // the webhook rule has passed it: one of the events, the url a string
       url: inputs.url as string,
+      token,
       name,
       urn: dynamic.urn,
       adopted: sameName !== undefined && sameName.id === dynamic.id,
@@ -286,6 +297,35 @@ function plannedMoves(resources: readonly ExportedResource[], stackName: string,
     );
   }
   return moves;
+}
+
+/**
+ * The delivery token a dynamic webhook carries into its native twin: its recorded outputs `deliveryToken` and
+ * `registeredUrl` (`provider/core/webhooks.ts` records both with a token), and its token inputs as the program
+ * declared them (`deliveryToken` given or minted, `useDeliveryToken`, `deliveryTokenRotation`).
+ *
+ * @param dynamic the dynamic webhook, secrets in plain text
+ * @returns the token, undefined for a webhook without one, or a problem (a token without its registered url: a state
+ *   no provider wrote) that shows neither
+ */
+function carriedToken(dynamic: ExportedResource): AdoptedToken | undefined | string {
+  const outputs = dynamic.outputs ?? {};
+  const deliveryToken = stateValue(outputs.deliveryToken);
+  if (deliveryToken === undefined || deliveryToken === null) return undefined;
+  const registeredUrl = stateValue(outputs.registeredUrl);
+  if (typeof deliveryToken !== "string" || typeof registeredUrl !== "string")
+    return "its state has a delivery token without the url registered with it (not written by this provider): run `pulumi up` first";
+  const declared = dynamic.inputs ?? {};
+  const use = stateValue(declared.useDeliveryToken);
+  const rotation = stateValue(declared.deliveryTokenRotation);
+  const given = stateValue(declared.deliveryToken);
+  return {
+    deliveryToken,
+    registeredUrl,
+    given: given !== undefined && given !== null,
+    useDeliveryToken: typeof use === "boolean" ? use : undefined,
+    rotation: typeof rotation === "string" ? rotation : undefined,
+  };
 }
 
 /** Whether a resource names `urn` as its parent, a dependency, a property's dependency or its `deletedWith`. */

@@ -5,7 +5,7 @@
  * the real CLI in tests/native/import.test.ts and tests/no-node/import.test.ts.
  */
 import { describe, expect, it } from "vitest";
-import { type Declared, declarationLanguage, declarations, webhookUrlList } from "../../cli/adopt/declarations.js";
+import { adoptedList, type Declared, declarationLanguage, declarations } from "../../cli/adopt/declarations.js";
 
 const webhooks: Declared[] = [
   { name: "ticket_opened-wh_1", event: "ticket_opened", urlIndex: 0 },
@@ -73,13 +73,65 @@ describe("the declarations of adopted webhooks", () => {
   });
 
   it("the url list is read by position as the printed code reads it: an empty item is reported, not dropped", () => {
-    expect(webhookUrlList("")).toEqual({ urls: [] });
-    expect(webhookUrlList("https://a.example/1 https://b.example/2")).toEqual({
-      urls: ["https://a.example/1", "https://b.example/2"],
+    expect(adoptedList("")).toEqual({ items: [] });
+    expect(adoptedList("https://a.example/1 https://b.example/2")).toEqual({
+      items: ["https://a.example/1", "https://b.example/2"],
     });
-    expect(webhookUrlList("https://a.example/1  https://b.example/2")).toEqual({ emptyItem: 2 });
-    expect(webhookUrlList(" https://a.example/1")).toEqual({ emptyItem: 1 });
-    expect(webhookUrlList("https://a.example/1 ")).toEqual({ emptyItem: 2 });
+    expect(adoptedList("https://a.example/1  https://b.example/2")).toEqual({ emptyItem: 2 });
+    expect(adoptedList(" https://a.example/1")).toEqual({ emptyItem: 1 });
+    expect(adoptedList("https://a.example/1 ")).toEqual({ emptyItem: 2 });
+  });
+
+  it("a webhook adopted with its delivery token: useDeliveryToken, the token read by position from the second secret list, the rotation as written; in every language", () => {
+    const withTokens: Declared[] = [
+      { name: "given", event: "ticket_opened", urlIndex: 0, token: { useDeliveryToken: true, tokenIndex: 1 } },
+      { name: "minted", event: "ticket_closed", urlIndex: 1, token: { useDeliveryToken: true, rotation: "2026-11" } },
+      { name: "plain", event: "note_added", urlIndex: 2 },
+    ];
+    const ts = declarations("nodejs", withTokens, plain);
+    expect(ts).toContain(
+      'const helpdeskDeliveryTokens = new pulumi.Config().requireSecret("helpdeskDeliveryTokens").apply((tokens) => tokens.split(" "));',
+    );
+    expect(ts).toContain(
+      'new Webhook("given", { event: "ticket_opened", url: helpdeskWebhookUrls.apply((urls) => urls[0]!), useDeliveryToken: true, deliveryToken: helpdeskDeliveryTokens.apply((tokens) => tokens[1]!) });',
+    );
+    expect(ts).toContain(
+      'new Webhook("minted", { event: "ticket_closed", url: helpdeskWebhookUrls.apply((urls) => urls[1]!), useDeliveryToken: true, deliveryTokenRotation: "2026-11" });',
+    );
+    expect(ts).toContain(
+      'new Webhook("plain", { event: "note_added", url: helpdeskWebhookUrls.apply((urls) => urls[2]!) });',
+    );
+    expect(declarations("python", withTokens, plain)).toContain(
+      'given = helpdesk.Webhook("given", event="ticket_opened", url=helpdesk_webhook_urls.apply(lambda urls: urls[0]), use_delivery_token=True, delivery_token=helpdesk_delivery_tokens.apply(lambda tokens: tokens[1]))',
+    );
+    expect(declarations("python", withTokens, plain)).toContain(
+      'helpdesk_delivery_tokens = pulumi.Config().require_secret("helpdeskDeliveryTokens").apply(lambda tokens: tokens.split(" "))',
+    );
+    const go = declarations("go", withTokens, plain);
+    expect(go).toContain("adoptedToken := func(i int) pulumi.StringOutput {");
+    expect(go).toContain(
+      "Url: adoptedUrl(0), UseDeliveryToken: pulumi.Bool(true), DeliveryToken: adoptedToken(1)}); err != nil {",
+    );
+    expect(go).toContain('UseDeliveryToken: pulumi.Bool(true), DeliveryTokenRotation: pulumi.String("2026-11")});');
+    expect(declarations("java", withTokens, plain)).toContain(
+      ".url(helpdeskWebhookUrls.applyValue(urls -> urls[0])).useDeliveryToken(true).deliveryToken(helpdeskDeliveryTokens.applyValue(tokens -> tokens[1])).build());",
+    );
+    const yaml = declarations("yaml", withTokens, plain);
+    expect(yaml).toContain("  helpdeskDeliveryTokens:\n    type: String\n    secret: true\n");
+    expect(yaml).toContain(
+      // biome-ignore lint/suspicious/noTemplateCurlyInString: Pulumi YAML's interpolation, as the declarations print it
+      '      useDeliveryToken: true\n      deliveryToken:\n        fn::select: [1, {"fn::split": [" ", "${helpdeskDeliveryTokens}"]}]\n    options:',
+    );
+    expect(yaml).toContain('      useDeliveryToken: true\n      deliveryTokenRotation: "2026-11"\n    options:');
+    // The token list is read only when a declaration reads it (Go refuses an unused variable).
+    const minted = withTokens.slice(1);
+    for (const language of ["nodejs", "python", "go", "java", "yaml"] as const) {
+      expect(declarations(language, withTokens, plain), language).toContain("helpdeskDeliveryTokens");
+      expect(declarations(language, minted, plain), language).not.toMatch(
+        /helpdeskDeliveryTokens|helpdesk_delivery_tokens/,
+      );
+      expect(declarations(language, webhooks, plain), language).not.toMatch(/[Dd]elivery/);
+    }
   });
 
   it("knows the runtimes it writes for", () => {

@@ -220,6 +220,65 @@ describe("the file of pulumi-helpdesk import", () => {
       ]);
     });
   });
+
+  it("a url that carries a delivery token: the row's url without the token's query, the token kept with the url the help desk holds", () => {
+    const token = "hdt_Adopted-Token_0123456789abcdefXYZ";
+    const registered = `https://h.example.test/in?x=1&helpdesk_event=ticket_opened&helpdesk_token=${token}`;
+    const csv = `id,event,url\nwh_1,ticket_opened,${registered}\nwh_2,note_added,https://h.example.test/plain\n`;
+    expect(parseWebhookFile(text(csv), "f")).toEqual([
+      {
+        row: 1,
+        id: "wh_1",
+        event: "ticket_opened",
+        url: "https://h.example.test/in?x=1",
+        name: "ticket_opened-wh_1",
+        token: {
+          deliveryToken: token,
+          registeredUrl: registered,
+          given: true,
+          useDeliveryToken: true,
+          rotation: undefined,
+        },
+      },
+      { row: 2, id: "wh_2", event: "note_added", url: "https://h.example.test/plain", name: "note_added-wh_2" },
+    ]);
+  });
+
+  it("refuses a token url whose event is missing or another, a repeated or bad token, never showing url or token", () => {
+    const token = "secret-token-0123456789abcdefghij";
+    const base = "https://h.example.test/secret-token-path";
+    const cases: Array<[string, RegExp]> = [
+      [
+        `${base}?helpdesk_token=${token}`,
+        /row 1: the url carries a delivery token .*helpdesk_event query parameter must be the row's event "ticket_opened", once; it is missing/,
+      ],
+      [
+        `${base}?helpdesk_event=ticket_closed&helpdesk_token=${token}`,
+        /row 1: .*must be the row's event "ticket_opened", once; it is not/,
+      ],
+      [
+        `${base}?helpdesk_event=ticket_opened&helpdesk_event=ticket_opened&helpdesk_token=${token}`,
+        /must be the row's event "ticket_opened", once/,
+      ],
+      [
+        `${base}?helpdesk_event=ticket_opened&helpdesk_token=${token}&helpdesk_token=${token}`,
+        /row 1: the url has more than one helpdesk_token query parameter/,
+      ],
+      [
+        `${base}?helpdesk_event=ticket_opened&helpdesk_token=secret-token-short`,
+        /row 1: .*deliveryToken: a delivery token must be 22 to 256 characters .*; got 18 characters/,
+      ],
+      [
+        `${base}?helpdesk_event=ticket_opened&helpdesk_token=${token}%21`,
+        /row 1: .*got another character \(not shown\)/,
+      ],
+    ];
+    for (const [url, message] of cases) {
+      const refused = refusal(`id,event,url\nwh_1,ticket_opened,${url}\n`);
+      expect(refused.message, url).toMatch(message);
+      expect(refused.message, url).not.toContain("h.example.test");
+    }
+  });
 });
 
 describe("reading the file of --from", () => {

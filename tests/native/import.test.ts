@@ -39,7 +39,9 @@ import type { EngineEvent } from "@pulumi/pulumi/automation/index.js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
+import { registeredUrl } from "../../kernel/delivery-token.js";
 import { nodejsSdkPackage } from "../../kernel/names.js";
+import { SECRET_SIG, SIG_KEY, stateValue } from "../../kernel/pulumi-wire.js";
 import { required } from "../../kernel/required.js";
 import { runCommand, shown, waitFor } from "../../scripts/lib/processes.ts";
 import { repoRoot } from "../../scripts/lib/repo-root.ts";
@@ -421,6 +423,76 @@ describe.skipIf(!pulumiAvailable())("pulumi-helpdesk import --from in a TypeScri
     for (const hook of [...home, ...eu]) expect(`${result.stdout}${result.stderr}`).not.toContain(hook.url);
     // Secrets are compared decrypted: the engine encrypts them anew (fresh nonces) whenever it writes the state.
     expect(await resources()).toEqual(before);
+  });
+
+  it("a webhook registered with a delivery token in its url is adopted with it: the token only encrypted in the state, in no output; the printed program's preview and up change nothing", async () => {
+    const token = `hdt_${randomBytes(32).toString("base64url")}`;
+    const declaredUrl = "https://hooks.example.test/home/token-adopted?team=adopt-secret-t";
+    const [tokened] = (await createDirectly(homeDesk.emulator, homeDesk.token, [
+      { event: "ticket_priority_changed", url: registeredUrl(declaredUrl, "ticket_priority_changed", token) },
+    ])) as [ExistingWebhook];
+    const urlsKey = `${project}:helpdeskWebhookUrls`;
+    const urlsBefore = (await test.stack.getConfig(urlsKey)).value;
+    const before = state();
+    // A row whose url's event is another than its own is refused, showing neither url nor token.
+    writeFileSync(join(dir, "tokens.csv"), csvOf([{ ...tokened, event: "ticket_closed" }]));
+    const refused = await cli(["import", "--stack", test.stack.name, "--from", "tokens.csv"]);
+    expect(refused.code, refused.stderr).toBe(2);
+    expect(refused.stderr).toContain(
+      'row 1: the url carries a delivery token (its helpdesk_token query parameter), adopted with the webhook, so its helpdesk_event query parameter must be the row\'s event "ticket_closed"',
+    );
+    expect(state()).toBe(before);
+
+    const posts = await creations(homeDesk.emulator);
+    const deletes = await deletions(homeDesk.emulator);
+    writeFileSync(join(dir, "tokens.csv"), csvOf([tokened]));
+    const ran = await cli(["import", "--stack", test.stack.name, "--from", "tokens.csv"]);
+    expect(ran.code, ran.stderr).toBe(0);
+    expect(ran.stderr).toContain("adopted 1 webhook, protected; the help desk received no request");
+    expect(ran.stdout).toContain(
+      "url: helpdeskWebhookUrls.apply((urls) => urls[5]!), useDeliveryToken: true, deliveryToken: helpdeskDeliveryTokens.apply((tokens) => tokens[0]!) }, { protect: true });",
+    );
+    // The url without the token's query joins the url list; the token goes to its own secret list.
+    const config = await test.stack.getAllConfig();
+    expect(config[urlsKey]).toEqual({ value: `${urlsBefore} ${declaredUrl}`, secret: true });
+    expect(config[`${project}:helpdeskDeliveryTokens`]).toEqual({ value: token, secret: true });
+    // Recorded as the provider records a webhook it created with a token: the secrets decrypted here...
+    const adopted = (
+      (await test.stack.exportStack()).deployment as {
+        resources: Array<{ id?: string; outputs?: Record<string, unknown> }>;
+      }
+    ).resources.find((resource) => resource.id === tokened.id);
+    const outputs = adopted?.outputs ?? {};
+    expect(Object.fromEntries(Object.entries(outputs).map(([key, value]) => [key, stateValue(value)]))).toEqual({
+      event: "ticket_priority_changed",
+      url: declaredUrl,
+      useDeliveryToken: true,
+      deliveryToken: token,
+      registeredUrl: tokened.url,
+      state: "unknown",
+    });
+    for (const key of ["url", "deliveryToken", "registeredUrl"])
+      expect(outputs[key], key).toHaveProperty(SIG_KEY, SECRET_SIG);
+    // ...and only encrypted in the state file and in `pulumi stack export` without --show-secrets.
+    const exported = await pulumi(["stack", "export"]);
+    expect(exported.code, shown("pulumi stack export", exported)).toBe(0);
+    for (const text of [state(), exported.stdout]) {
+      expect(text).not.toContain(token);
+      expect(text).not.toContain("adopt-secret-t");
+    }
+
+    program = withDeclarations(program, ran.stdout);
+    writeFileSync(join(dir, "index.ts"), program);
+    const preview = await pulumi(["preview", "--expect-no-changes"]);
+    expect(preview.code, shown("pulumi preview --expect-no-changes", preview)).toBe(0);
+    const up = await pulumi(["up", "--yes", "--expect-no-changes"]);
+    expect(up.code, shown("pulumi up --expect-no-changes", up)).toBe(0);
+    for (const output of [refused, ran, exported, preview, up])
+      for (const piece of [token, "adopt-secret-t"]) expect(`${output.stdout}${output.stderr}`).not.toContain(piece);
+    // The help desk holds the same registration, and was asked nothing.
+    expect(await creations(homeDesk.emulator)).toBe(posts);
+    expect(await deletions(homeDesk.emulator)).toBe(deletes);
+    expect((await heldWebhooks(homeDesk.emulator)).find((hook) => hook.id === tokened.id)?.url).toBe(tokened.url);
   });
 
   describe("interrupted while pulumi import runs", () => {

@@ -1,13 +1,14 @@
 /**
  * `pulumi-helpdesk migrate` end to end, with the real Pulumi CLI and the emulator on 127.0.0.1: a TypeScript stack of
- * 20 dynamic `Webhook`s (`pulumi-helpdesk`, five of them with secret urls) moves to the native `helpdesk:index:Webhook`
- * (`@pulumi-helpdesk/helpdesk`, this build's dist/native).
+ * 20 dynamic `Webhook`s (`pulumi-helpdesk`, five of them with secret urls, two with a delivery token: one minted with a
+ * rotation, one given) moves to the native `helpdesk:index:Webhook` (`@pulumi-helpdesk/helpdesk`, this build's dist/native).
  *
  * - `--dry-run` lists the 20 and changes nothing; a `helpdesk:*` setting the native provider would refuse ends the
  *   command with exit 2 and nothing changed;
  * - a failure injected between the two steps (a `pulumi` on PATH whose first `state delete` fails) leaves every
  *   webhook in the state at least once and the help desk untouched; a rerun completes the move: native webhooks
- *   with the same ids, urls as secrets, none dynamic, no `pulumi-nodejs` provider left;
+ *   with the same ids, urls as secrets, none dynamic, no `pulumi-nodejs` provider left; the two tokens and their
+ *   registered urls carried over as secrets, in no output and encrypted only in the state, the help desk's urls as they were;
  * - the printed program previews with no change; the README's `aliases` (a renamed webhook, one moved into a
  *   component) move them in the state with no request; `pulumi destroy`, after `pulumi state unprotect --all`,
  *   deletes exactly the 20 webhooks;
@@ -15,6 +16,7 @@
  */
 
 import { execFileSync } from "node:child_process";
+import { randomBytes } from "node:crypto";
 import {
   chmodSync,
   existsSync,
@@ -33,6 +35,7 @@ import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
 import { EVENTS } from "../../kernel/events.js";
 import { DYNAMIC_WEBHOOK_TYPE, nodejsSdkPackage, WEBHOOK_TYPE } from "../../kernel/names.js";
 import { PACKAGE_NAME } from "../../kernel/package-version.js";
+import { SECRET_SIG, SIG_KEY, stateValue } from "../../kernel/pulumi-wire.js";
 import { required } from "../../kernel/required.js";
 import { runCommand, shown } from "../../scripts/lib/processes.ts";
 import { repoRoot } from "../../scripts/lib/repo-root.ts";
@@ -51,21 +54,36 @@ import {
 
 const project = "helpdesk-migrate";
 
-/** The 20 webhooks of the dynamic program: every fourth url a secret. */
+/** The delivery token the program of hook-3 gives (a minted one, of hook-2, is known only after `pulumi up`). */
+const GIVEN_TOKEN = `given-token-${randomBytes(16).toString("hex")}`;
+
+/**
+ * The 20 webhooks of the dynamic program: every fourth url a secret; hook-2 with a minted delivery token and a rotation,
+ * hook-3 with a token of its own.
+ */
 const HOOKS = Array.from({ length: 20 }, (_, at) => ({
   name: `hook-${at}`,
   event: required(EVENTS[at % EVENTS.length], "an event"),
   url: `https://hooks.example.test/migrate/${at}?token=migrate-secret-${at}`,
   secret: at % 4 === 0,
+  ...(at === 2 ? { useDeliveryToken: true, deliveryTokenRotation: "2026-11" } : {}),
+  ...(at === 3 ? { deliveryToken: GIVEN_TOKEN } : {}),
 }));
 
 /** The program before the migration: the dynamic `Webhook` of `pulumi-helpdesk`. */
 const DYNAMIC_PROGRAM = `import * as pulumi from "@pulumi/pulumi";
 import { Webhook, type WebhookEvent } from "${PACKAGE_NAME}";
 
-const hooks: Array<{ name: string; event: WebhookEvent; url: string; secret: boolean }> = ${JSON.stringify(HOOKS)};
+const hooks: Array<{ name: string; event: WebhookEvent; url: string; secret: boolean; useDeliveryToken?: boolean; deliveryTokenRotation?: string; deliveryToken?: string }> = ${JSON.stringify(HOOKS)};
 for (const hook of hooks) {
-  new Webhook(hook.name, { event: hook.event, url: hook.secret ? pulumi.secret(hook.url) : hook.url });
+  const { useDeliveryToken, deliveryTokenRotation, deliveryToken } = hook;
+  new Webhook(hook.name, {
+    event: hook.event,
+    url: hook.secret ? pulumi.secret(hook.url) : hook.url,
+    ...(useDeliveryToken === undefined ? {} : { useDeliveryToken }),
+    ...(deliveryTokenRotation === undefined ? {} : { deliveryTokenRotation }),
+    ...(deliveryToken === undefined ? {} : { deliveryToken: pulumi.secret(deliveryToken) }),
+  });
 }
 `;
 
@@ -128,6 +146,10 @@ describe.skipIf(!pulumiAvailable())(
     /** The API requests counted before the migration started. */
     let requestsBefore: Record<string, number>;
     let printed = "";
+    /** The delivery tokens of hook-2 (minted) and hook-3 (given) and their registered urls, as the dynamic outputs hold them. */
+    const tokens = new Map<string, { deliveryToken: string; registeredUrl: string }>();
+    /** The two delivery tokens, which no output and no plain-text state may hold. */
+    const tokenPieces = (): string[] => [...tokens.values()].map((token) => token.deliveryToken);
 
     const cli = (args: string[], extraEnv: NodeJS.ProcessEnv = {}) => {
       const run = startCli(args, { dir, env }, extraEnv);
@@ -159,6 +181,19 @@ describe.skipIf(!pulumiAvailable())(
             required(resource.id, `the id of ${resource.urn}`),
           );
       expect(ids.size).toBe(HOOKS.length);
+      for (const resource of await resources()) {
+        const name = resource.urn.slice(resource.urn.lastIndexOf("::") + 2);
+        const token = resource.outputs?.deliveryToken as { plaintext?: string } | undefined;
+        const registered = resource.outputs?.registeredUrl as { plaintext?: string } | undefined;
+        if (resource.type === DYNAMIC_WEBHOOK_TYPE && token?.plaintext && registered?.plaintext)
+          tokens.set(name, {
+            deliveryToken: JSON.parse(token.plaintext),
+            registeredUrl: JSON.parse(registered.plaintext),
+          });
+      }
+      expect([...tokens.keys()].sort()).toEqual(["hook-2", "hook-3"]);
+      expect(tokens.get("hook-3")?.deliveryToken).toBe(GIVEN_TOKEN);
+      expect(tokens.get("hook-2")?.deliveryToken).toMatch(/^hdt_/);
       // A `pulumi` that fails its first `state delete` (the second step of the migration), and runs the real one otherwise.
       shimDir = mkdtempSync(join(tmpdir(), "helpdesk-migrate-shim-"));
       const real = execFileSync("sh", ["-c", "command -v pulumi"], { env, encoding: "utf8" }).trim();
@@ -263,6 +298,43 @@ describe.skipIf(!pulumiAvailable())(
         });
       }
       for (const hook of HOOKS) expect(state()).not.toContain(hook.url);
+
+      // The delivery tokens: carried over as the dynamic outputs held them, secret, and declared with the same inputs
+      // (the minted one stays minted: no token in config; the given one read from the second secret list).
+      for (const [name, token] of tokens) {
+        const native = required(
+          natives.find((resource) => resource.urn.endsWith(`::${name}`)),
+          `the native ${name}`,
+        );
+        for (const key of ["deliveryToken", "registeredUrl"] as const) {
+          expect(native.outputs?.[key], `${name} ${key}`).toHaveProperty(SIG_KEY, SECRET_SIG);
+          expect(stateValue(native.outputs?.[key]), `${name} ${key}`).toBe(token[key]);
+        }
+        expect((await heldWebhooks(emulator)).find((hook) => hook.id === native.id)?.url, name).toBe(
+          token.registeredUrl,
+        );
+      }
+      expect(natives.find((resource) => resource.urn.endsWith("::hook-2"))?.outputs).toMatchObject({
+        useDeliveryToken: true,
+        deliveryTokenRotation: "2026-11",
+      });
+      expect(printed).toMatch(
+        /new Webhook\("hook-2", \{ event: "[a-z_]+", url: helpdeskWebhookUrls\.apply\(\(urls\) => urls\[\d+\]!\), useDeliveryToken: true, deliveryTokenRotation: "2026-11" \}, \{ protect: true \}\);/,
+      );
+      expect(printed).toMatch(
+        /new Webhook\("hook-3", \{ event: "[a-z_]+", url: helpdeskWebhookUrls\.apply\(\(urls\) => urls\[\d+\]!\), deliveryToken: helpdeskDeliveryTokens\.apply\(\(tokens\) => tokens\[0\]!\) \}, \{ protect: true \}\);/,
+      );
+      expect((await test.stack.getAllConfig())[`${project}:helpdeskDeliveryTokens`]).toEqual({
+        value: GIVEN_TOKEN,
+        secret: true,
+      });
+      const exported = await pulumi(["stack", "export"]);
+      expect(exported.code, shown("pulumi stack export", exported)).toBe(0);
+      for (const piece of tokenPieces()) {
+        expect(state()).not.toContain(piece);
+        expect(exported.stdout).not.toContain(piece);
+        expect(`${ran.stdout}${ran.stderr}${failed.stdout}${failed.stderr}`).not.toContain(piece);
+      }
       expect(await apiRequests(emulator)).toEqual(requestsBefore);
     });
 
@@ -276,6 +348,10 @@ describe.skipIf(!pulumiAvailable())(
       writeFileSync(join(dir, "index.ts"), `${printed}\n`);
       const preview = await pulumi(["preview", "--expect-no-changes"]);
       expect(preview.code, shown("pulumi preview --expect-no-changes", preview)).toBe(0);
+      const up = await pulumi(["up", "--yes", "--expect-no-changes"]);
+      expect(up.code, shown("pulumi up --expect-no-changes", up)).toBe(0);
+      for (const piece of tokenPieces())
+        expect(`${preview.stdout}${preview.stderr}${up.stdout}${up.stderr}`).not.toContain(piece);
       expect(await apiRequests(emulator)).toEqual(requestsBefore);
     });
 

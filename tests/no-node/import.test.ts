@@ -7,17 +7,21 @@
  * Three webhooks made directly with `POST /v1/webhooks` are adopted from a CSV file into a project that declares
  * nothing yet: the import names the plugin's version and download URL, so Pulumi downloads the plugin itself (the
  * mirror is asked for this machine's archive); the emulator receives no POST; the state holds their ids, protected (the
- * default), and no url in plain text; the printed declarations, as the program (with the language's `protect` option),
+ * default), and no url in plain text; the third url carries a delivery token, adopted with it (declared with
+ * `useDeliveryToken` and the token read from the secret config `helpdeskDeliveryTokens`; in no output, encrypted only);
+ * the printed declarations, as the program (with the language's `protect` option),
  * make `pulumi preview --expect-no-changes` pass; `pulumi destroy`, after `pulumi state unprotect --all` as the README
  * says, deletes exactly those three.
  */
 
+import { randomBytes } from "node:crypto";
 import { appendFileSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
 import { signInAutoApproved as signIn } from "../../emulator-client/index.js";
+import { registeredUrl } from "../../kernel/delivery-token.js";
 import { type Ran, runCommand, shown } from "../../scripts/lib/processes.ts";
 import { createDirectly, creations, csvOf, type ExistingWebhook, expectAdoptedInState } from "../support/adoption.js";
 import { heldWebhooks } from "../support/emulator.js";
@@ -36,6 +40,9 @@ import {
   VERSION,
 } from "./no-node-desks.js";
 
+/** The delivery token the third webhook was registered with. */
+const TOKEN = `hdt_no-node-${randomBytes(24).toString("base64url")}`;
+
 /** A language of the suite: its hosts, its project file, and where the printed declarations go. */
 interface Adopter {
   title: string;
@@ -43,6 +50,8 @@ interface Adopter {
   runtime: "python" | "yaml";
   /** How the printed declarations say `protect`. */
   protectOption: RegExp;
+  /** How they declare the delivery token of the third webhook (the first in the token list). */
+  tokenDeclared: RegExp;
   /** Readies the program folder (a project that declares nothing yet); returns more PATH folders. */
   prepare(work: string, programDir: string): Promise<string[]>;
   /** Makes the printed declarations the program. */
@@ -113,7 +122,10 @@ function describeAdoption(language: Adopter): void {
       adopted = await createDirectly(emulator, accessToken, [
         { event: "ticket_opened", url: "https://hooks.example.test/nn/opened?token=nn-secret-1" },
         { event: "ticket_closed", url: "https://hooks.example.test/nn/nn-secret-2" },
-        { event: "customer_replied", url: "https://hooks.example.test/nn/nn-secret-3" },
+        {
+          event: "customer_replied",
+          url: registeredUrl("https://hooks.example.test/nn/nn-secret-3", "customer_replied", TOKEN),
+        },
       ]);
       [bystander] = (await createDirectly(emulator, accessToken, [
         { event: "note_added", url: "https://hooks.example.test/nn/not-listed" },
@@ -158,11 +170,15 @@ function describeAdoption(language: Adopter): void {
       ).toEqual([true, true, true]);
       expect(ran.stdout).toMatch(language.protectOption);
       for (const hook of adopted) expect(`${ran.stdout}${ran.stderr}`).not.toContain(hook.url);
+      expect(ran.stdout).toMatch(language.tokenDeclared);
+      expect(`${ran.stdout}${ran.stderr}`).not.toContain(TOKEN);
+      expect(state()).not.toContain(TOKEN);
       language.declare(programDir, ran.stdout);
     });
 
     it("with the printed declarations as the program, pulumi preview --expect-no-changes passes", async () => {
-      await run(["preview", "--expect-no-changes"]);
+      const preview = await run(["preview", "--expect-no-changes"]);
+      expect(`${preview.stdout}${preview.stderr}`).not.toContain(TOKEN);
     });
 
     it("destroy, after pulumi state unprotect --all, deletes exactly the three adopted webhooks", async () => {
@@ -178,6 +194,8 @@ describeAdoption({
   hosts: ["pulumi-language-python", "pulumi-language-python-exec"],
   runtime: "python",
   protectOption: /, opts=pulumi\.ResourceOptions\(protect=True\)\)$/m,
+  tokenDeclared:
+    /, use_delivery_token=True, delivery_token=helpdesk_delivery_tokens\.apply\(lambda tokens: tokens\[0\]\), opts=/,
   prepare: async (work, programDir) => {
     const venvBin = await releaseWheelVenv(work);
     writeFileSync(join(programDir, "Pulumi.yaml"), "name: helpdesk-adopt-python\nruntime: python\n");
@@ -192,6 +210,7 @@ describeAdoption({
   hosts: ["pulumi-language-yaml"],
   runtime: "yaml",
   protectOption: /^ {6}protect: true$/m,
+  tokenDeclared: /^ {6}useDeliveryToken: true\n {6}deliveryToken:\n {8}fn::select: \[0, /m,
   prepare: async (_work, programDir) => {
     writeFileSync(join(programDir, "Pulumi.yaml"), "name: helpdesk-adopt-yaml\nruntime: yaml\n");
     return [];
