@@ -28,6 +28,8 @@ export interface ProgramHook {
   event: string;
   url: string;
   secretUrl?: boolean;
+  /** Whether it has a delivery token (the provider mints it). */
+  useDeliveryToken?: boolean;
 }
 
 /** The compliant webhooks: each breaks only `webhook-has-delivery-token` (advisory under {@link PACK_CONFIG}). */
@@ -35,6 +37,14 @@ export const COMPLIANT: [ProgramHook, ...ProgramHook[]] = [
   { name: "compliant", event: "ticket_started", url: "https://hooks.example.com/compliant" },
   { name: "compliant-too", event: "note_added", url: "https://HOOKS.example.com:8443/compliant" },
 ];
+
+/** A compliant webhook with a delivery token: it breaks no policy, `webhook-has-delivery-token` included. */
+export const WITH_TOKEN: ProgramHook = {
+  name: "compliant-with-token",
+  event: "ticket_closed",
+  url: "https://hooks.example.com/with-token",
+  useDeliveryToken: true,
+};
 
 /** A program with one violation of each policy, and a compliant webhook. */
 export const VIOLATING: ProgramHook[] = [
