@@ -55,6 +55,17 @@ export function releaseNpmPackages(): ReleasePackage[] {
 }
 
 /**
+ * The file name `npm pack` gives a package's tarball: the name without its scope's `@`, the scope's `/` a `-`.
+ *
+ * @param name e.g. `"@pulumi-helpdesk/receiver"`
+ * @param version e.g. `"0.3.0"`
+ * @returns e.g. `"pulumi-helpdesk-receiver-0.3.0.tgz"`
+ */
+export function npmTarballName(name: string, version: string): string {
+  return `${name.replace(/^@/, "").replace("/", "-")}-${version}.tgz`;
+}
+
+/**
  * The release's Python distributions, in the order they publish, each a wheel and an sdist.
  *
  * @returns `[{ name: "pulumi_helpdesk", ... }, { name: "pulumi_helpdesk_receiver", ... }]`

@@ -60,7 +60,12 @@ import { required } from "../../kernel/required.ts";
 import { type Ran, runCommand, shown } from "../../scripts/lib/processes.ts";
 import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { CENTRAL_SETTINGS } from "../../scripts/publish/maven.ts";
-import { releaseGoModules, releaseNpmPackages, releasePythonFiles } from "../../scripts/publish/packages.ts";
+import {
+  npmTarballName,
+  releaseGoModules,
+  releaseNpmPackages,
+  releasePythonFiles,
+} from "../../scripts/publish/packages.ts";
 import { nodejsSdkTarball } from "../../scripts/release/nodejs-sdk.ts";
 import { describeDownloadedPlugin, goExampleSteps, systemWithoutNode, VERSION } from "../no-node/no-node-desks.js";
 import { type CentralPortal, makeSigningKey, type SigningKey, startCentralPortal } from "../support/central-portal.js";
@@ -528,7 +533,7 @@ describe("the receiver kits, each installed by name into a fresh project with on
     );
     expect(installed.code, shown(`npm install ${receiverNpmPackage()}`, installed)).toBe(0);
     expect(server("npm").log()).toContain(`'GET /${receiverNpmPackage().replace("/", "%2f")}'`);
-    const tarball = `${receiverNpmPackage().replace(/^@/, "").replace("/", "-")}-${VERSION}.tgz`;
+    const tarball = npmTarballName(receiverNpmPackage(), VERSION);
     expect(lockedIntegrity(dir, receiverNpmPackage())).toBe(integrityOf(join(release, tarball)));
     writeFileSync(
       join(dir, "service.js"),
