@@ -327,7 +327,9 @@ function verifyEnv(run: JobRun): NodeJS.ProcessEnv {
     npm_config_registry: server("npm").url,
     PIP_INDEX_URL: `${server("pypi").url}simple/`,
     GOPROXY: "direct",
-    GONOSUMDB: goModulePath(),
+    GONOSUMDB: releaseGoModules()
+      .map((module) => module.name)
+      .join(","),
     GOFLAGS: "-mod=mod",
     GIT_CONFIG_GLOBAL: gitconfig,
     GIT_ALLOW_PROTOCOL: "file:https",
@@ -542,7 +544,8 @@ describe("the release workflow, played from a fresh clone with empty caches agai
       .trim()
       .split("\n")
       .filter((line) => line.startsWith("verify: "));
-    expect(lines).toHaveLength(6);
+    // The package, the TypeScript SDK and kit; the Python SDK and kit; the Go SDK and kit; the Java SDK; the plugin.
+    expect(lines).toHaveLength(9);
     for (const line of lines) expect(line).toMatch(/: installed by name, and ran$/);
     // Each from what the publishing jobs sent: the Portal's published repository, Verdaccio, pypiserver, the tag.
     const java = `${mavenGroupId().replaceAll(".", "/")}/${MAVEN_ARTIFACT_ID}/${VERSION}/${MAVEN_ARTIFACT_ID}-${VERSION}`;
