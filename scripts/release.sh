@@ -2,7 +2,9 @@
 # `npm run release`: writes the release artefacts into release/ (see scripts/release/release.ts): the plugin archives
 # pulumi-resource-helpdesk-v<version>-{linux-amd64,linux-arm64,windows-amd64,darwin-amd64}.tar.gz, the npm package, the TypeScript SDK's npm package
 # (@pulumi-helpdesk/helpdesk), the Python SDK's wheel and sdist
-# (built with a pinned `build` in $HELPDESK_CACHE/python-build-venv: scripts/release/python.ts), SHA256SUMS.
+# (built with a pinned `build` in $HELPDESK_CACHE/python-build-venv: scripts/release/python.ts), the receiver kits'
+# npm package (@pulumi-helpdesk/receiver) and wheel and sdist (pulumi-helpdesk-receiver: scripts/release/receiver.ts),
+# SHA256SUMS. scripts/publish/packages.ts lists the packages per registry.
 #
 # The executables are Node.js single executable applications, which must be built by the very Node.js version whose
 # binary they are made of: the project's Node ($NODE_VERSION, scripts/lib/env.sh), fetched into the cache if missing.

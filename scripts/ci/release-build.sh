@@ -2,7 +2,7 @@
 # scripts/ci/release-build.sh: release.yml's `build` job, with no privilege: the pushed tag must be package.json's
 # version (`v<version>`, GITHUB_REF_NAME) of a form every registry takes (a release, or a prerelease -alpha.N, -beta.N
 # or -rc.N), then `npm run release` writes release/ (every target a Linux machine
-# builds, the npm tarballs, the wheel and sdist, SHA256SUMS) from the clone alone: it sets up its own Node.js, npm ci
+# builds, the npm tarballs, the wheels and sdists, SHA256SUMS) from the clone alone: it sets up its own Node.js, npm ci
 # and quill in empty caches.
 set -euo pipefail
 . "$(dirname "${BASH_SOURCE[0]}")/../lib/env.sh"

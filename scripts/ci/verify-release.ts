@@ -4,9 +4,11 @@
  * runs it, as a user would right after the release:
  *
  * - npm: `npm install pulumi-helpdesk@<version>`, whose CLI prints the version; `npm install
- *   @pulumi-helpdesk/helpdesk@<version>`, which Node.js loads;
- * - PyPI: `pip install pulumi-helpdesk==<version>` into a new virtualenv, which Python imports;
- * - Go: `go mod download` of the Go SDK's module at `v<version>`;
+ *   @pulumi-helpdesk/helpdesk@<version>`, which Node.js loads; `npm install @pulumi-helpdesk/receiver@<version>`, the
+ *   receiver kit, whose `verifyDelivery` Node.js imports;
+ * - PyPI: `pip install pulumi-helpdesk==<version>` and `pip install pulumi-helpdesk-receiver==<version>`, each into a
+ *   new virtualenv, which Python imports;
+ * - Go: `go mod download` of the Go SDK's module and of the Go receiver kit's, at `v<version>`;
  * - Maven: `mvn dependency:get` of the Java SDK's coordinates (into a Maven repository of its own);
  * - the GitHub release: the linux-amd64 plugin archive and SHA256SUMS from the plugin download URL (Pulumi's
  *   `PULUMI_PLUGIN_DOWNLOAD_URL_OVERRIDES` applies, as Pulumi applies it), the archive checked against its line, its
@@ -30,6 +32,10 @@ import {
   PLUGIN_VERSION_PLACEHOLDER,
   PYTHON_PACKAGE,
   pluginDownloadUrl,
+  RECEIVER_PYTHON_DISTRIBUTION,
+  RECEIVER_PYTHON_PACKAGE,
+  receiverGoModulePath,
+  receiverNpmPackage,
 } from "../../dist/kernel/names.js";
 import { PACKAGE_NAME } from "../../dist/kernel/package-version.js";
 import { archiveName } from "../release/release.ts";
@@ -107,26 +113,50 @@ function checks(version: string): Check[] {
       },
     },
     {
-      what: `PyPI ${PACKAGE_NAME}==${version}`,
+      what: `npm ${receiverNpmPackage()}@${version}`,
       run(dir) {
-        tool("python3", ["-m", "venv", join(dir, "venv")], dir);
-        const python = join(dir, "venv", "bin", "python");
-        tool(
-          python,
-          ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", `${PACKAGE_NAME}==${version}`],
+        npmProject(dir);
+        tool("npm", [...npmInstall, `${receiverNpmPackage()}@${version}`], dir);
+        const imported = tool(
+          "node",
+          [
+            "--input-type=module",
+            "-e",
+            `import { verifyDelivery } from ${JSON.stringify(receiverNpmPackage())}; console.log(typeof verifyDelivery);`,
+          ],
           dir,
-        );
-        tool(python, ["-c", `import ${PYTHON_PACKAGE}`], dir);
+        ).trim();
+        if (imported !== "function") throw new Error(`${receiverNpmPackage()}'s verifyDelivery is a ${imported}`);
       },
     },
-    {
-      what: `Go ${goModulePath()}@v${version}`,
-      run(dir) {
-        const flags = `${process.env.GOFLAGS ?? ""} -modcacherw`.trim();
-        const env = { ...process.env, GOFLAGS: flags, GOMODCACHE: join(dir, "gomodcache"), GOWORK: "off" };
-        tool("go", ["mod", "download", "-json", `${goModulePath()}@v${version}`], dir, env);
-      },
-    },
+    ...[
+      { distribution: PACKAGE_NAME, module: PYTHON_PACKAGE },
+      { distribution: RECEIVER_PYTHON_DISTRIBUTION, module: RECEIVER_PYTHON_PACKAGE },
+    ].map(
+      ({ distribution, module }): Check => ({
+        what: `PyPI ${distribution}==${version}`,
+        run(dir) {
+          tool("python3", ["-m", "venv", join(dir, "venv")], dir);
+          const python = join(dir, "venv", "bin", "python");
+          tool(
+            python,
+            ["-m", "pip", "install", "--quiet", "--disable-pip-version-check", `${distribution}==${version}`],
+            dir,
+          );
+          tool(python, ["-c", `import ${module}`], dir);
+        },
+      }),
+    ),
+    ...[goModulePath(), receiverGoModulePath()].map(
+      (module): Check => ({
+        what: `Go ${module}@v${version}`,
+        run(dir) {
+          const flags = `${process.env.GOFLAGS ?? ""} -modcacherw`.trim();
+          const env = { ...process.env, GOFLAGS: flags, GOMODCACHE: join(dir, "gomodcache"), GOWORK: "off" };
+          tool("go", ["mod", "download", "-json", `${module}@v${version}`], dir, env);
+        },
+      }),
+    ),
     {
       what: `Maven ${mavenCoordinates()}:${version}`,
       run(dir) {

@@ -1,7 +1,8 @@
 /**
- * The npm target of `npm run publish`: the release's two npm tarballs, the package `pulumi-helpdesk` (`npm pack` of
- * the repository) and the TypeScript SDK `@pulumi-helpdesk/helpdesk` (scripts/release/nodejs-sdk.ts), published with
- * `npm publish <tarball>` to the registry npm's own settings name (`npm_config_registry`, else npm's config files,
+ * The npm target of `npm run publish`: the release's npm tarballs, one per package of scripts/publish/packages.ts
+ * `releaseNpmPackages` (the package `pulumi-helpdesk`, `npm pack` of the repository; the TypeScript SDK
+ * `@pulumi-helpdesk/helpdesk`, scripts/release/nodejs-sdk.ts; the receiver kit `@pulumi-helpdesk/receiver`,
+ * scripts/release/receiver.ts), in that order, published with `npm publish <tarball>` to the registry npm's own settings name (`npm_config_registry`, else npm's config files,
  * else npm's default).
  *
  * - A token in `NODE_AUTH_TOKEN` (the variable actions/setup-node's `.npmrc` reads) is given to npm by a project
@@ -22,6 +23,7 @@ import { execFileSync } from "node:child_process";
 import { mkdtempSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
+import { required } from "../../kernel/required.ts";
 import {
   digestOf,
   oneLine,
@@ -33,6 +35,7 @@ import {
   tail,
   toolNeed,
 } from "./common.ts";
+import { releaseNpmPackages } from "./packages.ts";
 import { npmDistTag } from "./prerelease.ts";
 
 const NAME = "npm";
@@ -45,9 +48,11 @@ interface Tarball {
 }
 
 /**
- * The release's npm tarballs (`*.tgz`) and the package names and versions their package.json say.
+ * The release's npm tarballs (`*.tgz`) and the package names and versions their package.json say, in the order of
+ * scripts/publish/packages.ts `releaseNpmPackages`.
  *
- * @throws PublishError when there are not exactly two, or one is not of the release's version
+ * @throws PublishError when the tarballs' packages are not exactly those (one tarball each), or one is not of the
+ *   release's version
  */
 function tarballs(context: PublishContext): Tarball[] {
   const found = readdirSync(context.release)
@@ -60,10 +65,19 @@ function tarballs(context: PublishContext): Tarball[] {
       };
       return { file, name: pkg.name, version: pkg.version };
     });
-  if (found.length !== 2) {
+  const expected = releaseNpmPackages();
+  const names = found.map((tarball) => tarball.name).sort();
+  if (
+    names.join(" ") !==
+    expected
+      .map((pkg) => pkg.name)
+      .sort()
+      .join(" ")
+  ) {
+    const wanted = expected.map((pkg) => `${pkg.what} ${pkg.name}`).join(", ");
     throw new PublishError(
       NAME,
-      `${context.release} holds ${found.length} npm tarballs (${found.map((t) => t.file).join(", ") || "none"}); the release has two, the package and the TypeScript SDK: run npm run release`,
+      `${context.release} holds ${found.length} npm tarballs (${found.map((t) => `${t.file}: ${t.name}`).join(", ") || "none"}); the release has one of each of ${wanted}: run npm run release`,
     );
   }
   for (const tarball of found) {
@@ -73,7 +87,12 @@ function tarballs(context: PublishContext): Tarball[] {
         `${tarball.file} is ${tarball.name}@${tarball.version}, not the release's ${context.version}: run npm run release`,
       );
   }
-  return found;
+  return expected.map(({ name }) =>
+    required(
+      found.find((tarball) => tarball.name === name),
+      `the tarball of ${name}`,
+    ),
+  );
 }
 
 /**

@@ -1,11 +1,12 @@
 /**
- * The PyPI target of `npm run publish`: the release's wheel and sdist of the Python SDK (scripts/release/python.ts),
- * checked with `twine check --strict`, then uploaded with `twine upload`, configured by twine's own settings:
+ * The PyPI target of `npm run publish`: the release's wheel and sdist of each Python distribution of
+ * scripts/publish/packages.ts `releasePythonDistributions` (the Python SDK `pulumi_helpdesk`, scripts/release/python.ts;
+ * the receiver kit `pulumi_helpdesk_receiver`, scripts/release/receiver.ts), checked with `twine check --strict`, then uploaded with `twine upload`, configured by twine's own settings:
  * `TWINE_REPOSITORY_URL` (default: PyPI), `TWINE_USERNAME`, `TWINE_PASSWORD` (on PyPI, `__token__` and an API token;
  * in the release workflow, twine's trusted publishing needs neither). twine runs from a pinned virtualenv
  * (`$HELPDESK_CACHE/python-publish-venv`, scripts/publish/twine-requirements.txt), as `build` does for the release.
  *
- * Asked first: the index's simple page of the project (PEP 503), at `PIP_INDEX_URL` when set (pip's setting, the
+ * Asked first: the index's simple page of each project (PEP 503), at `PIP_INDEX_URL` when set (pip's setting, the
  * index the files are installed from), else at `<TWINE_REPOSITORY_URL's origin>/simple/` (pypiserver, devpi).
  * A file listed with the same sha256 is present and skipped; anything else is uploaded, and an index that holds the
  * file name refuses it (PyPI never replaces a file), which stops the run. With neither setting (PyPI itself) the
@@ -16,7 +17,6 @@
  * credentials (`https://user:password@host/`) are used, never printed.
  */
 import { join } from "node:path";
-import { PYTHON_PACKAGE } from "../../kernel/names.ts";
 import { pinnedVenvPython } from "../release/cache.ts";
 import {
   ANSI_COLOUR,
@@ -33,6 +33,7 @@ import {
   tail,
   toolNeed,
 } from "./common.ts";
+import { pythonProjectName, releasePythonDistributions } from "./packages.ts";
 import { pythonArtefactNamesOf } from "./prerelease.ts";
 
 const NAME = "pypi";
@@ -40,10 +41,17 @@ const NAME = "pypi";
 /** The pinned requirements of the publishing virtualenv. */
 const REQUIREMENTS = join(import.meta.dirname, "twine-requirements.txt");
 
-/** The release's wheel and sdist, wheel first. */
+/** The release's Python files per distribution, in the order they publish: its project name and wheel and sdist. */
+function distributions(context: PublishContext): Array<{ project: string; files: string[] }> {
+  return releasePythonDistributions().map(({ name }) => {
+    const names = pythonArtefactNamesOf(name, context.version);
+    return { project: pythonProjectName(name), files: [names.wheel, names.sdist] };
+  });
+}
+
+/** The release's Python files, per distribution its wheel then its sdist. */
 function files(context: PublishContext): string[] {
-  const names = pythonArtefactNamesOf(PYTHON_PACKAGE, context.version);
-  return [names.wheel, names.sdist];
+  return distributions(context).flatMap((distribution) => distribution.files);
 }
 
 /** Where twine uploads, for messages (a URL, its credentials redacted). */
@@ -106,25 +114,31 @@ export const pypiTarget: Target = {
     if (checked.code !== 0)
       throw new PublishError(
         NAME,
-        `twine check found what PyPI would refuse in the release's Python SDK: ${twineRefusal(checked)}`,
+        `twine check found what PyPI would refuse in the release's Python files: ${twineRefusal(checked)}`,
       );
     const index = simpleIndex();
-    let page = "";
-    if (index) {
-      // PEP 503: the project's page at its normalized name.
-      const project = PYTHON_PACKAGE.replace(/[-_.]+/g, "-").toLowerCase();
-      const asked = await ask(`${index}${project}/`, NAME);
-      if (asked.status !== 200 && asked.status !== 404)
-        throw new PublishError(NAME, `${redactUrl(`${index}${project}/`)} responded with ${asked.status}`);
-      page = asked.status === 200 ? asked.text : "";
+    const items = [];
+    for (const distribution of distributions(context)) {
+      let page = "";
+      if (index) {
+        // PEP 503: the project's page at its normalized name.
+        const url = `${index}${distribution.project}/`;
+        const asked = await ask(url, NAME);
+        if (asked.status !== 200 && asked.status !== 404)
+          throw new PublishError(NAME, `${redactUrl(url)} responded with ${asked.status}`);
+        page = asked.status === 200 ? asked.text : "";
+      }
+      for (const name of distribution.files) {
+        const listed = new RegExp(`href="[^"]*/${name.replace(/[.+]/g, "\\$&")}#sha256=([0-9a-f]{64})"`).exec(
+          page,
+        )?.[1];
+        items.push({
+          what: name,
+          state:
+            listed === digestOf(join(context.release, name), "sha256") ? ("present" as const) : ("missing" as const),
+        });
+      }
     }
-    const items = files(context).map((name) => {
-      const listed = new RegExp(`href="[^"]*/${name.replace(/[.+]/g, "\\$&")}#sha256=([0-9a-f]{64})"`).exec(page)?.[1];
-      return {
-        what: name,
-        state: listed === digestOf(join(context.release, name), "sha256") ? ("present" as const) : ("missing" as const),
-      };
-    });
     return { where: repository(), items };
   },
   async send(context, missing) {

@@ -12,6 +12,9 @@
  * - the npm package (`npm pack`, which builds dist/ through `prepack`);
  * - the TypeScript SDK's npm package `@pulumi-helpdesk/helpdesk` (scripts/release/nodejs-sdk.ts);
  * - the Python SDK's wheel and sdist (`python -m build` of the generated sdk/python/: scripts/release/python.ts);
+ * - the receiver kits' packages (scripts/release/receiver.ts): the TypeScript kit's npm package
+ *   `@pulumi-helpdesk/receiver`, packed from dist/, and the Python kit's wheel and sdist (`pulumi-helpdesk-receiver`);
+ *   the Go kit is its module in receiver/go, which `npm run publish` tags;
  * - `SHA256SUMS` of all of them, in `sha256sum -c` format.
  *
  * The archives' own bytes are deterministic (owner 0, the last commit's mtime, gzip without a name or time stamp);
@@ -20,7 +23,8 @@
  *
  * Options: `--out <dir>`; `--targets linux-x64,linux-arm64,win32-x64,darwin-x64` (Node.js platform names; default all of
  * {@link BUILDABLE_TARGETS}; the machine's own platform too, as the release workflow builds darwin-arm64 on a Mac); `--no-npm-package` (skip `npm pack`, which rebuilds dist/, as tests running beside
- * others must; the TypeScript SDK is then packed from the dist/ already built); `--no-python` (no wheel and sdist). Prints one line per artefact: name, size, sha256.
+ * others must; the TypeScript SDK and the receiver kit are then packed from the dist/ already built); `--no-python` (no
+ * wheels and sdists). Prints one line per artefact: name, size, sha256.
  */
 
 import { execFileSync } from "node:child_process";
@@ -53,6 +57,7 @@ import {
 } from "./executable.ts";
 import { packNodejsSdk } from "./nodejs-sdk.ts";
 import { buildPythonPackages } from "./python.ts";
+import { buildReceiverPython, packReceiverNpm } from "./receiver.ts";
 
 /** Pulumi's operating system names (Go's GOOS) for Node.js's. */
 const PULUMI_OS: Record<Target["os"], string> = { linux: "linux", win32: "windows", darwin: "darwin" };
@@ -174,8 +179,8 @@ export interface ReleaseResult {
  * Writes the release artefacts.
  *
  * @param options `out`: the folder (created; earlier artefacts in it are removed); `targets`; `npmPackage`: whether
- *   to `npm pack` (default true); `python`: whether to build the Python SDK's wheel and sdist from sdk/python/
- *   (default true)
+ *   to `npm pack` (default true); `python`: whether to build the Python SDK's and the Python receiver kit's wheel
+ *   and sdist (default true)
  * @returns what was written
  * @throws Error when a build step fails
  */
@@ -214,7 +219,11 @@ export async function release(options: {
     files.push(required(packed.trim().split("\n").at(-1), "the file npm pack wrote"));
   }
   files.push(packNodejsSdk(out));
-  if (options.python ?? true) files.push(...buildPythonPackages(out, version, entryTime()));
+  files.push(packReceiverNpm(out, version));
+  if (options.python ?? true) {
+    files.push(...buildPythonPackages(out, version, entryTime()));
+    files.push(...buildReceiverPython(out, version, entryTime()));
+  }
   const sums = await Promise.all(files.map(async (name) => `${await sha256Of(join(out, name))}  ${name}\n`));
   writeFileSync(join(out, "SHA256SUMS"), sums.join(""));
   return { version, out, files: [...files, "SHA256SUMS"] };

@@ -12,12 +12,13 @@ import { mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from "node
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { PYTHON_PACKAGE } from "../../kernel/names.js";
+import { goModulePath, receiverGoModulePath } from "../../kernel/names.js";
 import { SUPPORTED_NODE_RANGE } from "../../kernel/node-support.js";
 import { packageVersion } from "../../kernel/package-version.js";
 import { required } from "../../kernel/required.ts";
 import { runCommand, shown } from "../../scripts/lib/processes.ts";
 import { repoRoot } from "../../scripts/lib/repo-root.ts";
+import { releasePythonDistributions, releasePythonFiles } from "../../scripts/publish/packages.ts";
 import { pythonArtefactNamesOf } from "../../scripts/publish/prerelease.ts";
 import { freePort } from "../support/cli.js";
 import { helpdeskCache } from "../support/python.js";
@@ -32,6 +33,9 @@ import {
 } from "../support/registries.js";
 
 const VERSION = packageVersion();
+/** The go target's need of a place, as the publish names it. */
+const GO_PLACE =
+  "  go: a place for the Go modules: give --go-remote <git remote name or URL> (the tags sdk/go/v<version> and receiver/go/v<version> are pushed there) or --go-proxy <folder> (a GOPROXY-protocol folder)";
 const ARCHIVES = [
   `pulumi-resource-helpdesk-v${VERSION}-darwin-arm64.tar.gz`,
   `pulumi-resource-helpdesk-v${VERSION}-linux-amd64.tar.gz`,
@@ -100,7 +104,6 @@ describe("npm run publish with only what the publish job has", () => {
 
   it("stops before anything is asked or sent, naming every missing tool, file and setting and its target in one message", async () => {
     const path = toolsFolder(join(work, "no-tools"), [...PUBLISH_SCRIPT_TOOLS, "node"]);
-    const python = pythonArtefactNamesOf(PYTHON_PACKAGE, VERSION);
     const ran = await runPublish(
       checkout,
       ["--release", release],
@@ -122,10 +125,9 @@ describe("npm run publish with only what the publish job has", () => {
         "  npm: npm (Node.js's package manager) on PATH: install Node.js with its npm (actions/setup-node)",
         "  npm: tar (the tarballs' package.json are read with it) on PATH: install it",
         "  pypi: python3 (Python >= 3.11, which makes the twine virtualenv) on PATH: install it, or set HELPDESK_PYTHON to one (actions/setup-python)",
-        `  pypi: ${join(release, python.wheel)}: npm run release builds it`,
-        `  pypi: ${join(release, python.sdist)}: npm run release builds it`,
-        "  go: git (Git) on PATH: install it: the module is the commit's sdk/go",
-        "  go: a place for the Go module: give --go-remote <git remote name or URL> (the tag sdk/go/v<version> is pushed there) or --go-proxy <folder> (a GOPROXY-protocol folder)",
+        ...releasePythonFiles(VERSION).map((name) => `  pypi: ${join(release, name)}: npm run release builds it`),
+        "  go: git (Git) on PATH: install it: the modules are the commit's folders",
+        GO_PLACE,
       ]),
     );
     expect(lines.some((line) => line.startsWith("  maven: mvn "))).toBe(true);
@@ -154,28 +156,32 @@ describe("the Go module's tag goes only where --go-remote says", () => {
     );
     expect(ran.code).toBe(1);
     expect(ran.stderr).toBe(
-      "error: publish: nothing was sent; the chosen targets need what is missing:\n  go: a place for the Go module: give --go-remote <git remote name or URL> (the tag sdk/go/v<version> is pushed there) or --go-proxy <folder> (a GOPROXY-protocol folder)\n",
+      `error: publish: nothing was sent; the chosen targets need what is missing:\n${GO_PLACE}\n`,
     );
   });
 
-  it("pushes sdk/go/v<version> at HEAD to the remote named, and finds it there the second time", async () => {
+  it("pushes sdk/go/v<version> and receiver/go/v<version> at HEAD to the remote named, and finds them there the second time", async () => {
     const remote = join(work, "remote.git");
     execFileSync("git", ["init", "--quiet", "--bare", remote]);
-    const tag = `sdk/go/v${VERSION}`;
+    const tags = [`sdk/go/v${VERSION}`, `receiver/go/v${VERSION}`];
     const env = jobEnv(required(process.env.PATH, "PATH"));
     const args = ["--only", "go", "--go-remote", remote, "--release", release];
     const dry = await runPublish(checkout, ["--dry-run", ...args], env);
     expect(dry.code, shown("publish --dry-run --only go", dry)).toBe(0);
-    const what = `go: github.com/pulumi-helpdesk/pulumi-helpdesk/sdk/go@v${VERSION} -> the tag ${tag} on ${remote}`;
-    expect(dry.stdout).toBe(`${what}: would publish\n`);
+    const where = `the tags ${tags.join(" and ")} on ${remote}`;
+    const what = [goModulePath(), receiverGoModulePath()].map((module) => `go: ${module}@v${VERSION} -> ${where}`);
+    expect(goModulePath()).toBe("github.com/pulumi-helpdesk/pulumi-helpdesk/sdk/go");
+    expect(receiverGoModulePath()).toBe("github.com/pulumi-helpdesk/pulumi-helpdesk/receiver/go");
+    expect(dry.stdout).toBe(what.map((line) => `${line}: would publish\n`).join(""));
     expect(execFileSync("git", ["-C", remote, "tag"], { encoding: "utf8" })).toBe("");
     const first = await runPublish(checkout, args, env);
     expect(first.code, shown("publish --only go", first)).toBe(0);
-    expect(first.stdout).toBe(`${what}: published\n`);
+    expect(first.stdout).toBe(what.map((line) => `${line}: published\n`).join(""));
     const head = execFileSync("git", ["-C", checkout, "rev-parse", "HEAD"], { encoding: "utf8" });
-    expect(execFileSync("git", ["-C", remote, "rev-parse", tag], { encoding: "utf8" })).toBe(head);
+    for (const tag of tags)
+      expect(execFileSync("git", ["-C", remote, "rev-parse", tag], { encoding: "utf8" }), tag).toBe(head);
     const second = await runPublish(checkout, args, env);
-    expect(second.stdout).toBe(`${what}: present, skipped\n`);
+    expect(second.stdout).toBe(what.map((line) => `${line}: present, skipped\n`).join(""));
   });
 });
 
@@ -185,16 +191,17 @@ describe("no credential in any output", () => {
   /** A port nothing listens on. */
   let closed: number;
 
-  /** A wheel and sdist of the Python SDK's names, with the metadata `twine check --strict` wants, and SHA256SUMS. */
+  /** A wheel and sdist of each Python distribution's names, with the metadata `twine check --strict` wants, and SHA256SUMS. */
   function pythonFiles(dir: string): string {
-    const names = pythonArtefactNamesOf(PYTHON_PACKAGE, VERSION);
     mkdirSync(dir);
-    const metadata = `Metadata-Version: 2.1\nName: ${PYTHON_PACKAGE}\nVersion: ${VERSION}\nSummary: a test\nDescription-Content-Type: text/markdown\n\n# A test\n`;
-    execFileSync(
-      "python3",
-      [
-        "-c",
-        `import sys, tarfile, io, zipfile
+    for (const { name: distribution } of releasePythonDistributions()) {
+      const names = pythonArtefactNamesOf(distribution, VERSION);
+      const metadata = `Metadata-Version: 2.1\nName: ${distribution}\nVersion: ${VERSION}\nSummary: a test\nDescription-Content-Type: text/markdown\n\n# A test\n`;
+      execFileSync(
+        "python3",
+        [
+          "-c",
+          `import sys, tarfile, io, zipfile
 meta, wheel, sdist, base = sys.argv[1], sys.argv[2], sys.argv[3], sys.argv[4]
 info = base + ".dist-info/"
 with zipfile.ZipFile(wheel, "w") as z:
@@ -207,16 +214,17 @@ with tarfile.open(sdist, "w:gz") as t:
     data = meta.encode()
     entry = tarfile.TarInfo(base + "/PKG-INFO"); entry.size = len(data)
     t.addfile(entry, io.BytesIO(data))`,
-        metadata,
-        join(dir, names.wheel),
-        join(dir, names.sdist),
-        `${PYTHON_PACKAGE}-${VERSION}`,
-      ],
-      { stdio: ["ignore", "pipe", "pipe"] },
-    );
+          metadata,
+          join(dir, names.wheel),
+          join(dir, names.sdist),
+          `${distribution}-${VERSION}`,
+        ],
+        { stdio: ["ignore", "pipe", "pipe"] },
+      );
+    }
     writeFileSync(
       join(dir, "SHA256SUMS"),
-      [names.wheel, names.sdist]
+      releasePythonFiles(VERSION)
         .map((name) => `${execFileSync("sha256sum", [join(dir, name)], { encoding: "utf8" }).slice(0, 64)}  ${name}\n`)
         .join(""),
     );
@@ -261,9 +269,7 @@ with tarfile.open(sdist, "w:gz") as t:
     expect(output).toBe(
       [
         "0",
-        ...Object.values(pythonArtefactNamesOf(PYTHON_PACKAGE, VERSION)).map(
-          (name) => `pypi: ${name} -> http://***@${host}/: would publish`,
-        ),
+        ...releasePythonFiles(VERSION).map((name) => `pypi: ${name} -> http://***@${host}/: would publish`),
         "",
       ].join("\n"),
     );

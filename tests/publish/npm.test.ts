@@ -1,7 +1,7 @@
 /**
  * `npm run publish -- --only npm` against a Verdaccio that requires authentication (tests/support/registries.ts), run
- * from a checkout as the publish job has it (no node_modules, no dist/), with small tarballs of the project's two
- * packages: the token in `NODE_AUTH_TOKEN` is what lets it publish, a run without it is refused in one line, a second
+ * from a checkout as the publish job has it (no node_modules, no dist/), with small tarballs of the release's npm
+ * packages (scripts/publish/packages.ts: the package, the TypeScript SDK, the receiver kit): the token in `NODE_AUTH_TOKEN` is what lets it publish, a run without it is refused in one line, a second
  * version with other bytes is refused in one line, and a prerelease goes to the dist-tag `next`, `latest` unmoved.
  * (The release's own tarballs, installed by name: registries.test.ts.)
  */
@@ -11,9 +11,9 @@ import { mkdtempSync, rmSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { nodejsSdkPackage } from "../../kernel/names.js";
 import { packageVersion } from "../../kernel/package-version.js";
 import { shown, waitFor } from "../../scripts/lib/processes.ts";
+import { releaseNpmPackages } from "../../scripts/publish/packages.ts";
 import {
   npmTarball,
   publishCheckout,
@@ -25,7 +25,7 @@ import {
 
 const VERSION = packageVersion();
 const RC = `${VERSION}-rc.1`;
-const PACKAGES = ["pulumi-helpdesk", nodejsSdkPackage()];
+const PACKAGES = releaseNpmPackages().map((pkg) => pkg.name);
 
 let work: string;
 let verdaccio: Verdaccio;
@@ -78,6 +78,19 @@ describe("npm run publish --only npm, to a registry that requires authentication
     expect(verdaccio.log()).not.toMatch(/req: 'PUT \/pulumi-helpdesk'/);
   });
 
+  it("a release without one of the packages: refused before anything is asked, naming each package it must hold", async () => {
+    const release = smallRelease(join(work, "release-incomplete"), VERSION, PACKAGES.slice(0, -1));
+    const ran = await runPublish(checkout, ["--only", "npm", "--release", release], env(verdaccio.token));
+    expect(ran.code).toBe(1);
+    expect(ran.stdout).toBe("");
+    expect(ran.stderr).toContain(`error: npm: ${release} holds ${PACKAGES.length - 1} npm tarballs (`);
+    const wanted = releaseNpmPackages()
+      .map((pkg) => `${pkg.what} ${pkg.name}`)
+      .join(", ");
+    expect(ran.stderr).toContain(`; the release has one of each of ${wanted}: run npm run release\n`);
+    expect(verdaccio.log()).not.toMatch(/req: 'PUT \/pulumi-helpdesk'/);
+  });
+
   it("with a token the registry does not know: refused before anything is sent (npm whoami), in one line", async () => {
     const release = smallRelease(join(work, "release-wrong-token"), VERSION, PACKAGES);
     const ran = await runPublish(checkout, ["--only", "npm", "--release", release], env("not-a-token-of-verdaccio"));
@@ -92,7 +105,7 @@ describe("npm run publish --only npm, to a registry that requires authentication
     expect(verdaccio.log()).not.toMatch(/req: 'PUT \/pulumi-helpdesk'/);
   });
 
-  it("with the user's token in NODE_AUTH_TOKEN: publishes both packages under latest", async () => {
+  it("with the user's token in NODE_AUTH_TOKEN: publishes the three packages under latest", async () => {
     const release = smallRelease(join(work, "release"), VERSION, PACKAGES);
     const ran = await runPublish(checkout, ["--only", "npm", "--release", release], env(verdaccio.token));
     expect(ran.code, shown("publish", ran)).toBe(0);

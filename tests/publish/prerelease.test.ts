@@ -7,11 +7,11 @@
 import { execFileSync, spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
-import { PYTHON_PACKAGE } from "../../kernel/names.js";
+import { PYTHON_PACKAGE, RECEIVER_PYTHON_PACKAGE } from "../../kernel/names.js";
 import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { redactText, redactUrl } from "../../scripts/publish/common.ts";
-import { goSdkTag } from "../../scripts/publish/go.ts";
 import { npmRefusal } from "../../scripts/publish/npm.ts";
+import { goModuleTag, releasePythonFiles } from "../../scripts/publish/packages.ts";
 import {
   githubReleaseFlags,
   goVersion,
@@ -30,7 +30,8 @@ describe("a version on each registry", () => {
     expect(pep440Version("0.4.0")).toBe("0.4.0");
     expect(githubReleaseFlags("0.4.0")).toEqual([]);
     expect(goVersion("0.4.0")).toBe("v0.4.0");
-    expect(goSdkTag("0.4.0")).toBe("sdk/go/v0.4.0");
+    expect(goModuleTag("sdk/go", "0.4.0")).toBe("sdk/go/v0.4.0");
+    expect(goModuleTag("receiver/go", "0.4.0")).toBe("receiver/go/v0.4.0");
   });
 
   it("a prerelease: npm next, a PEP 440 pre-release (as Pulumi's Python generator writes it), a GitHub prerelease not latest, a Go pre-release version", () => {
@@ -44,7 +45,8 @@ describe("a version on each registry", () => {
     ).toEqual(["0.4.0rc1", "0.4.0rc10", "0.4.0a2", "0.4.0b3", "1.0.0rc0"]);
     expect(githubReleaseFlags("0.4.0-rc.1")).toEqual(["--prerelease", "--latest=false"]);
     expect(goVersion("0.4.0-rc.1")).toBe("v0.4.0-rc.1");
-    expect(goSdkTag("0.4.0-rc.1")).toBe("sdk/go/v0.4.0-rc.1");
+    expect(goModuleTag("sdk/go", "0.4.0-rc.1")).toBe("sdk/go/v0.4.0-rc.1");
+    expect(goModuleTag("receiver/go", "0.4.0-rc.1")).toBe("receiver/go/v0.4.0-rc.1");
   });
 
   it("the Python SDK's wheel and sdist of a prerelease carry the PEP 440 version, for the release build and the publish alike", () => {
@@ -54,6 +56,13 @@ describe("a version on each registry", () => {
     };
     expect(pythonArtefactNamesOf(PYTHON_PACKAGE, "0.4.0-rc.1")).toEqual(expected);
     expect(pythonArtefactNames("0.4.0-rc.1")).toEqual(expected);
+    // The publish sends the receiver kit's too, by the same rule.
+    expect(releasePythonFiles("0.4.0-rc.1")).toEqual([
+      expected.wheel,
+      expected.sdist,
+      `${RECEIVER_PYTHON_PACKAGE}-0.4.0rc1-py3-none-any.whl`,
+      `${RECEIVER_PYTHON_PACKAGE}-0.4.0rc1.tar.gz`,
+    ]);
   });
 
   it("refuses a version no registry takes alike, naming the allowed forms", () => {

@@ -12,7 +12,10 @@
  * 2. `npm run publish` publishes everything; a second run finds everything there and sends nothing;
  * 3. in fresh projects, each language installs **by name** from those registries, as the README says, and runs
  *    `pulumi up` and `pulumi destroy` against the emulators with the plugin downloaded by Pulumi from the mirror
- *    (the suite of tests/no-node/no-node-desks.ts: Python, Go, Java and YAML with no Node.js on PATH);
+ *    (the suite of tests/no-node/no-node-desks.ts: Python, Go, Java and YAML with no Node.js on PATH); and the
+ *    receiver kits, each into a fresh project with only its registry (`npm install @pulumi-helpdesk/receiver`,
+ *    `pip install pulumi-helpdesk-receiver` into a fresh virtualenv with no other index, `go get` of
+ *    `.../receiver/go` through the local proxy alone), tell a delivery's url from a forged one;
  * 4. last, a version a registry already holds with other bytes is refused by that registry, and the run stops with
  *    one line naming the target, where it sends and the registry's reason (Maven Central's Portal says only whether
  *    a version is published, which is skipped; its refusals: tests/publish/maven-central.test.ts);
@@ -23,7 +26,7 @@
  */
 
 import { execFileSync } from "node:child_process";
-import { createHash } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
 import {
   copyFileSync,
   cpSync,
@@ -40,6 +43,7 @@ import { tmpdir } from "node:os";
 import { basename, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RunningEmulator, startEmulator } from "../../emulator/index.js";
+import { registeredUrl } from "../../kernel/delivery-token.js";
 import {
   goModulePath,
   MAVEN_ARTIFACT_ID,
@@ -47,11 +51,21 @@ import {
   mavenGroupId,
   nodejsSdkPackage,
   PYTHON_PACKAGE,
+  RECEIVER_PYTHON_DISTRIBUTION,
+  RECEIVER_PYTHON_PACKAGE,
+  receiverGoModulePath,
+  receiverNpmPackage,
 } from "../../kernel/names.js";
 import { required } from "../../kernel/required.ts";
 import { type Ran, runCommand, shown } from "../../scripts/lib/processes.ts";
 import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { CENTRAL_SETTINGS } from "../../scripts/publish/maven.ts";
+import {
+  npmTarballName,
+  releaseGoModules,
+  releaseNpmPackages,
+  releasePythonFiles,
+} from "../../scripts/publish/packages.ts";
 import { nodejsSdkTarball } from "../../scripts/release/nodejs-sdk.ts";
 import { describeDownloadedPlugin, goExampleSteps, systemWithoutNode, VERSION } from "../no-node/no-node-desks.js";
 import { type CentralPortal, makeSigningKey, type SigningKey, startCentralPortal } from "../support/central-portal.js";
@@ -77,11 +91,13 @@ import { sharedRelease } from "../support/release.js";
 type RegistryName = "npm" | "pypi" | "maven" | "go";
 
 /** The npm packages of the release. */
-const NPM_PACKAGES = ["pulumi-helpdesk", nodejsSdkPackage()];
+const NPM_PACKAGES = releaseNpmPackages().map((pkg) => pkg.name);
 /** The Java SDK's folder in a Maven repository, from its coordinates (kernel/names.ts, sdk/java/pom.xml). */
 const JAVA = { path: `${mavenGroupId().replaceAll(".", "/")}/${MAVEN_ARTIFACT_ID}`, artifact: MAVEN_ARTIFACT_ID };
 /** The Go SDK's module folder in a GOPROXY-protocol folder (the module path has no capitals to escape). */
 const GO_MODULE_DIR = `${goModulePath()}/@v`;
+/** The Go receiver kit's module folder in a GOPROXY-protocol folder. */
+const RECEIVER_GO_MODULE_DIR = `${receiverGoModulePath()}/@v`;
 
 let work: string;
 let release: string;
@@ -231,11 +247,9 @@ function items(): string[] {
   return [
     ...[...archives, "SHA256SUMS"].map((name) => `github: ${name} -> ${join(githubFolder, `v${VERSION}`)}`),
     ...NPM_PACKAGES.map((name) => `npm: ${name}@${VERSION} -> ${server("npm").url}`),
-    ...[`${PYTHON_PACKAGE}-${VERSION}-py3-none-any.whl`, `${PYTHON_PACKAGE}-${VERSION}.tar.gz`].map(
-      (name) => `pypi: ${name} -> ${server("pypi").url}`,
-    ),
+    ...releasePythonFiles(VERSION).map((name) => `pypi: ${name} -> ${server("pypi").url}`),
     `maven: ${mavenCoordinates()}:${VERSION} -> ${server("maven").url}`,
-    `go: ${goModulePath()}@v${VERSION} -> ${goFolder}`,
+    ...releaseGoModules().map((module) => `go: ${module.name}@v${VERSION} -> ${goFolder}`),
   ];
 }
 
@@ -250,22 +264,24 @@ describe("npm run publish to local registries", () => {
     expect(foldersAfterDryRun).toEqual({ go: [], github: false });
   });
 
-  it("publishes every package: both npm packages, the wheel and sdist, the Java SDK with its sources and javadoc, the Go module, the plugin archives", () => {
+  it("publishes every package: the three npm packages, both wheels and sdists, the Java SDK with its sources and javadoc, both Go modules, the plugin archives", () => {
     expect(runs.first.code, shown("npm run publish", runs.first)).toBe(0);
     expect(runs.first.stdout.trim().split("\n")).toEqual(items().map((item) => `${item}: published`));
     const log = logs.afterFirst;
     for (const name of NPM_PACKAGES) expect(log.npm).toContain(`'PUT /${name.replace("/", "%2f")}'`);
-    expect(log.pypi.match(/"POST \/ HTTP\/1\.1" 200/g)).toHaveLength(2);
+    expect(log.pypi.match(/"POST \/ HTTP\/1\.1" 200/g)).toHaveLength(releasePythonFiles(VERSION).length);
     const deployed = readdirSync(join(portal.repositoryDir, JAVA.path, VERSION));
     for (const suffix of [".jar", "-sources.jar", "-javadoc.jar", ".pom"])
       expect(deployed).toContain(`${JAVA.artifact}-${VERSION}${suffix}`);
-    expect(readFileSync(join(goFolder, GO_MODULE_DIR, "list"), "utf8")).toBe(`v${VERSION}\n`);
-    expect(readdirSync(join(goFolder, GO_MODULE_DIR)).sort()).toEqual([
-      "list",
-      `v${VERSION}.info`,
-      `v${VERSION}.mod`,
-      `v${VERSION}.zip`,
-    ]);
+    for (const dir of [GO_MODULE_DIR, RECEIVER_GO_MODULE_DIR]) {
+      expect(readFileSync(join(goFolder, dir, "list"), "utf8")).toBe(`v${VERSION}\n`);
+      expect(readdirSync(join(goFolder, dir)).sort()).toEqual([
+        "list",
+        `v${VERSION}.info`,
+        `v${VERSION}.mod`,
+        `v${VERSION}.zip`,
+      ]);
+    }
     expect(readdirSync(join(githubFolder, `v${VERSION}`)).sort()).toEqual(
       [...readdirSync(release).filter((name) => name.startsWith("pulumi-resource-helpdesk-")), "SHA256SUMS"].sort(),
     );
@@ -492,6 +508,148 @@ describeDownloadedPlugin("YAML with no Node.js: the plugin downloaded by Pulumi 
     copyExample("yaml", programDir);
     return {};
   },
+});
+
+describe("the receiver kits, each installed by name into a fresh project with only its registry", () => {
+  /** Two valid delivery tokens: the service accepts the first; a forger holds the second. */
+  const accepted = `hdt_${randomBytes(32).toString("base64url")}`;
+  const forged = `hdt_${randomBytes(32).toString("base64url")}`;
+  /** A delivery's url as the help desk registers it, and one carrying the forger's token. */
+  const delivered = registeredUrl("http://127.0.0.1:8000/hooks/helpdesk", "ticket_opened", accepted);
+  const forgery = registeredUrl("http://127.0.0.1:8000/hooks/helpdesk", "ticket_opened", forged);
+  /** The two urls' queries, as a server hands them over (Go's `r.URL.RawQuery`, WSGI's `QUERY_STRING`). */
+  const queries = [delivered, forgery].map((url) => new URL(url).search.slice(1));
+  /** What each kit's verification of the two urls must print: verified with the first token, and not. */
+  const VERIFIED = ["true 0 ticket_opened", "false -1 -"];
+
+  it(`npm install ${receiverNpmPackage()} from the local npm registry, and its verifyDelivery tells a delivery from a forgery`, async () => {
+    const dir = mkdtempSync(join(work, "kit-npm-"));
+    writeFileSync(join(dir, "package.json"), JSON.stringify({ name: "service", private: true, type: "module" }));
+    const env = { ...process.env, npm_config_registry: server("npm").url };
+    const installed = await runCommand(
+      "npm",
+      ["install", "--no-audit", "--no-fund", "--prefer-offline", "--loglevel=error", receiverNpmPackage()],
+      { cwd: dir, env },
+    );
+    expect(installed.code, shown(`npm install ${receiverNpmPackage()}`, installed)).toBe(0);
+    expect(server("npm").log()).toContain(`'GET /${receiverNpmPackage().replace("/", "%2f")}'`);
+    const tarball = npmTarballName(receiverNpmPackage(), VERSION);
+    expect(lockedIntegrity(dir, receiverNpmPackage())).toBe(integrityOf(join(release, tarball)));
+    writeFileSync(
+      join(dir, "service.js"),
+      `import { verifyDelivery } from "${receiverNpmPackage()}";
+for (const requestUrl of process.argv.slice(3)) {
+  const found = verifyDelivery({ requestUrl, tokens: [process.argv[2]] });
+  console.log(found.verified, found.tokenIndex, found.event ?? "-");
+}
+`,
+    );
+    const ran = await runCommand(process.execPath, ["service.js", accepted, delivered, forgery], { cwd: dir, env });
+    expect(ran.code, shown("node service.js", ran)).toBe(0);
+    expect(ran.stdout.trim().split("\n")).toEqual(VERIFIED);
+  });
+
+  it(`pip install ${RECEIVER_PYTHON_DISTRIBUTION} from the local PyPI into a fresh virtualenv, no other index, and its verify_delivery tells a delivery from a forgery`, async () => {
+    const dir = mkdtempSync(join(work, "kit-pypi-"));
+    const venv = join(dir, "venv");
+    await mustRun(join(toolVenv, "bin", "python"), ["-m", "venv", venv], dir);
+    const env = {
+      ...process.env,
+      PIP_INDEX_URL: `${server("pypi").url}simple/`,
+      PIP_FIND_LINKS: undefined, // no wheelhouse: the kit needs no other distribution
+      PIP_NO_CACHE_DIR: "1",
+      PIP_DISABLE_PIP_VERSION_CHECK: "1",
+      PIP_NO_INPUT: "1",
+      PYTHONDONTWRITEBYTECODE: "1",
+    };
+    const installed = await runCommand(
+      join(venv, "bin", "python"),
+      ["-m", "pip", "install", "--quiet", RECEIVER_PYTHON_DISTRIBUTION],
+      { cwd: dir, env },
+    );
+    expect(installed.code, shown(`pip install ${RECEIVER_PYTHON_DISTRIBUTION}`, installed)).toBe(0);
+    expect(server("pypi").log()).toMatch(
+      new RegExp(`"GET /packages/${RECEIVER_PYTHON_PACKAGE}-${VERSION}-py3-none-any\\.whl HTTP`),
+    );
+    const ran = await runCommand(
+      join(venv, "bin", "python"),
+      [
+        "-c",
+        `import sys
+from ${RECEIVER_PYTHON_PACKAGE} import verify_delivery
+for query in sys.argv[2:]:
+    found = verify_delivery(query, [sys.argv[1]])
+    print(str(found.verified).lower(), found.token_index, found.event or "-")`,
+        accepted,
+        ...queries,
+      ],
+      { cwd: dir, env },
+    );
+    expect(ran.code, shown("python -c 'from ... import verify_delivery'", ran)).toBe(0);
+    expect(ran.stdout.trim().split("\n")).toEqual(VERIFIED);
+    // Installed from the index, not found in the repository: the venv holds the module.
+    const where = await runCommand(
+      join(venv, "bin", "python"),
+      ["-c", `import ${RECEIVER_PYTHON_PACKAGE} as kit; print(kit.__file__)`],
+      { cwd: dir, env },
+    );
+    expect(where.stdout.trim().startsWith(`${venv}/`), shown("the module's file", where)).toBe(true);
+  });
+
+  it(`go get ${receiverGoModulePath()}@v${VERSION} through the local Go module proxy alone, and a program built with it tells a delivery from a forgery`, async () => {
+    const dir = mkdtempSync(join(work, "kit-go-"));
+    // A module cache of the test's own; the local proxy is the only one (the kit needs no other module), and the
+    // public checksum database has never seen the module.
+    const env = {
+      ...process.env,
+      GOMODCACHE: join(dir, "gomodcache"),
+      GOPROXY: server("go").url,
+      GONOSUMDB: receiverGoModulePath(),
+      GOFLAGS: "-mod=mod -modcacherw -p=1 -buildvcs=false",
+      GOWORK: "off",
+      GOTOOLCHAIN: "local",
+    };
+    const source = join(dir, "service");
+    mkdirSync(source);
+    writeFileSync(
+      join(source, "main.go"),
+      `package main
+
+import (
+	"fmt"
+	"os"
+
+	receiver "${receiverGoModulePath()}"
+)
+
+func main() {
+	for _, query := range os.Args[2:] {
+		found, err := receiver.VerifyDelivery(query, []string{os.Args[1]})
+		if err != nil {
+			panic(err)
+		}
+		event := string(found.Event)
+		if event == "" {
+			event = "-"
+		}
+		fmt.Println(found.Verified, found.TokenIndex, event)
+	}
+}
+`,
+    );
+    for (const args of [
+      ["mod", "init", "example.invalid/service"],
+      ["get", `${receiverGoModulePath()}@v${VERSION}`],
+      ["build", "-o", join(dir, "service-bin"), "."],
+    ]) {
+      const ran = await runCommand("go", args, { cwd: source, env });
+      expect(ran.code, shown(`go ${args.join(" ")}`, ran)).toBe(0);
+    }
+    expect(server("go").log()).toContain(`GET /${RECEIVER_GO_MODULE_DIR}/v${VERSION}.zip`);
+    const ran = await runCommand(join(dir, "service-bin"), [accepted, ...queries], { cwd: dir, env });
+    expect(ran.code, shown("the Go service", ran)).toBe(0);
+    expect(ran.stdout.trim().split("\n")).toEqual(VERIFIED);
+  });
 });
 
 describe("a version a registry already holds with other bytes", () => {

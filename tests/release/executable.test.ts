@@ -57,6 +57,7 @@ import {
   pluginDownloadUrlOf,
   WEBHOOK_TYPE,
 } from "../../kernel/names.js";
+import { PACKAGE_NAME } from "../../kernel/package-version.js";
 import { required } from "../../kernel/required.ts";
 import { POLICY_NAMES } from "../../policy/policies.js";
 import { isSecret } from "../../provider/native/properties.js";
@@ -64,6 +65,7 @@ import { emptyPb, type PropertyMap, type pluginPb, providerPb, structPb } from "
 import { buildSchema } from "../../provider/native/schema.js";
 import { type RunningProcess, startProcess } from "../../scripts/lib/processes.ts";
 import { repoRoot } from "../../scripts/lib/repo-root.ts";
+import { npmTarballName, releaseNpmPackages, releasePythonFiles } from "../../scripts/publish/packages.ts";
 import { FOREIGN_NODE_VERSIONS, MACHO_SEGMENT, nodeBinaryFor, SEA_FUSE } from "../../scripts/release/executable.ts";
 import { checkAdHocSignature, machoSection } from "../../scripts/release/macho.ts";
 import { nodejsSdkTarball } from "../../scripts/release/nodejs-sdk.ts";
@@ -86,6 +88,13 @@ const ARCHIVES = [
 const LINKED_ARCHIVES = [ARCHIVES[0], ARCHIVES[1], ARCHIVES[3]];
 const PYTHON = [`pulumi_helpdesk-${pkg.version}-py3-none-any.whl`, `pulumi_helpdesk-${pkg.version}.tar.gz`] as const;
 const NODEJS_SDK = nodejsSdkTarball(pkg.version);
+/**
+ * The npm tarballs of a release built with --no-npm-package: every package of scripts/publish/packages.ts but the
+ * repository's own (the TypeScript SDK, whose name nodejs-sdk.ts packs under, and the receiver kit).
+ */
+const NPM_TARBALLS = releaseNpmPackages()
+  .filter((npm) => npm.name !== PACKAGE_NAME)
+  .map((npm) => npmTarballName(npm.name, pkg.version));
 
 /**
  * The data of a named resource of a 64-bit PE file (what `FindResource` finds, and Node's SEA reads its blob by).
@@ -191,8 +200,10 @@ afterAll(async () => {
 });
 
 describe("the release folder", () => {
-  it("holds the linux-amd64, linux-arm64, windows-amd64 and darwin-amd64 plugin archives, the TypeScript SDK, the Python wheel and sdist, and their SHA256SUMS", () => {
-    const artefacts = [...ARCHIVES, NODEJS_SDK, ...PYTHON];
+  it("holds the linux-amd64, linux-arm64, windows-amd64 and darwin-amd64 plugin archives, the TypeScript SDK, the Python wheel and sdist, the receiver kits' npm tarball, wheel and sdist, and their SHA256SUMS", () => {
+    expect(NPM_TARBALLS).toContain(NODEJS_SDK);
+    expect(releasePythonFiles(pkg.version)).toEqual(expect.arrayContaining([...PYTHON]));
+    const artefacts = [...ARCHIVES, ...NPM_TARBALLS, ...releasePythonFiles(pkg.version)];
     expect(readdirSync(releaseDir).sort()).toEqual([...artefacts, "SHA256SUMS"].sort());
     const sums = readFileSync(join(releaseDir, "SHA256SUMS"), "utf8");
     expect(sums.trim().split("\n")).toHaveLength(artefacts.length);

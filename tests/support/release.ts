@@ -18,7 +18,8 @@ const WAIT_MS = 240_000;
 /**
  * The release folder of this test run, built by the first caller of the run.
  *
- * @returns the folder's absolute path: the plugin archives, the wheel and sdist, SHA256SUMS
+ * @returns the folder's absolute path: the plugin archives, the npm tarballs but the repository's own, the wheels and
+ *   sdists (the SDK's and the receiver kit's), SHA256SUMS
  * @throws Error with the build's output when it failed (in this suite or in the one that built it), or when
  *   `$HELPDESK_TEST_RUN` is not set
  */

@@ -12,6 +12,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PLUGIN_EXECUTABLE, PYTHON_PACKAGE } from "../../kernel/names.js";
 import { runCommand } from "../../scripts/lib/processes.ts";
 import { repoRoot } from "../../scripts/lib/repo-root.ts";
+import { releasePythonDistributions, releasePythonFiles } from "../../scripts/publish/packages.ts";
 
 const VERSION = (JSON.parse(readFileSync(join(repoRoot, "package.json"), "utf8")) as { version: string }).version;
 let work: string;
@@ -101,22 +102,28 @@ describe("scripts/ci/assemble-release.sh (the sign job)", () => {
 });
 
 describe("the other steps' refusals", () => {
-  it("pypi-dist.sh copies the wheel and sdist only, and refuses a release without them", async () => {
+  it("pypi-dist.sh copies each distribution's wheel and sdist only, and refuses a release without them", async () => {
+    const python = releasePythonFiles(VERSION);
     const release = released(join(work, "pypi", "release"), {
-      [`${PYTHON_PACKAGE}-${VERSION}-py3-none-any.whl`]: "wheel",
-      [`${PYTHON_PACKAGE}-${VERSION}.tar.gz`]: "sdist",
+      ...Object.fromEntries(python.map((name) => [name, name])),
       [`${PLUGIN_EXECUTABLE}-v${VERSION}-linux-amd64.tar.gz`]: "plugin",
     });
+    expect(releasePythonDistributions().length).toBeGreaterThan(1);
     const ok = await ci("pypi-dist.sh", [release, join(work, "pypi", "dist")], work);
     expect(ok.code, ok.stderr).toBe(0);
-    expect(readdirSync(join(work, "pypi", "dist")).sort()).toEqual([
-      `${PYTHON_PACKAGE}-${VERSION}-py3-none-any.whl`,
-      `${PYTHON_PACKAGE}-${VERSION}.tar.gz`,
-    ]);
+    expect(readdirSync(join(work, "pypi", "dist")).sort()).toEqual([...python].sort());
     const none = released(join(work, "pypi-none"), { "other.txt": "x" });
     const refused = await ci("pypi-dist.sh", [none, join(work, "pypi-none-dist")], work);
     expect(refused.code).toBe(1);
     expect(refused.stderr).toMatch(/^error: pypi: .* lists 0 Python files, not a wheel and an sdist/);
+    const sdist = `${PYTHON_PACKAGE}-${VERSION}.tar.gz`;
+    const half = released(
+      join(work, "pypi-half"),
+      Object.fromEntries(python.filter((name) => name !== sdist).map((name) => [name, name])),
+    );
+    const lacking = await ci("pypi-dist.sh", [half, join(work, "pypi-half-dist")], work);
+    expect(lacking.code).toBe(1);
+    expect(lacking.stderr).toMatch(new RegExp(`^error: pypi: .* without its sdist ${sdist.replace(/\./g, "\\.")}: `));
   });
 
   it("sign-sums.sh refuses to run without cosign, or outside the release workflow", async () => {

@@ -34,20 +34,19 @@ import {
 import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  GO_SDK_DIR,
-  githubRepository,
-  goModulePath,
-  MAVEN_ARTIFACT_ID,
-  mavenGroupId,
-  nodejsSdkPackage,
-  PYTHON_PACKAGE,
-} from "../../kernel/names.js";
+import { githubRepository, goModulePath, MAVEN_ARTIFACT_ID, mavenGroupId, PYTHON_PACKAGE } from "../../kernel/names.js";
 import { PACKAGE_NAME } from "../../kernel/package-version.js";
 import { required } from "../../kernel/required.ts";
 import { type Ran, runCommand, shown } from "../../scripts/lib/processes.ts";
 import { repoRoot } from "../../scripts/lib/repo-root.ts";
 import { CENTRAL_SETTINGS } from "../../scripts/publish/maven.ts";
+import {
+  goModuleTag,
+  releaseGoModules,
+  releaseNpmPackages,
+  releasePythonDistributions,
+  releasePythonFiles,
+} from "../../scripts/publish/packages.ts";
 import { type CentralPortal, makeSigningKey, type SigningKey, startCentralPortal } from "../support/central-portal.js";
 import { type NodeDist, startNodeDist } from "../support/node-dist.js";
 import { toolVenv, wheelhouse } from "../support/python.js";
@@ -328,7 +327,9 @@ function verifyEnv(run: JobRun): NodeJS.ProcessEnv {
     npm_config_registry: server("npm").url,
     PIP_INDEX_URL: `${server("pypi").url}simple/`,
     GOPROXY: "direct",
-    GONOSUMDB: goModulePath(),
+    GONOSUMDB: releaseGoModules()
+      .map((module) => module.name)
+      .join(","),
     GOFLAGS: "-mod=mod",
     GIT_CONFIG_GLOBAL: gitconfig,
     GIT_ALLOW_PROTOCOL: "file:https",
@@ -443,7 +444,11 @@ beforeAll(async () => {
   githubFolder = join(work, "github-release");
   mkdirSync(githubFolder);
   const upstreamRegistry = execFileSync("npm", ["config", "get", "registry"], { encoding: "utf8" }).trim();
-  servers.npm = await startVerdaccio(join(work, "verdaccio"), upstreamRegistry, [PACKAGE_NAME, nodejsSdkPackage()]);
+  servers.npm = await startVerdaccio(
+    join(work, "verdaccio"),
+    upstreamRegistry,
+    releaseNpmPackages().map((pkg) => pkg.name),
+  );
   servers.pypi = await startPypiserver(join(work, "pypi"));
   signingKey = await makeSigningKey(
     mkdtempSync(join(tmpdir(), "gpg-")),
@@ -492,15 +497,16 @@ describe("the release workflow, played from a fresh clone with empty caches agai
     );
   });
 
-  it("the build job writes every Linux-built archive, both npm tarballs, the wheel and sdist, from empty caches", () => {
+  it("the build job writes every Linux-built archive, the npm tarballs, the wheels and sdists (the receiver kits' too), from empty caches", () => {
     const release = readdirSync(required(artifacts.get("release"), "the release artifact"));
     for (const platform of ["linux-amd64", "linux-arm64", "windows-amd64", "darwin-amd64"])
       expect(
         release.some((name) => name.endsWith(`-v${VERSION}-${platform}.tar.gz`)),
         platform,
       ).toBe(true);
-    expect(release.filter((name) => name.endsWith(".tgz"))).toHaveLength(2);
-    expect(release.filter((name) => name.endsWith(".whl"))).toHaveLength(1);
+    expect(release.filter((name) => name.endsWith(".tgz"))).toHaveLength(releaseNpmPackages().length);
+    expect(release.filter((name) => name.endsWith(".whl"))).toHaveLength(releasePythonDistributions().length);
+    expect(release).toEqual(expect.arrayContaining(releasePythonFiles(VERSION)));
     // Nothing came from the machine's project cache: the job's own cache was filled.
     expect(
       existsSync(join(required(playedJob("build").env.HOME, "the build job's HOME"), ".cache", PACKAGE_NAME)),
@@ -538,7 +544,8 @@ describe("the release workflow, played from a fresh clone with empty caches agai
       .trim()
       .split("\n")
       .filter((line) => line.startsWith("verify: "));
-    expect(lines).toHaveLength(6);
+    // The package, the TypeScript SDK and kit; the Python SDK and kit; the Go SDK and kit; the Java SDK; the plugin.
+    expect(lines).toHaveLength(9);
     for (const line of lines) expect(line).toMatch(/: installed by name, and ran$/);
     // Each from what the publishing jobs sent: the Portal's published repository, Verdaccio, pypiserver, the tag.
     const java = `${mavenGroupId().replaceAll(".", "/")}/${MAVEN_ARTIFACT_ID}/${VERSION}/${MAVEN_ARTIFACT_ID}-${VERSION}`;
@@ -546,9 +553,14 @@ describe("the release workflow, played from a fresh clone with empty caches agai
     expect(server("maven").repository.log()).toContain(`GET /${java}.jar`);
     expect(server("npm").log()).toContain(`'GET /${PACKAGE_NAME}'`);
     expect(server("pypi").log()).toMatch(new RegExp(`"GET /packages/${PYTHON_PACKAGE}-[^ ]+\\.whl HTTP`));
-    expect(
-      execFileSync("git", ["-C", upstream, "tag", "--list", `${GO_SDK_DIR}/v${VERSION}`], { encoding: "utf8" }),
-    ).toBe(`${GO_SDK_DIR}/v${VERSION}\n`);
+    // Every package of scripts/publish/packages.ts was sent, the receiver kits' with the SDKs.
+    for (const { name } of releaseNpmPackages())
+      expect(server("npm").log()).toContain(`'PUT /${name.replace("/", "%2f")}'`);
+    expect(readdirSync(join(work, "pypi"))).toEqual(expect.arrayContaining(releasePythonFiles(VERSION)));
+    for (const { dir } of releaseGoModules())
+      expect(
+        execFileSync("git", ["-C", upstream, "tag", "--list", goModuleTag(dir, VERSION)], { encoding: "utf8" }),
+      ).toBe(`${goModuleTag(dir, VERSION)}\n`);
     expect(server("github").log()).toContain(`GET /v${VERSION}/SHA256SUMS`);
   });
 });
