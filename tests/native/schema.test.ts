@@ -5,11 +5,11 @@
  * CheckConfig, Diff and DiffConfig, built by one builder per message (`provider/native/proto.ts`).
  */
 
-import { DELIVERY_TOKEN_INPUTS, DELIVERY_TOKEN_SECRET_OUTPUTS } from "../../kernel/delivery-token-inputs.js";
 import { readFileSync } from "node:fs";
 import type * as grpc from "@grpc/grpc-js";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { SECRET_CONFIG_KEYS } from "../../kernel/config.js";
+import { DELIVERY_TOKEN_INPUTS, DELIVERY_TOKEN_SECRET_OUTPUTS } from "../../kernel/delivery-token-inputs.js";
 import { EVENT_DESCRIPTION, EVENTS } from "../../kernel/events.js";
 import { githubRepository, LOGO_FILE, WEBHOOK_EVENT_TYPE, WEBHOOK_TYPE } from "../../kernel/names.js";
 import { required } from "../../kernel/required.js";
