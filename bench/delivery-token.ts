@@ -13,18 +13,23 @@
  * for a token kind (kernel/delivery-token.ts `splitRegisteredUrl`; none for the others), and the checkpoint must not
  * hold any of those tokens in plain text; after each `destroy`, none. Printed: the medians of `up` and `destroy`,
  * with-token / without ratios, state bytes per resource and API requests per `up`; timings are never asserted.
+ * Besides wall time, the CPU time of each operation's process tree (the `pulumi` CLI and what it ran and waited for:
+ * language host, program, provider; read by `/usr/bin/time` around the CLI, where it exists) and of this process
+ * (the emulator, the Automation API): on a shared machine the wall time swings with the load, the CPU time much less.
  *
  * N = 300, 3 rounds; `--quick`: N = 100, 1 round; `--n` and `--rounds` override. Run alone: `node
  * bench/delivery-token.ts [--quick]` (after `npm run build` and `. scripts/lib/env.sh`); `npm run bench` runs it last,
  * on its emulator, and writes bench-results/delivery-token.json.
  */
+
+import { execFileSync } from "node:child_process";
 import { randomBytes } from "node:crypto";
-import { mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation/index.js";
+import { LocalWorkspace, PulumiCommand, type Stack } from "@pulumi/pulumi/automation/index.js";
 import { startEmulator } from "pulumi-helpdesk/emulator";
 import { EmulatorInspectionClient } from "pulumi-helpdesk/emulator/client";
 // From the build, as the rest of the benchmark's project code (kernel/ is no package entry).
@@ -88,6 +93,11 @@ export interface TokenKindResult {
   token: boolean;
   up: number[];
   destroy: number[];
+  /** CPU seconds (user + system) of each `up`'s and `destroy`'s `pulumi` process tree (NaN without /usr/bin/time). */
+  upCpu: number[];
+  destroyCpu: number[];
+  /** CPU seconds of this process (the emulator, the Automation API) during each `up`. */
+  upDriverCpu: number[];
   /** The API traffic of each `up`. */
   upHttp: HttpCount[];
   /** The checkpoint after the first `up`. */
@@ -99,6 +109,8 @@ export interface TokenRatio {
   program: Program;
   up: number;
   destroy: number;
+  upCpu: number;
+  destroyCpu: number;
   stateBytesPerResource: number;
 }
 
@@ -116,9 +128,49 @@ interface TokenStack {
   kind: TokenKind;
   stack: Stack;
   checkpoint: string;
+  /** Where the `pulumi` wrapper appends the CPU seconds of each run of the CLI (undefined without the wrapper). */
+  cpuFile: string | undefined;
   deployed: boolean;
   result?: TokenKindResult;
 }
+
+const TIME = "/usr/bin/time";
+
+/**
+ * A `pulumi` that runs the real one under `/usr/bin/time` (GNU time: the CPU of the process and of the processes it
+ * waited for), appending `user system` seconds to `$HELPDESK_BENCH_CPU_FILE`; undefined where there is no such time.
+ *
+ * @param scratch the run's temporary directory (the wrapper goes to `<scratch>/pulumi-cli/bin/pulumi`)
+ */
+async function timedPulumi(scratch: string): Promise<PulumiCommand | undefined> {
+  if (!existsSync(TIME)) return undefined;
+  const real = execFileSync("sh", ["-c", "command -v pulumi"], { encoding: "utf8" }).trim();
+  const root = join(scratch, "pulumi-cli");
+  mkdirSync(join(root, "bin"), { recursive: true });
+  const wrapper = join(root, "bin", "pulumi");
+  writeFileSync(
+    wrapper,
+    `#!/bin/sh\nexec ${TIME} -a -o "\${HELPDESK_BENCH_CPU_FILE:-/dev/null}" -f "%U %S" ${JSON.stringify(real)} "$@"\n`,
+  );
+  chmodSync(wrapper, 0o755);
+  return PulumiCommand.get({ root, skipVersionCheck: true });
+}
+
+/** The CPU seconds the wrapper recorded since the last call, and empties the file (NaN without the wrapper). */
+function takeCpu(file: string | undefined): number {
+  if (file === undefined) return Number.NaN;
+  const text = existsSync(file) ? readFileSync(file, "utf8") : "";
+  writeFileSync(file, "");
+  let total = 0;
+  for (const line of text.split("\n")) {
+    const match = /^([\d.]+) ([\d.]+)$/.exec(line.trim());
+    if (match) total += Number(match[1]) + Number(match[2]);
+  }
+  return total;
+}
+
+/** CPU seconds of a `process.cpuUsage()` difference. */
+const cpuSeconds = (usage: NodeJS.CpuUsage): number => (usage.user + usage.system) / 1e6;
 
 /** The 1-minute load average (NaN where /proc is absent). */
 function loadAverage(): number {
@@ -195,7 +247,7 @@ export async function measureDeliveryToken(
     cleanups.push(() => rmSync(scratch, { recursive: true, force: true }));
     const stateDir = join(scratch, "state");
     mkdirSync(stateDir);
-    const envVars = { ...backendEnv(stateDir), HELPDESK_TOKEN_CACHE_DIR: join(scratch, "tokens") };
+    const pulumiCommand = await timedPulumi(scratch);
     const stackName = `token${randomBytes(4).toString("hex")}`;
     const stacks: TokenStack[] = [];
     for (const kind of KINDS) {
@@ -203,11 +255,21 @@ export async function measureDeliveryToken(
       const dir = join(root, kind.dir);
       // Registered before the stack exists, so a failure half-way still removes the Pulumi.<stack>.yaml.
       cleanups.push(() => rmSync(join(dir, `Pulumi.${name}.yaml`), { force: true }));
-      const stack = await LocalWorkspace.createOrSelectStack({ stackName: name, workDir: dir }, { envVars });
+      const cpuFile = pulumiCommand === undefined ? undefined : join(scratch, `cpu-${kind.name}`);
+      const envVars = {
+        ...backendEnv(stateDir),
+        HELPDESK_TOKEN_CACHE_DIR: join(scratch, "tokens"),
+        ...(cpuFile === undefined ? {} : { HELPDESK_BENCH_CPU_FILE: cpuFile }),
+      };
+      const stack = await LocalWorkspace.createOrSelectStack(
+        { stackName: name, workDir: dir },
+        { envVars, ...(pulumiCommand === undefined ? {} : { pulumiCommand }) },
+      );
       const entry: TokenStack = {
         kind,
         stack,
         checkpoint: checkpointPath(stateDir, kind.project, name),
+        cpuFile,
         deployed: false,
       };
       cleanups.push(async () => {
@@ -231,10 +293,14 @@ export async function measureDeliveryToken(
       for (const entry of rotated(stacks, round)) {
         const { kind, stack } = entry;
         await resetStats(emulatorUrl);
+        takeCpu(entry.cpuFile);
         entry.deployed = true;
         let started = performance.now();
+        const driver = process.cpuUsage();
         await stack.up({ color: "never", signal: options.signal });
         const up = (performance.now() - started) / 1000;
+        const upDriverCpu = cpuSeconds(process.cpuUsage(driver));
+        const upCpu = takeCpu(entry.cpuFile);
         const http = await readStats(emulatorUrl);
         await checkAfterUp(entry, n, inspector);
         const state = entry.result?.state ?? measureState(entry.checkpoint, kind.type);
@@ -243,6 +309,7 @@ export async function measureDeliveryToken(
         started = performance.now();
         await stack.destroy({ color: "never", signal: options.signal });
         const destroy = (performance.now() - started) / 1000;
+        const destroyCpu = takeCpu(entry.cpuFile);
         entry.deployed = false;
         const left = (await inspector.webhooks()).length;
         if (left !== 0) throw new Error(`after destroy of the ${kind.name} webhooks the emulator still holds ${left}`);
@@ -252,14 +319,21 @@ export async function measureDeliveryToken(
           token: kind.token,
           up: [],
           destroy: [],
+          upCpu: [],
+          destroyCpu: [],
+          upDriverCpu: [],
           upHttp: [],
           state,
         };
         entry.result.up.push(up);
         entry.result.destroy.push(destroy);
+        entry.result.upCpu.push(upCpu);
+        entry.result.destroyCpu.push(destroyCpu);
+        entry.result.upDriverCpu.push(upDriverCpu);
         entry.result.upHttp.push(http);
         log(
-          `  round ${round + 1}/${rounds} ${kind.name.padEnd(13)} up ${up.toFixed(2)} s (${http.requests} requests), destroy ${destroy.toFixed(2)} s; load ${loadAverage()}`,
+          `  round ${round + 1}/${rounds} ${kind.name.padEnd(13)} up ${up.toFixed(2)} s (CPU ${upCpu.toFixed(2)} + ${upDriverCpu.toFixed(2)} s, ` +
+            `${http.requests} requests), destroy ${destroy.toFixed(2)} s (CPU ${destroyCpu.toFixed(2)} s); load ${loadAverage()}`,
         );
       }
     }
@@ -278,6 +352,8 @@ export async function measureDeliveryToken(
         program,
         up: median(token.up) / median(plain.up),
         destroy: median(token.destroy) / median(plain.destroy),
+        upCpu: median(token.upCpu) / median(plain.upCpu),
+        destroyCpu: median(token.destroyCpu) / median(plain.destroyCpu),
         stateBytesPerResource: token.state.entryBytes / plain.state.entryBytes,
       };
     });
@@ -344,6 +420,21 @@ function print(results: DeliveryTokenResults): void {
       ratio: () => "-",
     },
     {
+      name: `up CPU, pulumi's process tree (s, ${times})`,
+      value: (k) => number(median(k.upCpu), 2),
+      ratio: (a, b) => number(median(a.upCpu) / median(b.upCpu), 2),
+    },
+    {
+      name: `destroy CPU, pulumi's process tree (s, ${times})`,
+      value: (k) => number(median(k.destroyCpu), 2),
+      ratio: (a, b) => number(median(a.destroyCpu) / median(b.destroyCpu), 2),
+    },
+    {
+      name: `up CPU, emulator + driver (s, ${times})`,
+      value: (k) => number(median(k.upDriverCpu), 2),
+      ratio: (a, b) => number(median(a.upDriverCpu) / median(b.upDriverCpu), 2),
+    },
+    {
       name: "state bytes/resource (entry, compact JSON)",
       value: (k) => number(k.state.entryBytes, 0),
       ratio: (a, b) => number(a.state.entryBytes / b.state.entryBytes, 2),
@@ -375,7 +466,7 @@ function print(results: DeliveryTokenResults): void {
   for (const ratio of results.ratios)
     console.log(
       `${ratio.program}: up with tokens / without x${ratio.up.toFixed(2)} (goal: at most ${results.goal.toFixed(2)}), ` +
-        `destroy x${ratio.destroy.toFixed(2)}`,
+        `destroy x${ratio.destroy.toFixed(2)}; CPU of pulumi's process tree: up x${ratio.upCpu.toFixed(2)}, destroy x${ratio.destroyCpu.toFixed(2)}`,
     );
   console.log(
     `w = webhook (dynamic), n = native, +t = with useDeliveryToken: true; load average (1 min) ${results.loadAverage.before} ` +
