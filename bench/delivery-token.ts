@@ -17,9 +17,10 @@
  * language host, program, provider; read by `/usr/bin/time` around the CLI, where it exists) and of this process
  * (the emulator, the Automation API): on a shared machine the wall time swings with the load, the CPU time much less.
  *
- * N = 300, 3 rounds; `--quick`: N = 100, 1 round; `--n` and `--rounds` override. Run alone: `node
- * bench/delivery-token.ts [--quick]` (after `npm run build` and `. scripts/lib/env.sh`); `npm run bench` runs it last,
- * on its emulator, and writes bench-results/delivery-token.json.
+ * N = 300, 3 rounds; `--quick`: N = 100, 1 round; `--n` and `--rounds` override; `--skip-checkpoints` runs every kind
+ * with `PULUMI_SKIP_CHECKPOINTS=true` (to tell the state's share of the cost from the rest; never for users). Run
+ * alone: `node bench/delivery-token.ts [--quick]` (after `npm run build` and `. scripts/lib/env.sh`); `npm run bench`
+ * runs it last, on its emulator, and writes bench-results/delivery-token.json.
  */
 
 import { execFileSync } from "node:child_process";
@@ -46,6 +47,11 @@ import { checkpointPath, measureState, type StateSize } from "./state-size.ts";
 export interface DeliveryTokenSettings {
   n: number;
   rounds: number;
+  /**
+   * Every kind with `PULUMI_SKIP_CHECKPOINTS=true` (`--skip-checkpoints`, never in `npm run bench`): what the token
+   * costs with the file backend's rewrite of the whole state after each step out of the way.
+   */
+  skipCheckpoints?: boolean;
 }
 
 /** The full run's settings, and `--quick`'s (bench.ts's quick run: N = 100 once). */
@@ -118,6 +124,7 @@ export interface TokenRatio {
 export interface DeliveryTokenResults {
   n: number;
   rounds: number;
+  skipCheckpoints: boolean;
   goal: number;
   kinds: TokenKindResult[];
   ratios: TokenRatio[];
@@ -259,6 +266,7 @@ export async function measureDeliveryToken(
       const envVars = {
         ...backendEnv(stateDir),
         HELPDESK_TOKEN_CACHE_DIR: join(scratch, "tokens"),
+        ...(settings.skipCheckpoints ? { PULUMI_SKIP_CHECKPOINTS: "true" } : {}),
         ...(cpuFile === undefined ? {} : { HELPDESK_BENCH_CPU_FILE: cpuFile }),
       };
       const stack = await LocalWorkspace.createOrSelectStack(
@@ -360,6 +368,7 @@ export async function measureDeliveryToken(
     const results: DeliveryTokenResults = {
       n,
       rounds,
+      skipCheckpoints: settings.skipCheckpoints === true,
       goal: DELIVERY_TOKEN_GOAL,
       kinds,
       ratios,
@@ -456,7 +465,7 @@ function print(results: DeliveryTokenResults): void {
   const width = Math.max(...figures.map((figure) => figure.name.length)) + 2;
   console.log(
     `\nThe delivery token: ${n} webhooks with tokens against ${n} without (same program, same provider kind; ` +
-      `${rounds} round(s), interleaved):`,
+      `${rounds} round(s), interleaved${results.skipCheckpoints ? "; every kind with PULUMI_SKIP_CHECKPOINTS=true" : ""}):`,
   );
   console.log("figure".padEnd(width) + columns.map((column, i) => column.header.padStart(widths[i] ?? 0)).join(""));
   for (const figure of figures)
@@ -490,12 +499,18 @@ export function writeDeliveryTokenResults(root: string, results: DeliveryTokenRe
 
 if (process.argv[1] && resolve(process.argv[1]) === fileURLToPath(import.meta.url)) {
   const { values } = parseArgs({
-    options: { quick: { type: "boolean", default: false }, n: { type: "string" }, rounds: { type: "string" } },
+    options: {
+      quick: { type: "boolean", default: false },
+      n: { type: "string" },
+      rounds: { type: "string" },
+      "skip-checkpoints": { type: "boolean", default: false },
+    },
   });
   const base = DELIVERY_TOKEN_SETTINGS[values.quick ? "quick" : "full"];
   const settings = {
     n: values.n === undefined ? base.n : Number(values.n),
     rounds: values.rounds === undefined ? base.rounds : Number(values.rounds),
+    skipCheckpoints: values["skip-checkpoints"],
   };
   if (!(Number.isInteger(settings.n) && settings.n > 0 && Number.isInteger(settings.rounds) && settings.rounds > 0)) {
     console.error("--n and --rounds take a whole number above 0");
