@@ -29,9 +29,10 @@
  * executable's analyzer, the npm folder pack: policy.ts), and how fast the release executable is ready as the plugin,
  * the analyzer and the CLI, with the npm launcher, against a Node.js floor (plugin-start.ts), and what the security
  * review's attacks on the plugin's and the analyzer's gRPC cost them (attacks.ts), and what the TypeScript receiver kit
- * costs a delivery against `JSON.parse` of its body (receiver.ts). Timings are printed, never asserted (report.ts):
- * tables on stdout, JSON in bench-results/bench.json, policy.json, plugin-start.json, attacks.json and receiver.json,
- * progress on stderr.
+ * costs a delivery against `JSON.parse` of its body (receiver.ts), and last what the delivery token costs `up` and
+ * `destroy` of 300 webhooks, dynamic and native, with tokens against without (delivery-token.ts; `--quick`: 100).
+ * Timings are printed, never asserted (report.ts): tables on stdout, JSON in bench-results/bench.json, policy.json,
+ * plugin-start.json, attacks.json, receiver.json and delivery-token.json, progress on stderr.
  *
  * Runs with Node's type stripping: erasable TypeScript only; project code comes from the built package (dist/): do not
  * rebuild it while the benchmark runs.
@@ -49,6 +50,7 @@ import { DYNAMIC_WEBHOOK_TYPE, WEBHOOK_TYPE } from "../dist/kernel/names.js";
 import { required } from "../dist/kernel/required.js";
 import { repoRoot } from "../scripts/lib/repo-root.ts";
 import { measureAttacks } from "./attacks.ts";
+import { DELIVERY_TOKEN_SETTINGS, measureDeliveryToken, writeDeliveryTokenResults } from "./delivery-token.ts";
 import { heldWebhookCount, readStats, resetStats } from "./emulator-stats.ts";
 import { type LoadRound, loadRound, startEmulatorProcess } from "./load.ts";
 import { PROVIDER_PROCESSES, ProviderMemorySampler, type ProviderProcessKind } from "./memory.ts";
@@ -370,6 +372,13 @@ async function run(): Promise<void> {
   writeFileSync(join(repoRoot, "bench-results", "attacks.json"), `${JSON.stringify(attacks, null, 2)}\n`);
   const receiver = measureReceiver(repoRoot);
   writeFileSync(join(repoRoot, "bench-results", "receiver.json"), `${JSON.stringify(receiver, null, 2)}\n`);
+  // On this run's emulator, which holds no webhook once every kind above is destroyed.
+  const deliveryToken = await measureDeliveryToken(repoRoot, DELIVERY_TOKEN_SETTINGS[quick ? "quick" : "full"], {
+    emulatorUrl: emulator.url,
+    signal: abort.signal,
+    log,
+  });
+  writeDeliveryTokenResults(repoRoot, deliveryToken);
   log(`load average at the end: ${readLoadAverage()}`);
 }
 
