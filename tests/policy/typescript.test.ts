@@ -172,7 +172,9 @@ describe.skipIf(!pulumiAvailable())(
                 new RegExp(`\\[mandatory\\]\\s+${POLICY_NAMES.deliveryToken}[^\\n]*: ${name}\\)`),
               );
             expect(outcome.output).not.toMatch(new RegExp(`\\[advisory\\]\\s+${POLICY_NAMES.deliveryToken}`));
-            expect(outcome.output).not.toMatch(new RegExp(`${POLICY_NAMES.deliveryToken}[^\\n]*: ${WITH_TOKEN.name}\\)`));
+            expect(outcome.output).not.toMatch(
+              new RegExp(`${POLICY_NAMES.deliveryToken}[^\\n]*: ${WITH_TOKEN.name}\\)`),
+            );
             for (const part of FORBIDDEN_IN_OUTPUT) expect(outcome.output, part).not.toContain(part);
           }
         });
@@ -188,7 +190,9 @@ describe.skipIf(!pulumiAvailable())(
                 `\\[advisory\\]\\s+${POLICY_NAMES.deliveryToken}[^\\n]*: ${name}\\)\\n[^\\n]*\\n[^\\n]*"${name}"[^\\n]*set useDeliveryToken: true`,
               ),
             );
-          expect(previewed.output).not.toMatch(new RegExp(`${POLICY_NAMES.deliveryToken}[^\\n]*: ${WITH_TOKEN.name}\\)`));
+          expect(previewed.output).not.toMatch(
+            new RegExp(`${POLICY_NAMES.deliveryToken}[^\\n]*: ${WITH_TOKEN.name}\\)`),
+          );
           const created = await run("up", packs[form]);
           expect(created.ok, created.output).toBe(true);
           expect(
