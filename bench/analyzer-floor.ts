@@ -143,7 +143,7 @@ try {
     const without = median(floor.times);
     const withoutCpu = median(floor.cpus);
     console.log(
-      `\npulumi preview of ${POLICY_COUNT} native webhooks, all four policies, all compliant (median of ${reps}, interleaved; wall, and CPU of pulumi and its processes):`,
+      `\npulumi preview of ${POLICY_COUNT} native webhooks, every policy, all compliant (median of ${reps}, interleaved; wall, and CPU of pulumi and its processes):`,
     );
     for (const { kind, times, cpus } of kinds)
       console.log(
