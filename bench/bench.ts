@@ -50,6 +50,7 @@ import { DYNAMIC_WEBHOOK_TYPE, WEBHOOK_TYPE } from "../dist/kernel/names.js";
 import { required } from "../dist/kernel/required.js";
 import { repoRoot } from "../scripts/lib/repo-root.ts";
 import { measureAttacks } from "./attacks.ts";
+import { type Cleanup, runCleanups, stackCleanup } from "./cleanups.ts";
 import { DELIVERY_TOKEN_SETTINGS, measureDeliveryToken, writeDeliveryTokenResults } from "./delivery-token.ts";
 import { heldWebhookCount, readStats, resetStats } from "./emulator-stats.ts";
 import { type LoadRound, loadRound, startEmulatorProcess } from "./load.ts";
@@ -189,16 +190,10 @@ const startedAt = new Date();
 const loadAverageAtStart = readLoadAverage();
 const benchStarted = performance.now();
 const abort = new AbortController();
-const cleanups: Array<() => Promise<void> | void> = [];
+const cleanups: Cleanup[] = [];
 
 async function cleanUp(): Promise<void> {
-  for (const cleanup of cleanups.splice(0).reverse()) {
-    try {
-      await cleanup();
-    } catch (error) {
-      log(`cleanup: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }
+  await runCleanups(cleanups, log);
 }
 
 let interrupted = false;
@@ -238,13 +233,7 @@ async function createStacks(emulatorUrl: string): Promise<BenchStack[]> {
       checkpoint: checkpointPath(kindStateDir, kind.project, name),
       deployed: false,
     };
-    cleanups.push(async () => {
-      if (entry.deployed) {
-        log(`cleanup: destroying what is left of the ${kind.name} stack`);
-        await stack.destroy({ color: "never" });
-      }
-      await stack.workspace.removeStack(name, { force: true });
-    });
+    cleanups.push(stackCleanup(entry, name, log));
     await stack.setAllConfig(config);
     stacks.push(entry);
   }

@@ -38,6 +38,7 @@ import { deliveryTokenProblem, splitRegisteredUrl } from "../dist/kernel/deliver
 import { DYNAMIC_WEBHOOK_TYPE, WEBHOOK_TYPE } from "../dist/kernel/names.js";
 import { required } from "../dist/kernel/required.js";
 import { repoRoot } from "../scripts/lib/repo-root.ts";
+import { type Cleanup, runCleanups, stackCleanup } from "./cleanups.ts";
 import { type HttpCount, readStats, resetStats } from "./emulator-stats.ts";
 import { median, rotated } from "./results.ts";
 import { BENCH_CLIENT, backendEnv, signedInConfig } from "./stack-config.ts";
@@ -239,7 +240,7 @@ export async function measureDeliveryToken(
 ): Promise<DeliveryTokenResults> {
   const log = options.log ?? ((line: string) => void process.stderr.write(`${line}\n`));
   const { n, rounds } = settings;
-  const cleanups: Array<() => Promise<void> | void> = [];
+  const cleanups: Cleanup[] = [];
   const before = loadAverage();
   try {
     let emulatorUrl = options.emulatorUrl;
@@ -280,13 +281,7 @@ export async function measureDeliveryToken(
         cpuFile,
         deployed: false,
       };
-      cleanups.push(async () => {
-        if (entry.deployed) {
-          log(`cleanup: destroying what is left of the ${kind.name} stack`);
-          await stack.destroy({ color: "never" });
-        }
-        await stack.workspace.removeStack(name, { force: true });
-      });
+      cleanups.push(stackCleanup(entry, name, log));
       await stack.setAllConfig({
         ...config,
         ...(kind.token ? { "bench:deliveryToken": { value: "true" } } : {}),
@@ -377,13 +372,7 @@ export async function measureDeliveryToken(
     print(results);
     return results;
   } finally {
-    for (const cleanup of cleanups.reverse()) {
-      try {
-        await cleanup();
-      } catch (error) {
-        log(`cleanup: ${error instanceof Error ? error.message : String(error)}`);
-      }
-    }
+    await runCleanups(cleanups, log);
   }
 }
 

@@ -40,6 +40,7 @@ import { LocalWorkspace, type Stack } from "@pulumi/pulumi/automation/index.js";
 import { startEmulator } from "pulumi-helpdesk/emulator";
 import { required } from "../dist/kernel/required.js";
 import { repoRoot } from "../scripts/lib/repo-root.ts";
+import { type Cleanup, runCleanups, stackCleanup } from "./cleanups.ts";
 import { heldWebhookCount, readStats, resetStats } from "./emulator-stats.ts";
 import { median, rotated } from "./results.ts";
 import { BENCH_CLIENT, backendEnv, signedInConfig } from "./stack-config.ts";
@@ -89,7 +90,7 @@ const kinds = [...options.kinds.split(","), ...(options.base === undefined ? [] 
 });
 
 const scratch = mkdtempSync(join(tmpdir(), "helpdesk-native-profile-"));
-const cleanups: Array<() => Promise<void> | void> = [() => rmSync(scratch, { recursive: true, force: true })];
+const cleanups: Cleanup[] = [() => rmSync(scratch, { recursive: true, force: true })];
 
 /** The Node.js the plugin's launcher runs (PULUMI_HELPDESK_NODE): the timing preload and/or --cpu-prof, per kind. */
 function pluginNode(kind: Kind): Record<string, string> {
@@ -183,10 +184,7 @@ async function run(): Promise<void> {
       },
     );
     const entry = { kind, stack, stateDir, deployed: false };
-    cleanups.push(async () => {
-      if (entry.deployed) await stack.destroy({ color: "never" });
-      await stack.workspace.removeStack(name, { force: true });
-    });
+    cleanups.push(stackCleanup(entry, name, log));
     await stack.setAllConfig(config);
     stacks.push(entry);
   }
@@ -267,11 +265,5 @@ async function run(): Promise<void> {
 try {
   await run();
 } finally {
-  for (const cleanup of cleanups.reverse()) {
-    try {
-      await cleanup();
-    } catch (error) {
-      log(`cleanup: ${error instanceof Error ? error.message : String(error)}`);
-    }
-  }
+  await runCleanups(cleanups, log);
 }
