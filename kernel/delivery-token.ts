@@ -187,17 +187,22 @@ function plainParams(query: string): { token: string | undefined; event: string 
     if (end === -1) end = query.length;
     const equals = query.indexOf("=", start);
     const split = equals === -1 || equals > end ? end : equals;
-    const name = query.slice(start, split);
-    if (name === DELIVERY_TOKEN_PARAM) {
+    // The name is compared in place (no slice per pair): a delivery's query is read once per request.
+    if (isName(query, start, split, DELIVERY_TOKEN_PARAM)) {
       tokens++;
       token = query.slice(split === end ? end : split + 1, end);
-    } else if (name === DELIVERY_EVENT_PARAM) {
+    } else if (isName(query, start, split, DELIVERY_EVENT_PARAM)) {
       events++;
       event = query.slice(split === end ? end : split + 1, end);
     }
     start = end + 1;
   }
   return { token: tokens === 1 ? token : undefined, event: events === 1 ? event : undefined };
+}
+
+/** Whether `query` holds exactly `name` from `start` to `end` (exclusive). */
+function isName(query: string, start: number, end: number, name: string): boolean {
+  return end - start === name.length && query.startsWith(name, start);
 }
 
 /**
@@ -218,9 +223,11 @@ export function matchToken(given: string | undefined, accepted: readonly string[
     // says how long the secret is (which the minted form makes public anyway), never how much of it was guessed.
     let difference = text.length ^ secret.length;
     // A character past the given token's end counts as 0 (the length difference already tells them apart): a read
-    // past a string's end is JavaScript's slow path, and would make the loop slower for short given tokens.
-    for (let j = 0; j < secret.length; j++)
-      difference |= secret.charCodeAt(j) ^ (j < text.length ? text.charCodeAt(j) : 0);
+    // past a string's end is JavaScript's slow path. Two loops with no branch inside: the first over the characters
+    // both have, the second over the rest of the secret; together they run over the secret's length, whatever `given` is.
+    const shared = Math.min(secret.length, text.length);
+    for (let j = 0; j < shared; j++) difference |= secret.charCodeAt(j) ^ text.charCodeAt(j);
+    for (let j = shared; j < secret.length; j++) difference |= secret.charCodeAt(j);
     if (difference === 0 && given !== undefined && secret.length > 0 && found === -1) found = i;
   }
   return found;
