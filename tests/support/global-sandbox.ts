@@ -18,8 +18,8 @@
  * (scripts/test.sh), never the shared /tmp. `HELPDESK_TEST_TRACES=warn` turns the failure into a warning, for a
  * person who knows that another checkout's tests run on the same account at the same time.
  */
-import { mkdtempSync, readdirSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { existsSync, mkdtempSync, readdirSync, rmdirSync, rmSync } from "node:fs";
+import { tmpdir, userInfo } from "node:os";
 import { join } from "node:path";
 import {
   findTraces,
@@ -31,8 +31,16 @@ import {
   snapshotHome,
 } from "./sandbox.js";
 
+/**
+ * The folder every JVM of the account makes for its performance data (`-XX:+UsePerfData`, on by default): always
+ * under /tmp on Linux, whatever `TMPDIR` or `java.io.tmpdir` say, and left behind, empty, when the last JVM exits.
+ * The Maven and Java suites start JVMs, so a run that found none removes the empty one it made.
+ */
+const JVM_PERF_DATA = join("/tmp", `hsperfdata_${userInfo().username}`);
+
 export default function setup(): () => void {
   const realEnv = { ...process.env };
+  const perfDataBefore = existsSync(JVM_PERF_DATA);
   const before = snapshotHome(realEnv);
   const given = process.env[RUN_FOLDER];
   const run = given ?? mkdtempSync(join(tmpdir(), "helpdesk-test-run-"));
@@ -50,6 +58,9 @@ export default function setup(): () => void {
       rmSync(join(run, name), { recursive: true, force: true, maxRetries: 3 });
     }
     if (!given) rmSync(run, { recursive: true, force: true, maxRetries: 3 });
+    // Only when empty: a JVM still running (outside the run) keeps its file there.
+    if (!perfDataBefore && existsSync(JVM_PERF_DATA) && readdirSync(JVM_PERF_DATA).length === 0)
+      rmdirSync(JVM_PERF_DATA);
     if (traces.length === 0) return;
     const message =
       `the test run changed the real home folder (tests must write only in their sandbox, tests/support/sandbox.ts; ` +
