@@ -58,8 +58,22 @@ export const DELIVERY_TOKEN_DESCRIPTIONS = {
 } as const;
 
 /** Whether a value is present: not `undefined` and not `null` (an SDK may send either for an unset input). */
-function given(value: unknown): boolean {
+function isGiven(value: unknown): boolean {
   return value !== undefined && value !== null;
+}
+
+/**
+ * The delivery-token inputs a webhook's inputs give, and no other property: what `check` records and `create` reads.
+ *
+ * @param inputs a webhook's inputs (any values; Pulumi's unknown sentinel is kept as it is)
+ * @returns each of {@link DELIVERY_TOKEN_INPUTS} that is neither `undefined` nor `null`, as given
+ */
+export function givenTokenInputs(
+  inputs: { readonly [name in DeliveryTokenInput]?: unknown },
+): Partial<Record<DeliveryTokenInput, unknown>> {
+  const given: Partial<Record<DeliveryTokenInput, unknown>> = {};
+  for (const name of DELIVERY_TOKEN_INPUTS) if (isGiven(inputs[name])) given[name] = inputs[name];
+  return given;
 }
 
 /**
@@ -72,7 +86,7 @@ export function wantsDeliveryToken(inputs: {
   readonly useDeliveryToken?: unknown;
   readonly deliveryToken?: unknown;
 }): boolean | "unknown" {
-  if (given(inputs.deliveryToken)) return true;
+  if (isGiven(inputs.deliveryToken)) return true;
   if (inputs.useDeliveryToken === UNKNOWN) return "unknown";
   return inputs.useDeliveryToken === true;
 }
@@ -102,9 +116,9 @@ export interface DeliveryTokenProblem {
 export function deliveryTokenInputProblems(inputs: Readonly<Record<string, unknown>>): DeliveryTokenProblem[] {
   const { useDeliveryToken: use, deliveryToken: token, deliveryTokenRotation: rotation, url, event } = inputs;
   const problems: DeliveryTokenProblem[] = [];
-  if (given(use) && use !== UNKNOWN && typeof use !== "boolean")
+  if (isGiven(use) && use !== UNKNOWN && typeof use !== "boolean")
     problems.push({ field: "useDeliveryToken", reason: "useDeliveryToken must be true or false" });
-  if (given(token) && token !== UNKNOWN) {
+  if (isGiven(token) && token !== UNKNOWN) {
     const problem = deliveryTokenProblem(token);
     if (problem !== undefined) problems.push({ field: "deliveryToken", reason: `deliveryToken: ${problem}` });
     if (use === false)
@@ -114,13 +128,13 @@ export function deliveryTokenInputProblems(inputs: Readonly<Record<string, unkno
           "deliveryToken is given but useDeliveryToken is false: remove one of them (a given token turns the token on)",
       });
   }
-  if (given(rotation) && rotation !== UNKNOWN) {
+  if (isGiven(rotation) && rotation !== UNKNOWN) {
     if (typeof rotation !== "string" || rotation.length > MAX_ROTATION_LENGTH)
       problems.push({
         field: "deliveryTokenRotation",
         reason: `deliveryTokenRotation must be text of at most ${MAX_ROTATION_LENGTH} characters (a date, a counter)`,
       });
-    if (given(token))
+    if (isGiven(token))
       problems.push({
         field: "deliveryTokenRotation",
         reason:

@@ -15,9 +15,9 @@
 import { registerSecret } from "../../auth/redact.js";
 import { DELIVERY_TOKEN_PARAM, registeredUrl } from "../../kernel/delivery-token.js";
 import {
-  DELIVERY_TOKEN_INPUTS,
   type DeliveryTokenInput,
   deliveryTokenInputProblems,
+  givenTokenInputs,
   wantsDeliveryToken,
 } from "../../kernel/delivery-token-inputs.js";
 import { UNKNOWN } from "../../kernel/pulumi-wire.js";
@@ -64,10 +64,7 @@ export function checkWebhook(news: Readonly<Record<string, unknown>>): WebhookCh
     .map((problem) => ({ property: problem.field, reason: problem.reason }));
   for (const problem of deliveryTokenInputProblems(news))
     failures.push({ property: problem.field, reason: problem.reason });
-  const inputs: Record<string, unknown> = { event, url };
-  for (const name of DELIVERY_TOKEN_INPUTS)
-    if (news[name] !== undefined && news[name] !== null) inputs[name] = news[name];
-  return { inputs, failures };
+  return { inputs: { event, url, ...givenTokenInputs(news) }, failures };
 }
 
 /**
@@ -80,12 +77,7 @@ export function checkWebhook(news: Readonly<Record<string, unknown>>): WebhookCh
 export function webhookSpec(
   inputs: { readonly [name in "event" | "url" | DeliveryTokenInput]?: unknown },
 ): WebhookSpec {
-  const spec: Record<string, unknown> = { event: inputs.event, url: String(inputs.url) };
-  for (const name of DELIVERY_TOKEN_INPUTS) {
-    const value = inputs[name];
-    if (value !== undefined && value !== null) spec[name] = value;
-  }
-  return spec as unknown as WebhookSpec;
+  return { event: inputs.event, url: String(inputs.url), ...givenTokenInputs(inputs) } as WebhookSpec;
 }
 
 /**
